@@ -1,1 +1,27 @@
-//! placeholder
+//! # npusim-core
+//!
+//! The bottom layer of npusim, shared by every instruction family:
+//!
+//! - [`dtype`]: element types and their Rust storage types;
+//! - [`convert`]: conversions with every rounding mode and saturation;
+//! - [`memory`]: memory spaces as bounds-checked byte arrays;
+//! - [`chip`]: chip profiles, carrying every per-chip behaviour as data;
+//! - [`tile_policy`]: the PTO tile ISA's numeric policies per chip;
+//! - [`npy`]: `.npy` input and output (bf16 as ml_dtypes writes it), with atomic writes.
+//!
+//! Nothing here knows about any instruction family; the family crates build on it.
+
+pub mod chip;
+pub mod convert;
+pub mod dtype;
+pub mod memory;
+pub mod npy;
+pub mod tile_policy;
+
+pub use chip::{ChipId, ChipProfile, MaskedGroupPolicy, VectorPolicy};
+pub use convert::{OverflowMode, RoundMode, Saturation};
+pub use dtype::{ElemType, Element, FloatElement};
+pub use half::{bf16, f16};
+pub use memory::{MemSpace, Memory, MemoryError};
+pub use npy::{NpyArray, NpyError};
+pub use tile_policy::{NanMinMaxPolicy, ReductionOrder, TileArch, TilePolicy};

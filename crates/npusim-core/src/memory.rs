@@ -1,0 +1,253 @@
+//! Memory spaces as byte arrays.
+//!
+//! Every on-chip memory of an Ascend core (UB, L1, L0A/L0B/L0C, bias table, fixpipe buffer) and
+//! global memory is a [`Memory`]: a named, fixed-capacity byte array whose reads and writes check
+//! bounds and return [`MemoryError`]s instead of panicking. Tiles, tensors and instruction
+//! operands are views (space, byte offset) into these arrays, so aliasing behaves as on the chip.
+//! Alignment rules follow TIK "General Restrictions" and Ascend C 通用说明和约束
+//! (`shared/research/ascend-vector.md` §1.5); the per-chip numbers live in
+//! [`crate::chip::ChipProfile`].
+
+use crate::dtype::Element;
+use std::fmt;
+use thiserror::Error;
+
+/// A memory space of a core or of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemSpace {
+    /// Global memory (device DRAM / HBM).
+    Gm,
+    /// Unified Buffer: the vector unit's memory.
+    Ub,
+    /// L1 buffer (matrix side).
+    L1,
+    /// Left matrix buffer.
+    L0a,
+    /// Right matrix buffer.
+    L0b,
+    /// Accumulator buffer.
+    L0c,
+    /// Bias table.
+    Bias,
+    /// Fixpipe (scaling) buffer.
+    Fb,
+}
+
+impl MemSpace {
+    /// Every space.
+    pub const ALL: [MemSpace; 8] = [
+        MemSpace::Gm,
+        MemSpace::Ub,
+        MemSpace::L1,
+        MemSpace::L0a,
+        MemSpace::L0b,
+        MemSpace::L0c,
+        MemSpace::Bias,
+        MemSpace::Fb,
+    ];
+
+    /// Short name as the docs write it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MemSpace::Gm => "GM",
+            MemSpace::Ub => "UB",
+            MemSpace::L1 => "L1",
+            MemSpace::L0a => "L0A",
+            MemSpace::L0b => "L0B",
+            MemSpace::L0c => "L0C",
+            MemSpace::Bias => "BT",
+            MemSpace::Fb => "FB",
+        }
+    }
+}
+
+impl fmt::Display for MemSpace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failed memory access.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MemoryError {
+    /// The access runs past the end of the space.
+    #[error(
+        "{space} access of {len} bytes at byte offset {addr:#x} is out of bounds (capacity {capacity:#x} bytes)"
+    )]
+    OutOfBounds {
+        space: MemSpace,
+        addr: u64,
+        len: u64,
+        capacity: u64,
+    },
+    /// The address breaks the space's alignment rule.
+    #[error("{space} address {addr:#x} is not {align}-byte aligned")]
+    Misaligned {
+        space: MemSpace,
+        addr: u64,
+        align: u64,
+    },
+    /// The space does not exist on this chip.
+    #[error("memory space {space} does not exist on this chip")]
+    NoSuchSpace { space: MemSpace },
+}
+
+/// One memory space: a zero-initialised byte array.
+#[derive(Clone)]
+pub struct Memory {
+    space: MemSpace,
+    bytes: Vec<u8>,
+}
+
+impl fmt::Debug for Memory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Memory")
+            .field("space", &self.space)
+            .field("capacity", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl Memory {
+    /// A zeroed space of `capacity` bytes.
+    pub fn new(space: MemSpace, capacity: usize) -> Memory {
+        Memory {
+            space,
+            bytes: vec![0; capacity],
+        }
+    }
+
+    /// Which space this is.
+    pub fn space(&self) -> MemSpace {
+        self.space
+    }
+
+    /// Capacity in bytes.
+    pub fn capacity(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Checks that `[addr, addr + len)` lies inside the space; returns it as a usize range.
+    pub fn check_range(&self, addr: u64, len: u64) -> Result<std::ops::Range<usize>, MemoryError> {
+        let cap = self.bytes.len() as u64;
+        match addr.checked_add(len) {
+            Some(end) if end <= cap => Ok(addr as usize..end as usize),
+            _ => Err(MemoryError::OutOfBounds {
+                space: self.space,
+                addr,
+                len,
+                capacity: cap,
+            }),
+        }
+    }
+
+    /// Checks that `addr` is a multiple of `align`.
+    pub fn check_align(&self, addr: u64, align: u64) -> Result<(), MemoryError> {
+        if align > 1 && addr % align != 0 {
+            return Err(MemoryError::Misaligned {
+                space: self.space,
+                addr,
+                align,
+            });
+        }
+        Ok(())
+    }
+
+    /// The bytes `[addr, addr + len)`.
+    pub fn bytes(&self, addr: u64, len: u64) -> Result<&[u8], MemoryError> {
+        let r = self.check_range(addr, len)?;
+        Ok(&self.bytes[r])
+    }
+
+    /// The bytes `[addr, addr + len)`, writable.
+    pub fn bytes_mut(&mut self, addr: u64, len: u64) -> Result<&mut [u8], MemoryError> {
+        let r = self.check_range(addr, len)?;
+        Ok(&mut self.bytes[r])
+    }
+
+    /// The whole space.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The whole space, writable.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+
+    /// Copies `data` to `addr`.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemoryError> {
+        self.bytes_mut(addr, data.len() as u64)?
+            .copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Reads `count` elements of `T` at `addr`.
+    pub fn read_elems<T: Element>(&self, addr: u64, count: usize) -> Result<Vec<T>, MemoryError> {
+        let len = (count * std::mem::size_of::<T>()) as u64;
+        let b = self.bytes(addr, len)?;
+        Ok(b.chunks_exact(std::mem::size_of::<T>())
+            .map(bytemuck::pod_read_unaligned)
+            .collect())
+    }
+
+    /// Writes elements of `T` at `addr`.
+    pub fn write_elems<T: Element>(&mut self, addr: u64, data: &[T]) -> Result<(), MemoryError> {
+        self.write(addr, bytemuck::cast_slice(data))
+    }
+
+    /// Fills `[addr, addr + len)` with `byte`.
+    pub fn fill(&mut self, addr: u64, len: u64, byte: u8) -> Result<(), MemoryError> {
+        self.bytes_mut(addr, len)?.fill(byte);
+        Ok(())
+    }
+}
+
+/// A typed view of `count` elements of `T` in a byte slice that may be unaligned for `T`.
+///
+/// Simulated memories are byte arrays; Rust `Vec<u8>` storage is only 1-byte aligned, so typed
+/// access goes through this helper, which borrows when the slice happens to be aligned and copies
+/// otherwise.
+pub fn typed<T: Element>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(
+            bytes
+                .chunks_exact(std::mem::size_of::<T>())
+                .map(bytemuck::pod_read_unaligned)
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_and_alignment_are_errors() {
+        let mut m = Memory::new(MemSpace::Ub, 256);
+        assert!(m.write(250, &[0; 6]).is_ok());
+        assert_eq!(
+            m.write(251, &[0; 6]),
+            Err(MemoryError::OutOfBounds {
+                space: MemSpace::Ub,
+                addr: 251,
+                len: 6,
+                capacity: 256
+            })
+        );
+        assert!(m.bytes(u64::MAX, 2).is_err());
+        assert_eq!(
+            m.check_align(40, 32),
+            Err(MemoryError::Misaligned {
+                space: MemSpace::Ub,
+                addr: 40,
+                align: 32
+            })
+        );
+        m.write_elems(2, &[0x1234u16, 0xabcd]).unwrap();
+        assert_eq!(m.read_elems::<u16>(2, 2).unwrap(), vec![0x1234, 0xabcd]);
+        assert_eq!(m.bytes(2, 1).unwrap(), &[0x34]);
+    }
+}

@@ -1,0 +1,74 @@
+//! Numeric and behavioural policy of the PTO tile ISA, per chip.
+//!
+//! The sources disagree on NaN in min/max, on reduction order and on denormals
+//! (`shared/research/pto-isa.md` §5), so each chip profile names its choice here. The hardware
+//! profiles are the defaults; [`TilePolicy::pto_cpu_sim`] reproduces the public pto-isa CPU
+//! simulator so that users can cross-check against it.
+
+/// Which tile ISA generation the chip implements (its instruction pages' A2A3 / A5 lists).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileArch {
+    A2A3,
+    A5,
+}
+
+/// What min/max do with NaN operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NanMinMaxPolicy {
+    /// Either operand NaN gives NaN (the vector ISA pages vmax/vmin).
+    Propagate,
+    /// One NaN gives the other operand (IEEE minNum/maxNum; pto-spec minmax.md).
+    ReturnOther,
+    /// C++ `std::max(a, b)` = `a < b ? b : a` and `std::min(a, b)` = `b < a ? b : a`, as the
+    /// pto-isa CPU simulator computes.
+    CppStd,
+}
+
+/// The order in which sums and products over a row or column are accumulated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReductionOrder {
+    /// Left to right, accumulating in the element type's compute type (f32 for floats).
+    Sequential,
+    /// Adjacent-pair binary tree.
+    Tree,
+}
+
+/// The PTO tile ISA's per-chip policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TilePolicy {
+    /// Instruction-page generation.
+    pub arch: TileArch,
+    /// NaN in TMIN/TMAX and their scalar/partial/reduce forms.
+    pub nan_min_max: NanMinMaxPolicy,
+    /// Row/column reduction order.
+    pub reduction_order: ReductionOrder,
+    /// TDIVS tile/scalar as a multiply by the reciprocal (A5).
+    pub divs_by_reciprocal: bool,
+}
+
+impl TilePolicy {
+    /// Ascend 910B/910C hardware.
+    pub const A2A3_HW: TilePolicy = TilePolicy {
+        arch: TileArch::A2A3,
+        nan_min_max: NanMinMaxPolicy::Propagate,
+        reduction_order: ReductionOrder::Tree,
+        divs_by_reciprocal: false,
+    };
+    /// Ascend 950 hardware.
+    pub const A5_HW: TilePolicy = TilePolicy {
+        arch: TileArch::A5,
+        nan_min_max: NanMinMaxPolicy::Propagate,
+        reduction_order: ReductionOrder::Tree,
+        divs_by_reciprocal: true,
+    };
+
+    /// The public pto-isa CPU simulator's numerics for the same arch.
+    pub const fn pto_cpu_sim(arch: TileArch) -> TilePolicy {
+        TilePolicy {
+            arch,
+            nan_min_max: NanMinMaxPolicy::CppStd,
+            reduction_order: ReductionOrder::Sequential,
+            divs_by_reciprocal: false,
+        }
+    }
+}
