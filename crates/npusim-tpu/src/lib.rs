@@ -1,1 +1,37 @@
-//! placeholder
+//! Sophgo TPU HAU unit: the sort family and `line_gather`, bit-exact against the vendor's
+//! BM1684X C-model.
+//!
+//! Implements seed 003 (the "HAU 操作" page of Sophgo's TPU-Kernel reference: `tpu_hau_sort`,
+//! `tpu_hau_sort_natural_index`, `tpu_hau_sort_specific_index`, `tpu_hau_line_gather`) with the
+//! exact C-model behaviour recorded in the research note `shared/research/sophgo-hau.md` (§0, §1
+//! for the API and restrictions, §2 for the sort models, §1.5 and §3.1 for the memory map), and
+//! is checked against the golden vectors in `shared/golden/hau/` (issue #5).
+//!
+//! Layout:
+//! * [`chip`], [`memory`]: chip profiles and the simulated `system_addr_t` space (global memory,
+//!   L2 SRAM);
+//! * [`dtype`]: `data_type_t` with the vendor's codes;
+//! * [`sort`], [`gather`]: the models as pure functions on slices, each with a plain reference
+//!   twin;
+//! * [`device`]: [`TpuCore`], the vendor-named instructions over simulated memory;
+//! * [`error`]: [`HauError`], one variant per restriction;
+//! * [`golden`]: replay of C-model golden files (`npusim hau check`);
+//! * [`demo`]: the top-K example of `npusim demo`.
+
+pub mod chip;
+pub mod demo;
+pub mod device;
+pub mod dtype;
+pub mod error;
+pub mod gather;
+pub mod golden;
+pub mod memory;
+pub mod sort;
+
+pub use chip::{AddrRange, TpuChip};
+pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
+pub use dtype::{DataType, UnknownDataType};
+pub use error::{HauError, HauOp, MemError};
+pub use golden::{GoldenError, GoldenReport, replay_file, replay_str};
+pub use memory::{SystemAddr, SystemMemory};
+pub use sort::KeyType;

@@ -1,0 +1,508 @@
+//! [`TpuCore`]: one simulated Sophgo TPU core with its system memory, exposing the HAU
+//! instructions under the vendor's names and parameter order.
+//!
+//! Implements the API of seed 003 (`tpu_hau_sort`, `tpu_hau_sort_natural_index`,
+//! `tpu_hau_sort_specific_index`, `tpu_hau_line_gather`) plus `tpu_hau_poll`, over simulated
+//! `system_addr_t` addresses. Each call checks the restrictions of seed 003 and of the C-model's
+//! asserts (research note `shared/research/sophgo-hau.md` §1.3, §1.4) and returns a typed
+//! [`HauError`] instead of aborting; then it reads its inputs, runs the model of [`crate::sort`]
+//! or [`crate::gather`], and writes only what the C-model writes (the first `K` outputs of a
+//! sort; the valid or constant-filled lines of a gather).
+//!
+//! Like the C-model, the simulator executes a HAU command as soon as it is issued;
+//! [`TpuCore::tpu_hau_poll`] is the synchronisation point a kernel must still call before it
+//! reads results, and here only retires the count of outstanding commands.
+
+use crate::chip::TpuChip;
+use crate::dtype::DataType;
+use crate::error::{HauError, HauOp, MaybeRange, MemError};
+use crate::gather;
+use crate::memory::{SystemAddr, SystemMemory};
+use crate::sort::{self, KeyType};
+
+/// Alignment of every sort address (`% sizeof(float) == 0`).
+pub const SORT_ADDR_ALIGN: u64 = 4;
+/// Alignment of every line_gather address (the GDE stores addresses from bit 6).
+pub const LINE_GATHER_ADDR_ALIGN: u64 = 64;
+
+const SORT_DTYPES: &str = "DT_FP32, DT_INT32, DT_UINT32";
+const GATHER_DTYPES: &str = "8-, 16- or 32-bit types (DT_INT8, DT_UINT8, DT_FP8E5M2, DT_FP8E4M3, \
+                             DT_FP16, DT_BFP16, DT_INT16, DT_UINT16, DT_FP32, DT_INT32, DT_UINT32)";
+
+/// `scalar_t`: the 32-bit constant operand, kept as its bit pattern.
+///
+/// For 8- and 16-bit element types the instruction uses the low 8 or 16 bits; the typed
+/// constructors sign-extend narrow values, as the vendor's callers pass them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Scalar(pub u32);
+
+impl Scalar {
+    /// From a raw 32-bit pattern.
+    pub const fn from_bits(bits: u32) -> Scalar {
+        Scalar(bits)
+    }
+    /// From an `f32`.
+    pub fn from_f32(v: f32) -> Scalar {
+        Scalar(v.to_bits())
+    }
+    /// From an `i32`.
+    pub const fn from_i32(v: i32) -> Scalar {
+        Scalar(v as u32)
+    }
+    /// From a 16-bit pattern (e.g. an `f16`/`bf16` bit pattern), sign-extended.
+    pub const fn from_bits16(v: u16) -> Scalar {
+        Scalar(v as i16 as i32 as u32)
+    }
+    /// From an 8-bit pattern, sign-extended.
+    pub const fn from_bits8(v: u8) -> Scalar {
+        Scalar(v as i8 as i32 as u32)
+    }
+    /// The 32-bit pattern.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+}
+
+/// One simulated TPU core: chip profile, system memory and HAU state.
+#[derive(Clone, Debug)]
+pub struct TpuCore {
+    chip: TpuChip,
+    mem: SystemMemory,
+    hau_outstanding: u64,
+    hau_issued: u64,
+}
+
+/// Alias: a simulated device is one core.
+pub type Device = TpuCore;
+
+impl TpuCore {
+    /// A core of `chip` with the profile's default global-memory size.
+    pub fn new(chip: TpuChip) -> TpuCore {
+        TpuCore::with_gm_size(chip, chip.default_gm_size())
+    }
+
+    /// A core of `chip` with `gm_size` bytes of global memory.
+    pub fn with_gm_size(chip: TpuChip, gm_size: u64) -> TpuCore {
+        TpuCore {
+            chip,
+            mem: SystemMemory::new(chip, gm_size),
+            hau_outstanding: 0,
+            hau_issued: 0,
+        }
+    }
+
+    /// The chip profile.
+    pub fn chip(&self) -> TpuChip {
+        self.chip
+    }
+
+    /// First global-memory address.
+    pub fn gm_base(&self) -> SystemAddr {
+        self.mem.gm_range().base
+    }
+
+    /// The simulated memory.
+    pub fn memory(&self) -> &SystemMemory {
+        &self.mem
+    }
+
+    /// The simulated memory, mutably.
+    pub fn memory_mut(&mut self) -> &mut SystemMemory {
+        &mut self.mem
+    }
+
+    /// HAU commands issued since creation.
+    pub fn hau_issued(&self) -> u64 {
+        self.hau_issued
+    }
+
+    /// HAU commands issued since the last [`TpuCore::tpu_hau_poll`].
+    pub fn hau_outstanding(&self) -> u64 {
+        self.hau_outstanding
+    }
+
+    // -- memory helpers ------------------------------------------------------------------
+
+    /// Copies `len` bytes at `addr`.
+    pub fn read_bytes(&self, addr: SystemAddr, len: usize) -> Result<Vec<u8>, MemError> {
+        self.mem.read_bytes(addr, len)
+    }
+    /// Writes `data` at `addr`.
+    pub fn write_bytes(&mut self, addr: SystemAddr, data: &[u8]) -> Result<(), MemError> {
+        self.mem.write_bytes(addr, data)
+    }
+    /// Sets `len` bytes at `addr` to `byte`.
+    pub fn fill_bytes(&mut self, addr: SystemAddr, len: usize, byte: u8) -> Result<(), MemError> {
+        self.mem.fill(addr, len, byte)
+    }
+    /// Reads `n` `u32` values.
+    pub fn read_u32s(&self, addr: SystemAddr, n: usize) -> Result<Vec<u32>, MemError> {
+        self.mem.read_u32s(addr, n)
+    }
+    /// Writes `u32` values.
+    pub fn write_u32s(&mut self, addr: SystemAddr, v: &[u32]) -> Result<(), MemError> {
+        self.mem.write_u32s(addr, v)
+    }
+    /// Reads `n` `i32` values.
+    pub fn read_i32s(&self, addr: SystemAddr, n: usize) -> Result<Vec<i32>, MemError> {
+        self.mem.read_i32s(addr, n)
+    }
+    /// Writes `i32` values.
+    pub fn write_i32s(&mut self, addr: SystemAddr, v: &[i32]) -> Result<(), MemError> {
+        self.mem.write_i32s(addr, v)
+    }
+    /// Reads `n` `f32` values.
+    pub fn read_f32s(&self, addr: SystemAddr, n: usize) -> Result<Vec<f32>, MemError> {
+        self.mem.read_f32s(addr, n)
+    }
+    /// Writes `f32` values.
+    pub fn write_f32s(&mut self, addr: SystemAddr, v: &[f32]) -> Result<(), MemError> {
+        self.mem.write_f32s(addr, v)
+    }
+    /// Reads `n` `u16` values (e.g. `f16`/`bf16` bit patterns).
+    pub fn read_u16s(&self, addr: SystemAddr, n: usize) -> Result<Vec<u16>, MemError> {
+        self.mem.read_u16s(addr, n)
+    }
+    /// Writes `u16` values.
+    pub fn write_u16s(&mut self, addr: SystemAddr, v: &[u16]) -> Result<(), MemError> {
+        self.mem.write_u16s(addr, v)
+    }
+
+    // -- checks --------------------------------------------------------------------------
+
+    fn check_buffer(
+        &self,
+        op: HauOp,
+        param: &'static str,
+        addr: SystemAddr,
+        bytes: u64,
+        align: u64,
+    ) -> Result<(), HauError> {
+        if !addr.is_multiple_of(align) {
+            return Err(HauError::Misaligned {
+                op,
+                param,
+                addr,
+                align,
+            });
+        }
+        if self.mem.locate(addr, bytes).is_none() {
+            return Err(HauError::AddressOutOfRange {
+                op,
+                param,
+                addr,
+                bytes,
+                gm: self.mem.gm_range(),
+                l2: MaybeRange(self.mem.l2_range()),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_sort(
+        &self,
+        op: HauOp,
+        len: i32,
+        k: i32,
+        dtype: DataType,
+        buffers: &[(&'static str, SystemAddr, i32)],
+    ) -> Result<KeyType, HauError> {
+        let kind = KeyType::from_dtype(dtype).ok_or(HauError::UnsupportedDtype {
+            op,
+            dtype,
+            allowed: SORT_DTYPES,
+        })?;
+        if len < 1 {
+            return Err(HauError::LenOutOfRange { op, len });
+        }
+        if k < 1 || k > len {
+            return Err(HauError::KOutOfRange { op, k, len });
+        }
+        for &(param, addr, count) in buffers {
+            self.check_buffer(op, param, addr, 4 * count as u64, SORT_ADDR_ALIGN)?;
+        }
+        Ok(kind)
+    }
+
+    fn issued(&mut self) {
+        self.hau_issued += 1;
+        self.hau_outstanding += 1;
+    }
+
+    /// Converts a checked memory access failure (cannot happen after the checks) into the
+    /// instruction's error.
+    fn mem_fail(&self, op: HauOp, param: &'static str, e: MemError) -> HauError {
+        HauError::AddressOutOfRange {
+            op,
+            param,
+            addr: e.addr,
+            bytes: e.bytes,
+            gm: self.mem.gm_range(),
+            l2: MaybeRange(self.mem.l2_range()),
+        }
+    }
+
+    fn write_words(
+        &mut self,
+        op: HauOp,
+        param: &'static str,
+        addr: SystemAddr,
+        words: &[u32],
+    ) -> Result<(), HauError> {
+        match self.mem.bytes_mut(addr, 4 * words.len()) {
+            Ok(dst) => {
+                for (c, w) in dst.chunks_exact_mut(4).zip(words) {
+                    c.copy_from_slice(&w.to_le_bytes());
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.mem_fail(op, param, e)),
+        }
+    }
+
+    fn read_words(
+        &self,
+        op: HauOp,
+        param: &'static str,
+        addr: SystemAddr,
+        n: usize,
+    ) -> Result<Vec<u32>, HauError> {
+        self.mem
+            .read_u32s(addr, n)
+            .map_err(|e| self.mem_fail(op, param, e))
+    }
+
+    // -- HAU instructions ----------------------------------------------------------------
+
+    /// `tpu_hau_sort`: writes the `K` smallest (or, with `descended`, largest) of the `len`
+    /// values at `input_addr` to `output_addr`, sorted, exactly as the C-model's heap-based
+    /// partial sort with the non-strict comparator orders them ([`sort::sort_values`]).
+    ///
+    /// `dtype` is `DT_FP32`, `DT_INT32` or `DT_UINT32`; addresses are 4-byte aligned;
+    /// `1 <= K <= len`. Only `K` outputs are written.
+    pub fn tpu_hau_sort(
+        &mut self,
+        output_addr: SystemAddr,
+        input_addr: SystemAddr,
+        len: i32,
+        k: i32,
+        descended: bool,
+        dtype: DataType,
+    ) -> Result<(), HauError> {
+        let op = HauOp::Sort;
+        let kind = self.check_sort(
+            op,
+            len,
+            k,
+            dtype,
+            &[
+                ("input_addr", input_addr, len),
+                ("output_addr", output_addr, k),
+            ],
+        )?;
+        let keys = self.read_words(op, "input_addr", input_addr, len as usize)?;
+        let out = sort::sort_values(&keys, k as usize, descended, kind);
+        self.write_words(op, "output_addr", output_addr, &out)?;
+        self.issued();
+        Ok(())
+    }
+
+    /// `tpu_hau_sort_natural_index`: the first `K` of the sorted values and their input
+    /// positions (`output_idx` is `INT32`), with the C-model's placement of NaN and `+-0`
+    /// ([`sort::indexed_order`]); without NaN and signed zeros this is a stable sort.
+    ///
+    /// `dtype` is `DT_FP32`, `DT_INT32` or `DT_UINT32`; addresses are 4-byte aligned;
+    /// `1 <= K <= len`. Only `K` data and `K` indices are written.
+    #[allow(clippy::too_many_arguments)] // the vendor instruction's own parameter list
+    pub fn tpu_hau_sort_natural_index(
+        &mut self,
+        output_data_addr: SystemAddr,
+        output_idx_addr: SystemAddr,
+        input_addr: SystemAddr,
+        len: i32,
+        k: i32,
+        descended: bool,
+        dtype: DataType,
+    ) -> Result<(), HauError> {
+        let op = HauOp::SortNaturalIndex;
+        let kind = self.check_sort(
+            op,
+            len,
+            k,
+            dtype,
+            &[
+                ("input_addr", input_addr, len),
+                ("output_data_addr", output_data_addr, k),
+                ("output_idx_addr", output_idx_addr, k),
+            ],
+        )?;
+        let keys = self.read_words(op, "input_addr", input_addr, len as usize)?;
+        let (data, idx) = sort::sort_natural_index(&keys, k as usize, descended, kind);
+        self.write_words(op, "output_data_addr", output_data_addr, &data)?;
+        self.write_words(op, "output_idx_addr", output_idx_addr, &idx)?;
+        self.issued();
+        Ok(())
+    }
+
+    /// `tpu_hau_sort_specific_index`: like [`TpuCore::tpu_hau_sort_natural_index`], but the
+    /// emitted indices come from `input_idx_addr` and runs of bit-identical values are ordered
+    /// by those indices compared as `u32`.
+    #[allow(clippy::too_many_arguments)] // the vendor instruction's own parameter list
+    pub fn tpu_hau_sort_specific_index(
+        &mut self,
+        output_data_addr: SystemAddr,
+        output_idx_addr: SystemAddr,
+        input_data_addr: SystemAddr,
+        input_idx_addr: SystemAddr,
+        len: i32,
+        k: i32,
+        descended: bool,
+        dtype: DataType,
+    ) -> Result<(), HauError> {
+        let op = HauOp::SortSpecificIndex;
+        let kind = self.check_sort(
+            op,
+            len,
+            k,
+            dtype,
+            &[
+                ("input_data_addr", input_data_addr, len),
+                ("input_idx_addr", input_idx_addr, len),
+                ("output_data_addr", output_data_addr, k),
+                ("output_idx_addr", output_idx_addr, k),
+            ],
+        )?;
+        let keys = self.read_words(op, "input_data_addr", input_data_addr, len as usize)?;
+        let idx = self.read_words(op, "input_idx_addr", input_idx_addr, len as usize)?;
+        let (data, out_idx) = sort::sort_specific_index(&keys, &idx, k as usize, descended, kind);
+        self.write_words(op, "output_data_addr", output_data_addr, &data)?;
+        self.write_words(op, "output_idx_addr", output_idx_addr, &out_idx)?;
+        self.issued();
+        Ok(())
+    }
+
+    /// `tpu_hau_line_gather`: `output[h, :] = param[index[h] - start, :]` for
+    /// `start <= index[h] <= end` (`index` is `UINT32`), else `C` when `fill_const`, else the line
+    /// is left untouched. `param_addr` points at line `start` of the `line_num`-line table, so
+    /// only the `end - start + 1` window lines are read.
+    ///
+    /// Restrictions: all three addresses 64-byte aligned; `dtype` 8, 16 or 32 bits wide;
+    /// `0 <= start <= end < line_num`; `line_len >= 1`, `index_len >= 1`.
+    #[allow(clippy::too_many_arguments)] // the vendor instruction's own parameter list
+    pub fn tpu_hau_line_gather(
+        &mut self,
+        output_addr: SystemAddr,
+        param_addr: SystemAddr,
+        index_addr: SystemAddr,
+        c: Scalar,
+        line_num: i32,
+        line_len: i32,
+        index_len: i32,
+        start: i32,
+        end: i32,
+        dtype: DataType,
+        fill_const: bool,
+    ) -> Result<(), HauError> {
+        let op = HauOp::LineGather;
+        let esize: usize = match dtype.bits() {
+            8 => 1,
+            16 => 2,
+            32 => 4,
+            _ => {
+                return Err(HauError::UnsupportedDtype {
+                    op,
+                    dtype,
+                    allowed: GATHER_DTYPES,
+                });
+            }
+        };
+        if start < 0 {
+            return Err(HauError::StartNegative { op, start });
+        }
+        if start > end {
+            return Err(HauError::StartAfterEnd { op, start, end });
+        }
+        if end >= line_num {
+            return Err(HauError::EndOutOfRange { op, end, line_num });
+        }
+        if line_len < 1 {
+            return Err(HauError::CountOutOfRange {
+                op,
+                param: "line_len",
+                value: line_len,
+            });
+        }
+        if index_len < 1 {
+            return Err(HauError::CountOutOfRange {
+                op,
+                param: "index_len",
+                value: index_len,
+            });
+        }
+        let row_bytes = line_len as u64 * esize as u64;
+        let window_lines = (end - start) as u64 + 1;
+        let param_bytes = window_lines * row_bytes;
+        let out_bytes = index_len as u64 * row_bytes;
+        let index_bytes = index_len as u64 * 4;
+        self.check_buffer(
+            op,
+            "output_addr",
+            output_addr,
+            out_bytes,
+            LINE_GATHER_ADDR_ALIGN,
+        )?;
+        self.check_buffer(
+            op,
+            "param_addr",
+            param_addr,
+            param_bytes,
+            LINE_GATHER_ADDR_ALIGN,
+        )?;
+        self.check_buffer(
+            op,
+            "index_addr",
+            index_addr,
+            index_bytes,
+            LINE_GATHER_ADDR_ALIGN,
+        )?;
+
+        let index = self.read_words(op, "index_addr", index_addr, index_len as usize)?;
+        let c_bytes = c.bits().to_le_bytes();
+        let c_elem = &c_bytes[..esize];
+        let (param, out) = self
+            .mem
+            .src_dst(
+                param_addr,
+                param_bytes as usize,
+                output_addr,
+                out_bytes as usize,
+            )
+            .map_err(|e| HauError::AddressOutOfRange {
+                op,
+                param: "param_addr",
+                addr: e.addr,
+                bytes: e.bytes,
+                gm: e.gm,
+                l2: e.l2,
+            })?;
+        gather::line_gather_rows(
+            out,
+            &param,
+            &index,
+            c_elem,
+            row_bytes as usize,
+            start as u32,
+            end as u32,
+            fill_const,
+        );
+        self.issued();
+        Ok(())
+    }
+
+    /// `tpu_hau_poll`: waits for the HAU commands issued so far. The simulator executes each
+    /// command when it is issued, so this only retires them; it returns how many were
+    /// outstanding.
+    pub fn tpu_hau_poll(&mut self) -> u64 {
+        std::mem::take(&mut self.hau_outstanding)
+    }
+}

@@ -1,0 +1,182 @@
+//! Typed errors for the HAU instructions and the simulated memory.
+//!
+//! Every restriction of seed 003 (the HAU page of the TPU-Kernel reference) and every assert the
+//! research note (`shared/research/sophgo-hau.md` §1.3, §1.4, §0.5) reports from the C-model is
+//! one variant of [`HauError`]; each message names the instruction, the parameter, the value
+//! and the rule it breaks. The C-model prints and exits on these; the simulator returns them.
+
+use std::fmt;
+
+use crate::chip::AddrRange;
+use crate::dtype::DataType;
+
+/// The HAU instruction an error or a command belongs to (displayed as the vendor function name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HauOp {
+    /// `tpu_hau_sort`
+    Sort,
+    /// `tpu_hau_sort_natural_index`
+    SortNaturalIndex,
+    /// `tpu_hau_sort_specific_index`
+    SortSpecificIndex,
+    /// `tpu_hau_line_gather`
+    LineGather,
+}
+
+impl HauOp {
+    /// The vendor function name.
+    pub const fn vendor_name(self) -> &'static str {
+        match self {
+            HauOp::Sort => "tpu_hau_sort",
+            HauOp::SortNaturalIndex => "tpu_hau_sort_natural_index",
+            HauOp::SortSpecificIndex => "tpu_hau_sort_specific_index",
+            HauOp::LineGather => "tpu_hau_line_gather",
+        }
+    }
+}
+
+impl fmt::Display for HauOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.vendor_name())
+    }
+}
+
+/// A HAU instruction refused because a parameter breaks one of its restrictions.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HauError {
+    /// `K` must satisfy `1 <= K <= len`.
+    #[error("K out of range: {op}: K = {k}, must be in 1..=len (len = {len})")]
+    KOutOfRange {
+        /// Instruction.
+        op: HauOp,
+        /// The `K` passed.
+        k: i32,
+        /// The `len` passed.
+        len: i32,
+    },
+    /// `len` must be positive.
+    #[error("len out of range: {op}: len = {len}, must be >= 1")]
+    LenOutOfRange {
+        /// Instruction.
+        op: HauOp,
+        /// The `len` passed.
+        len: i32,
+    },
+    /// The element type is not one the instruction takes.
+    #[error("unsupported dtype: {op}: dtype = {dtype}, must be one of {allowed}")]
+    UnsupportedDtype {
+        /// Instruction.
+        op: HauOp,
+        /// The `dtype` passed.
+        dtype: DataType,
+        /// The accepted types, as text.
+        allowed: &'static str,
+    },
+    /// An address is not a multiple of the instruction's alignment.
+    #[error("misaligned address: {op}: {param} = {addr:#x}, must be a multiple of {align}")]
+    Misaligned {
+        /// Instruction.
+        op: HauOp,
+        /// Parameter name (`input_addr`, `output_idx_addr`, ...).
+        param: &'static str,
+        /// The address passed.
+        addr: u64,
+        /// Required alignment in bytes.
+        align: u64,
+    },
+    /// A buffer does not lie wholly inside global memory or inside L2 SRAM.
+    #[error(
+        "address out of range: {op}: {param} = {addr:#x} with {bytes} bytes, \
+         must lie inside global memory {gm} or L2 SRAM {l2}"
+    )]
+    AddressOutOfRange {
+        /// Instruction.
+        op: HauOp,
+        /// Parameter name.
+        param: &'static str,
+        /// The address passed.
+        addr: u64,
+        /// Bytes the instruction accesses from `addr`.
+        bytes: u64,
+        /// Global memory of the simulated core.
+        gm: AddrRange,
+        /// L2 SRAM of the simulated core (`none` when the chip profile has none).
+        l2: MaybeRange,
+    },
+    /// A count parameter of `line_gather` (`line_len`, `index_len`) must be positive.
+    #[error("{param} out of range: {op}: {param} = {value}, must be >= 1")]
+    CountOutOfRange {
+        /// Instruction.
+        op: HauOp,
+        /// Parameter name.
+        param: &'static str,
+        /// The value passed.
+        value: i32,
+    },
+    /// `line_gather`: `start` must be `>= 0`.
+    #[error("start out of range: {op}: start = {start}, must be >= 0")]
+    StartNegative {
+        /// Instruction.
+        op: HauOp,
+        /// The `start` passed.
+        start: i32,
+    },
+    /// `line_gather`: `start` must not exceed `end`.
+    #[error("start after end: {op}: start = {start}, end = {end}, must have start <= end")]
+    StartAfterEnd {
+        /// Instruction.
+        op: HauOp,
+        /// The `start` passed.
+        start: i32,
+        /// The `end` passed.
+        end: i32,
+    },
+    /// `line_gather`: `end` must be below `line_num`.
+    #[error("end out of range: {op}: end = {end}, must be < line_num (line_num = {line_num})")]
+    EndOutOfRange {
+        /// Instruction.
+        op: HauOp,
+        /// The `end` passed.
+        end: i32,
+        /// The `line_num` passed.
+        line_num: i32,
+    },
+    /// A buffer's byte size does not fit the 64-bit address space.
+    #[error("size overflow: {op}: {param} needs more than 2^64 bytes")]
+    SizeOverflow {
+        /// Instruction.
+        op: HauOp,
+        /// Parameter name.
+        param: &'static str,
+    },
+}
+
+/// An optional address range that displays as `none` when absent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaybeRange(pub Option<AddrRange>);
+
+impl fmt::Display for MaybeRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(r) => r.fmt(f),
+            None => f.write_str("(none on this chip)"),
+        }
+    }
+}
+
+/// A host-side memory access (read/write helper) outside the simulated memory.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "memory access out of range: {addr:#x} with {bytes} bytes is not inside \
+     global memory {gm} or L2 SRAM {l2}"
+)]
+pub struct MemError {
+    /// First address accessed.
+    pub addr: u64,
+    /// Number of bytes accessed.
+    pub bytes: u64,
+    /// Global memory of the simulated core.
+    pub gm: AddrRange,
+    /// L2 SRAM of the simulated core.
+    pub l2: MaybeRange,
+}

@@ -1,0 +1,462 @@
+//! Replays golden files of the vendor C-model through the memory-level HAU API.
+//!
+//! Format (`shared/golden/hau/README.md`): one JSON object `{source, seed, note, cases}`; each
+//! case names its `op` (`sort`, `sort_natural_index`, `sort_specific_index`, `line_gather`), its
+//! parameters, its inputs and the whole output buffers the C-model left after the call, all as
+//! unsigned bit patterns. Every case is run on a fresh region of a simulated BM1684X
+//! ([`crate::TpuCore`]): inputs are written to global memory at 64-byte-aligned addresses, the
+//! output buffers are pre-filled with `out_fill_byte`, the vendor-named function is called, and
+//! the whole `len` (sorts) or `index_len * line_len` (line_gather) buffers are read back and
+//! compared bit for bit. This is acceptance criterion (1) of issue #5 and what `npusim hau check`
+//! prints.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::chip::TpuChip;
+use crate::device::{Scalar, TpuCore};
+use crate::dtype::DataType;
+use crate::memory::SystemAddr;
+
+/// A golden file as stored.
+#[derive(Debug, Deserialize)]
+struct GoldenFile {
+    #[serde(default)]
+    source: Option<String>,
+    cases: Vec<Case>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "op")]
+enum Case {
+    #[serde(rename = "sort")]
+    Sort(SortCase),
+    #[serde(rename = "sort_natural_index")]
+    SortNaturalIndex(SortCase),
+    #[serde(rename = "sort_specific_index")]
+    SortSpecificIndex(SortCase),
+    #[serde(rename = "line_gather")]
+    LineGather(GatherCase),
+}
+
+#[derive(Debug, Deserialize)]
+struct SortCase {
+    dtype: String,
+    len: i64,
+    k: i64,
+    descended: bool,
+    input: Vec<u32>,
+    #[serde(default)]
+    input_idx: Option<Vec<u32>>,
+    out_fill_byte: u8,
+    out_data: Vec<u32>,
+    #[serde(default)]
+    out_idx: Option<Vec<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GatherCase {
+    dtype: String,
+    line_num: i64,
+    line_len: i64,
+    index_len: i64,
+    start: i64,
+    end: i64,
+    fill_const: bool,
+    c_bits: u32,
+    param: Vec<u32>,
+    index: Vec<u32>,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+}
+
+impl Case {
+    fn op_name(&self) -> &'static str {
+        match self {
+            Case::Sort(_) => "sort",
+            Case::SortNaturalIndex(_) => "sort_natural_index",
+            Case::SortSpecificIndex(_) => "sort_specific_index",
+            Case::LineGather(_) => "line_gather",
+        }
+    }
+}
+
+/// Why one case failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// An output element differs from the C-model's.
+    Mismatch {
+        /// Output buffer (`out_data`, `out_idx`, `out`).
+        buffer: &'static str,
+        /// Element index of the first difference.
+        index: usize,
+        /// The C-model's bit pattern.
+        expected: u32,
+        /// The simulator's bit pattern.
+        got: u32,
+    },
+    /// The simulator refused the call (the C-model accepted it).
+    Refused(String),
+    /// The case itself is malformed (unknown dtype, inconsistent lengths, ...).
+    Malformed(String),
+}
+
+/// One failed case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseFailure {
+    /// Zero-based position of the case in the file.
+    pub case: usize,
+    /// The case's `op`.
+    pub op: &'static str,
+    /// What went wrong.
+    pub kind: FailureKind,
+}
+
+impl fmt::Display for CaseFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "case {} ({}): ", self.case, self.op)?;
+        match &self.kind {
+            FailureKind::Mismatch {
+                buffer,
+                index,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{buffer}[{index}]: expected {expected:#010x}, got {got:#010x}"
+            ),
+            FailureKind::Refused(e) => write!(f, "refused: {e}"),
+            FailureKind::Malformed(e) => write!(f, "malformed case: {e}"),
+        }
+    }
+}
+
+/// Outcome of replaying a golden file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoldenReport {
+    /// The file's `source` note, if any.
+    pub source: Option<String>,
+    /// Cases reproduced bit for bit.
+    pub passed: usize,
+    /// Cases that were not.
+    pub failed: usize,
+    /// One entry per failed case, in file order.
+    pub failures: Vec<CaseFailure>,
+}
+
+impl GoldenReport {
+    /// Whether every case passed.
+    pub fn all_passed(&self) -> bool {
+        self.failed == 0
+    }
+}
+
+impl fmt::Display for GoldenReport {
+    /// One line per failure, then `N passed, M failed`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for fail in &self.failures {
+            writeln!(f, "{fail}")?;
+        }
+        write!(f, "{} passed, {} failed", self.passed, self.failed)
+    }
+}
+
+/// A golden file that could not be read or parsed as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum GoldenError {
+    /// The file could not be read.
+    #[error("cannot read golden file {path}: {source}")]
+    Io {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The text is not a golden file of this format.
+    #[error("invalid golden file: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Reads and replays a golden file.
+pub fn replay_file(path: &Path) -> Result<GoldenReport, GoldenError> {
+    let text = std::fs::read_to_string(path).map_err(|source| GoldenError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    replay_str(&text)
+}
+
+/// Replays golden cases given as JSON text.
+pub fn replay_str(json: &str) -> Result<GoldenReport, GoldenError> {
+    let file: GoldenFile = serde_json::from_str(json)?;
+    let mut report = GoldenReport {
+        source: file.source,
+        ..GoldenReport::default()
+    };
+    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, GM_SIZE);
+    for (i, case) in file.cases.iter().enumerate() {
+        let result = match case {
+            Case::Sort(c) | Case::SortNaturalIndex(c) | Case::SortSpecificIndex(c) => {
+                run_sort(&mut core, case, c)
+            }
+            Case::LineGather(c) => run_gather(&mut core, c),
+        };
+        match result {
+            Ok(()) => report.passed += 1,
+            Err(kind) => {
+                report.failed += 1;
+                report.failures.push(CaseFailure {
+                    case: i,
+                    op: case.op_name(),
+                    kind,
+                });
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Global memory of the replay core (cases larger than this are refused, not mis-run).
+const GM_SIZE: u64 = 64 << 20;
+
+/// Lays buffers out one after another from the global-memory base, each 64-byte aligned and
+/// followed by a 64-byte gap.
+struct Layout {
+    next: SystemAddr,
+}
+
+impl Layout {
+    fn new(base: SystemAddr) -> Layout {
+        Layout { next: base }
+    }
+    fn alloc(&mut self, bytes: u64) -> SystemAddr {
+        let a = self.next;
+        self.next = (a + bytes + 64 + 63) & !63;
+        a
+    }
+}
+
+fn int(name: &str, v: i64) -> Result<i32, FailureKind> {
+    i32::try_from(v).map_err(|_| FailureKind::Malformed(format!("{name} = {v} is not an int")))
+}
+
+fn dtype_of(name: &str) -> Result<DataType, FailureKind> {
+    DataType::from_short_name(name)
+        .ok_or_else(|| FailureKind::Malformed(format!("unknown dtype {name:?}")))
+}
+
+fn refused(e: impl fmt::Display) -> FailureKind {
+    FailureKind::Refused(e.to_string())
+}
+
+fn first_diff(buffer: &'static str, expected: &[u32], got: &[u32]) -> Result<(), FailureKind> {
+    match expected.iter().zip(got).position(|(e, g)| e != g) {
+        Some(index) => Err(FailureKind::Mismatch {
+            buffer,
+            index,
+            expected: expected[index],
+            got: got[index],
+        }),
+        None if expected.len() != got.len() => Err(FailureKind::Malformed(format!(
+            "{buffer}: expected {} elements, read {}",
+            expected.len(),
+            got.len()
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn check_len(name: &str, v: &[u32], want: usize) -> Result<(), FailureKind> {
+    if v.len() == want {
+        Ok(())
+    } else {
+        Err(FailureKind::Malformed(format!(
+            "{name} has {} elements, expected {want}",
+            v.len()
+        )))
+    }
+}
+
+fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), FailureKind> {
+    let dtype = dtype_of(&c.dtype)?;
+    let len = int("len", c.len)?;
+    let k = int("k", c.k)?;
+    let n = usize::try_from(len).map_err(|_| FailureKind::Malformed(format!("len = {len}")))?;
+    check_len("input", &c.input, n)?;
+    check_len("out_data", &c.out_data, n)?;
+    let with_idx = !matches!(case, Case::Sort(_));
+    let specific = matches!(case, Case::SortSpecificIndex(_));
+    let out_idx = match (&c.out_idx, with_idx) {
+        (Some(v), true) => {
+            check_len("out_idx", v, n)?;
+            Some(v)
+        }
+        (None, true) => return Err(FailureKind::Malformed("missing out_idx".into())),
+        (_, false) => None,
+    };
+    let input_idx = match (&c.input_idx, specific) {
+        (Some(v), true) => {
+            check_len("input_idx", v, n)?;
+            Some(v)
+        }
+        (None, true) => return Err(FailureKind::Malformed("missing input_idx".into())),
+        (_, false) => None,
+    };
+
+    let bytes = 4 * n as u64;
+    let mut lay = Layout::new(core.gm_base());
+    let in_addr = lay.alloc(bytes);
+    let in_idx_addr = lay.alloc(bytes);
+    let out_addr = lay.alloc(bytes);
+    let out_idx_addr = lay.alloc(bytes);
+    core.write_u32s(in_addr, &c.input).map_err(refused)?;
+    if let Some(ii) = input_idx {
+        core.write_u32s(in_idx_addr, ii).map_err(refused)?;
+    }
+    core.fill_bytes(out_addr, n * 4, c.out_fill_byte)
+        .map_err(refused)?;
+    core.fill_bytes(out_idx_addr, n * 4, c.out_fill_byte)
+        .map_err(refused)?;
+
+    match case {
+        Case::Sort(_) => core.tpu_hau_sort(out_addr, in_addr, len, k, c.descended, dtype),
+        Case::SortNaturalIndex(_) => core.tpu_hau_sort_natural_index(
+            out_addr,
+            out_idx_addr,
+            in_addr,
+            len,
+            k,
+            c.descended,
+            dtype,
+        ),
+        _ => core.tpu_hau_sort_specific_index(
+            out_addr,
+            out_idx_addr,
+            in_addr,
+            in_idx_addr,
+            len,
+            k,
+            c.descended,
+            dtype,
+        ),
+    }
+    .map_err(refused)?;
+    core.tpu_hau_poll();
+
+    let got = core.read_u32s(out_addr, n).map_err(refused)?;
+    first_diff("out_data", &c.out_data, &got)?;
+    if let Some(expected) = out_idx {
+        let got = core.read_u32s(out_idx_addr, n).map_err(refused)?;
+        first_diff("out_idx", expected, &got)?;
+    }
+    Ok(())
+}
+
+fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
+    let dtype = dtype_of(&c.dtype)?;
+    let line_num = int("line_num", c.line_num)?;
+    let line_len = int("line_len", c.line_len)?;
+    let index_len = int("index_len", c.index_len)?;
+    let start = int("start", c.start)?;
+    let end = int("end", c.end)?;
+    let esize = match dtype.bits() {
+        8 => 1usize,
+        16 => 2,
+        32 => 4,
+        b => return Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
+    };
+    let ll = usize::try_from(line_len).map_err(|_| FailureKind::Malformed("line_len".into()))?;
+    let il = usize::try_from(index_len).map_err(|_| FailureKind::Malformed("index_len".into()))?;
+    let window = usize::try_from(i64::from(end) - i64::from(start) + 1)
+        .map_err(|_| FailureKind::Malformed("start > end".into()))?;
+    check_len("param", &c.param, window * ll)?;
+    check_len("index", &c.index, il)?;
+    check_len("out", &c.out, il * ll)?;
+    let mask = if esize == 4 {
+        u32::MAX
+    } else {
+        (1u32 << (8 * esize)) - 1
+    };
+    if c.param.iter().chain(&c.out).any(|&v| v & !mask != 0) {
+        return Err(FailureKind::Malformed(format!(
+            "element wider than {} bits",
+            8 * esize
+        )));
+    }
+    let to_bytes = |v: &[u32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
+            .collect()
+    };
+
+    let mut lay = Layout::new(core.gm_base());
+    let param_addr = lay.alloc((c.param.len() * esize) as u64);
+    let index_addr = lay.alloc((il * 4) as u64);
+    let out_addr = lay.alloc((il * ll * esize) as u64);
+    core.write_bytes(param_addr, &to_bytes(&c.param))
+        .map_err(refused)?;
+    core.write_u32s(index_addr, &c.index).map_err(refused)?;
+    core.fill_bytes(out_addr, il * ll * esize, c.out_fill_byte)
+        .map_err(refused)?;
+    core.tpu_hau_line_gather(
+        out_addr,
+        param_addr,
+        index_addr,
+        Scalar::from_bits(c.c_bits),
+        line_num,
+        line_len,
+        index_len,
+        start,
+        end,
+        dtype,
+        c.fill_const,
+    )
+    .map_err(refused)?;
+    core.tpu_hau_poll();
+    let raw = core
+        .read_bytes(out_addr, il * ll * esize)
+        .map_err(refused)?;
+    let got: Vec<u32> = raw
+        .chunks_exact(esize)
+        .map(|ch| {
+            let mut a = [0u8; 4];
+            a[..esize].copy_from_slice(ch);
+            u32::from_le_bytes(a)
+        })
+        .collect();
+    first_diff("out", &c.out, &got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_format_and_detection() {
+        let json = r#"{"cases":[
+          {"op":"sort","dtype":"i32","len":3,"k":2,"descended":false,"input":[3,1,2],
+           "out_fill_byte":171,"out_data":[1,2,2880154539]},
+          {"op":"sort","dtype":"i32","len":3,"k":2,"descended":false,"input":[3,1,2],
+           "out_fill_byte":171,"out_data":[1,3,2880154539]},
+          {"op":"sort","dtype":"f64","len":1,"k":1,"descended":false,"input":[0],
+           "out_fill_byte":0,"out_data":[0]}
+        ]}"#;
+        let r = replay_str(json).unwrap();
+        assert_eq!((r.passed, r.failed), (1, 2));
+        assert_eq!(
+            r.failures[0].kind,
+            FailureKind::Mismatch {
+                buffer: "out_data",
+                index: 1,
+                expected: 3,
+                got: 2
+            }
+        );
+        let text = r.to_string();
+        assert!(text.ends_with("\n1 passed, 2 failed"), "{text}");
+        assert!(text.contains("case 1 (sort): out_data[1]: expected 0x00000003, got 0x00000002"));
+        assert!(replay_str("{").is_err());
+    }
+}
