@@ -44,3 +44,57 @@ fn every_golden_file_in_the_directory_passes() {
     }
     assert!(files >= 1, "no golden files in {}", dir.display());
 }
+
+/// The plain reference twins (not only the fast models the memory-level API uses) reproduce
+/// the C-model's first K outputs of every sort case.
+#[test]
+fn reference_twins_match_golden_sort_cases() {
+    use npusim_tpu::sort::{KeyType, indexed_order_reference, partial_sort_nonstrict};
+    let path = golden_dir().join("bm1684x-cmodel.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("golden file missing: {}: {e}", path.display()));
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("golden JSON");
+    let words = |v: &serde_json::Value| -> Vec<u32> {
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|x| u32::try_from(x.as_u64().expect("u64")).expect("u32"))
+            .collect()
+    };
+    let mut checked = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let op = case["op"].as_str().expect("op");
+        if op == "line_gather" {
+            continue;
+        }
+        let kind = match case["dtype"].as_str().expect("dtype") {
+            "f32" => KeyType::F32,
+            "i32" => KeyType::I32,
+            "u32" => KeyType::U32,
+            other => panic!("unexpected sort dtype {other}"),
+        };
+        let k = case["k"].as_u64().expect("k") as usize;
+        let desc = case["descended"].as_bool().expect("descended");
+        let input = words(&case["input"]);
+        let out_data = words(&case["out_data"]);
+        if op == "sort" {
+            assert_eq!(
+                partial_sort_nonstrict(&input, k, desc, kind),
+                out_data[..k],
+                "{case}"
+            );
+        } else {
+            let tie = (op == "sort_specific_index").then(|| words(&case["input_idx"]));
+            let order = indexed_order_reference(&input, tie.as_deref(), k, desc, kind);
+            let data: Vec<u32> = order.iter().map(|&p| input[p as usize]).collect();
+            let idx: Vec<u32> = match &tie {
+                Some(t) => order.iter().map(|&p| t[p as usize]).collect(),
+                None => order.clone(),
+            };
+            assert_eq!(data, out_data[..k], "{op} data");
+            assert_eq!(idx, words(&case["out_idx"])[..k], "{op} idx");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 328);
+}
