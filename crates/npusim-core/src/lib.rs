@@ -4,6 +4,7 @@
 //!
 //! - [`dtype`]: element types and their Rust storage types;
 //! - [`convert`]: conversions with every rounding mode and saturation;
+//! - [`fastconv`]: fast f16/bf16 <-> f32 slice conversions (F16C when present);
 //! - [`memory`]: memory spaces as bounds-checked byte arrays;
 //! - [`chip`]: chip profiles, carrying every per-chip behaviour as data;
 //! - [`tile_policy`]: the PTO tile ISA's numeric policies per chip;
@@ -14,6 +15,7 @@
 pub mod chip;
 pub mod convert;
 pub mod dtype;
+pub mod fastconv;
 pub mod memory;
 pub mod npy;
 pub mod tile_policy;

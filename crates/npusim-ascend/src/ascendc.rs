@@ -1,0 +1,370 @@
+//! The Ascend C face: `LocalTensor`, `GlobalTensor` and the basic APIs, called as in a kernel.
+//!
+//! Calls execute immediately on one [`VectorCore`], which keeps the persistent state the
+//! documents describe (the mask register and the normal/counter mode bit), so `isSetMask =
+//! false` with `MASK_PLACEHOLDER` reads whatever `SetVectorMask` left. Function names are the
+//! Ascend C names (`DataCopy`, `Duplicate`, `SetVectorMask`, `PairReduceSum`, `Compare`) so a
+//! kernel transcribes line by line; C++ overloads become separately named functions.
+//! Sources: seed 001 (PairReduceSum) and asc-devkit `docs/zh/api/SIMD-API/基础API`
+//! (`shared/research/ascend-vector.md` §3).
+
+#![allow(non_snake_case)]
+
+use crate::core::{Operand, VectorCore};
+use crate::error::{AscendError, Result};
+use crate::kernels::CmpMode;
+use crate::mask::{MaskArg, MaskMode, MaskRegister};
+use crate::ops::{DataMove, Duplicate, PairReduceSum, Scalar, Vcmpv};
+use npusim_core::{ChipId, ChipProfile, Element, MemSpace};
+use std::marker::PhantomData;
+
+/// `MASK_PLACEHOLDER`: pass with `isSetMask = false`.
+pub const MASK_PLACEHOLDER: AscMask = AscMask(MaskArg::Placeholder);
+
+/// An Ascend C mask argument: `uint64_t mask[2] = {low, high}` or a continuous `maskCount`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AscMask(pub MaskArg);
+
+impl From<[u64; 2]> for AscMask {
+    fn from(m: [u64; 2]) -> Self {
+        AscMask(MaskArg::ascendc_array(m))
+    }
+}
+impl From<u64> for AscMask {
+    fn from(n: u64) -> Self {
+        AscMask(MaskArg::Count(n))
+    }
+}
+impl From<i32> for AscMask {
+    fn from(n: i32) -> Self {
+        AscMask(MaskArg::Count(n.max(0) as u64))
+    }
+}
+
+/// Ascend C's `CMPMODE`.
+pub type CMPMODE = CmpMode;
+
+/// A tensor in the Unified Buffer (`LocalTensor<T>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalTensor<T> {
+    op: Operand,
+    _t: PhantomData<T>,
+}
+
+/// A tensor in global memory (`GlobalTensor<T>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalTensor<T> {
+    op: Operand,
+    _t: PhantomData<T>,
+}
+
+/// Anything that names an operand.
+pub trait AsOperand {
+    fn operand(&self) -> &Operand;
+}
+impl<T> AsOperand for LocalTensor<T> {
+    fn operand(&self) -> &Operand {
+        &self.op
+    }
+}
+impl<T> AsOperand for GlobalTensor<T> {
+    fn operand(&self) -> &Operand {
+        &self.op
+    }
+}
+
+impl<T: Element> LocalTensor<T> {
+    /// `tensor[offset]`: the same tensor starting `offset` elements later.
+    pub fn offset(&self, elems: u64) -> LocalTensor<T> {
+        LocalTensor {
+            op: self.op.at(elems),
+            _t: PhantomData,
+        }
+    }
+    /// `GetSize()`: elements from the start to the end of the tensor.
+    pub fn GetSize(&self) -> u64 {
+        self.op.tensor_bytes / std::mem::size_of::<T>() as u64 - self.op.offset
+    }
+}
+
+/// One AI Vector core running Ascend C calls.
+#[derive(Debug, Clone)]
+pub struct AscendC {
+    core: VectorCore,
+    ub_used: u64,
+    gm_used: u64,
+}
+
+impl AscendC {
+    /// A core of `chip` with `gm_bytes` of global memory.
+    pub fn new(chip: ChipId, gm_bytes: usize) -> AscendC {
+        AscendC {
+            core: VectorCore::new(chip, gm_bytes),
+            ub_used: 0,
+            gm_used: 0,
+        }
+    }
+
+    /// The chip's profile.
+    pub fn chip(&self) -> &'static ChipProfile {
+        self.core.chip()
+    }
+
+    /// The core, for inspection.
+    pub fn core(&self) -> &VectorCore {
+        &self.core
+    }
+
+    fn alloc(
+        &mut self,
+        name: &str,
+        space: MemSpace,
+        dtype: npusim_core::ElemType,
+        len: u64,
+    ) -> Result<Operand> {
+        let bytes = len * dtype.size() as u64;
+        let (used, cap) = match space {
+            MemSpace::Ub => (&mut self.ub_used, self.core.ub().capacity() as u64),
+            _ => (
+                &mut self.gm_used,
+                self.core.memory(MemSpace::Gm)?.capacity() as u64,
+            ),
+        };
+        let base = used.div_ceil(32) * 32;
+        if base + bytes > cap {
+            return Err(AscendError::OutOfMemory {
+                tensor: name.to_string(),
+                space,
+                bytes,
+                used: base,
+                capacity: cap,
+            });
+        }
+        *used = base + bytes;
+        Ok(Operand {
+            tensor: name.into(),
+            space,
+            dtype,
+            tensor_base: base,
+            tensor_bytes: bytes,
+            offset: 0,
+        })
+    }
+
+    /// `pipe.InitBuffer(que, 1, len * sizeof(T))` + `AllocTensor<T>()`: a UB tensor of `len`
+    /// elements, 32-byte aligned.
+    pub fn AllocTensor<T: Element>(&mut self, name: &str, len: u64) -> Result<LocalTensor<T>> {
+        Ok(LocalTensor {
+            op: self.alloc(name, MemSpace::Ub, T::TYPE, len)?,
+            _t: PhantomData,
+        })
+    }
+
+    /// `GmAlloc` + `SetGlobalBuffer`: a GM tensor holding `data`.
+    pub fn GmAlloc<T: Element>(&mut self, name: &str, data: &[T]) -> Result<GlobalTensor<T>> {
+        let op = self.alloc(name, MemSpace::Gm, T::TYPE, data.len() as u64)?;
+        self.core
+            .memory_mut(MemSpace::Gm)?
+            .write_elems(op.tensor_base, data)?;
+        Ok(GlobalTensor {
+            op,
+            _t: PhantomData,
+        })
+    }
+
+    /// Reads a whole tensor back (for checking results).
+    pub fn read<T: Element>(&self, t: &impl AsOperand) -> Result<Vec<T>> {
+        let op = t.operand();
+        Ok(self.core.memory(op.space)?.read_elems::<T>(
+            op.addr(),
+            ((op.tensor_bytes - (op.addr() - op.tensor_base)) / std::mem::size_of::<T>() as u64)
+                as usize,
+        )?)
+    }
+
+    /// `DataCopy(dst, src, count)`: GM↔UB or UB→UB, `count` elements. As documented, a
+    /// `count * sizeof(T)` that is not a multiple of 32 bytes is rounded down to one.
+    pub fn DataCopy<T: Element>(
+        &mut self,
+        dst: &impl AsOperand,
+        src: &impl AsOperand,
+        count: u32,
+    ) -> Result<()> {
+        let blocks = count as u64 * std::mem::size_of::<T>() as u64 / 32;
+        if blocks == 0 {
+            return Ok(());
+        }
+        let mv = DataMove::new(
+            self.chip(),
+            "DataCopy",
+            dst.operand(),
+            src.operand(),
+            0,
+            1,
+            blocks as i64,
+            0,
+            0,
+        )?;
+        mv.execute(&mut self.core)
+    }
+
+    /// `DataCopy(dst, src, DataCopyParams{blockCount, blockLen, srcStride, dstStride})`.
+    pub fn DataCopyParams(
+        &mut self,
+        dst: &impl AsOperand,
+        src: &impl AsOperand,
+        block_count: u16,
+        block_len: u16,
+        src_stride: u16,
+        dst_stride: u16,
+    ) -> Result<()> {
+        let mv = DataMove::new(
+            self.chip(),
+            "DataCopy",
+            dst.operand(),
+            src.operand(),
+            0,
+            block_count as i64,
+            block_len as i64,
+            src_stride as i64,
+            dst_stride as i64,
+        )?;
+        mv.execute(&mut self.core)
+    }
+
+    /// `Duplicate(dst, scalar, count)`: the first `count` elements.
+    pub fn Duplicate<T: Element + Into<Scalar>>(
+        &mut self,
+        dst: &LocalTensor<T>,
+        scalar: T,
+        count: i32,
+    ) -> Result<()> {
+        Duplicate::count(self.chip(), &dst.op, scalar.into(), count as i64)?.execute(&mut self.core)
+    }
+
+    /// `Duplicate<T, isSetMask>(dst, scalar, mask, repeatTime, dstBlockStride, dstRepeatStride)`.
+    pub fn DuplicateRepeat<T: Element + Into<Scalar>, const IS_SET_MASK: bool>(
+        &mut self,
+        dst: &LocalTensor<T>,
+        scalar: T,
+        mask: impl Into<AscMask>,
+        repeat: i32,
+        dst_blk_stride: i32,
+        dst_rep_stride: i32,
+    ) -> Result<()> {
+        Duplicate::new(
+            self.chip(),
+            "Duplicate",
+            &dst.op,
+            scalar.into(),
+            mask.into().0,
+            IS_SET_MASK,
+            repeat as i64,
+            dst_blk_stride as i64,
+            dst_rep_stride as i64,
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// `SetMaskCount()`: counter mode.
+    pub fn SetMaskCount(&mut self) -> Result<()> {
+        if !self.chip().vector.counter_mode {
+            return Err(AscendError::NotSupported {
+                instr: "SetMaskCount",
+                chip: self.chip().id,
+            });
+        }
+        self.core.mask.mode = MaskMode::Counter;
+        Ok(())
+    }
+
+    /// `SetMaskNorm()`: normal mode.
+    pub fn SetMaskNorm(&mut self) {
+        self.core.mask.mode = MaskMode::Normal;
+    }
+
+    /// `SetVectorMask<T>(maskHigh, maskLow)`.
+    pub fn SetVectorMask(&mut self, mask_high: u64, mask_low: u64) {
+        self.core.mask.bits = (mask_high as u128) << 64 | mask_low as u128;
+    }
+
+    /// `SetVectorMask<T>(len)`: the low `len` bits in normal mode, the count in counter mode.
+    pub fn SetVectorMaskLen(&mut self, len: u64) {
+        self.core.mask.bits = match self.core.mask.mode {
+            MaskMode::Counter => len as u128,
+            MaskMode::Normal => crate::mask::prefix(len.min(128) as u32),
+        };
+    }
+
+    /// `ResetMask()`: all lanes.
+    pub fn ResetMask(&mut self) {
+        self.core.mask.bits = MaskRegister::default().bits;
+    }
+
+    /// `PairReduceSum<T, isSetMask>(dst, src, repeat, mask, dstRepStride, srcBlkStride,
+    /// srcRepStride)`, both mask forms (`[u64; 2]` or a count).
+    #[allow(clippy::too_many_arguments)]
+    pub fn PairReduceSum<T: Element, const IS_SET_MASK: bool>(
+        &mut self,
+        dst: &LocalTensor<T>,
+        src: &LocalTensor<T>,
+        repeat: i32,
+        mask: impl Into<AscMask>,
+        dst_rep_stride: i32,
+        src_blk_stride: i32,
+        src_rep_stride: i32,
+    ) -> Result<()> {
+        PairReduceSum::new(
+            self.chip(),
+            &dst.op,
+            &src.op,
+            repeat as i64,
+            mask.into().0,
+            IS_SET_MASK,
+            dst_rep_stride as i64,
+            src_blk_stride as i64,
+            src_rep_stride as i64,
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// `Compare(dst, src0, src1, cmpMode, count)`: one bit per element into a `uint8_t` tensor.
+    /// `count * sizeof(T)` must be a multiple of 256 bytes.
+    pub fn Compare<T: Element>(
+        &mut self,
+        dst: &LocalTensor<u8>,
+        src0: &LocalTensor<T>,
+        src1: &LocalTensor<T>,
+        mode: CMPMODE,
+        count: u32,
+    ) -> Result<()> {
+        let bytes = count as u64 * std::mem::size_of::<T>() as u64;
+        if bytes % 256 != 0 {
+            return Err(AscendError::Rule {
+                instr: "Compare",
+                param: "count",
+                value: count.to_string(),
+                rule: "count * sizeof(T) must be a multiple of 256 bytes",
+            });
+        }
+        let mut done = 0u64;
+        // The hardware form takes at most 255 repeats; longer counts run in chunks.
+        while done < bytes / 256 {
+            let rep = (bytes / 256 - done).min(255);
+            let lanes = 256 / std::mem::size_of::<T>() as u64;
+            let op = Vcmpv::new(
+                self.chip(),
+                mode,
+                &dst.op.at(done * lanes / 8),
+                &src0.op.at(done * lanes),
+                &src1.op.at(done * lanes),
+                rep as i64,
+                8,
+                8,
+            )?;
+            op.execute(&mut self.core)?;
+            done += rep;
+        }
+        Ok(())
+    }
+}

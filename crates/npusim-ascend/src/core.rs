@@ -1,0 +1,206 @@
+//! One simulated AI Vector core: its memories, its mask state, and operand checks.
+//!
+//! Both API faces (TIK and Ascend C) drive the same [`VectorCore`]; an instruction operand is an
+//! [`Operand`]: an element offset into a declared tensor, so that bounds are checked against the
+//! tensor the user declared (as TIK's `check_tensor_overflow` does), not just against the memory.
+
+use crate::error::{AscendError, Result};
+use crate::mask::MaskRegister;
+use npusim_core::{ChipId, ChipProfile, ElemType, MemSpace, Memory};
+use std::sync::Arc;
+
+/// A vector instruction operand: element `offset` of a tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operand {
+    /// The tensor's name, for messages.
+    pub tensor: Arc<str>,
+    /// Where the tensor lives.
+    pub space: MemSpace,
+    /// Its element type.
+    pub dtype: ElemType,
+    /// Byte address of the tensor's first element.
+    pub tensor_base: u64,
+    /// The tensor's size in bytes.
+    pub tensor_bytes: u64,
+    /// The operand's start, in elements from the tensor's first element.
+    pub offset: u64,
+}
+
+impl Operand {
+    /// Byte address of the operand's start.
+    pub fn addr(&self) -> u64 {
+        self.tensor_base + self.offset * self.dtype.size() as u64
+    }
+
+    /// The same tensor, starting `elems` elements further.
+    pub fn at(&self, elems: u64) -> Operand {
+        Operand {
+            offset: self.offset + elems,
+            ..self.clone()
+        }
+    }
+}
+
+/// One vector core: Unified Buffer, global memory, and the mask register.
+#[derive(Debug, Clone)]
+pub struct VectorCore {
+    chip: &'static ChipProfile,
+    ub: Memory,
+    gm: Memory,
+    /// The MASK register and the counter-mode bit.
+    pub mask: MaskRegister,
+}
+
+impl VectorCore {
+    /// A core of `chip` with a zeroed UB and `gm_bytes` of zeroed global memory.
+    pub fn new(chip: ChipId, gm_bytes: usize) -> VectorCore {
+        let profile = ChipProfile::get(chip);
+        VectorCore {
+            chip: profile,
+            ub: Memory::new(MemSpace::Ub, profile.capacity(MemSpace::Ub).unwrap_or(0)),
+            gm: Memory::new(MemSpace::Gm, gm_bytes),
+            mask: MaskRegister::default(),
+        }
+    }
+
+    /// The chip's profile.
+    pub fn chip(&self) -> &'static ChipProfile {
+        self.chip
+    }
+
+    /// A memory of the core.
+    pub fn memory(&self, space: MemSpace) -> Result<&Memory> {
+        match space {
+            MemSpace::Ub => Ok(&self.ub),
+            MemSpace::Gm => Ok(&self.gm),
+            _ => Err(npusim_core::MemoryError::NoSuchSpace { space }.into()),
+        }
+    }
+
+    /// A memory of the core, writable.
+    pub fn memory_mut(&mut self, space: MemSpace) -> Result<&mut Memory> {
+        match space {
+            MemSpace::Ub => Ok(&mut self.ub),
+            MemSpace::Gm => Ok(&mut self.gm),
+            _ => Err(npusim_core::MemoryError::NoSuchSpace { space }.into()),
+        }
+    }
+
+    /// The Unified Buffer.
+    pub fn ub(&self) -> &Memory {
+        &self.ub
+    }
+
+    /// The Unified Buffer, writable.
+    pub fn ub_mut(&mut self) -> &mut Memory {
+        &mut self.ub
+    }
+}
+
+/// Operand checks shared by all instructions.
+pub(crate) mod check {
+    use super::*;
+
+    /// The operand must be in `space`.
+    pub fn scope(
+        instr: &'static str,
+        param: &'static str,
+        op: &Operand,
+        space: MemSpace,
+    ) -> Result<()> {
+        if op.space == space {
+            Ok(())
+        } else {
+            Err(AscendError::WrongScope {
+                instr,
+                param,
+                tensor: op.tensor.to_string(),
+                got: op.space,
+                want: space.name(),
+            })
+        }
+    }
+
+    /// The operand's address must meet its memory's alignment rule on this chip.
+    pub fn align(
+        chip: &ChipProfile,
+        instr: &'static str,
+        param: &'static str,
+        op: &Operand,
+    ) -> Result<()> {
+        let align = chip.align(op.space);
+        if align > 1 && op.addr() % align != 0 {
+            return Err(AscendError::Misaligned {
+                instr,
+                param,
+                space: op.space,
+                addr: op.addr(),
+                align,
+            });
+        }
+        Ok(())
+    }
+
+    /// The touched byte range must lie inside the operand's tensor.
+    pub fn within(
+        instr: &'static str,
+        param: &'static str,
+        op: &Operand,
+        span: Option<(u64, u64)>,
+    ) -> Result<()> {
+        let Some((lo, hi)) = span else { return Ok(()) };
+        let end = op.tensor_base + op.tensor_bytes;
+        if lo < op.tensor_base || hi > end {
+            return Err(AscendError::TensorOverflow {
+                instr,
+                param,
+                tensor: op.tensor.to_string(),
+                start: lo.saturating_sub(op.tensor_base),
+                end: hi.saturating_sub(op.tensor_base),
+                size: op.tensor_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// An integer parameter must lie in `lo..=hi`.
+    pub fn range(
+        instr: &'static str,
+        param: &'static str,
+        value: i64,
+        lo: i64,
+        hi: i64,
+        text: &'static str,
+    ) -> Result<u32> {
+        if value < lo || value > hi {
+            return Err(AscendError::OutOfRange {
+                instr,
+                param,
+                value,
+                range: text,
+            });
+        }
+        Ok(value as u32)
+    }
+
+    /// Two operands must share an element type.
+    pub fn same_type(
+        instr: &'static str,
+        param: &'static str,
+        op: &Operand,
+        other: &'static str,
+        want: ElemType,
+    ) -> Result<()> {
+        if op.dtype == want {
+            Ok(())
+        } else {
+            Err(AscendError::TypeMismatch {
+                instr,
+                param,
+                got: op.dtype,
+                other,
+                want,
+            })
+        }
+    }
+}

@@ -1,0 +1,765 @@
+//! The vector instructions: each a validated argument record plus an `execute` over a core.
+//!
+//! Construction checks everything that is known statically (ranges, element types per chip,
+//! scopes, alignment, tensor bounds, overlap), so a program is decoded and checked once;
+//! `execute` only resolves the run-time mask and moves bytes through the shared
+//! [`geometry`](crate::geometry) engine and the [`kernels`](crate::kernels).
+
+use crate::core::{Operand, VectorCore, check};
+use crate::error::{AscendError, Result};
+use crate::geometry::{BLOCK_BYTES, REPEAT_BYTES, Walk, overlaps};
+use crate::isa::Instr;
+use crate::kernels::{self, CmpMode, VecFloat};
+use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
+use half::f16;
+use npusim_core::{ChipProfile, ElemType, MaskedGroupPolicy, MemSpace};
+
+/// Lanes of one 256-byte repeat for an element type.
+pub const fn lanes_for(t: ElemType) -> u32 {
+    (REPEAT_BYTES / t.size() as u64) as u32
+}
+
+// ---------------------------------------------------------------------------------------------
+// vec_cmpv_xx / Compare
+
+/// `vec_cmpv_xx(dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)`.
+///
+/// Implements seed 000: no mask; every repeat compares all 128 (f16) or 64 (f32) lanes and
+/// writes one bit per lane; dst is a packed little-endian bit stream that advances by exactly
+/// one repeat's bits per repeat, whatever dst's element type; source rep strides in 32-byte
+/// blocks; with one repeat src and dst may overlap, with several they may not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vcmpv {
+    pub mode: CmpMode,
+    pub dst: Operand,
+    pub src0: Operand,
+    pub src1: Operand,
+    pub repeat: u32,
+    pub src0_rep_stride: u32,
+    pub src1_rep_stride: u32,
+}
+
+impl Vcmpv {
+    /// The table entry of a comparison.
+    pub const fn instr(mode: CmpMode) -> Instr {
+        match mode {
+            CmpMode::Lt => Instr::VcmpvLt,
+            CmpMode::Gt => Instr::VcmpvGt,
+            CmpMode::Ge => Instr::VcmpvGe,
+            CmpMode::Eq => Instr::VcmpvEq,
+            CmpMode::Ne => Instr::VcmpvNe,
+            CmpMode::Le => Instr::VcmpvLe,
+        }
+    }
+
+    /// Validates the call for `chip`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        chip: &ChipProfile,
+        mode: CmpMode,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<Vcmpv> {
+        let instr = Self::instr(mode);
+        let name = instr.tik_name();
+        instr.check_type(name, chip.id, "src0", src0.dtype)?;
+        check::same_type(name, "src1", src1, "src0", src0.dtype)?;
+        if !dst.dtype.is_unsigned_int() {
+            return Err(AscendError::IllegalType {
+                instr: name,
+                param: "dst",
+                dtype: dst.dtype,
+                chip: chip.id,
+                legal: "uint8, uint16, uint32, uint64".into(),
+            });
+        }
+        let repeat = check::range(name, "repeat_times", repeat_times, 0, 255, "[0, 255]")?;
+        let s0 = check::range(name, "src0_rep_stride", src0_rep_stride, 0, 255, "[0, 255]")?;
+        let s1 = check::range(name, "src1_rep_stride", src1_rep_stride, 0, 255, "[0, 255]")?;
+        for (param, op) in [("dst", dst), ("src0", src0), ("src1", src1)] {
+            check::scope(name, param, op, MemSpace::Ub)?;
+            check::align(chip, name, param, op)?;
+        }
+        let op = Vcmpv {
+            mode,
+            dst: dst.clone(),
+            src0: src0.clone(),
+            src1: src1.clone(),
+            repeat,
+            src0_rep_stride: s0,
+            src1_rep_stride: s1,
+        };
+        let lanes = lanes_for(src0.dtype);
+        let full = mask::prefix(lanes);
+        let dst_span = op.dst_span();
+        check::within(name, "dst", dst, dst_span)?;
+        for (param, walk, src) in [("src0", op.walk0(), src0), ("src1", op.walk1(), src1)] {
+            check::within(name, param, src, walk.span(repeat, |_| full))?;
+            if repeat > 1 {
+                if let Some(d) = dst_span {
+                    for r in 0..repeat {
+                        if walk.iteration_blocks(r, full).any(|b| overlaps(b, d)) {
+                            return Err(AscendError::IllegalOverlap {
+                                instr: name,
+                                dst: "dst",
+                                src: param,
+                                rule: "with repeat_times > 1 the source and destination must not overlap",
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(op)
+    }
+
+    fn walk(op: &Operand, rep_stride: u32) -> Walk {
+        Walk {
+            base: op.addr(),
+            blk_stride: BLOCK_BYTES,
+            rep_stride: rep_stride as u64 * BLOCK_BYTES,
+            elem_size: op.dtype.size() as u64,
+        }
+    }
+    fn walk0(&self) -> Walk {
+        Self::walk(&self.src0, self.src0_rep_stride)
+    }
+    fn walk1(&self) -> Walk {
+        Self::walk(&self.src1, self.src1_rep_stride)
+    }
+    fn bytes_per_repeat(&self) -> u64 {
+        lanes_for(self.src0.dtype) as u64 / 8
+    }
+    fn dst_span(&self) -> Option<(u64, u64)> {
+        (self.repeat > 0).then(|| {
+            let a = self.dst.addr();
+            (a, a + self.repeat as u64 * self.bytes_per_repeat())
+        })
+    }
+
+    /// Runs the comparison.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        if self.repeat == 0 {
+            return Ok(());
+        }
+        let per = self.bytes_per_repeat() as usize;
+        let mut bits = vec![0u8; self.repeat as usize * per];
+        let (w0, w1) = (self.walk0(), self.walk1());
+        let ub = core.ub();
+        for (r, out) in bits.chunks_exact_mut(per).enumerate() {
+            let a = ub.bytes(w0.block_addr(r as u32, 0), REPEAT_BYTES)?;
+            let b = ub.bytes(w1.block_addr(r as u32, 0), REPEAT_BYTES)?;
+            kernels::compare_pack(self.mode, self.src0.dtype, a, b, out);
+        }
+        core.ub_mut().write(self.dst.addr(), &bits)?;
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PairReduceSum / vcpadd
+
+/// `PairReduceSum<T, isSetMask>(dst, src, repeat, mask, dstRepStride, srcBlkStride, srcRepStride)`.
+///
+/// Implements seed 001: `dst[j] = src[2j] + src[2j+1]` per repeat (64 results for half, 32 for
+/// float); dstRepStride in 128-byte units, source strides in 32-byte blocks; masked-off lanes
+/// count as 0; a pair whose two lanes are both masked off keeps its old dst value, or becomes 0
+/// on chips whose profile says so (Atlas 200/500 A2). Results are rounded once to T and pass the
+/// chip's overflow mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairReduceSum {
+    pub dst: Operand,
+    pub src: Operand,
+    pub repeat: u32,
+    pub mask: MaskArg,
+    pub is_set_mask: bool,
+    pub dst_rep_stride: u32,
+    pub src_blk_stride: u32,
+    pub src_rep_stride: u32,
+}
+
+/// The output lanes (one per pair) that have at least one active input lane.
+#[inline]
+pub fn pair_lanes(lanes: u128) -> u128 {
+    let mut out = 0u128;
+    for j in 0..64 {
+        if (lanes >> (2 * j)) & 3 != 0 {
+            out |= 1 << j;
+        }
+    }
+    out
+}
+
+const PAIR_NAME: &str = "PairReduceSum";
+
+impl PairReduceSum {
+    /// Validates the call for `chip`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        chip: &ChipProfile,
+        dst: &Operand,
+        src: &Operand,
+        repeat: i64,
+        mask: MaskArg,
+        is_set_mask: bool,
+        dst_rep_stride: i64,
+        src_blk_stride: i64,
+        src_rep_stride: i64,
+    ) -> Result<PairReduceSum> {
+        let name = PAIR_NAME;
+        Instr::PairReduceSum.check_type(name, chip.id, "srcLocal", src.dtype)?;
+        check::same_type(name, "dstLocal", dst, "srcLocal", src.dtype)?;
+        let repeat = check::range(name, "repeat", repeat, 0, 255, "[0, 255]")?;
+        let dst_rep = check::range(name, "dstRepStride", dst_rep_stride, 0, 65535, "[0, 65535]")?;
+        if dst_rep == 0 && !chip.vector.pair_reduce_dst_rep_stride_zero {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "dstRepStride",
+                value: "0".into(),
+                rule: "this chip does not support dstRepStride = 0",
+            });
+        }
+        let src_blk = check::range(name, "srcBlkStride", src_blk_stride, 0, 65535, "[0, 65535]")?;
+        let src_rep = check::range(name, "srcRepStride", src_rep_stride, 0, 65535, "[0, 65535]")?;
+        for (param, op) in [("dstLocal", dst), ("srcLocal", src)] {
+            check::scope(name, param, op, MemSpace::Ub)?;
+            check::align(chip, name, param, op)?;
+        }
+        // A mask given in the call is checked now; a placeholder is read at run time.
+        if is_set_mask || mask != MaskArg::Placeholder {
+            mask::resolve(
+                name,
+                mask,
+                lanes_for(src.dtype),
+                is_set_mask,
+                MaskRegister::default(),
+            )?;
+        }
+        Ok(PairReduceSum {
+            dst: dst.clone(),
+            src: src.clone(),
+            repeat,
+            mask,
+            is_set_mask,
+            dst_rep_stride: dst_rep,
+            src_blk_stride: src_blk,
+            src_rep_stride: src_rep,
+        })
+    }
+
+    fn src_walk(&self) -> Walk {
+        Walk {
+            base: self.src.addr(),
+            blk_stride: self.src_blk_stride as u64 * BLOCK_BYTES,
+            rep_stride: self.src_rep_stride as u64 * BLOCK_BYTES,
+            elem_size: self.src.dtype.size() as u64,
+        }
+    }
+
+    fn dst_walk(&self) -> Walk {
+        Walk {
+            base: self.dst.addr(),
+            blk_stride: BLOCK_BYTES,
+            rep_stride: self.dst_rep_stride as u64 * 128,
+            elem_size: self.dst.dtype.size() as u64,
+        }
+    }
+
+    /// Runs the reduction with the core's current mask state.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        match self.src.dtype {
+            ElemType::F16 => self.run::<f16>(core),
+            ElemType::F32 => self.run::<f32>(core),
+            other => Err(AscendError::IllegalType {
+                instr: PAIR_NAME,
+                param: "srcLocal",
+                dtype: other,
+                chip: core.chip().id,
+                legal: "half, float".into(),
+            }),
+        }
+    }
+
+    fn run<T: VecFloat>(&self, core: &mut VectorCore) -> Result<()> {
+        let name = PAIR_NAME;
+        let lanes = lanes_for(self.src.dtype);
+        let lane_mask = mask::resolve(name, self.mask, lanes, self.is_set_mask, core.mask)?;
+        let iterations = lane_mask.iterations(self.repeat, lanes);
+        if iterations == 0 {
+            return Ok(());
+        }
+        let policy = core.chip().vector.pair_reduce_masked_pair;
+        let (src_walk, dst_walk) = (self.src_walk(), self.dst_walk());
+        let out_lanes = |r: u32| match policy {
+            MaskedGroupPolicy::WriteZero => mask::prefix(lanes / 2),
+            MaskedGroupPolicy::KeepDst => pair_lanes(lane_mask.lanes_of(r, lanes)),
+        };
+        check::within(
+            name,
+            "srcLocal",
+            &self.src,
+            src_walk.span(iterations, |r| lane_mask.lanes_of(r, lanes)),
+        )?;
+        check::within(
+            name,
+            "dstLocal",
+            &self.dst,
+            dst_walk.span(iterations, out_lanes),
+        )?;
+        self.check_overlap(iterations, &lane_mask, lanes, &out_lanes)?;
+
+        let size = self.src.dtype.size();
+        let out_bytes = lanes as usize / 2 * size;
+        let mode = core.chip().vector.overflow_mode;
+        let mut buf = [0u8; REPEAT_BYTES as usize];
+        let mut out = [0u8; 128];
+        for r in 0..iterations {
+            let active = lane_mask.lanes_of(r, lanes);
+            let written = out_lanes(r);
+            if written == 0 {
+                continue;
+            }
+            // Read every block that has an active lane; the others contribute zeros.
+            let lpb = (BLOCK_BYTES as usize / size) as u32;
+            for b in 0..8u32 {
+                let chunk = &mut buf[b as usize * 32..(b as usize + 1) * 32];
+                if (active >> (b * lpb)) & mask::prefix(lpb) != 0 {
+                    chunk.copy_from_slice(core.ub().bytes(src_walk.block_addr(r, b), BLOCK_BYTES)?);
+                } else {
+                    chunk.fill(0);
+                }
+            }
+            kernels::pair_sum::<T>(&buf, active, mode, &mut out[..out_bytes]);
+            // Pairs with no active lane: zero (written == all) or untouched (not in written).
+            let empty = !pair_lanes(active) & written;
+            let mut m = empty;
+            while m != 0 {
+                let j = m.trailing_zeros() as usize;
+                m &= m - 1;
+                out[j * size..(j + 1) * size].fill(0);
+            }
+            let base = dst_walk.block_addr(r, 0);
+            let ub = core.ub_mut();
+            if written == mask::prefix(lanes / 2) {
+                ub.write(base, &out[..out_bytes])?;
+            } else {
+                let mut m = written;
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    ub.write(base + (j * size) as u64, &out[j * size..(j + 1) * size])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_overlap(
+        &self,
+        iterations: u32,
+        lane_mask: &LaneMask,
+        lanes: u32,
+        out_lanes: &impl Fn(u32) -> u128,
+    ) -> Result<()> {
+        let (sw, dw) = (self.src_walk(), self.dst_walk());
+        if iterations == 1 {
+            let d = dw.iteration_span(0, out_lanes(0));
+            let s = sw.iteration_span(0, lane_mask.lanes_of(0, lanes));
+            if let (Some(d), Some(s)) = (d, s) {
+                if overlaps(d, s) && self.dst.addr() != self.src.addr() {
+                    return Err(AscendError::IllegalOverlap {
+                        instr: PAIR_NAME,
+                        dst: "dstLocal",
+                        src: "srcLocal",
+                        rule: "within one repeat the source and destination must overlap completely (same start) or not at all",
+                    });
+                }
+            }
+            return Ok(());
+        }
+        for r in 0..iterations - 1 {
+            let Some(d) = dw.iteration_span(r, out_lanes(r)) else {
+                continue;
+            };
+            if sw
+                .iteration_blocks(r + 1, lane_mask.lanes_of(r + 1, lanes))
+                .any(|b| overlaps(b, d))
+            {
+                return Err(AscendError::IllegalOverlap {
+                    instr: PAIR_NAME,
+                    dst: "dstLocal",
+                    src: "srcLocal",
+                    rule: "the destination of repeat N must not be a source of repeat N+1",
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// vector_dup / Duplicate
+
+/// `vector_dup(mask, dst, scalar, repeat_times, dst_blk_stride, dst_rep_stride)` and Ascend C
+/// `Duplicate`: write `scalar` to every active lane; masked-off lanes keep their value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Duplicate {
+    pub dst: Operand,
+    /// The scalar as the bit pattern of dst's element type.
+    pub value_bits: u64,
+    pub mask: LaneMaskSource,
+    pub repeat: u32,
+    pub dst_blk_stride: u32,
+    pub dst_rep_stride: u32,
+}
+
+/// Where an instruction's lanes come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneMaskSource {
+    /// Fixed when the call was checked.
+    Fixed(LaneMask),
+    /// The mask register at run time (`isSetMask = false`).
+    Register,
+}
+
+/// A scalar operand as written in the kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl From<i64> for Scalar {
+    fn from(v: i64) -> Self {
+        Scalar::Int(v)
+    }
+}
+impl From<i32> for Scalar {
+    fn from(v: i32) -> Self {
+        Scalar::Int(v as i64)
+    }
+}
+impl From<f64> for Scalar {
+    fn from(v: f64) -> Self {
+        Scalar::Float(v)
+    }
+}
+impl From<f32> for Scalar {
+    fn from(v: f32) -> Self {
+        Scalar::Float(v as f64)
+    }
+}
+impl From<f16> for Scalar {
+    fn from(v: f16) -> Self {
+        Scalar::Float(v.to_f64())
+    }
+}
+
+impl Scalar {
+    /// The scalar's bit pattern in `dtype`: floats round to nearest even; integers must be
+    /// whole and in range.
+    pub fn to_bits(self, instr: &'static str, param: &'static str, dtype: ElemType) -> Result<u64> {
+        use npusim_core::convert::{Exact, FloatFormat, RoundMode, Saturation, round_to_format};
+        if let Some(fmt) = FloatFormat::of(dtype) {
+            let exact = match self {
+                Scalar::Int(i) => Exact::from_int(i as i128),
+                Scalar::Float(f) => Exact::from_f64(f),
+            };
+            return Ok(round_to_format(
+                exact,
+                fmt,
+                RoundMode::Rint,
+                Saturation::Off,
+            ));
+        }
+        let v: i128 = match self {
+            Scalar::Int(i) => i as i128,
+            Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 1e19 => f as i128,
+            Scalar::Float(f) => {
+                return Err(AscendError::Rule {
+                    instr,
+                    param,
+                    value: f.to_string(),
+                    rule: "an integer tensor takes a whole-number scalar",
+                });
+            }
+        };
+        let bits = dtype.bits();
+        let (lo, hi) = if dtype.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if v < lo || v > hi {
+            return Err(AscendError::Rule {
+                instr,
+                param,
+                value: v.to_string(),
+                rule: "the scalar does not fit the tensor's element type",
+            });
+        }
+        Ok(v as u64
+            & if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            })
+    }
+}
+
+impl Duplicate {
+    /// Validates the call for `chip`. `name` is the API spelling used in messages.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        chip: &ChipProfile,
+        name: &'static str,
+        dst: &Operand,
+        scalar: Scalar,
+        mask: MaskArg,
+        is_set_mask: bool,
+        repeat_times: i64,
+        dst_blk_stride: i64,
+        dst_rep_stride: i64,
+    ) -> Result<Duplicate> {
+        Instr::Duplicate.check_type(name, chip.id, "dst", dst.dtype)?;
+        let repeat = check::range(name, "repeat_times", repeat_times, 0, 255, "[0, 255]")?;
+        let blk = check::range(name, "dst_blk_stride", dst_blk_stride, 0, 255, "[0, 255]")?;
+        if blk == 0 {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "dst_blk_stride",
+                value: "0".into(),
+                rule: "a destination block stride of 0 is undefined behaviour (高维切分)",
+            });
+        }
+        let rep = check::range(name, "dst_rep_stride", dst_rep_stride, 0, 255, "[0, 255]")?;
+        check::scope(name, "dst", dst, MemSpace::Ub)?;
+        check::align(chip, name, "dst", dst)?;
+        let value_bits = scalar.to_bits(name, "scalar", dst.dtype)?;
+        let lanes = lanes_for(dst.dtype);
+        let source = if is_set_mask {
+            LaneMaskSource::Fixed(mask::resolve(
+                name,
+                mask,
+                lanes,
+                true,
+                MaskRegister::default(),
+            )?)
+        } else {
+            mask::resolve(name, mask, lanes, false, MaskRegister::default())?;
+            LaneMaskSource::Register
+        };
+        let op = Duplicate {
+            dst: dst.clone(),
+            value_bits,
+            mask: source,
+            repeat,
+            dst_blk_stride: blk,
+            dst_rep_stride: rep,
+        };
+        if let LaneMaskSource::Fixed(m) = source {
+            let n = m.iterations(repeat, lanes);
+            check::within(
+                name,
+                "dst",
+                dst,
+                op.walk().span(n, |r| m.lanes_of(r, lanes)),
+            )?;
+        }
+        Ok(op)
+    }
+
+    /// A duplicate over a counter-mode element count (Ascend C's `Duplicate(dst, scalar, count)`).
+    pub fn count(
+        chip: &ChipProfile,
+        dst: &Operand,
+        scalar: Scalar,
+        count: i64,
+    ) -> Result<Duplicate> {
+        let name = "Duplicate";
+        Instr::Duplicate.check_type(name, chip.id, "dstLocal", dst.dtype)?;
+        let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
+        check::scope(name, "dstLocal", dst, MemSpace::Ub)?;
+        check::align(chip, name, "dstLocal", dst)?;
+        let m = LaneMask::Counter(count);
+        let op = Duplicate {
+            dst: dst.clone(),
+            value_bits: scalar.to_bits(name, "scalarValue", dst.dtype)?,
+            mask: LaneMaskSource::Fixed(m),
+            repeat: 0,
+            dst_blk_stride: 1,
+            dst_rep_stride: 8,
+        };
+        let lanes = lanes_for(dst.dtype);
+        check::within(
+            name,
+            "dstLocal",
+            dst,
+            op.walk()
+                .span(m.iterations(0, lanes), |r| m.lanes_of(r, lanes)),
+        )?;
+        Ok(op)
+    }
+
+    fn walk(&self) -> Walk {
+        Walk {
+            base: self.dst.addr(),
+            blk_stride: self.dst_blk_stride as u64 * BLOCK_BYTES,
+            rep_stride: self.dst_rep_stride as u64 * BLOCK_BYTES,
+            elem_size: self.dst.dtype.size() as u64,
+        }
+    }
+
+    /// Runs the duplicate.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        let lanes = lanes_for(self.dst.dtype);
+        let m = match self.mask {
+            LaneMaskSource::Fixed(m) => m,
+            LaneMaskSource::Register => {
+                mask::resolve("vector_dup", MaskArg::Placeholder, lanes, false, core.mask)?
+            }
+        };
+        let n = m.iterations(self.repeat, lanes);
+        let walk = self.walk();
+        if let LaneMaskSource::Register = self.mask {
+            check::within(
+                "vector_dup",
+                "dst",
+                &self.dst,
+                walk.span(n, |r| m.lanes_of(r, lanes)),
+            )?;
+        }
+        let size = self.dst.dtype.size();
+        let pattern = self.value_bits.to_le_bytes();
+        let mut block = [0u8; BLOCK_BYTES as usize];
+        for c in block.chunks_exact_mut(size) {
+            c.copy_from_slice(&pattern[..size]);
+        }
+        let lpb = (BLOCK_BYTES as usize / size) as u32;
+        let ub = core.ub_mut();
+        for r in 0..n {
+            let active = m.lanes_of(r, lanes);
+            for b in 0..8u32 {
+                let bl = (active >> (b * lpb)) & mask::prefix(lpb);
+                if bl == 0 {
+                    continue;
+                }
+                let addr = walk.block_addr(r, b);
+                if bl == mask::prefix(lpb) {
+                    ub.write(addr, &block)?;
+                } else {
+                    let mut x = bl;
+                    while x != 0 {
+                        let e = x.trailing_zeros() as u64;
+                        x &= x - 1;
+                        ub.write(addr + e * size as u64, &block[..size])?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// data_move / DataCopy
+
+/// `data_move(dst, src, sid, nburst, burst, src_stride, dst_stride)` and Ascend C `DataCopy`:
+/// `nburst` bursts of `burst` 32-byte blocks; strides are the gaps between bursts, in 32-byte
+/// blocks. Moves GM→UB, UB→GM and UB→UB.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataMove {
+    pub dst: Operand,
+    pub src: Operand,
+    pub nburst: u32,
+    pub burst: u32,
+    pub src_gap: u32,
+    pub dst_gap: u32,
+}
+
+impl DataMove {
+    /// Validates the call for `chip`. `name` is the API spelling used in messages.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        chip: &ChipProfile,
+        name: &'static str,
+        dst: &Operand,
+        src: &Operand,
+        sid: i64,
+        nburst: i64,
+        burst: i64,
+        src_stride: i64,
+        dst_stride: i64,
+    ) -> Result<DataMove> {
+        check::range(name, "sid", sid, 0, 15, "[0, 15]")?;
+        let nburst = check::range(name, "nburst", nburst, 1, 4095, "[1, 4095]")?;
+        let burst = check::range(name, "burst", burst, 1, 65535, "[1, 65535]")?;
+        let src_gap = check::range(name, "src_stride", src_stride, 0, 65535, "[0, 65535]")?;
+        let dst_gap = check::range(name, "dst_stride", dst_stride, 0, 65535, "[0, 65535]")?;
+        if dst.dtype.size() != src.dtype.size() {
+            return Err(AscendError::TypeMismatch {
+                instr: name,
+                param: "dst",
+                got: dst.dtype,
+                other: "src",
+                want: src.dtype,
+            });
+        }
+        if dst.space == MemSpace::Gm && src.space == MemSpace::Gm {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "dst",
+                value: format!("{} (GM) <- {} (GM)", dst.tensor, src.tensor),
+                rule: "moves between two global-memory tensors are not supported; one side must be UB",
+            });
+        }
+        for (param, op) in [("dst", dst), ("src", src)] {
+            if !matches!(op.space, MemSpace::Gm | MemSpace::Ub) {
+                return Err(AscendError::WrongScope {
+                    instr: name,
+                    param,
+                    tensor: op.tensor.to_string(),
+                    got: op.space,
+                    want: "GM or UB",
+                });
+            }
+            check::align(chip, name, param, op)?;
+        }
+        let mv = DataMove {
+            dst: dst.clone(),
+            src: src.clone(),
+            nburst,
+            burst,
+            src_gap,
+            dst_gap,
+        };
+        check::within(name, "src", src, Some(mv.span(src.addr(), src_gap)))?;
+        check::within(name, "dst", dst, Some(mv.span(dst.addr(), dst_gap)))?;
+        Ok(mv)
+    }
+
+    fn span(&self, base: u64, gap: u32) -> (u64, u64) {
+        let step = (self.burst as u64 + gap as u64) * BLOCK_BYTES;
+        (
+            base,
+            base + (self.nburst as u64 - 1) * step + self.burst as u64 * BLOCK_BYTES,
+        )
+    }
+
+    /// Runs the move.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        let len = self.burst as u64 * BLOCK_BYTES;
+        let mut tmp = vec![0u8; len as usize];
+        for i in 0..self.nburst as u64 {
+            let s = self.src.addr() + i * (self.burst as u64 + self.src_gap as u64) * BLOCK_BYTES;
+            let d = self.dst.addr() + i * (self.burst as u64 + self.dst_gap as u64) * BLOCK_BYTES;
+            tmp.copy_from_slice(core.memory(self.src.space)?.bytes(s, len)?);
+            core.memory_mut(self.dst.space)?.write(d, &tmp)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,497 @@
+//! The TIK face: `tik.Tik()` kernels transcribed line by line.
+//!
+//! Names and parameter order follow TIK (`tik_instance.data_move(dst, src, sid, nburst, burst,
+//! src_stride, dst_stride)`, `vector_dup(mask, dst, scalar, repeat_times, dst_blk_stride,
+//! dst_rep_stride)`, `vec_cmpv_xx(dst, src0, src1, repeat_times, src0_rep_stride,
+//! src1_rep_stride)`); tensors are declared in `scope_gm` or `scope_ubuf`. Each statement is
+//! checked when it is written and recorded once; [`Tik::start_debug`] then runs the recorded
+//! program on a fresh core with inputs fed by tensor name and returns the outputs by name, as
+//! TIK's debugger (`tikdb.start_debug(feed_dict)`) does. Mask lists use TIK's `[mask_h, mask_l]`
+//! order.
+
+use crate::core::{Operand, VectorCore};
+use crate::error::{AscendError, Result};
+use crate::kernels::CmpMode;
+use crate::mask::MaskArg;
+use crate::ops::{DataMove, Duplicate, PairReduceSum, Scalar, Vcmpv};
+use npusim_core::{ChipId, ChipProfile, ElemType, MemSpace, NpyArray};
+use std::sync::Arc;
+
+/// Where a TIK tensor lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `tik.scope_gm`
+    Gm,
+    /// `tik.scope_ubuf`
+    Ubuf,
+}
+
+/// TIK's mask argument: an int (continuous) or a list `[mask_h, mask_l]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TikMask(pub MaskArg);
+
+impl From<u64> for TikMask {
+    fn from(n: u64) -> Self {
+        TikMask(MaskArg::Count(n))
+    }
+}
+impl From<i32> for TikMask {
+    fn from(n: i32) -> Self {
+        TikMask(MaskArg::Count(n.max(0) as u64))
+    }
+}
+impl From<[u64; 2]> for TikMask {
+    /// `[mask_h, mask_l]`, TIK's order.
+    fn from(l: [u64; 2]) -> Self {
+        TikMask(MaskArg::tik_list(l[0], l[1]))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Decl {
+    op: Operand,
+    shape: Vec<usize>,
+}
+
+/// One recorded statement.
+#[derive(Clone, Debug)]
+enum Stmt {
+    DataMove(DataMove),
+    Dup(Duplicate),
+    Cmpv(Vcmpv),
+    PairReduce(PairReduceSum),
+}
+
+/// A TIK kernel under construction (`tik.Tik()`), and its debugger.
+#[derive(Clone, Debug)]
+pub struct Tik {
+    chip: &'static ChipProfile,
+    decls: Vec<Decl>,
+    ub_used: u64,
+    gm_used: u64,
+    program: Vec<Stmt>,
+    inputs: Option<Vec<Arc<str>>>,
+    outputs: Option<Vec<Arc<str>>>,
+}
+
+impl Tik {
+    /// `tik.Tik()` for a chip.
+    pub fn new(chip: ChipId) -> Tik {
+        Tik {
+            chip: ChipProfile::get(chip),
+            decls: Vec::new(),
+            ub_used: 0,
+            gm_used: 0,
+            program: Vec::new(),
+            inputs: None,
+            outputs: None,
+        }
+    }
+
+    /// The chip this kernel targets.
+    pub fn chip(&self) -> &'static ChipProfile {
+        self.chip
+    }
+
+    /// `tik_instance.Tensor(dtype, shape, name=..., scope=...)`; `dtype` is a TIK name such as
+    /// `"float16"`. Tensors are placed 32-byte aligned, one after another.
+    pub fn tensor(
+        &mut self,
+        dtype: &str,
+        shape: &[usize],
+        name: &str,
+        scope: Scope,
+    ) -> Result<Operand> {
+        let dtype = ElemType::parse(dtype).ok_or_else(|| AscendError::Rule {
+            instr: "Tensor",
+            param: "dtype",
+            value: dtype.to_string(),
+            rule: "not a TIK element type",
+        })?;
+        if self.decls.iter().any(|d| &*d.op.tensor == name) {
+            return Err(AscendError::DuplicateTensor(name.to_string()));
+        }
+        let bytes = shape.iter().product::<usize>() as u64 * dtype.size() as u64;
+        let (space, used) = match scope {
+            Scope::Gm => (MemSpace::Gm, &mut self.gm_used),
+            Scope::Ubuf => (MemSpace::Ub, &mut self.ub_used),
+        };
+        let base = used.div_ceil(32) * 32;
+        if space == MemSpace::Ub {
+            let cap = self.chip.capacity(MemSpace::Ub).unwrap_or(0) as u64;
+            if base + bytes > cap {
+                return Err(AscendError::OutOfMemory {
+                    tensor: name.to_string(),
+                    space,
+                    bytes,
+                    used: base,
+                    capacity: cap,
+                });
+            }
+        }
+        *used = base + bytes;
+        let op = Operand {
+            tensor: name.into(),
+            space,
+            dtype,
+            tensor_base: base,
+            tensor_bytes: bytes,
+            offset: 0,
+        };
+        self.decls.push(Decl {
+            op: op.clone(),
+            shape: shape.to_vec(),
+        });
+        Ok(op)
+    }
+
+    /// `data_move(dst, src, sid, nburst, burst, src_stride, dst_stride)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn data_move(
+        &mut self,
+        dst: &Operand,
+        src: &Operand,
+        sid: i64,
+        nburst: i64,
+        burst: i64,
+        src_stride: i64,
+        dst_stride: i64,
+    ) -> Result<()> {
+        let s = DataMove::new(
+            self.chip,
+            "data_move",
+            dst,
+            src,
+            sid,
+            nburst,
+            burst,
+            src_stride,
+            dst_stride,
+        )?;
+        self.program.push(Stmt::DataMove(s));
+        Ok(())
+    }
+
+    /// `vector_dup(mask, dst, scalar, repeat_times, dst_blk_stride, dst_rep_stride)`.
+    pub fn vector_dup(
+        &mut self,
+        mask: impl Into<TikMask>,
+        dst: &Operand,
+        scalar: impl Into<Scalar>,
+        repeat_times: i64,
+        dst_blk_stride: i64,
+        dst_rep_stride: i64,
+    ) -> Result<()> {
+        let s = Duplicate::new(
+            self.chip,
+            "vector_dup",
+            dst,
+            scalar.into(),
+            mask.into().0,
+            true,
+            repeat_times,
+            dst_blk_stride,
+            dst_rep_stride,
+        )?;
+        self.program.push(Stmt::Dup(s));
+        Ok(())
+    }
+
+    /// `vec_dup(mask, dst, scalar, repeat_times, dst_rep_stride)`: `vector_dup` with block
+    /// stride 1.
+    pub fn vec_dup(
+        &mut self,
+        mask: impl Into<TikMask>,
+        dst: &Operand,
+        scalar: impl Into<Scalar>,
+        repeat_times: i64,
+        dst_rep_stride: i64,
+    ) -> Result<()> {
+        self.vector_dup(mask, dst, scalar, repeat_times, 1, dst_rep_stride)
+    }
+
+    /// `vec_cpadd(mask, dst, src, repeat_times, dst_rep_stride, src_rep_stride)`: pair-add.
+    /// TIK treats dst_rep_stride 0 as 1 on the chips that do not support 0.
+    pub fn vec_cpadd(
+        &mut self,
+        mask: impl Into<TikMask>,
+        dst: &Operand,
+        src: &Operand,
+        repeat_times: i64,
+        dst_rep_stride: i64,
+        src_rep_stride: i64,
+    ) -> Result<()> {
+        let dst_rep = if dst_rep_stride == 0 && !self.chip.vector.pair_reduce_dst_rep_stride_zero {
+            1
+        } else {
+            dst_rep_stride
+        };
+        let s = PairReduceSum::new(
+            self.chip,
+            dst,
+            src,
+            repeat_times,
+            mask.into().0,
+            true,
+            dst_rep,
+            1,
+            src_rep_stride,
+        )?;
+        self.program.push(Stmt::PairReduce(s));
+        Ok(())
+    }
+
+    /// `vec_cmpv_xx` for any comparison.
+    pub fn vec_cmpv(
+        &mut self,
+        mode: CmpMode,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        let s = Vcmpv::new(
+            self.chip,
+            mode,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )?;
+        self.program.push(Stmt::Cmpv(s));
+        Ok(())
+    }
+
+    /// `vec_cmpv_lt(dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)`.
+    pub fn vec_cmpv_lt(
+        &mut self,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        self.vec_cmpv(
+            CmpMode::Lt,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )
+    }
+    /// `vec_cmpv_gt(...)`.
+    pub fn vec_cmpv_gt(
+        &mut self,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        self.vec_cmpv(
+            CmpMode::Gt,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )
+    }
+    /// `vec_cmpv_ge(...)`.
+    pub fn vec_cmpv_ge(
+        &mut self,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        self.vec_cmpv(
+            CmpMode::Ge,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )
+    }
+    /// `vec_cmpv_eq(...)`.
+    pub fn vec_cmpv_eq(
+        &mut self,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        self.vec_cmpv(
+            CmpMode::Eq,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )
+    }
+    /// `vec_cmpv_ne(...)`.
+    pub fn vec_cmpv_ne(
+        &mut self,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        self.vec_cmpv(
+            CmpMode::Ne,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )
+    }
+    /// `vec_cmpv_le(...)`.
+    pub fn vec_cmpv_le(
+        &mut self,
+        dst: &Operand,
+        src0: &Operand,
+        src1: &Operand,
+        repeat_times: i64,
+        src0_rep_stride: i64,
+        src1_rep_stride: i64,
+    ) -> Result<()> {
+        self.vec_cmpv(
+            CmpMode::Le,
+            dst,
+            src0,
+            src1,
+            repeat_times,
+            src0_rep_stride,
+            src1_rep_stride,
+        )
+    }
+
+    /// `BuildCCE(kernel_name, inputs, outputs)`: fixes which GM tensors are fed and fetched.
+    pub fn build_cce(
+        &mut self,
+        _kernel_name: &str,
+        inputs: &[&Operand],
+        outputs: &[&Operand],
+    ) -> Result<()> {
+        for t in inputs.iter().chain(outputs) {
+            if t.space != MemSpace::Gm {
+                return Err(AscendError::WrongScope {
+                    instr: "BuildCCE",
+                    param: "inputs/outputs",
+                    tensor: t.tensor.to_string(),
+                    got: t.space,
+                    want: "GM",
+                });
+            }
+        }
+        self.inputs = Some(inputs.iter().map(|t| t.tensor.clone()).collect());
+        self.outputs = Some(outputs.iter().map(|t| t.tensor.clone()).collect());
+        Ok(())
+    }
+
+    fn decl(&self, name: &str) -> Result<&Decl> {
+        self.decls
+            .iter()
+            .find(|d| &*d.op.tensor == name)
+            .ok_or_else(|| AscendError::UnknownTensor(name.to_string()))
+    }
+
+    /// Runs the kernel (`tikdb.start_debug(feed_dict)`): writes each fed array into its GM
+    /// tensor, executes every statement in order, and returns the output tensors (those named
+    /// in [`Tik::build_cce`], or every GM tensor) with their declared shapes.
+    pub fn start_debug(&self, feed: &[(&str, &NpyArray)]) -> Result<Vec<(String, NpyArray)>> {
+        let mut core = VectorCore::new(self.chip.id, self.gm_used.div_ceil(32) as usize * 32);
+        for (name, array) in feed {
+            let d = self.decl(name)?;
+            if d.op.space != MemSpace::Gm
+                || self
+                    .inputs
+                    .as_ref()
+                    .is_some_and(|i| !i.iter().any(|n| &**n == *name))
+            {
+                return Err(AscendError::FeedMismatch {
+                    tensor: name.to_string(),
+                    got: "a feed".into(),
+                    want: "a kernel input in GM".into(),
+                });
+            }
+            if array.dtype != d.op.dtype || array.len() != d.shape.iter().product::<usize>() {
+                return Err(AscendError::FeedMismatch {
+                    tensor: name.to_string(),
+                    got: format!("{} {:?}", array.dtype, array.shape),
+                    want: format!("{} {:?}", d.op.dtype, d.shape),
+                });
+            }
+            core.memory_mut(MemSpace::Gm)?
+                .write(d.op.tensor_base, &array.data)?;
+        }
+        if let Some(inputs) = &self.inputs {
+            if let Some(missing) = inputs
+                .iter()
+                .find(|n| !feed.iter().any(|(f, _)| *f == &***n))
+            {
+                return Err(AscendError::FeedMismatch {
+                    tensor: missing.to_string(),
+                    got: "nothing".into(),
+                    want: "an array for every BuildCCE input".into(),
+                });
+            }
+        }
+        for stmt in &self.program {
+            match stmt {
+                Stmt::DataMove(s) => s.execute(&mut core)?,
+                Stmt::Dup(s) => s.execute(&mut core)?,
+                Stmt::Cmpv(s) => s.execute(&mut core)?,
+                Stmt::PairReduce(s) => s.execute(&mut core)?,
+            }
+        }
+        let names: Vec<Arc<str>> = match &self.outputs {
+            Some(o) => o.clone(),
+            None => self
+                .decls
+                .iter()
+                .filter(|d| d.op.space == MemSpace::Gm)
+                .map(|d| d.op.tensor.clone())
+                .collect(),
+        };
+        names
+            .iter()
+            .map(|n| {
+                let d = self.decl(n)?;
+                let data = core
+                    .memory(MemSpace::Gm)?
+                    .bytes(d.op.tensor_base, d.op.tensor_bytes)?
+                    .to_vec();
+                Ok((
+                    n.to_string(),
+                    NpyArray {
+                        dtype: d.op.dtype,
+                        shape: d.shape.clone(),
+                        data,
+                    },
+                ))
+            })
+            .collect()
+    }
+}
