@@ -47,6 +47,8 @@ impl KeyType {
 /// Compile-time key behaviour; one zero-sized implementor per [`KeyType`], so the hot loops are
 /// monomorphised and free of per-element dispatch.
 trait Key {
+    /// Whether two distinct bit patterns (`+0`, `-0`) share one [`Key::ord`] image.
+    const SIGNED_ZERO: bool;
     /// Whether `b` is a NaN (never for integers).
     fn is_nan(b: u32) -> bool;
     /// IEEE/integer `a < b`.
@@ -69,6 +71,7 @@ struct I32Key;
 struct U32Key;
 
 impl Key for F32Key {
+    const SIGNED_ZERO: bool = true;
     #[inline(always)]
     fn is_nan(b: u32) -> bool {
         b & 0x7fff_ffff > 0x7f80_0000
@@ -113,6 +116,7 @@ impl Key for F32Key {
 }
 
 impl Key for I32Key {
+    const SIGNED_ZERO: bool = false;
     #[inline(always)]
     fn is_nan(_: u32) -> bool {
         false
@@ -143,6 +147,7 @@ impl Key for I32Key {
 }
 
 impl Key for U32Key {
+    const SIGNED_ZERO: bool = false;
     #[inline(always)]
     fn is_nan(_: u32) -> bool {
         false
@@ -380,10 +385,12 @@ fn indexed_order_reference_impl<K: Key>(
 ///
 /// Non-NaN keys are packed as `u64 = (order image of value) << 32 | (u32::MAX - position)`, so
 /// ascending packed order is the anti-stable value order of step 1 and all packed keys are
-/// distinct (deterministic with unstable algorithms). Only the `m` elements that fill the non-NaN
-/// slots among the first `k`, plus the rest of the last one's equal-value group (a run of
-/// bit-identical values may continue past slot `k - 1`), are selected (`select_nth_unstable`)
-/// and sorted; a full sort uses an LSD radix sort on the value image.
+/// distinct (deterministic with unstable algorithms). A full sort uses an LSD radix sort on the
+/// value image. A top-K needs only the `m` elements that fill the non-NaN slots among the first
+/// `k`, plus the rest of the last one's equal-value group (a run of bit-identical values may
+/// continue past slot `k - 1`): a 16-bit histogram of the value image finds the bucket holding
+/// the `m`-th element, only elements up to that bucket are packed, and `select_nth_unstable`
+/// plus a sort of the head finish the job.
 pub fn indexed_order(
     keys: &[u32],
     tie: Option<&[u32]>,
@@ -391,24 +398,27 @@ pub fn indexed_order(
     descended: bool,
     kind: KeyType,
 ) -> Vec<u32> {
-    dispatch!(kind, indexed_order_impl(keys, tie, k, descended))
+    dispatch!(kind, indexed_core(keys, tie, k, descended)).1
 }
 
-fn indexed_order_impl<K: Key>(
+/// `(values, positions)` of the first `k` outputs, fast model.
+fn indexed_core<K: Key>(
     keys: &[u32],
     tie: Option<&[u32]>,
     k: usize,
     descended: bool,
-) -> Vec<u32> {
+) -> (Vec<u32>, Vec<u32>) {
     let n = keys.len();
     let k = k.min(n);
-    if k == 0 || n > u32::MAX as usize {
+    if k == 0 || n >= u32::MAX as usize {
         // Positions are 32-bit on the chip; longer inputs cannot be addressed by a command.
-        return indexed_order_reference_impl::<K>(keys, tie, k, descended);
+        let pos = indexed_order_reference_impl::<K>(keys, tie, k, descended);
+        let vals = pos.iter().map(|&p| keys[p as usize]).collect();
+        return (vals, pos);
     }
     let flip = if descended { u32::MAX } else { 0 };
-    let pack =
-        |i: usize, b: u32| (u64::from(K::ord(b) ^ flip) << 32) | u64::from(u32::MAX - i as u32);
+    let image = |b: u32| K::ord(b) ^ flip;
+    let pack = |i: usize, b: u32| (u64::from(image(b)) << 32) | u64::from(u32::MAX - i as u32);
     // Number of non-NaN slots among the first k (filled from the step-1 order).
     let m = keys[..k].iter().filter(|&&b| !K::is_nan(b)).count();
     let non_nan = keys.iter().filter(|&&b| !K::is_nan(b)).count();
@@ -422,9 +432,27 @@ fn indexed_order_impl<K: Key>(
         packed = radix_sorted_packed::<K>(keys, flip);
         take = m;
     } else {
-        let mut p: Vec<u64> = Vec::with_capacity(non_nan);
-        for (i, &b) in keys.iter().enumerate() {
+        // Radix select: keep only elements whose top 16 image bits are at most those of the
+        // m-th smallest; every other element is larger than all kept ones.
+        let mut hist = vec![0u32; 1 << 16];
+        for &b in keys {
             if !K::is_nan(b) {
+                hist[(image(b) >> 16) as usize] += 1;
+            }
+        }
+        let mut below = 0usize;
+        let mut bucket = hist.len() - 1;
+        for (i, &h) in hist.iter().enumerate() {
+            if below + h as usize >= m {
+                bucket = i;
+                break;
+            }
+            below += h as usize;
+        }
+        let bucket = bucket as u32;
+        let mut p: Vec<u64> = Vec::with_capacity(below + hist[bucket as usize] as usize);
+        for (i, &b) in keys.iter().enumerate() {
+            if !K::is_nan(b) && image(b) >> 16 <= bucket {
                 p.push(pack(i, b));
             }
         }
@@ -444,55 +472,68 @@ fn indexed_order_impl<K: Key>(
         p.truncate(take);
         packed = p;
     }
-    let pos_of = |x: u64| (u32::MAX - x as u32) as usize;
+    // Value bits come back from the image, except for zeros (+0 and -0 share one image).
+    let zero_image = K::ord(0) ^ flip;
+    let unpack = |x: u64| -> (u32, u32) {
+        let pos = u32::MAX - x as u32;
+        let o = (x >> 32) as u32;
+        let v = if K::SIGNED_ZERO && o == zero_image {
+            keys[pos as usize]
+        } else {
+            K::from_total(o ^ flip)
+        };
+        (v, pos)
+    };
 
     // Step 2 for the first k slots, continued while the run of bit-identical values at slot
     // k - 1 continues (step 3 then needs the whole run).
-    let mut seq: Vec<usize> = Vec::with_capacity(take + 1);
+    let mut vals: Vec<u32> = Vec::with_capacity(take + 1);
+    let mut pos: Vec<u32> = Vec::with_capacity(take + 1);
     let mut it = 0;
     for (slot, &b) in keys.iter().enumerate() {
-        let cand = if K::is_nan(b) {
-            slot
+        let (v, p) = if K::is_nan(b) {
+            (b, slot as u32)
         } else if it < take {
-            pos_of(packed[it])
+            unpack(packed[it])
         } else {
             break;
         };
-        if slot >= k {
-            match seq.last() {
-                Some(&last) if keys[last] == keys[cand] => {}
-                _ => break,
-            }
+        if slot >= k && vals.last() != Some(&v) {
+            break;
         }
         if !K::is_nan(b) {
             it += 1;
         }
-        seq.push(cand);
+        vals.push(v);
+        pos.push(p);
     }
     // Step 3.
     let mut s = 0;
-    while s < seq.len() {
-        let v = keys[seq[s]];
+    while s < vals.len() {
+        let v = vals[s];
         let mut e = s + 1;
-        while e < seq.len() && keys[seq[e]] == v {
+        while e < vals.len() && vals[e] == v {
             e += 1;
         }
         if e - s > 1 {
             match tie {
-                None => seq[s..e].sort_unstable(),
-                Some(t) => seq[s..e].sort_unstable_by_key(|&p| (t.get(p).copied().unwrap_or(0), p)),
+                None => pos[s..e].sort_unstable(),
+                Some(t) => pos[s..e]
+                    .sort_unstable_by_key(|&p| (t.get(p as usize).copied().unwrap_or(0), p)),
             }
         }
         s = e;
     }
-    seq.truncate(k);
-    seq.into_iter().map(|p| p as u32).collect()
+    vals.truncate(k);
+    pos.truncate(k);
+    (vals, pos)
 }
 
 /// All non-NaN keys packed as in [`indexed_order`], in ascending packed order.
 ///
 /// Elements are laid out by descending position, then stably LSD-radix-sorted on the 32-bit
-/// value image (4 passes of 8 bits), which yields the same order as sorting the packed `u64`s.
+/// value image (passes of 8 bits, skipping digits all elements share), which yields the same
+/// order as sorting the packed `u64`s.
 fn radix_sorted_packed<K: Key>(keys: &[u32], flip: u32) -> Vec<u64> {
     let mut a: Vec<u64> = Vec::with_capacity(keys.len());
     for (i, &b) in keys.iter().enumerate().rev() {
@@ -542,9 +583,7 @@ pub fn sort_natural_index(
     descended: bool,
     kind: KeyType,
 ) -> (Vec<u32>, Vec<u32>) {
-    let order = indexed_order(keys, None, k, descended, kind);
-    let data = order.iter().map(|&p| keys[p as usize]).collect();
-    (data, order)
+    dispatch!(kind, indexed_core(keys, None, k, descended))
 }
 
 /// `tpu_hau_sort_specific_index` on slices: `(output_data, output_idx)` for the first `k`
@@ -556,8 +595,7 @@ pub fn sort_specific_index(
     descended: bool,
     kind: KeyType,
 ) -> (Vec<u32>, Vec<u32>) {
-    let order = indexed_order(keys, Some(idx), k, descended, kind);
-    let data = order.iter().map(|&p| keys[p as usize]).collect();
+    let (data, order) = dispatch!(kind, indexed_core(keys, Some(idx), k, descended));
     let out_idx = order
         .iter()
         .map(|&p| idx.get(p as usize).copied().unwrap_or(0))

@@ -14,6 +14,14 @@ use npusim_tpu::sort::{
 use npusim_tpu::{DataType, Scalar, TpuChip, TpuCore};
 use proptest::prelude::*;
 
+/// Cases per property: 64, or `NPUSIM_PROPTEST_CASES` for a deeper local run.
+fn cases() -> u32 {
+    std::env::var("NPUSIM_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
 /// Float bit patterns rich in duplicates, signed zeros, infinities, denormals and NaNs.
 fn f32_bits_any() -> impl Strategy<Value = u32> {
     prop_oneof![
@@ -84,7 +92,7 @@ fn stable_order(keys: &[u32], tie: Option<&[u32]>, descended: bool, kind: KeyTyp
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn natural_index_is_stable_sort_without_nan_or_zero(
@@ -137,13 +145,16 @@ proptest! {
     #[test]
     fn indexed_fast_equals_reference_large_full_sort(
         keys in prop::collection::vec(f32_bits_any(), 256..1200), descended: bool,
+        kfrac in 0.0f64..1.0, with_tie: bool,
     ) {
-        // Long enough for the radix path; K = len, and K near the NaN-dense tail.
+        // Long enough for the radix sort (K = len) and for the histogram select (other K).
         let n = keys.len();
-        for k in [n, n / 2, 1] {
+        let tie: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 30).collect();
+        let t = with_tie.then_some(&tie[..]);
+        for k in [n, n / 2, 1, 1 + ((n - 1) as f64 * kfrac) as usize] {
             prop_assert_eq!(
-                indexed_order(&keys, None, k, descended, KeyType::F32),
-                indexed_order_reference(&keys, None, k, descended, KeyType::F32)
+                indexed_order(&keys, t, k, descended, KeyType::F32),
+                indexed_order_reference(&keys, t, k, descended, KeyType::F32)
             );
         }
     }
