@@ -27,14 +27,15 @@ pub fn line_gather_reference<T: Copy>(
     end: u32,
     fill_const: bool,
 ) {
+    let at = |row: usize, w: usize| row.checked_mul(line_len).and_then(|x| x.checked_add(w));
     for (h, &ix) in index.iter().enumerate() {
         for w in 0..line_len {
-            let Some(o) = out.get_mut(h * line_len + w) else {
+            let Some(o) = at(h, w).and_then(|i| out.get_mut(i)) else {
                 return;
             };
             if start <= ix && ix <= end {
                 let line = (ix - start) as usize;
-                if let Some(&p) = param.get(line * line_len + w) {
+                if let Some(&p) = at(line, w).and_then(|i| param.get(i)) {
                     *o = p;
                 }
             } else if fill_const {
@@ -70,8 +71,10 @@ pub fn line_gather_rows(
     };
     for (row, &ix) in out.chunks_exact_mut(row_bytes).zip(index) {
         if start <= ix && ix <= end {
-            let off = (ix - start) as usize * row_bytes;
-            if let Some(src) = param.get(off..off + row_bytes) {
+            let src = ((ix - start) as usize)
+                .checked_mul(row_bytes)
+                .and_then(|off| param.get(off..off.checked_add(row_bytes)?));
+            if let Some(src) = src {
                 row.copy_from_slice(src);
             }
         } else if fill_const && !fill_row.is_empty() {

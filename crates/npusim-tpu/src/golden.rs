@@ -371,9 +371,13 @@ fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
     let il = usize::try_from(index_len).map_err(|_| FailureKind::Malformed("index_len".into()))?;
     let window = usize::try_from(i64::from(end) - i64::from(start) + 1)
         .map_err(|_| FailureKind::Malformed("start > end".into()))?;
-    check_len("param", &c.param, window * ll)?;
+    let too_big = || FailureKind::Malformed("buffer size overflows".into());
+    let param_elems = window.checked_mul(ll).ok_or_else(too_big)?;
+    let out_elems = il.checked_mul(ll).ok_or_else(too_big)?;
+    let out_bytes = out_elems.checked_mul(esize).ok_or_else(too_big)?;
+    check_len("param", &c.param, param_elems)?;
     check_len("index", &c.index, il)?;
-    check_len("out", &c.out, il * ll)?;
+    check_len("out", &c.out, out_elems)?;
     let mask = if esize == 4 {
         u32::MAX
     } else {
@@ -394,11 +398,11 @@ fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
     let mut lay = Layout::new(core.gm_base());
     let param_addr = lay.alloc((c.param.len() * esize) as u64);
     let index_addr = lay.alloc((il * 4) as u64);
-    let out_addr = lay.alloc((il * ll * esize) as u64);
+    let out_addr = lay.alloc(out_bytes as u64);
     core.write_bytes(param_addr, &to_bytes(&c.param))
         .map_err(refused)?;
     core.write_u32s(index_addr, &c.index).map_err(refused)?;
-    core.fill_bytes(out_addr, il * ll * esize, c.out_fill_byte)
+    core.fill_bytes(out_addr, out_bytes, c.out_fill_byte)
         .map_err(refused)?;
     core.tpu_hau_line_gather(
         out_addr,
@@ -415,9 +419,7 @@ fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
     )
     .map_err(refused)?;
     core.tpu_hau_poll();
-    let raw = core
-        .read_bytes(out_addr, il * ll * esize)
-        .map_err(refused)?;
+    let raw = core.read_bytes(out_addr, out_bytes).map_err(refused)?;
     let got: Vec<u32> = raw
         .chunks_exact(esize)
         .map(|ch| {
@@ -458,5 +460,26 @@ mod tests {
         assert!(text.ends_with("\n1 passed, 2 failed"), "{text}");
         assert!(text.contains("case 1 (sort): out_data[1]: expected 0x00000003, got 0x00000002"));
         assert!(replay_str("{").is_err());
+    }
+
+    #[test]
+    fn hostile_cases_fail_without_panicking() {
+        let json = r#"{"cases":[
+          {"op":"line_gather","dtype":"u8","line_num":2147483647,"line_len":2147483647,
+           "index_len":2147483647,"start":0,"end":2147483646,"fill_const":true,"c_bits":0,
+           "param":[],"index":[],"out_fill_byte":0,"out":[]},
+          {"op":"sort_natural_index","dtype":"f32","len":4000000000,"k":1,"descended":false,
+           "input":[],"out_fill_byte":0,"out_data":[],"out_idx":[]},
+          {"op":"sort_specific_index","dtype":"u32","len":2,"k":3,"descended":false,
+           "input":[1,2],"input_idx":[0,1],"out_fill_byte":0,"out_data":[1,2],"out_idx":[0,1]},
+          {"op":"line_gather","dtype":"f16","line_num":4,"line_len":1,"index_len":1,
+           "start":0,"end":0,"fill_const":false,"c_bits":0,"param":[70000],"index":[0],
+           "out_fill_byte":0,"out":[0]}
+        ]}"#;
+        let r = replay_str(json).unwrap();
+        assert_eq!((r.passed, r.failed), (0, 4), "{r}");
+        assert!(
+            matches!(r.failures[2].kind, FailureKind::Refused(ref e) if e.starts_with("K out of range"))
+        );
     }
 }
