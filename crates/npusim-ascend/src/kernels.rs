@@ -44,20 +44,21 @@ impl CmpMode {
     }
 }
 
-/// Maps an element's bits to an integer key whose order is the values' order (±0 share key 0),
-/// and says whether the element is a NaN.
+/// Maps an element's bits to an integer key whose order is the values' order (±0 share key 0)
+/// and flags NaNs; the kernels below run it over whole repeats so the compiler vectorises.
 trait OrderKey {
     const SIZE: usize;
-    fn key(bytes: &[u8]) -> (i64, bool);
+    /// Key and NaN flag of the element starting at `b[0]`.
+    fn key(b: &[u8]) -> (i32, bool);
 }
 
 struct KeyF16;
 impl OrderKey for KeyF16 {
     const SIZE: usize = 2;
     #[inline(always)]
-    fn key(b: &[u8]) -> (i64, bool) {
+    fn key(b: &[u8]) -> (i32, bool) {
         let h = u16::from_le_bytes([b[0], b[1]]);
-        let mag = (h & 0x7fff) as i64;
+        let mag = (h & 0x7fff) as i32;
         (if h & 0x8000 != 0 { -mag } else { mag }, mag > 0x7c00)
     }
 }
@@ -66,9 +67,9 @@ struct KeyF32;
 impl OrderKey for KeyF32 {
     const SIZE: usize = 4;
     #[inline(always)]
-    fn key(b: &[u8]) -> (i64, bool) {
+    fn key(b: &[u8]) -> (i32, bool) {
         let x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        let mag = (x & 0x7fff_ffff) as i64;
+        let mag = (x & 0x7fff_ffff) as i32;
         (
             if x & 0x8000_0000 != 0 { -mag } else { mag },
             mag > 0x7f80_0000,
@@ -80,43 +81,101 @@ struct KeyI32;
 impl OrderKey for KeyI32 {
     const SIZE: usize = 4;
     #[inline(always)]
-    fn key(b: &[u8]) -> (i64, bool) {
-        (i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64, false)
+    fn key(b: &[u8]) -> (i32, bool) {
+        (i32::from_le_bytes([b[0], b[1], b[2], b[3]]), false)
     }
 }
 
+/// Compares up to 128 elements: keys first (a vectorisable pass), then one bit per element.
 #[inline(always)]
 fn compare_with<K: OrderKey>(
     a: &[u8],
     b: &[u8],
     out: &mut [u8],
-    pred: impl Fn(i64, i64) -> bool,
+    pred: impl Fn(i32, i32) -> bool,
     nan_result: bool,
 ) {
-    let group = 8 * K::SIZE;
-    for (o, (ga, gb)) in out
+    let n = (out.len() * 8)
+        .min(a.len() / K::SIZE)
+        .min(b.len() / K::SIZE)
+        .min(128);
+    let mut hits = [0u8; 128];
+    for ((h, ea), eb) in hits[..n]
         .iter_mut()
-        .zip(a.chunks_exact(group).zip(b.chunks_exact(group)))
+        .zip(a.chunks_exact(K::SIZE))
+        .zip(b.chunks_exact(K::SIZE))
     {
-        let mut byte = 0u8;
-        for i in 0..8 {
-            let (ka, na) = K::key(&ga[i * K::SIZE..]);
-            let (kb, nb) = K::key(&gb[i * K::SIZE..]);
-            let bit = if na | nb { nan_result } else { pred(ka, kb) };
-            byte |= (bit as u8) << i;
+        let (ka, na) = K::key(ea);
+        let (kb, nb) = K::key(eb);
+        let nan = na | nb;
+        *h = ((pred(ka, kb) & !nan) | (nan & nan_result)) as u8;
+    }
+    pack_bits(&hits[..n], out);
+}
+
+/// Packs 0/1 bytes eight at a time into bits, element i at bit i.
+#[inline(always)]
+fn pack_bits(hits: &[u8], out: &mut [u8]) {
+    for (o, g) in out.iter_mut().zip(hits.chunks_exact(8)) {
+        let x = u64::from_le_bytes([g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]]);
+        // Byte i (0 or 1) lands on bit 56 + i; no two partial products collide.
+        *o = (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
+    }
+}
+
+/// One full repeat of 128 f16 lanes with 16-bit keys, so the key pass runs 16 lanes per AVX2
+/// instruction.
+#[inline(always)]
+fn compare_f16_repeat(
+    a: &[u8],
+    b: &[u8],
+    out: &mut [u8],
+    pred: impl Fn(i16, i16) -> bool,
+    nan_result: bool,
+) {
+    let a: [u16; 128] = bytemuck::pod_read_unaligned(&a[..256]);
+    let b: [u16; 128] = bytemuck::pod_read_unaligned(&b[..256]);
+    let mut hits = [0u8; 128];
+    for i in 0..128 {
+        let (x, y) = (u16::from_le(a[i]), u16::from_le(b[i]));
+        let (mx, my) = ((x & 0x7fff) as i16, (y & 0x7fff) as i16);
+        let kx = if x & 0x8000 != 0 { -mx } else { mx };
+        let ky = if y & 0x8000 != 0 { -my } else { my };
+        let nan = (mx > 0x7c00) | (my > 0x7c00);
+        hits[i] = ((pred(kx, ky) & !nan) | (nan & nan_result)) as u8;
+    }
+    pack_bits(&hits, out);
+}
+
+fn compare_f16(mode: CmpMode, a: &[u8], b: &[u8], out: &mut [u8]) {
+    for ((ca, cb), co) in a.chunks(256).zip(b.chunks(256)).zip(out.chunks_mut(16)) {
+        if ca.len() < 256 || cb.len() < 256 || co.len() < 16 {
+            compare_keyed::<KeyF16>(mode, ca, cb, co);
+            continue;
         }
-        *o = byte;
+        match mode {
+            CmpMode::Lt => compare_f16_repeat(ca, cb, co, |x, y| x < y, false),
+            CmpMode::Gt => compare_f16_repeat(ca, cb, co, |x, y| x > y, false),
+            CmpMode::Ge => compare_f16_repeat(ca, cb, co, |x, y| x >= y, false),
+            CmpMode::Eq => compare_f16_repeat(ca, cb, co, |x, y| x == y, false),
+            CmpMode::Ne => compare_f16_repeat(ca, cb, co, |x, y| x != y, true),
+            CmpMode::Le => compare_f16_repeat(ca, cb, co, |x, y| x <= y, false),
+        }
     }
 }
 
 fn compare_keyed<K: OrderKey>(mode: CmpMode, a: &[u8], b: &[u8], out: &mut [u8]) {
-    match mode {
-        CmpMode::Lt => compare_with::<K>(a, b, out, |x, y| x < y, false),
-        CmpMode::Gt => compare_with::<K>(a, b, out, |x, y| x > y, false),
-        CmpMode::Ge => compare_with::<K>(a, b, out, |x, y| x >= y, false),
-        CmpMode::Eq => compare_with::<K>(a, b, out, |x, y| x == y, false),
-        CmpMode::Ne => compare_with::<K>(a, b, out, |x, y| x != y, true),
-        CmpMode::Le => compare_with::<K>(a, b, out, |x, y| x <= y, false),
+    // One repeat (at most 128 elements, 16 output bytes) at a time.
+    let group = 128 * K::SIZE;
+    for ((ca, cb), co) in a.chunks(group).zip(b.chunks(group)).zip(out.chunks_mut(16)) {
+        match mode {
+            CmpMode::Lt => compare_with::<K>(ca, cb, co, |x, y| x < y, false),
+            CmpMode::Gt => compare_with::<K>(ca, cb, co, |x, y| x > y, false),
+            CmpMode::Ge => compare_with::<K>(ca, cb, co, |x, y| x >= y, false),
+            CmpMode::Eq => compare_with::<K>(ca, cb, co, |x, y| x == y, false),
+            CmpMode::Ne => compare_with::<K>(ca, cb, co, |x, y| x != y, true),
+            CmpMode::Le => compare_with::<K>(ca, cb, co, |x, y| x <= y, false),
+        }
     }
 }
 
@@ -125,7 +184,7 @@ fn compare_keyed<K: OrderKey>(mode: CmpMode, a: &[u8], b: &[u8], out: &mut [u8])
 /// `8 · out.len()` elements. Returns false for an element type without a kernel.
 pub fn compare_pack(mode: CmpMode, dtype: ElemType, a: &[u8], b: &[u8], out: &mut [u8]) -> bool {
     match dtype {
-        ElemType::F16 => compare_keyed::<KeyF16>(mode, a, b, out),
+        ElemType::F16 => compare_f16(mode, a, b, out),
         ElemType::F32 => compare_keyed::<KeyF32>(mode, a, b, out),
         ElemType::I32 => compare_keyed::<KeyI32>(mode, a, b, out),
         _ => return false,

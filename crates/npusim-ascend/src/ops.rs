@@ -180,18 +180,24 @@ pub struct PairReduceSum {
     pub dst_rep_stride: u32,
     pub src_blk_stride: u32,
     pub src_rep_stride: u32,
+    /// The lanes, when the call fixed them (`isSetMask = true`); checked once at construction.
+    fixed: Option<LaneMask>,
 }
 
-/// The output lanes (one per pair) that have at least one active input lane.
+/// The output lanes (one per pair) that have at least one active input lane: bit j is set when
+/// bit 2j or bit 2j+1 of `lanes` is.
 #[inline]
 pub fn pair_lanes(lanes: u128) -> u128 {
-    let mut out = 0u128;
-    for j in 0..64 {
-        if (lanes >> (2 * j)) & 3 != 0 {
-            out |= 1 << j;
-        }
+    fn compact_even_bits(x: u64) -> u64 {
+        let mut x = x & 0x5555_5555_5555_5555;
+        x = (x | x >> 1) & 0x3333_3333_3333_3333;
+        x = (x | x >> 2) & 0x0f0f_0f0f_0f0f_0f0f;
+        x = (x | x >> 4) & 0x00ff_00ff_00ff_00ff;
+        x = (x | x >> 8) & 0x0000_ffff_0000_ffff;
+        (x | x >> 16) & 0x0000_0000_ffff_ffff
     }
-    out
+    let either = lanes | lanes >> 1;
+    (compact_even_bits(either as u64) | compact_even_bits((either >> 64) as u64) << 32) as u128
 }
 
 const PAIR_NAME: &str = "PairReduceSum";
@@ -229,17 +235,21 @@ impl PairReduceSum {
             check::scope(name, param, op, MemSpace::Ub)?;
             check::align(chip, name, param, op)?;
         }
-        // A mask given in the call is checked now; a placeholder is read at run time.
-        if is_set_mask || mask != MaskArg::Placeholder {
-            mask::resolve(
+        let lanes = lanes_for(src.dtype);
+        // A mask given in the call is resolved and checked now; a placeholder at run time.
+        let fixed = if is_set_mask {
+            Some(mask::resolve(
                 name,
                 mask,
-                lanes_for(src.dtype),
-                is_set_mask,
+                lanes,
+                true,
                 MaskRegister::default(),
-            )?;
-        }
-        Ok(PairReduceSum {
+            )?)
+        } else {
+            mask::resolve(name, mask, lanes, false, MaskRegister::default())?;
+            None
+        };
+        let op = PairReduceSum {
             dst: dst.clone(),
             src: src.clone(),
             repeat,
@@ -248,7 +258,12 @@ impl PairReduceSum {
             dst_rep_stride: dst_rep,
             src_blk_stride: src_blk,
             src_rep_stride: src_rep,
-        })
+            fixed,
+        };
+        if let Some(m) = fixed {
+            op.check_lanes(chip, m)?;
+        }
+        Ok(op)
     }
 
     fn src_walk(&self) -> Walk {
@@ -269,11 +284,94 @@ impl PairReduceSum {
         }
     }
 
+    /// The dst lanes written for a set of input lanes under the chip's masked-pair policy.
+    fn written_lanes(chip: &ChipProfile, lanes: u32, active: u128) -> u128 {
+        match chip.vector.pair_reduce_masked_pair {
+            MaskedGroupPolicy::WriteZero => mask::prefix(lanes / 2),
+            MaskedGroupPolicy::KeepDst => pair_lanes(active),
+        }
+    }
+
+    /// Bounds and overlap checks for a resolved mask.
+    ///
+    /// Lane offsets within an iteration do not depend on the iteration, so each iteration's
+    /// spans are iteration 0's shifted by `r · rep_stride`; lane sets differ only in the last
+    /// iteration (counter mode). That keeps the check O(repeat).
+    fn check_lanes(&self, chip: &ChipProfile, m: LaneMask) -> Result<()> {
+        let name = PAIR_NAME;
+        let lanes = lanes_for(self.src.dtype);
+        let n = m.iterations(self.repeat, lanes);
+        if n == 0 {
+            return Ok(());
+        }
+        let (sw, dw) = (self.src_walk(), self.dst_walk());
+        let written = |r: u32| Self::written_lanes(chip, lanes, m.lanes_of(r, lanes));
+        check::within(
+            name,
+            "srcLocal",
+            &self.src,
+            sw.span(n, |r| m.lanes_of(r, lanes)),
+        )?;
+        check::within(name, "dstLocal", &self.dst, dw.span(n, written))?;
+
+        let overlap = |rule| AscendError::IllegalOverlap {
+            instr: name,
+            dst: "dstLocal",
+            src: "srcLocal",
+            rule,
+        };
+        if n == 1 {
+            let d = dw.iteration_span(0, written(0));
+            let s = sw.iteration_span(0, m.lanes_of(0, lanes));
+            if let (Some(d), Some(s)) = (d, s) {
+                if overlaps(d, s) && self.dst.addr() != self.src.addr() {
+                    return Err(overlap(
+                        "within one repeat the source and destination must overlap completely (same start) or not at all",
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        let shift = |(lo, hi): (u64, u64), by: u64| (lo + by, hi + by);
+        let (first, last) = (m.lanes_of(0, lanes), m.lanes_of(n - 1, lanes));
+        // Iterations 0..n-1 that feed a next one all have the first iteration's lanes.
+        let dst_span = dw.iteration_span(0, written(0));
+        let src_blocks: [Vec<(u64, u64)>; 2] = [
+            sw.iteration_blocks(0, first).collect(),
+            sw.iteration_blocks(0, last).collect(),
+        ];
+        for r in 0..n - 1 {
+            let Some(d) = dst_span else { continue };
+            let d = shift(d, r as u64 * dw.rep_stride);
+            let next = if r + 1 == n - 1 {
+                &src_blocks[1]
+            } else {
+                &src_blocks[0]
+            };
+            let by = (r + 1) as u64 * sw.rep_stride;
+            if next.iter().any(|b| overlaps(shift(*b, by), d)) {
+                return Err(overlap(
+                    "the destination of repeat N must not be a source of repeat N+1",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Runs the reduction with the core's current mask state.
     pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        let lanes = lanes_for(self.src.dtype);
+        let m = match self.fixed {
+            Some(m) => m,
+            None => {
+                let m = mask::resolve(PAIR_NAME, MaskArg::Placeholder, lanes, false, core.mask)?;
+                self.check_lanes(core.chip(), m)?;
+                m
+            }
+        };
         match self.src.dtype {
-            ElemType::F16 => self.run::<f16>(core),
-            ElemType::F32 => self.run::<f32>(core),
+            ElemType::F16 => self.run::<f16>(core, m),
+            ElemType::F32 => self.run::<f32>(core, m),
             other => Err(AscendError::IllegalType {
                 instr: PAIR_NAME,
                 param: "srcLocal",
@@ -284,47 +382,25 @@ impl PairReduceSum {
         }
     }
 
-    fn run<T: VecFloat>(&self, core: &mut VectorCore) -> Result<()> {
-        let name = PAIR_NAME;
+    fn run<T: VecFloat>(&self, core: &mut VectorCore, m: LaneMask) -> Result<()> {
         let lanes = lanes_for(self.src.dtype);
-        let lane_mask = mask::resolve(name, self.mask, lanes, self.is_set_mask, core.mask)?;
-        let iterations = lane_mask.iterations(self.repeat, lanes);
-        if iterations == 0 {
-            return Ok(());
-        }
-        let policy = core.chip().vector.pair_reduce_masked_pair;
+        let iterations = m.iterations(self.repeat, lanes);
+        let chip = core.chip();
+        let mode = chip.vector.overflow_mode;
         let (src_walk, dst_walk) = (self.src_walk(), self.dst_walk());
-        let out_lanes = |r: u32| match policy {
-            MaskedGroupPolicy::WriteZero => mask::prefix(lanes / 2),
-            MaskedGroupPolicy::KeepDst => pair_lanes(lane_mask.lanes_of(r, lanes)),
-        };
-        check::within(
-            name,
-            "srcLocal",
-            &self.src,
-            src_walk.span(iterations, |r| lane_mask.lanes_of(r, lanes)),
-        )?;
-        check::within(
-            name,
-            "dstLocal",
-            &self.dst,
-            dst_walk.span(iterations, out_lanes),
-        )?;
-        self.check_overlap(iterations, &lane_mask, lanes, &out_lanes)?;
-
         let size = self.src.dtype.size();
+        let lpb = (BLOCK_BYTES as usize / size) as u32;
         let out_bytes = lanes as usize / 2 * size;
-        let mode = core.chip().vector.overflow_mode;
+        let all_out = mask::prefix(lanes / 2);
         let mut buf = [0u8; REPEAT_BYTES as usize];
         let mut out = [0u8; 128];
         for r in 0..iterations {
-            let active = lane_mask.lanes_of(r, lanes);
-            let written = out_lanes(r);
+            let active = m.lanes_of(r, lanes);
+            let written = Self::written_lanes(chip, lanes, active);
             if written == 0 {
                 continue;
             }
             // Read every block that has an active lane; the others contribute zeros.
-            let lpb = (BLOCK_BYTES as usize / size) as u32;
             for b in 0..8u32 {
                 let chunk = &mut buf[b as usize * 32..(b as usize + 1) * 32];
                 if (active >> (b * lpb)) & mask::prefix(lpb) != 0 {
@@ -334,67 +410,24 @@ impl PairReduceSum {
                 }
             }
             kernels::pair_sum::<T>(&buf, active, mode, &mut out[..out_bytes]);
-            // Pairs with no active lane: zero (written == all) or untouched (not in written).
-            let empty = !pair_lanes(active) & written;
-            let mut m = empty;
-            while m != 0 {
-                let j = m.trailing_zeros() as usize;
-                m &= m - 1;
-                out[j * size..(j + 1) * size].fill(0);
-            }
             let base = dst_walk.block_addr(r, 0);
             let ub = core.ub_mut();
-            if written == mask::prefix(lanes / 2) {
+            if written == all_out {
+                // Pairs with no active lane (WriteZero policy) are written as zero.
+                let mut empty = !pair_lanes(active) & all_out;
+                while empty != 0 {
+                    let j = empty.trailing_zeros() as usize;
+                    empty &= empty - 1;
+                    out[j * size..(j + 1) * size].fill(0);
+                }
                 ub.write(base, &out[..out_bytes])?;
             } else {
-                let mut m = written;
-                while m != 0 {
-                    let j = m.trailing_zeros() as usize;
-                    m &= m - 1;
+                let mut w = written;
+                while w != 0 {
+                    let j = w.trailing_zeros() as usize;
+                    w &= w - 1;
                     ub.write(base + (j * size) as u64, &out[j * size..(j + 1) * size])?;
                 }
-            }
-        }
-        Ok(())
-    }
-
-    fn check_overlap(
-        &self,
-        iterations: u32,
-        lane_mask: &LaneMask,
-        lanes: u32,
-        out_lanes: &impl Fn(u32) -> u128,
-    ) -> Result<()> {
-        let (sw, dw) = (self.src_walk(), self.dst_walk());
-        if iterations == 1 {
-            let d = dw.iteration_span(0, out_lanes(0));
-            let s = sw.iteration_span(0, lane_mask.lanes_of(0, lanes));
-            if let (Some(d), Some(s)) = (d, s) {
-                if overlaps(d, s) && self.dst.addr() != self.src.addr() {
-                    return Err(AscendError::IllegalOverlap {
-                        instr: PAIR_NAME,
-                        dst: "dstLocal",
-                        src: "srcLocal",
-                        rule: "within one repeat the source and destination must overlap completely (same start) or not at all",
-                    });
-                }
-            }
-            return Ok(());
-        }
-        for r in 0..iterations - 1 {
-            let Some(d) = dw.iteration_span(r, out_lanes(r)) else {
-                continue;
-            };
-            if sw
-                .iteration_blocks(r + 1, lane_mask.lanes_of(r + 1, lanes))
-                .any(|b| overlaps(b, d))
-            {
-                return Err(AscendError::IllegalOverlap {
-                    instr: PAIR_NAME,
-                    dst: "dstLocal",
-                    src: "srcLocal",
-                    rule: "the destination of repeat N must not be a source of repeat N+1",
-                });
             }
         }
         Ok(())
@@ -761,5 +794,33 @@ impl DataMove {
             core.memory_mut(self.dst.space)?.write(d, &tmp)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pair_lanes_compacts_pairs() {
+        for m in [
+            0u128,
+            1,
+            2,
+            3,
+            0b1100,
+            u128::MAX,
+            1 << 127,
+            1 << 126,
+            0x5555_0000_ffff_0001 << 37,
+        ] {
+            let mut want = 0u128;
+            for j in 0..64 {
+                if (m >> (2 * j)) & 3 != 0 {
+                    want |= 1 << j;
+                }
+            }
+            assert_eq!(pair_lanes(m), want, "{m:#x}");
+        }
     }
 }
