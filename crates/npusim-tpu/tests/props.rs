@@ -136,10 +136,20 @@ proptest! {
         let k = 1 + ((n - 1) as f64 * kfrac) as usize;
         let tie: Vec<u32> = (0..n as u32).map(|i| (i ^ tie_seed).wrapping_mul(2_654_435_761) % 5).collect();
         let t = with_tie.then_some(&tie[..]);
-        prop_assert_eq!(
-            indexed_order(&keys, t, k, descended, kind),
-            indexed_order_reference(&keys, t, k, descended, kind)
-        );
+        let reference = indexed_order_reference(&keys, t, k, descended, kind);
+        prop_assert_eq!(indexed_order(&keys, t, k, descended, kind), reference.clone());
+        // The emitted values (recovered from packed keys) and indices, too.
+        let ref_data: Vec<u32> = reference.iter().map(|&p| keys[p as usize]).collect();
+        let (data, idx) = match t {
+            None => sort_natural_index(&keys, k, descended, kind),
+            Some(t) => sort_specific_index(&keys, t, k, descended, kind),
+        };
+        let ref_idx: Vec<u32> = match t {
+            None => reference.clone(),
+            Some(t) => reference.iter().map(|&p| t[p as usize]).collect(),
+        };
+        prop_assert_eq!(data, ref_data);
+        prop_assert_eq!(idx, ref_idx);
     }
 
     #[test]
