@@ -1,0 +1,3049 @@
+//! Recursive-descent parser and verifier for PTO-AS (the PTOAS MLIR dialect text).
+//!
+//! Implements the textual syntax of hw-native-sys/PTOAS `docs/PTO_IR_manual.md`: `module` with
+//! `pto.target_arch`, `func.func`, the types of §2 (both `!pto.tile_buf` spellings, accepted as
+//! PTOAS's `TileBufType::parse` accepts them), the view and allocation ops of §4.1, every DPS
+//! tile op of §4.3–§4.12 (`pto.op ins(...) outs(...)`), the runtime intrinsics of §4.19, the
+//! sections of §4.17 and the sync ops of §4.16; and the `func`/`arith`/`scf` subset the manual
+//! lists (`arith.constant`, integer/float arithmetic, casts, `cmpi`/`cmpf`/`select`, `scf.for`
+//! with `iter_args`, `scf.if` with results, `scf.while`/`scf.condition`, `func.call`).
+//!
+//! Parsing and verification happen in one pass: names are resolved to [`ValueId`]s as they are
+//! used (SSA values must be defined before use; sibling regions may reuse names), every operand
+//! is checked against the type its op annotates, DPS operand kinds are matched against the
+//! forms in [`crate::ops`], tiles are checked to fit their memory and static partitions to stay
+//! inside their tensor view. Syntax errors stop the parse; semantic errors are collected.
+
+use std::collections::HashMap;
+
+use crate::ast::*;
+use crate::diag::{DiagKind, Diagnostic, Span};
+use crate::lexer::{Lexer, Tok, Token, unescape_string};
+use crate::ops::{OpClass, OpCode, edit_distance, suggest};
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// Options for [`parse_module_with`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Target used for memory-capacity checks; overrides the module's `pto.target_arch`.
+    /// With neither, `a2a3` is assumed.
+    pub target: Option<TargetArch>,
+}
+
+/// Parses and verifies a PTO-AS module.
+///
+/// `file_name` is not used for parsing; it is there so that callers have one call shape for
+/// parsing and rendering (see [`Diagnostic::render`]).
+pub fn parse_module(src: &str, file_name: &str) -> Result<Module, Vec<Diagnostic>> {
+    let _ = file_name;
+    parse_module_with(src, ParseOptions::default())
+}
+
+/// Parses and verifies a PTO-AS module with options.
+pub fn parse_module_with(src: &str, opts: ParseOptions) -> Result<Module, Vec<Diagnostic>> {
+    let mut p = Parser::new(src, opts);
+    let res = p.parse_top();
+    let mut diags = std::mem::take(&mut p.diags);
+    match res {
+        Ok(module) if diags.is_empty() => Ok(module),
+        Ok(_) => {
+            diags.sort_by_key(|d| d.span.start);
+            Err(diags)
+        }
+        Err(fatal) => {
+            diags.push(fatal);
+            diags.sort_by_key(|d| d.span.start);
+            Err(diags)
+        }
+    }
+}
+
+/// Parses a single type, e.g. `!pto.tile_buf<vec, 16x128xf32, valid=16x1>` or `index`.
+pub fn parse_type(src: &str) -> Result<Type, Diagnostic> {
+    let mut p = Parser::new(src, ParseOptions::default());
+    let ty = p.parse_type()?;
+    if !p.at(Tok::Eof) {
+        return Err(p.expected("end of type"));
+    }
+    if let Some(d) = p.diags.into_iter().next() {
+        return Err(d);
+    }
+    Ok(ty)
+}
+
+const MAX_DEPTH: usize = 64;
+
+struct ResultName {
+    name: String,
+    span: Span,
+    count: usize,
+}
+
+#[derive(Default)]
+struct FnCtx {
+    values: Vec<ValueInfo>,
+    scopes: Vec<HashMap<String, Vec<ValueId>>>,
+    syncs: Vec<(OpCode, Vec<String>, Span)>,
+    view_dims: HashMap<ValueId, Vec<Option<i64>>>,
+    results: Vec<Type>,
+}
+
+struct CallCheck {
+    caller: usize,
+    callee: FuncId,
+    span: Span,
+    args: Vec<(Type, Span)>,
+    results: Vec<Type>,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    lex: Lexer<'a>,
+    tok: Token,
+    prev_end: usize,
+    diags: Vec<Diagnostic>,
+    opts: ParseOptions,
+    arch: TargetArch,
+    f: FnCtx,
+    func_names: HashMap<String, FuncId>,
+    calls: Vec<CallCheck>,
+    depth: usize,
+}
+
+fn kind_letter(t: &Type) -> char {
+    match t {
+        Type::TileBuf(_) => 'T',
+        Type::Scalar(_) => 'S',
+        Type::PartitionView(_) => 'P',
+        _ => '?',
+    }
+}
+
+fn form_words(form: &str) -> String {
+    let words: Vec<&str> = form
+        .chars()
+        .map(|c| match c {
+            'T' => "tile",
+            'S' => "scalar",
+            'P' => "partition view",
+            _ => "other",
+        })
+        .collect();
+    format!("({})", words.join(", "))
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str, opts: ParseOptions) -> Self {
+        let mut lex = Lexer::new(src);
+        let tok = lex.next_token();
+        Parser {
+            src,
+            lex,
+            tok,
+            prev_end: 0,
+            diags: Vec::new(),
+            opts,
+            arch: opts.target.unwrap_or(TargetArch::A2A3),
+            f: FnCtx::default(),
+            func_names: HashMap::new(),
+            calls: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    // ------------------------------------------------------------------ token helpers
+
+    fn text(&self, t: Token) -> &'a str {
+        self.src.get(t.span.start..t.span.end).unwrap_or("")
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.tok;
+        self.prev_end = t.span.end;
+        self.tok = self.lex.next_token();
+        t
+    }
+
+    fn at(&self, k: Tok) -> bool {
+        self.tok.kind == k
+    }
+
+    fn at_kw(&self, kw: &str) -> bool {
+        self.tok.kind == Tok::Ident && self.text(self.tok) == kw
+    }
+
+    fn eat(&mut self, k: Tok) -> bool {
+        if self.at(k) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.at_kw(kw) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn found(&self) -> String {
+        match self.tok.kind {
+            Tok::Ident
+            | Tok::ValueId
+            | Tok::CaretId
+            | Tok::AtId
+            | Tok::BangId
+            | Tok::HashId
+            | Tok::Int
+            | Tok::Float => format!("`{}`", self.text(self.tok)),
+            k => k.describe().to_string(),
+        }
+    }
+
+    fn expected(&self, what: &str) -> Diagnostic {
+        match self.tok.kind {
+            Tok::BadChar => Diagnostic::new(
+                DiagKind::Lex,
+                format!("unexpected character `{}`", self.text(self.tok)),
+                self.tok.span,
+            )
+            .with_label(format!("expected {what}")),
+            Tok::UnterminatedStr => {
+                Diagnostic::new(DiagKind::Lex, "unterminated string literal", self.tok.span)
+                    .with_label("string starts here")
+            }
+            _ => Diagnostic::new(
+                DiagKind::Syntax,
+                format!("expected {what}, found {}", self.found()),
+                self.tok.span,
+            )
+            .with_label(format!("expected {what}")),
+        }
+    }
+
+    fn expect(&mut self, k: Tok, what: &str) -> PResult<Token> {
+        if self.at(k) {
+            Ok(self.bump())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn expect_kw(&mut self, kw: &str) -> PResult<Token> {
+        if self.at_kw(kw) {
+            Ok(self.bump())
+        } else {
+            Err(self.expected(&format!("`{kw}`")))
+        }
+    }
+
+    fn err(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn int_value(&self, t: Token) -> PResult<u64> {
+        let s = self.text(t);
+        let v = if let Some(hex) = s.strip_prefix("0x") {
+            u64::from_str_radix(hex, 16).ok()
+        } else {
+            s.parse::<u64>().ok()
+        };
+        v.ok_or_else(|| {
+            Diagnostic::new(DiagKind::Syntax, "integer literal out of range", t.span)
+                .with_label("does not fit in 64 bits")
+        })
+    }
+
+    fn expect_uint(&mut self, what: &str) -> PResult<(u64, Span)> {
+        let t = self.expect(Tok::Int, what)?;
+        Ok((self.int_value(t)?, t.span))
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(
+                Diagnostic::new(DiagKind::Structure, "nesting too deep", self.tok.span).with_label(
+                    format!("more than {MAX_DEPTH} nested regions or attributes"),
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    // ------------------------------------------------------------------ values and scopes
+
+    fn new_value(&mut self, name: String, ty: Type, span: Span, const_int: Option<i64>) -> ValueId {
+        let id = ValueId(self.f.values.len() as u32);
+        self.f.values.push(ValueInfo {
+            name,
+            ty,
+            span,
+            const_int,
+        });
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Vec<ValueId>> {
+        self.f.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn define(&mut self, name: &str, ids: Vec<ValueId>, span: Span) {
+        if name.is_empty() {
+            return;
+        }
+        if let Some(prev) = self.lookup(name).and_then(|v| v.first()).copied() {
+            let prev_span = self.f.values[prev.index()].span;
+            let (line, col) = crate::diag::line_col(self.src, prev_span.start);
+            self.err(
+                Diagnostic::new(
+                    DiagKind::Redefinition,
+                    format!("redefinition of `%{name}`"),
+                    span,
+                )
+                .with_label("defined again here")
+                .with_help(format!("`%{name}` was first defined at {line}:{col}")),
+            );
+        }
+        if let Some(scope) = self.f.scopes.last_mut() {
+            scope.insert(name.to_string(), ids);
+        }
+    }
+
+    /// Parses `%name` or `%name#N` and resolves it.
+    fn value_use(&mut self) -> PResult<(ValueId, Span)> {
+        let t = self.expect(Tok::ValueId, "a `%value`")?;
+        let name = &self.text(t)[1..];
+        let mut span = t.span;
+        let mut index = 0usize;
+        if self.at(Tok::HashId) && self.tok.span.start == t.span.end {
+            let h = self.bump();
+            let digits = &self.text(h)[1..];
+            index = digits.parse().map_err(|_| {
+                Diagnostic::new(
+                    DiagKind::Syntax,
+                    "expected a result number after `#`",
+                    h.span,
+                )
+            })?;
+            span = span.to(h.span);
+        }
+        match self.lookup(name) {
+            Some(ids) => ids.get(index).map(|&id| (id, span)).ok_or_else(|| {
+                Diagnostic::new(
+                    DiagKind::UndefinedValue,
+                    format!("`%{name}` has only {} results", ids.len()),
+                    span,
+                )
+                .with_label(format!("there is no result #{index}"))
+            }),
+            None => {
+                let mut d = Diagnostic::new(
+                    DiagKind::UndefinedValue,
+                    format!("use of undefined value `%{name}`"),
+                    span,
+                )
+                .with_label("not defined before this use");
+                let best = self
+                    .f
+                    .scopes
+                    .iter()
+                    .flat_map(|s| s.keys())
+                    .map(|k| (edit_distance(k, name), k))
+                    .filter(|(dist, _)| *dist <= 1 + name.len() / 3)
+                    .min_by_key(|(dist, _)| *dist);
+                if let Some((_, k)) = best {
+                    d = d.with_help(format!("a value with a similar name exists: `%{k}`"));
+                }
+                Err(d)
+            }
+        }
+    }
+
+    fn ty_of(&self, id: ValueId) -> &Type {
+        &self.f.values[id.index()].ty
+    }
+
+    fn value_name(&self, id: ValueId) -> String {
+        let n = &self.f.values[id.index()].name;
+        if n.is_empty() {
+            "value".to_string()
+        } else {
+            format!("%{n}")
+        }
+    }
+
+    fn check_type(&mut self, id: ValueId, span: Span, expected: &Type) {
+        let actual = self.ty_of(id).clone();
+        if &actual != expected {
+            let def = self.f.values[id.index()].span;
+            let (line, col) = crate::diag::line_col(self.src, def.start);
+            let name = self.value_name(id);
+            self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!(
+                        "type mismatch: `{name}` has type `{actual}` but is used as `{expected}`"
+                    ),
+                    span,
+                )
+                .with_label(format!("this is `{actual}`"))
+                .with_help(format!("`{name}` is defined at {line}:{col}")),
+            );
+        }
+    }
+
+    fn const_of(&self, id: ValueId) -> Option<i64> {
+        self.f.values[id.index()].const_int
+    }
+
+    // ------------------------------------------------------------------ module and funcs
+
+    fn prescan_funcs(&mut self) {
+        let mut lx = Lexer::new(self.src);
+        let mut prev_was_func = false;
+        let mut n = 0u32;
+        loop {
+            let t = lx.next_token();
+            match t.kind {
+                Tok::Eof => break,
+                Tok::Ident if self.text(t) == "func.func" => prev_was_func = true,
+                Tok::Ident if prev_was_func => {}
+                Tok::AtId if prev_was_func => {
+                    let name = sym_name(self.text(t));
+                    self.func_names.entry(name).or_insert(FuncId(n));
+                    n += 1;
+                    prev_was_func = false;
+                }
+                _ => prev_was_func = false,
+            }
+        }
+    }
+
+    fn parse_top(&mut self) -> PResult<Module> {
+        self.prescan_funcs();
+        let mut module = Module {
+            target_arch: None,
+            funcs: Vec::new(),
+        };
+        if self.eat_kw("module") {
+            if self.at(Tok::AtId) {
+                self.bump();
+            }
+            if self.eat_kw("attributes") {
+                for (key, attr, span) in self.attr_dict()? {
+                    if key == "pto.target_arch" {
+                        match &attr {
+                            Attr::Str(s) => match TargetArch::from_name(s) {
+                                Some(a) => module.target_arch = Some(a),
+                                None => self.err(
+                                    Diagnostic::new(
+                                        DiagKind::BadAttribute,
+                                        format!("unknown target arch `{s}`"),
+                                        span,
+                                    )
+                                    .with_help("use \"a2a3\" or \"a5\""),
+                                ),
+                            },
+                            _ => self.err(Diagnostic::new(
+                                DiagKind::BadAttribute,
+                                "`pto.target_arch` must be a string",
+                                span,
+                            )),
+                        }
+                    }
+                }
+            }
+            self.arch = self
+                .opts
+                .target
+                .or(module.target_arch)
+                .unwrap_or(TargetArch::A2A3);
+            self.expect(Tok::LBrace, "`{` to open the module body")?;
+            while !self.at(Tok::RBrace) {
+                let f = self.parse_func(module.funcs.len())?;
+                module.funcs.push(f);
+            }
+            self.bump();
+        } else {
+            while !self.at(Tok::Eof) {
+                let f = self.parse_func(module.funcs.len())?;
+                module.funcs.push(f);
+            }
+        }
+        if !self.at(Tok::Eof) {
+            return Err(self.expected("end of file"));
+        }
+        if module.funcs.is_empty() {
+            self.err(
+                Diagnostic::new(
+                    DiagKind::Structure,
+                    "module has no function",
+                    Span::new(0, 0),
+                )
+                .with_label("expected at least one `func.func`"),
+            );
+        }
+        self.check_calls(&module);
+        Ok(module)
+    }
+
+    fn check_calls(&mut self, module: &Module) {
+        let calls = std::mem::take(&mut self.calls);
+        for c in calls {
+            let Some(callee) = module.funcs.get(c.callee.0 as usize) else {
+                continue;
+            };
+            let params: Vec<Type> = callee
+                .params
+                .iter()
+                .map(|p| callee.values[p.index()].ty.clone())
+                .collect();
+            let caller = module.funcs.get(c.caller).map_or("", |f| f.name.as_str());
+            if params.len() != c.args.len() {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::BadOperands,
+                        format!(
+                            "`@{}` takes {} arguments but {} are passed",
+                            callee.name,
+                            params.len(),
+                            c.args.len()
+                        ),
+                        c.span,
+                    )
+                    .with_label(format!("call in `@{caller}`")),
+                );
+                continue;
+            }
+            for (p, (a, span)) in params.iter().zip(&c.args) {
+                if p != a {
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::TypeMismatch,
+                            format!(
+                                "type mismatch: `@{}` expects `{p}` but is passed `{a}`",
+                                callee.name
+                            ),
+                            *span,
+                        )
+                        .with_label(format!("this is `{a}`")),
+                    );
+                }
+            }
+            if callee.results != c.results {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::TypeMismatch,
+                        format!(
+                            "type mismatch: the result types of `@{}` differ from the call's",
+                            callee.name
+                        ),
+                        c.span,
+                    )
+                    .with_label("call annotated here"),
+                );
+            }
+        }
+    }
+
+    fn parse_func(&mut self, index: usize) -> PResult<Func> {
+        self.expect_kw("func.func")?;
+        for vis in ["private", "public", "nested"] {
+            self.eat_kw(vis);
+        }
+        let name_tok = self.expect(Tok::AtId, "a function name `@name`")?;
+        let name = sym_name(self.text(name_tok));
+        self.f = FnCtx {
+            scopes: vec![HashMap::new()],
+            ..FnCtx::default()
+        };
+        self.expect(Tok::LParen, "`(` to open the parameter list")?;
+        let mut params = Vec::new();
+        if !self.at(Tok::RParen) {
+            loop {
+                let t = self.expect(Tok::ValueId, "a parameter `%name`")?;
+                self.expect(Tok::Colon, "`:` before the parameter type")?;
+                let ty = self.parse_type()?;
+                if self.at(Tok::LBrace) {
+                    self.attr_dict()?;
+                }
+                let pname = self.text(t)[1..].to_string();
+                let id = self.new_value(pname.clone(), ty, t.span, None);
+                self.define(&pname, vec![id], t.span);
+                params.push(id);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen, "`)` or `,` in the parameter list")?;
+        let results = if self.eat(Tok::Arrow) {
+            self.result_type_list()?
+        } else {
+            Vec::new()
+        };
+        self.f.results = results.clone();
+        let mut kernel_kind = None;
+        if self.eat_kw("attributes") {
+            for (key, attr, _) in self.attr_dict()? {
+                if key == "pto.kernel_kind"
+                    && let Attr::Opaque { body, .. } = attr
+                {
+                    kernel_kind = Some(body);
+                }
+            }
+        }
+        let body = if self.at(Tok::LBrace) {
+            let block = self.parse_region(&[], |_| None)?;
+            let close = Span::new(self.prev_end.saturating_sub(1), self.prev_end);
+            if !matches!(
+                block.ops.last().map(|o| &o.kind),
+                Some(OpKind::Return { .. })
+            ) {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::Structure,
+                        format!("function `@{name}` does not end with `return`"),
+                        close,
+                    )
+                    .with_label("expected `return` before this brace"),
+                );
+            }
+            Some(block)
+        } else {
+            None
+        };
+        self.check_sync_pairs();
+        let ctx = std::mem::take(&mut self.f);
+        // Calls recorded while parsing this function belong to it.
+        for c in self.calls.iter_mut().filter(|c| c.caller == usize::MAX) {
+            c.caller = index;
+        }
+        Ok(Func {
+            name,
+            span: name_tok.span,
+            params,
+            results,
+            body,
+            values: ctx.values,
+            kernel_kind,
+        })
+    }
+
+    fn check_sync_pairs(&mut self) {
+        let syncs = std::mem::take(&mut self.f.syncs);
+        let partner = |op: OpCode| match op {
+            OpCode::RecordEvent => Some(OpCode::WaitEvent),
+            OpCode::WaitEvent => Some(OpCode::RecordEvent),
+            OpCode::SetFlag => Some(OpCode::WaitFlag),
+            OpCode::WaitFlag => Some(OpCode::SetFlag),
+            OpCode::SyncSet => Some(OpCode::SyncWait),
+            OpCode::SyncWait => Some(OpCode::SyncSet),
+            _ => None,
+        };
+        for (op, args, span) in &syncs {
+            let Some(other) = partner(*op) else { continue };
+            if !syncs.iter().any(|(o, a, _)| *o == other && a == args) {
+                let is_wait = matches!(op, OpCode::WaitEvent | OpCode::WaitFlag | OpCode::SyncWait);
+                let what = if is_wait { "wait" } else { "signal" };
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::UnpairedSync,
+                        format!(
+                            "`{}` [{}] has no matching `{}`",
+                            op.name(),
+                            args.join(", "),
+                            other.name()
+                        ),
+                        *span,
+                    )
+                    .with_label(format!("unpaired {what}"))
+                    .with_help(format!(
+                        "add `{} [{}]` to this function",
+                        other.name(),
+                        args.join(", ")
+                    )),
+                );
+            }
+        }
+    }
+
+    /// `{ [^bb0(args):] ops }`. `args` are implicit block arguments (loop variables);
+    /// `terminator` builds the op to append when the region does not end with one (or `None`).
+    fn parse_region(
+        &mut self,
+        args: &[(String, Type, Span)],
+        implicit_terminator: impl Fn(&[Op]) -> Option<OpKind>,
+    ) -> PResult<Block> {
+        self.enter()?;
+        let open = self.expect(Tok::LBrace, "`{` to open a region")?;
+        self.f.scopes.push(HashMap::new());
+        let mut block = Block::default();
+        for (name, ty, span) in args {
+            let id = self.new_value(name.clone(), ty.clone(), *span, None);
+            self.define(name, vec![id], *span);
+            block.args.push(id);
+        }
+        if self.at(Tok::CaretId) {
+            self.bump();
+            if self.eat(Tok::LParen) && !self.eat(Tok::RParen) {
+                loop {
+                    let t = self.expect(Tok::ValueId, "a block argument `%name`")?;
+                    self.expect(Tok::Colon, "`:` before the block argument type")?;
+                    let ty = self.parse_type()?;
+                    let name = self.text(t)[1..].to_string();
+                    let id = self.new_value(name.clone(), ty, t.span, None);
+                    self.define(&name, vec![id], t.span);
+                    block.args.push(id);
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(Tok::RParen, "`)` or `,` in the block arguments")?;
+            }
+            self.expect(Tok::Colon, "`:` after the block label")?;
+        }
+        while !self.at(Tok::RBrace) {
+            if self.at(Tok::CaretId) {
+                return Err(Diagnostic::new(
+                    DiagKind::Structure,
+                    "regions with more than one block are not supported",
+                    self.tok.span,
+                )
+                .with_label("second block starts here")
+                .with_help("use `scf.if`/`scf.for`/`scf.while` instead of branches"));
+            }
+            if self.at(Tok::Eof) {
+                return Err(
+                    Diagnostic::new(DiagKind::Syntax, "unclosed region", open.span)
+                        .with_label("this `{` is never closed"),
+                );
+            }
+            let op = self.parse_op()?;
+            block.ops.push(op);
+        }
+        let close = self.bump();
+        if let Some(kind) = implicit_terminator(&block.ops) {
+            block.ops.push(Op {
+                kind,
+                span: close.span,
+            });
+        }
+        self.f.scopes.pop();
+        self.leave();
+        Ok(block)
+    }
+
+    // ------------------------------------------------------------------ ops
+
+    fn parse_op(&mut self) -> PResult<Op> {
+        let mut results = Vec::new();
+        if self.at(Tok::ValueId) {
+            loop {
+                let t = self.expect(Tok::ValueId, "a result name `%name`")?;
+                let mut count = 1;
+                let mut span = t.span;
+                if self.eat(Tok::Colon) {
+                    let (n, s) = self.expect_uint("a result count")?;
+                    count = usize::try_from(n).unwrap_or(usize::MAX).min(4096);
+                    span = span.to(s);
+                    if count == 0 {
+                        return Err(Diagnostic::new(
+                            DiagKind::Syntax,
+                            "result count must be at least 1",
+                            s,
+                        ));
+                    }
+                }
+                results.push(ResultName {
+                    name: self.text(t)[1..].to_string(),
+                    span,
+                    count,
+                });
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::Equal, "`=` after the result names")?;
+        }
+        if self.at(Tok::Str) {
+            return Err(Diagnostic::new(
+                DiagKind::Syntax,
+                "the generic op form `\"dialect.op\"(...)` is not supported",
+                self.tok.span,
+            )
+            .with_label("write the op in its custom form"));
+        }
+        let name_tok = self.expect(Tok::Ident, "an op name")?;
+        let name = self.text(name_tok);
+        let Some(code) = OpCode::from_name(name) else {
+            let mut d = Diagnostic::new(
+                DiagKind::UnknownOp,
+                format!("unknown op `{name}`"),
+                name_tok.span,
+            )
+            .with_label("not a known PTO-AS op");
+            if let Some(s) = suggest(name) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            return Err(d);
+        };
+        let span = name_tok.span;
+        let kind = match code.class() {
+            OpClass::Constant => self.op_constant(&results, span)?,
+            OpClass::IntArith | OpClass::FloatArith => self.op_binary(code, &results, span)?,
+            OpClass::FloatUnary => self.op_unary(code, &results, span)?,
+            OpClass::Cast => self.op_cast(code, &results, span)?,
+            OpClass::ScalarCmp => self.op_scalar_cmp(code, &results, span)?,
+            OpClass::Runtime => self.op_runtime(code, &results, span)?,
+            OpClass::Section => {
+                self.no_results(&results, code, span)?;
+                let body = self.parse_region(&[], |_| None)?;
+                OpKind::Section {
+                    vector: code == OpCode::SectionVector,
+                    body,
+                }
+            }
+            OpClass::Sync => {
+                self.no_results(&results, code, span)?;
+                self.op_sync(code, span)?
+            }
+            OpClass::View => match code {
+                OpCode::MakeTensorView => self.op_make_tensor_view(&results, span)?,
+                OpCode::PartitionView => self.op_partition_view(&results, span)?,
+                _ => self.op_alloc_tile(&results, span)?,
+            },
+            OpClass::Control => self.op_control(code, &results, span)?,
+            _ => {
+                self.no_results(&results, code, span)?;
+                self.op_dps(code, span)?
+            }
+        };
+        Ok(Op { kind, span })
+    }
+
+    fn no_results(&self, results: &[ResultName], code: OpCode, span: Span) -> PResult<()> {
+        match results.first() {
+            None => Ok(()),
+            Some(r) => Err(Diagnostic::new(
+                DiagKind::Structure,
+                format!("`{}` produces no results", code.name()),
+                r.span,
+            )
+            .with_label("nothing to bind here")
+            .with_help(format!("remove `%{} =`", r.name))
+            .with_span_fallback(span)),
+        }
+    }
+
+    /// Binds result names to fresh values of the given types.
+    fn bind_results(
+        &mut self,
+        results: &[ResultName],
+        types: &[Type],
+        code: OpCode,
+        span: Span,
+        const_int: Option<i64>,
+    ) -> PResult<Vec<ValueId>> {
+        let named: usize = results.iter().map(|r| r.count).sum();
+        if !results.is_empty() && named != types.len() {
+            let at = results.first().map_or(span, |r| r.span);
+            return Err(Diagnostic::new(
+                DiagKind::Structure,
+                format!(
+                    "`{}` produces {} result(s) but {} name(s) are bound",
+                    code.name(),
+                    types.len(),
+                    named
+                ),
+                at,
+            )
+            .with_label("result names here"));
+        }
+        let mut ids = Vec::new();
+        if results.is_empty() {
+            for ty in types {
+                ids.push(self.new_value(String::new(), ty.clone(), span, const_int));
+            }
+            return Ok(ids);
+        }
+        let mut k = 0;
+        for r in results {
+            let mut group = Vec::new();
+            for i in 0..r.count {
+                let name = if r.count == 1 {
+                    r.name.clone()
+                } else {
+                    format!("{}#{i}", r.name)
+                };
+                let id = self.new_value(name, types[k].clone(), r.span, const_int);
+                k += 1;
+                group.push(id);
+            }
+            ids.extend(&group);
+            self.define(&r.name, group, r.span);
+        }
+        Ok(ids)
+    }
+
+    fn one_result(
+        &mut self,
+        results: &[ResultName],
+        ty: Type,
+        code: OpCode,
+        span: Span,
+        const_int: Option<i64>,
+    ) -> PResult<ValueId> {
+        let ids = self.bind_results(results, &[ty], code, span, const_int)?;
+        ids.first()
+            .copied()
+            .ok_or_else(|| Diagnostic::new(DiagKind::Structure, "missing result", span))
+    }
+
+    fn scalar_type(&mut self) -> PResult<(ScalarType, Span)> {
+        let start = self.tok.span;
+        let ty = self.parse_type()?;
+        let span = start.to(Span::new(start.start, self.prev_end));
+        match ty {
+            Type::Scalar(s) => Ok((s, span)),
+            other => Err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!("expected a scalar type, found `{other}`"),
+                span,
+            )
+            .with_label("not a scalar type")),
+        }
+    }
+
+    fn op_constant(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let neg = self.eat(Tok::Minus);
+        let lit = self.tok;
+        let (value, ty) = match lit.kind {
+            Tok::Ident if matches!(self.text(lit), "true" | "false") => {
+                self.bump();
+                if self.eat(Tok::Colon) {
+                    let (s, sp) = self.scalar_type()?;
+                    if s != ScalarType::I1 {
+                        return Err(Diagnostic::new(
+                            DiagKind::TypeMismatch,
+                            format!("type mismatch: a boolean constant has type `i1`, not `{s}`"),
+                            sp,
+                        ));
+                    }
+                }
+                (
+                    ConstValue::Int(i64::from(self.text(lit) == "true")),
+                    ScalarType::I1,
+                )
+            }
+            Tok::Int => {
+                self.bump();
+                let raw = self.int_value(lit)?;
+                self.expect(Tok::Colon, "`:` before the constant's type")?;
+                let (s, _) = self.scalar_type()?;
+                if s.is_float() {
+                    if self.text(lit).starts_with("0x") {
+                        (ConstValue::FloatBits(raw), s)
+                    } else {
+                        let v = raw as f64;
+                        (ConstValue::Float(if neg { -v } else { v }), s)
+                    }
+                } else {
+                    let v = if neg {
+                        (raw as i64).wrapping_neg()
+                    } else {
+                        raw as i64
+                    };
+                    (ConstValue::Int(truncate_int(v, s)), s)
+                }
+            }
+            Tok::Float => {
+                self.bump();
+                let v: f64 = self.text(lit).parse().map_err(|_| {
+                    Diagnostic::new(DiagKind::Syntax, "malformed float literal", lit.span)
+                })?;
+                self.expect(Tok::Colon, "`:` before the constant's type")?;
+                let (s, sp) = self.scalar_type()?;
+                if !s.is_float() {
+                    return Err(Diagnostic::new(
+                        DiagKind::TypeMismatch,
+                        format!("type mismatch: float literal used as `{s}`"),
+                        lit.span.to(sp),
+                    )
+                    .with_label("a float literal needs a float type"));
+                }
+                (ConstValue::Float(if neg { -v } else { v }), s)
+            }
+            _ => return Err(self.expected("a constant value")),
+        };
+        let konst = match value {
+            ConstValue::Int(v) => Some(v),
+            _ => None,
+        };
+        let result = self.one_result(results, Type::Scalar(ty), OpCode::Constant, span, konst)?;
+        Ok(OpKind::Constant { result, value })
+    }
+
+    fn op_binary(&mut self, code: OpCode, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let (lhs, ls) = self.value_use()?;
+        self.expect(Tok::Comma, "`,` between the operands")?;
+        let (rhs, rs) = self.value_use()?;
+        self.expect(Tok::Colon, "`:` before the operand type")?;
+        let (s, tspan) = self.scalar_type()?;
+        let want_float = code.class() == OpClass::FloatArith;
+        if s.is_float() != want_float {
+            self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!(
+                        "type mismatch: `{}` needs {} operands, not `{s}`",
+                        code.name(),
+                        if want_float {
+                            "float"
+                        } else {
+                            "integer or index"
+                        }
+                    ),
+                    tspan,
+                )
+                .with_label("wrong kind of type"),
+            );
+        }
+        let ty = Type::Scalar(s);
+        self.check_type(lhs, ls, &ty);
+        self.check_type(rhs, rs, &ty);
+        let result = self.one_result(results, ty, code, span, None)?;
+        Ok(OpKind::Binary {
+            op: code,
+            result,
+            lhs,
+            rhs,
+        })
+    }
+
+    fn op_unary(&mut self, code: OpCode, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let (operand, os) = self.value_use()?;
+        self.expect(Tok::Colon, "`:` before the operand type")?;
+        let (s, tspan) = self.scalar_type()?;
+        if !s.is_float() {
+            self.err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!(
+                    "type mismatch: `{}` needs a float operand, not `{s}`",
+                    code.name()
+                ),
+                tspan,
+            ));
+        }
+        let ty = Type::Scalar(s);
+        self.check_type(operand, os, &ty);
+        let result = self.one_result(results, ty, code, span, None)?;
+        Ok(OpKind::Unary {
+            op: code,
+            result,
+            operand,
+        })
+    }
+
+    fn op_cast(&mut self, code: OpCode, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let (operand, os) = self.value_use()?;
+        self.expect(Tok::Colon, "`:` before the source type")?;
+        let (from, fs) = self.scalar_type()?;
+        self.expect_kw("to")?;
+        let (to, ts) = self.scalar_type()?;
+        self.check_type(operand, os, &Type::Scalar(from));
+        let ok = match code {
+            OpCode::IndexCast | OpCode::IndexCastUI => {
+                from.is_integer_like()
+                    && to.is_integer_like()
+                    && (from == ScalarType::Index || to == ScalarType::Index)
+            }
+            OpCode::ExtSI | OpCode::ExtUI => {
+                from.is_integer_like() && to.is_integer_like() && from.bits() < to.bits()
+            }
+            OpCode::TruncI => {
+                from.is_integer_like() && to.is_integer_like() && from.bits() > to.bits()
+            }
+            OpCode::SIToFP | OpCode::UIToFP => from.is_integer_like() && to.is_float(),
+            OpCode::FPToSI | OpCode::FPToUI => from.is_float() && to.is_integer_like(),
+            OpCode::ExtF => from.is_float() && to.is_float() && from.bits() < to.bits(),
+            OpCode::TruncF => from.is_float() && to.is_float() && from.bits() > to.bits(),
+            _ => from.bits() == to.bits(),
+        };
+        if !ok {
+            self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!(
+                        "type mismatch: `{}` cannot cast `{from}` to `{to}`",
+                        code.name()
+                    ),
+                    fs.to(ts),
+                )
+                .with_label("invalid cast"),
+            );
+        }
+        let konst = match code {
+            OpCode::IndexCast | OpCode::IndexCastUI | OpCode::ExtSI => self.const_of(operand),
+            _ => None,
+        };
+        let result = self.one_result(results, Type::Scalar(to), code, span, konst)?;
+        Ok(OpKind::Cast {
+            op: code,
+            result,
+            operand,
+        })
+    }
+
+    fn predicate(&mut self) -> PResult<(String, Span)> {
+        let t = self.tok;
+        match t.kind {
+            Tok::Ident => {
+                self.bump();
+                Ok((self.text(t).to_string(), t.span))
+            }
+            Tok::Str => {
+                self.bump();
+                Ok((unescape_string(self.text(t)), t.span))
+            }
+            _ => Err(self.expected("a comparison predicate")),
+        }
+    }
+
+    fn op_scalar_cmp(
+        &mut self,
+        code: OpCode,
+        results: &[ResultName],
+        span: Span,
+    ) -> PResult<OpKind> {
+        let i1 = Type::Scalar(ScalarType::I1);
+        if code == OpCode::Select {
+            let (cond, cs) = self.value_use()?;
+            self.expect(Tok::Comma, "`,` after the condition")?;
+            let (a, as_) = self.value_use()?;
+            self.expect(Tok::Comma, "`,` between the operands")?;
+            let (b, bs) = self.value_use()?;
+            self.expect(Tok::Colon, "`:` before the type")?;
+            let mut ty = self.parse_type()?;
+            if self.eat(Tok::Comma) {
+                // `: i1, T` form
+                ty = self.parse_type()?;
+            }
+            self.check_type(cond, cs, &i1);
+            self.check_type(a, as_, &ty);
+            self.check_type(b, bs, &ty);
+            let result = self.one_result(results, ty, code, span, None)?;
+            return Ok(OpKind::Select {
+                result,
+                cond,
+                on_true: a,
+                on_false: b,
+            });
+        }
+        let (pred, ps) = self.predicate()?;
+        self.expect(Tok::Comma, "`,` after the predicate")?;
+        let (lhs, ls) = self.value_use()?;
+        self.expect(Tok::Comma, "`,` between the operands")?;
+        let (rhs, rs) = self.value_use()?;
+        self.expect(Tok::Colon, "`:` before the operand type")?;
+        let (s, _) = self.scalar_type()?;
+        let ty = Type::Scalar(s);
+        self.check_type(lhs, ls, &ty);
+        self.check_type(rhs, rs, &ty);
+        let bad_pred = |names: &[&str]| {
+            Diagnostic::new(
+                DiagKind::BadAttribute,
+                format!("unknown predicate `{pred}`"),
+                ps,
+            )
+            .with_help(format!("one of: {}", names.join(", ")))
+        };
+        let kind = if code == OpCode::CmpI {
+            let p =
+                CmpIPredicate::from_name(&pred).ok_or_else(|| bad_pred(CmpIPredicate::NAMES))?;
+            let result = self.one_result(results, i1, code, span, None)?;
+            OpKind::CmpI {
+                pred: p,
+                result,
+                lhs,
+                rhs,
+            }
+        } else {
+            let p =
+                CmpFPredicate::from_name(&pred).ok_or_else(|| bad_pred(CmpFPredicate::NAMES))?;
+            let result = self.one_result(results, i1, code, span, None)?;
+            OpKind::CmpF {
+                pred: p,
+                result,
+                lhs,
+                rhs,
+            }
+        };
+        Ok(kind)
+    }
+
+    fn op_runtime(&mut self, code: OpCode, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let i64t = Type::Scalar(ScalarType::I64);
+        if self.eat(Tok::Colon) {
+            let (s, sp) = self.scalar_type()?;
+            if s != ScalarType::I64 {
+                self.err(Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!("type mismatch: `{}` returns `i64`, not `{s}`", code.name()),
+                    sp,
+                ));
+            }
+        }
+        let query = match code {
+            OpCode::GetBlockIdx => RuntimeQuery::BlockIdx,
+            OpCode::GetBlockNum => RuntimeQuery::BlockNum,
+            OpCode::GetSubblockIdx => RuntimeQuery::SubblockIdx,
+            _ => RuntimeQuery::SubblockNum,
+        };
+        let result = self.one_result(results, i64t, code, span, None)?;
+        Ok(OpKind::Runtime { query, result })
+    }
+
+    fn op_sync(&mut self, code: OpCode, span: Span) -> PResult<OpKind> {
+        let mut args = Vec::new();
+        let mut end = span;
+        if self.eat(Tok::LBracket) {
+            if !self.at(Tok::RBracket) {
+                loop {
+                    args.push(self.sync_arg()?);
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            end = self
+                .expect(Tok::RBracket, "`]` or `,` in the sync arguments")?
+                .span;
+        } else if matches!(self.tok.kind, Tok::HashId | Tok::Less) {
+            loop {
+                args.push(self.sync_arg()?);
+                end = Span::new(self.prev_end, self.prev_end);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let want = match code {
+            OpCode::RecordEvent | OpCode::WaitEvent | OpCode::SetFlag | OpCode::WaitFlag => 3,
+            OpCode::SyncSet | OpCode::SyncWait => 2,
+            _ => 1,
+        };
+        if args.len() != want {
+            return Err(Diagnostic::new(
+                DiagKind::BadOperands,
+                format!(
+                    "`{}` takes {want} argument(s), found {}",
+                    code.name(),
+                    args.len()
+                ),
+                span.to(end),
+            )
+            .with_label("wrong number of arguments"));
+        }
+        self.f.syncs.push((code, args.clone(), span));
+        Ok(OpKind::Sync(SyncOp { op: code, args }))
+    }
+
+    fn sync_arg(&mut self) -> PResult<String> {
+        let start = self.tok.span;
+        match self.parse_attr()? {
+            Attr::Opaque { body, .. } => Ok(body),
+            Attr::Int(v) => Ok(v.to_string()),
+            Attr::Keyword(k) => Ok(k),
+            _ => Err(Diagnostic::new(
+                DiagKind::BadAttribute,
+                "expected a pipe, event kind or event id such as `#pto.pipe<PIPE_V>` or `<EVENT_ID0>`",
+                start.to(Span::new(start.start, self.prev_end)),
+            )),
+        }
+    }
+
+    fn bracket_values(&mut self, what: &str) -> PResult<(Vec<(ValueId, Span)>, Span)> {
+        let open = self.expect(Tok::LBracket, &format!("`[` to open the {what} list"))?;
+        let mut out = Vec::new();
+        if !self.at(Tok::RBracket) {
+            loop {
+                out.push(self.value_use()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        let close = self.expect(Tok::RBracket, &format!("`]` or `,` in the {what} list"))?;
+        Ok((out, open.span.to(close.span)))
+    }
+
+    fn keyword_eq(&mut self, kw: &str) -> PResult<()> {
+        self.expect_kw(kw)?;
+        self.expect(Tok::Equal, &format!("`=` after `{kw}`"))?;
+        Ok(())
+    }
+
+    fn check_index(&mut self, vals: &[(ValueId, Span)]) {
+        let index = Type::Scalar(ScalarType::Index);
+        for &(v, s) in vals {
+            self.check_type(v, s, &index);
+        }
+    }
+
+    fn op_make_tensor_view(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let (ptr, ps) = self.value_use()?;
+        self.expect(Tok::Comma, "`,` after the pointer")?;
+        self.keyword_eq("shape")?;
+        let (shape, shape_span) = self.bracket_values("shape")?;
+        self.expect(Tok::Comma, "`,` before `strides`")?;
+        self.keyword_eq("strides")?;
+        let (strides, stride_span) = self.bracket_values("strides")?;
+        let mut layout = None;
+        if self.at(Tok::LBrace) {
+            for (k, a, s) in self.attr_dict()? {
+                if k == "layout" {
+                    layout = Some(self.layout_attr(&a, s)?);
+                }
+            }
+        }
+        self.expect(Tok::Colon, "`:` before the result type")?;
+        let tstart = self.tok.span;
+        let ty = self.parse_type()?;
+        let tspan = tstart.to(Span::new(tstart.start, self.prev_end));
+        let Type::TensorView(view) = &ty else {
+            return Err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!(
+                    "type mismatch: `pto.make_tensor_view` produces a `!pto.tensor_view`, not `{ty}`"
+                ),
+                tspan,
+            ));
+        };
+        match self.ty_of(ptr).clone() {
+            Type::Ptr(p) if p.elem == view.elem => {}
+            Type::Ptr(p) => self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!(
+                        "type mismatch: pointer to `{}` used for a tensor view of `{}`",
+                        p.elem, view.elem
+                    ),
+                    ps,
+                )
+                .with_label(format!("this points to `{}`", p.elem)),
+            ),
+            other => self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!(
+                        "type mismatch: `pto.make_tensor_view` needs a `!pto.ptr`, found `{other}`"
+                    ),
+                    ps,
+                )
+                .with_label("not a pointer"),
+            ),
+        }
+        let rank = view.shape.len();
+        for (vals, sp, what) in [
+            (&shape, shape_span, "shape"),
+            (&strides, stride_span, "strides"),
+        ] {
+            if vals.len() != rank {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::BadOperands,
+                        format!(
+                            "`{what}` has {} entries but the tensor view has rank {rank}",
+                            vals.len()
+                        ),
+                        sp,
+                    )
+                    .with_label(format!("expected {rank} entries")),
+                );
+            }
+        }
+        self.check_index(&shape);
+        self.check_index(&strides);
+        let mut dims = Vec::new();
+        for (i, d) in view.shape.iter().enumerate() {
+            let c = shape.get(i).and_then(|(v, _)| self.const_of(*v));
+            match (d, c) {
+                (Dim::Static(n), Some(c)) if i64::try_from(*n).ok() != Some(c) => {
+                    let s = shape.get(i).map_or(span, |x| x.1);
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::TypeMismatch,
+                            format!(
+                                "type mismatch: shape[{i}] is {c} but the result type says {n}"
+                            ),
+                            s,
+                        )
+                        .with_label(format!("this is {c}")),
+                    );
+                }
+                _ => {}
+            }
+            dims.push(d.as_static().and_then(|n| i64::try_from(n).ok()).or(c));
+        }
+        let result = self.one_result(results, ty.clone(), OpCode::MakeTensorView, span, None)?;
+        self.f.view_dims.insert(result, dims);
+        Ok(OpKind::MakeTensorView {
+            result,
+            ptr,
+            shape: shape.iter().map(|x| x.0).collect(),
+            strides: strides.iter().map(|x| x.0).collect(),
+            layout,
+        })
+    }
+
+    fn layout_attr(&self, a: &Attr, span: Span) -> PResult<GmLayout> {
+        let text = match a {
+            Attr::Opaque { body, .. } => body.as_str(),
+            Attr::Keyword(k) => k.as_str(),
+            Attr::Str(s) => s.as_str(),
+            _ => "",
+        };
+        GmLayout::from_name(text).ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::BadAttribute,
+                format!("unknown layout `{text}`"),
+                span,
+            )
+            .with_help("one of: nd, dn, nz")
+        })
+    }
+
+    fn op_partition_view(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let (source, ss) = self.value_use()?;
+        self.expect(Tok::Comma, "`,` after the source view")?;
+        self.keyword_eq("offsets")?;
+        let (offsets, off_span) = self.bracket_values("offsets")?;
+        self.expect(Tok::Comma, "`,` before `sizes`")?;
+        self.keyword_eq("sizes")?;
+        let (sizes, size_span) = self.bracket_values("sizes")?;
+        if self.at(Tok::LBrace) {
+            self.attr_dict()?;
+        }
+        self.expect(Tok::Colon, "`:` before the source type")?;
+        let src_ty = self.parse_type()?;
+        self.expect(Tok::Arrow, "`->` before the result type")?;
+        let tstart = self.tok.span;
+        let ty = self.parse_type()?;
+        let tspan = tstart.to(Span::new(tstart.start, self.prev_end));
+        self.check_type(source, ss, &src_ty);
+        let Type::TensorView(sv) = &src_ty else {
+            return Err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!(
+                    "type mismatch: `pto.partition_view` slices a `!pto.tensor_view`, not `{src_ty}`"
+                ),
+                ss,
+            ));
+        };
+        let Type::PartitionView(pv) = &ty else {
+            return Err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!(
+                    "type mismatch: `pto.partition_view` produces a `!pto.partition_tensor_view`, not `{ty}`"
+                ),
+                tspan,
+            ));
+        };
+        if pv.elem != sv.elem {
+            self.err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!(
+                    "type mismatch: partition of `{}` from a tensor view of `{}`",
+                    pv.elem, sv.elem
+                ),
+                tspan,
+            ));
+        }
+        let rank = sv.shape.len();
+        if pv.shape.len() != rank {
+            self.err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!(
+                    "type mismatch: partition has rank {} but its tensor view has rank {rank}",
+                    pv.shape.len()
+                ),
+                tspan,
+            ));
+        }
+        for (vals, sp, what) in [
+            (&offsets, off_span, "offsets"),
+            (&sizes, size_span, "sizes"),
+        ] {
+            if vals.len() != rank {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::BadOperands,
+                        format!(
+                            "`{what}` has {} entries but the tensor view has rank {rank}",
+                            vals.len()
+                        ),
+                        sp,
+                    )
+                    .with_label(format!("expected {rank} entries")),
+                );
+            }
+        }
+        self.check_index(&offsets);
+        self.check_index(&sizes);
+        let dims = self.f.view_dims.get(&source).cloned().unwrap_or_default();
+        for i in 0..rank.min(offsets.len()).min(sizes.len()) {
+            let size_c = self.const_of(sizes[i].0);
+            let ty_dim = pv.shape.get(i).and_then(|d| d.as_static());
+            if let (Some(c), Some(n)) = (size_c, ty_dim)
+                && i64::try_from(n).ok() != Some(c)
+            {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::TypeMismatch,
+                        format!("type mismatch: sizes[{i}] is {c} but the result type says {n}"),
+                        sizes[i].1,
+                    )
+                    .with_label(format!("this is {c}")),
+                );
+            }
+            let size = size_c.or(ty_dim.and_then(|n| i64::try_from(n).ok()));
+            let off = self.const_of(offsets[i].0);
+            let extent = dims.get(i).copied().flatten();
+            if let Some(o) = off
+                && o < 0
+            {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::PartitionOutOfBounds,
+                        format!("partition out of bounds: offsets[{i}] is negative ({o})"),
+                        offsets[i].1,
+                    )
+                    .with_label("negative offset"),
+                );
+                continue;
+            }
+            if let (Some(o), Some(s), Some(e)) = (off, size, extent)
+                && o.saturating_add(s) > e
+            {
+                self.err(
+                        Diagnostic::new(
+                            DiagKind::PartitionOutOfBounds,
+                            format!(
+                                "partition out of bounds: dim {i} covers [{o}, {}) but the tensor view has {e}",
+                                o.saturating_add(s)
+                            ),
+                            offsets[i].1.to(sizes[i].1),
+                        )
+                        .with_label(format!("offset {o} + size {s} > {e}")),
+                    );
+            }
+        }
+        let result = self.one_result(results, ty.clone(), OpCode::PartitionView, span, None)?;
+        Ok(OpKind::PartitionView {
+            result,
+            source,
+            offsets: offsets.iter().map(|x| x.0).collect(),
+            sizes: sizes.iter().map(|x| x.0).collect(),
+        })
+    }
+
+    fn op_alloc_tile(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let mut addr = None;
+        let mut valid_row = None;
+        let mut valid_col = None;
+        while self.at(Tok::Ident) {
+            let kw = self.bump();
+            let key = self.text(kw);
+            self.expect(Tok::Equal, &format!("`=` after `{key}`"))?;
+            let v = self.value_use()?;
+            let slot = match key {
+                "addr" => &mut addr,
+                "valid_row" => &mut valid_row,
+                "valid_col" => &mut valid_col,
+                _ => {
+                    return Err(Diagnostic::new(
+                        DiagKind::Syntax,
+                        format!("unknown `pto.alloc_tile` operand `{key}`"),
+                        kw.span,
+                    )
+                    .with_help("expected `addr`, `valid_row` or `valid_col`"));
+                }
+            };
+            if slot.is_some() {
+                return Err(Diagnostic::new(
+                    DiagKind::Syntax,
+                    format!("`{key}` given twice"),
+                    kw.span,
+                ));
+            }
+            *slot = Some(v);
+        }
+        self.expect(Tok::Colon, "`:` before the tile type")?;
+        let tstart = self.tok.span;
+        let ty = self.parse_type()?;
+        let tspan = tstart.to(Span::new(tstart.start, self.prev_end));
+        let Type::TileBuf(tb) = ty.clone() else {
+            return Err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!("type mismatch: `pto.alloc_tile` produces a `!pto.tile_buf`, not `{ty}`"),
+                tspan,
+            ));
+        };
+        let index = Type::Scalar(ScalarType::Index);
+        for (v, dim, key) in [
+            (valid_row, tb.valid_row, "valid_row"),
+            (valid_col, tb.valid_col, "valid_col"),
+        ] {
+            match (v, dim) {
+                (Some((id, s)), Dim::Dynamic) => self.check_type(id, s, &index),
+                (Some((_, s)), Dim::Static(_)) => self.err(
+                    Diagnostic::new(
+                        DiagKind::BadOperands,
+                        format!("`{key}` given but the tile type's valid size is static"),
+                        s,
+                    )
+                    .with_help(format!(
+                        "write `{}=?` in the type, or drop `{key}`",
+                        short_key(key)
+                    )),
+                ),
+                (None, Dim::Dynamic) => self.err(
+                    Diagnostic::new(
+                        DiagKind::BadOperands,
+                        format!(
+                            "the tile type has `{}=?` but no `{key}` operand",
+                            short_key(key)
+                        ),
+                        tspan,
+                    )
+                    .with_help(format!("add `{key} = %n` before the `:`")),
+                ),
+                (None, Dim::Static(_)) => {}
+            }
+        }
+        let size = tb.size_bytes();
+        let cap = tb.loc.capacity(self.arch);
+        let mem = format!(
+            "`{}` memory on {} has {cap} bytes",
+            tb.loc.name(),
+            self.arch.name()
+        );
+        if let Some((a, s)) = addr {
+            if !self
+                .ty_of(a)
+                .as_scalar()
+                .is_some_and(|t| t.is_integer_like())
+            {
+                self.check_type(a, s, &Type::Scalar(ScalarType::I64));
+            }
+            if let Some(c) = self.const_of(a) {
+                if c < 0 || c % 32 != 0 {
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::TileDoesNotFit,
+                            format!("tile address {c} is not 32-byte aligned"),
+                            s,
+                        )
+                        .with_label("misaligned address")
+                        .with_help("tile addresses must be non-negative multiples of 32"),
+                    );
+                } else if (c as u64).saturating_add(size) > cap {
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::TileDoesNotFit,
+                            format!(
+                                "tile does not fit its memory: bytes [{c}, {}) exceed {cap}",
+                                (c as u64).saturating_add(size)
+                            ),
+                            s.to(tspan),
+                        )
+                        .with_label(format!("this tile needs {size} bytes at address {c}"))
+                        .with_help(mem.clone()),
+                    );
+                }
+            }
+        } else if size > cap {
+            self.err(
+                Diagnostic::new(
+                    DiagKind::TileDoesNotFit,
+                    format!("tile does not fit its memory: it needs {size} bytes"),
+                    tspan,
+                )
+                .with_label(format!(
+                    "{} x {} x {} bytes",
+                    tb.rows,
+                    tb.cols,
+                    tb.dtype.bytes()
+                ))
+                .with_help(mem),
+            );
+        }
+        let result = self.one_result(results, ty, OpCode::AllocTile, span, None)?;
+        Ok(OpKind::AllocTile {
+            result,
+            addr: addr.map(|x| x.0),
+            valid_row: valid_row.map(|x| x.0),
+            valid_col: valid_col.map(|x| x.0),
+        })
+    }
+
+    /// `ins(%a, %b [{attrs}] : T1, T2)` or `outs(...)`.
+    fn dps_group(
+        &mut self,
+        kw: &str,
+        attrs: &mut Vec<(String, Attr, Span)>,
+    ) -> PResult<Vec<(ValueId, Span)>> {
+        self.expect_kw(kw)?;
+        self.expect(Tok::LParen, &format!("`(` after `{kw}`"))?;
+        let mut vals = Vec::new();
+        if self.at(Tok::RParen) {
+            self.bump();
+            return Ok(vals);
+        }
+        loop {
+            vals.push(self.value_use()?);
+            if self.at(Tok::LBrace) {
+                attrs.extend(self.attr_dict()?);
+            }
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(
+            Tok::Colon,
+            &format!("`:` before the operand types of `{kw}`"),
+        )?;
+        let mut types = Vec::new();
+        loop {
+            let start = self.tok.span;
+            let t = self.parse_type()?;
+            types.push((t, start.to(Span::new(start.start, self.prev_end))));
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        let close = self.expect(Tok::RParen, &format!("`)` or `,` in `{kw}(...)`"))?;
+        if types.len() != vals.len() {
+            return Err(Diagnostic::new(
+                DiagKind::BadOperands,
+                format!(
+                    "`{kw}` has {} operand(s) but {} type(s)",
+                    vals.len(),
+                    types.len()
+                ),
+                close.span,
+            )
+            .with_label("counts differ"));
+        }
+        for ((v, s), (t, _)) in vals.iter().zip(&types) {
+            self.check_type(*v, *s, t);
+        }
+        Ok(vals)
+    }
+
+    fn op_dps(&mut self, code: OpCode, span: Span) -> PResult<OpKind> {
+        let mut attr_list = Vec::new();
+        let ins = self.dps_group("ins", &mut attr_list)?;
+        let outs = if self.at_kw("outs") {
+            self.dps_group("outs", &mut attr_list)?
+        } else {
+            Vec::new()
+        };
+        if self.at(Tok::LBrace) {
+            attr_list.extend(self.attr_dict()?);
+        }
+        let end = Span::new(span.start, self.prev_end);
+        let form = |p: &Self, vals: &[(ValueId, Span)]| -> String {
+            vals.iter().map(|(v, _)| kind_letter(p.ty_of(*v))).collect()
+        };
+        let ins_form = form(self, &ins);
+        let outs_form = form(self, &outs);
+        if !code.ins_forms().contains(&ins_form.as_str()) {
+            let accepted: Vec<String> = code.ins_forms().iter().map(|f| form_words(f)).collect();
+            self.err(
+                Diagnostic::new(
+                    DiagKind::BadOperands,
+                    format!(
+                        "`{}` expects ins {} but found {}",
+                        code.name(),
+                        accepted.join(" or "),
+                        form_words(&ins_form)
+                    ),
+                    end,
+                )
+                .with_label("operand kinds do not match"),
+            );
+        } else if !code.outs_forms().contains(&outs_form.as_str()) {
+            let accepted: Vec<String> = code.outs_forms().iter().map(|f| form_words(f)).collect();
+            self.err(
+                Diagnostic::new(
+                    DiagKind::BadOperands,
+                    format!(
+                        "`{}` expects outs {} but found {}",
+                        code.name(),
+                        accepted.join(" or "),
+                        form_words(&outs_form)
+                    ),
+                    end,
+                )
+                .with_label("operand kinds do not match"),
+            );
+        } else {
+            self.check_dtypes(code, &ins, &outs);
+        }
+        let mut attrs = TileAttrs::default();
+        for (k, a, s) in attr_list {
+            match k.as_str() {
+                "cmpMode" | "cmp_mode" => {
+                    attrs.cmp =
+                        Some(self.enum_attr(&a, s, "cmp", CmpMode::from_name, CmpMode::NAMES)?)
+                }
+                "rmode" | "round_mode" => {
+                    attrs.rmode = Some(self.enum_attr(
+                        &a,
+                        s,
+                        "round_mode",
+                        RoundMode::from_name,
+                        RoundMode::NAMES,
+                    )?)
+                }
+                _ => attrs.other.push((k, a)),
+            }
+        }
+        Ok(OpKind::Tile {
+            op: code,
+            ins: ins.iter().map(|x| x.0).collect(),
+            outs: outs.iter().map(|x| x.0).collect(),
+            attrs,
+        })
+    }
+
+    fn enum_attr<T>(
+        &self,
+        a: &Attr,
+        span: Span,
+        tag: &str,
+        parse: fn(&str) -> Option<T>,
+        names: &[&str],
+    ) -> PResult<T> {
+        let text = match a {
+            Attr::Opaque { body, .. } => body.strip_prefix(tag).unwrap_or(body).trim().to_string(),
+            Attr::Keyword(k) | Attr::Str(k) => k.clone(),
+            _ => String::new(),
+        };
+        parse(&text).ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::BadAttribute,
+                format!("unknown {tag} `{text}`"),
+                span,
+            )
+            .with_label("in this attribute")
+            .with_help(format!("one of: {}", names.join(", ")))
+        })
+    }
+
+    fn check_dtypes(&mut self, code: OpCode, ins: &[(ValueId, Span)], outs: &[(ValueId, Span)]) {
+        let tile_dtype = |p: &Self, v: ValueId| p.ty_of(v).as_tile().map(|t| t.dtype);
+        match code.class() {
+            OpClass::Memory => {
+                let (Some(a), Some(b)) = (ins.first(), outs.first()) else {
+                    return;
+                };
+                let elem = |p: &Self, v: ValueId| match p.ty_of(v) {
+                    Type::TileBuf(t) => Some(t.dtype),
+                    Type::PartitionView(pv) => Some(pv.elem),
+                    _ => None,
+                };
+                if let (Some(x), Some(y)) = (elem(self, a.0), elem(self, b.0))
+                    && x.bits() != y.bits()
+                {
+                    self.err(
+                            Diagnostic::new(
+                                DiagKind::TypeMismatch,
+                                format!(
+                                    "type mismatch: `{}` moves `{x}` elements into `{y}` elements of a different width",
+                                    code.name()
+                                ),
+                                a.1.to(b.1),
+                            )
+                            .with_label("element widths differ"),
+                        );
+                }
+            }
+            OpClass::Binary
+            | OpClass::Ternary
+            | OpClass::Unary
+            | OpClass::TileScalar
+            | OpClass::Partial
+            | OpClass::Reduce
+            | OpClass::Expand
+            | OpClass::Cmp
+            | OpClass::Select => {
+                // Reference operand: the destination, or for compares the first source.
+                let (reference, checked): (&(ValueId, Span), Vec<&(ValueId, Span)>) =
+                    match code.class() {
+                        OpClass::Cmp => match ins.first() {
+                            Some(r) => (r, ins.iter().skip(1).collect()),
+                            None => return,
+                        },
+                        OpClass::Select => match outs.first() {
+                            Some(r) => (r, ins.iter().skip(1).collect()),
+                            None => return,
+                        },
+                        _ => match outs.first() {
+                            Some(r) => (r, ins.iter().collect()),
+                            None => return,
+                        },
+                    };
+                let Some(want) = tile_dtype(self, reference.0) else {
+                    return;
+                };
+                for &&(v, s) in &checked {
+                    if let Some(got) = tile_dtype(self, v)
+                        && got != want
+                    {
+                        let name = self.value_name(v);
+                        let rname = self.value_name(reference.0);
+                        self.err(
+                                Diagnostic::new(
+                                    DiagKind::TypeMismatch,
+                                    format!(
+                                        "type mismatch: `{}` needs one element type, but `{name}` is `{got}` and `{rname}` is `{want}`",
+                                        code.name()
+                                    ),
+                                    s,
+                                )
+                                .with_label(format!("this tile is `{got}`")),
+                            );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn op_control(&mut self, code: OpCode, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        match code {
+            OpCode::ScfFor => self.op_for(results, span),
+            OpCode::ScfIf => self.op_if(results, span),
+            OpCode::ScfWhile => self.op_while(results, span),
+            OpCode::ScfYield => {
+                self.no_results(results, code, span)?;
+                let values = self.value_list_with_types()?;
+                Ok(OpKind::Yield { values })
+            }
+            OpCode::ScfCondition => {
+                self.no_results(results, code, span)?;
+                self.expect(Tok::LParen, "`(` before the condition")?;
+                let (cond, cs) = self.value_use()?;
+                self.expect(Tok::RParen, "`)` after the condition")?;
+                self.check_type(cond, cs, &Type::Scalar(ScalarType::I1));
+                let values = self.value_list_with_types()?;
+                Ok(OpKind::Condition { cond, values })
+            }
+            OpCode::Return | OpCode::FuncReturn => {
+                self.no_results(results, code, span)?;
+                let start = self.tok.span;
+                let values = self.value_list_with_types()?;
+                let got: Vec<Type> = values.iter().map(|v| self.ty_of(*v).clone()).collect();
+                if got != self.f.results {
+                    let want: Vec<String> = self.f.results.iter().map(|t| t.to_string()).collect();
+                    let have: Vec<String> = got.iter().map(|t| t.to_string()).collect();
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::TypeMismatch,
+                            format!(
+                                "type mismatch: the function returns ({}) but `return` gives ({})",
+                                want.join(", "),
+                                have.join(", ")
+                            ),
+                            span.to(Span::new(start.start, self.prev_end.max(start.start))),
+                        )
+                        .with_label("wrong return values"),
+                    );
+                }
+                Ok(OpKind::Return { values })
+            }
+            OpCode::FuncCall | OpCode::Call => self.op_call(results, span),
+            _ => Err(Diagnostic::new(
+                DiagKind::Structure,
+                format!("`{}` cannot appear here", code.name()),
+                span,
+            )
+            .with_label("only allowed at module level")),
+        }
+    }
+
+    /// `[%a, %b : T, U]` as used by `scf.yield`, `scf.condition` and `return`: values and
+    /// their types, checked against each other. The list ends at the end of the line's op.
+    fn value_list_with_types(&mut self) -> PResult<Vec<ValueId>> {
+        let mut vals = Vec::new();
+        if !self.at(Tok::ValueId) {
+            return Ok(Vec::new());
+        }
+        loop {
+            vals.push(self.value_use()?);
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(Tok::Colon, "`:` before the value types")?;
+        let mut types = Vec::new();
+        loop {
+            types.push(self.parse_type()?);
+            if types.len() >= vals.len() || !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        if types.len() != vals.len() {
+            return Err(Diagnostic::new(
+                DiagKind::BadOperands,
+                format!("{} value(s) but {} type(s)", vals.len(), types.len()),
+                Span::new(self.prev_end, self.prev_end),
+            ));
+        }
+        for ((v, s), t) in vals.iter().zip(&types) {
+            self.check_type(*v, *s, t);
+        }
+        Ok(vals.into_iter().map(|x| x.0).collect())
+    }
+
+    fn result_type_list(&mut self) -> PResult<Vec<Type>> {
+        if self.eat(Tok::LParen) {
+            let mut out = Vec::new();
+            if self.eat(Tok::RParen) {
+                return Ok(out);
+            }
+            loop {
+                out.push(self.parse_type()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the type list")?;
+            Ok(out)
+        } else {
+            Ok(vec![self.parse_type()?])
+        }
+    }
+
+    fn yield_types_check(&mut self, block: &Block, want: &[Type], what: &str, at: Span) {
+        let Some(last) = block.ops.last() else { return };
+        let values = match &last.kind {
+            OpKind::Yield { values } | OpKind::Condition { values, .. } => values.clone(),
+            _ => return,
+        };
+        let got: Vec<Type> = values.iter().map(|v| self.ty_of(*v).clone()).collect();
+        if got != want {
+            let w: Vec<String> = want.iter().map(|t| t.to_string()).collect();
+            let g: Vec<String> = got.iter().map(|t| t.to_string()).collect();
+            self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!(
+                        "type mismatch: {what} must yield ({}) but yields ({})",
+                        w.join(", "),
+                        g.join(", ")
+                    ),
+                    if last.span.is_empty() { at } else { last.span },
+                )
+                .with_label("wrong values"),
+            );
+        }
+    }
+
+    fn op_for(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let iv_tok = self.expect(Tok::ValueId, "the induction variable `%i`")?;
+        self.expect(Tok::Equal, "`=` after the induction variable")?;
+        let (lower, ls) = self.value_use()?;
+        self.expect_kw("to")?;
+        let (upper, us) = self.value_use()?;
+        self.expect_kw("step")?;
+        let (step, ss) = self.value_use()?;
+        let mut iter = Vec::new();
+        let mut inits = Vec::new();
+        let mut iter_types = Vec::new();
+        if self.eat_kw("iter_args") {
+            self.expect(Tok::LParen, "`(` after `iter_args`")?;
+            loop {
+                let t = self.expect(Tok::ValueId, "an iter_arg `%name`")?;
+                self.expect(Tok::Equal, "`=` after the iter_arg name")?;
+                let init = self.value_use()?;
+                iter.push((self.text(t)[1..].to_string(), t.span));
+                inits.push(init);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in `iter_args`")?;
+            self.expect(Tok::Arrow, "`->` before the loop result types")?;
+            iter_types = self.result_type_list()?;
+            if iter_types.len() != iter.len() {
+                return Err(Diagnostic::new(
+                    DiagKind::BadOperands,
+                    format!(
+                        "{} iter_args but {} result type(s)",
+                        iter.len(),
+                        iter_types.len()
+                    ),
+                    span,
+                ));
+            }
+            for ((v, s), t) in inits.iter().zip(&iter_types) {
+                self.check_type(*v, *s, t);
+            }
+        }
+        let mut iv_ty = self.ty_of(lower).clone();
+        if self.eat(Tok::Colon) {
+            let (s, _) = self.scalar_type()?;
+            iv_ty = Type::Scalar(s);
+        }
+        if !iv_ty.as_scalar().is_some_and(|s| s.is_integer_like()) {
+            self.err(Diagnostic::new(
+                DiagKind::TypeMismatch,
+                format!("type mismatch: loop bounds must be `index` or integers, found `{iv_ty}`"),
+                ls,
+            ));
+        }
+        self.check_type(lower, ls, &iv_ty);
+        self.check_type(upper, us, &iv_ty);
+        self.check_type(step, ss, &iv_ty);
+        let mut args = vec![(self.text(iv_tok)[1..].to_string(), iv_ty, iv_tok.span)];
+        for ((n, s), t) in iter.iter().zip(&iter_types) {
+            args.push((n.clone(), t.clone(), *s));
+        }
+        let needs_yield = !iter_types.is_empty();
+        let body = self.parse_region(&args, |ops| implicit_yield(ops, needs_yield))?;
+        self.yield_types_check(&body, &iter_types, "the `scf.for` body", span);
+        self.check_terminator(&body, span, "scf.for", false)?;
+        let results = self.bind_results(results, &iter_types, OpCode::ScfFor, span, None)?;
+        Ok(OpKind::For {
+            results,
+            lower,
+            upper,
+            step,
+            inits: inits.into_iter().map(|x| x.0).collect(),
+            body,
+        })
+    }
+
+    fn check_terminator(
+        &mut self,
+        block: &Block,
+        span: Span,
+        what: &str,
+        condition: bool,
+    ) -> PResult<()> {
+        let ok = match block.ops.last().map(|o| &o.kind) {
+            Some(OpKind::Yield { .. }) => !condition,
+            Some(OpKind::Condition { .. }) => condition,
+            _ => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        let want = if condition {
+            "scf.condition"
+        } else {
+            "scf.yield"
+        };
+        Err(Diagnostic::new(
+            DiagKind::Structure,
+            format!("the region of `{what}` must end with `{want}`"),
+            block.ops.last().map_or(span, |o| o.span),
+        )
+        .with_label(format!("expected `{want}` after this")))
+    }
+
+    fn op_if(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let (cond, cs) = self.value_use()?;
+        self.check_type(cond, cs, &Type::Scalar(ScalarType::I1));
+        let types = if self.eat(Tok::Arrow) {
+            self.result_type_list()?
+        } else {
+            Vec::new()
+        };
+        let needs_yield = !types.is_empty();
+        let then_body = self.parse_region(&[], |ops| implicit_yield(ops, needs_yield))?;
+        self.check_terminator(&then_body, span, "scf.if", false)?;
+        self.yield_types_check(&then_body, &types, "the `then` region", span);
+        let else_body = if self.eat_kw("else") {
+            let b = self.parse_region(&[], |ops| implicit_yield(ops, needs_yield))?;
+            self.check_terminator(&b, span, "scf.if", false)?;
+            self.yield_types_check(&b, &types, "the `else` region", span);
+            b
+        } else {
+            if needs_yield {
+                return Err(Diagnostic::new(
+                    DiagKind::Structure,
+                    "`scf.if` with results needs an `else` region",
+                    span,
+                )
+                .with_label("no `else` here"));
+            }
+            Block {
+                args: Vec::new(),
+                ops: vec![Op {
+                    kind: OpKind::Yield { values: Vec::new() },
+                    span,
+                }],
+            }
+        };
+        let results = self.bind_results(results, &types, OpCode::ScfIf, span, None)?;
+        Ok(OpKind::If {
+            results,
+            cond,
+            then_body,
+            else_body,
+        })
+    }
+
+    fn op_while(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let mut names = Vec::new();
+        let mut inits = Vec::new();
+        if self.eat(Tok::LParen) && !self.eat(Tok::RParen) {
+            loop {
+                let t = self.expect(Tok::ValueId, "a loop variable `%name`")?;
+                self.expect(Tok::Equal, "`=` after the loop variable")?;
+                inits.push(self.value_use()?);
+                names.push((self.text(t)[1..].to_string(), t.span));
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the loop variables")?;
+        }
+        self.expect(Tok::Colon, "`:` before the `scf.while` type")?;
+        self.expect(Tok::LParen, "`(` to open the argument types")?;
+        let mut arg_types = Vec::new();
+        if !self.eat(Tok::RParen) {
+            loop {
+                arg_types.push(self.parse_type()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the argument types")?;
+        }
+        self.expect(Tok::Arrow, "`->` before the result types")?;
+        let res_types = self.result_type_list()?;
+        if arg_types.len() != inits.len() {
+            return Err(Diagnostic::new(
+                DiagKind::BadOperands,
+                format!(
+                    "{} loop variable(s) but {} argument type(s)",
+                    inits.len(),
+                    arg_types.len()
+                ),
+                span,
+            ));
+        }
+        for ((v, s), t) in inits.iter().zip(&arg_types) {
+            self.check_type(*v, *s, t);
+        }
+        let args: Vec<(String, Type, Span)> = names
+            .iter()
+            .zip(&arg_types)
+            .map(|((n, s), t)| (n.clone(), t.clone(), *s))
+            .collect();
+        let before = self.parse_region(&args, |_| None)?;
+        self.check_terminator(&before, span, "scf.while", true)?;
+        self.yield_types_check(&before, &res_types, "`scf.condition`", span);
+        self.expect_kw("do")?;
+        let after = self.parse_region(&[], |ops| implicit_yield(ops, true))?;
+        self.check_terminator(&after, span, "scf.while", false)?;
+        let after_arg_types: Vec<Type> =
+            after.args.iter().map(|a| self.ty_of(*a).clone()).collect();
+        if after_arg_types != res_types {
+            self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    "type mismatch: the `do` block arguments must match the `scf.while` result types",
+                    span,
+                )
+                .with_label("in this loop"),
+            );
+        }
+        self.yield_types_check(&after, &arg_types, "the `do` region", span);
+        let results = self.bind_results(results, &res_types, OpCode::ScfWhile, span, None)?;
+        Ok(OpKind::While {
+            results,
+            inits: inits.into_iter().map(|x| x.0).collect(),
+            before,
+            after,
+        })
+    }
+
+    fn op_call(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let sym = self.expect(Tok::AtId, "a callee `@name`")?;
+        let name = sym_name(self.text(sym));
+        let Some(&callee) = self.func_names.get(&name) else {
+            return Err(Diagnostic::new(
+                DiagKind::UndefinedValue,
+                format!("call to undefined function `@{name}`"),
+                sym.span,
+            )
+            .with_label("no `func.func` with this name"));
+        };
+        self.expect(Tok::LParen, "`(` to open the call arguments")?;
+        let mut args = Vec::new();
+        if !self.eat(Tok::RParen) {
+            loop {
+                args.push(self.value_use()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the call arguments")?;
+        }
+        self.expect(Tok::Colon, "`:` before the call's function type")?;
+        self.expect(Tok::LParen, "`(` to open the argument types")?;
+        let mut arg_types = Vec::new();
+        if !self.eat(Tok::RParen) {
+            loop {
+                arg_types.push(self.parse_type()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the argument types")?;
+        }
+        self.expect(Tok::Arrow, "`->` before the result types")?;
+        let res_types = self.result_type_list()?;
+        if arg_types.len() != args.len() {
+            return Err(Diagnostic::new(
+                DiagKind::BadOperands,
+                format!("{} argument(s) but {} type(s)", args.len(), arg_types.len()),
+                span,
+            ));
+        }
+        for ((v, s), t) in args.iter().zip(&arg_types) {
+            self.check_type(*v, *s, t);
+        }
+        self.calls.push(CallCheck {
+            caller: usize::MAX,
+            callee,
+            span: sym.span,
+            args: args
+                .iter()
+                .map(|(v, s)| (self.ty_of(*v).clone(), *s))
+                .collect(),
+            results: res_types.clone(),
+        });
+        let results = self.bind_results(results, &res_types, OpCode::FuncCall, span, None)?;
+        Ok(OpKind::Call {
+            callee,
+            args: args.into_iter().map(|x| x.0).collect(),
+            results,
+        })
+    }
+
+    // ------------------------------------------------------------------ attributes
+
+    fn attr_dict(&mut self) -> PResult<Vec<(String, Attr, Span)>> {
+        self.expect(Tok::LBrace, "`{` to open an attribute dictionary")?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RBrace) {
+            return Ok(out);
+        }
+        loop {
+            let k = self.tok;
+            let key = match k.kind {
+                Tok::Ident => self.text(k).to_string(),
+                Tok::Str => unescape_string(self.text(k)),
+                _ => return Err(self.expected("an attribute name")),
+            };
+            self.bump();
+            let attr = if self.eat(Tok::Equal) {
+                self.parse_attr()?
+            } else {
+                Attr::Unit
+            };
+            out.push((key, attr, k.span.to(Span::new(k.span.start, self.prev_end))));
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(Tok::RBrace, "`}` or `,` in the attribute dictionary")?;
+        Ok(out)
+    }
+
+    fn angle_body(&mut self) -> PResult<String> {
+        let open = self.expect(Tok::Less, "`<`")?;
+        let mut depth = 1usize;
+        let mut parts: Vec<&str> = Vec::new();
+        loop {
+            match self.tok.kind {
+                Tok::Less => depth += 1,
+                Tok::Greater => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return Ok(parts.join(" "));
+                    }
+                }
+                Tok::Eof | Tok::BadChar | Tok::UnterminatedStr => {
+                    return Err(Diagnostic::new(DiagKind::Syntax, "unclosed `<`", open.span)
+                        .with_label("this `<` is never closed"));
+                }
+                _ => {}
+            }
+            let t = self.bump();
+            parts.push(self.text(t));
+        }
+    }
+
+    fn parse_attr(&mut self) -> PResult<Attr> {
+        self.enter()?;
+        let r = self.parse_attr_inner();
+        self.leave();
+        r
+    }
+
+    fn parse_attr_inner(&mut self) -> PResult<Attr> {
+        let t = self.tok;
+        match t.kind {
+            Tok::HashId => {
+                self.bump();
+                let dialect = self.text(t)[1..].to_string();
+                if self.at(Tok::Less) && self.tok.span.start == t.span.end {
+                    let body = self.angle_body()?;
+                    Ok(Attr::Opaque { dialect, body })
+                } else {
+                    Ok(Attr::Opaque {
+                        dialect,
+                        body: String::new(),
+                    })
+                }
+            }
+            Tok::Less => {
+                let body = self.angle_body()?;
+                Ok(Attr::Opaque {
+                    dialect: String::new(),
+                    body,
+                })
+            }
+            Tok::Str => {
+                self.bump();
+                Ok(Attr::Str(unescape_string(self.text(t))))
+            }
+            Tok::Minus | Tok::Int | Tok::Float => {
+                let neg = self.eat(Tok::Minus);
+                let n = self.tok;
+                let attr = match n.kind {
+                    Tok::Int => {
+                        self.bump();
+                        let v = self.int_value(n)? as i64;
+                        Attr::Int(if neg { v.wrapping_neg() } else { v })
+                    }
+                    Tok::Float => {
+                        self.bump();
+                        let v: f64 = self.text(n).parse().map_err(|_| {
+                            Diagnostic::new(DiagKind::Syntax, "malformed float literal", n.span)
+                        })?;
+                        Attr::Float(if neg { -v } else { v })
+                    }
+                    _ => return Err(self.expected("a number")),
+                };
+                if self.eat(Tok::Colon) {
+                    self.parse_type()?;
+                }
+                Ok(attr)
+            }
+            Tok::Ident => {
+                self.bump();
+                Ok(match self.text(t) {
+                    "true" => Attr::Bool(true),
+                    "false" => Attr::Bool(false),
+                    "unit" => Attr::Unit,
+                    other => Attr::Keyword(other.to_string()),
+                })
+            }
+            Tok::LBracket => {
+                self.bump();
+                let mut items = Vec::new();
+                if !self.eat(Tok::RBracket) {
+                    loop {
+                        items.push(self.parse_attr()?);
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                    self.expect(Tok::RBracket, "`]` or `,` in the array")?;
+                }
+                Ok(Attr::Array(items))
+            }
+            Tok::BangId => Ok(Attr::Type(self.parse_type()?)),
+            _ => Err(self.expected("an attribute value")),
+        }
+    }
+
+    // ------------------------------------------------------------------ types
+
+    fn parse_type(&mut self) -> PResult<Type> {
+        let t = self.tok;
+        match t.kind {
+            Tok::Ident => {
+                let name = self.text(t);
+                match ScalarType::from_name(name) {
+                    Some(s) => {
+                        self.bump();
+                        Ok(Type::Scalar(s))
+                    }
+                    None => Err(Diagnostic::new(
+                        DiagKind::BadType,
+                        format!("unknown type `{name}`"),
+                        t.span,
+                    )
+                    .with_label("not a type")
+                    .with_help("scalar types are i1, i8, i16, i32, i64, index, f16, bf16, f32")),
+                }
+            }
+            Tok::BangId => {
+                self.bump();
+                let name = self.text(t);
+                match name {
+                    "!pto.ptr" => self.ptr_type(),
+                    "!pto.tensor_view" => {
+                        let v = self.view_type(name)?;
+                        Ok(Type::TensorView(v))
+                    }
+                    "!pto.partition_tensor_view" => {
+                        let v = self.view_type(name)?;
+                        Ok(Type::PartitionView(v))
+                    }
+                    "!pto.tile_buf" => Ok(Type::TileBuf(self.tile_buf_type(t.span)?)),
+                    "!pto.tile" => Ok(Type::TileBuf(self.ssa_tile_type(t.span)?)),
+                    _ => Err(Diagnostic::new(DiagKind::BadType, format!("unknown type `{name}`"), t.span)
+                        .with_label("not a PTO-AS type")
+                        .with_help(
+                            "PTO types are !pto.ptr, !pto.tensor_view, !pto.partition_tensor_view, !pto.tile_buf, !pto.tile",
+                        )),
+                }
+            }
+            _ => Err(self.expected("a type")),
+        }
+    }
+
+    fn dtype(&mut self) -> PResult<DType> {
+        let t = self.expect(Tok::Ident, "an element type")?;
+        let name = self.text(t);
+        DType::from_name(name).ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::BadType,
+                format!("unknown element type `{name}`"),
+                t.span,
+            )
+            .with_label("not an element type")
+            .with_help(
+                "element types are i1, i8, ui8, i16, ui16, i32, ui32, i64, ui64, f16, bf16, f32",
+            )
+        })
+    }
+
+    fn ptr_type(&mut self) -> PResult<Type> {
+        self.expect(Tok::Less, "`<` after `!pto.ptr`")?;
+        let elem = self.dtype()?;
+        let mut space = None;
+        if self.eat(Tok::Comma) {
+            let t = self.expect(Tok::Ident, "an address space")?;
+            let s = self.text(t);
+            space = Some(match s {
+                "gm" => AddrSpace::Gm,
+                other => AddrSpace::Local(Loc::from_name(other).ok_or_else(|| {
+                    Diagnostic::new(
+                        DiagKind::BadType,
+                        format!("unknown address space `{other}`"),
+                        t.span,
+                    )
+                    .with_help("use `gm`")
+                })?),
+            });
+        }
+        self.expect(Tok::Greater, "`>` to close `!pto.ptr<...>`")?;
+        Ok(Type::Ptr(PtrType { elem, space }))
+    }
+
+    /// Scans `16x?x128xf32` directly from the source starting at the current token, then
+    /// re-syncs the lexer. Returns the dims, the element type and the span.
+    fn shape_and_elem(&mut self) -> PResult<(Vec<Dim>, DType, Span)> {
+        let start = self.tok.span.start;
+        let (dims, mut pos) = self.scan_dims(start, true)?;
+        let b = self.src.as_bytes();
+        let elem_start = pos;
+        while pos < b.len() && (b[pos].is_ascii_alphanumeric() || b[pos] == b'_') {
+            pos += 1;
+        }
+        let elem_span = Span::new(elem_start, pos);
+        let name = self.src.get(elem_start..pos).unwrap_or("");
+        let span = Span::new(start, pos);
+        if dims.is_empty() {
+            return Err(Diagnostic::new(
+                DiagKind::BadType,
+                "expected a shape such as `16x16xf32`",
+                span,
+            )
+            .with_label("no dimensions"));
+        }
+        let elem = DType::from_name(name).ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::BadType,
+                if name.is_empty() {
+                    "expected an element type after the shape".to_string()
+                } else {
+                    format!("unknown element type `{name}`")
+                },
+                if name.is_empty() { span } else { elem_span },
+            )
+            .with_label("not an element type")
+        })?;
+        self.resync(pos);
+        Ok((dims, elem, span))
+    }
+
+    /// Scans `AxBx...` (each `?` or digits). With `trailing_x`, every dim must be followed by
+    /// `x` (the element type comes next); otherwise dims are separated by `x`.
+    fn scan_dims(&self, start: usize, trailing_x: bool) -> PResult<(Vec<Dim>, usize)> {
+        let b = self.src.as_bytes();
+        let mut pos = start;
+        let mut dims = Vec::new();
+        loop {
+            let dim_start = pos;
+            let dim = if b.get(pos) == Some(&b'?') {
+                pos += 1;
+                Dim::Dynamic
+            } else if b.get(pos).is_some_and(|c| c.is_ascii_digit()) {
+                while pos < b.len() && b[pos].is_ascii_digit() {
+                    pos += 1;
+                }
+                let text = self.src.get(dim_start..pos).unwrap_or("");
+                let n = text.parse::<u64>().map_err(|_| {
+                    Diagnostic::new(
+                        DiagKind::BadType,
+                        "dimension out of range",
+                        Span::new(dim_start, pos),
+                    )
+                })?;
+                Dim::Static(n)
+            } else {
+                break;
+            };
+            if trailing_x {
+                if b.get(pos) != Some(&b'x') {
+                    return Err(Diagnostic::new(
+                        DiagKind::BadType,
+                        "expected `x` after a dimension",
+                        Span::new(pos, (pos + 1).min(b.len())),
+                    )
+                    .with_label("shapes are written like `16x128xf32`"));
+                }
+                pos += 1;
+                dims.push(dim);
+            } else {
+                dims.push(dim);
+                let next_is_dim = b
+                    .get(pos + 1)
+                    .is_some_and(|c| c.is_ascii_digit() || *c == b'?');
+                if b.get(pos) == Some(&b'x') && next_is_dim {
+                    pos += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        Ok((dims, pos))
+    }
+
+    fn resync(&mut self, pos: usize) {
+        self.prev_end = pos;
+        self.lex.reset(pos);
+        self.tok = self.lex.next_token();
+    }
+
+    fn view_type(&mut self, name: &str) -> PResult<ViewType> {
+        self.expect(Tok::Less, &format!("`<` after `{name}`"))?;
+        let (shape, elem, span) = self.shape_and_elem()?;
+        if shape.len() > 5 {
+            return Err(Diagnostic::new(
+                DiagKind::BadType,
+                format!("`{name}` has rank {}, at most 5 is supported", shape.len()),
+                span,
+            ));
+        }
+        self.expect(Tok::Greater, &format!("`>` to close `{name}<...>`"))?;
+        Ok(ViewType { shape, elem })
+    }
+
+    fn tile_buf_type(&mut self, name_span: Span) -> PResult<TileBufType> {
+        let open = self.expect(Tok::Less, "`<` after `!pto.tile_buf`")?;
+        let first = self.expect(Tok::Ident, "`loc=` or a memory such as `vec`")?;
+        let first_text = self.text(first);
+        let mut loc = None;
+        let mut dtype = None;
+        let mut rows = None;
+        let mut cols = None;
+        let mut vrow = None;
+        let mut vcol = None;
+        let mut blayout = None;
+        let mut slayout = None;
+        let mut fractal = None;
+        let mut pad = None;
+        let mut compact = None;
+        let long = first_text == "loc" && self.at(Tok::Equal);
+        let mut pending_key = if long { Some(first) } else { None };
+        if !long {
+            loc = Some(Loc::from_name(first_text).ok_or_else(|| self.bad_loc(first))?);
+            self.expect(Tok::Comma, "`,` after the memory")?;
+            let (shape, elem, span) = self.shape_and_elem()?;
+            let [Dim::Static(r), Dim::Static(c)] = shape[..] else {
+                return Err(Diagnostic::new(
+                    DiagKind::BadType,
+                    "a tile_buf shape must have two static dims, like `16x128xf32`",
+                    span,
+                ));
+            };
+            rows = Some(r);
+            cols = Some(c);
+            dtype = Some(elem);
+        }
+        loop {
+            let key_tok = match pending_key.take() {
+                Some(k) => k,
+                None => {
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                    self.expect(Tok::Ident, "a `!pto.tile_buf` key such as `blayout`")?
+                }
+            };
+            let key = self.text(key_tok);
+            self.expect(Tok::Equal, &format!("`=` after `{key}`"))?;
+            let dup = |set: bool| -> PResult<()> {
+                if set {
+                    Err(Diagnostic::new(
+                        DiagKind::BadType,
+                        format!("duplicate `{key}` in `!pto.tile_buf`"),
+                        key_tok.span,
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
+            match key {
+                "loc" if long => {
+                    dup(loc.is_some())?;
+                    let t = self.expect(Tok::Ident, "a memory such as `vec`")?;
+                    loc = Some(Loc::from_name(self.text(t)).ok_or_else(|| self.bad_loc(t))?);
+                }
+                "dtype" if long => {
+                    dup(dtype.is_some())?;
+                    dtype = Some(self.dtype()?);
+                }
+                "rows" if long => {
+                    dup(rows.is_some())?;
+                    rows = Some(self.expect_uint("the row count")?.0);
+                }
+                "cols" if long => {
+                    dup(cols.is_some())?;
+                    cols = Some(self.expect_uint("the column count")?.0);
+                }
+                "v_row" | "v_col" if long => {
+                    let slot = if key == "v_row" { &mut vrow } else { &mut vcol };
+                    if slot.is_some() {
+                        return Err(Diagnostic::new(
+                            DiagKind::BadType,
+                            format!("duplicate `{key}`"),
+                            key_tok.span,
+                        ));
+                    }
+                    let d = if self.eat(Tok::Question) {
+                        Dim::Dynamic
+                    } else if self.eat(Tok::Minus) {
+                        let (n, s) = self.expect_uint("`1` (as in `-1`)")?;
+                        if n != 1 {
+                            return Err(Diagnostic::new(
+                                DiagKind::BadType,
+                                format!("`{key}` must be `?`, -1 or a size"),
+                                s,
+                            ));
+                        }
+                        Dim::Dynamic
+                    } else {
+                        Dim::Static(self.expect_uint("a size or `?`")?.0)
+                    };
+                    let slot = if key == "v_row" { &mut vrow } else { &mut vcol };
+                    *slot = Some(d);
+                }
+                "valid" => {
+                    dup(vrow.is_some() || vcol.is_some())?;
+                    let start = self.tok.span.start;
+                    let (dims, end) = self.scan_dims(start, false)?;
+                    let [r, c] = dims[..] else {
+                        return Err(Diagnostic::new(
+                            DiagKind::BadType,
+                            "`valid` must have exactly two dims, like `valid=16x1`",
+                            Span::new(start, end.max(start + 1)),
+                        ));
+                    };
+                    vrow = Some(r);
+                    vcol = Some(c);
+                    self.resync(end);
+                }
+                "blayout" => {
+                    dup(blayout.is_some())?;
+                    blayout = Some(self.mnemonic("blayout", BLayout::from_name, BLayout::NAMES)?);
+                }
+                "slayout" => {
+                    dup(slayout.is_some())?;
+                    slayout = Some(self.mnemonic("slayout", SLayout::from_name, SLayout::NAMES)?);
+                }
+                "fractal" => {
+                    dup(fractal.is_some())?;
+                    fractal = Some(self.expect_uint("the fractal size")?.0);
+                }
+                "pad" => {
+                    dup(pad.is_some())?;
+                    pad = Some(if self.at(Tok::Int) {
+                        let (n, s) = self.expect_uint("a pad code")?;
+                        PadValue::from_code(n).ok_or_else(|| {
+                            Diagnostic::new(DiagKind::BadType, format!("unknown pad `{n}`"), s)
+                                .with_help("pad is 0 (null), 1 (zero), 2 (max) or 3 (min)")
+                        })?
+                    } else {
+                        self.mnemonic("pad", PadValue::from_name, PadValue::NAMES)?
+                    });
+                }
+                "compact" => {
+                    dup(compact.is_some())?;
+                    let (n, s) = self.expect_uint("a compact mode")?;
+                    compact = Some(CompactMode::from_code(n).ok_or_else(|| {
+                        Diagnostic::new(DiagKind::BadType, format!("unknown compact mode `{n}`"), s)
+                            .with_help("compact is 0, 1 or 2")
+                    })?);
+                }
+                _ => {
+                    return Err(Diagnostic::new(
+                        DiagKind::BadType,
+                        format!("unknown key `{key}` in `!pto.tile_buf`"),
+                        key_tok.span,
+                    )
+                    .with_help(if long {
+                        "keys are loc, dtype, rows, cols, v_row, v_col, blayout, slayout, fractal, pad, compact"
+                    } else {
+                        "keys after the shape are valid, blayout, slayout, fractal, pad, compact"
+                    }));
+                }
+            }
+        }
+        let close = self.expect(Tok::Greater, "`,` or `>` in `!pto.tile_buf<...>`")?;
+        let span = name_span.to(close.span);
+        let missing = |what: &str| {
+            Diagnostic::new(
+                DiagKind::BadType,
+                format!("`!pto.tile_buf` lacks `{what}=`"),
+                span,
+            )
+            .with_label(format!("no `{what}` given"))
+        };
+        let rows = rows.ok_or_else(|| missing("rows"))?;
+        let cols = cols.ok_or_else(|| missing("cols"))?;
+        let mut t = TileBufType::new(
+            loc.ok_or_else(|| missing("loc"))?,
+            dtype.ok_or_else(|| missing("dtype"))?,
+            rows,
+            cols,
+        );
+        if let Some(v) = vrow {
+            t.valid_row = v;
+        }
+        if let Some(v) = vcol {
+            t.valid_col = v;
+        }
+        t.blayout = blayout.unwrap_or(BLayout::RowMajor);
+        t.slayout = slayout.unwrap_or(SLayout::NoneBox);
+        t.fractal = fractal.unwrap_or(512);
+        t.pad = pad.unwrap_or(PadValue::Null);
+        t.compact = compact.unwrap_or(CompactMode::Null);
+        self.check_tile_shape(&t, span.to(open.span));
+        Ok(t)
+    }
+
+    fn check_tile_shape(&mut self, t: &TileBufType, span: Span) {
+        if t.rows == 0 || t.cols == 0 {
+            self.err(Diagnostic::new(
+                DiagKind::BadType,
+                "a tile needs at least one row and one column",
+                span,
+            ));
+        }
+        for (v, n, what) in [
+            (t.valid_row, t.rows, "valid rows"),
+            (t.valid_col, t.cols, "valid columns"),
+        ] {
+            if let Dim::Static(v) = v
+                && v > n
+            {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::BadType,
+                        format!("{what} ({v}) exceed the tile's {n}"),
+                        span,
+                    )
+                    .with_label("valid region larger than the tile"),
+                );
+            }
+        }
+    }
+
+    fn bad_loc(&self, t: Token) -> Diagnostic {
+        Diagnostic::new(
+            DiagKind::BadType,
+            format!("unknown memory `{}`", self.text(t)),
+            t.span,
+        )
+        .with_help("loc is one of vec, mat, left, right, acc, bias, scaling")
+    }
+
+    fn mnemonic<T>(
+        &mut self,
+        what: &str,
+        parse: fn(&str) -> Option<T>,
+        names: &[&str],
+    ) -> PResult<T> {
+        let t = self.tok;
+        let text = match t.kind {
+            Tok::Ident => self.text(t).to_string(),
+            Tok::Str => unescape_string(self.text(t)),
+            _ => {
+                return Err(self.expected(&format!(
+                    "a {what} such as `{}`",
+                    names.first().unwrap_or(&"")
+                )));
+            }
+        };
+        self.bump();
+        parse(&text).ok_or_else(|| {
+            Diagnostic::new(
+                DiagKind::BadType,
+                format!("unknown {what} `{text}`"),
+                t.span,
+            )
+            .with_help(format!("one of: {}", names.join(", ")))
+        })
+    }
+
+    /// The `!pto.tile<...>` spellings of the ISA pages: `<32x32xf32>`, `<f32, 16, 16>` and
+    /// `<loc=vec, f32, 16, 16, RowMajor, NoneBox, 512, Zero>`. Mapped to a tile buffer.
+    fn ssa_tile_type(&mut self, name_span: Span) -> PResult<TileBufType> {
+        self.expect(Tok::Less, "`<` after `!pto.tile`")?;
+        let mut loc = Loc::Vec;
+        if self.at_kw("loc") {
+            self.bump();
+            self.expect(Tok::Equal, "`=` after `loc`")?;
+            let t = self.expect(Tok::Ident, "a memory such as `vec`")?;
+            loc = Loc::from_name(self.text(t)).ok_or_else(|| self.bad_loc(t))?;
+            self.expect(Tok::Comma, "`,` after the memory")?;
+        }
+        let mut t = if self.at(Tok::Int) {
+            let (shape, elem, span) = self.shape_and_elem()?;
+            let [Dim::Static(r), Dim::Static(c)] = shape[..] else {
+                return Err(Diagnostic::new(
+                    DiagKind::BadType,
+                    "a tile shape must have two static dims",
+                    span,
+                ));
+            };
+            TileBufType::new(loc, elem, r, c)
+        } else {
+            let dtype = self.dtype()?;
+            self.expect(Tok::Comma, "`,` after the element type")?;
+            let rows = self.expect_uint("the row count")?.0;
+            self.expect(Tok::Comma, "`,` after the row count")?;
+            let cols = self.expect_uint("the column count")?.0;
+            TileBufType::new(loc, dtype, rows, cols)
+        };
+        let mut position = 0;
+        while self.eat(Tok::Comma) {
+            let tok = self.bump();
+            let text = self.text(tok);
+            let bad = || {
+                Diagnostic::new(
+                    DiagKind::BadType,
+                    format!("unexpected `{text}` in `!pto.tile<...>`"),
+                    tok.span,
+                )
+                .with_help("after the shape come blayout, slayout, fractal and pad")
+            };
+            match (position, tok.kind) {
+                (0, Tok::Ident) => t.blayout = BLayout::from_name(text).ok_or_else(bad)?,
+                (1, Tok::Ident) => t.slayout = SLayout::from_name(text).ok_or_else(bad)?,
+                (2, Tok::Int) => t.fractal = self.int_value(tok)?,
+                (2, Tok::Ident) if text == "None" => {}
+                (3, Tok::Ident) => t.pad = PadValue::from_name(text).ok_or_else(bad)?,
+                _ => return Err(bad()),
+            }
+            position += 1;
+        }
+        let close = self.expect(Tok::Greater, "`>` to close `!pto.tile<...>`")?;
+        self.check_tile_shape(&t, name_span.to(close.span));
+        Ok(t)
+    }
+}
+
+trait SpanFallback {
+    fn with_span_fallback(self, span: Span) -> Self;
+}
+
+impl SpanFallback for Diagnostic {
+    fn with_span_fallback(mut self, span: Span) -> Self {
+        if self.span.is_empty() {
+            self.span = span;
+        }
+        self
+    }
+}
+
+fn short_key(key: &str) -> &'static str {
+    if key == "valid_row" { "v_row" } else { "v_col" }
+}
+
+fn sym_name(text: &str) -> String {
+    let s = text.strip_prefix('@').unwrap_or(text);
+    if s.starts_with('"') {
+        unescape_string(s)
+    } else {
+        s.to_string()
+    }
+}
+
+fn implicit_yield(ops: &[Op], needs_values: bool) -> Option<OpKind> {
+    let ends_with_yield = matches!(ops.last().map(|o| &o.kind), Some(OpKind::Yield { .. }));
+    if ends_with_yield || needs_values {
+        None
+    } else {
+        Some(OpKind::Yield { values: Vec::new() })
+    }
+}
+
+/// Wraps an integer constant to the width of its type (sign-extending), `i1` to 0/1.
+fn truncate_int(v: i64, ty: ScalarType) -> i64 {
+    match ty.bits() {
+        1 => v & 1,
+        64 => v,
+        bits => {
+            let shift = 64 - bits;
+            (v << shift) >> shift
+        }
+    }
+}
