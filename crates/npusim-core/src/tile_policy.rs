@@ -44,6 +44,10 @@ pub struct TilePolicy {
     pub reduction_order: ReductionOrder,
     /// TDIVS tile/scalar as a multiply by the reciprocal (A5).
     pub divs_by_reciprocal: bool,
+    /// Whether TLOAD with `PadValue::Null` fills the tile with zeros first (the CPU simulator
+    /// does); on hardware Null means "no padding", so the bytes outside the valid region keep
+    /// their old contents.
+    pub pad_null_fills_zero: bool,
 }
 
 impl TilePolicy {
@@ -53,6 +57,7 @@ impl TilePolicy {
         nan_min_max: NanMinMaxPolicy::Propagate,
         reduction_order: ReductionOrder::Tree,
         divs_by_reciprocal: false,
+        pad_null_fills_zero: false,
     };
     /// Ascend 950 hardware.
     pub const A5_HW: TilePolicy = TilePolicy {
@@ -60,6 +65,7 @@ impl TilePolicy {
         nan_min_max: NanMinMaxPolicy::Propagate,
         reduction_order: ReductionOrder::Tree,
         divs_by_reciprocal: true,
+        pad_null_fills_zero: false,
     };
 
     /// The public pto-isa CPU simulator's numerics for the same arch.
@@ -69,6 +75,7 @@ impl TilePolicy {
             nan_min_max: NanMinMaxPolicy::CppStd,
             reduction_order: ReductionOrder::Sequential,
             divs_by_reciprocal: false,
+            pad_null_fills_zero: true,
         }
     }
 }

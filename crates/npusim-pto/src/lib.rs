@@ -1,1 +1,86 @@
-//! placeholder
+//! # npusim-pto: the PTO tile ISA
+//!
+//! A functional model of the PTO ("Parallel Tile Operation") tile instructions as the pages of
+//! hw-native-sys/pto-isa `docs/isa/*.md` define them, for the A2A3 (Ascend 910B/910C) and A5
+//! (Ascend 950) generations.
+//!
+//! - [`tile`]: tiles as typed views (location, element type, shape, layouts, valid region, pad,
+//!   byte address) of the core's memories, with the layout offset function;
+//! - [`core`]: [`TileCore`], one core's memories sized by its [`npusim_core::ChipProfile`],
+//!   global memory, allocation with the TASSIGN checks;
+//! - [`table`]: the instruction set as data ([`for_each_tile_op!`], [`OpCode`], [`OPS`]);
+//! - [`num`]: element types, their compute types, and each instruction's meaning per element;
+//! - [`engine`]: the shared row-slice engine and its plain element-by-element twin;
+//! - [`ops`]: the families (elementwise and tile-scalar, partial, reduce/expand,
+//!   compare/select/convert, TLOAD/TSTORE);
+//! - [`exec`]: [`TileOp`] and [`TileCore::exec`], the data-driven entry point.
+//!
+//! ## Using it from an interpreter
+//!
+//! ```
+//! use npusim_pto::{TileCore, TileDesc, GlobalTensor, ElemType};
+//! let mut core = TileCore::by_name("a2a3").unwrap();
+//! let a = core.alloc(TileDesc::vec(ElemType::F32, 16, 16).at(0x1000)).unwrap();
+//! let b = core.alloc(TileDesc::vec(ElemType::F32, 16, 16).at(0x2000)).unwrap();
+//! let gm = core.gm_bind(&vec![1.5f32; 256]);
+//! let g = GlobalTensor::nd_2d(gm, ElemType::F32, 16, 16);
+//! core.tload(&a, &g).unwrap();
+//! core.tadds(&b, &a, 1.0f32).unwrap();
+//! core.tstore(&g, &b).unwrap();
+//! assert_eq!(core.gm_read::<f32>(gm, 1).unwrap(), vec![2.5]);
+//! ```
+//!
+//! ## Numeric policy
+//!
+//! - **Rounding.** f16 and bf16 compute in f32 and round once per instruction to nearest even;
+//!   f32 computes natively. For + − × ÷ and √ this is the correctly rounded result (f32 has
+//!   more than twice their precision plus two bits). Fused instructions (TMULADDDST,
+//!   TFUSEDMULADD, TFUSEDMULADDRELU, TAXPY) and the three-operand sums (TADDC, TSUBC, TADDSC,
+//!   TSUBSC) compute in f64 with each step rounded to odd, then round once to the element type:
+//!   the fused ones are exactly `round(a·b + c)`, the sums are exact for f16.
+//! - **Integers** wrap (two's complement). Division truncates toward zero (`MIN / -1` wraps);
+//!   TREM's result takes the divisor's sign, TFMOD's the dividend's. Integer division or
+//!   remainder by zero is [`PtoError::DivByZero`], never a crash. Shift amounts are masked to
+//!   the element width; SHR is arithmetic for signed types; TSHLS/TSHRS reject a negative
+//!   scalar.
+//! - **TDIVS** tile/scalar on A5 (`TilePolicy::divs_by_reciprocal`) multiplies by the
+//!   reciprocal, itself rounded to the element type: a zero scalar gives ±inf. Float division by
+//!   zero is IEEE everywhere else.
+//! - **Transcendentals** (TEXP, TLOG, TRSQRT, TPOW, and EXPDIF) evaluate in f64 with Rust's
+//!   libm and round to f32 and then to the element type. This is a correctly-rounded-style
+//!   model, **not bit-exact to hardware** (whose algorithms are not public). TSQRT and TRECIP
+//!   are correctly rounded.
+//! - **NaN in min/max** (TMIN, TMAX, TMINS, TMAXS, TRELU, the partial, reduce and expand forms)
+//!   follows [`npusim_core::NanMinMaxPolicy`] of the chip profile's tile policy: hardware
+//!   profiles propagate NaN; `pto_cpu_sim` reproduces C++ `std::max/min`. ±0: min prefers −0,
+//!   max +0 (except under `CppStd`).
+//! - **Reduction order** follows [`npusim_core::ReductionOrder`]: hardware profiles use an
+//!   adjacent-pair tree, `pto_cpu_sim` sums left to right from 0 in an f32 accumulator, as the
+//!   public CPU simulator does. Use
+//!   `profile.with_tile_policy(TilePolicy::pto_cpu_sim(arch))` (or [`TileCore::set_policy`])
+//!   to cross-check against that simulator.
+//! - **Denormals** are kept (no flush to zero), like the CPU simulator; the hardware FTZ is not
+//!   modelled.
+//! - **TLOAD padding**: the whole tile is filled with the pad value before the valid region is
+//!   copied; `PadValue::Null` fills zeros only under `pad_null_fills_zero` (the CPU simulator).
+//! - **Partial ops** write 0 where neither source is valid (the CPU simulator's choice).
+
+pub mod core;
+pub mod engine;
+pub mod error;
+pub mod exec;
+pub mod num;
+pub mod ops;
+pub mod table;
+pub mod tile;
+
+pub use crate::core::{TILE_ALIGN, TileCore};
+pub use error::PtoError;
+pub use exec::{Args, TileOp};
+pub use npusim_core::convert::{RoundMode, Saturation};
+pub use npusim_core::{ChipProfile, ElemType, TilePolicy};
+pub use ops::memory::{GlobalTensor, GmLayout};
+pub use ops::select::cvt_targets;
+pub use ops::{CmpMode, Scalar};
+pub use table::{Class, OPS, OpCode, OpInfo, ValidRule};
+pub use tile::{BLayout, PadValue, SLayout, Tile, TileDesc, TileLoc};

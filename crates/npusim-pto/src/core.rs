@@ -1,0 +1,292 @@
+//! One core's view of the machine: its on-chip memories (sized by the chip profile), global
+//! memory, the tile policy, and tile allocation with the TASSIGN checks.
+//!
+//! Implements pto-isa `docs/isa/TASSIGN.md` (a tile is bound to a byte offset inside the memory
+//! of its location; the address must be 32-byte aligned and the tile must fit) and the memory
+//! model of `shared/research/pto-isa.md` §2.2: every memory is a byte array and tiles are views,
+//! so aliasing tiles see each other's writes.
+
+use crate::error::PtoError;
+use crate::tile::{Tile, TileDesc, TileLoc};
+use npusim_core::memory::MemoryError;
+use npusim_core::{ChipProfile, Element, MemSpace, Memory, TileArch, TilePolicy};
+
+/// Tile addresses must be multiples of this (TASSIGN).
+pub const TILE_ALIGN: u64 = 32;
+
+/// One core: on-chip memories, global memory and the numeric policy.
+#[derive(Clone, Debug)]
+pub struct TileCore {
+    profile: ChipProfile,
+    policy: TilePolicy,
+    mems: [Memory; 7],
+    gm: Memory,
+    gm_top: u64,
+    reference: bool,
+}
+
+fn loc_index(loc: TileLoc) -> usize {
+    loc as usize
+}
+
+impl TileCore {
+    /// A core of `profile` with zeroed memories (a location the chip lacks gets capacity 0).
+    pub fn new(profile: &ChipProfile) -> TileCore {
+        let mems =
+            TileLoc::ALL.map(|l| Memory::new(l.space(), profile.capacity(l.space()).unwrap_or(0)));
+        TileCore {
+            profile: profile.clone(),
+            policy: profile.tile,
+            mems,
+            gm: Memory::new(MemSpace::Gm, 0),
+            gm_top: 0,
+            reference: false,
+        }
+    }
+
+    /// A core of the chip named `name` (`a2a3`, `a5`, `ascend910b`, ...).
+    pub fn by_name(name: &str) -> Option<TileCore> {
+        ChipProfile::by_name(name).map(TileCore::new)
+    }
+
+    /// The chip profile.
+    pub fn profile(&self) -> &ChipProfile {
+        &self.profile
+    }
+    /// The numeric policy in force.
+    pub fn policy(&self) -> TilePolicy {
+        self.policy
+    }
+    /// Replaces the numeric policy (e.g. [`TilePolicy::pto_cpu_sim`]).
+    pub fn set_policy(&mut self, p: TilePolicy) {
+        self.policy = p;
+    }
+    /// The instruction-page generation.
+    pub fn arch(&self) -> TileArch {
+        self.policy.arch
+    }
+    /// Runs every instruction through the plain element-by-element path (the fast kernels'
+    /// twin). Off by default.
+    pub fn set_reference(&mut self, on: bool) {
+        self.reference = on;
+    }
+    /// Whether the plain path is selected.
+    pub fn reference(&self) -> bool {
+        self.reference
+    }
+
+    /// The memory of a location.
+    pub fn mem(&self, loc: TileLoc) -> &Memory {
+        &self.mems[loc_index(loc)]
+    }
+    /// The memory of a location, writable.
+    pub fn mem_mut(&mut self, loc: TileLoc) -> &mut Memory {
+        &mut self.mems[loc_index(loc)]
+    }
+
+    /// Validates a tile description and its address (`alloc_tile addr = ...` / TASSIGN).
+    pub fn alloc(&self, desc: TileDesc) -> Result<Tile, PtoError> {
+        self.alloc_named(desc, "alloc_tile", "tile")
+    }
+
+    /// [`TileCore::alloc`] with the instruction and operand names used in errors.
+    pub fn alloc_named(
+        &self,
+        desc: TileDesc,
+        op: &'static str,
+        operand: &'static str,
+    ) -> Result<Tile, PtoError> {
+        let t = Tile::validate(desc, op, operand)?;
+        self.check_addr(&t, op, operand)?;
+        Ok(t)
+    }
+
+    /// TASSIGN: binds `tile` to byte address `addr` of its memory.
+    pub fn tassign(
+        &self,
+        tile: &mut Tile,
+        addr: u64,
+        operand: &'static str,
+    ) -> Result<(), PtoError> {
+        let mut d = *tile.desc();
+        d.addr = addr;
+        *tile = self.alloc_named(d, "TASSIGN", operand)?;
+        Ok(())
+    }
+
+    fn check_addr(
+        &self,
+        t: &Tile,
+        op: &'static str,
+        operand: &'static str,
+    ) -> Result<(), PtoError> {
+        let addr = t.addr();
+        if addr % TILE_ALIGN != 0 {
+            return Err(PtoError::Misaligned {
+                op,
+                operand,
+                addr,
+                align: TILE_ALIGN,
+            });
+        }
+        let cap = self.mem(t.loc()).capacity() as u64;
+        let size = t.size_bytes();
+        if addr.checked_add(size).is_none_or(|end| end > cap) {
+            return Err(PtoError::OutOfCapacity {
+                op,
+                operand,
+                space: t.loc().space(),
+                addr,
+                size,
+                capacity: cap,
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads element `(r, c)` of a tile as its raw bits (any element type).
+    pub fn get_bits(&self, t: &Tile, r: usize, c: usize) -> Result<u64, MemoryError> {
+        let size = t.dtype().size();
+        let b = self.mem(t.loc()).bytes(t.byte_addr(r, c), size as u64)?;
+        let mut v = [0u8; 8];
+        v[..size].copy_from_slice(b);
+        Ok(u64::from_le_bytes(v))
+    }
+
+    /// Writes element `(r, c)` of a tile from raw bits.
+    pub fn set_bits(&mut self, t: &Tile, r: usize, c: usize, bits: u64) -> Result<(), MemoryError> {
+        let size = t.dtype().size();
+        let b = self
+            .mem_mut(t.loc())
+            .bytes_mut(t.byte_addr(r, c), size as u64)?;
+        b.copy_from_slice(&bits.to_le_bytes()[..size]);
+        Ok(())
+    }
+
+    /// Reads element `(r, c)` as `T` (whose size must match the tile's element type).
+    pub fn get<T: Element>(&self, t: &Tile, r: usize, c: usize) -> Result<T, MemoryError> {
+        Ok(T::from_bits_u64(self.get_bits(t, r, c)?))
+    }
+
+    /// Writes element `(r, c)` as `T`.
+    pub fn set<T: Element>(
+        &mut self,
+        t: &Tile,
+        r: usize,
+        c: usize,
+        v: T,
+    ) -> Result<(), MemoryError> {
+        self.set_bits(t, r, c, v.to_bits_u64())
+    }
+
+    /// Writes row-major values into the tile's valid region (`data.len() >= vr * vc`).
+    pub fn write_valid<T: Element>(&mut self, t: &Tile, data: &[T]) -> Result<(), MemoryError> {
+        let vc = t.valid_col();
+        for r in 0..t.valid_row() {
+            for c in 0..vc {
+                if let Some(v) = data.get(r * vc + c) {
+                    self.set(t, r, c, *v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the tile's valid region, row-major.
+    pub fn read_valid<T: Element>(&self, t: &Tile) -> Result<Vec<T>, MemoryError> {
+        let mut out = Vec::with_capacity(t.valid_row() * t.valid_col());
+        for r in 0..t.valid_row() {
+            for c in 0..t.valid_col() {
+                out.push(self.get(t, r, c)?);
+            }
+        }
+        Ok(out)
+    }
+
+    // ---- global memory ----
+
+    /// Reserves `len` bytes of global memory (32-byte aligned); returns the byte address.
+    pub fn gm_alloc(&mut self, len: u64) -> u64 {
+        let base = self.gm_top.div_ceil(TILE_ALIGN) * TILE_ALIGN;
+        let end = base + len;
+        if end as usize > self.gm.capacity() {
+            let mut grown = Memory::new(MemSpace::Gm, (end as usize).max(self.gm.capacity() * 2));
+            grown.as_mut_slice()[..self.gm.capacity()].copy_from_slice(self.gm.as_slice());
+            self.gm = grown;
+        }
+        self.gm_top = end;
+        base
+    }
+
+    /// Binds a GM buffer holding `data`; returns its byte address.
+    pub fn gm_bind<T: Element>(&mut self, data: &[T]) -> u64 {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let addr = self.gm_alloc(bytes.len() as u64);
+        self.gm.as_mut_slice()[addr as usize..addr as usize + bytes.len()].copy_from_slice(bytes);
+        addr
+    }
+
+    /// Global memory.
+    pub fn gm(&self) -> &Memory {
+        &self.gm
+    }
+    /// Global memory, writable.
+    pub fn gm_mut(&mut self) -> &mut Memory {
+        &mut self.gm
+    }
+    /// Reads `count` elements of GM at `addr`.
+    pub fn gm_read<T: Element>(&self, addr: u64, count: usize) -> Result<Vec<T>, MemoryError> {
+        self.gm.read_elems(addr, count)
+    }
+    /// Writes elements to GM at `addr`.
+    pub fn gm_write<T: Element>(&mut self, addr: u64, data: &[T]) -> Result<(), MemoryError> {
+        self.gm.write_elems(addr, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npusim_core::ElemType;
+
+    #[test]
+    fn tassign_checks_alignment_and_capacity() {
+        let core = TileCore::by_name("a2a3").unwrap();
+        let d = TileDesc::vec(ElemType::F32, 16, 16);
+        let mut t = core.alloc(d.at(0x1000)).unwrap();
+        let e = core.tassign(&mut t, 0x1010, "src0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "TASSIGN: address 0x1010 of tile src0 is not 32-byte aligned"
+        );
+        // 192 KiB UB on a2a3: the last 1 KiB tile fits, one more byte does not.
+        assert!(core.tassign(&mut t, 192 * 1024 - 1024, "src0").is_ok());
+        let e = core.tassign(&mut t, 192 * 1024 - 992, "src0").unwrap_err();
+        assert!(matches!(e, PtoError::OutOfCapacity { .. }), "{e}");
+        // a5 has 256 KiB of UB.
+        let a5 = TileCore::by_name("a5").unwrap();
+        assert!(a5.alloc(d.at(192 * 1024)).is_ok());
+    }
+
+    #[test]
+    fn aliasing_tiles_share_bytes() {
+        let mut core = TileCore::by_name("a2a3").unwrap();
+        let col = core
+            .alloc(
+                TileDesc::vec(ElemType::F32, 16, 1)
+                    .layout(crate::BLayout::ColMajor, crate::SLayout::NoneBox)
+                    .at(2048),
+            )
+            .unwrap();
+        let row = core
+            .alloc(TileDesc::vec(ElemType::F32, 1, 16).at(2048))
+            .unwrap();
+        for i in 0..16 {
+            core.set(&col, i, 0, i as f32).unwrap();
+        }
+        assert_eq!(
+            core.read_valid::<f32>(&row).unwrap(),
+            (0..16).map(|i| i as f32).collect::<Vec<_>>()
+        );
+    }
+}

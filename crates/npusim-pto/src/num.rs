@@ -1,0 +1,475 @@
+//! The element-type layer: storage types, their compute types, and each instruction's meaning
+//! on one element as a small pure function.
+//!
+//! Every storage type ([`Elem`]) names a compute type [`Elem::C`]: f16, bf16 and f32 compute in
+//! f32 (exact widening; the result is rounded once to nearest even when stored), integers compute
+//! in themselves with wrap-around. The functions here implement the "Math Interpretation"
+//! sections of pto-isa `docs/isa/<OP>.md`; the numeric choices are the crate-level policy.
+
+use half::{bf16, f16};
+use npusim_core::fastconv;
+use npusim_core::{Element, NanMinMaxPolicy};
+
+/// A compute type: f32 (for every float element) or an integer type.
+pub trait Num:
+    Copy + Default + PartialEq + PartialOrd + std::fmt::Debug + Send + Sync + 'static
+{
+    /// f32, as opposed to an integer.
+    const FLOAT: bool;
+    fn zero() -> Self;
+    fn one() -> Self;
+    /// `a + b` (integers wrap).
+    fn add(self, o: Self) -> Self;
+    /// `a - b` (integers wrap).
+    fn sub(self, o: Self) -> Self;
+    /// `a * b` (integers wrap).
+    fn mul(self, o: Self) -> Self;
+    /// `a / b`: IEEE for floats; integers truncate toward zero (MIN / -1 wraps). Integer division
+    /// by zero is the caller's error: this returns 0 for it.
+    fn div(self, o: Self) -> Self;
+    /// TREM: `a - floor(a / b) * b`, result takes the divisor's sign.
+    fn rem_floor(self, o: Self) -> Self;
+    /// TFMOD: C `fmod`, result takes the dividend's sign.
+    fn fmod(self, o: Self) -> Self;
+    /// Absolute value (integers wrap: |MIN| = MIN).
+    fn abs(self) -> Self;
+    /// Negation (integers wrap).
+    fn neg(self) -> Self;
+    /// Power; integers by repeated squaring with wrap-around, negative exponents give 0 except
+    /// for bases 1 and -1.
+    fn pow(self, e: Self) -> Self;
+    /// Zero test (for integer division checks).
+    fn is_zero(self) -> bool;
+    /// NaN test (false for integers).
+    fn is_nan(self) -> bool;
+    /// Sign bit set (negative or -0.0).
+    fn sign_neg(self) -> bool;
+    /// The value as f64.
+    fn to_f64(self) -> f64;
+    /// From an f64 value: floats round to nearest even, integers truncate and wrap.
+    fn from_f64(v: f64) -> Self;
+    /// From an index (argmax results).
+    fn from_index(i: usize) -> Self;
+}
+
+/// min under a NaN policy (integers ignore the policy).
+#[inline]
+pub fn min_p<N: Num>(a: N, b: N, p: NanMinMaxPolicy) -> N {
+    if N::FLOAT {
+        match p {
+            NanMinMaxPolicy::Propagate => {
+                if a.is_nan() {
+                    return a;
+                }
+                if b.is_nan() {
+                    return b;
+                }
+            }
+            NanMinMaxPolicy::ReturnOther => {
+                if a.is_nan() {
+                    return b;
+                }
+                if b.is_nan() {
+                    return a;
+                }
+            }
+            NanMinMaxPolicy::CppStd => return if b < a { b } else { a },
+        }
+        if a == b {
+            // Only ±0 compare equal with different bits: min prefers -0.
+            return if b.sign_neg() { b } else { a };
+        }
+    }
+    if b < a { b } else { a }
+}
+
+/// max under a NaN policy (integers ignore the policy).
+#[inline]
+pub fn max_p<N: Num>(a: N, b: N, p: NanMinMaxPolicy) -> N {
+    if N::FLOAT {
+        match p {
+            NanMinMaxPolicy::Propagate => {
+                if a.is_nan() {
+                    return a;
+                }
+                if b.is_nan() {
+                    return b;
+                }
+            }
+            NanMinMaxPolicy::ReturnOther => {
+                if a.is_nan() {
+                    return b;
+                }
+                if b.is_nan() {
+                    return a;
+                }
+            }
+            NanMinMaxPolicy::CppStd => return if a < b { b } else { a },
+        }
+        if a == b {
+            // max prefers +0; of two equal values the left one.
+            return if a.sign_neg() && !b.sign_neg() { b } else { a };
+        }
+    }
+    if a < b { b } else { a }
+}
+
+impl Num for f32 {
+    const FLOAT: bool = true;
+    #[inline]
+    fn zero() -> Self {
+        0.0
+    }
+    #[inline]
+    fn one() -> Self {
+        1.0
+    }
+    #[inline]
+    fn add(self, o: Self) -> Self {
+        self + o
+    }
+    #[inline]
+    fn sub(self, o: Self) -> Self {
+        self - o
+    }
+    #[inline]
+    fn mul(self, o: Self) -> Self {
+        self * o
+    }
+    #[inline]
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+    #[inline]
+    fn rem_floor(self, o: Self) -> Self {
+        // fmod is exact; adding the divisor once fixes the sign (one rounding).
+        let r = self % o;
+        if r != 0.0 && (r < 0.0) != (o < 0.0) {
+            r + o
+        } else {
+            r
+        }
+    }
+    #[inline]
+    fn fmod(self, o: Self) -> Self {
+        self % o
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline]
+    fn neg(self) -> Self {
+        -self
+    }
+    #[inline]
+    fn pow(self, e: Self) -> Self {
+        (self as f64).powf(e as f64) as f32
+    }
+    #[inline]
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    #[inline]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline]
+    fn sign_neg(self) -> bool {
+        self.is_sign_negative()
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as f32
+    }
+}
+
+macro_rules! int_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            const FLOAT: bool = false;
+            #[inline] fn zero() -> Self { 0 }
+            #[inline] fn one() -> Self { 1 }
+            #[inline] fn add(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline] fn sub(self, o: Self) -> Self { self.wrapping_sub(o) }
+            #[inline] fn mul(self, o: Self) -> Self { self.wrapping_mul(o) }
+            #[inline] fn div(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_div(o) } }
+            #[inline] fn rem_floor(self, o: Self) -> Self {
+                if o == 0 { return 0; }
+                let r = self.wrapping_rem(o);
+                #[allow(unused_comparisons)]
+                if r != 0 && ((r < 0) != (o < 0)) { r.wrapping_add(o) } else { r }
+            }
+            #[inline] fn fmod(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_rem(o) } }
+            #[inline] #[allow(unused_comparisons)] fn abs(self) -> Self { if self < 0 { (0 as $t).wrapping_sub(self) } else { self } }
+            #[inline] fn neg(self) -> Self { (0 as $t).wrapping_sub(self) }
+            #[inline] #[allow(unused_comparisons)] fn pow(self, e: Self) -> Self {
+                if e < 0 {
+                    return if self == 1 { 1 } else if (0 as $t).wrapping_sub(1) == self && self != <$t>::MAX {
+                        // base -1 (signed only): ±1 by parity.
+                        if e & 1 == 0 { 1 } else { self }
+                    } else { 0 };
+                }
+                let (mut acc, mut b, mut e) = (1 as $t, self, e);
+                while e != 0 {
+                    if e & 1 == 1 { acc = acc.wrapping_mul(b); }
+                    b = b.wrapping_mul(b);
+                    e >>= 1;
+                }
+                acc
+            }
+            #[inline] fn is_zero(self) -> bool { self == 0 }
+            #[inline] fn is_nan(self) -> bool { false }
+            #[inline] #[allow(unused_comparisons)] fn sign_neg(self) -> bool { self < 0 }
+            #[inline] fn to_f64(self) -> f64 { self as f64 }
+            #[inline] fn from_f64(v: f64) -> Self { v as i128 as $t }
+            #[inline] fn from_index(i: usize) -> Self { i as $t }
+        }
+    )*};
+}
+int_num!(u8, i8, u16, i16, u32, i32, u64, i64);
+
+/// Integer bit operations (TAND ... TSHR). Shift amounts are masked to the element width.
+pub trait Bits: Num {
+    fn and(self, o: Self) -> Self;
+    fn or(self, o: Self) -> Self;
+    fn xor(self, o: Self) -> Self;
+    fn not(self) -> Self;
+    /// `a << (b mod width)`.
+    fn shl(self, b: Self) -> Self;
+    /// `a >> (b mod width)`: arithmetic for signed types, logical for unsigned.
+    fn shr(self, b: Self) -> Self;
+}
+
+macro_rules! int_bits {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            #[inline] fn and(self, o: Self) -> Self { self & o }
+            #[inline] fn or(self, o: Self) -> Self { self | o }
+            #[inline] fn xor(self, o: Self) -> Self { self ^ o }
+            #[inline] fn not(self) -> Self { !self }
+            #[inline] fn shl(self, b: Self) -> Self { self.wrapping_shl(b as u32) }
+            #[inline] fn shr(self, b: Self) -> Self { self.wrapping_shr(b as u32) }
+        }
+    )*};
+}
+int_bits!(u8, i8, u16, i16, u32, i32, u64, i64);
+
+/// A storage element type with its compute type and row (de)serialisation.
+pub trait Elem: Element {
+    /// The type arithmetic happens in.
+    type C: Num;
+    /// Exact widening.
+    fn widen(self) -> Self::C;
+    /// Narrowing with round-to-nearest-even (identity for integers and f32).
+    fn narrow(c: Self::C) -> Self;
+    /// Widens little-endian bytes (`2 * out.len()` etc.) into compute values.
+    fn load(bytes: &[u8], out: &mut [Self::C]);
+    /// Narrows compute values into little-endian bytes.
+    fn store(vals: &[Self::C], bytes: &mut [u8]);
+    /// Rounds an exact-or-odd-rounded f64 result once to this type and widens it back
+    /// (floats: round to nearest even; integers: truncate and wrap).
+    #[inline]
+    fn from_f64_once(v: f64) -> Self::C {
+        Self::C::from_f64(v)
+    }
+}
+
+macro_rules! ident_elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            type C = $t;
+            #[inline] fn widen(self) -> $t { self }
+            #[inline] fn narrow(c: $t) -> $t { c }
+            #[inline] fn load(bytes: &[u8], out: &mut [$t]) {
+                let n = out.len().min(bytes.len() / std::mem::size_of::<$t>());
+                bytemuck::cast_slice_mut::<$t, u8>(&mut out[..n]).copy_from_slice(&bytes[..n * std::mem::size_of::<$t>()]);
+            }
+            #[inline] fn store(vals: &[$t], bytes: &mut [u8]) {
+                let n = vals.len().min(bytes.len() / std::mem::size_of::<$t>());
+                bytes[..n * std::mem::size_of::<$t>()].copy_from_slice(bytemuck::cast_slice(&vals[..n]));
+            }
+        }
+    )*};
+}
+ident_elem!(u8, i8, u16, i16, u32, i32, u64, i64, f32);
+
+impl Elem for f16 {
+    type C = f32;
+    #[inline]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline]
+    fn narrow(c: f32) -> f16 {
+        f16::from_f32(c)
+    }
+    #[inline]
+    fn load(bytes: &[u8], out: &mut [f32]) {
+        fastconv::f16_bytes_to_f32(bytes, out)
+    }
+    #[inline]
+    fn store(vals: &[f32], bytes: &mut [u8]) {
+        fastconv::f32_to_f16_bytes(vals, bytes)
+    }
+    #[inline]
+    fn from_f64_once(v: f64) -> f32 {
+        f16::from_bits(npusim_core::convert::f64_to_f16_bits(
+            v,
+            npusim_core::RoundMode::Rint,
+        ))
+        .to_f32()
+    }
+}
+
+impl Elem for bf16 {
+    type C = f32;
+    #[inline]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline]
+    fn narrow(c: f32) -> bf16 {
+        bf16::from_f32(c)
+    }
+    #[inline]
+    fn load(bytes: &[u8], out: &mut [f32]) {
+        fastconv::bf16_bytes_to_f32(bytes, out)
+    }
+    #[inline]
+    fn store(vals: &[f32], bytes: &mut [u8]) {
+        fastconv::f32_to_bf16_bytes(vals, bytes)
+    }
+    #[inline]
+    fn from_f64_once(v: f64) -> f32 {
+        bf16::from_bits(npusim_core::convert::f64_to_bf16_bits(
+            v,
+            npusim_core::RoundMode::Rint,
+        ))
+        .to_f32()
+    }
+}
+
+// ---- transcendental and fused float helpers (compute type f32) ----
+
+/// TEXP: exp evaluated in f64 and rounded to f32 (then once more to the element type).
+/// A correctly-rounded model, not bit-exact to hardware.
+#[inline]
+pub fn exp_f(a: f32) -> f32 {
+    (a as f64).exp() as f32
+}
+/// TLOG: natural log in f64 (log of a negative is NaN, of ±0 is -inf).
+#[inline]
+pub fn log_f(a: f32) -> f32 {
+    (a as f64).ln() as f32
+}
+/// TSQRT: correctly rounded in f32 (and, by the double-rounding rule, for f16/bf16).
+#[inline]
+pub fn sqrt_f(a: f32) -> f32 {
+    a.sqrt()
+}
+/// TRSQRT: 1/sqrt in f64, rounded once.
+#[inline]
+pub fn rsqrt_f(a: f32) -> f32 {
+    (1.0 / (a as f64).sqrt()) as f32
+}
+/// TRECIP for floats: `1 / a` in f32 (correctly rounded).
+#[inline]
+pub fn recip_f(a: f32) -> f32 {
+    1.0 / a
+}
+
+/// `fl_odd(x + y)` in f64: the sum rounded to odd (truncate, then set the last bit when
+/// anything was lost), computed with TwoSum. Rounding to odd at 53 bits and then to nearest
+/// even at <= 24 bits equals one direct rounding of the exact sum.
+#[inline]
+pub fn add_odd(x: f64, y: f64) -> f64 {
+    let s = x + y;
+    if !s.is_finite() {
+        return s;
+    }
+    let bb = s - x;
+    let err = (x - (s - bb)) + (y - bb);
+    if err == 0.0 || s.to_bits() & 1 == 1 {
+        return s;
+    }
+    // s was rounded to nearest with an even last bit: step one ulp toward the exact value.
+    let toward_up = (err > 0.0) == (s > 0.0);
+    let bits = s.to_bits();
+    f64::from_bits(if toward_up { bits + 1 } else { bits - 1 })
+}
+
+/// Fused multiply-add `a * b + c`, rounded once: the product of two f32-representable values is
+/// exact in f64, the sum is rounded to odd, and the caller rounds to the element type once.
+#[inline]
+pub fn fma_odd(a: f32, b: f32, c: f32) -> f64 {
+    add_odd(a as f64 * b as f64, c as f64)
+}
+
+/// `a + b + c` (TADDC, TSUBC with b negated, TADDSC, TSUBSC): f64 with each step rounded to
+/// odd, then rounded once to the element type. Exact for f16 (the f64 sum of three f16 values
+/// is exact).
+#[inline]
+pub fn sum3_odd(a: f32, b: f32, c: f32) -> f64 {
+    add_odd(add_odd(a as f64, b as f64), c as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rem_and_fmod_signs() {
+        assert_eq!(7i32.rem_floor(-3), -2);
+        assert_eq!((-7i32).rem_floor(3), 2);
+        assert_eq!((-7i32).fmod(3), -1);
+        assert_eq!(i32::MIN.rem_floor(-1), 0);
+        assert_eq!(7.5f32.rem_floor(-2.0), -0.5);
+        assert_eq!((-7.5f32).fmod(2.0), -1.5);
+        assert_eq!(i32::MIN.div(-1), i32::MIN);
+        assert_eq!((-7i32).div(2), -3);
+    }
+
+    #[test]
+    fn shifts_mask_and_pow() {
+        assert_eq!(1u8.shl(9), 2);
+        assert_eq!((-16i16).shr(2), -4);
+        assert_eq!(0x80u8.shr(7), 1);
+        assert_eq!(Num::pow(3i32, 4), 81);
+        assert_eq!(Num::pow(-1i32, -3), -1);
+        assert_eq!(Num::pow(2i32, -1), 0);
+    }
+
+    #[test]
+    fn min_max_policies() {
+        let n = f32::NAN;
+        assert!(max_p(n, 1.0, NanMinMaxPolicy::Propagate).is_nan());
+        assert_eq!(max_p(n, 1.0, NanMinMaxPolicy::ReturnOther), 1.0);
+        assert!(max_p(n, 1.0, NanMinMaxPolicy::CppStd).is_nan());
+        assert_eq!(max_p(1.0, n, NanMinMaxPolicy::CppStd), 1.0);
+        assert!(min_p(-0.0f32, 0.0, NanMinMaxPolicy::Propagate).is_sign_negative());
+        assert!(max_p(-0.0f32, 0.0, NanMinMaxPolicy::Propagate).is_sign_positive());
+    }
+
+    #[test]
+    fn add_odd_is_sticky() {
+        // 1 + 2^-60: nearest gives 1.0; odd gives the next value above 1.
+        let r = add_odd(1.0, 2f64.powi(-60));
+        assert_eq!(r.to_bits(), 1f64.to_bits() + 1);
+        assert_eq!(add_odd(1.0, 2.0), 3.0);
+        // f16: 1 + 2^-11 + 2^-30 must round up to 1 + 2^-10.
+        let v = fma_odd(1.0, 1.0, 2f32.powi(-11) + 2f32.powi(-30));
+        assert_eq!(
+            f16::from_f32(<f16 as Elem>::from_f64_once(v)).to_bits(),
+            0x3c01
+        );
+    }
+}

@@ -1,0 +1,498 @@
+//! Elementwise tile-tile, unary, fused and tile-scalar instructions.
+//!
+//! Implements pto-isa `docs/isa/{TADD,TSUB,TMUL,TDIV,TMIN,TMAX,TREM,TFMOD,TPOW,TADDC,TSUBC,TABS,
+//! TNEG,TEXP,TLOG,TSQRT,TRSQRT,TRECIP,TRELU,TNOT,TAND,TOR,TXOR,TSHL,TSHR,TPRELU,TMULADDDST,
+//! TFUSEDMULADD,TFUSEDMULADDRELU,TSUBRELU}.md` and the tile-scalar pages `docs/isa/{TADDS,TSUBS,
+//! TMULS,TDIVS,TMAXS,TMINS,TREMS,TFMODS,TPOWS,TANDS,TORS,TXORS,TSHLS,TSHRS,TLRELU,TEXPANDS,TAXPY,
+//! TADDSC,TSUBSC}.md`. Each instruction is one element function (from [`crate::num`]) handed to
+//! the shared engine; the meaning per element is in the comments of the match arms.
+
+use super::{Scalar, covers, need_loc, need_row_major};
+use crate::core::TileCore;
+use crate::dispatch;
+use crate::error::PtoError;
+use crate::num::{Bits, Elem, Num, add_odd, exp_f, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f};
+use crate::table::OpCode;
+use crate::tile::{Tile, TileLoc};
+use npusim_core::{ElemType, TileArch};
+
+fn class_err(op: OpCode, t: ElemType) -> PtoError {
+    PtoError::IllegalType {
+        op: op.name(),
+        operand: "dst",
+        dtype: t,
+        arch: "any",
+        legal: "(not defined for this element class)".into(),
+    }
+}
+
+/// `a + b + c` rounded once (floats via f64 with round-to-odd steps; integers wrap).
+#[inline]
+fn sum3<T: Elem>(a: T::C, b: T::C, c: T::C) -> T::C {
+    if T::C::FLOAT {
+        T::from_f64_once(add_odd(add_odd(a.to_f64(), b.to_f64()), c.to_f64()))
+    } else {
+        a.add(b).add(c)
+    }
+}
+
+/// `a * b + c` rounded once.
+#[inline]
+fn fma<T: Elem<C = f32>>(a: f32, b: f32, c: f32) -> f32 {
+    T::from_f64_once(fma_odd(a, b, c))
+}
+
+impl TileCore {
+    // ---------------- unary ----------------
+
+    /// A unary instruction (`dst, src`).
+    pub fn unary(&mut self, op: OpCode, dst: &Tile, src: &Tile) -> Result<(), PtoError> {
+        self.check_elementwise(op, dst, &[("src", src)])?;
+        let t = dst.dtype();
+        use OpCode::*;
+        match op {
+            Texp | Tlog | Tsqrt | Trsqrt => {
+                dispatch!(float t, T => self.unary_float::<T>(op, dst, src), else Err(class_err(op, t)))
+            }
+            Tnot => {
+                dispatch!(int t, T => self.apply::<T, 1>(op.name(), dst, [src], |[a]| a.not()), else Err(class_err(op, t)))
+            }
+            _ => {
+                dispatch!(all t, T => self.unary_num::<T>(op, dst, src), else Err(class_err(op, t)))
+            }
+        }
+    }
+
+    fn unary_num<T: Elem>(&mut self, op: OpCode, dst: &Tile, src: &Tile) -> Result<(), PtoError> {
+        let n = op.name();
+        let p = self.policy().nan_min_max;
+        match op {
+            // |a|
+            OpCode::Tabs => self.apply::<T, 1>(n, dst, [src], |[a]| a.abs()),
+            // -a
+            OpCode::Tneg => self.apply::<T, 1>(n, dst, [src], |[a]| a.neg()),
+            // max(a, 0) under the NaN policy
+            OpCode::Trelu => self.apply::<T, 1>(n, dst, [src], |[a]| max_p(a, T::C::zero(), p)),
+            // 1 / a: floats in f32 rounded once; integers truncate (TDIVS(dst, 1, src)).
+            OpCode::Trecip => {
+                if T::C::FLOAT {
+                    self.apply::<T, 1>(n, dst, [src], |[a]| T::C::one().div(a))
+                } else {
+                    self.find_zero::<T>(n, src, dst.valid_row(), dst.valid_col())?;
+                    self.apply::<T, 1>(n, dst, [src], |[a]| T::C::one().div(a))
+                }
+            }
+            _ => Err(PtoError::Operands {
+                op: n,
+                expected: "a unary instruction",
+            }),
+        }
+    }
+
+    fn unary_float<T: Elem<C = f32>>(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src: &Tile,
+    ) -> Result<(), PtoError> {
+        let n = op.name();
+        match op {
+            OpCode::Texp => self.apply::<T, 1>(n, dst, [src], |[a]| exp_f(a)),
+            OpCode::Tlog => self.apply::<T, 1>(n, dst, [src], |[a]| log_f(a)),
+            OpCode::Tsqrt => self.apply::<T, 1>(n, dst, [src], |[a]| sqrt_f(a)),
+            OpCode::Trsqrt => self.apply::<T, 1>(n, dst, [src], |[a]| rsqrt_f(a)),
+            _ => self.unary_num::<T>(op, dst, src),
+        }
+    }
+
+    // ---------------- binary ----------------
+
+    /// A binary tile-tile instruction (`dst, src0, src1`).
+    pub fn binary(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src0: &Tile,
+        src1: &Tile,
+    ) -> Result<(), PtoError> {
+        self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1)])?;
+        let t = dst.dtype();
+        use OpCode::*;
+        match op {
+            Tprelu | Tmuladddst | Tfusedmuladd | Tfusedmuladdrelu | Tsubrelu => {
+                dispatch!(float t, T => self.binary_float::<T>(op, dst, src0, src1), else Err(class_err(op, t)))
+            }
+            Tand | Tor | Txor | Tshl | Tshr => {
+                dispatch!(int t, T => self.binary_int::<T>(op, dst, src0, src1), else Err(class_err(op, t)))
+            }
+            _ => {
+                dispatch!(all t, T => self.binary_num::<T>(op, dst, src0, src1), else Err(class_err(op, t)))
+            }
+        }
+    }
+
+    fn binary_num<T: Elem>(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        a: &Tile,
+        b: &Tile,
+    ) -> Result<(), PtoError> {
+        let n = op.name();
+        let p = self.policy().nan_min_max;
+        if !T::C::FLOAT && matches!(op, OpCode::Tdiv | OpCode::Trem | OpCode::Tfmod) {
+            self.find_zero::<T>(n, b, dst.valid_row(), dst.valid_col())?;
+        }
+        match op {
+            OpCode::Tadd => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.add(y)),
+            OpCode::Tsub => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.sub(y)),
+            OpCode::Tmul => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.mul(y)),
+            // floats IEEE, integers truncate
+            OpCode::Tdiv => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.div(y)),
+            OpCode::Tmin => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| min_p(x, y, p)),
+            OpCode::Tmax => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| max_p(x, y, p)),
+            // sign of the divisor
+            OpCode::Trem => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.rem_floor(y)),
+            // sign of the dividend
+            OpCode::Tfmod => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.fmod(y)),
+            OpCode::Tpow => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.pow(y)),
+            _ => Err(PtoError::Operands {
+                op: n,
+                expected: "a binary instruction",
+            }),
+        }
+    }
+
+    fn binary_float<T: Elem<C = f32>>(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        a: &Tile,
+        b: &Tile,
+    ) -> Result<(), PtoError> {
+        let n = op.name();
+        let p = self.policy().nan_min_max;
+        match op {
+            // a > 0 ? a : a * b
+            OpCode::Tprelu => {
+                self.apply::<T, 2>(n, dst, [a, b], |[x, y]| if x > 0.0 { x } else { x * y })
+            }
+            // a * b + dst, rounded once
+            OpCode::Tmuladddst => {
+                self.apply::<T, 3>(n, dst, [a, b, dst], |[x, y, d]| fma::<T>(x, y, d))
+            }
+            // a * dst + b, rounded once
+            OpCode::Tfusedmuladd => {
+                self.apply::<T, 3>(n, dst, [a, b, dst], |[x, y, d]| fma::<T>(x, d, y))
+            }
+            // max(a * dst + b, 0)
+            OpCode::Tfusedmuladdrelu => self.apply::<T, 3>(n, dst, [a, b, dst], |[x, y, d]| {
+                max_p(fma::<T>(x, d, y), 0.0, p)
+            }),
+            // max(a - b, 0)
+            OpCode::Tsubrelu => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| max_p(x - y, 0.0, p)),
+            _ => Err(PtoError::Operands {
+                op: n,
+                expected: "a fused float instruction",
+            }),
+        }
+    }
+
+    fn binary_int<T: Elem>(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        a: &Tile,
+        b: &Tile,
+    ) -> Result<(), PtoError>
+    where
+        T::C: Bits,
+    {
+        let n = op.name();
+        match op {
+            OpCode::Tand => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.and(y)),
+            OpCode::Tor => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.or(y)),
+            OpCode::Txor => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.xor(y)),
+            // shift amount masked to the element width
+            OpCode::Tshl => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.shl(y)),
+            OpCode::Tshr => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.shr(y)),
+            _ => Err(PtoError::Operands {
+                op: n,
+                expected: "a bitwise instruction",
+            }),
+        }
+    }
+
+    // ---------------- ternary ----------------
+
+    /// TADDC (`a + b + c`) and TSUBC (`a - b + c`), rounded once.
+    pub fn ternary(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src0: &Tile,
+        src1: &Tile,
+        src2: &Tile,
+    ) -> Result<(), PtoError> {
+        self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1), ("src2", src2)])?;
+        let t = dst.dtype();
+        let n = op.name();
+        let sub = match op {
+            OpCode::Taddc => false,
+            OpCode::Tsubc => true,
+            _ => {
+                return Err(PtoError::Operands {
+                    op: n,
+                    expected: "TADDC or TSUBC",
+                });
+            }
+        };
+        dispatch!(all t, T => self.apply::<T, 3>(n, dst, [src0, src1, src2], |[a, b, c]| sum3::<T>(a, if sub { b.neg() } else { b }, c)),
+            else Err(class_err(op, t)))
+    }
+
+    // ---------------- tile-scalar ----------------
+
+    /// A tile-scalar instruction (`dst, src, scalar`); for TDIVS this is the tile/scalar form.
+    pub fn tile_scalar(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src: &Tile,
+        s: Scalar,
+    ) -> Result<(), PtoError> {
+        if op == OpCode::Taxpy {
+            return self.taxpy(dst, src, s);
+        }
+        self.check_elementwise(op, dst, &[("src", src)])?;
+        let t = dst.dtype();
+        use OpCode::*;
+        match op {
+            Tlrelu => dispatch!(float t, T => {
+                let k = s.to_c::<T>();
+                // a > 0 ? a : a * slope
+                self.apply::<T, 1>(op.name(), dst, [src], |[a]| if a > 0.0 { a } else { a * k })
+            }, else Err(class_err(op, t))),
+            Tands | Tors | Txors | Tshls | Tshrs => {
+                dispatch!(int t, T => self.scalar_int::<T>(op, dst, src, s), else Err(class_err(op, t)))
+            }
+            _ => {
+                dispatch!(all t, T => self.scalar_num::<T>(op, dst, src, s), else Err(class_err(op, t)))
+            }
+        }
+    }
+
+    fn scalar_num<T: Elem>(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src: &Tile,
+        s: Scalar,
+    ) -> Result<(), PtoError> {
+        let n = op.name();
+        let p = self.policy().nan_min_max;
+        let k = s.to_c::<T>();
+        if !T::C::FLOAT
+            && matches!(op, OpCode::Tdivs | OpCode::Trems | OpCode::Tfmods)
+            && k.is_zero()
+        {
+            return Err(PtoError::DivByZero {
+                op: n,
+                row: 0,
+                col: 0,
+            });
+        }
+        match op {
+            OpCode::Tadds => self.apply::<T, 1>(n, dst, [src], |[a]| a.add(k)),
+            OpCode::Tsubs => self.apply::<T, 1>(n, dst, [src], |[a]| a.sub(k)),
+            OpCode::Tmuls => self.apply::<T, 1>(n, dst, [src], |[a]| a.mul(k)),
+            OpCode::Tdivs => {
+                if T::C::FLOAT && self.policy().divs_by_reciprocal {
+                    // A5: multiply by the reciprocal, itself rounded to the element type; 0 -> ±inf.
+                    let r = T::narrow(T::C::one().div(k)).widen();
+                    self.apply::<T, 1>(n, dst, [src], |[a]| a.mul(r))
+                } else {
+                    self.apply::<T, 1>(n, dst, [src], |[a]| a.div(k))
+                }
+            }
+            OpCode::Tmaxs => self.apply::<T, 1>(n, dst, [src], |[a]| max_p(a, k, p)),
+            OpCode::Tmins => self.apply::<T, 1>(n, dst, [src], |[a]| min_p(a, k, p)),
+            OpCode::Trems => self.apply::<T, 1>(n, dst, [src], |[a]| a.rem_floor(k)),
+            OpCode::Tfmods => self.apply::<T, 1>(n, dst, [src], |[a]| a.fmod(k)),
+            OpCode::Tpows => self.apply::<T, 1>(n, dst, [src], |[a]| a.pow(k)),
+            _ => Err(PtoError::Operands {
+                op: n,
+                expected: "a tile-scalar instruction",
+            }),
+        }
+    }
+
+    fn scalar_int<T: Elem>(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src: &Tile,
+        s: Scalar,
+    ) -> Result<(), PtoError>
+    where
+        T::C: Bits,
+    {
+        let n = op.name();
+        let k = s.to_c::<T>();
+        if matches!(op, OpCode::Tshls | OpCode::Tshrs) && matches!(s, Scalar::Int(v) if v < 0) {
+            return Err(PtoError::Scalar {
+                op: n,
+                rule: "shift amount must be zero or positive",
+                value: format!("{s:?}"),
+            });
+        }
+        match op {
+            OpCode::Tands => self.apply::<T, 1>(n, dst, [src], |[a]| a.and(k)),
+            OpCode::Tors => self.apply::<T, 1>(n, dst, [src], |[a]| a.or(k)),
+            OpCode::Txors => self.apply::<T, 1>(n, dst, [src], |[a]| a.xor(k)),
+            OpCode::Tshls => self.apply::<T, 1>(n, dst, [src], |[a]| a.shl(k)),
+            OpCode::Tshrs => self.apply::<T, 1>(n, dst, [src], |[a]| a.shr(k)),
+            _ => Err(PtoError::Operands {
+                op: n,
+                expected: "a bitwise tile-scalar instruction",
+            }),
+        }
+    }
+
+    /// TDIVS scalar/tile form: `dst = scalar / src`. Integer division by a zero element is an
+    /// error.
+    pub fn tdivs_scalar_tile(&mut self, dst: &Tile, s: Scalar, src: &Tile) -> Result<(), PtoError> {
+        let op = OpCode::Tdivs;
+        self.check_elementwise(op, dst, &[("src", src)])?;
+        let t = dst.dtype();
+        dispatch!(all t, T => {
+            let k = s.to_c::<T>();
+            if !<<T as Elem>::C as Num>::FLOAT {
+                self.find_zero::<T>(op.name(), src, dst.valid_row(), dst.valid_col())?;
+            }
+            self.apply::<T, 1>(op.name(), dst, [src], |[a]| k.div(a))
+        }, else Err(class_err(op, t)))
+    }
+
+    /// TADDSC (`src0 + scalar + src1`) and TSUBSC (`src0 - scalar + src1`), rounded once.
+    pub fn tile_scalar_tile(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src0: &Tile,
+        s: Scalar,
+        src1: &Tile,
+    ) -> Result<(), PtoError> {
+        self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1)])?;
+        let t = dst.dtype();
+        let n = op.name();
+        let sub = match op {
+            OpCode::Taddsc => false,
+            OpCode::Tsubsc => true,
+            _ => {
+                return Err(PtoError::Operands {
+                    op: n,
+                    expected: "TADDSC or TSUBSC",
+                });
+            }
+        };
+        dispatch!(all t, T => {
+            let k = s.to_c::<T>();
+            let k = if sub { k.neg() } else { k };
+            self.apply::<T, 2>(n, dst, [src0, src1], |[a, b]| sum3::<T>(a, k, b))
+        }, else Err(class_err(op, t)))
+    }
+
+    /// TAXPY: `dst = scalar * src + dst`, rounded once; dst float with src half is allowed.
+    pub fn taxpy(&mut self, dst: &Tile, src: &Tile, s: Scalar) -> Result<(), PtoError> {
+        let op = OpCode::Taxpy;
+        let arch = self.arch();
+        for (name, t) in [("dst", dst), ("src", src)] {
+            need_loc(op, name, t, TileLoc::Vec)?;
+            op.check_type(arch, name, t.dtype())?;
+        }
+        super::same_valid(op, "src", src, dst, true)?;
+        covers(op, "src", src, dst.valid_row(), dst.valid_col())?;
+        let n = op.name();
+        match (dst.dtype(), src.dtype()) {
+            (ElemType::F32, ElemType::F32) => {
+                let k = s.to_c::<f32>();
+                self.apply::<f32, 2>(n, dst, [src, dst], |[x, y]| fma::<f32>(k, x, y))
+            }
+            (ElemType::F16, ElemType::F16) => {
+                let k = s.to_c::<half::f16>();
+                self.apply::<half::f16, 2>(n, dst, [src, dst], |[x, y]| fma::<half::f16>(k, x, y))
+            }
+            (ElemType::F32, ElemType::F16) => {
+                // Widening accumulation: the scalar has the source's type.
+                let k = s.to_c::<half::f16>();
+                for r in 0..dst.valid_row() {
+                    for c in 0..dst.valid_col() {
+                        let x = self.getc::<half::f16>(n, "src", src, r, c)?;
+                        let y = self.getc::<f32>(n, "dst", dst, r, c)?;
+                        self.setc::<f32>(n, "dst", dst, r, c, fma::<f32>(k, x, y))?;
+                    }
+                }
+                Ok(())
+            }
+            (d, s) => Err(PtoError::TypeMismatch {
+                op: n,
+                operand: "src",
+                dtype: s,
+                other: "dst",
+                expected: d,
+            }),
+        }
+    }
+
+    /// TEXPANDS: fills dst's valid region (Vec) or the whole tile (Mat) with the scalar.
+    pub fn texpands(&mut self, dst: &Tile, s: Scalar) -> Result<(), PtoError> {
+        let op = OpCode::Texpands;
+        let arch = self.arch();
+        op.check_type(arch, "dst", dst.dtype())?;
+        let (rows, cols) = match dst.loc() {
+            TileLoc::Vec => {
+                if arch == TileArch::A5 {
+                    need_row_major(op, "dst", dst)?;
+                }
+                (dst.valid_row(), dst.valid_col())
+            }
+            TileLoc::Mat => (dst.rows(), dst.cols()),
+            _ => return need_loc(op, "dst", dst, TileLoc::Vec),
+        };
+        let full = dst.with_valid(rows, cols)?;
+        let t = dst.dtype();
+        dispatch!(all t, T => {
+            let k = s.to_c::<T>();
+            self.apply::<T, 0>(op.name(), &full, [], |[]| k)
+        }, else Err(class_err(op, t)))
+    }
+}
+
+macro_rules! entries {
+    ($kind:ident: $($f:ident $v:ident),*) => { entries!(@$kind $($f $v),*); };
+    (@unary $($f:ident $v:ident),*) => {
+        impl TileCore { $(
+            #[doc = concat!("`", stringify!($v), "`: see [`TileCore::unary`].")]
+            pub fn $f(&mut self, dst: &Tile, src: &Tile) -> Result<(), PtoError> { self.unary(OpCode::$v, dst, src) }
+        )* }
+    };
+    (@binary $($f:ident $v:ident),*) => {
+        impl TileCore { $(
+            #[doc = concat!("`", stringify!($v), "`: see [`TileCore::binary`].")]
+            pub fn $f(&mut self, dst: &Tile, src0: &Tile, src1: &Tile) -> Result<(), PtoError> { self.binary(OpCode::$v, dst, src0, src1) }
+        )* }
+    };
+    (@scalar $($f:ident $v:ident),*) => {
+        impl TileCore { $(
+            #[doc = concat!("`", stringify!($v), "`: see [`TileCore::tile_scalar`].")]
+            pub fn $f(&mut self, dst: &Tile, src: &Tile, scalar: impl Into<Scalar>) -> Result<(), PtoError> { self.tile_scalar(OpCode::$v, dst, src, scalar.into()) }
+        )* }
+    };
+}
+entries!(unary: tabs Tabs, tneg Tneg, texp Texp, tlog Tlog, tsqrt Tsqrt, trsqrt Trsqrt, trecip Trecip, trelu Trelu, tnot Tnot);
+entries!(binary: tadd Tadd, tsub Tsub, tmul Tmul, tdiv Tdiv, tmin Tmin, tmax Tmax, trem Trem, tfmod Tfmod, tpow Tpow,
+    tand Tand, tor Tor, txor Txor, tshl Tshl, tshr Tshr, tprelu Tprelu, tmuladddst Tmuladddst, tfusedmuladd Tfusedmuladd,
+    tfusedmuladdrelu Tfusedmuladdrelu, tsubrelu Tsubrelu);
+entries!(scalar: tadds Tadds, tsubs Tsubs, tmuls Tmuls, tdivs Tdivs, tmaxs Tmaxs, tmins Tmins, trems Trems, tfmods Tfmods,
+    tpows Tpows, tands Tands, tors Tors, txors Txors, tshls Tshls, tshrs Tshrs, tlrelu Tlrelu);

@@ -1,0 +1,259 @@
+//! GlobalTensor, TLOAD and TSTORE.
+//!
+//! Implements pto-isa `docs/isa/TLOAD.md`, `docs/isa/TSTORE.md` and `docs/coding/GlobalTensor.md`:
+//! a global tensor is a GM byte address, an element type, a 5-D shape and 5-D strides counted in
+//! elements, and a layout (ND, DN or NZ) that says how a tile's `(r, c)` maps to the five
+//! indices. TLOAD first fills the whole tile with its pad value, then copies the valid region;
+//! TSTORE copies the valid region back. Element types must have equal sizes (the bits move).
+
+use super::{Scalar, vr_err};
+use crate::core::TileCore;
+use crate::dispatch;
+use crate::engine::memory;
+use crate::error::PtoError;
+use crate::num::{Elem, Num};
+use crate::table::OpCode;
+use crate::tile::{PadValue, Tile, TileLoc};
+use npusim_core::ElemType;
+
+/// The GM layout of a global tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GmLayout {
+    /// Row-major: rows spread over dims 0..3, columns in dim 4.
+    Nd,
+    /// Column-major: rows in dim 3, columns over dims 4, 2, 1, 0.
+    Dn,
+    /// Boxed: shape `(1, cols/C0, rows/16, 16, C0)`.
+    Nz,
+}
+
+/// A GM buffer viewed as a 5-D tensor (strides in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobalTensor {
+    /// Byte address in GM.
+    pub addr: u64,
+    pub dtype: ElemType,
+    pub shape: [usize; 5],
+    pub stride: [usize; 5],
+    pub layout: GmLayout,
+}
+
+impl GlobalTensor {
+    /// A dense row-major `rows x cols` matrix at `addr` (2-D use: dims 3 and 4).
+    pub fn nd_2d(addr: u64, dtype: ElemType, rows: usize, cols: usize) -> GlobalTensor {
+        GlobalTensor {
+            addr,
+            dtype,
+            shape: [1, 1, 1, rows, cols],
+            stride: [rows * cols, rows * cols, rows * cols, cols, 1],
+            layout: GmLayout::Nd,
+        }
+    }
+
+    /// A dense row-major matrix with a row stride (a partition of a wider tensor).
+    pub fn nd_2d_strided(
+        addr: u64,
+        dtype: ElemType,
+        rows: usize,
+        cols: usize,
+        row_stride: usize,
+    ) -> GlobalTensor {
+        let mut g = GlobalTensor::nd_2d(addr, dtype, rows, cols);
+        g.stride[3] = row_stride;
+        g
+    }
+
+    /// A dense col-major `rows x cols` matrix.
+    pub fn dn_2d(addr: u64, dtype: ElemType, rows: usize, cols: usize) -> GlobalTensor {
+        GlobalTensor {
+            addr,
+            dtype,
+            shape: [1, 1, 1, rows, cols],
+            stride: [rows * cols, rows * cols, rows * cols, 1, rows],
+            layout: GmLayout::Dn,
+        }
+    }
+
+    /// A dense NZ tensor for a `rows x cols` matrix (`C0 = 32 / sizeof(T)`).
+    pub fn nz_2d(addr: u64, dtype: ElemType, rows: usize, cols: usize) -> GlobalTensor {
+        let c0 = 32 / dtype.size();
+        let shape = [1, cols / c0, rows / 16, 16, c0];
+        let stride = [cols * rows, rows * c0, 16 * c0, c0, 1];
+        GlobalTensor {
+            addr,
+            dtype,
+            shape,
+            stride,
+            layout: GmLayout::Nz,
+        }
+    }
+
+    /// Element offset (from `addr`) of tile position `(r, c)`.
+    pub fn offset(&self, r: usize, c: usize) -> usize {
+        let s = &self.shape;
+        let d = |x: usize| x.max(1);
+        let i: [usize; 5] = match self.layout {
+            GmLayout::Nd => [
+                r / (d(s[1]) * d(s[2]) * d(s[3])),
+                (r / (d(s[3]) * d(s[2]))) % d(s[1]),
+                (r / d(s[3])) % d(s[2]),
+                r % d(s[3]),
+                c,
+            ],
+            GmLayout::Dn => [
+                c / (d(s[1]) * d(s[2]) * d(s[4])),
+                (c / (d(s[4]) * d(s[2]))) % d(s[1]),
+                (c / d(s[4])) % d(s[2]),
+                r,
+                c % d(s[4]),
+            ],
+            GmLayout::Nz => {
+                let outer = c / d(s[4]);
+                [
+                    outer / d(s[1]),
+                    outer % d(s[1]),
+                    r / d(s[3]),
+                    r % d(s[3]),
+                    c % d(s[4]),
+                ]
+            }
+        };
+        (0..5).map(|k| i[k] * self.stride[k]).sum()
+    }
+}
+
+impl TileCore {
+    fn check_gm(
+        &self,
+        op: OpCode,
+        tile: &Tile,
+        gt: &GlobalTensor,
+        tile_name: &'static str,
+    ) -> Result<(), PtoError> {
+        let n = op.name();
+        op.check_type(self.arch(), tile_name, tile.dtype())?;
+        if !matches!(tile.loc(), TileLoc::Vec | TileLoc::Mat) {
+            return Err(PtoError::Static {
+                op: n,
+                operand: tile_name,
+                rule: "tile location must be Vec or Mat",
+                value: format!("{:?}", tile.loc()),
+            });
+        }
+        if tile.dtype().size() != gt.dtype.size() {
+            return Err(PtoError::TypeMismatch {
+                op: n,
+                operand: "global",
+                dtype: gt.dtype,
+                other: tile_name,
+                expected: tile.dtype(),
+            });
+        }
+        let s = gt.shape;
+        if s.contains(&0) || tile.valid_row() == 0 || tile.valid_col() == 0 {
+            return Err(vr_err(
+                op,
+                tile_name,
+                "shapes and the valid region must be > 0",
+                format!(
+                    "shape {s:?}, valid {}x{}",
+                    tile.valid_row(),
+                    tile.valid_col()
+                ),
+            ));
+        }
+        let (vr, vc) = (tile.valid_row(), tile.valid_col());
+        let ok = match gt.layout {
+            GmLayout::Nz => vr == s[2] * s[3] && vc == s[0] * s[1] * s[4],
+            GmLayout::Nd | GmLayout::Dn => {
+                (tile.is_row_major() && s[0] * s[1] * s[2] * s[3] == vr && s[4] == vc)
+                    || (!tile.is_row_major() && s[0] * s[1] * s[2] * s[4] == vc && s[3] == vr)
+            }
+        };
+        if !ok {
+            return Err(vr_err(
+                op,
+                tile_name,
+                "must match the global shape for the layout",
+                format!("valid {vr}x{vc}, {:?} shape {s:?}", gt.layout),
+            ));
+        }
+        Ok(())
+    }
+
+    /// TLOAD: fills `dst` with its pad value, then copies the valid region from GM.
+    pub fn tload(&mut self, dst: &Tile, gt: &GlobalTensor) -> Result<(), PtoError> {
+        let op = OpCode::Tload;
+        self.check_gm(op, dst, gt, "dst")?;
+        let t = dst.dtype();
+        let fill = !(dst.desc().pad == PadValue::Null && !self.policy().pad_null_fills_zero);
+        if fill {
+            let bits = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0);
+            let whole = dst.with_valid(dst.rows(), dst.cols())?;
+            for r in 0..whole.rows() {
+                for c in 0..whole.cols() {
+                    self.set_bits(&whole, r, c, bits)
+                        .map_err(memory(op.name(), "dst"))?;
+                }
+            }
+        }
+        let size = t.size() as u64;
+        for r in 0..dst.valid_row() {
+            for c in 0..dst.valid_col() {
+                let a = gt.addr + gt.offset(r, c) as u64 * size;
+                let b = self.gm().bytes(a, size).map_err(memory(op.name(), "src"))?;
+                let mut v = [0u8; 8];
+                v[..size as usize].copy_from_slice(b);
+                self.set_bits(dst, r, c, u64::from_le_bytes(v))
+                    .map_err(memory(op.name(), "dst"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// TSTORE: copies `src`'s valid region to GM.
+    pub fn tstore(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
+        let op = OpCode::Tstore;
+        self.check_gm(op, src, gt, "src")?;
+        let size = src.dtype().size();
+        for r in 0..src.valid_row() {
+            for c in 0..src.valid_col() {
+                let bits = self.get_bits(src, r, c).map_err(memory(op.name(), "src"))?;
+                let a = gt.addr + (gt.offset(r, c) * size) as u64;
+                self.gm_mut()
+                    .write(a, &bits.to_le_bytes()[..size])
+                    .map_err(memory(op.name(), "dst"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bits of a pad value in `T`.
+fn pad_bits<T: Elem>(p: PadValue) -> u64 {
+    let fl = T::C::FLOAT;
+    let v: Scalar = match p {
+        PadValue::Null | PadValue::Zero => return 0,
+        PadValue::Max if fl => Scalar::Float(f64::INFINITY),
+        PadValue::Min if fl => Scalar::Float(f64::NEG_INFINITY),
+        PadValue::Max => return int_extreme(T::TYPE, true),
+        PadValue::Min => return int_extreme(T::TYPE, false),
+        PadValue::Custom(b) => Scalar::Float(f32::from_bits(b) as f64),
+    };
+    T::narrow(v.to_c::<T>()).to_bits_u64()
+}
+
+fn int_extreme(t: ElemType, max: bool) -> u64 {
+    let bits = t.bits();
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    match (t.is_signed_int(), max) {
+        (true, true) => mask >> 1,
+        (true, false) => (mask >> 1) + 1,
+        (false, true) => mask,
+        (false, false) => 0,
+    }
+}

@@ -1,0 +1,275 @@
+//! The instruction families, each a thin layer of checks and element functions over the shared
+//! engine ([`crate::engine`]).
+//!
+//! - [`elementwise`]: tile-tile, unary, fused and tile-scalar instructions;
+//! - [`partial`]: TPART* over mismatched valid regions;
+//! - [`reduce`]: row and column reductions and the expand (broadcast) family;
+//! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
+//! - [`memory`]: GlobalTensor, TLOAD and TSTORE.
+
+pub mod elementwise;
+pub mod memory;
+pub mod partial;
+pub mod reduce;
+pub mod select;
+
+use crate::core::TileCore;
+use crate::error::PtoError;
+use crate::num::{Elem, Num};
+use crate::table::{OpCode, ValidRule};
+use crate::tile::{Tile, TileLoc};
+use npusim_core::TileArch;
+use npusim_core::convert::{Exact, FloatFormat, RoundMode, Saturation, round_to_format};
+
+/// A scalar operand as the front end resolved it: an integer or a float constant. It is
+/// converted to the tile's element type (floats round to nearest even, integers wrap, a float
+/// given for an integer tile truncates).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    /// The scalar as an element of `T`, widened to the compute type.
+    pub fn to_c<T: Elem>(self) -> T::C {
+        match FloatFormat::of(T::TYPE) {
+            Some(fmt) => {
+                let exact = match self {
+                    Scalar::Int(i) => Exact::from_int(i as i128),
+                    Scalar::Float(v) => Exact::from_f64(v),
+                };
+                T::from_bits_u64(round_to_format(
+                    exact,
+                    fmt,
+                    RoundMode::Rint,
+                    Saturation::Off,
+                ))
+                .widen()
+            }
+            None => match self {
+                Scalar::Int(i) => T::from_bits_u64(i as u64).widen(),
+                Scalar::Float(v) => T::C::from_f64(v.trunc()),
+            },
+        }
+    }
+}
+
+impl From<f32> for Scalar {
+    fn from(v: f32) -> Scalar {
+        Scalar::Float(v as f64)
+    }
+}
+impl From<f64> for Scalar {
+    fn from(v: f64) -> Scalar {
+        Scalar::Float(v)
+    }
+}
+impl From<i64> for Scalar {
+    fn from(v: i64) -> Scalar {
+        Scalar::Int(v)
+    }
+}
+impl From<i32> for Scalar {
+    fn from(v: i32) -> Scalar {
+        Scalar::Int(v as i64)
+    }
+}
+
+/// The comparison of TCMP / TCMPS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpMode {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpMode {
+    /// Parses `EQ`/`equal`, `NE`/`not_equal`, `LT`/`less_than`, `LE`/`less_equal`,
+    /// `GT`/`greater_than`, `GE`/`greater_equal`.
+    pub fn parse(s: &str) -> Option<CmpMode> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "eq" | "equal" => CmpMode::Eq,
+            "ne" | "not_equal" => CmpMode::Ne,
+            "lt" | "less_than" => CmpMode::Lt,
+            "le" | "less_equal" => CmpMode::Le,
+            "gt" | "greater_than" => CmpMode::Gt,
+            "ge" | "greater_equal" => CmpMode::Ge,
+            _ => return None,
+        })
+    }
+    /// Applies the comparison (IEEE: every comparison with NaN is false except NE).
+    #[inline]
+    pub fn test<N: Num>(self, a: N, b: N) -> bool {
+        match self {
+            CmpMode::Eq => a == b,
+            CmpMode::Ne => a != b,
+            CmpMode::Lt => a < b,
+            CmpMode::Le => a <= b,
+            CmpMode::Gt => a > b,
+            CmpMode::Ge => a >= b,
+        }
+    }
+}
+
+// ---- shared checks ----
+
+pub(crate) fn need_loc(
+    op: OpCode,
+    operand: &'static str,
+    t: &Tile,
+    loc: TileLoc,
+) -> Result<(), PtoError> {
+    if t.loc() != loc {
+        return Err(PtoError::Static {
+            op: op.name(),
+            operand,
+            rule: "tile location must be Vec",
+            value: format!("{:?}", t.loc()),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn need_row_major(op: OpCode, operand: &'static str, t: &Tile) -> Result<(), PtoError> {
+    if !t.is_row_major() {
+        return Err(PtoError::Static {
+            op: op.name(),
+            operand,
+            rule: "tile layout must be row-major",
+            value: "col-major".into(),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn need_nd(op: OpCode, operand: &'static str, t: &Tile) -> Result<(), PtoError> {
+    if !t.is_row_major_plain() {
+        return Err(PtoError::Static {
+            op: op.name(),
+            operand,
+            rule: "tile must be ND (row-major, no box)",
+            value: format!("{:?}/{:?}", t.desc().blayout, t.desc().slayout),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn same_type(
+    op: OpCode,
+    operand: &'static str,
+    t: &Tile,
+    other: &'static str,
+    o: &Tile,
+) -> Result<(), PtoError> {
+    if t.dtype() != o.dtype() {
+        return Err(PtoError::TypeMismatch {
+            op: op.name(),
+            operand,
+            dtype: t.dtype(),
+            other,
+            expected: o.dtype(),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn vr_err(
+    op: OpCode,
+    operand: &'static str,
+    rule: &'static str,
+    value: String,
+) -> PtoError {
+    PtoError::ValidRegion {
+        op: op.name(),
+        operand,
+        rule,
+        value,
+    }
+}
+
+/// The source's shape covers `rows x cols` (reads stay inside the tile).
+pub(crate) fn covers(
+    op: OpCode,
+    operand: &'static str,
+    s: &Tile,
+    rows: usize,
+    cols: usize,
+) -> Result<(), PtoError> {
+    if s.rows() < rows || s.cols() < cols {
+        return Err(vr_err(
+            op,
+            operand,
+            "the tile shape must cover the iteration domain",
+            format!(
+                "shape {}x{} for domain {}x{}",
+                s.rows(),
+                s.cols(),
+                rows,
+                cols
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The source's valid region equals dst's.
+pub(crate) fn same_valid(
+    op: OpCode,
+    operand: &'static str,
+    s: &Tile,
+    d: &Tile,
+    rows: bool,
+) -> Result<(), PtoError> {
+    if (rows && s.valid_row() != d.valid_row()) || s.valid_col() != d.valid_col() {
+        return Err(vr_err(
+            op,
+            operand,
+            if rows {
+                "must equal dst's valid rows and cols"
+            } else {
+                "must equal dst's valid cols"
+            },
+            format!(
+                "{}x{} vs dst {}x{}",
+                s.valid_row(),
+                s.valid_col(),
+                d.valid_row(),
+                d.valid_col()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl TileCore {
+    /// The common checks of the elementwise families: Vec location, row-major, one element
+    /// type, legal on the arch, and the table's valid-region rule.
+    pub(crate) fn check_elementwise(
+        &self,
+        op: OpCode,
+        dst: &Tile,
+        srcs: &[(&'static str, &Tile)],
+    ) -> Result<(), PtoError> {
+        let arch = self.arch();
+        need_loc(op, "dst", dst, TileLoc::Vec)?;
+        need_row_major(op, "dst", dst)?;
+        op.check_type(arch, "dst", dst.dtype())?;
+        for (name, s) in srcs {
+            need_loc(op, name, s, TileLoc::Vec)?;
+            need_row_major(op, name, s)?;
+            op.check_type(arch, name, s.dtype())?;
+            same_type(op, name, s, "dst", dst)?;
+            match op.info().valid {
+                ValidRule::Same => same_valid(op, name, s, dst, true)?,
+                ValidRule::SameColsOnA5 => same_valid(op, name, s, dst, arch == TileArch::A2A3)?,
+                ValidRule::Dst | ValidRule::Own => {}
+            }
+            covers(op, name, s, dst.valid_row(), dst.valid_col())?;
+        }
+        Ok(())
+    }
+}
