@@ -203,7 +203,7 @@ op_table! {
     TCmpS => "pto.tcmps", Cmp, ["TS"], ["T"];
     TSel => "pto.tsel", Select, ["TTT", "TTTT"], ["T"];
     TSelS => "pto.tsels", Select, ["TTS", "TTTS"], ["T"];
-    TCvt => "pto.tcvt", Cvt, ["T"], ["T"];
+    TCvt => "pto.tcvt", Cvt, ["T", "TT"], ["T"];
     // ---- data movement (manual §4.3) ----
     TLoad => "pto.tload", Memory, ["P"], ["T"];
     TStore => "pto.tstore", Memory, ["T"], ["P"];

@@ -647,8 +647,8 @@ impl<'a> Parser<'a> {
             OpCode::WaitEvent => Some(OpCode::RecordEvent),
             OpCode::SetFlag => Some(OpCode::WaitFlag),
             OpCode::WaitFlag => Some(OpCode::SetFlag),
-            OpCode::SyncSet => Some(OpCode::SyncWait),
-            OpCode::SyncWait => Some(OpCode::SyncSet),
+            // `pto.sync.set`/`pto.sync.wait` signal between cube and vector cores; the partner
+            // sits in the other core's code, so they are not paired within one function.
             _ => None,
         };
         for (op, args, span) in &syncs {
@@ -1865,8 +1865,11 @@ impl<'a> Parser<'a> {
                     Type::PartitionView(pv) => Some(pv.elem),
                     _ => None,
                 };
+                // A store from `acc` goes through the fixpipe, which converts (i32 -> f16, ...).
+                let from_acc = self.ty_of(a.0).as_tile().is_some_and(|t| t.loc == Loc::Acc);
                 if let (Some(x), Some(y)) = (elem(self, a.0), elem(self, b.0))
                     && x.bits() != y.bits()
+                    && !from_acc
                 {
                     self.err(
                             Diagnostic::new(
@@ -1889,7 +1892,10 @@ impl<'a> Parser<'a> {
             | OpClass::Reduce
             | OpClass::Expand
             | OpClass::Cmp
-            | OpClass::Select => {
+            | OpClass::Select
+                // `taxpy` accumulates a narrower source into a wider destination.
+                if code != OpCode::TAxpy =>
+            {
                 // Reference operand: the destination, or for compares the first source.
                 let (reference, checked): (&(ValueId, Span), Vec<&(ValueId, Span)>) =
                     match code.class() {
