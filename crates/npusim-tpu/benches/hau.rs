@@ -10,7 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use npusim_tpu::sort::{self, KeyType};
+use npusim_tpu::sort::{KeyType, SortScratch};
 use npusim_tpu::{DataType, Scalar, TpuChip, TpuCore};
 
 const N: usize = 1 << 20;
@@ -124,14 +124,18 @@ fn gather_bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// The pure slice-level models, without the simulated-memory copies.
+/// The slice-level fast model with reused buffers, without the simulated-memory copies.
 fn slice_benches(c: &mut Criterion) {
     let keys: Vec<u32> = bench_input().into_iter().map(f32::to_bits).collect();
-    let mut g = c.benchmark_group("slice_indexed_order_1M_f32");
+    let mut g = c.benchmark_group("slice_indexed_1M_f32");
     g.sample_size(20);
+    let mut scratch = SortScratch::default();
     for k in [N, 1000] {
         g.bench_function(format!("K={k}"), |b| {
-            b.iter(|| sort::indexed_order(&keys, None, black_box(k), true, KeyType::F32))
+            b.iter(|| {
+                scratch.indexed(&keys, None, black_box(k), true, KeyType::F32);
+                scratch.pos.len()
+            })
         });
     }
     g.finish();

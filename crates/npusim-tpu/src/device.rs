@@ -18,7 +18,7 @@ use crate::dtype::DataType;
 use crate::error::{HauError, HauOp, MaybeRange, MemError};
 use crate::gather;
 use crate::memory::{SystemAddr, SystemMemory};
-use crate::sort::{self, KeyType};
+use crate::sort::{self, KeyType, SortScratch};
 
 /// Alignment of every sort address (`% sizeof(float) == 0`).
 pub const SORT_ADDR_ALIGN: u64 = 4;
@@ -70,6 +70,15 @@ pub struct TpuCore {
     mem: SystemMemory,
     hau_outstanding: u64,
     hau_issued: u64,
+    /// Buffers reused across sort commands (input copies and the sort's working space).
+    scratch: Scratch,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    keys: Vec<u32>,
+    idx: Vec<u32>,
+    sort: SortScratch,
 }
 
 /// Alias: a simulated device is one core.
@@ -88,6 +97,7 @@ impl TpuCore {
             mem: SystemMemory::new(chip, gm_size),
             hau_outstanding: 0,
             hau_issued: 0,
+            scratch: Scratch::default(),
         }
     }
 
@@ -229,19 +239,6 @@ impl TpuCore {
         self.hau_outstanding += 1;
     }
 
-    /// Converts a checked memory access failure (cannot happen after the checks) into the
-    /// instruction's error.
-    fn mem_fail(&self, op: HauOp, param: &'static str, e: MemError) -> HauError {
-        HauError::AddressOutOfRange {
-            op,
-            param,
-            addr: e.addr,
-            bytes: e.bytes,
-            gm: self.mem.gm_range(),
-            l2: MaybeRange(self.mem.l2_range()),
-        }
-    }
-
     fn write_words(
         &mut self,
         op: HauOp,
@@ -249,15 +246,7 @@ impl TpuCore {
         addr: SystemAddr,
         words: &[u32],
     ) -> Result<(), HauError> {
-        match self.mem.bytes_mut(addr, 4 * words.len()) {
-            Ok(dst) => {
-                for (c, w) in dst.chunks_exact_mut(4).zip(words) {
-                    c.copy_from_slice(&w.to_le_bytes());
-                }
-                Ok(())
-            }
-            Err(e) => Err(self.mem_fail(op, param, e)),
-        }
+        store_words(&mut self.mem, addr, words).map_err(|e| mem_fail(op, param, e))
     }
 
     fn read_words(
@@ -267,9 +256,9 @@ impl TpuCore {
         addr: SystemAddr,
         n: usize,
     ) -> Result<Vec<u32>, HauError> {
-        self.mem
-            .read_u32s(addr, n)
-            .map_err(|e| self.mem_fail(op, param, e))
+        let mut v = Vec::new();
+        load_words(&self.mem, addr, n, &mut v).map_err(|e| mem_fail(op, param, e))?;
+        Ok(v)
     }
 
     // -- HAU instructions ----------------------------------------------------------------
@@ -336,10 +325,14 @@ impl TpuCore {
                 ("output_idx_addr", output_idx_addr, k),
             ],
         )?;
-        let keys = self.read_words(op, "input_addr", input_addr, len as usize)?;
-        let (data, idx) = sort::sort_natural_index(&keys, k as usize, descended, kind);
-        self.write_words(op, "output_data_addr", output_data_addr, &data)?;
-        self.write_words(op, "output_idx_addr", output_idx_addr, &idx)?;
+        let sc = &mut self.scratch;
+        load_words(&self.mem, input_addr, len as usize, &mut sc.keys)
+            .map_err(|e| mem_fail(op, "input_addr", e))?;
+        sc.sort.indexed(&sc.keys, None, k as usize, descended, kind);
+        store_words(&mut self.mem, output_data_addr, &sc.sort.vals)
+            .map_err(|e| mem_fail(op, "output_data_addr", e))?;
+        store_words(&mut self.mem, output_idx_addr, &sc.sort.pos)
+            .map_err(|e| mem_fail(op, "output_idx_addr", e))?;
         self.issued();
         Ok(())
     }
@@ -372,11 +365,21 @@ impl TpuCore {
                 ("output_idx_addr", output_idx_addr, k),
             ],
         )?;
-        let keys = self.read_words(op, "input_data_addr", input_data_addr, len as usize)?;
-        let idx = self.read_words(op, "input_idx_addr", input_idx_addr, len as usize)?;
-        let (data, out_idx) = sort::sort_specific_index(&keys, &idx, k as usize, descended, kind);
-        self.write_words(op, "output_data_addr", output_data_addr, &data)?;
-        self.write_words(op, "output_idx_addr", output_idx_addr, &out_idx)?;
+        let sc = &mut self.scratch;
+        load_words(&self.mem, input_data_addr, len as usize, &mut sc.keys)
+            .map_err(|e| mem_fail(op, "input_data_addr", e))?;
+        load_words(&self.mem, input_idx_addr, len as usize, &mut sc.idx)
+            .map_err(|e| mem_fail(op, "input_idx_addr", e))?;
+        sc.sort
+            .indexed(&sc.keys, Some(&sc.idx), k as usize, descended, kind);
+        // Emitted indices are the given ones.
+        for p in sc.sort.pos.iter_mut() {
+            *p = sc.idx.get(*p as usize).copied().unwrap_or(0);
+        }
+        store_words(&mut self.mem, output_data_addr, &sc.sort.vals)
+            .map_err(|e| mem_fail(op, "output_data_addr", e))?;
+        store_words(&mut self.mem, output_idx_addr, &sc.sort.pos)
+            .map_err(|e| mem_fail(op, "output_idx_addr", e))?;
         self.issued();
         Ok(())
     }
@@ -504,5 +507,43 @@ impl TpuCore {
     /// outstanding.
     pub fn tpu_hau_poll(&mut self) -> u64 {
         std::mem::take(&mut self.hau_outstanding)
+    }
+}
+
+/// Reads `n` little-endian words at `addr` into `out` (replacing its contents).
+fn load_words(
+    mem: &SystemMemory,
+    addr: SystemAddr,
+    n: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), MemError> {
+    let src = mem.bytes(addr, 4 * n)?;
+    out.clear();
+    out.extend(
+        src.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    Ok(())
+}
+
+/// Writes `words` little-endian at `addr`.
+fn store_words(mem: &mut SystemMemory, addr: SystemAddr, words: &[u32]) -> Result<(), MemError> {
+    let dst = mem.bytes_mut(addr, 4 * words.len())?;
+    for (c, w) in dst.chunks_exact_mut(4).zip(words) {
+        c.copy_from_slice(&w.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Converts a memory access failure (which the checks before it rule out) into the
+/// instruction's error.
+fn mem_fail(op: HauOp, param: &'static str, e: MemError) -> HauError {
+    HauError::AddressOutOfRange {
+        op,
+        param,
+        addr: e.addr,
+        bytes: e.bytes,
+        gm: e.gm,
+        l2: e.l2,
     }
 }

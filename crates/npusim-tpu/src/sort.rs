@@ -398,48 +398,88 @@ pub fn indexed_order(
     descended: bool,
     kind: KeyType,
 ) -> Vec<u32> {
-    dispatch!(kind, indexed_core(keys, tie, k, descended)).1
+    let mut sc = SortScratch::default();
+    sc.indexed(keys, tie, k, descended, kind);
+    sc.pos
 }
 
-/// `(values, positions)` of the first `k` outputs, fast model.
+/// Reusable buffers of the fast indexed sort, so that a simulated core running many commands
+/// does not allocate (and page-fault in) fresh megabytes for every one.
+#[derive(Clone, Debug, Default)]
+pub struct SortScratch {
+    packed: Vec<u64>,
+    tmp: Vec<u64>,
+    hist: Vec<u32>,
+    /// Values of the first `k` outputs after [`SortScratch::natural_index`] and friends.
+    pub vals: Vec<u32>,
+    /// Positions (into the input) of the first `k` outputs.
+    pub pos: Vec<u32>,
+}
+
+impl SortScratch {
+    /// Runs the fast indexed model ([`indexed_order`]) and leaves the first `k` output values
+    /// in [`SortScratch::vals`] and their input positions in [`SortScratch::pos`].
+    pub fn indexed(
+        &mut self,
+        keys: &[u32],
+        tie: Option<&[u32]>,
+        k: usize,
+        descended: bool,
+        kind: KeyType,
+    ) {
+        dispatch!(kind, indexed_core(keys, tie, k, descended, self))
+    }
+}
+
+/// The fast indexed model; results in `sc.vals` / `sc.pos`.
 fn indexed_core<K: Key>(
     keys: &[u32],
     tie: Option<&[u32]>,
     k: usize,
     descended: bool,
-) -> (Vec<u32>, Vec<u32>) {
+    sc: &mut SortScratch,
+) {
     let n = keys.len();
     let k = k.min(n);
+    sc.vals.clear();
+    sc.pos.clear();
     if k == 0 || n >= u32::MAX as usize {
         // Positions are 32-bit on the chip; longer inputs cannot be addressed by a command.
         let pos = indexed_order_reference_impl::<K>(keys, tie, k, descended);
-        let vals = pos.iter().map(|&p| keys[p as usize]).collect();
-        return (vals, pos);
+        sc.vals.extend(pos.iter().map(|&p| keys[p as usize]));
+        sc.pos.extend(pos);
+        return;
     }
     let flip = if descended { u32::MAX } else { 0 };
     let image = |b: u32| K::ord(b) ^ flip;
     let pack = |i: usize, b: u32| (u64::from(image(b)) << 32) | u64::from(u32::MAX - i as u32);
     // Number of non-NaN slots among the first k (filled from the step-1 order).
     let m = keys[..k].iter().filter(|&&b| !K::is_nan(b)).count();
-    let non_nan = keys.iter().filter(|&&b| !K::is_nan(b)).count();
 
-    let packed: Vec<u64>;
     let take: usize;
-    if m == 0 {
-        packed = Vec::new();
-        take = 0;
-    } else if m == non_nan {
-        packed = radix_sorted_packed::<K>(keys, flip);
-        take = m;
-    } else {
-        // Radix select: keep only elements whose top 16 image bits are at most those of the
-        // m-th smallest; every other element is larger than all kept ones.
-        let mut hist = vec![0u32; 1 << 16];
+    // Histogram of the top 16 image bits, only needed (and only built) for a partial sort; its
+    // total is the number of non-NaN keys.
+    let hist = &mut sc.hist;
+    hist.clear();
+    let mut non_nan = n;
+    if m > 0 && m < n {
+        hist.resize(1 << 16, 0);
         for &b in keys {
             if !K::is_nan(b) {
                 hist[(image(b) >> 16) as usize] += 1;
             }
         }
+        non_nan = hist.iter().map(|&h| h as usize).sum();
+    }
+    if m == 0 {
+        sc.packed.clear();
+        take = 0;
+    } else if m == n || m == non_nan {
+        radix_sorted_packed::<K>(keys, flip, &mut sc.packed, &mut sc.tmp);
+        take = m;
+    } else {
+        // Radix select: keep only elements whose top 16 image bits are at most those of the
+        // m-th smallest; every other element is larger than all kept ones.
         let mut below = 0usize;
         let mut bucket = hist.len() - 1;
         for (i, &h) in hist.iter().enumerate() {
@@ -450,7 +490,8 @@ fn indexed_core<K: Key>(
             below += h as usize;
         }
         let bucket = bucket as u32;
-        let mut p: Vec<u64> = Vec::with_capacity(below + hist[bucket as usize] as usize);
+        let p = &mut sc.packed;
+        p.clear();
         for (i, &b) in keys.iter().enumerate() {
             if !K::is_nan(b) && image(b) >> 16 <= bucket {
                 p.push(pack(i, b));
@@ -469,9 +510,8 @@ fn indexed_core<K: Key>(
         }
         tail[..g].sort_unstable();
         take = m + g;
-        p.truncate(take);
-        packed = p;
     }
+    let packed = &sc.packed[..take];
     // Value bits come back from the image, except for zeros (+0 and -0 share one image).
     let zero_image = K::ord(0) ^ flip;
     let unpack = |x: u64| -> (u32, u32) {
@@ -487,8 +527,9 @@ fn indexed_core<K: Key>(
 
     // Step 2 for the first k slots, continued while the run of bit-identical values at slot
     // k - 1 continues (step 3 then needs the whole run).
-    let mut vals: Vec<u32> = Vec::with_capacity(take + 1);
-    let mut pos: Vec<u32> = Vec::with_capacity(take + 1);
+    let (vals, pos) = (&mut sc.vals, &mut sc.pos);
+    vals.reserve(take + 1);
+    pos.reserve(take + 1);
     let mut it = 0;
     for (slot, &b) in keys.iter().enumerate() {
         let (v, p) = if K::is_nan(b) {
@@ -526,33 +567,33 @@ fn indexed_core<K: Key>(
     }
     vals.truncate(k);
     pos.truncate(k);
-    (vals, pos)
 }
 
-/// All non-NaN keys packed as in [`indexed_order`], in ascending packed order.
+/// All non-NaN keys packed as in [`indexed_order`], in ascending packed order, left in `a`
+/// (`b` is the ping-pong buffer).
 ///
 /// Elements are laid out by descending position, then stably LSD-radix-sorted on the 32-bit
 /// value image (passes of 8 bits, skipping digits all elements share), which yields the same
 /// order as sorting the packed `u64`s.
-fn radix_sorted_packed<K: Key>(keys: &[u32], flip: u32) -> Vec<u64> {
-    let mut a: Vec<u64> = Vec::with_capacity(keys.len());
-    for (i, &b) in keys.iter().enumerate().rev() {
-        if !K::is_nan(b) {
-            a.push((u64::from(K::ord(b) ^ flip) << 32) | u64::from(u32::MAX - i as u32));
+fn radix_sorted_packed<K: Key>(keys: &[u32], flip: u32, a: &mut Vec<u64>, b: &mut Vec<u64>) {
+    a.clear();
+    for (i, &x) in keys.iter().enumerate().rev() {
+        if !K::is_nan(x) {
+            a.push((u64::from(K::ord(x) ^ flip) << 32) | u64::from(u32::MAX - i as u32));
         }
     }
     if a.len() < 256 {
         a.sort_unstable();
-        return a;
+        return;
     }
     let mut counts = [[0usize; 256]; 4];
-    for &x in &a {
+    for &x in a.iter() {
         let h = (x >> 32) as u32;
         for (d, c) in counts.iter_mut().enumerate() {
             c[((h >> (8 * d)) & 0xff) as usize] += 1;
         }
     }
-    let mut b: Vec<u64> = vec![0; a.len()];
+    b.resize(a.len(), 0);
     for (d, c) in counts.iter().enumerate() {
         // A digit where every element agrees needs no pass.
         if c.contains(&a.len()) {
@@ -565,14 +606,13 @@ fn radix_sorted_packed<K: Key>(keys: &[u32], flip: u32) -> Vec<u64> {
             sum += cnt;
         }
         let shift = 32 + 8 * d;
-        for &x in &a {
+        for &x in a.iter() {
             let digit = ((x >> shift) & 0xff) as usize;
             b[offs[digit]] = x;
             offs[digit] += 1;
         }
-        std::mem::swap(&mut a, &mut b);
+        std::mem::swap(a, b);
     }
-    a
 }
 
 /// `tpu_hau_sort_natural_index` on a slice: `(output_data, output_idx)` for the first `k`
@@ -583,7 +623,9 @@ pub fn sort_natural_index(
     descended: bool,
     kind: KeyType,
 ) -> (Vec<u32>, Vec<u32>) {
-    dispatch!(kind, indexed_core(keys, None, k, descended))
+    let mut sc = SortScratch::default();
+    sc.indexed(keys, None, k, descended, kind);
+    (sc.vals, sc.pos)
 }
 
 /// `tpu_hau_sort_specific_index` on slices: `(output_data, output_idx)` for the first `k`
@@ -595,7 +637,9 @@ pub fn sort_specific_index(
     descended: bool,
     kind: KeyType,
 ) -> (Vec<u32>, Vec<u32>) {
-    let (data, order) = dispatch!(kind, indexed_core(keys, Some(idx), k, descended));
+    let mut sc = SortScratch::default();
+    sc.indexed(keys, Some(idx), k, descended, kind);
+    let (data, order) = (sc.vals, sc.pos);
     let out_idx = order
         .iter()
         .map(|&p| idx.get(p as usize).copied().unwrap_or(0))
@@ -663,7 +707,8 @@ mod tests {
             .collect();
         for desc in [false, true] {
             let flip = if desc { u32::MAX } else { 0 };
-            let r = radix_sorted_packed::<U32Key>(&keys, flip);
+            let (mut r, mut tmp) = (Vec::new(), Vec::new());
+            radix_sorted_packed::<U32Key>(&keys, flip, &mut r, &mut tmp);
             let mut s: Vec<u64> = keys
                 .iter()
                 .enumerate()
