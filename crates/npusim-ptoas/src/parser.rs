@@ -360,7 +360,7 @@ impl<'a> Parser<'a> {
                     .flat_map(|s| s.keys())
                     .map(|k| (edit_distance(k, name), k))
                     .filter(|(dist, _)| *dist <= 1 + name.len() / 3)
-                    .min_by_key(|(dist, _)| *dist);
+                    .min_by_key(|(dist, k)| (*dist, k.as_str()));
                 if let Some((_, k)) = best {
                     d = d.with_help(format!("a value with a similar name exists: `%{k}`"));
                 }

@@ -1,0 +1,208 @@
+//! The parser never panics: mutated versions of the example kernels (byte and token deletions,
+//! insertions, duplications and swaps) either parse or produce diagnostics that render.
+
+use npusim_ptoas::lexer::tokenize;
+use npusim_ptoas::{parse_module, parse_type};
+use proptest::prelude::*;
+
+const KERNELS: [&str; 5] = [
+    include_str!("../../../examples/pto/vector_add.pto"),
+    include_str!("../../../examples/pto/row_softmax.pto"),
+    include_str!("../../../examples/pto/rmsnorm.pto"),
+    include_str!("../../../examples/pto/online_softmax_step.pto"),
+    include_str!("../../../examples/pto/multicore_split.pto"),
+];
+
+/// Snippets inserted by the mutator: tokens that open or close constructs, odd literals and
+/// non-ASCII text.
+const SNIPPETS: [&str; 24] = [
+    "{",
+    "}",
+    "(",
+    ")",
+    "<",
+    ">",
+    "[",
+    "]",
+    ",",
+    ":",
+    "=",
+    "->",
+    "%",
+    "%x#9",
+    "^bb1:",
+    "\"",
+    "0x",
+    "99999999999999999999999",
+    "?",
+    "é",
+    "!pto.tile_buf<",
+    "scf.yield",
+    "-",
+    "#pto<",
+];
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    DeleteBytes { at: usize, len: usize },
+    InsertSnippet { at: usize, snippet: usize },
+    DeleteToken { index: usize },
+    DuplicateToken { index: usize },
+    SwapTokens { a: usize, b: usize },
+    MoveToken { from: usize, to: usize },
+}
+
+fn arb_mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), 1usize..12).prop_map(|(at, len)| Mutation::DeleteBytes { at, len }),
+        (any::<usize>(), 0..SNIPPETS.len())
+            .prop_map(|(at, snippet)| Mutation::InsertSnippet { at, snippet }),
+        any::<usize>().prop_map(|index| Mutation::DeleteToken { index }),
+        any::<usize>().prop_map(|index| Mutation::DuplicateToken { index }),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapTokens { a, b }),
+        (any::<usize>(), any::<usize>()).prop_map(|(from, to)| Mutation::MoveToken { from, to }),
+    ]
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn apply(src: &str, m: &Mutation) -> String {
+    let toks = tokenize(src);
+    let tok_text = |i: usize| {
+        let t = toks[i % toks.len()];
+        (t.span.start, t.span.end)
+    };
+    match *m {
+        Mutation::DeleteBytes { at, len } => {
+            let a = floor_boundary(src, at % (src.len() + 1));
+            let b = floor_boundary(src, a + len);
+            format!("{}{}", &src[..a], &src[b..])
+        }
+        Mutation::InsertSnippet { at, snippet } => {
+            let a = floor_boundary(src, at % (src.len() + 1));
+            format!("{}{}{}", &src[..a], SNIPPETS[snippet], &src[a..])
+        }
+        _ if toks.is_empty() => src.to_string(),
+        Mutation::DeleteToken { index } => {
+            let (a, b) = tok_text(index);
+            format!("{}{}", &src[..a], &src[b..])
+        }
+        Mutation::DuplicateToken { index } => {
+            let (a, b) = tok_text(index);
+            format!("{}{} {}", &src[..b], " ", &src[a..])
+        }
+        Mutation::SwapTokens { a, b } => {
+            let (mut x, mut y) = (tok_text(a), tok_text(b));
+            if x.0 > y.0 {
+                std::mem::swap(&mut x, &mut y);
+            }
+            if x == y || x.1 > y.0 {
+                return src.to_string();
+            }
+            format!(
+                "{}{}{}{}{}",
+                &src[..x.0],
+                &src[y.0..y.1],
+                &src[x.1..y.0],
+                &src[x.0..x.1],
+                &src[y.1..]
+            )
+        }
+        Mutation::MoveToken { from, to } => {
+            let (a, b) = tok_text(from);
+            let word = src[a..b].to_string();
+            let rest = format!("{}{}", &src[..a], &src[b..]);
+            let at = floor_boundary(&rest, to % (rest.len() + 1));
+            format!("{}{} {}", &rest[..at], word, &rest[at..])
+        }
+    }
+}
+
+fn check(src: &str) {
+    match parse_module(src, "mutant.pto") {
+        Ok(m) => {
+            // Whatever parsed must be well-formed enough to walk.
+            for f in &m.funcs {
+                for p in &f.params {
+                    let _ = f.ty(*p);
+                }
+            }
+        }
+        Err(diags) => {
+            assert!(!diags.is_empty());
+            for d in &diags {
+                assert!(
+                    d.span.start <= d.span.end && d.span.end <= src.len(),
+                    "{d:?} in {} bytes",
+                    src.len()
+                );
+                let text = d.render("mutant.pto", src);
+                assert!(text.starts_with("error: "), "{text}");
+                assert!(text.contains("--> mutant.pto:"), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn unmutated_kernels_parse() {
+    for k in KERNELS {
+        assert!(parse_module(k, "k.pto").is_ok());
+    }
+}
+
+#[test]
+fn degenerate_inputs() {
+    for src in [
+        "",
+        " ",
+        "module",
+        "module {",
+        "}",
+        "func.func",
+        "%",
+        "\"",
+        "é",
+        "{{{{{{{{",
+        "<<<<",
+    ] {
+        check(src);
+    }
+    check(&"{".repeat(10_000));
+    // Deep nesting stops at the depth limit with a diagnostic, not a stack overflow.
+    let deep = format!("func.func @k() {{{}", "pto.section.vector {".repeat(5000));
+    let diags = parse_module(&deep, "deep.pto").expect_err("too deep");
+    assert!(
+        diags.iter().any(|d| d.message == "nesting too deep"),
+        "{diags:?}"
+    );
+    check(&format!("module attributes {{a = {}}}", "[".repeat(5000)));
+    let _ = parse_type(&"!pto.tile_buf<".repeat(1000));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn mutated_kernels_never_panic(
+        kernel in 0..KERNELS.len(),
+        mutations in prop::collection::vec(arb_mutation(), 1..4),
+    ) {
+        let mut src = KERNELS[kernel].to_string();
+        for m in &mutations {
+            src = apply(&src, m);
+        }
+        check(&src);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        check(&String::from_utf8_lossy(&bytes));
+    }
+}
