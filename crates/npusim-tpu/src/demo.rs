@@ -85,6 +85,7 @@ mod tests {
     #[test]
     fn demo_matches() {
         let text = super::topk_demo();
+        println!("{text}");
         assert!(text.contains("indices: [8, 3, 1, 6]"), "{text}");
         assert!(
             text.contains("stable sort of (value, index): yes"),
