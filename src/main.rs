@@ -1,1 +1,134 @@
-fn main() {}
+//! `npusim`: the command-line front end.
+//!
+//! Subcommands: `demo` (the built-in examples of every instruction family, each compared with
+//! its documented result), `hau check` (replay a Sophgo HAU golden-vector file), and `chips`
+//! (the chip profiles and their policies).
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "npusim",
+    version,
+    about = "Bit-exact functional simulator of AI-accelerator instruction sets",
+    long_about = "npusim runs accelerator kernels without the chip: the Ascend vector unit (TIK and \
+Ascend C), the PTO tile ISA, and the Sophgo TPU HAU unit, bit-exact where documents or vendor \
+models fix the result.",
+    after_help = "Examples:\n  \
+npusim demo                                        run the built-in examples and check them\n  \
+npusim hau check shared/golden/hau/bm1684x-cmodel.json   replay vendor C-model golden vectors\n  \
+npusim chips                                       list chip profiles and their policies"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the built-in examples (the seed documents' worked examples) and check each result.
+    #[command(after_help = "Example:\n  npusim demo")]
+    Demo,
+    /// Sophgo TPU HAU unit tools.
+    #[command(subcommand)]
+    Hau(HauCommand),
+    /// List the chip profiles and the behaviour each one carries.
+    #[command(after_help = "Example:\n  npusim chips")]
+    Chips,
+}
+
+#[derive(Subcommand)]
+enum HauCommand {
+    /// Replay every case of a golden-vector JSON file; print `N passed, M failed`.
+    #[command(after_help = "Example:\n  npusim hau check ../shared/golden/hau/bm1684x-cmodel.json")]
+    Check {
+        /// The golden file (format: shared/golden/hau/README.md).
+        file: PathBuf,
+    },
+}
+
+fn demo() -> Result<bool> {
+    let mut all_ok = true;
+    println!("== Ascend vector unit ==");
+    for report in npusim_ascend::demo::all() {
+        let r = report.context("an Ascend example failed to run")?;
+        println!("\n{}", r.title);
+        for l in &r.lines {
+            println!("  {l}");
+        }
+        println!(
+            "  matches the documented result: {}",
+            if r.matches { "yes" } else { "NO" }
+        );
+        all_ok &= r.matches;
+    }
+    println!("\n== Sophgo TPU HAU unit ==\n");
+    let hau = npusim_tpu::demo::topk_demo();
+    print!("{hau}");
+    all_ok &= hau.contains(": yes");
+    println!();
+    println!(
+        "{}",
+        if all_ok {
+            "all examples match their documented results"
+        } else {
+            "SOME EXAMPLES DO NOT MATCH"
+        }
+    );
+    Ok(all_ok)
+}
+
+fn chips() {
+    for p in npusim_core::chip::PROFILES.iter() {
+        println!("{:<11} {}", p.name, p.products);
+        println!("            aliases: {}", p.aliases.join(", "));
+        let caps: Vec<String> = p
+            .capacities
+            .iter()
+            .map(|(s, c)| format!("{s} {} KiB", c / 1024))
+            .collect();
+        println!("            memories: {}", caps.join(", "));
+        println!(
+            "            vector: overflow {:?}, counter mode {}, masked pair {:?}",
+            p.vector.overflow_mode, p.vector.counter_mode, p.vector.pair_reduce_masked_pair
+        );
+        println!(
+            "            tile: {:?}, NaN min/max {:?}, reductions {:?}",
+            p.tile.arch, p.tile.nan_min_max, p.tile.reduction_order
+        );
+    }
+}
+
+fn run(cli: Cli) -> Result<bool> {
+    match cli.command {
+        Command::Demo => demo(),
+        Command::Chips => {
+            chips();
+            Ok(true)
+        }
+        Command::Hau(HauCommand::Check { file }) => {
+            let report = npusim_tpu::golden::replay_file(&file)
+                .with_context(|| format!("cannot replay {}", file.display()))?;
+            println!("{report}");
+            if !report.all_passed() {
+                bail!("{} golden case(s) failed", report.failed);
+            }
+            Ok(true)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

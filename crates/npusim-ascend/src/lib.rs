@@ -17,6 +17,7 @@
 
 pub mod ascendc;
 pub mod core;
+pub mod demo;
 pub mod error;
 pub mod geometry;
 pub mod isa;
