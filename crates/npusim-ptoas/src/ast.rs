@@ -937,6 +937,16 @@ pub enum OpKind {
         /// `index` valid columns, present iff `v_col=?`.
         valid_col: Option<ValueId>,
     },
+    /// `pto.set_validshape %tile, %rows, %cols : type`: sets the run-time valid shape of a
+    /// tile whose type has `v_row=?, v_col=?`.
+    SetValidShape {
+        /// The tile.
+        tile: ValueId,
+        /// `index` valid rows.
+        valid_row: ValueId,
+        /// `index` valid columns.
+        valid_col: ValueId,
+    },
     /// Any DPS op `pto.op ins(...) outs(...)`: every tile op, `pto.tload`, `pto.tstore`,
     /// `pto.tmov`, `pto.tprint`, the matmuls. Operand kinds match one of `op.ins_forms()`.
     Tile {

@@ -223,6 +223,7 @@ op_table! {
     MakeTensorView => "pto.make_tensor_view", View, [], [];
     PartitionView => "pto.partition_view", View, [], [];
     AllocTile => "pto.alloc_tile", View, [], [];
+    SetValidShape => "pto.set_validshape", View, [], [];
     // ---- runtime intrinsics (manual §4.19) ----
     GetBlockIdx => "pto.get_block_idx", Runtime, [], [];
     GetBlockNum => "pto.get_block_num", Runtime, [], [];

@@ -821,6 +821,10 @@ impl<'a> Parser<'a> {
             OpClass::View => match code {
                 OpCode::MakeTensorView => self.op_make_tensor_view(&results, span)?,
                 OpCode::PartitionView => self.op_partition_view(&results, span)?,
+                OpCode::SetValidShape => {
+                    self.no_results(&results, code, span)?;
+                    self.op_set_valid_shape()?
+                }
                 _ => self.op_alloc_tile(&results, span)?,
             },
             OpClass::Control => self.op_control(code, &results, span)?,
@@ -1555,6 +1559,34 @@ impl<'a> Parser<'a> {
             source,
             offsets: offsets.iter().map(|x| x.0).collect(),
             sizes: sizes.iter().map(|x| x.0).collect(),
+        })
+    }
+
+    fn op_set_valid_shape(&mut self) -> PResult<OpKind> {
+        let (tile, ts) = self.value_use()?;
+        self.expect(Tok::Comma, "`,` after the tile")?;
+        let (valid_row, rs) = self.value_use()?;
+        self.expect(Tok::Comma, "`,` after the valid row count")?;
+        let (valid_col, cs) = self.value_use()?;
+        self.expect(Tok::Colon, "`:` before the tile type")?;
+        let ty = self.parse_type()?;
+        self.check_type(tile, ts, &ty);
+        self.check_index(&[(valid_row, rs), (valid_col, cs)]);
+        match ty.as_tile() {
+            Some(t) if t.valid_row == Dim::Dynamic && t.valid_col == Dim::Dynamic => {}
+            _ => self.err(
+                Diagnostic::new(
+                    DiagKind::TypeMismatch,
+                    format!("type mismatch: `pto.set_validshape` needs a tile with `v_row=?, v_col=?`, found `{ty}`"),
+                    ts,
+                )
+                .with_label("valid shape is not dynamic"),
+            ),
+        }
+        Ok(OpKind::SetValidShape {
+            tile,
+            valid_row,
+            valid_col,
         })
     }
 

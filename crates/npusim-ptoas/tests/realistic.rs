@@ -348,3 +348,25 @@ fn tdivs_accepts_both_operand_orders_and_tcmp_takes_its_mode() {
         d[0].message
     );
 }
+
+#[test]
+fn set_validshape_on_a_dynamic_tile() {
+    let t = "!pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=64, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let src = format!(
+        "func.func @k(%r: index, %c: index) {{\n  %t = pto.alloc_tile valid_row = %r valid_col = %c : {t}\n  pto.set_validshape %t, %c, %r : {t}\n  return\n}}\n"
+    );
+    let m = parse(&src);
+    let ops = &m.funcs[0].body.as_ref().unwrap().ops;
+    assert!(matches!(ops[1].kind, OpKind::SetValidShape { .. }));
+    let fixed = "!pto.tile_buf<vec, 8x64xf32>";
+    let bad = format!(
+        "func.func @k(%r: index, %c: index) {{\n  %t = pto.alloc_tile : {fixed}\n  pto.set_validshape %t, %c, %r : {fixed}\n  return\n}}\n"
+    );
+    let d = parse_module(&bad, "t.pto").unwrap_err();
+    assert!(
+        d[0].message
+            .contains("needs a tile with `v_row=?, v_col=?`"),
+        "{}",
+        d[0].message
+    );
+}
