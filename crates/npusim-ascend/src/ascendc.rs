@@ -339,7 +339,7 @@ impl AscendC {
         count: u32,
     ) -> Result<()> {
         let bytes = count as u64 * std::mem::size_of::<T>() as u64;
-        if bytes % 256 != 0 {
+        if !bytes.is_multiple_of(256) {
             return Err(AscendError::Rule {
                 instr: "Compare",
                 param: "count",

@@ -129,7 +129,7 @@ pub(crate) mod check {
         op: &Operand,
     ) -> Result<()> {
         let align = chip.align(op.space);
-        if align > 1 && op.addr() % align != 0 {
+        if align > 1 && !op.addr().is_multiple_of(align) {
             return Err(AscendError::Misaligned {
                 instr,
                 param,

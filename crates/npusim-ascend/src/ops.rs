@@ -99,17 +99,15 @@ impl Vcmpv {
         check::within(name, "dst", dst, dst_span)?;
         for (param, walk, src) in [("src0", op.walk0(), src0), ("src1", op.walk1(), src1)] {
             check::within(name, param, src, walk.span(repeat, |_| full))?;
-            if repeat > 1 {
-                if let Some(d) = dst_span {
-                    for r in 0..repeat {
-                        if walk.iteration_blocks(r, full).any(|b| overlaps(b, d)) {
-                            return Err(AscendError::IllegalOverlap {
-                                instr: name,
-                                dst: "dst",
-                                src: param,
-                                rule: "with repeat_times > 1 the source and destination must not overlap",
-                            });
-                        }
+            if let Some(d) = dst_span.filter(|_| repeat > 1) {
+                for r in 0..repeat {
+                    if walk.iteration_blocks(r, full).any(|b| overlaps(b, d)) {
+                        return Err(AscendError::IllegalOverlap {
+                            instr: name,
+                            dst: "dst",
+                            src: param,
+                            rule: "with repeat_times > 1 the source and destination must not overlap",
+                        });
                     }
                 }
             }
@@ -323,12 +321,13 @@ impl PairReduceSum {
         if n == 1 {
             let d = dw.iteration_span(0, written(0));
             let s = sw.iteration_span(0, m.lanes_of(0, lanes));
-            if let (Some(d), Some(s)) = (d, s) {
-                if overlaps(d, s) && self.dst.addr() != self.src.addr() {
-                    return Err(overlap(
-                        "within one repeat the source and destination must overlap completely (same start) or not at all",
-                    ));
-                }
+            if let (Some(d), Some(s)) = (d, s)
+                && overlaps(d, s)
+                && self.dst.addr() != self.src.addr()
+            {
+                return Err(overlap(
+                    "within one repeat the source and destination must overlap completely (same start) or not at all",
+                ));
             }
             return Ok(());
         }

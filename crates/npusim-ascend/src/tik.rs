@@ -242,6 +242,7 @@ impl Tik {
     }
 
     /// `vec_cmpv_xx` for any comparison.
+    #[allow(clippy::too_many_arguments)]
     pub fn vec_cmpv(
         &mut self,
         mode: CmpMode,
@@ -446,17 +447,17 @@ impl Tik {
             core.memory_mut(MemSpace::Gm)?
                 .write(d.op.tensor_base, &array.data)?;
         }
-        if let Some(inputs) = &self.inputs {
-            if let Some(missing) = inputs
-                .iter()
-                .find(|n| !feed.iter().any(|(f, _)| *f == &***n))
-            {
-                return Err(AscendError::FeedMismatch {
-                    tensor: missing.to_string(),
-                    got: "nothing".into(),
-                    want: "an array for every BuildCCE input".into(),
-                });
-            }
+        if let Some(missing) = self
+            .inputs
+            .iter()
+            .flatten()
+            .find(|n| !feed.iter().any(|(f, _)| *f == &***n))
+        {
+            return Err(AscendError::FeedMismatch {
+                tensor: missing.to_string(),
+                got: "nothing".into(),
+                want: "an array for every BuildCCE input".into(),
+            });
         }
         for stmt in &self.program {
             match stmt {

@@ -143,7 +143,7 @@ impl Memory {
 
     /// Checks that `addr` is a multiple of `align`.
     pub fn check_align(&self, addr: u64, align: u64) -> Result<(), MemoryError> {
-        if align > 1 && addr % align != 0 {
+        if align > 1 && !addr.is_multiple_of(align) {
             return Err(MemoryError::Misaligned {
                 space: self.space,
                 addr,
