@@ -414,12 +414,37 @@ pub fn fma_odd(a: f32, b: f32, c: f32) -> f64 {
     add_odd(a as f64 * b as f64, c as f64)
 }
 
-/// `a + b + c` (TADDC, TSUBC with b negated, TADDSC, TSUBSC): f64 with each step rounded to
-/// odd, then rounded once to the element type. Exact for f16 (the f64 sum of three f16 values
-/// is exact).
+/// Knuth's TwoSum: `s + e == x + y` exactly (for finite results).
+#[inline]
+fn two_sum(x: f64, y: f64) -> (f64, f64) {
+    let s = x + y;
+    let bb = s - x;
+    (s, (x - (s - bb)) + (y - bb))
+}
+
+/// `a + b + c` of f32-representable values (TADDC, TSUBC with b negated, TADDSC, TSUBSC),
+/// rounded to odd in f64 from the exact sum (an error-free expansion built with TwoSum), so
+/// that one more rounding to the element type is the correctly rounded sum.
 #[inline]
 pub fn sum3_odd(a: f32, b: f32, c: f32) -> f64 {
-    add_odd(add_odd(a as f64, b as f64), c as f64)
+    let (a, b, c) = (a as f64, b as f64, c as f64);
+    let naive = a + b + c;
+    if !naive.is_finite() {
+        return naive;
+    }
+    let (s1, e1) = two_sum(a, b);
+    let (s2, e2) = two_sum(s1, c);
+    let (e, e3) = two_sum(e1, e2);
+    // (skip a zero e: adding +0 would turn a -0 sum into +0)
+    let (s, ep) = if e == 0.0 { (s2, 0.0) } else { two_sum(s2, e) };
+    // The exact sum is s + ep + e3 with |ep| <= ulp(s)/2 and e3 far below ep's last bit.
+    let rem = if ep != 0.0 { ep } else { e3 };
+    if rem == 0.0 || s.to_bits() & 1 == 1 || s == 0.0 {
+        return if s == 0.0 && rem != 0.0 { rem } else { s };
+    }
+    let up = (rem > 0.0) == (s > 0.0);
+    let bits = s.to_bits();
+    f64::from_bits(if up { bits + 1 } else { bits - 1 })
 }
 
 #[cfg(test)]

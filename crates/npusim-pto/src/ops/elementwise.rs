@@ -11,7 +11,7 @@ use super::{Scalar, covers, need_loc, need_row_major};
 use crate::core::TileCore;
 use crate::dispatch;
 use crate::error::PtoError;
-use crate::num::{Bits, Elem, Num, add_odd, exp_f, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f};
+use crate::num::{Bits, Elem, Num, exp_f, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f, sum3_odd};
 use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
 use npusim_core::{ElemType, TileArch};
@@ -30,7 +30,11 @@ fn class_err(op: OpCode, t: ElemType) -> PtoError {
 #[inline]
 fn sum3<T: Elem>(a: T::C, b: T::C, c: T::C) -> T::C {
     if T::C::FLOAT {
-        T::from_f64_once(add_odd(add_odd(a.to_f64(), b.to_f64()), c.to_f64()))
+        T::from_f64_once(sum3_odd(
+            a.to_f64() as f32,
+            b.to_f64() as f32,
+            c.to_f64() as f32,
+        ))
     } else {
         a.add(b).add(c)
     }
@@ -295,6 +299,7 @@ impl TileCore {
         if !T::C::FLOAT
             && matches!(op, OpCode::Tdivs | OpCode::Trems | OpCode::Tfmods)
             && k.is_zero()
+            && dst.valid_row() * dst.valid_col() > 0
         {
             return Err(PtoError::DivByZero {
                 op: n,
@@ -339,7 +344,7 @@ impl TileCore {
     {
         let n = op.name();
         let k = s.to_c::<T>();
-        if matches!(op, OpCode::Tshls | OpCode::Tshrs) && matches!(s, Scalar::Int(v) if v < 0) {
+        if matches!(op, OpCode::Tshls | OpCode::Tshrs) && k.sign_neg() {
             return Err(PtoError::Scalar {
                 op: n,
                 rule: "shift amount must be zero or positive",
