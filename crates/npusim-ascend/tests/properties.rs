@@ -7,7 +7,7 @@
 
 use half::f16;
 use npusim_ascend::AscendError;
-use npusim_ascend::ascendc::AscendC;
+use npusim_ascend::ascendc::{AscendC, MASK_PLACEHOLDER};
 use npusim_ascend::kernels::CmpMode;
 use npusim_ascend::tik::{Scope, Tik};
 use npusim_core::{ChipId, ChipProfile, MaskedGroupPolicy, NpyArray, OverflowMode};
@@ -150,6 +150,8 @@ struct PairCase {
     lo: u64,
     hi: u64,
     count_form: Option<u64>,
+    /// Counter mode: the total element count (runs through the mask register).
+    counter: Option<u64>,
     dst_rep: u32,
     src_blk: u32,
     src_rep: u32,
@@ -166,9 +168,10 @@ fn pair_case() -> impl Strategy<Value = PairCase> {
         1u32..3,
         0u32..3,
         0u32..20,
+        proptest::option::of(1u64..=100),
     )
         .prop_flat_map(
-            |(is_f16, repeat, lo, hi, count, dst_rep, src_blk, src_rep)| {
+            |(is_f16, repeat, lo, hi, count, dst_rep, src_blk, src_rep, frac)| {
                 let size = if is_f16 { 2 } else { 4 };
                 let span = (repeat.max(1) as usize - 1) * src_rep as usize * 32
                     + 7 * src_blk as usize * 32
@@ -180,13 +183,19 @@ fn pair_case() -> impl Strategy<Value = PairCase> {
                     proptest::collection::vec(f32_bits(), n).boxed()
                 };
                 (
-                    Just((is_f16, repeat, lo, hi, count, dst_rep, src_blk, src_rep)),
+                    Just((
+                        is_f16, repeat, lo, hi, count, dst_rep, src_blk, src_rep, frac,
+                    )),
                     elems,
                 )
             },
         )
         .prop_map(
-            |((is_f16, repeat, lo, hi, count, dst_rep, src_blk, src_rep), src)| PairCase {
+            |((is_f16, repeat, lo, hi, count, dst_rep, src_blk, src_rep, frac), src)| PairCase {
+                counter: frac.filter(|_| repeat > 0).map(|f| {
+                    let lanes = if is_f16 { 128 } else { 64 };
+                    (repeat as u64 * lanes * f / 100).max(1)
+                }),
                 is_f16,
                 repeat,
                 lo,
@@ -220,7 +229,19 @@ fn pair_model(c: &PairCase, chip: &ChipProfile, dst_init: &[u32]) -> Vec<u32> {
         u64::MAX as u128
     };
     let mut dst = dst_init.to_vec();
-    for r in 0..c.repeat as usize {
+    let (iterations, mask_of) = match c.counter {
+        Some(total) => (total.div_ceil(lanes as u64) as usize, None),
+        None => (c.repeat as usize, Some(mask)),
+    };
+    for r in 0..iterations {
+        let mask = mask_of.unwrap_or_else(|| {
+            let left = c.counter.unwrap_or(0) - (r * lanes) as u64;
+            if left >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << left) - 1
+            }
+        });
         for j in 0..lanes / 2 {
             let lane_val = |e: usize| -> f32 {
                 if mask >> e & 1 == 0 {
@@ -284,9 +305,13 @@ proptest! {
             let dst = k.AllocTensor::<f16>("dst", dst_len as u64).unwrap();
             k.DataCopy::<f16>(&src, &src_gm, n as u32).unwrap();
             k.DataCopy::<f16>(&dst, &dst_gm, dst_len as u32).unwrap();
-            let r = match c.count_form {
-                Some(m) => k.PairReduceSum::<f16, true>(&dst, &src, c.repeat as i32, m, c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
-                None => k.PairReduceSum::<f16, true>(&dst, &src, c.repeat as i32, [c.lo, c.hi], c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
+            let r = match (c.counter, c.count_form) {
+                (Some(total), _) => k.SetMaskCount().and_then(|_| {
+                    k.SetVectorMaskLen(total);
+                    k.PairReduceSum::<f16, false>(&dst, &src, c.repeat as i32, MASK_PLACEHOLDER, c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32)
+                }),
+                (None, Some(m)) => k.PairReduceSum::<f16, true>(&dst, &src, c.repeat as i32, m, c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
+                (None, None) => k.PairReduceSum::<f16, true>(&dst, &src, c.repeat as i32, [c.lo, c.hi], c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
             };
             (k.read::<f16>(&dst).unwrap().iter().map(|h| h.to_bits() as u32).collect::<Vec<_>>(), r)
         } else {
@@ -296,9 +321,13 @@ proptest! {
             let dst = k.AllocTensor::<f32>("dst", dst_len as u64).unwrap();
             k.DataCopy::<f32>(&src, &src_gm, n as u32).unwrap();
             k.DataCopy::<f32>(&dst, &dst_gm, dst_len as u32).unwrap();
-            let r = match c.count_form {
-                Some(m) => k.PairReduceSum::<f32, true>(&dst, &src, c.repeat as i32, m, c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
-                None => k.PairReduceSum::<f32, true>(&dst, &src, c.repeat as i32, [c.lo, c.hi], c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
+            let r = match (c.counter, c.count_form) {
+                (Some(total), _) => k.SetMaskCount().and_then(|_| {
+                    k.SetVectorMaskLen(total);
+                    k.PairReduceSum::<f32, false>(&dst, &src, c.repeat as i32, MASK_PLACEHOLDER, c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32)
+                }),
+                (None, Some(m)) => k.PairReduceSum::<f32, true>(&dst, &src, c.repeat as i32, m, c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
+                (None, None) => k.PairReduceSum::<f32, true>(&dst, &src, c.repeat as i32, [c.lo, c.hi], c.dst_rep as i32, c.src_blk as i32, c.src_rep as i32),
             };
             (k.read::<f32>(&dst).unwrap().iter().map(|f| f.to_bits()).collect::<Vec<_>>(), r)
         };
@@ -306,7 +335,7 @@ proptest! {
             ChipId::Ascend310 => false,
             ChipId::Ascend910 => c.is_f16,
             _ => true,
-        };
+        } && (c.counter.is_none() || profile.vector.counter_mode);
         if !legal {
             let rejected = matches!(result, Err(AscendError::NotSupported { .. } | AscendError::IllegalType { .. }));
             prop_assert!(rejected, "{:?}", result);
