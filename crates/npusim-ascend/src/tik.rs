@@ -53,6 +53,26 @@ struct Decl {
     shape: Vec<usize>,
 }
 
+/// Declares the six `vec_cmpv_xx` methods, each [`Tik::vec_cmpv`] with its comparison.
+macro_rules! vec_cmpv_named {
+    ($( $(#[$doc:meta])* $name:ident => $mode:ident; )*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(
+                &mut self,
+                dst: &Operand,
+                src0: &Operand,
+                src1: &Operand,
+                repeat_times: i64,
+                src0_rep_stride: i64,
+                src1_rep_stride: i64,
+            ) -> Result<()> {
+                self.vec_cmpv(CmpMode::$mode, dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)
+            }
+        )*
+    };
+}
+
 /// One recorded statement.
 #[derive(Clone, Debug)]
 enum Stmt {
@@ -267,125 +287,19 @@ impl Tik {
         Ok(())
     }
 
-    /// `vec_cmpv_lt(dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)`.
-    pub fn vec_cmpv_lt(
-        &mut self,
-        dst: &Operand,
-        src0: &Operand,
-        src1: &Operand,
-        repeat_times: i64,
-        src0_rep_stride: i64,
-        src1_rep_stride: i64,
-    ) -> Result<()> {
-        self.vec_cmpv(
-            CmpMode::Lt,
-            dst,
-            src0,
-            src1,
-            repeat_times,
-            src0_rep_stride,
-            src1_rep_stride,
-        )
-    }
-    /// `vec_cmpv_gt(...)`.
-    pub fn vec_cmpv_gt(
-        &mut self,
-        dst: &Operand,
-        src0: &Operand,
-        src1: &Operand,
-        repeat_times: i64,
-        src0_rep_stride: i64,
-        src1_rep_stride: i64,
-    ) -> Result<()> {
-        self.vec_cmpv(
-            CmpMode::Gt,
-            dst,
-            src0,
-            src1,
-            repeat_times,
-            src0_rep_stride,
-            src1_rep_stride,
-        )
-    }
-    /// `vec_cmpv_ge(...)`.
-    pub fn vec_cmpv_ge(
-        &mut self,
-        dst: &Operand,
-        src0: &Operand,
-        src1: &Operand,
-        repeat_times: i64,
-        src0_rep_stride: i64,
-        src1_rep_stride: i64,
-    ) -> Result<()> {
-        self.vec_cmpv(
-            CmpMode::Ge,
-            dst,
-            src0,
-            src1,
-            repeat_times,
-            src0_rep_stride,
-            src1_rep_stride,
-        )
-    }
-    /// `vec_cmpv_eq(...)`.
-    pub fn vec_cmpv_eq(
-        &mut self,
-        dst: &Operand,
-        src0: &Operand,
-        src1: &Operand,
-        repeat_times: i64,
-        src0_rep_stride: i64,
-        src1_rep_stride: i64,
-    ) -> Result<()> {
-        self.vec_cmpv(
-            CmpMode::Eq,
-            dst,
-            src0,
-            src1,
-            repeat_times,
-            src0_rep_stride,
-            src1_rep_stride,
-        )
-    }
-    /// `vec_cmpv_ne(...)`.
-    pub fn vec_cmpv_ne(
-        &mut self,
-        dst: &Operand,
-        src0: &Operand,
-        src1: &Operand,
-        repeat_times: i64,
-        src0_rep_stride: i64,
-        src1_rep_stride: i64,
-    ) -> Result<()> {
-        self.vec_cmpv(
-            CmpMode::Ne,
-            dst,
-            src0,
-            src1,
-            repeat_times,
-            src0_rep_stride,
-            src1_rep_stride,
-        )
-    }
-    /// `vec_cmpv_le(...)`.
-    pub fn vec_cmpv_le(
-        &mut self,
-        dst: &Operand,
-        src0: &Operand,
-        src1: &Operand,
-        repeat_times: i64,
-        src0_rep_stride: i64,
-        src1_rep_stride: i64,
-    ) -> Result<()> {
-        self.vec_cmpv(
-            CmpMode::Le,
-            dst,
-            src0,
-            src1,
-            repeat_times,
-            src0_rep_stride,
-            src1_rep_stride,
-        )
+    vec_cmpv_named! {
+        /// `vec_cmpv_lt(dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)`.
+        vec_cmpv_lt => Lt;
+        /// `vec_cmpv_gt(...)`.
+        vec_cmpv_gt => Gt;
+        /// `vec_cmpv_ge(...)`.
+        vec_cmpv_ge => Ge;
+        /// `vec_cmpv_eq(...)`.
+        vec_cmpv_eq => Eq;
+        /// `vec_cmpv_ne(...)`.
+        vec_cmpv_ne => Ne;
+        /// `vec_cmpv_le(...)`.
+        vec_cmpv_le => Le;
     }
 
     /// `BuildCCE(kernel_name, inputs, outputs)`: fixes which GM tensors are fed and fetched.
