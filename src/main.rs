@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod pto_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "npusim",
@@ -35,6 +37,10 @@ enum Command {
     /// Sophgo TPU HAU unit tools.
     #[command(subcommand)]
     Hau(HauCommand),
+    /// Run a PTO-AS kernel (PTOAS MLIR text) on .npy inputs.
+    Run(pto_cmd::RunArgs),
+    /// Parse and verify a PTO-AS kernel without running it.
+    Check(pto_cmd::CheckArgs),
     /// List the chip profiles and the behaviour each one carries.
     #[command(after_help = "Example:\n  npusim chips")]
     Chips,
@@ -65,6 +71,8 @@ fn demo() -> Result<bool> {
         );
         all_ok &= r.matches;
     }
+    println!("\n== PTO-AS kernels ==\n");
+    all_ok &= pto_cmd::demo()?;
     println!("\n== Sophgo TPU HAU unit ==\n");
     let hau = npusim_tpu::demo::topk_demo();
     print!("{hau}");
@@ -105,6 +113,8 @@ fn chips() {
 fn run(cli: Cli) -> Result<bool> {
     match cli.command {
         Command::Demo => demo(),
+        Command::Run(args) => pto_cmd::run(args),
+        Command::Check(args) => pto_cmd::check(args),
         Command::Chips => {
             chips();
             Ok(true)
