@@ -121,7 +121,7 @@ impl TileCore {
         operand: &'static str,
     ) -> Result<(), PtoError> {
         let addr = t.addr();
-        if addr % TILE_ALIGN != 0 {
+        if !addr.is_multiple_of(TILE_ALIGN) {
             return Err(PtoError::Misaligned {
                 op,
                 operand,

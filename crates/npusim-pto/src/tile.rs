@@ -228,7 +228,7 @@ impl Tile {
         };
         match d.slayout {
             SLayout::NoneBox => {
-                if d.blayout == BLayout::RowMajor && (d.cols * size) % 32 != 0 {
+                if d.blayout == BLayout::RowMajor && !(d.cols * size).is_multiple_of(32) {
                     return Err(st(
                         op,
                         operand,
@@ -236,7 +236,7 @@ impl Tile {
                         format!("{} bytes", d.cols * size),
                     ));
                 }
-                if d.blayout == BLayout::ColMajor && (d.rows * size) % 32 != 0 {
+                if d.blayout == BLayout::ColMajor && !(d.rows * size).is_multiple_of(32) {
                     return Err(st(
                         op,
                         operand,
@@ -246,7 +246,7 @@ impl Tile {
                 }
             }
             _ => {
-                if d.rows % inner_rows != 0 && d.loc != TileLoc::Vec && d.rows != 1 {
+                if !d.rows.is_multiple_of(inner_rows) && d.loc != TileLoc::Vec && d.rows != 1 {
                     return Err(st(
                         op,
                         operand,
@@ -254,7 +254,7 @@ impl Tile {
                         format!("{} % {}", d.rows, inner_rows),
                     ));
                 }
-                if d.cols % inner_cols != 0 {
+                if !d.cols.is_multiple_of(inner_cols) {
                     return Err(st(
                         op,
                         operand,

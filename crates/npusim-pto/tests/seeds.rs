@@ -1,5 +1,6 @@
 //! The examples of seeds 002 (TPARTMIN) and 004 (TDIVS), auto and manual forms, checked against
 //! an independent scalar model written here with plain f32 arithmetic.
+#![allow(clippy::needless_range_loop)]
 
 use npusim_pto::*;
 

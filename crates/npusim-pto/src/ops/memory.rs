@@ -186,7 +186,7 @@ impl TileCore {
         let op = OpCode::Tload;
         self.check_gm(op, dst, gt, "dst")?;
         let t = dst.dtype();
-        let fill = !(dst.desc().pad == PadValue::Null && !self.policy().pad_null_fills_zero);
+        let fill = dst.desc().pad != PadValue::Null || self.policy().pad_null_fills_zero;
         if fill {
             let bits = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0);
             let whole = dst.with_valid(dst.rows(), dst.cols())?;

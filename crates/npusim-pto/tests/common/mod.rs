@@ -41,7 +41,7 @@ pub fn special(t: ElemType, bits: u64, sel: u8) -> u64 {
 }
 
 fn one(f: FloatFormat) -> u64 {
-    (((1u64 << (f.exp_bits - 1)) - 1) << f.man_bits) as u64
+    ((1u64 << (f.exp_bits - 1)) - 1) << f.man_bits
 }
 
 /// A decoded element: a float as f64 (exact) or an integer.

@@ -1,0 +1,33 @@
+"""numpy baseline for the tile_ops criterion bench: the same shapes, one thread, best of N."""
+import timeit
+
+import numpy as np
+
+
+def best(stmt, n, g):
+    t = timeit.Timer(stmt, globals=g)
+    reps = t.repeat(repeat=7, number=n)
+    return min(reps) / n
+
+
+for dt in (np.float16, np.float32):
+    for shape in ((64, 128), (16, 16)):
+        rng = np.random.default_rng(0)
+        a = (0.5 + rng.random(shape)).astype(dt)
+        b = (0.5 + rng.random(shape)).astype(dt)
+        c = np.empty_like(a)
+        s = dt(1.5)
+        g = dict(np=np, a=a, b=b, c=c, s=s, d=dt(3.0))
+        n = 2000 if shape == (64, 128) else 20000
+        elems = a.size
+        for name, stmt in [
+            ("TADD  add", "np.add(a, b, out=c)"),
+            ("TMULS mul", "np.multiply(a, s, out=c)"),
+            ("TDIVS div", "np.divide(a, d, out=c)"),
+            ("TEXP  exp", "np.exp(a, out=c)"),
+            ("TROWSUM sum", "np.sum(a, axis=1)"),
+        ]:
+            if shape == (16, 16) and not name.startswith("TADD"):
+                continue
+            sec = best(stmt, n, g)
+            print(f"{np.dtype(dt).name:8s} {shape[0]}x{shape[1]:<4d} {name:12s} {sec * 1e9:10.1f} ns  {elems / sec / 1e9:7.3f} Gelem/s")
