@@ -93,17 +93,27 @@ pub enum MemoryError {
 }
 
 /// One memory space: a zero-initialised byte array.
+///
+/// The bytes are stored in 64-byte aligned chunks, so a typed view of a 32-byte aligned operand
+/// (every tile and vector operand) can borrow the memory directly through
+/// [`bytemuck::cast_slice`] instead of copying.
 #[derive(Clone)]
 pub struct Memory {
     space: MemSpace,
-    bytes: Vec<u8>,
+    chunks: Vec<Chunk>,
+    len: usize,
 }
+
+/// 64 bytes with 64-byte alignment.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(64))]
+struct Chunk([u8; 64]);
 
 impl fmt::Debug for Memory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Memory")
             .field("space", &self.space)
-            .field("capacity", &self.bytes.len())
+            .field("capacity", &self.len)
             .finish()
     }
 }
@@ -113,8 +123,17 @@ impl Memory {
     pub fn new(space: MemSpace, capacity: usize) -> Memory {
         Memory {
             space,
-            bytes: vec![0; capacity],
+            chunks: vec![Chunk([0; 64]); capacity.div_ceil(64)],
+            len: capacity,
         }
+    }
+
+    fn all(&self) -> &[u8] {
+        &bytemuck::cast_slice::<Chunk, u8>(&self.chunks)[..self.len]
+    }
+
+    fn all_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut::<Chunk, u8>(&mut self.chunks)[..self.len]
     }
 
     /// Which space this is.
@@ -124,12 +143,12 @@ impl Memory {
 
     /// Capacity in bytes.
     pub fn capacity(&self) -> usize {
-        self.bytes.len()
+        self.len
     }
 
     /// Checks that `[addr, addr + len)` lies inside the space; returns it as a usize range.
     pub fn check_range(&self, addr: u64, len: u64) -> Result<std::ops::Range<usize>, MemoryError> {
-        let cap = self.bytes.len() as u64;
+        let cap = self.len as u64;
         match addr.checked_add(len) {
             Some(end) if end <= cap => Ok(addr as usize..end as usize),
             _ => Err(MemoryError::OutOfBounds {
@@ -156,23 +175,23 @@ impl Memory {
     /// The bytes `[addr, addr + len)`.
     pub fn bytes(&self, addr: u64, len: u64) -> Result<&[u8], MemoryError> {
         let r = self.check_range(addr, len)?;
-        Ok(&self.bytes[r])
+        Ok(&self.all()[r])
     }
 
     /// The bytes `[addr, addr + len)`, writable.
     pub fn bytes_mut(&mut self, addr: u64, len: u64) -> Result<&mut [u8], MemoryError> {
         let r = self.check_range(addr, len)?;
-        Ok(&mut self.bytes[r])
+        Ok(&mut self.all_mut()[r])
     }
 
     /// The whole space.
     pub fn as_slice(&self) -> &[u8] {
-        &self.bytes
+        self.all()
     }
 
     /// The whole space, writable.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        &mut self.bytes
+        self.all_mut()
     }
 
     /// Copies `data` to `addr`.
@@ -246,6 +265,12 @@ mod tests {
                 align: 32
             })
         );
+        // Aligned operands borrow as typed slices.
+        assert_eq!(m.as_slice().as_ptr() as usize % 64, 0);
+        assert!(matches!(
+            typed::<f32>(m.bytes(32, 64).unwrap()),
+            std::borrow::Cow::Borrowed(_)
+        ));
         m.write_elems(2, &[0x1234u16, 0xabcd]).unwrap();
         assert_eq!(m.read_elems::<u16>(2, 2).unwrap(), vec![0x1234, 0xabcd]);
         assert_eq!(m.bytes(2, 1).unwrap(), &[0x34]);
