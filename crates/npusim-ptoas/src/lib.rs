@@ -15,13 +15,15 @@
 //!
 //! Modules: [`lexer`] (tokens), [`parser`] (recursive descent + verification), [`ast`] (the
 //! typed program an interpreter runs), [`ops`] (the op table), [`print`] (type printer, both
-//! `!pto.tile_buf` spellings), [`diag`] (rustc-style diagnostics).
+//! `!pto.tile_buf` spellings), [`diag`] (rustc-style diagnostics), [`interp`] (lowering to a
+//! flat program and the interpreter that runs it on `npusim-pto`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod diag;
+pub mod interp;
 pub mod lexer;
 pub mod ops;
 pub mod parser;

@@ -1,0 +1,437 @@
+//! The interpreter loop: one `match` per instruction over a frame of slots.
+
+use super::lower::{Inst, Program, Val, ViewVal, build_args};
+use super::scalar::{self, Num};
+use super::{RunError, RunErrorKind};
+use crate::ast::RuntimeQuery;
+use crate::diag::Span;
+use npusim_pto::{Args, TileCore, TileOp};
+
+/// Calls nested deeper than this fail (recursive `func.call`s).
+pub(crate) const MAX_CALL_DEPTH: u32 = 64;
+
+pub(crate) struct Machine<'p> {
+    pub prog: &'p Program,
+    pub core: TileCore,
+    pub block: u32,
+    pub nblocks: u32,
+    pub steps: u64,
+    pub max_steps: u64,
+    pub counts: Vec<Vec<u64>>,
+    pub gm_to_chip: u64,
+    pub chip_to_gm: u64,
+    pub depth: u32,
+}
+
+fn internal(span: Span, msg: &str) -> RunError {
+    RunError::new(RunErrorKind::Internal, msg, span)
+}
+
+fn get(fr: &[Val], s: u32, span: Span) -> Result<Val, RunError> {
+    match fr.get(s as usize) {
+        Some(Val::Undef) | None => Err(internal(span, "a value is used before it is defined")),
+        Some(v) => Ok(*v),
+    }
+}
+
+fn num(fr: &[Val], s: u32, span: Span) -> Result<Num, RunError> {
+    match get(fr, s, span)? {
+        Val::Num(n) => Ok(n),
+        _ => Err(internal(span, "expected a scalar operand")),
+    }
+}
+
+fn int(fr: &[Val], s: u32, span: Span) -> Result<i64, RunError> {
+    match num(fr, s, span)? {
+        Num::Int(i) => Ok(i),
+        Num::Float(_) => Err(internal(span, "expected an integer operand")),
+    }
+}
+
+fn float(fr: &[Val], s: u32, span: Span) -> Result<f64, RunError> {
+    match num(fr, s, span)? {
+        Num::Float(f) => Ok(f),
+        Num::Int(_) => Err(internal(span, "expected a float operand")),
+    }
+}
+
+fn nonneg(fr: &[Val], s: u32, span: Span, what: &str) -> Result<u64, RunError> {
+    let v = int(fr, s, span)?;
+    u64::try_from(v).map_err(|_| {
+        RunError::new(
+            RunErrorKind::Bounds,
+            format!("{what} must not be negative (got {v})"),
+            span,
+        )
+    })
+}
+
+fn set(fr: &mut [Val], s: u32, v: Val) {
+    if let Some(x) = fr.get_mut(s as usize) {
+        *x = v;
+    }
+}
+
+impl Machine<'_> {
+    fn account(&mut self, args: &Args) {
+        match args {
+            Args::Load { dst, .. } => {
+                self.gm_to_chip += (dst.valid_row() * dst.valid_col() * dst.dtype().size()) as u64
+            }
+            Args::Store { src, .. } => {
+                self.chip_to_gm += (src.valid_row() * src.valid_col() * src.dtype().size()) as u64
+            }
+            _ => {}
+        }
+    }
+
+    fn step_limit(&self, span: Span) -> Result<(), RunError> {
+        if self.steps > self.max_steps {
+            return Err(RunError::new(
+                RunErrorKind::StepLimit,
+                format!(
+                    "step limit exceeded: {} instructions executed (max_steps = {})",
+                    self.steps, self.max_steps
+                ),
+                span,
+            )
+            .with_label("this loop was still running")
+            .with_help("a loop that never exits? raise the limit with `--max-steps N`"));
+        }
+        Ok(())
+    }
+
+    /// Runs function `fi` with `args` bound to its parameters; returns its results.
+    pub(crate) fn call(&mut self, fi: usize, args: &[Val]) -> Result<Vec<Val>, RunError> {
+        let prog = self.prog;
+        let f = &prog.funcs[fi];
+        let mut fr = f.template.clone();
+        for (p, a) in f.params.iter().zip(args) {
+            set(&mut fr, p.1, *a);
+        }
+        let code = &f.code[..];
+        let mut pc = 0usize;
+        loop {
+            let Some(inst) = code.get(pc) else {
+                return Ok(Vec::new());
+            };
+            self.counts[fi][pc] += 1;
+            self.steps += 1;
+            let at = pc;
+            pc += 1;
+            let span = || f.meta[at].span;
+            match inst {
+                Inst::IntBin { op, ty, dst, a, b } => {
+                    let (x, y) = (int(&fr, *a, span())?, int(&fr, *b, span())?);
+                    let r = scalar::int_binary(*op, *ty, x, y).map_err(|m| {
+                        RunError::new(RunErrorKind::Arith, m, span()).with_label("divisor is 0")
+                    })?;
+                    set(&mut fr, *dst, Val::Num(Num::Int(r)));
+                }
+                Inst::FloatBin { op, ty, dst, a, b } => {
+                    let (x, y) = (float(&fr, *a, span())?, float(&fr, *b, span())?);
+                    set(
+                        &mut fr,
+                        *dst,
+                        Val::Num(Num::Float(scalar::float_binary(*op, *ty, x, y))),
+                    );
+                }
+                Inst::NegF { dst, a } => {
+                    let x = float(&fr, *a, span())?;
+                    set(&mut fr, *dst, Val::Num(Num::Float(-x)));
+                }
+                Inst::Cast { kind, dst, a } => {
+                    let x = num(&fr, *a, span())?;
+                    set(&mut fr, *dst, Val::Num(scalar::cast(*kind, x)));
+                }
+                Inst::CmpI {
+                    pred,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                } => {
+                    let (x, y) = (int(&fr, *a, span())?, int(&fr, *b, span())?);
+                    let r = scalar::cmpi(*pred, *ty, x, y);
+                    set(&mut fr, *dst, Val::Num(Num::Int(i64::from(r))));
+                }
+                Inst::CmpF { pred, dst, a, b } => {
+                    let (x, y) = (float(&fr, *a, span())?, float(&fr, *b, span())?);
+                    let r = scalar::cmpf(*pred, x, y);
+                    set(&mut fr, *dst, Val::Num(Num::Int(i64::from(r))));
+                }
+                Inst::Select { dst, c, t, f: e } => {
+                    let cond = int(&fr, *c, span())? & 1 == 1;
+                    let v = get(&fr, if cond { *t } else { *e }, span())?;
+                    set(&mut fr, *dst, v);
+                }
+                Inst::Runtime { q, dst } => {
+                    let v = match q {
+                        RuntimeQuery::BlockIdx => i64::from(self.block),
+                        RuntimeQuery::BlockNum => i64::from(self.nblocks),
+                        RuntimeQuery::SubblockIdx => 0,
+                        RuntimeQuery::SubblockNum => 1,
+                    };
+                    set(&mut fr, *dst, Val::Num(Num::Int(v)));
+                }
+                Inst::Copy { dsts, srcs } => {
+                    // Parallel copy: read every source before writing any destination.
+                    let mut tmp = [Val::Undef; 8];
+                    if srcs.len() <= tmp.len() {
+                        for (k, s) in srcs.iter().enumerate() {
+                            tmp[k] = get(&fr, *s, span())?;
+                        }
+                        for (d, v) in dsts.iter().zip(&tmp) {
+                            set(&mut fr, *d, *v);
+                        }
+                    } else {
+                        let vals = srcs
+                            .iter()
+                            .map(|s| get(&fr, *s, span()))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        for (d, v) in dsts.iter().zip(vals) {
+                            set(&mut fr, *d, v);
+                        }
+                    }
+                }
+                Inst::Jump { target } => pc = *target as usize,
+                Inst::BrFalse { cond, target } => {
+                    if int(&fr, *cond, span())? & 1 == 0 {
+                        pc = *target as usize;
+                    }
+                }
+                Inst::ForCheck {
+                    iv,
+                    upper,
+                    step,
+                    exit,
+                } => {
+                    let s = int(&fr, *step, span())?;
+                    if s <= 0 {
+                        return Err(RunError::new(
+                            RunErrorKind::Bounds,
+                            format!("scf.for step must be positive (got {s})"),
+                            span(),
+                        )
+                        .with_label("this loop"));
+                    }
+                    if int(&fr, *iv, span())? >= int(&fr, *upper, span())? {
+                        pc = *exit as usize;
+                    }
+                }
+                Inst::ForStep {
+                    iv,
+                    step,
+                    ty,
+                    head,
+                    exit,
+                } => {
+                    self.step_limit(span())?;
+                    let x = int(&fr, *iv, span())?;
+                    let s = int(&fr, *step, span())?;
+                    match x.checked_add(s) {
+                        Some(n) if scalar::wrap(*ty, n) == n => {
+                            set(&mut fr, *iv, Val::Num(Num::Int(n)));
+                            pc = *head as usize;
+                        }
+                        _ => pc = *exit as usize,
+                    }
+                }
+                Inst::LoopBack { target } => {
+                    self.step_limit(span())?;
+                    pc = *target as usize;
+                }
+                Inst::Call {
+                    callee,
+                    args,
+                    results,
+                } => {
+                    if self.depth >= MAX_CALL_DEPTH {
+                        return Err(RunError::new(
+                            RunErrorKind::CallDepth,
+                            format!(
+                                "calls nested deeper than {MAX_CALL_DEPTH} (unbounded recursion?)"
+                            ),
+                            span(),
+                        ));
+                    }
+                    let vals = args
+                        .iter()
+                        .map(|s| get(&fr, *s, span()))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let callee = *callee as usize;
+                    if callee >= prog.funcs.len() {
+                        return Err(internal(span(), "call to an unknown function"));
+                    }
+                    self.depth += 1;
+                    let out = self.call(callee, &vals);
+                    self.depth -= 1;
+                    for (d, v) in results.iter().zip(out?) {
+                        set(&mut fr, *d, v);
+                    }
+                }
+                Inst::Ret { values } => {
+                    return values.iter().map(|s| get(&fr, *s, span())).collect();
+                }
+                Inst::MakeView {
+                    dst,
+                    ptr,
+                    shape,
+                    strides,
+                    layout,
+                } => {
+                    let Val::Ptr(p) = get(&fr, *ptr, span())? else {
+                        return Err(internal(span(), "make_tensor_view of a non-pointer"));
+                    };
+                    let mut v = ViewVal {
+                        addr: p.addr,
+                        elem: p.elem,
+                        rank: shape.len() as u8,
+                        shape: [0; 5],
+                        strides: [0; 5],
+                        layout: *layout,
+                    };
+                    for k in 0..shape.len().min(5) {
+                        v.shape[k] = nonneg(&fr, shape[k], span(), "a tensor view size")?;
+                        v.strides[k] = nonneg(&fr, strides[k], span(), "a tensor view stride")?;
+                    }
+                    check_extent(&v, p.len, span())?;
+                    set(&mut fr, *dst, Val::View(v));
+                }
+                Inst::Partition {
+                    dst,
+                    src,
+                    offsets,
+                    sizes,
+                } => {
+                    let Val::View(mut v) = get(&fr, *src, span())? else {
+                        return Err(internal(span(), "partition_view of a non-view"));
+                    };
+                    if offsets.len() != v.rank as usize || sizes.len() != v.rank as usize {
+                        return Err(internal(span(), "partition rank differs from the view's"));
+                    }
+                    let esize = v.elem.bytes();
+                    let mut addr = v.addr;
+                    for k in 0..v.rank as usize {
+                        let o = nonneg(&fr, offsets[k], span(), "a partition offset")?;
+                        let s = nonneg(&fr, sizes[k], span(), "a partition size")?;
+                        if o.checked_add(s).is_none_or(|end| end > v.shape[k]) {
+                            return Err(RunError::new(
+                                RunErrorKind::Bounds,
+                                format!(
+                                    "partition out of bounds: dimension {k} has offset {o} and size {s}, but the tensor view has {} there",
+                                    v.shape[k]
+                                ),
+                                span(),
+                            )
+                            .with_label("this partition leaves its tensor view"));
+                        }
+                        let delta = o
+                            .checked_mul(v.strides[k])
+                            .and_then(|x| x.checked_mul(esize))
+                            .and_then(|x| addr.checked_add(x));
+                        addr = delta.ok_or_else(|| {
+                            RunError::new(
+                                RunErrorKind::Bounds,
+                                "partition offset overflows",
+                                span(),
+                            )
+                        })?;
+                        v.shape[k] = s;
+                    }
+                    v.addr = addr;
+                    set(&mut fr, *dst, Val::View(v));
+                }
+                Inst::AllocTile {
+                    dst,
+                    desc,
+                    addr,
+                    vrow,
+                    vcol,
+                } => {
+                    let mut d = *desc;
+                    if let Some(a) = addr {
+                        d.addr = nonneg(&fr, *a, span(), "a tile address")?;
+                    }
+                    let too_big = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+                    if let Some(r) = vrow {
+                        d.valid_row = too_big(nonneg(&fr, *r, span(), "a valid row count")?);
+                    }
+                    if let Some(c) = vcol {
+                        d.valid_col = too_big(nonneg(&fr, *c, span(), "a valid column count")?);
+                    }
+                    let t = self
+                        .core
+                        .alloc_named(d, "alloc_tile", "tile")
+                        .map_err(|e| RunError::pto(e, span()))?;
+                    set(&mut fr, *dst, Val::Tile(t));
+                }
+                Inst::SetValid { tile, rows, cols } => {
+                    let r = nonneg(&fr, *rows, span(), "a valid row count")?;
+                    let c = nonneg(&fr, *cols, span(), "a valid column count")?;
+                    let Val::Tile(mut t) = get(&fr, *tile, span())? else {
+                        return Err(internal(span(), "set_validshape of a non-tile"));
+                    };
+                    let big = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+                    t.set_valid(big(r), big(c))
+                        .map_err(|e| RunError::pto(e, span()))?;
+                    set(&mut fr, *tile, Val::Tile(t));
+                }
+                Inst::Exec(op) => {
+                    self.core.exec(op).map_err(|e| RunError::pto(e, span()))?;
+                    self.account(&op.args);
+                }
+                Inst::Tile { op, form } => {
+                    let args = build_args(form, &fr, span())?;
+                    let i = TileOp { op: *op, args };
+                    self.core.exec(&i).map_err(|e| RunError::pto(e, span()))?;
+                    self.account(&i.args);
+                }
+                Inst::Nop => {}
+                Inst::Unsupported { what } => {
+                    return Err(RunError::new(
+                        RunErrorKind::Unsupported,
+                        format!("`{}` is not supported yet", f.meta[at].name),
+                        span(),
+                    )
+                    .with_label("reached here")
+                    .with_help(*what));
+                }
+            }
+        }
+    }
+}
+
+/// Checks that a tensor view stays inside the buffer bound to its pointer.
+fn check_extent(v: &ViewVal, len: u64, span: Span) -> Result<(), RunError> {
+    let r = v.rank as usize;
+    if v.shape[..r].contains(&0) {
+        return Ok(());
+    }
+    let esize = v.elem.bytes().max(1);
+    let mut last: Option<u64> = Some(0);
+    for k in 0..r {
+        last = last.and_then(|acc| {
+            (v.shape[k] - 1)
+                .checked_mul(v.strides[k])
+                .and_then(|x| acc.checked_add(x))
+        });
+    }
+    let need = last.and_then(|l| l.checked_add(1));
+    let have = len / esize;
+    if need.is_none_or(|n| n > have) {
+        let shape: Vec<u64> = v.shape[..r].to_vec();
+        let strides: Vec<u64> = v.strides[..r].to_vec();
+        return Err(RunError::new(
+            RunErrorKind::Bounds,
+            format!(
+                "tensor view of shape {shape:?} with strides {strides:?} reaches element {}, but its pointer is bound to a buffer of {have} elements",
+                need.map_or_else(|| "past 2^64".to_string(), |n| (n - 1).to_string())
+            ),
+            span,
+        )
+        .with_label("this view is larger than its buffer")
+        .with_help("check the shape arguments against the .npy file given for the pointer"));
+    }
+    Ok(())
+}

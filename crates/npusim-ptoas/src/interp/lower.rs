@@ -1,0 +1,1443 @@
+//! Lowering: the parsed [`Module`] becomes a [`Program`], one flat instruction list per
+//! function with slot indices for SSA values.
+//!
+//! Everything that does not depend on run-time values is done here, once:
+//! - `arith.constant` values are rounded to their type and stored in the function's frame
+//!   template, so constants cost nothing at run time;
+//! - tiles whose address and valid shape are constants (and that no `pto.set_validshape`
+//!   changes) are validated by `npusim-pto` and placed in the template; tiles without
+//!   `addr =` get an address from a module-wide bump allocator per memory;
+//! - every tile op is mapped to its `npusim_pto::OpCode` and operand shape; when all of its
+//!   operands are static the whole `npusim_pto::TileOp` is built here and the run-time step is a
+//!   single `TileCore::exec`;
+//! - `scf.for` / `scf.if` / `scf.while` become jumps, `scf.yield` a parallel copy.
+
+use super::scalar::{CastKind, FloatOp, IntOp, Num};
+use super::{RunError, RunErrorKind};
+use crate::ast::{
+    self, BLayout, Block, ConstValue, DType, FuncId, GmLayout, Loc, Module, OpKind, PadValue,
+    RoundMode, RuntimeQuery, SLayout, ScalarType, TargetArch, Type,
+};
+use crate::diag::{DiagKind, Diagnostic, Span};
+use crate::ops::OpCode;
+use npusim_pto as pto;
+use npusim_pto::{Args, Scalar, Tile, TileCore, TileDesc, TileLoc, TileOp};
+
+/// Index of a value in a function's frame.
+pub(crate) type Slot = u32;
+
+/// A bound pointer: GM byte address of the buffer, its element type, its length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PtrVal {
+    pub addr: u64,
+    pub elem: DType,
+    pub len: u64,
+}
+
+/// A tensor or partition view of a bound buffer (up to 5 dims, strides in elements).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ViewVal {
+    pub addr: u64,
+    pub elem: DType,
+    pub rank: u8,
+    pub shape: [u64; 5],
+    pub strides: [u64; 5],
+    pub layout: GmLayout,
+}
+
+/// A run-time value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Val {
+    Undef,
+    Num(Num),
+    Ptr(PtrVal),
+    View(ViewVal),
+    Tile(Tile),
+}
+
+/// Operand shape of a tile op, with slots.
+#[derive(Clone, Debug)]
+pub(crate) enum TForm {
+    Unary {
+        dst: Slot,
+        src: Slot,
+    },
+    Binary {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Ternary {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+    },
+    TileScalar {
+        dst: Slot,
+        src: Slot,
+        s: Slot,
+    },
+    ScalarTile {
+        dst: Slot,
+        s: Slot,
+        src: Slot,
+    },
+    TileScalarTile {
+        dst: Slot,
+        a: Slot,
+        s: Slot,
+        b: Slot,
+    },
+    Fill {
+        dst: Slot,
+        s: Slot,
+    },
+    PartialArg {
+        slots: [Slot; 6],
+    },
+    ArgReduce {
+        dst_idx: Slot,
+        src: Slot,
+    },
+    Compare {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        mode: pto::CmpMode,
+    },
+    CompareScalar {
+        dst: Slot,
+        src: Slot,
+        s: Slot,
+        mode: pto::CmpMode,
+    },
+    Select {
+        dst: Slot,
+        mask: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    SelectScalar {
+        dst: Slot,
+        mask: Slot,
+        src: Slot,
+        s: Slot,
+    },
+    Convert {
+        dst: Slot,
+        src: Slot,
+        mode: pto::RoundMode,
+    },
+    Load {
+        dst: Slot,
+        view: Slot,
+    },
+    Store {
+        view: Slot,
+        src: Slot,
+    },
+}
+
+/// One instruction.
+#[derive(Clone, Debug)]
+pub(crate) enum Inst {
+    IntBin {
+        op: IntOp,
+        ty: ScalarType,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    FloatBin {
+        op: FloatOp,
+        ty: ScalarType,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    NegF {
+        dst: Slot,
+        a: Slot,
+    },
+    Cast {
+        kind: CastKind,
+        dst: Slot,
+        a: Slot,
+    },
+    CmpI {
+        pred: ast::CmpIPredicate,
+        ty: ScalarType,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    CmpF {
+        pred: ast::CmpFPredicate,
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+    },
+    Select {
+        dst: Slot,
+        c: Slot,
+        t: Slot,
+        f: Slot,
+    },
+    Runtime {
+        q: RuntimeQuery,
+        dst: Slot,
+    },
+    /// Parallel copy (`scf.yield`, loop entry/exit, `scf.condition`).
+    Copy {
+        dsts: Box<[Slot]>,
+        srcs: Box<[Slot]>,
+    },
+    Jump {
+        target: u32,
+    },
+    /// Jumps to `target` if the `i1` in `cond` is false.
+    BrFalse {
+        cond: Slot,
+        target: u32,
+    },
+    /// `scf.for` head: errors on a step <= 0; leaves the loop if `iv >= upper`.
+    ForCheck {
+        iv: Slot,
+        upper: Slot,
+        step: Slot,
+        exit: u32,
+    },
+    /// `scf.for` latch: `iv += step`, counts an iteration, jumps to the head (or leaves the
+    /// loop when `iv + step` overflows the induction variable's type).
+    ForStep {
+        iv: Slot,
+        step: Slot,
+        ty: ScalarType,
+        head: u32,
+        exit: u32,
+    },
+    /// `scf.while` back edge: counts an iteration, jumps to the head.
+    LoopBack {
+        target: u32,
+    },
+    Call {
+        callee: u32,
+        args: Box<[Slot]>,
+        results: Box<[Slot]>,
+    },
+    Ret {
+        values: Box<[Slot]>,
+    },
+    MakeView {
+        dst: Slot,
+        ptr: Slot,
+        shape: Box<[Slot]>,
+        strides: Box<[Slot]>,
+        layout: GmLayout,
+    },
+    Partition {
+        dst: Slot,
+        src: Slot,
+        offsets: Box<[Slot]>,
+        sizes: Box<[Slot]>,
+    },
+    /// `pto.alloc_tile` with run-time operands.
+    AllocTile {
+        dst: Slot,
+        desc: TileDesc,
+        addr: Option<Slot>,
+        vrow: Option<Slot>,
+        vcol: Option<Slot>,
+    },
+    SetValid {
+        tile: Slot,
+        rows: Slot,
+        cols: Slot,
+    },
+    /// A tile op whose operands are all static: the whole instruction is pre-built.
+    Exec(Box<TileOp>),
+    /// A tile op reading its operands from slots.
+    Tile {
+        op: pto::OpCode,
+        form: TForm,
+    },
+    /// Ops that do nothing in a functional simulation (sync, `pto.tprefetch`).
+    Nop,
+    /// An op `npusim-pto` does not implement yet; fails when reached.
+    Unsupported {
+        what: &'static str,
+    },
+}
+
+/// Where an instruction came from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Meta {
+    pub span: Span,
+    pub name: &'static str,
+}
+
+/// How a parameter is bound from the host.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamKind {
+    Ptr(DType),
+    Scalar(ScalarType),
+    Other(String),
+}
+
+/// One lowered function.
+#[derive(Clone, Debug)]
+pub(crate) struct LFunc {
+    pub name: String,
+    pub span: Span,
+    pub params: Vec<(String, Slot, ParamKind, Span)>,
+    pub has_body: bool,
+    pub code: Vec<Inst>,
+    pub meta: Vec<Meta>,
+    pub template: Vec<Val>,
+}
+
+/// A lowered, verified program: what [`super::Program::run`] executes.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub(crate) target: TargetArch,
+    pub(crate) funcs: Vec<LFunc>,
+    pub(crate) entry: Option<usize>,
+    pub(crate) unsupported: Vec<(Span, &'static str)>,
+}
+
+/// Options of [`lower`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowerOptions {
+    /// Target; overrides the module's `pto.target_arch` (default a2a3).
+    pub target: Option<TargetArch>,
+}
+
+/// The chip profile name of a target.
+pub(crate) fn profile_name(t: TargetArch) -> &'static str {
+    match t {
+        TargetArch::A2A3 => "a2a3",
+        TargetArch::A5 => "a5",
+    }
+}
+
+/// Lowers a parsed module.
+pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnostic>> {
+    let target = opts
+        .target
+        .or(module.target_arch)
+        .unwrap_or(TargetArch::A2A3);
+    let core = TileCore::by_name(profile_name(target)).ok_or_else(|| {
+        vec![Diagnostic::new(
+            DiagKind::Structure,
+            "no chip profile for this target",
+            Span::default(),
+        )]
+    })?;
+    let mut lw = Lowerer {
+        core,
+        target,
+        bump: [0; 7],
+        diags: Vec::new(),
+        unsupported: Vec::new(),
+    };
+    let mut funcs = Vec::with_capacity(module.funcs.len());
+    for f in &module.funcs {
+        funcs.push(lw.func(module, f));
+    }
+    if !lw.diags.is_empty() {
+        return Err(lw.diags);
+    }
+    Ok(Program {
+        target,
+        funcs,
+        entry: module.entry().map(|FuncId(i)| i as usize),
+        unsupported: lw.unsupported,
+    })
+}
+
+struct Lowerer {
+    core: TileCore,
+    target: TargetArch,
+    bump: [u64; 7],
+    diags: Vec<Diagnostic>,
+    unsupported: Vec<(Span, &'static str)>,
+}
+
+struct FnCx<'a> {
+    f: &'a ast::Func,
+    code: Vec<Inst>,
+    meta: Vec<Meta>,
+    template: Vec<Val>,
+    /// Tiles changed by `pto.set_validshape` (never static).
+    mutated: Vec<bool>,
+}
+
+impl FnCx<'_> {
+    fn emit(&mut self, i: Inst, span: Span, name: &'static str) -> usize {
+        self.code.push(i);
+        self.meta.push(Meta { span, name });
+        self.code.len() - 1
+    }
+    fn here(&self) -> u32 {
+        self.code.len() as u32
+    }
+    fn patch(&mut self, at: usize, to: u32) {
+        match &mut self.code[at] {
+            Inst::Jump { target } | Inst::BrFalse { target, .. } => *target = to,
+            Inst::ForCheck { exit, .. } => *exit = to,
+            _ => {}
+        }
+    }
+    fn scalar_ty(&self, v: ast::ValueId) -> Option<ScalarType> {
+        self.f.ty(v).as_scalar()
+    }
+}
+
+fn slot(v: ast::ValueId) -> Slot {
+    v.0
+}
+
+fn slots(v: &[ast::ValueId]) -> Box<[Slot]> {
+    v.iter().map(|x| x.0).collect()
+}
+
+fn tile_loc(l: Loc) -> TileLoc {
+    match l {
+        Loc::Vec => TileLoc::Vec,
+        Loc::Mat => TileLoc::Mat,
+        Loc::Left => TileLoc::Left,
+        Loc::Right => TileLoc::Right,
+        Loc::Acc => TileLoc::Acc,
+        Loc::Bias => TileLoc::Bias,
+        Loc::Scaling => TileLoc::Scaling,
+    }
+}
+
+/// The `npusim-pto` descriptor of a tile buffer type (address 0, full valid region).
+pub(crate) fn tile_desc(t: &ast::TileBufType) -> TileDesc {
+    let dtype = t.dtype.elem_type().unwrap_or(npusim_core::ElemType::U8);
+    let mut d = TileDesc::new(tile_loc(t.loc), dtype, t.rows as usize, t.cols as usize);
+    d.blayout = match t.blayout {
+        BLayout::RowMajor => pto::BLayout::RowMajor,
+        BLayout::ColMajor => pto::BLayout::ColMajor,
+    };
+    d.slayout = match t.slayout {
+        SLayout::NoneBox => pto::SLayout::NoneBox,
+        SLayout::RowMajor => pto::SLayout::RowMajor,
+        SLayout::ColMajor => pto::SLayout::ColMajor,
+    };
+    d.fractal = t.fractal as usize;
+    d.pad = match t.pad {
+        PadValue::Null => pto::PadValue::Null,
+        PadValue::Zero => pto::PadValue::Zero,
+        PadValue::Max => pto::PadValue::Max,
+        PadValue::Min => pto::PadValue::Min,
+    };
+    d
+}
+
+fn round_mode(m: Option<RoundMode>) -> pto::RoundMode {
+    match m {
+        None | Some(RoundMode::None | RoundMode::Rint | RoundMode::CastRint) => {
+            pto::RoundMode::Rint
+        }
+        Some(RoundMode::Round) => pto::RoundMode::Round,
+        Some(RoundMode::Floor) => pto::RoundMode::Floor,
+        Some(RoundMode::Ceil) => pto::RoundMode::Ceil,
+        Some(RoundMode::Trunc) => pto::RoundMode::Trunc,
+        Some(RoundMode::Odd) => pto::RoundMode::Odd,
+    }
+}
+
+fn cmp_mode(m: Option<ast::CmpMode>) -> pto::CmpMode {
+    match m.unwrap_or(ast::CmpMode::Eq) {
+        ast::CmpMode::Eq => pto::CmpMode::Eq,
+        ast::CmpMode::Ne => pto::CmpMode::Ne,
+        ast::CmpMode::Lt => pto::CmpMode::Lt,
+        ast::CmpMode::Le => pto::CmpMode::Le,
+        ast::CmpMode::Gt => pto::CmpMode::Gt,
+        ast::CmpMode::Ge => pto::CmpMode::Ge,
+    }
+}
+
+fn int_op(op: OpCode) -> Option<IntOp> {
+    Some(match op {
+        OpCode::AddI => IntOp::Add,
+        OpCode::SubI => IntOp::Sub,
+        OpCode::MulI => IntOp::Mul,
+        OpCode::DivSI => IntOp::DivS,
+        OpCode::DivUI => IntOp::DivU,
+        OpCode::RemSI => IntOp::RemS,
+        OpCode::RemUI => IntOp::RemU,
+        OpCode::CeilDivSI => IntOp::CeilDivS,
+        OpCode::CeilDivUI => IntOp::CeilDivU,
+        OpCode::FloorDivSI => IntOp::FloorDivS,
+        OpCode::MinSI => IntOp::MinS,
+        OpCode::MinUI => IntOp::MinU,
+        OpCode::MaxSI => IntOp::MaxS,
+        OpCode::MaxUI => IntOp::MaxU,
+        OpCode::AndI => IntOp::And,
+        OpCode::OrI => IntOp::Or,
+        OpCode::XOrI => IntOp::Xor,
+        OpCode::ShLI => IntOp::Shl,
+        OpCode::ShRSI => IntOp::ShrS,
+        OpCode::ShRUI => IntOp::ShrU,
+        _ => return None,
+    })
+}
+
+fn float_op(op: OpCode) -> Option<FloatOp> {
+    Some(match op {
+        OpCode::AddF => FloatOp::Add,
+        OpCode::SubF => FloatOp::Sub,
+        OpCode::MulF => FloatOp::Mul,
+        OpCode::DivF => FloatOp::Div,
+        OpCode::RemF => FloatOp::Rem,
+        OpCode::MaximumF => FloatOp::Maximum,
+        OpCode::MinimumF => FloatOp::Minimum,
+        OpCode::MaxNumF => FloatOp::MaxNum,
+        OpCode::MinNumF => FloatOp::MinNum,
+        _ => return None,
+    })
+}
+
+fn cast_kind(op: OpCode, from: ScalarType, to: ScalarType) -> Option<CastKind> {
+    Some(match op {
+        OpCode::IndexCast | OpCode::ExtSI | OpCode::TruncI => CastKind::SExt { from, to },
+        OpCode::IndexCastUI | OpCode::ExtUI => CastKind::ZExt { from, to },
+        OpCode::SIToFP => CastKind::SIToFP { from, to },
+        OpCode::UIToFP => CastKind::UIToFP { from, to },
+        OpCode::FPToSI => CastKind::FPToSI { to },
+        OpCode::FPToUI => CastKind::FPToUI { to },
+        OpCode::ExtF | OpCode::TruncF => CastKind::FToF { to },
+        OpCode::Bitcast => CastKind::Bitcast { from, to },
+        _ => return None,
+    })
+}
+
+fn const_val(ty: Option<ScalarType>, v: ConstValue) -> Val {
+    use super::scalar::{float_from_bits, round_float, wrap};
+    let Some(t) = ty else { return Val::Undef };
+    Val::Num(match (v, t.is_float()) {
+        (ConstValue::Int(i), false) => Num::Int(wrap(t, i)),
+        (ConstValue::Int(i), true) => Num::Float(round_float(t, i as f64)),
+        (ConstValue::Float(f), true) => Num::Float(round_float(t, f)),
+        (ConstValue::Float(f), false) => Num::Int(wrap(t, f as i64)),
+        (ConstValue::FloatBits(b), true) => Num::Float(float_from_bits(t, b)),
+        (ConstValue::FloatBits(b), false) => Num::Int(wrap(t, b as i64)),
+    })
+}
+
+fn mark_mutated(b: &Block, m: &mut [bool]) {
+    for op in &b.ops {
+        match &op.kind {
+            OpKind::SetValidShape { tile, .. } => {
+                if let Some(x) = m.get_mut(tile.index()) {
+                    *x = true;
+                }
+            }
+            OpKind::For { body, .. } | OpKind::Section { body, .. } => mark_mutated(body, m),
+            OpKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                mark_mutated(then_body, m);
+                mark_mutated(else_body, m);
+            }
+            OpKind::While { before, after, .. } => {
+                mark_mutated(before, m);
+                mark_mutated(after, m);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Lowerer {
+    fn func(&mut self, module: &Module, f: &ast::Func) -> LFunc {
+        let params = f
+            .params
+            .iter()
+            .map(|&p| {
+                let info = f.value(p);
+                let kind = match &info.ty {
+                    Type::Ptr(pt) => ParamKind::Ptr(pt.elem),
+                    Type::Scalar(s) => ParamKind::Scalar(*s),
+                    other => ParamKind::Other(other.to_string()),
+                };
+                (info.name.clone(), slot(p), kind, info.span)
+            })
+            .collect();
+        let mut cx = FnCx {
+            f,
+            code: Vec::new(),
+            meta: Vec::new(),
+            template: vec![Val::Undef; f.values.len()],
+            mutated: vec![false; f.values.len()],
+        };
+        if let Some(body) = &f.body {
+            mark_mutated(body, &mut cx.mutated);
+            self.block(module, &mut cx, body, &[]);
+            // A body always ends in `return`; guard against falling off the end anyway.
+            cx.emit(
+                Inst::Ret {
+                    values: Box::new([]),
+                },
+                f.span,
+                "return",
+            );
+        }
+        LFunc {
+            name: f.name.clone(),
+            span: f.span,
+            params,
+            has_body: f.body.is_some(),
+            code: cx.code,
+            meta: cx.meta,
+            template: cx.template,
+        }
+    }
+
+    fn err(&mut self, span: Span, msg: impl Into<String>, label: &str) {
+        self.diags
+            .push(Diagnostic::new(DiagKind::Structure, msg, span).with_label(label));
+    }
+
+    /// Lowers a block; its `scf.yield` copies into `yield_to`.
+    fn block(&mut self, module: &Module, cx: &mut FnCx, b: &Block, yield_to: &[Slot]) {
+        for op in &b.ops {
+            self.op(module, cx, op, yield_to);
+        }
+    }
+
+    fn op(&mut self, module: &Module, cx: &mut FnCx, op: &ast::Op, yield_to: &[Slot]) {
+        let span = op.span;
+        match &op.kind {
+            OpKind::Constant { result, value } => {
+                let ty = cx.scalar_ty(*result);
+                cx.template[result.index()] = const_val(ty, *value);
+            }
+            OpKind::Binary {
+                op: code,
+                result,
+                lhs,
+                rhs,
+            } => {
+                let Some(ty) = cx.scalar_ty(*result) else {
+                    return self.err(span, "binary op on a non-scalar", "here");
+                };
+                let (dst, a, b) = (slot(*result), slot(*lhs), slot(*rhs));
+                let inst = if let Some(iop) = int_op(*code).filter(|_| !ty.is_float()) {
+                    Inst::IntBin {
+                        op: iop,
+                        ty,
+                        dst,
+                        a,
+                        b,
+                    }
+                } else if let Some(fop) = float_op(*code).filter(|_| ty.is_float()) {
+                    Inst::FloatBin {
+                        op: fop,
+                        ty,
+                        dst,
+                        a,
+                        b,
+                    }
+                } else {
+                    return self.err(span, format!("`{}` on {}", code.name(), ty.name()), "here");
+                };
+                cx.emit(inst, span, code.name());
+            }
+            OpKind::Unary {
+                op: code,
+                result,
+                operand,
+            } => {
+                cx.emit(
+                    Inst::NegF {
+                        dst: slot(*result),
+                        a: slot(*operand),
+                    },
+                    span,
+                    code.name(),
+                );
+            }
+            OpKind::Cast {
+                op: code,
+                result,
+                operand,
+            } => {
+                let (Some(from), Some(to)) = (cx.scalar_ty(*operand), cx.scalar_ty(*result)) else {
+                    return self.err(span, "cast of a non-scalar", "here");
+                };
+                let Some(kind) = cast_kind(*code, from, to) else {
+                    return self.err(span, format!("unknown cast `{}`", code.name()), "here");
+                };
+                cx.emit(
+                    Inst::Cast {
+                        kind,
+                        dst: slot(*result),
+                        a: slot(*operand),
+                    },
+                    span,
+                    code.name(),
+                );
+            }
+            OpKind::CmpI {
+                pred,
+                result,
+                lhs,
+                rhs,
+            } => {
+                let ty = cx.scalar_ty(*lhs).unwrap_or(ScalarType::Index);
+                cx.emit(
+                    Inst::CmpI {
+                        pred: *pred,
+                        ty,
+                        dst: slot(*result),
+                        a: slot(*lhs),
+                        b: slot(*rhs),
+                    },
+                    span,
+                    "arith.cmpi",
+                );
+            }
+            OpKind::CmpF {
+                pred,
+                result,
+                lhs,
+                rhs,
+            } => {
+                cx.emit(
+                    Inst::CmpF {
+                        pred: *pred,
+                        dst: slot(*result),
+                        a: slot(*lhs),
+                        b: slot(*rhs),
+                    },
+                    span,
+                    "arith.cmpf",
+                );
+            }
+            OpKind::Select {
+                result,
+                cond,
+                on_true,
+                on_false,
+            } => {
+                cx.emit(
+                    Inst::Select {
+                        dst: slot(*result),
+                        c: slot(*cond),
+                        t: slot(*on_true),
+                        f: slot(*on_false),
+                    },
+                    span,
+                    "arith.select",
+                );
+            }
+            OpKind::For {
+                results,
+                lower,
+                upper,
+                step,
+                inits,
+                body,
+            } => {
+                let Some((&iv, iters)) = body.args.split_first() else {
+                    return self.err(span, "scf.for body without an induction variable", "here");
+                };
+                let ty = cx.scalar_ty(iv).unwrap_or(ScalarType::Index);
+                let iters = slots(iters);
+                let mut dsts = vec![slot(iv)];
+                dsts.extend(iters.iter().copied());
+                let mut srcs = vec![slot(*lower)];
+                srcs.extend(inits.iter().map(|v| v.0));
+                cx.emit(
+                    Inst::Copy {
+                        dsts: dsts.into(),
+                        srcs: srcs.into(),
+                    },
+                    span,
+                    "scf.for",
+                );
+                let head = cx.here();
+                let check = cx.emit(
+                    Inst::ForCheck {
+                        iv: slot(iv),
+                        upper: slot(*upper),
+                        step: slot(*step),
+                        exit: 0,
+                    },
+                    span,
+                    "scf.for",
+                );
+                self.block(module, cx, body, &iters);
+                let step_at = cx.emit(
+                    Inst::ForStep {
+                        iv: slot(iv),
+                        step: slot(*step),
+                        ty,
+                        head,
+                        exit: 0,
+                    },
+                    span,
+                    "scf.for",
+                );
+                let exit = cx.here();
+                cx.patch(check, exit);
+                if let Inst::ForStep { exit: e, .. } = &mut cx.code[step_at] {
+                    *e = exit;
+                }
+                cx.emit(
+                    Inst::Copy {
+                        dsts: slots(results),
+                        srcs: iters,
+                    },
+                    span,
+                    "scf.for",
+                );
+            }
+            OpKind::If {
+                results,
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let res = slots(results);
+                let br = cx.emit(
+                    Inst::BrFalse {
+                        cond: slot(*cond),
+                        target: 0,
+                    },
+                    span,
+                    "scf.if",
+                );
+                self.block(module, cx, then_body, &res);
+                let jmp = cx.emit(Inst::Jump { target: 0 }, span, "scf.if");
+                let else_at = cx.here();
+                cx.patch(br, else_at);
+                self.block(module, cx, else_body, &res);
+                let end = cx.here();
+                cx.patch(jmp, end);
+            }
+            OpKind::While {
+                results,
+                inits,
+                before,
+                after,
+            } => {
+                cx.emit(
+                    Inst::Copy {
+                        dsts: slots(&before.args),
+                        srcs: slots(inits),
+                    },
+                    span,
+                    "scf.while",
+                );
+                let head = cx.here();
+                let mut exit_jump = None;
+                for bop in &before.ops {
+                    if let OpKind::Condition { cond, values } = &bop.kind {
+                        // On false: forward to the results and leave; on true: to `after`.
+                        let br = cx.emit(
+                            Inst::BrFalse {
+                                cond: slot(*cond),
+                                target: 0,
+                            },
+                            bop.span,
+                            "scf.condition",
+                        );
+                        cx.emit(
+                            Inst::Copy {
+                                dsts: slots(&after.args),
+                                srcs: slots(values),
+                            },
+                            bop.span,
+                            "scf.condition",
+                        );
+                        self.block(module, cx, after, &slots(&before.args));
+                        cx.emit(Inst::LoopBack { target: head }, span, "scf.while");
+                        let out = cx.here();
+                        cx.patch(br, out);
+                        cx.emit(
+                            Inst::Copy {
+                                dsts: slots(results),
+                                srcs: slots(values),
+                            },
+                            bop.span,
+                            "scf.condition",
+                        );
+                        exit_jump = Some(());
+                        break;
+                    }
+                    self.op(module, cx, bop, &[]);
+                }
+                if exit_jump.is_none() {
+                    self.err(span, "scf.while without scf.condition", "here");
+                }
+            }
+            OpKind::Yield { values } => {
+                if !values.is_empty() || !yield_to.is_empty() {
+                    cx.emit(
+                        Inst::Copy {
+                            dsts: yield_to.into(),
+                            srcs: slots(values),
+                        },
+                        span,
+                        "scf.yield",
+                    );
+                }
+            }
+            OpKind::Condition { .. } => {
+                self.err(
+                    span,
+                    "scf.condition outside the condition region of scf.while",
+                    "here",
+                );
+            }
+            OpKind::Return { values } => {
+                cx.emit(
+                    Inst::Ret {
+                        values: slots(values),
+                    },
+                    span,
+                    "return",
+                );
+            }
+            OpKind::Call {
+                callee,
+                args,
+                results,
+            } => {
+                if module
+                    .funcs
+                    .get(callee.0 as usize)
+                    .is_none_or(|c| c.body.is_none())
+                {
+                    self.unsupported.push((span, "calls to external functions"));
+                    cx.emit(
+                        Inst::Unsupported {
+                            what: "calling a function without a body",
+                        },
+                        span,
+                        "func.call",
+                    );
+                    return;
+                }
+                cx.emit(
+                    Inst::Call {
+                        callee: callee.0,
+                        args: slots(args),
+                        results: slots(results),
+                    },
+                    span,
+                    "func.call",
+                );
+            }
+            OpKind::MakeTensorView {
+                result,
+                ptr,
+                shape,
+                strides,
+                layout,
+            } => {
+                if shape.is_empty() || shape.len() > 5 || shape.len() != strides.len() {
+                    return self.err(
+                        span,
+                        "tensor views have 1 to 5 dimensions, one stride each",
+                        "here",
+                    );
+                }
+                cx.emit(
+                    Inst::MakeView {
+                        dst: slot(*result),
+                        ptr: slot(*ptr),
+                        shape: slots(shape),
+                        strides: slots(strides),
+                        layout: layout.unwrap_or(GmLayout::Nd),
+                    },
+                    span,
+                    "pto.make_tensor_view",
+                );
+            }
+            OpKind::PartitionView {
+                result,
+                source,
+                offsets,
+                sizes,
+            } => {
+                cx.emit(
+                    Inst::Partition {
+                        dst: slot(*result),
+                        src: slot(*source),
+                        offsets: slots(offsets),
+                        sizes: slots(sizes),
+                    },
+                    span,
+                    "pto.partition_view",
+                );
+            }
+            OpKind::AllocTile {
+                result,
+                addr,
+                valid_row,
+                valid_col,
+            } => self.alloc_tile(cx, span, *result, *addr, *valid_row, *valid_col),
+            OpKind::SetValidShape {
+                tile,
+                valid_row,
+                valid_col,
+            } => {
+                cx.emit(
+                    Inst::SetValid {
+                        tile: slot(*tile),
+                        rows: slot(*valid_row),
+                        cols: slot(*valid_col),
+                    },
+                    span,
+                    "pto.set_validshape",
+                );
+            }
+            OpKind::Tile {
+                op: code,
+                ins,
+                outs,
+                attrs,
+            } => self.tile_op(cx, span, *code, ins, outs, attrs),
+            OpKind::Runtime { query, result } => {
+                let name = match query {
+                    RuntimeQuery::BlockIdx => "pto.get_block_idx",
+                    RuntimeQuery::BlockNum => "pto.get_block_num",
+                    RuntimeQuery::SubblockIdx => "pto.get_subblock_idx",
+                    RuntimeQuery::SubblockNum => "pto.get_subblock_num",
+                };
+                cx.emit(
+                    Inst::Runtime {
+                        q: *query,
+                        dst: slot(*result),
+                    },
+                    span,
+                    name,
+                );
+            }
+            OpKind::Section { body, .. } => self.block(module, cx, body, yield_to),
+            OpKind::Sync(s) => {
+                cx.emit(Inst::Nop, span, s.op.name());
+            }
+        }
+    }
+
+    fn alloc_tile(
+        &mut self,
+        cx: &mut FnCx,
+        span: Span,
+        result: ast::ValueId,
+        addr: Option<ast::ValueId>,
+        valid_row: Option<ast::ValueId>,
+        valid_col: Option<ast::ValueId>,
+    ) {
+        let Some(tt) = cx.f.ty(result).as_tile().copied() else {
+            return self.err(span, "alloc_tile without a tile_buf type", "here");
+        };
+        let mut desc = tile_desc(&tt);
+        let konst = |v: Option<ast::ValueId>| v.map(|v| cx.f.value(v).const_int);
+        // Address: manual, or the next free 32-byte aligned place in the tile's memory.
+        let addr_slot = match konst(addr) {
+            None => {
+                let li = desc.loc as usize;
+                let base = self.bump[li].div_ceil(pto::TILE_ALIGN) * pto::TILE_ALIGN;
+                let cap = tt.loc.capacity(self.target);
+                let size = tt.size_bytes();
+                if base.saturating_add(size) > cap {
+                    self.diags.push(
+                        Diagnostic::new(
+                            DiagKind::TileDoesNotFit,
+                            format!(
+                                "automatic placement: this tile of {size} bytes does not fit in `{}` ({cap} bytes, {base} already used by earlier tiles)",
+                                tt.loc.name()
+                            ),
+                            span,
+                        )
+                        .with_label("no room left")
+                        .with_help("place tiles by hand with `pto.alloc_tile addr = %a`, reusing addresses of dead tiles"),
+                    );
+                    return;
+                }
+                desc.addr = base;
+                self.bump[li] = base + size;
+                None
+            }
+            Some(Some(a)) if a >= 0 => {
+                desc.addr = a as u64;
+                None
+            }
+            Some(_) => addr,
+        };
+        let vrow = match konst(valid_row) {
+            Some(Some(r)) if r >= 0 => {
+                desc.valid_row = r as usize;
+                None
+            }
+            Some(_) => valid_row,
+            None => {
+                desc.valid_row = tt.valid_row.as_static().unwrap_or(tt.rows) as usize;
+                None
+            }
+        };
+        let vcol = match konst(valid_col) {
+            Some(Some(c)) if c >= 0 => {
+                desc.valid_col = c as usize;
+                None
+            }
+            Some(_) => valid_col,
+            None => {
+                desc.valid_col = tt.valid_col.as_static().unwrap_or(tt.cols) as usize;
+                None
+            }
+        };
+        if addr_slot.is_none() && vrow.is_none() && vcol.is_none() {
+            match self.core.alloc_named(desc, "alloc_tile", "tile") {
+                Ok(t) => {
+                    // A tile that set_validshape changes is re-created each time its
+                    // alloc_tile runs; any other is a constant of the function.
+                    if !cx.mutated[result.index()] {
+                        cx.template[result.index()] = Val::Tile(t);
+                        return;
+                    }
+                }
+                Err(e) => {
+                    self.diags.push(
+                        Diagnostic::new(DiagKind::TileDoesNotFit, e.to_string(), span)
+                            .with_label("this tile"),
+                    );
+                    return;
+                }
+            }
+        }
+        cx.emit(
+            Inst::AllocTile {
+                dst: slot(result),
+                desc,
+                addr: addr_slot.map(slot),
+                vrow: vrow.map(slot),
+                vcol: vcol.map(slot),
+            },
+            span,
+            "pto.alloc_tile",
+        );
+    }
+
+    fn tile_op(
+        &mut self,
+        cx: &mut FnCx,
+        span: Span,
+        code: OpCode,
+        ins: &[ast::ValueId],
+        outs: &[ast::ValueId],
+        attrs: &ast::TileAttrs,
+    ) {
+        use crate::ops::OpClass as C;
+        let name = code.name();
+        let form = |ins: &[ast::ValueId]| -> String {
+            ins.iter()
+                .map(|v| match cx.f.ty(*v) {
+                    Type::TileBuf(_) => 'T',
+                    Type::PartitionView(_) => 'P',
+                    _ => 'S',
+                })
+                .collect()
+        };
+        let fi = form(ins);
+        let i = |k: usize| ins.get(k).map_or(0, |v| v.0);
+        let o = |k: usize| outs.get(k).map_or(0, |v| v.0);
+        let class = code.class();
+        let unsupported = |lw: &mut Lowerer, cx: &mut FnCx, what: &'static str| {
+            lw.unsupported.push((span, what));
+            cx.emit(Inst::Unsupported { what }, span, name);
+        };
+        if matches!(code, OpCode::TPrefetch) {
+            cx.emit(Inst::Nop, span, name);
+            return;
+        }
+        let Some(pop) = pto::OpCode::parse(name) else {
+            let what = match class {
+                C::Move => "tile moves (pto.tmov, pto.ttrans) are not supported yet by npusim-pto",
+                C::Matmul => {
+                    "cube ops (pto.tmatmul*, pto.tgemv*) are not supported yet by npusim-pto"
+                }
+                C::Debug => "pto.tprint is not supported yet",
+                _ => "this tile op is not supported yet by npusim-pto",
+            };
+            return unsupported(self, cx, what);
+        };
+        let f = match (class, fi.as_str()) {
+            (C::Binary | C::Partial, "TT" | "TTT") => TForm::Binary {
+                dst: o(0),
+                a: i(0),
+                b: i(1),
+            },
+            (C::Ternary, "TTT") => TForm::Ternary {
+                dst: o(0),
+                a: i(0),
+                b: i(1),
+                c: i(2),
+            },
+            (C::Ternary, "TST") => TForm::TileScalarTile {
+                dst: o(0),
+                a: i(0),
+                s: i(1),
+                b: i(2),
+            },
+            (C::Unary | C::Reduce, "T" | "TT") => TForm::Unary {
+                dst: o(0),
+                src: i(0),
+            },
+            (C::TileScalar, "TS" | "TST") => TForm::TileScalar {
+                dst: o(0),
+                src: i(0),
+                s: i(1),
+            },
+            (C::TileScalar, "ST") => TForm::ScalarTile {
+                dst: o(0),
+                s: i(0),
+                src: i(1),
+            },
+            (C::TileScalar, "S") => TForm::Fill { dst: o(0), s: i(0) },
+            (C::Expand, "T") => TForm::Unary {
+                dst: o(0),
+                src: i(0),
+            },
+            (C::Expand, "TT" | "TTT") => TForm::Binary {
+                dst: o(0),
+                a: i(0),
+                b: i(1),
+            },
+            (C::ArgReduce, "TTTT") if outs.len() == 2 => TForm::PartialArg {
+                slots: [o(0), o(1), i(0), i(1), i(2), i(3)],
+            },
+            (C::ArgReduce, "T" | "TT")
+                if matches!(
+                    pop.info().class,
+                    pto::Class::RowArgReduce | pto::Class::ColArgReduce
+                ) =>
+            {
+                TForm::ArgReduce {
+                    dst_idx: o(0),
+                    src: i(0),
+                }
+            }
+            (C::Cmp, "TT") => TForm::Compare {
+                dst: o(0),
+                a: i(0),
+                b: i(1),
+                mode: cmp_mode(attrs.cmp),
+            },
+            (C::Cmp, "TS") => TForm::CompareScalar {
+                dst: o(0),
+                src: i(0),
+                s: i(1),
+                mode: cmp_mode(attrs.cmp),
+            },
+            (C::Select, "TTT" | "TTTT") => TForm::Select {
+                dst: o(0),
+                mask: i(0),
+                a: i(1),
+                b: i(2),
+            },
+            (C::Select, "TTS") => TForm::SelectScalar {
+                dst: o(0),
+                mask: i(0),
+                src: i(1),
+                s: i(2),
+            },
+            (C::Select, "TTTS") => TForm::SelectScalar {
+                dst: o(0),
+                mask: i(0),
+                src: i(1),
+                s: i(3),
+            },
+            (C::Cvt, "T" | "TT") => TForm::Convert {
+                dst: o(0),
+                src: i(0),
+                mode: round_mode(attrs.rmode),
+            },
+            (C::Memory, "P") if code == OpCode::TLoad => TForm::Load {
+                dst: o(0),
+                view: i(0),
+            },
+            (C::Memory, "T") if code == OpCode::TStore => TForm::Store {
+                view: o(0),
+                src: i(0),
+            },
+            _ => {
+                return unsupported(
+                    self,
+                    cx,
+                    "this operand form of the op is not supported yet by the interpreter",
+                );
+            }
+        };
+        // Fully static operands: build the npusim-pto instruction now.
+        if let Ok(args) = build_args(&f, &cx.template, span) {
+            cx.emit(Inst::Exec(Box::new(TileOp { op: pop, args })), span, name);
+        } else {
+            cx.emit(Inst::Tile { op: pop, form: f }, span, name);
+        }
+    }
+}
+
+fn tile_of(frame: &[Val], s: Slot, span: Span) -> Result<Tile, RunError> {
+    match frame.get(s as usize) {
+        Some(Val::Tile(t)) => Ok(*t),
+        _ => Err(RunError::new(
+            RunErrorKind::Internal,
+            "a tile operand has no tile value here",
+            span,
+        )),
+    }
+}
+
+fn scalar_of(frame: &[Val], s: Slot, span: Span) -> Result<Scalar, RunError> {
+    match frame.get(s as usize) {
+        Some(Val::Num(Num::Int(i))) => Ok(Scalar::Int(*i)),
+        Some(Val::Num(Num::Float(f))) => Ok(Scalar::Float(*f)),
+        _ => Err(RunError::new(
+            RunErrorKind::Internal,
+            "a scalar operand has no value here",
+            span,
+        )),
+    }
+}
+
+/// Global tensor of a (partition) view.
+pub(crate) fn global_of(v: &ViewVal) -> Option<pto::GlobalTensor> {
+    let r = v.rank as usize;
+    let mut shape = [1usize; 5];
+    let mut stride = [0usize; 5];
+    for k in 0..r {
+        shape[5 - r + k] = usize::try_from(v.shape[k]).ok()?;
+        stride[5 - r + k] = usize::try_from(v.strides[k]).ok()?;
+    }
+    let dtype = v.elem.elem_type().unwrap_or(npusim_core::ElemType::U8);
+    Some(pto::GlobalTensor {
+        addr: v.addr,
+        dtype,
+        shape,
+        stride,
+        layout: match v.layout {
+            GmLayout::Nd => pto::GmLayout::Nd,
+            GmLayout::Dn => pto::GmLayout::Dn,
+            GmLayout::Nz => pto::GmLayout::Nz,
+        },
+    })
+}
+
+fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalTensor, RunError> {
+    match frame.get(s as usize) {
+        Some(Val::View(v)) => global_of(v).ok_or_else(|| {
+            RunError::new(RunErrorKind::Bounds, "view too large for this host", span)
+        }),
+        _ => Err(RunError::new(
+            RunErrorKind::Internal,
+            "a view operand has no value here",
+            span,
+        )),
+    }
+}
+
+/// Builds the `npusim-pto` operands from the frame.
+pub(crate) fn build_args(f: &TForm, fr: &[Val], sp: Span) -> Result<Args, RunError> {
+    let t = |s: Slot| tile_of(fr, s, sp);
+    let sc = |s: Slot| scalar_of(fr, s, sp);
+    Ok(match *f {
+        TForm::Unary { dst, src } => Args::Unary {
+            dst: t(dst)?,
+            src: t(src)?,
+        },
+        TForm::Binary { dst, a, b } => Args::Binary {
+            dst: t(dst)?,
+            src0: t(a)?,
+            src1: t(b)?,
+        },
+        TForm::Ternary { dst, a, b, c } => Args::Ternary {
+            dst: t(dst)?,
+            src0: t(a)?,
+            src1: t(b)?,
+            src2: t(c)?,
+        },
+        TForm::TileScalar { dst, src, s } => Args::TileScalar {
+            dst: t(dst)?,
+            src: t(src)?,
+            scalar: sc(s)?,
+        },
+        TForm::ScalarTile { dst, s, src } => Args::ScalarTile {
+            dst: t(dst)?,
+            scalar: sc(s)?,
+            src: t(src)?,
+        },
+        TForm::TileScalarTile { dst, a, s, b } => Args::TileScalarTile {
+            dst: t(dst)?,
+            src0: t(a)?,
+            scalar: sc(s)?,
+            src1: t(b)?,
+        },
+        TForm::Fill { dst, s } => Args::Fill {
+            dst: t(dst)?,
+            scalar: sc(s)?,
+        },
+        TForm::PartialArg { slots: s } => Args::PartialArg {
+            dst_val: t(s[0])?,
+            dst_idx: t(s[1])?,
+            src0_val: t(s[2])?,
+            src0_idx: t(s[3])?,
+            src1_val: t(s[4])?,
+            src1_idx: t(s[5])?,
+        },
+        TForm::ArgReduce { dst_idx, src } => Args::ArgReduce {
+            dst_idx: t(dst_idx)?,
+            src: t(src)?,
+            dst_val: None,
+        },
+        TForm::Compare { dst, a, b, mode } => Args::Compare {
+            dst: t(dst)?,
+            src0: t(a)?,
+            src1: t(b)?,
+            mode,
+        },
+        TForm::CompareScalar { dst, src, s, mode } => Args::CompareScalar {
+            dst: t(dst)?,
+            src: t(src)?,
+            scalar: sc(s)?,
+            mode,
+        },
+        TForm::Select { dst, mask, a, b } => Args::Select {
+            dst: t(dst)?,
+            mask: t(mask)?,
+            src0: t(a)?,
+            src1: t(b)?,
+        },
+        TForm::SelectScalar { dst, mask, src, s } => Args::SelectScalar {
+            dst: t(dst)?,
+            mask: t(mask)?,
+            src: t(src)?,
+            scalar: sc(s)?,
+        },
+        TForm::Convert { dst, src, mode } => Args::Convert {
+            dst: t(dst)?,
+            src: t(src)?,
+            mode,
+            sat: npusim_core::Saturation::Off,
+        },
+        TForm::Load { dst, view } => Args::Load {
+            dst: t(dst)?,
+            src: view_of(fr, view, sp)?,
+        },
+        TForm::Store { view, src } => Args::Store {
+            dst: view_of(fr, view, sp)?,
+            src: t(src)?,
+        },
+    })
+}

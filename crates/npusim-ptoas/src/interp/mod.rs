@@ -1,0 +1,492 @@
+//! The PTO-AS interpreter: a parsed [`Module`](crate::Module) is lowered once into a
+//! [`Program`] (flat instructions, slot-indexed SSA values, pre-validated tiles, pre-built
+//! `npusim-pto` instructions) and then executed on `npusim-pto`'s [`TileCore`].
+//!
+//! ```
+//! use npusim_ptoas::interp::{HostArg, RunConfig, lower, LowerOptions};
+//! let src = r#"
+//! module {
+//!   func.func @k(%x: !pto.ptr<f32>, %s: f32) {
+//!     %c0 = arith.constant 0 : index
+//!     %c1 = arith.constant 1 : index
+//!     %c8 = arith.constant 8 : index
+//!     %v = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<1x8xf32>
+//!     %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<1x8xf32> -> !pto.partition_tensor_view<1x8xf32>
+//!     %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+//!     pto.tload ins(%p : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+//!     pto.tadds ins(%t, %s : !pto.tile_buf<vec, 1x8xf32>, f32) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+//!     pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%p : !pto.partition_tensor_view<1x8xf32>)
+//!     return
+//!   }
+//! }"#;
+//! let module = npusim_ptoas::parse_module(src, "k.pto").unwrap();
+//! let prog = lower(&module, LowerOptions::default()).unwrap();
+//! let x = npusim_core::NpyArray::from_elems(vec![8], &[1.0f32; 8]);
+//! let args = vec![
+//!     ("x".to_string(), HostArg::Buffer(x)),
+//!     ("s".to_string(), HostArg::Scalar("0.5".into())),
+//! ];
+//! let out = prog.run(None, &args, &RunConfig::default()).unwrap();
+//! assert_eq!(out.buffer("x").unwrap().to_elems::<f32>().unwrap(), vec![1.5f32; 8]);
+//! ```
+//!
+//! Blocks: [`RunConfig::blocks`] runs the entry function once per block index `0..N`, in
+//! order, on one core whose on-chip memories are zeroed before each block (each block sees a
+//! fresh core) and one shared global memory. Results therefore never depend on scheduling.
+
+mod exec;
+mod lower;
+mod scalar;
+
+pub use lower::{LowerOptions, Program, lower};
+
+use crate::ast::{DType, TargetArch};
+use crate::diag::{DiagKind, Diagnostic, Span};
+use exec::Machine;
+use lower::{ParamKind, PtrVal, Val, profile_name};
+use npusim_core::NpyArray;
+use npusim_pto::{PtoError, TileCore, TileLoc};
+
+/// What went wrong in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunErrorKind {
+    /// A `--arg` problem: unknown, missing, duplicated, wrong element type, bad literal.
+    Binding,
+    /// A tile-ISA rule broken at run time (`npusim_pto::PtoError`).
+    Pto,
+    /// An op that is parsed but not implemented yet.
+    Unsupported,
+    /// A view, partition, loop step or address out of range.
+    Bounds,
+    /// Integer division by zero in `arith`.
+    Arith,
+    /// `max_steps` exceeded.
+    StepLimit,
+    /// Calls nested too deeply.
+    CallDepth,
+    /// No such function, or a function without a body.
+    NoFunction,
+    /// An inconsistency the verifier should have caught.
+    Internal,
+}
+
+/// A run-time error, located in the kernel source.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{}", .diag.message)]
+pub struct RunError {
+    /// Class of the error.
+    pub kind: RunErrorKind,
+    /// Message, span, label and help, ready for [`Diagnostic::render`].
+    pub diag: Diagnostic,
+    /// The tile-ISA error, for [`RunErrorKind::Pto`].
+    #[source]
+    pub pto: Option<PtoError>,
+}
+
+impl RunError {
+    pub(crate) fn new(kind: RunErrorKind, message: impl Into<String>, span: Span) -> Self {
+        let dk = match kind {
+            RunErrorKind::Binding => DiagKind::TypeMismatch,
+            RunErrorKind::Bounds => DiagKind::PartitionOutOfBounds,
+            RunErrorKind::NoFunction => DiagKind::UndefinedValue,
+            RunErrorKind::Unsupported => DiagKind::UnknownOp,
+            _ => DiagKind::Structure,
+        };
+        RunError {
+            kind,
+            diag: Diagnostic::new(dk, message, span),
+            pto: None,
+        }
+    }
+
+    pub(crate) fn pto(e: PtoError, span: Span) -> Self {
+        let mut r = RunError::new(RunErrorKind::Pto, e.to_string(), span);
+        r.diag.label = "failed here".into();
+        r.pto = Some(e);
+        r
+    }
+
+    pub(crate) fn with_label(mut self, l: impl Into<String>) -> Self {
+        self.diag.label = l.into();
+        self
+    }
+
+    pub(crate) fn with_help(mut self, h: impl Into<String>) -> Self {
+        self.diag.help = Some(h.into());
+        self
+    }
+
+    /// Renders the error rustc-style against the kernel source.
+    pub fn render(&self, file_name: &str, src: &str) -> String {
+        self.diag.render(file_name, src)
+    }
+}
+
+/// A host value for one kernel parameter.
+#[derive(Clone, Debug)]
+pub enum HostArg {
+    /// A buffer for a `!pto.ptr<T>` parameter; its element type must be `T`.
+    Buffer(NpyArray),
+    /// A literal for a scalar parameter, parsed for the parameter's type.
+    Scalar(String),
+}
+
+/// Run settings.
+#[derive(Clone, Copy, Debug)]
+pub struct RunConfig {
+    /// Number of blocks (cores); `pto.get_block_num` returns it. At least 1.
+    pub blocks: u32,
+    /// Upper bound on executed instructions, checked at every loop back edge.
+    pub max_steps: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            blocks: 1,
+            max_steps: 100_000_000,
+        }
+    }
+}
+
+/// Counters of one run.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    /// Executed instructions per op name, most frequent first.
+    pub per_op: Vec<(&'static str, u64)>,
+    /// Total executed instructions.
+    pub steps: u64,
+    /// Bytes moved from GM to on-chip memory (`pto.tload`).
+    pub gm_to_chip: u64,
+    /// Bytes moved from on-chip memory to GM (`pto.tstore`).
+    pub chip_to_gm: u64,
+    /// Blocks run.
+    pub blocks: u32,
+}
+
+/// Result of a run: the final contents of every buffer argument, and the counters.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// Every pointer parameter's buffer after the run, by parameter name, with the shape and
+    /// element type of the array given for it.
+    pub buffers: Vec<(String, NpyArray)>,
+    /// Counters.
+    pub stats: RunStats,
+}
+
+impl RunOutcome {
+    /// The final buffer of a pointer parameter (name with or without `%`).
+    pub fn buffer(&self, name: &str) -> Option<&NpyArray> {
+        let n = name.trim_start_matches('%');
+        self.buffers.iter().find(|(k, _)| k == n).map(|(_, a)| a)
+    }
+}
+
+/// A kernel parameter as the command line sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamInfo {
+    /// `!pto.ptr<T>`: takes a `.npy` file of `T`.
+    Pointer(DType),
+    /// A scalar: takes a literal.
+    Scalar(crate::ast::ScalarType),
+    /// Anything else (cannot be bound from the host); the type as text.
+    Other(String),
+}
+
+impl Program {
+    /// The target the program was lowered for.
+    pub fn target(&self) -> TargetArch {
+        self.target
+    }
+
+    /// Ops the program contains that `npusim-pto` does not implement yet (each fails if
+    /// reached), with their spans.
+    pub fn unsupported(&self) -> &[(Span, &'static str)] {
+        &self.unsupported
+    }
+
+    /// Number of lowered instructions over all functions.
+    pub fn instruction_count(&self) -> usize {
+        self.funcs.iter().map(|f| f.code.len()).sum()
+    }
+
+    /// Names of the functions.
+    pub fn func_names(&self) -> Vec<&str> {
+        self.funcs.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    fn resolve(&self, func: Option<&str>) -> Result<usize, RunError> {
+        let all = || {
+            self.funcs
+                .iter()
+                .filter(|f| f.has_body)
+                .map(|f| format!("@{}", f.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let fi = match func {
+            Some(name) => {
+                let n = name.trim_start_matches('@');
+                self.funcs.iter().position(|f| f.name == n).ok_or_else(|| {
+                    RunError::new(
+                        RunErrorKind::NoFunction,
+                        format!("no function `@{n}` in this module"),
+                        Span::default(),
+                    )
+                    .with_help(format!("functions: {}", all()))
+                })?
+            }
+            None => self.entry.ok_or_else(|| {
+                RunError::new(
+                    RunErrorKind::NoFunction,
+                    "cannot tell which function to run",
+                    Span::default(),
+                )
+                .with_help(format!("pick one with `--func NAME`: {}", all()))
+            })?,
+        };
+        if !self.funcs[fi].has_body {
+            return Err(RunError::new(
+                RunErrorKind::NoFunction,
+                format!(
+                    "`@{}` is only declared, it has no body",
+                    self.funcs[fi].name
+                ),
+                self.funcs[fi].span,
+            ));
+        }
+        Ok(fi)
+    }
+
+    /// The parameters of a function (default: the entry), in order.
+    pub fn params(&self, func: Option<&str>) -> Result<Vec<(String, ParamInfo)>, RunError> {
+        let fi = self.resolve(func)?;
+        Ok(self.funcs[fi]
+            .params
+            .iter()
+            .map(|(n, _, k, _)| {
+                let info = match k {
+                    ParamKind::Ptr(d) => ParamInfo::Pointer(*d),
+                    ParamKind::Scalar(s) => ParamInfo::Scalar(*s),
+                    ParamKind::Other(t) => ParamInfo::Other(t.clone()),
+                };
+                (n.clone(), info)
+            })
+            .collect())
+    }
+
+    /// Runs `func` (default: the module's entry function) with `args` bound by parameter name
+    /// (with or without `%`).
+    pub fn run(
+        &self,
+        func: Option<&str>,
+        args: &[(String, HostArg)],
+        cfg: &RunConfig,
+    ) -> Result<RunOutcome, RunError> {
+        let fi = self.resolve(func)?;
+        let f = &self.funcs[fi];
+        let mut core = TileCore::by_name(profile_name(self.target)).ok_or_else(|| {
+            RunError::new(RunErrorKind::Internal, "no chip profile", Span::default())
+        })?;
+        let param_list = || {
+            f.params
+                .iter()
+                .map(|(n, _, k, _)| match k {
+                    ParamKind::Ptr(d) => format!("{n}=FILE.npy ({d})"),
+                    ParamKind::Scalar(s) => format!("{n}=VALUE ({s})"),
+                    ParamKind::Other(t) => format!("{n} ({t})"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // Match the given arguments to parameters.
+        let mut given: Vec<Option<&HostArg>> = vec![None; f.params.len()];
+        for (name, a) in args {
+            let n = name.trim_start_matches('%');
+            let Some(k) = f.params.iter().position(|p| p.0 == n) else {
+                return Err(RunError::new(
+                    RunErrorKind::Binding,
+                    format!(
+                        "unknown argument `--arg {n}`: `@{}` has no parameter `%{n}`",
+                        f.name
+                    ),
+                    f.span,
+                )
+                .with_label("this function")
+                .with_help(format!("its parameters: {}", param_list())));
+            };
+            if given[k].is_some() {
+                return Err(RunError::new(
+                    RunErrorKind::Binding,
+                    format!("`--arg {n}` is given twice"),
+                    f.params[k].3,
+                ));
+            }
+            given[k] = Some(a);
+        }
+        // Bind them.
+        let mut vals = Vec::with_capacity(f.params.len());
+        let mut bufs: Vec<(String, u64, NpyArray)> = Vec::new();
+        for ((pname, _, kind, pspan), g) in f.params.iter().zip(given) {
+            let pspan = *pspan;
+            let bind_err = |msg: String, label: &str| {
+                RunError::new(RunErrorKind::Binding, msg, pspan).with_label(label.to_string())
+            };
+            let v = match (kind, g) {
+                (ParamKind::Ptr(d), None) => {
+                    return Err(bind_err(
+                        format!("missing argument for parameter `%{pname}`"),
+                        "needs a value",
+                    )
+                    .with_help(format!("pass `--arg {pname}=FILE.npy` with {d} elements")));
+                }
+                (ParamKind::Scalar(s), None) => {
+                    return Err(bind_err(
+                        format!("missing argument for parameter `%{pname}`"),
+                        "needs a value",
+                    )
+                    .with_help(format!("pass `--arg {pname}=VALUE` (a {s})")));
+                }
+                (ParamKind::Ptr(d), Some(HostArg::Buffer(arr))) => {
+                    let got = DType::from_elem_type(arr.dtype);
+                    let ok = got == *d || (*d == DType::I1 && got == DType::U8);
+                    if !ok {
+                        return Err(bind_err(
+                            format!(
+                                "element type mismatch: `%{pname}` points to {d}, but the .npy file given for it holds {} ({})",
+                                got.name(),
+                                arr.dtype.numpy_name()
+                            ),
+                            &format!("expects {d}"),
+                        )
+                        .with_help(format!("convert the array, e.g. `a.astype(np.{})`", npy_name(*d))));
+                    }
+                    let addr = core.gm_bind::<u8>(&arr.data);
+                    bufs.push((pname.clone(), addr, arr.clone()));
+                    Val::Ptr(PtrVal {
+                        addr,
+                        elem: *d,
+                        len: arr.data.len() as u64,
+                    })
+                }
+                (ParamKind::Ptr(d), Some(HostArg::Scalar(text))) => {
+                    return Err(bind_err(
+                        format!(
+                            "`%{pname}` is a pointer, but `--arg {pname}={text}` is not a .npy file"
+                        ),
+                        "a pointer parameter",
+                    )
+                    .with_help(format!("pass a .npy file of {d}")));
+                }
+                (ParamKind::Scalar(s), Some(HostArg::Scalar(text))) => {
+                    match scalar::parse_literal(*s, text) {
+                        Ok(n) => Val::Num(n),
+                        Err(why) => {
+                            return Err(bind_err(
+                                format!("bad value for `--arg {pname}`: {why}"),
+                                &format!("this parameter is {s}"),
+                            ));
+                        }
+                    }
+                }
+                (ParamKind::Scalar(s), Some(HostArg::Buffer(_))) => {
+                    return Err(bind_err(
+                        format!("`%{pname}` is a scalar ({s}), not a buffer"),
+                        "a scalar parameter",
+                    )
+                    .with_help(format!("pass `--arg {pname}=VALUE`")));
+                }
+                (ParamKind::Other(t), _) => {
+                    return Err(bind_err(
+                        format!("parameter `%{pname}` of type {t} cannot be bound from the host"),
+                        "not a pointer or scalar",
+                    ));
+                }
+            };
+            vals.push(v);
+        }
+        if cfg.blocks == 0 {
+            return Err(RunError::new(
+                RunErrorKind::Binding,
+                "the number of blocks must be at least 1",
+                f.span,
+            ));
+        }
+        let mut m = Machine {
+            prog: self,
+            core,
+            block: 0,
+            nblocks: cfg.blocks,
+            steps: 0,
+            max_steps: cfg.max_steps,
+            counts: self.funcs.iter().map(|f| vec![0; f.code.len()]).collect(),
+            gm_to_chip: 0,
+            chip_to_gm: 0,
+            depth: 0,
+        };
+        for b in 0..cfg.blocks {
+            if b > 0 {
+                for loc in TileLoc::ALL {
+                    m.core.mem_mut(loc).as_mut_slice().fill(0);
+                }
+            }
+            m.block = b;
+            m.call(fi, &vals)?;
+        }
+        // Read the buffers back.
+        let mut buffers = Vec::with_capacity(bufs.len());
+        for (name, addr, arr) in bufs {
+            let data = m
+                .core
+                .gm()
+                .bytes(addr, arr.data.len() as u64)
+                .map_err(|e| RunError::new(RunErrorKind::Internal, e.to_string(), f.span))?
+                .to_vec();
+            buffers.push((
+                name,
+                NpyArray {
+                    dtype: arr.dtype,
+                    shape: arr.shape,
+                    data,
+                },
+            ));
+        }
+        let mut per: std::collections::BTreeMap<&'static str, u64> = Default::default();
+        for (lf, counts) in self.funcs.iter().zip(&m.counts) {
+            for (meta, c) in lf.meta.iter().zip(counts) {
+                if *c > 0 {
+                    *per.entry(meta.name).or_default() += c;
+                }
+            }
+        }
+        let mut per_op: Vec<(&'static str, u64)> = per.into_iter().collect();
+        per_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        Ok(RunOutcome {
+            buffers,
+            stats: RunStats {
+                per_op,
+                steps: m.steps,
+                gm_to_chip: m.gm_to_chip,
+                chip_to_gm: m.chip_to_gm,
+                blocks: cfg.blocks,
+            },
+        })
+    }
+}
+
+fn npy_name(d: DType) -> &'static str {
+    match d {
+        DType::I1 => "bool_",
+        DType::I8 => "int8",
+        DType::U8 => "uint8",
+        DType::I16 => "int16",
+        DType::U16 => "uint16",
+        DType::I32 => "int32",
+        DType::U32 => "uint32",
+        DType::I64 => "int64",
+        DType::U64 => "uint64",
+        DType::F16 => "float16",
+        DType::Bf16 => "bfloat16 (ml_dtypes)",
+        DType::F32 => "float32",
+    }
+}
