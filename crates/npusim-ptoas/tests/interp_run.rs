@@ -1,0 +1,381 @@
+//! The interpreter: control flow, calls, dynamic tiles, multi-block runs, and every class of
+//! run-time diagnostic (argument binding, tile-ISA errors, bounds, step limit, recursion,
+//! unsupported ops), rendered against the source.
+
+use npusim_core::NpyArray;
+use npusim_core::f16;
+use npusim_ptoas::interp::{
+    HostArg, LowerOptions, Program, RunConfig, RunError, RunErrorKind, RunOutcome, lower,
+};
+use npusim_ptoas::parse_module;
+
+fn prog(src: &str) -> Program {
+    let m = match parse_module(src, "t.pto") {
+        Ok(m) => m,
+        Err(d) => panic!("{}", npusim_ptoas::render_all(&d, "t.pto", src)),
+    };
+    lower(&m, LowerOptions::default()).expect("lowers")
+}
+
+fn f32s(shape: &[usize], v: &[f32]) -> HostArg {
+    HostArg::Buffer(NpyArray::from_elems(shape.to_vec(), v))
+}
+
+fn s(v: &str) -> HostArg {
+    HostArg::Scalar(v.into())
+}
+
+fn run(p: &Program, args: Vec<(&str, HostArg)>, blocks: u32) -> Result<RunOutcome, RunError> {
+    let args: Vec<(String, HostArg)> = args.into_iter().map(|(k, v)| (k.into(), v)).collect();
+    let cfg = RunConfig {
+        blocks,
+        max_steps: 100_000,
+    };
+    p.run(None, &args, &cfg)
+}
+
+fn out_f32(o: &RunOutcome, name: &str) -> Vec<f32> {
+    o.buffer(name).unwrap().to_elems::<f32>().unwrap()
+}
+
+/// A `scf.while` in a called function sums 0..n; the caller branches on the sum with a
+/// result-carrying `scf.if`, converts it to f32 and fills a tile with it.
+const CONTROL: &str = r#"
+module {
+  func.func @tri(%n: index) -> index {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r:2 = scf.while (%i = %c0, %acc = %c0) : (index, index) -> (index, index) {
+      %go = arith.cmpi slt, %i, %n : index
+      scf.condition(%go) %i, %acc : index, index
+    } do {
+    ^bb0(%i2: index, %acc2: index):
+      %a = arith.addi %acc2, %i2 : index
+      %j = arith.addi %i2, %c1 : index
+      scf.yield %j, %a : index, index
+    }
+    return %r#1 : index
+  }
+
+  func.func @main(%out: !pto.ptr<f32>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c10 = arith.constant 10 : index
+    %sum = func.call @tri(%n) : (index) -> index
+    %si = arith.index_cast %sum : index to i32
+    %sf = arith.sitofp %si : i32 to f32
+    %big = arith.cmpi sgt, %sum, %c10 : index
+    %v = scf.if %big -> (f32) {
+      scf.yield %sf : f32
+    } else {
+      %neg = arith.negf %sf : f32
+      scf.yield %neg : f32
+    }
+    %ov = pto.make_tensor_view %out, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<1x8xf32>
+    %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<1x8xf32> -> !pto.partition_tensor_view<1x8xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+    pto.texpands ins(%v : f32) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+    return
+  }
+}
+"#;
+
+#[test]
+fn while_call_if_and_casts() {
+    let p = prog(CONTROL);
+    for (n, want) in [("5", -10.0f32), ("6", 15.0), ("0", 0.0)] {
+        let o = run(&p, vec![("out", f32s(&[8], &[7.0; 8])), ("n", s(n))], 1).unwrap();
+        assert_eq!(out_f32(&o, "out"), vec![want; 8], "n = {n}");
+    }
+    let o = run(&p, vec![("%out", f32s(&[8], &[0.0; 8])), ("%n", s("4"))], 1).unwrap();
+    let ops: Vec<&str> = o.stats.per_op.iter().map(|(n, _)| *n).collect();
+    assert!(
+        ops.contains(&"scf.while") && ops.contains(&"func.call"),
+        "{ops:?}"
+    );
+    assert_eq!(o.stats.chip_to_gm, 32);
+}
+
+/// Valid shapes from run-time values: `alloc_tile valid_col = %n`, a partition of size
+/// `[1, %n]`, and `pto.set_validshape`.
+const DYNAMIC: &str = r#"
+module {
+  func.func @dyn(%x: !pto.ptr<f32>, %n: index, %m: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %one = arith.constant 1.0 : f32
+    %xv = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<1x8xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %n] : !pto.tensor_view<1x8xf32> -> !pto.partition_tensor_view<1x?xf32>
+    %t = pto.alloc_tile valid_row = %c1 valid_col = %n : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tload ins(%xp : !pto.partition_tensor_view<1x?xf32>) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    pto.set_validshape %t, %c1, %m : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tadds ins(%t, %one : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>, f32) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    %xq = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %m] : !pto.tensor_view<1x8xf32> -> !pto.partition_tensor_view<1x?xf32>
+    pto.tstore ins(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%xq : !pto.partition_tensor_view<1x?xf32>)
+    return
+  }
+}
+"#;
+
+#[test]
+fn run_time_valid_shapes() {
+    let p = prog(DYNAMIC);
+    let x: Vec<f32> = (0..8).map(|i| i as f32).collect();
+    // Load 5 elements, shrink the valid region to 3 columns and add 1 to those.
+    let o = run(
+        &p,
+        vec![("x", f32s(&[8], &x)), ("n", s("5")), ("m", s("3"))],
+        1,
+    )
+    .unwrap();
+    assert_eq!(
+        out_f32(&o, "x"),
+        vec![1.0, 2.0, 3.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    );
+    // A valid column count past the tile's 8 columns is a tile-ISA error at alloc_tile.
+    let e = run(
+        &p,
+        vec![("x", f32s(&[8], &x)), ("n", s("9")), ("m", s("3"))],
+        1,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e.kind, RunErrorKind::Pto | RunErrorKind::Bounds),
+        "{e}"
+    );
+    let text = e.render("d.pto", DYNAMIC);
+    assert!(text.contains("d.pto:9:"), "{text}");
+}
+
+#[test]
+fn blocks_share_gm_and_do_not_change_results() {
+    let src = include_str!("../../../examples/pto/multicore_split.pto");
+    let p = prog(src);
+    let x: Vec<f32> = (0..64 * 256)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+        .collect();
+    let want: Vec<f32> = x.iter().map(|v| (v * 1.5 - 0.25).max(0.0)).collect();
+    for blocks in [1, 2, 3, 4, 7] {
+        let o = run(
+            &p,
+            vec![
+                ("x", f32s(&[64, 256], &x)),
+                ("y", f32s(&[64, 256], &vec![-9.0; 64 * 256])),
+                ("n_rows", s("64")),
+                ("alpha", s("1.5")),
+                ("beta", s("-0.25")),
+            ],
+            blocks,
+        )
+        .unwrap();
+        assert_eq!(out_f32(&o, "y"), want, "blocks = {blocks}");
+        assert_eq!(o.stats.blocks, blocks);
+        assert_eq!(o.stats.gm_to_chip, 64 * 256 * 4);
+    }
+    assert!(run(&p, vec![], 0).is_err());
+}
+
+fn vector_add_args(x_rows: usize, dtype_f16: bool) -> Vec<(&'static str, HostArg)> {
+    let n = x_rows * 256;
+    let x = if dtype_f16 {
+        HostArg::Buffer(NpyArray::from_elems(vec![x_rows, 256], &vec![f16::ONE; n]))
+    } else {
+        f32s(&[x_rows, 256], &vec![1.0; n])
+    };
+    vec![
+        ("x", x),
+        ("y", f32s(&[64, 256], &vec![2.0; 64 * 256])),
+        ("z", f32s(&[64, 256], &vec![0.0; 64 * 256])),
+        ("n_rows", s("64")),
+    ]
+}
+
+const VADD: &str = include_str!("../../../examples/pto/vector_add.pto");
+
+fn line_col_of(src: &str, needle: &str) -> (usize, usize) {
+    let at = src.find(needle).unwrap();
+    let line = src[..at].matches('\n').count() + 1;
+    let col = at - src[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+#[test]
+fn binding_errors_point_at_the_parameter() {
+    let p = prog(VADD);
+    let (line, col) = line_col_of(VADD, "%x: !pto.ptr");
+    // .npy element type differs from the pointer's.
+    let e = run(&p, vector_add_args(64, true), 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::Binding);
+    let text = e.render("vector_add.pto", VADD);
+    assert!(text.starts_with("error: element type mismatch"), "{text}");
+    assert!(
+        text.contains(&format!("vector_add.pto:{line}:{col}")),
+        "{text}"
+    );
+    assert!(text.contains("^^ expects f32"), "{text}");
+    // Missing argument.
+    let mut a = vector_add_args(64, false);
+    a.retain(|(k, _)| *k != "y");
+    let text = run(&p, a, 1).unwrap_err().render("v.pto", VADD);
+    assert!(
+        text.contains("missing argument for parameter `%y`"),
+        "{text}"
+    );
+    assert!(text.contains("--arg y=FILE.npy"), "{text}");
+    // Unknown argument: points at the function, lists the parameters.
+    let mut a = vector_add_args(64, false);
+    a.push(("w", s("1")));
+    let e = run(&p, a, 1).unwrap_err();
+    let text = e.render("v.pto", VADD);
+    assert!(text.contains("unknown argument `--arg w`"), "{text}");
+    assert!(text.contains("n_rows=VALUE (index)"), "{text}");
+    // A literal that does not parse for the parameter's type.
+    let mut a = vector_add_args(64, false);
+    a[3].1 = s("sixty-four");
+    let text = run(&p, a, 1).unwrap_err().render("v.pto", VADD);
+    assert!(text.contains("bad value for `--arg n_rows`"), "{text}");
+    assert!(text.contains("this parameter is index"), "{text}");
+    // A buffer smaller than the tensor view over it.
+    let e = run(&p, vector_add_args(32, false), 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::Bounds);
+    let text = e.render("v.pto", VADD);
+    assert!(text.contains("buffer of 8192 elements"), "{text}");
+    assert!(text.contains("pto.make_tensor_view"), "{text}");
+}
+
+const TDIV_I32: &str = r#"
+module {
+  func.func @k(%x: !pto.ptr<i32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %v = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<1x8xi32>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<1x8xi32> -> !pto.partition_tensor_view<1x8xi32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
+    pto.tload ins(%p : !pto.partition_tensor_view<1x8xi32>) outs(%t : !pto.tile_buf<vec, 1x8xi32>)
+    pto.tdiv ins(%t, %t : !pto.tile_buf<vec, 1x8xi32>, !pto.tile_buf<vec, 1x8xi32>) outs(%t : !pto.tile_buf<vec, 1x8xi32>)
+    return
+  }
+}
+"#;
+
+#[test]
+fn tile_isa_errors_carry_the_op_span() {
+    let p = prog(TDIV_I32);
+    let x = HostArg::Buffer(NpyArray::from_elems(vec![8], &[3i32; 8]));
+    let e = run(&p, vec![("x", x)], 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::Pto);
+    assert!(e.pto.is_some());
+    let text = e.render("k.pto", TDIV_I32);
+    let (line, col) = line_col_of(TDIV_I32, "pto.tdiv");
+    assert!(text.contains(&format!("k.pto:{line}:{col}")), "{text}");
+    assert!(text.contains("TDIV"), "{text}");
+    assert!(text.contains("^^^^^^^^ failed here"), "{text}");
+}
+
+#[test]
+fn endless_while_hits_the_step_limit() {
+    let src = r#"
+module {
+  func.func @spin(%n: index) {
+    %c1 = arith.constant 1 : index
+    %true = arith.constant true
+    %r = scf.while (%i = %n) : (index) -> (index) {
+      scf.condition(%true) %i : index
+    } do {
+    ^bb0(%j: index):
+      %k = arith.addi %j, %c1 : index
+      scf.yield %k : index
+    }
+    return
+  }
+}
+"#;
+    let p = prog(src);
+    let e = run(&p, vec![("n", s("0"))], 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::StepLimit);
+    let text = e.render("spin.pto", src);
+    assert!(text.contains("step limit exceeded"), "{text}");
+    assert!(text.contains("scf.while"), "{text}");
+    // A for loop with a non-positive step is an error, not a hang.
+    let src2 = "module {\n  func.func @f(%s: index) {\n    %c0 = arith.constant 0 : index\n    %c9 = arith.constant 9 : index\n    scf.for %i = %c0 to %c9 step %s {\n    }\n    return\n  }\n}\n";
+    let p = prog(src2);
+    let e = run(&p, vec![("s", s("0"))], 1).unwrap_err();
+    assert!(e.to_string().contains("step must be positive"), "{e}");
+}
+
+#[test]
+fn unbounded_recursion_is_an_error() {
+    let src = "module {\n  func.func @r(%n: index) {\n    func.call @r(%n) : (index) -> ()\n    return\n  }\n}\n";
+    let p = prog(src);
+    let e = run(&p, vec![("n", s("1"))], 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::CallDepth);
+}
+
+#[test]
+fn integer_division_by_zero_is_reported() {
+    let src = "module {\n  func.func @d(%a: index, %b: index) {\n    %q = arith.divsi %a, %b : index\n    return\n  }\n}\n";
+    let p = prog(src);
+    assert!(run(&p, vec![("a", s("7")), ("b", s("2"))], 1).is_ok());
+    let e = run(&p, vec![("a", s("7")), ("b", s("0"))], 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::Arith);
+    assert!(e.render("d.pto", src).contains("d.pto:3:10"));
+}
+
+#[test]
+fn unsupported_ops_fail_only_when_reached() {
+    let src = r#"
+module {
+  func.func @m(%go: i1) {
+    %a = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+    %b = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+    scf.if %go {
+      pto.tmov ins(%a : !pto.tile_buf<vec, 16x16xf32>) outs(%b : !pto.tile_buf<vec, 16x16xf32>)
+    }
+    return
+  }
+}
+"#;
+    let p = prog(src);
+    assert_eq!(p.unsupported().len(), 1);
+    assert!(run(&p, vec![("go", s("false"))], 1).is_ok());
+    let e = run(&p, vec![("go", s("true"))], 1).unwrap_err();
+    assert_eq!(e.kind, RunErrorKind::Unsupported);
+    assert!(e.to_string().contains("pto.tmov"), "{e}");
+}
+
+#[test]
+fn vector_add_is_bit_exact() {
+    let p = prog(VADD);
+    let x: Vec<f32> = (0..64 * 256).map(|i| (i as f32).sin() * 1e3).collect();
+    let y: Vec<f32> = (0..64 * 256).map(|i| (i as f32 * 0.37).cos()).collect();
+    let o = run(
+        &p,
+        vec![
+            ("x", f32s(&[64, 256], &x)),
+            ("y", f32s(&[64, 256], &y)),
+            ("z", f32s(&[64, 256], &vec![0.0; 64 * 256])),
+            ("n_rows", s("64")),
+        ],
+        1,
+    )
+    .unwrap();
+    let z = out_f32(&o, "z");
+    for i in 0..x.len() {
+        assert_eq!(z[i].to_bits(), (x[i] + y[i]).to_bits(), "element {i}");
+    }
+    // Inputs come back unchanged.
+    assert_eq!(out_f32(&o, "x"), x);
+    assert_eq!(o.stats.gm_to_chip, 2 * 64 * 256 * 4);
+    assert_eq!(o.stats.chip_to_gm, 64 * 256 * 4);
+    let tadd = o
+        .stats
+        .per_op
+        .iter()
+        .find(|(n, _)| *n == "pto.tadd")
+        .unwrap();
+    assert_eq!(tadd.1, 4);
+}
