@@ -114,7 +114,9 @@ impl TileCore {
         Ok(())
     }
 
-    fn check_addr(
+    /// The TASSIGN address rules (32-byte aligned, fits in its memory), also checked when an
+    /// instruction uses a tile, since [`Tile::validate`] does not check the address.
+    pub(crate) fn check_addr(
         &self,
         t: &Tile,
         op: &'static str,

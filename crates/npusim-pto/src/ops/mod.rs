@@ -258,10 +258,12 @@ impl TileCore {
         need_loc(op, "dst", dst, TileLoc::Vec)?;
         need_row_major(op, "dst", dst)?;
         op.check_type(arch, "dst", dst.dtype())?;
+        self.check_addr(dst, op.name(), "dst")?;
         for (name, s) in srcs {
             need_loc(op, name, s, TileLoc::Vec)?;
             need_row_major(op, name, s)?;
             op.check_type(arch, name, s.dtype())?;
+            self.check_addr(s, op.name(), name)?;
             same_type(op, name, s, "dst", dst)?;
             match op.info().valid {
                 ValidRule::Same => same_valid(op, name, s, dst, true)?,

@@ -112,6 +112,7 @@ impl TileCore {
         need_loc(op, "src", src, TileLoc::Vec)?;
         need_nd(op, "src", src)?;
         op.check_type(self.arch(), "src", src.dtype())?;
+        self.check_addr(src, op.name(), "src")?;
         if src.valid_row() == 0 || src.valid_col() == 0 {
             return Err(vr_err(
                 op,
