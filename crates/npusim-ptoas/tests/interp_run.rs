@@ -143,7 +143,7 @@ fn run_time_valid_shapes() {
     )
     .unwrap_err();
     assert!(
-        matches!(e.kind, RunErrorKind::Pto | RunErrorKind::Bounds),
+        matches!(e.kind(), RunErrorKind::Pto | RunErrorKind::Bounds),
         "{e}"
     );
     let text = e.render("d.pto", DYNAMIC);
@@ -208,7 +208,7 @@ fn binding_errors_point_at_the_parameter() {
     let (line, col) = line_col_of(VADD, "%x: !pto.ptr");
     // .npy element type differs from the pointer's.
     let e = run(&p, vector_add_args(64, true), 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::Binding);
+    assert_eq!(e.kind(), RunErrorKind::Binding);
     let text = e.render("vector_add.pto", VADD);
     assert!(text.starts_with("error: element type mismatch"), "{text}");
     assert!(
@@ -240,7 +240,7 @@ fn binding_errors_point_at_the_parameter() {
     assert!(text.contains("this parameter is index"), "{text}");
     // A buffer smaller than the tensor view over it.
     let e = run(&p, vector_add_args(32, false), 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::Bounds);
+    assert_eq!(e.kind(), RunErrorKind::Bounds);
     let text = e.render("v.pto", VADD);
     assert!(text.contains("buffer of 8192 elements"), "{text}");
     assert!(text.contains("pto.make_tensor_view"), "{text}");
@@ -267,8 +267,8 @@ fn tile_isa_errors_carry_the_op_span() {
     let p = prog(TDIV_I32);
     let x = HostArg::Buffer(NpyArray::from_elems(vec![8], &[3i32; 8]));
     let e = run(&p, vec![("x", x)], 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::Pto);
-    assert!(e.pto.is_some());
+    assert_eq!(e.kind(), RunErrorKind::Pto);
+    assert!(e.pto_error().is_some());
     let text = e.render("k.pto", TDIV_I32);
     let (line, col) = line_col_of(TDIV_I32, "pto.tdiv");
     assert!(text.contains(&format!("k.pto:{line}:{col}")), "{text}");
@@ -296,7 +296,7 @@ module {
 "#;
     let p = prog(src);
     let e = run(&p, vec![("n", s("0"))], 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::StepLimit);
+    assert_eq!(e.kind(), RunErrorKind::StepLimit);
     let text = e.render("spin.pto", src);
     assert!(text.contains("step limit exceeded"), "{text}");
     assert!(text.contains("scf.while"), "{text}");
@@ -312,7 +312,7 @@ fn unbounded_recursion_is_an_error() {
     let src = "module {\n  func.func @r(%n: index) {\n    func.call @r(%n) : (index) -> ()\n    return\n  }\n}\n";
     let p = prog(src);
     let e = run(&p, vec![("n", s("1"))], 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::CallDepth);
+    assert_eq!(e.kind(), RunErrorKind::CallDepth);
 }
 
 #[test]
@@ -321,7 +321,7 @@ fn integer_division_by_zero_is_reported() {
     let p = prog(src);
     assert!(run(&p, vec![("a", s("7")), ("b", s("2"))], 1).is_ok());
     let e = run(&p, vec![("a", s("7")), ("b", s("0"))], 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::Arith);
+    assert_eq!(e.kind(), RunErrorKind::Arith);
     assert!(e.render("d.pto", src).contains("d.pto:3:10"));
 }
 
@@ -343,7 +343,7 @@ module {
     assert_eq!(p.unsupported().len(), 1);
     assert!(run(&p, vec![("go", s("false"))], 1).is_ok());
     let e = run(&p, vec![("go", s("true"))], 1).unwrap_err();
-    assert_eq!(e.kind, RunErrorKind::Unsupported);
+    assert_eq!(e.kind(), RunErrorKind::Unsupported);
     assert!(e.to_string().contains("pto.tmov"), "{e}");
 }
 

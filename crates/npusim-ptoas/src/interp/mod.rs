@@ -70,17 +70,30 @@ pub enum RunErrorKind {
     Internal,
 }
 
-/// A run-time error, located in the kernel source.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{}", .diag.message)]
-pub struct RunError {
-    /// Class of the error.
-    pub kind: RunErrorKind,
-    /// Message, span, label and help, ready for [`Diagnostic::render`].
-    pub diag: Diagnostic,
-    /// The tile-ISA error, for [`RunErrorKind::Pto`].
-    #[source]
-    pub pto: Option<PtoError>,
+/// A run-time error, located in the kernel source (boxed: results stay small on the hot path).
+#[derive(Clone, Debug)]
+pub struct RunError(Box<RunErrorInner>);
+
+#[derive(Clone, Debug)]
+struct RunErrorInner {
+    kind: RunErrorKind,
+    diag: Diagnostic,
+    pto: Option<PtoError>,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.diag.message)
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .pto
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl RunError {
@@ -92,33 +105,48 @@ impl RunError {
             RunErrorKind::Unsupported => DiagKind::UnknownOp,
             _ => DiagKind::Structure,
         };
-        RunError {
+        RunError(Box::new(RunErrorInner {
             kind,
             diag: Diagnostic::new(dk, message, span),
             pto: None,
-        }
+        }))
     }
 
     pub(crate) fn pto(e: PtoError, span: Span) -> Self {
         let mut r = RunError::new(RunErrorKind::Pto, e.to_string(), span);
-        r.diag.label = "failed here".into();
-        r.pto = Some(e);
+        r.0.diag.label = "failed here".into();
+        r.0.pto = Some(e);
         r
     }
 
     pub(crate) fn with_label(mut self, l: impl Into<String>) -> Self {
-        self.diag.label = l.into();
+        self.0.diag.label = l.into();
         self
     }
 
     pub(crate) fn with_help(mut self, h: impl Into<String>) -> Self {
-        self.diag.help = Some(h.into());
+        self.0.diag.help = Some(h.into());
         self
+    }
+
+    /// Class of the error.
+    pub fn kind(&self) -> RunErrorKind {
+        self.0.kind
+    }
+
+    /// Message, span, label and help, ready for [`Diagnostic::render`].
+    pub fn diagnostic(&self) -> &Diagnostic {
+        &self.0.diag
+    }
+
+    /// The tile-ISA error, for [`RunErrorKind::Pto`].
+    pub fn pto_error(&self) -> Option<&PtoError> {
+        self.0.pto.as_ref()
     }
 
     /// Renders the error rustc-style against the kernel source.
     pub fn render(&self, file_name: &str, src: &str) -> String {
-        self.diag.render(file_name, src)
+        self.0.diag.render(file_name, src)
     }
 }
 
