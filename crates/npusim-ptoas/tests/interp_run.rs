@@ -379,3 +379,50 @@ fn vector_add_is_bit_exact() {
         .unwrap();
     assert_eq!(tadd.1, 4);
 }
+
+/// bf16 in GM, f32 compute, bf16 out: `pto.tcvt` both ways (with a round mode) and a scalar
+/// f32 parameter.
+const BF16: &str = r#"
+module {
+  func.func @k(%x: !pto.ptr<bf16>, %s: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %v = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<1x16xbf16>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<1x16xbf16> -> !pto.partition_tensor_view<1x16xbf16>
+    %h = pto.alloc_tile : !pto.tile_buf<vec, 1x16xbf16>
+    %f = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+    pto.tload ins(%p : !pto.partition_tensor_view<1x16xbf16>) outs(%h : !pto.tile_buf<vec, 1x16xbf16>)
+    pto.tcvt ins(%h : !pto.tile_buf<vec, 1x16xbf16>) outs(%f : !pto.tile_buf<vec, 1x16xf32>)
+    pto.tmuls ins(%f, %s : !pto.tile_buf<vec, 1x16xf32>, f32) outs(%f : !pto.tile_buf<vec, 1x16xf32>)
+    pto.tcvt ins(%f {rmode = #pto<round_mode TRUNC>} : !pto.tile_buf<vec, 1x16xf32>) outs(%h : !pto.tile_buf<vec, 1x16xbf16>)
+    pto.tstore ins(%h : !pto.tile_buf<vec, 1x16xbf16>) outs(%p : !pto.partition_tensor_view<1x16xbf16>)
+    return
+  }
+}
+"#;
+
+#[test]
+fn bf16_round_trip_through_f32() {
+    use npusim_core::bf16;
+    let p = prog(BF16);
+    let x: Vec<bf16> = (0..16)
+        .map(|i| bf16::from_f32(1.0 + (8 * i + 1) as f32 / 128.0))
+        .collect();
+    let a = HostArg::Buffer(NpyArray::from_elems(vec![16], &x));
+    // 3 * x needs more than bf16's 8 bits for most x: TRUNC rounds toward zero.
+    let o = run(&p, vec![("x", a), ("s", s("3"))], 1).unwrap();
+    let got = o.buffer("x").unwrap().to_elems::<bf16>().unwrap();
+    let mut differs_from_nearest = 0;
+    for (g, x) in got.iter().zip(&x) {
+        let exact = 3.0 * x.to_f32();
+        let trunc = f32::from_bits(exact.to_bits() & 0xFFFF_0000);
+        assert_eq!(g.to_f32(), trunc, "x = {x}");
+        differs_from_nearest += usize::from(bf16::from_f32(exact).to_f32() != trunc);
+    }
+    assert!(differs_from_nearest > 0);
+    // A float32 file for a bf16 pointer is rejected.
+    let a = f32s(&[16], &[1.0; 16]);
+    let e = run(&p, vec![("x", a), ("s", s("3"))], 1).unwrap_err();
+    assert!(e.to_string().contains("points to bf16"), "{e}");
+}
