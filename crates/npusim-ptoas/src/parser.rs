@@ -109,6 +109,8 @@ struct Parser<'a> {
     func_names: HashMap<String, FuncId>,
     calls: Vec<CallCheck>,
     depth: usize,
+    /// MLIR type aliases (`!name = type`) declared at the top of the file.
+    aliases: HashMap<String, Type>,
 }
 
 fn kind_letter(t: &Type) -> char {
@@ -149,6 +151,7 @@ impl<'a> Parser<'a> {
             func_names: HashMap::new(),
             calls: Vec::new(),
             depth: 0,
+            aliases: HashMap::new(),
         }
     }
 
@@ -429,12 +432,34 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `!name = type` lines before the module: MLIR type aliases.
+    fn parse_type_aliases(&mut self) -> PResult<()> {
+        while self.at(Tok::BangId) && !self.text(self.tok).starts_with("!pto.") {
+            let t = self.bump();
+            let name = self.text(t).to_string();
+            self.expect(Tok::Equal, "`=` after a type alias name")?;
+            let ty = self.parse_type()?;
+            if self.aliases.insert(name.clone(), ty).is_some() {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::Redefinition,
+                        format!("type alias `{name}` is defined twice"),
+                        t.span,
+                    )
+                    .with_label("second definition"),
+                );
+            }
+        }
+        Ok(())
+    }
+
     fn parse_top(&mut self) -> PResult<Module> {
         self.prescan_funcs();
         let mut module = Module {
             target_arch: None,
             funcs: Vec::new(),
         };
+        self.parse_type_aliases()?;
         if self.eat_kw("module") {
             if self.at(Tok::AtId) {
                 self.bump();
@@ -2563,6 +2588,9 @@ impl<'a> Parser<'a> {
                     }
                     "!pto.tile_buf" => Ok(Type::TileBuf(self.tile_buf_type(t.span)?)),
                     "!pto.tile" => Ok(Type::TileBuf(self.ssa_tile_type(t.span)?)),
+                    alias if self.aliases.contains_key(alias) => {
+                        Ok(self.aliases[alias].clone())
+                    }
                     _ => Err(Diagnostic::new(DiagKind::BadType, format!("unknown type `{name}`"), t.span)
                         .with_label("not a PTO-AS type")
                         .with_help(

@@ -370,3 +370,42 @@ fn set_validshape_on_a_dynamic_tile() {
         d[0].message
     );
 }
+
+#[test]
+fn mlir_type_aliases_stand_for_their_types() {
+    let src = r#"
+!tile = !pto.tile_buf<vec, 16x16xf32>
+!row = !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=16, v_row=1, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+module {
+  func.func @k() {
+    %a = pto.alloc_tile : !tile
+    %b = pto.alloc_tile : !tile
+    %r = pto.alloc_tile : !row
+    pto.tadd ins(%a, %a : !tile, !tile) outs(%b : !tile)
+    return
+  }
+}
+"#;
+    let m = npusim_ptoas::parse_module(src, "alias.pto")
+        .unwrap_or_else(|d| panic!("{}", npusim_ptoas::render_all(&d, "alias.pto", src)));
+    let f = &m.funcs[0];
+    let tiles: Vec<String> = f
+        .values
+        .iter()
+        .filter_map(|v| match &v.ty {
+            npusim_ptoas::Type::TileBuf(t) => Some(t.to_compact_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tiles.len(), 3, "{tiles:?}");
+    assert!(tiles[0].contains("16x16xf32"), "{tiles:?}");
+    assert!(tiles[2].contains("1x16xf32"), "{tiles:?}");
+
+    let unknown = "!t = !pto.tile_buf<vec, 16x16xf32>\nfunc.func @k() {\n  %a = pto.alloc_tile : !u\n  return\n}\n";
+    let d = npusim_ptoas::parse_module(unknown, "u.pto").unwrap_err();
+    assert!(
+        d[0].message.contains("unknown type `!u`"),
+        "{}",
+        d[0].message
+    );
+}
