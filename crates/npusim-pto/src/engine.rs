@@ -15,7 +15,7 @@ use crate::num::{Elem, Num};
 use crate::tile::Tile;
 use npusim_core::memory::MemoryError;
 
-/// Elements per chunk of the fast path.
+/// Elements per chunk of the fast path's converting loop (f16/bf16, in-place operands).
 pub const CHUNK: usize = 64;
 
 /// Dispatches on an element type: binds a type alias to the storage type and evaluates the body.
@@ -65,48 +65,14 @@ impl TileCore {
             && srcs
                 .iter()
                 .all(|s| s.is_row_major_plain() && s.loc() == dst.loc());
-        if fast {
-            self.apply_rows::<T, K>(op, dst, srcs, f)
-        } else {
-            self.apply_plain::<T, K>(op, dst, srcs, f)
+        if fast
+            && let Some(plan) = RowPlan::<K>::new::<T>(self.mem(dst.loc()).capacity(), dst, srcs)
+        {
+            let mem = self.mem_mut(dst.loc()).as_mut_slice();
+            run_rows::<T, K>(mem, &plan, &f);
+            return Ok(());
         }
-    }
-
-    /// The fast path: row slices, chunked.
-    fn apply_rows<T: Elem, const K: usize>(
-        &mut self,
-        op: &'static str,
-        dst: &Tile,
-        srcs: [&Tile; K],
-        f: impl Fn([T::C; K]) -> T::C,
-    ) -> Result<(), PtoError> {
-        let size = std::mem::size_of::<T>();
-        let (vr, vc) = (dst.valid_row(), dst.valid_col());
-        let mut ins = [[T::C::default(); CHUNK]; K];
-        let mut out = [T::C::default(); CHUNK];
-        let mem = self.mem_mut(dst.loc());
-        for r in 0..vr {
-            let mut c0 = 0;
-            while c0 < vc {
-                let n = CHUNK.min(vc - c0);
-                let nb = (n * size) as u64;
-                for k in 0..K {
-                    let b = mem
-                        .bytes(srcs[k].byte_addr(r, c0), nb)
-                        .map_err(mem_err(op, "src"))?;
-                    T::load(b, &mut ins[k][..n]);
-                }
-                for (i, o) in out[..n].iter_mut().enumerate() {
-                    *o = f(std::array::from_fn(|k| ins[k][i]));
-                }
-                let b = mem
-                    .bytes_mut(dst.byte_addr(r, c0), nb)
-                    .map_err(mem_err(op, "dst"))?;
-                T::store(&out[..n], b);
-                c0 += n;
-            }
-        }
-        Ok(())
+        self.apply_plain::<T, K>(op, dst, srcs, f)
     }
 
     /// The plain path: element by element through the layout offset function.
@@ -184,4 +150,341 @@ impl TileCore {
 /// A memory fault as a [`PtoError`].
 pub(crate) fn memory(op: &'static str, operand: &'static str) -> impl Fn(MemoryError) -> PtoError {
     mem_err(op, operand)
+}
+
+/// Where one source row comes from, relative to the destination row.
+#[derive(Clone, Copy)]
+enum RowSrc {
+    /// The destination row itself (exact in-place operand).
+    Dst,
+    /// Byte offset of a row disjoint from the destination row.
+    At(usize),
+}
+
+/// The validated footprint of a row-major instruction: every row in bounds, every source row
+/// either disjoint from or identical to its destination row.
+struct RowPlan<const K: usize> {
+    rows: usize,
+    /// Bytes per row of the domain.
+    nb: usize,
+    /// First byte and row pitch of dst and of each source.
+    dst: (usize, usize),
+    srcs: [(usize, usize); K],
+    in_place: bool,
+}
+
+impl<const K: usize> RowPlan<K> {
+    /// `None` when the plain path must run: an operand out of bounds (the plain path reports
+    /// it), or a source row partially overlapping its destination row.
+    fn new<T: Elem>(cap: usize, dst: &Tile, srcs: [&Tile; K]) -> Option<RowPlan<K>> {
+        let size = std::mem::size_of::<T>();
+        let (rows, vc) = (dst.valid_row(), dst.valid_col());
+        let nb = vc * size;
+        let geo = |t: &Tile| (t.addr() as usize, t.cols() * size);
+        let plan = RowPlan {
+            rows,
+            nb,
+            dst: geo(dst),
+            srcs: srcs.map(geo),
+            in_place: false,
+        };
+        if rows == 0 || nb == 0 {
+            return Some(plan);
+        }
+        // Rows that follow each other without a gap in every operand form one long row.
+        let (rows, nb, plan) = if plan.dst.1 == nb && plan.srcs.iter().all(|g| g.1 == nb) {
+            let nb = rows * nb;
+            (
+                1,
+                nb,
+                RowPlan {
+                    rows: 1,
+                    nb,
+                    ..plan
+                },
+            )
+        } else {
+            (rows, nb, plan)
+        };
+        let end =
+            |(a, p): (usize, usize)| a.checked_add((rows - 1).checked_mul(p)?)?.checked_add(nb);
+        if std::iter::once(plan.dst)
+            .chain(plan.srcs)
+            .any(|g| end(g).is_none_or(|e| e > cap))
+        {
+            return None;
+        }
+        let mut in_place = false;
+        for (sa, sp) in plan.srcs {
+            // Equal pitches keep the source-to-destination distance of row 0 on every row.
+            let rows_to_check = if sp == plan.dst.1 { 1 } else { rows };
+            for r in 0..rows_to_check {
+                let (d0, s0) = (plan.dst.0 + r * plan.dst.1, sa + r * sp);
+                if s0 == d0 {
+                    in_place = true;
+                } else if s0 < d0 + nb && d0 < s0 + nb {
+                    return None;
+                }
+            }
+        }
+        Some(RowPlan { in_place, ..plan })
+    }
+
+    #[inline(always)]
+    fn row(&self, r: usize) -> (usize, [RowSrc; K]) {
+        let d0 = self.dst.0 + r * self.dst.1;
+        let mut srcs = [RowSrc::Dst; K];
+        for (o, (a, p)) in srcs.iter_mut().zip(self.srcs) {
+            let s0 = a + r * p;
+            if s0 != d0 {
+                *o = RowSrc::At(s0);
+            }
+        }
+        (d0, srcs)
+    }
+}
+
+/// Runs the planned rows, with AVX2 code generation where the CPU has it.
+fn run_rows<T: Elem, const K: usize>(
+    mem: &mut [u8],
+    plan: &RowPlan<K>,
+    f: &impl Fn([T::C; K]) -> T::C,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("f16c")
+        {
+            // SAFETY: AVX2 and F16C were detected at run time just above.
+            unsafe { run_rows_avx2::<T, K>(mem, plan, f) };
+            return;
+        }
+    }
+    run_rows_body::<T, K, false>(mem, plan, f)
+}
+
+/// [`run_rows_body`] compiled for AVX2 (8-lane f32 vectors) with inline F16C conversions.
+///
+/// # Safety
+/// The CPU must support AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn run_rows_avx2<T: Elem, const K: usize>(
+    mem: &mut [u8],
+    plan: &RowPlan<K>,
+    f: &impl Fn([T::C; K]) -> T::C,
+) {
+    run_rows_body::<T, K, true>(mem, plan, f)
+}
+
+/// The row loop. `HW` is true only inside [`run_rows_avx2`], where AVX2 and F16C are present.
+#[inline(always)]
+fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
+    mem: &mut [u8],
+    plan: &RowPlan<K>,
+    f: &impl Fn([T::C; K]) -> T::C,
+) {
+    let nb = plan.nb;
+    if plan.rows == 0 || nb == 0 {
+        return;
+    }
+    let direct = std::mem::size_of::<T>() == std::mem::size_of::<T::C>() && !plan.in_place;
+    if direct {
+        for r in 0..plan.rows {
+            let (d0, srcs) = plan.row(r);
+            let (before, rest) = mem.split_at_mut(d0);
+            let (drow, after) = rest.split_at_mut(nb);
+            let mut s: [&[T::C]; K] = [&[]; K];
+            let mut viewable = true;
+            for (o, src) in s.iter_mut().zip(srcs) {
+                let v = match src {
+                    RowSrc::At(a) if a < d0 => T::view(&before[a..a + nb]),
+                    RowSrc::At(a) => T::view(&after[a - d0 - nb..a - d0]),
+                    RowSrc::Dst => None,
+                };
+                match v {
+                    Some(v) => *o = v,
+                    None => viewable = false,
+                }
+            }
+            if viewable && let Some(d) = T::view_mut(drow) {
+                kernel::<T::C, K>(d, s, f);
+            } else {
+                let mut bufs = Bufs::<T::C, K>::new();
+                convert_row::<T, K, HW>(&mut bufs, before, drow, after, d0, srcs, f);
+            }
+        }
+    } else {
+        let mut bufs = Bufs::<T::C, K>::new();
+        for r in 0..plan.rows {
+            let (d0, srcs) = plan.row(r);
+            let (before, rest) = mem.split_at_mut(d0);
+            let (drow, after) = rest.split_at_mut(nb);
+            convert_row::<T, K, HW>(&mut bufs, before, drow, after, d0, srcs, f);
+        }
+    }
+}
+
+/// `d[i] = f([s_k[i]])` over equal-length slices. The sources are bound to locals per arity
+/// so that the loop is a plain zip the compiler vectorises.
+#[inline(always)]
+fn kernel<C: Num, const K: usize>(d: &mut [C], s: [&[C]; K], f: &impl Fn([C; K]) -> C) {
+    let n = d.len();
+    let arg = |v: [C; 3]| -> [C; K] { std::array::from_fn(|k| v[k]) };
+    let z = C::default();
+    match K {
+        0 => d.iter_mut().for_each(|o| *o = f(arg([z; 3]))),
+        1 => {
+            let a = &s[0][..n];
+            for (o, x) in d.iter_mut().zip(a) {
+                *o = f(arg([*x, z, z]));
+            }
+        }
+        2 => {
+            let (a, b) = (&s[0][..n], &s[1][..n]);
+            for ((o, x), y) in d.iter_mut().zip(a).zip(b) {
+                *o = f(arg([*x, *y, z]));
+            }
+        }
+        3 => {
+            let (a, b, c) = (&s[0][..n], &s[1][..n], &s[2][..n]);
+            for (((o, x), y), w) in d.iter_mut().zip(a).zip(b).zip(c) {
+                *o = f(arg([*x, *y, *w]));
+            }
+        }
+        _ => {
+            for (i, o) in d.iter_mut().enumerate() {
+                *o = f(std::array::from_fn(|k| s[k][i]));
+            }
+        }
+    }
+}
+
+/// Compute-type chunk buffers of the converting loop, created once per instruction.
+struct Bufs<C, const K: usize> {
+    ins: [[C; CHUNK]; K],
+    out: [C; CHUNK],
+}
+
+impl<C: Num, const K: usize> Bufs<C, K> {
+    #[inline(always)]
+    fn new() -> Self {
+        Bufs {
+            ins: [[C::default(); CHUNK]; K],
+            out: [C::default(); CHUNK],
+        }
+    }
+}
+
+/// One row through compute-type chunks: widen each source chunk (or the destination chunk for
+/// an in-place operand), apply, narrow into the destination.
+#[inline(always)]
+fn convert_row<T: Elem, const K: usize, const HW: bool>(
+    bufs: &mut Bufs<T::C, K>,
+    before: &[u8],
+    drow: &mut [u8],
+    after: &[u8],
+    d0: usize,
+    srcs: [RowSrc; K],
+    f: &impl Fn([T::C; K]) -> T::C,
+) {
+    let size = std::mem::size_of::<T>();
+    let nb = drow.len();
+    let n = nb / size;
+    #[cfg(target_arch = "x86_64")]
+    if HW
+        && T::TYPE == npusim_core::ElemType::F16
+        && std::any::TypeId::of::<T::C>() == std::any::TypeId::of::<f32>()
+    {
+        // Eight lanes at a time in registers: widen, apply, narrow. An in-place input reads
+        // through the destination's own pointer (derived once, used for both).
+        let out = drow.as_mut_ptr();
+        let ins: [*const u8; K] = std::array::from_fn(|k| match srcs[k] {
+            RowSrc::At(a) if a < d0 => before[a..a + nb].as_ptr(),
+            RowSrc::At(a) => after[a - d0 - nb..a - d0].as_ptr(),
+            RowSrc::Dst => out.cast_const(),
+        });
+        let g = |a: [f32; K]| -> f32 {
+            // SAFETY: T::C is f32 (same TypeId), so both copies reinterpret a value as itself.
+            let r = f(unsafe { std::mem::transmute_copy::<[f32; K], [T::C; K]>(&a) });
+            // SAFETY: as above.
+            unsafe { std::mem::transmute_copy::<T::C, f32>(&r) }
+        };
+        // SAFETY: HW is only true inside `run_rows_avx2` (AVX2 and F16C present); every input
+        // pointer starts `nb = 2 * n` readable bytes (slices of the memory above), and `drow`
+        // holds `nb` writable bytes. An input equal to `drow` is read before each group of
+        // eight is written, at the same positions.
+        unsafe { f16c::row::<K>(ins, out, n, &g) };
+        return;
+    }
+    let mut c0 = 0;
+    while c0 < n {
+        let m = CHUNK.min(n - c0);
+        let (b0, b1) = (c0 * size, (c0 + m) * size);
+        for (k, src) in srcs.iter().enumerate() {
+            let bytes = match *src {
+                RowSrc::At(a) if a < d0 => &before[a + b0..a + b1],
+                RowSrc::At(a) => &after[a - d0 - nb + b0..a - d0 - nb + b1],
+                RowSrc::Dst => &drow[b0..b1],
+            };
+            T::load(bytes, &mut bufs.ins[k][..m]);
+        }
+        let ins = &bufs.ins;
+        kernel::<T::C, K>(&mut bufs.out[..m], std::array::from_fn(|k| &ins[k][..m]), f);
+        T::store(&bufs.out[..m], &mut drow[b0..b1]);
+        c0 += m;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod f16c {
+    use std::arch::x86_64::*;
+
+    /// `out[i] = f([in_k[i]])` over `n` f16 elements, eight at a time in registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and F16C; each `ins[k]` must point at `2 * n` readable bytes and
+    /// `out` at `2 * n` writable bytes; an input may equal `out` but not partially overlap it.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    pub unsafe fn row<const K: usize>(
+        ins: [*const u8; K],
+        out: *mut u8,
+        n: usize,
+        f: &impl Fn([f32; K]) -> f32,
+    ) {
+        let mut i = 0;
+        while i + 8 <= n {
+            let mut a = [[0f32; 8]; K];
+            for k in 0..K {
+                // SAFETY: i + 8 <= n, so 16 bytes at 2 * i are inside the 2 * n readable bytes.
+                unsafe {
+                    let h = _mm_loadu_si128(ins[k].add(2 * i).cast());
+                    _mm256_storeu_ps(a[k].as_mut_ptr(), _mm256_cvtph_ps(h));
+                }
+            }
+            let mut o = [0f32; 8];
+            for (j, v) in o.iter_mut().enumerate() {
+                *v = f(std::array::from_fn(|k| a[k][j]));
+            }
+            // SAFETY: as above, for the 2 * n writable bytes of `out`.
+            unsafe {
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(o.as_ptr()));
+                _mm_storeu_si128(out.add(2 * i).cast(), h);
+            }
+            i += 8;
+        }
+        while i < n {
+            // SAFETY: i < n: the two bytes at 2 * i are inside every operand.
+            unsafe {
+                let x: [f32; K] = std::array::from_fn(|k| {
+                    half::f16::from_le_bytes([*ins[k].add(2 * i), *ins[k].add(2 * i + 1)]).to_f32()
+                });
+                let b = half::f16::from_f32(f(x)).to_le_bytes();
+                *out.add(2 * i) = b[0];
+                *out.add(2 * i + 1) = b[1];
+            }
+            i += 1;
+        }
+    }
 }

@@ -275,6 +275,19 @@ pub trait Elem: Element {
     fn load(bytes: &[u8], out: &mut [Self::C]);
     /// Narrows compute values into little-endian bytes.
     fn store(vals: &[Self::C], bytes: &mut [u8]);
+    /// The bytes as compute values without copying, when the compute type is the storage type
+    /// and the bytes are aligned for it (`None` otherwise: use [`Elem::load`]).
+    #[inline]
+    fn view(bytes: &[u8]) -> Option<&[Self::C]> {
+        let _ = bytes;
+        None
+    }
+    /// [`Elem::view`], writable.
+    #[inline]
+    fn view_mut(bytes: &mut [u8]) -> Option<&mut [Self::C]> {
+        let _ = bytes;
+        None
+    }
     /// Rounds an exact-or-odd-rounded f64 result once to this type and widens it back
     /// (floats: round to nearest even; integers: truncate and wrap).
     #[inline]
@@ -293,6 +306,8 @@ macro_rules! ident_elem {
                 let n = out.len().min(bytes.len() / std::mem::size_of::<$t>());
                 bytemuck::cast_slice_mut::<$t, u8>(&mut out[..n]).copy_from_slice(&bytes[..n * std::mem::size_of::<$t>()]);
             }
+            #[inline] fn view(bytes: &[u8]) -> Option<&[$t]> { bytemuck::try_cast_slice(bytes).ok() }
+            #[inline] fn view_mut(bytes: &mut [u8]) -> Option<&mut [$t]> { bytemuck::try_cast_slice_mut(bytes).ok() }
             #[inline] fn store(vals: &[$t], bytes: &mut [u8]) {
                 let n = vals.len().min(bytes.len() / std::mem::size_of::<$t>());
                 bytes[..n * std::mem::size_of::<$t>()].copy_from_slice(bytemuck::cast_slice(&vals[..n]));
