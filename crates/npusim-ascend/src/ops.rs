@@ -391,6 +391,7 @@ impl PairReduceSum {
         let lpb = (BLOCK_BYTES as usize / size) as u32;
         let out_bytes = lanes as usize / 2 * size;
         let all_out = mask::prefix(lanes / 2);
+        let contiguous = src_walk.blk_stride == BLOCK_BYTES;
         let mut buf = [0u8; REPEAT_BYTES as usize];
         let mut out = [0u8; 128];
         for r in 0..iterations {
@@ -399,16 +400,24 @@ impl PairReduceSum {
             if written == 0 {
                 continue;
             }
-            // Read every block that has an active lane; the others contribute zeros.
-            for b in 0..8u32 {
-                let chunk = &mut buf[b as usize * 32..(b as usize + 1) * 32];
-                if (active >> (b * lpb)) & mask::prefix(lpb) != 0 {
-                    chunk.copy_from_slice(core.ub().bytes(src_walk.block_addr(r, b), BLOCK_BYTES)?);
-                } else {
-                    chunk.fill(0);
+            if contiguous && active == mask::prefix(lanes) {
+                // The 8 blocks are one 256-byte run: compute straight from memory.
+                let src = core.ub().bytes(src_walk.block_addr(r, 0), REPEAT_BYTES)?;
+                kernels::pair_sum::<T>(src, active, mode, &mut out[..out_bytes]);
+            } else {
+                // Read every block that has an active lane; the others contribute zeros.
+                for b in 0..8u32 {
+                    let chunk = &mut buf[b as usize * 32..(b as usize + 1) * 32];
+                    if (active >> (b * lpb)) & mask::prefix(lpb) != 0 {
+                        chunk.copy_from_slice(
+                            core.ub().bytes(src_walk.block_addr(r, b), BLOCK_BYTES)?,
+                        );
+                    } else {
+                        chunk.fill(0);
+                    }
                 }
+                kernels::pair_sum::<T>(&buf, active, mode, &mut out[..out_bytes]);
             }
-            kernels::pair_sum::<T>(&buf, active, mode, &mut out[..out_bytes]);
             let base = dst_walk.block_addr(r, 0);
             let ub = core.ub_mut();
             if written == all_out {
