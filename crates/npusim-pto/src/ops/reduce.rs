@@ -524,7 +524,8 @@ impl TileCore {
             } else {
                 (0..vc).map(|c| self.getc::<T>(n, ename, ex, 0, c)).collect::<Result<_, _>>()?
             };
-            if is_div && !<<T as Elem>::C as Num>::FLOAT {
+            // (an empty domain divides nothing)
+            if is_div && !<<T as Elem>::C as Num>::FLOAT && vr * vc > 0 {
                 if ex_first {
                     self.find_zero::<T>(n, full, vr, vc)?;
                 } else if let Some(i) = svals.iter().position(|v| v.is_zero()) {
