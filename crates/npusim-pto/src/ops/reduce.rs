@@ -66,6 +66,84 @@ fn fold<N: Num>(r: Red, v: &[N], order: ReductionOrder, p: NanMinMaxPolicy) -> N
     }
 }
 
+/// A streaming form of [`fold`] that needs no buffer: the adjacent-pair tree is built as a
+/// binary counter (a block of 2^k leaves is closed as soon as its two halves are), and the
+/// blocks left at the end are combined right to left. That is the same grouping as pairing
+/// level by level with an odd last element carried up: every node of level `L` covers the
+/// aligned leaves `[k 2^L, min((k+1) 2^L, n))`.
+struct Folder<N: Num> {
+    red: Red,
+    tree: bool,
+    p: NanMinMaxPolicy,
+    acc: Option<N>,
+    stack: [(u32, N); 66],
+    len: usize,
+}
+
+impl<N: Num> Folder<N> {
+    fn new(red: Red, order: ReductionOrder, p: NanMinMaxPolicy) -> Self {
+        let tree = order == ReductionOrder::Tree && matches!(red, Red::Sum | Red::Prod);
+        let acc = match (red, tree) {
+            (_, true) | (Red::Max | Red::Min, _) => None,
+            (Red::Sum, false) => Some(N::zero()),
+            (Red::Prod, false) => Some(N::one()),
+        };
+        Folder {
+            red,
+            tree,
+            p,
+            acc,
+            stack: [(0, N::zero()); 66],
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn f(&self, a: N, b: N) -> N {
+        match self.red {
+            Red::Sum => a.add(b),
+            Red::Prod => a.mul(b),
+            Red::Max => max_p(a, b, self.p),
+            Red::Min => min_p(a, b, self.p),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, x: N) {
+        if !self.tree {
+            self.acc = Some(match self.acc {
+                Some(a) => self.f(a, x),
+                None => x,
+            });
+            return;
+        }
+        let (mut lvl, mut v) = (0u32, x);
+        while self.len > 0 && self.stack[self.len - 1].0 == lvl {
+            self.len -= 1;
+            v = self.f(self.stack[self.len].1, v);
+            lvl += 1;
+        }
+        self.stack[self.len] = (lvl, v);
+        self.len += 1;
+    }
+
+    fn finish(self) -> N {
+        if !self.tree {
+            return self.acc.unwrap_or_default();
+        }
+        let mut i = self.len;
+        if i == 0 {
+            return N::default();
+        }
+        let mut v = self.stack[i - 1].1;
+        while i > 1 {
+            i -= 1;
+            v = self.f(self.stack[i - 1].1, v);
+        }
+        v
+    }
+}
+
 /// Index of the max (min) of `v`, first index on ties.
 fn arg<N: Num>(v: &[N], max: bool) -> usize {
     let mut best = 0;
@@ -76,6 +154,27 @@ fn arg<N: Num>(v: &[N], max: bool) -> usize {
         }
     }
     best
+}
+
+/// [`fold`] over a row's bytes: a borrowed typed slice where the compute type is the storage
+/// type, chunks widened on a small stack buffer otherwise.
+fn fold_bytes<T: Elem>(red: Red, bytes: &[u8], order: ReductionOrder, p: NanMinMaxPolicy) -> T::C {
+    let mut f = Folder::<T::C>::new(red, order, p);
+    if let Some(v) = T::view(bytes) {
+        for x in v {
+            f.push(*x);
+        }
+    } else {
+        let mut buf = [T::C::default(); 64];
+        for chunk in bytes.chunks(64 * std::mem::size_of::<T>()) {
+            let m = chunk.len() / std::mem::size_of::<T>();
+            T::load(chunk, &mut buf[..m]);
+            for x in &buf[..m] {
+                f.push(*x);
+            }
+        }
+    }
+    f.finish()
 }
 
 /// A "one column" destination: DN with Cols == 1, or ND (optionally with valid cols 1).
@@ -171,11 +270,21 @@ impl TileCore {
             self.policy().nan_min_max,
             op.name(),
         );
+        self.check_addr(dst, n, "dst")?;
         let t = src.dtype();
+        let fast = !self.reference();
         dispatch!(all t, T => {
             for r in 0..src.valid_row() {
-                let v = self.read_row::<T>(n, src, r, src.valid_col())?;
-                let out = fold(red, &v, order, p);
+                let out = if fast {
+                    // The row borrowed from the memory (the footprint was checked above).
+                    let size = std::mem::size_of::<T>();
+                    let a = src.addr() as usize + r * src.cols() * size;
+                    let bytes = &self.mem(src.loc()).as_slice()[a..a + src.valid_col() * size];
+                    fold_bytes::<T>(red, bytes, order, p)
+                } else {
+                    let v = self.read_row::<T>(n, src, r, src.valid_col())?;
+                    fold(red, &v, order, p)
+                };
                 self.setc::<T>(n, "dst", dst, r, 0, out)?;
             }
             Ok(())
