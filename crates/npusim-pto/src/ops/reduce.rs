@@ -70,61 +70,70 @@ fn fold<N: Num>(r: Red, v: &[N], order: ReductionOrder, p: NanMinMaxPolicy) -> N
 /// binary counter (a block of 2^k leaves is closed as soon as its two halves are), and the
 /// blocks left at the end are combined right to left. That is the same grouping as pairing
 /// level by level with an odd last element carried up: every node of level `L` covers the
-/// aligned leaves `[k 2^L, min((k+1) 2^L, n))`.
-struct Folder<N: Num> {
-    red: Red,
+/// aligned leaves `[k 2^L, min((k+1) 2^L, n))`. Aligned groups of eight leaves are reduced
+/// in registers and enter the counter as one level-3 node.
+struct Folder<N: Num, F: Fn(N, N) -> N> {
+    f: F,
     tree: bool,
-    p: NanMinMaxPolicy,
     acc: Option<N>,
     stack: [(u32, N); 66],
     len: usize,
 }
 
-impl<N: Num> Folder<N> {
-    fn new(red: Red, order: ReductionOrder, p: NanMinMaxPolicy) -> Self {
-        let tree = order == ReductionOrder::Tree && matches!(red, Red::Sum | Red::Prod);
-        let acc = match (red, tree) {
-            (_, true) | (Red::Max | Red::Min, _) => None,
-            (Red::Sum, false) => Some(N::zero()),
-            (Red::Prod, false) => Some(N::one()),
-        };
+impl<N: Num, F: Fn(N, N) -> N> Folder<N, F> {
+    #[inline(always)]
+    fn new(f: F, tree: bool, init: Option<N>) -> Self {
         Folder {
-            red,
+            f,
             tree,
-            p,
-            acc,
+            acc: init,
             stack: [(0, N::zero()); 66],
             len: 0,
         }
     }
 
     #[inline(always)]
-    fn f(&self, a: N, b: N) -> N {
-        match self.red {
-            Red::Sum => a.add(b),
-            Red::Prod => a.mul(b),
-            Red::Max => max_p(a, b, self.p),
-            Red::Min => min_p(a, b, self.p),
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, x: N) {
-        if !self.tree {
-            self.acc = Some(match self.acc {
-                Some(a) => self.f(a, x),
-                None => x,
-            });
-            return;
-        }
-        let (mut lvl, mut v) = (0u32, x);
+    fn node(&mut self, mut lvl: u32, mut v: N) {
         while self.len > 0 && self.stack[self.len - 1].0 == lvl {
             self.len -= 1;
-            v = self.f(self.stack[self.len].1, v);
+            v = (self.f)(self.stack[self.len].1, v);
             lvl += 1;
         }
         self.stack[self.len] = (lvl, v);
         self.len += 1;
+    }
+
+    /// Feeds a run of leaves whose first one is at an index that is a multiple of 8.
+    #[inline(always)]
+    fn feed(&mut self, xs: &[N]) {
+        if !self.tree {
+            let f = &self.f;
+            let mut it = xs.iter();
+            let mut acc = match self.acc {
+                Some(a) => a,
+                None => match it.next() {
+                    Some(x) => *x,
+                    None => return,
+                },
+            };
+            for x in it {
+                acc = f(acc, *x);
+            }
+            self.acc = Some(acc);
+            return;
+        }
+        let mut chunks = xs.chunks_exact(8);
+        for c in &mut chunks {
+            let f = &self.f;
+            let v = f(
+                f(f(c[0], c[1]), f(c[2], c[3])),
+                f(f(c[4], c[5]), f(c[6], c[7])),
+            );
+            self.node(3, v);
+        }
+        for x in chunks.remainder() {
+            self.node(0, *x);
+        }
     }
 
     fn finish(self) -> N {
@@ -138,7 +147,7 @@ impl<N: Num> Folder<N> {
         let mut v = self.stack[i - 1].1;
         while i > 1 {
             i -= 1;
-            v = self.f(self.stack[i - 1].1, v);
+            v = (self.f)(self.stack[i - 1].1, v);
         }
         v
     }
@@ -159,22 +168,33 @@ fn arg<N: Num>(v: &[N], max: bool) -> usize {
 /// [`fold`] over a row's bytes: a borrowed typed slice where the compute type is the storage
 /// type, chunks widened on a small stack buffer otherwise.
 fn fold_bytes<T: Elem>(red: Red, bytes: &[u8], order: ReductionOrder, p: NanMinMaxPolicy) -> T::C {
-    let mut f = Folder::<T::C>::new(red, order, p);
+    let tree = order == ReductionOrder::Tree && matches!(red, Red::Sum | Red::Prod);
+    match red {
+        Red::Sum => fold_with::<T, _>(bytes, tree, Some(T::C::zero()), |a, b| a.add(b)),
+        Red::Prod => fold_with::<T, _>(bytes, tree, Some(T::C::one()), |a, b| a.mul(b)),
+        Red::Max => fold_with::<T, _>(bytes, false, None, |a, b| max_p(a, b, p)),
+        Red::Min => fold_with::<T, _>(bytes, false, None, |a, b| min_p(a, b, p)),
+    }
+}
+
+fn fold_with<T: Elem, F: Fn(T::C, T::C) -> T::C>(
+    bytes: &[u8],
+    tree: bool,
+    init: Option<T::C>,
+    f: F,
+) -> T::C {
+    let mut fo = Folder::new(f, tree, if tree { None } else { init });
     if let Some(v) = T::view(bytes) {
-        for x in v {
-            f.push(*x);
-        }
+        fo.feed(v);
     } else {
         let mut buf = [T::C::default(); 64];
         for chunk in bytes.chunks(64 * std::mem::size_of::<T>()) {
             let m = chunk.len() / std::mem::size_of::<T>();
             T::load(chunk, &mut buf[..m]);
-            for x in &buf[..m] {
-                f.push(*x);
-            }
+            fo.feed(&buf[..m]);
         }
     }
-    f.finish()
+    fo.finish()
 }
 
 /// A "one column" destination: DN with Cols == 1, or ND (optionally with valid cols 1).
