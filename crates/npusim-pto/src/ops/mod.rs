@@ -259,13 +259,17 @@ impl TileCore {
         need_row_major(op, "dst", dst)?;
         op.check_type(arch, "dst", dst.dtype())?;
         self.check_addr(dst, op.name(), "dst")?;
+        let rule = op.info().valid;
         for (name, s) in srcs {
             need_loc(op, name, s, TileLoc::Vec)?;
             need_row_major(op, name, s)?;
-            op.check_type(arch, name, s.dtype())?;
+            // (a source of dst's type is legal since dst is)
+            if s.dtype() != dst.dtype() {
+                op.check_type(arch, name, s.dtype())?;
+                same_type(op, name, s, "dst", dst)?;
+            }
             self.check_addr(s, op.name(), name)?;
-            same_type(op, name, s, "dst", dst)?;
-            match op.info().valid {
+            match rule {
                 ValidRule::Same => same_valid(op, name, s, dst, true)?,
                 ValidRule::SameColsOnA5 => same_valid(op, name, s, dst, arch == TileArch::A2A3)?,
                 ValidRule::Dst | ValidRule::Own => {}
