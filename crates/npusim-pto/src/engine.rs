@@ -1,13 +1,19 @@
 //! The shared engine: applies an element function over a destination's valid region.
 //!
-//! One mechanism serves every elementwise-shaped instruction. The fast path walks each valid row
-//! of row-major tiles as contiguous byte slices, in chunks of [`CHUNK`] elements: it widens each
-//! source chunk to the compute type (f16 through F16C when the CPU has it, see
-//! `npusim_core::fastconv`), applies the element function in a plain loop (monomorphised per
-//! element type and per instruction, so the compiler vectorises it), and narrows the result
-//! chunk once. The plain path does the same element by element through the layout offset
-//! function ([`crate::Tile::elem_offset`]); it serves non-row-major tiles and is the fast path's
-//! twin in the property tests ([`crate::TileCore::set_reference`]).
+//! One mechanism serves every elementwise-shaped instruction. The fast path (row-major tiles)
+//! first checks the whole footprint once (every row in bounds; each source row either disjoint
+//! from its destination row or exactly in place; a partial overlap goes to the plain path),
+//! merges rows that follow each other without a gap into one, and then borrows each row
+//! straight from the memory: `split_at_mut` around the destination row gives `&mut` to it and
+//! `&` to the sources, which `bytemuck` views as typed slices (the memories are 64-byte
+//! aligned). Integer and f32 rows are computed in place in one zip loop per arity; f16 rows go
+//! eight lanes at a time through F16C in registers; bf16 and in-place operands of other types
+//! go through small compute-type chunk buffers. The row loop is compiled a second time with
+//! AVX2 and F16C enabled and chosen at run time. The element function is monomorphised per
+//! element type and instruction; nothing allocates. The plain path does the same element by
+//! element through the layout offset function ([`crate::Tile::elem_offset`]); it serves
+//! non-row-major tiles and is the fast path's twin in the property tests
+//! ([`crate::TileCore::set_reference`]).
 
 use crate::core::TileCore;
 use crate::error::PtoError;
