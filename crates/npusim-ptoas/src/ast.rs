@@ -12,6 +12,7 @@
 
 use crate::diag::Span;
 use crate::ops::OpCode;
+use npusim_core::{ChipId, ChipProfile, MemSpace};
 
 /// Element type of tiles, pointers and views (the PTOAS dtype names).
 ///
@@ -273,6 +274,14 @@ impl TargetArch {
         }
     }
 
+    /// The chip whose profile holds this arch's capacities and policies.
+    pub fn chip(self) -> ChipId {
+        match self {
+            TargetArch::A2A3 => ChipId::Ascend910B,
+            TargetArch::A5 => ChipId::Ascend950,
+        }
+    }
+
     /// Canonical name.
     pub fn name(self) -> &'static str {
         match self {
@@ -329,21 +338,25 @@ impl Loc {
         })
     }
 
-    /// Capacity in bytes of this memory on `arch` (pto-isa `TASSIGN` table).
-    pub fn capacity(self, arch: TargetArch) -> u64 {
-        const K: u64 = 1024;
-        match (self, arch) {
-            (Loc::Vec, TargetArch::A2A3) => 192 * K,
-            (Loc::Vec, TargetArch::A5) => 256 * K,
-            (Loc::Mat, _) => 512 * K,
-            (Loc::Left | Loc::Right, _) => 64 * K,
-            (Loc::Acc, TargetArch::A2A3) => 128 * K,
-            (Loc::Acc, TargetArch::A5) => 256 * K,
-            (Loc::Bias, TargetArch::A2A3) => K,
-            (Loc::Bias, TargetArch::A5) => 4 * K,
-            (Loc::Scaling, TargetArch::A2A3) => 2 * K,
-            (Loc::Scaling, TargetArch::A5) => 4 * K,
+    /// The memory space this location lives in.
+    pub fn space(self) -> MemSpace {
+        match self {
+            Loc::Vec => MemSpace::Ub,
+            Loc::Mat => MemSpace::L1,
+            Loc::Left => MemSpace::L0a,
+            Loc::Right => MemSpace::L0b,
+            Loc::Acc => MemSpace::L0c,
+            Loc::Bias => MemSpace::Bias,
+            Loc::Scaling => MemSpace::Fb,
         }
+    }
+
+    /// Capacity in bytes of this memory on `arch`, from the chip profile (pto-isa `TASSIGN`
+    /// table).
+    pub fn capacity(self, arch: TargetArch) -> u64 {
+        ChipProfile::get(arch.chip())
+            .capacity(self.space())
+            .unwrap_or(0) as u64
     }
 }
 
