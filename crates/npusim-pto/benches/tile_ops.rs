@@ -1,5 +1,6 @@
 //! TADD, TMULS, TDIVS, TEXP and TROWSUM on 64x128 f16 and f32 Vec tiles, plus a 16x16 TADD
-//! for the per-instruction overhead.
+//! for the per-instruction overhead: through the method, through `exec` of a `TileOp`, and
+//! through `run` of an op prepared once (static checks done at preparation).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use npusim_pto::*;
@@ -80,6 +81,11 @@ fn bench(c: &mut Criterion) {
         };
         g.bench_function("TADD_exec", |bn| {
             bn.iter(|| core.exec(black_box(&op)).unwrap())
+        });
+        let prepared = core.prepare(op.clone());
+        assert!(prepared.prechecked());
+        g.bench_function("TADD_prepared", |bn| {
+            bn.iter(|| core.run(black_box(&prepared)).unwrap())
         });
         g.finish();
     }

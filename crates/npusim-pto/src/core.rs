@@ -7,9 +7,11 @@
 //! so aliasing tiles see each other's writes.
 
 use crate::error::PtoError;
+use crate::exec::CheckContext;
 use crate::tile::{Tile, TileDesc, TileLoc};
 use npusim_core::memory::MemoryError;
 use npusim_core::{ChipProfile, Element, MemSpace, Memory, TileArch, TilePolicy};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Tile addresses must be multiples of this (TASSIGN).
 pub const TILE_ALIGN: u64 = 32;
@@ -23,6 +25,18 @@ pub struct TileCore {
     gm: Memory,
     gm_top: u64,
     reference: bool,
+    /// What static checks depend on (policy, memory capacities), kept current by `set_policy`.
+    context: CheckContext,
+    /// Names this context: a fresh number at construction and at every policy change, so a
+    /// [`crate::PreparedOp`] recognises the core it was checked on with one comparison.
+    epoch: u64,
+}
+
+/// The source of [`TileCore`] epochs.
+static NEXT_EPOCH: AtomicU64 = AtomicU64::new(1);
+
+fn next_epoch() -> u64 {
+    NEXT_EPOCH.fetch_add(1, Ordering::Relaxed)
 }
 
 fn loc_index(loc: TileLoc) -> usize {
@@ -34,6 +48,10 @@ impl TileCore {
     pub fn new(profile: &ChipProfile) -> TileCore {
         let mems =
             TileLoc::ALL.map(|l| Memory::new(l.space(), profile.capacity(l.space()).unwrap_or(0)));
+        let context = CheckContext {
+            policy: profile.tile,
+            capacities: mems.each_ref().map(|m| m.capacity()),
+        };
         TileCore {
             profile: profile.clone(),
             policy: profile.tile,
@@ -41,6 +59,8 @@ impl TileCore {
             gm: Memory::new(MemSpace::Gm, 0),
             gm_top: 0,
             reference: false,
+            context,
+            epoch: next_epoch(),
         }
     }
 
@@ -60,6 +80,13 @@ impl TileCore {
     /// Replaces the numeric policy (e.g. [`TilePolicy::pto_cpu_sim`]).
     pub fn set_policy(&mut self, p: TilePolicy) {
         self.policy = p;
+        self.context.policy = p;
+        self.epoch = next_epoch();
+    }
+
+    /// What static checks depend on, and the epoch naming it.
+    pub(crate) fn check_context(&self) -> (CheckContext, u64) {
+        (self.context, self.epoch)
     }
     /// The instruction-page generation.
     pub fn arch(&self) -> TileArch {
@@ -79,9 +106,9 @@ impl TileCore {
     pub fn mem(&self, loc: TileLoc) -> &Memory {
         &self.mems[loc_index(loc)]
     }
-    /// The memory of a location, writable.
-    pub fn mem_mut(&mut self, loc: TileLoc) -> &mut Memory {
-        &mut self.mems[loc_index(loc)]
+    /// The bytes of a location's memory, writable (its capacity is fixed by the chip profile).
+    pub fn mem_mut(&mut self, loc: TileLoc) -> &mut [u8] {
+        self.mems[loc_index(loc)].as_mut_slice()
     }
 
     /// Validates a tile description and its address (`alloc_tile addr = ...` / TASSIGN).
@@ -158,9 +185,7 @@ impl TileCore {
     /// Writes element `(r, c)` of a tile from raw bits.
     pub fn set_bits(&mut self, t: &Tile, r: usize, c: usize, bits: u64) -> Result<(), MemoryError> {
         let size = t.dtype().size();
-        let b = self
-            .mem_mut(t.loc())
-            .bytes_mut(t.byte_addr(r, c), size as u64)?;
+        let b = self.mems[loc_index(t.loc())].bytes_mut(t.byte_addr(r, c), size as u64)?;
         b.copy_from_slice(&bits.to_le_bytes()[..size]);
         Ok(())
     }

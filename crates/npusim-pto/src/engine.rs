@@ -18,8 +18,9 @@
 use crate::core::TileCore;
 use crate::error::PtoError;
 use crate::num::{Elem, Num};
-use crate::tile::Tile;
+use crate::tile::{Tile, TileLoc};
 use npusim_core::memory::MemoryError;
+use std::sync::Arc;
 
 /// Elements per chunk of the fast path's converting loop (f16/bf16, in-place operands).
 pub const CHUNK: usize = 64;
@@ -66,19 +67,52 @@ impl TileCore {
         srcs: [&Tile; K],
         f: impl Fn([T::C; K]) -> T::C,
     ) -> Result<(), PtoError> {
-        let fast = !self.reference()
-            && dst.is_row_major_plain()
-            && srcs
-                .iter()
-                .all(|s| s.is_row_major_plain() && s.loc() == dst.loc());
-        if fast
-            && let Some(plan) = RowPlan::<K>::new::<T>(self.mem(dst.loc()).capacity(), dst, srcs)
+        if !self.reference()
+            && let Some(plan) = self.row_plan::<T, K>(dst, srcs)
         {
-            let mem = self.mem_mut(dst.loc()).as_mut_slice();
+            let mem = self.mem_mut(dst.loc());
             run_rows::<T, K>(mem, &plan, &f);
             return Ok(());
         }
         self.apply_plain::<T, K>(op, dst, srcs, f)
+    }
+
+    /// The fast path's plan, when every operand is a plain row-major tile of one memory, inside
+    /// it, and each source row is disjoint from or identical to its destination row.
+    fn row_plan<T: Elem, const K: usize>(
+        &self,
+        dst: &Tile,
+        srcs: [&Tile; K],
+    ) -> Option<RowPlan<K>> {
+        let eligible = dst.is_row_major_plain()
+            && srcs
+                .iter()
+                .all(|s| s.is_row_major_plain() && s.loc() == dst.loc());
+        if !eligible {
+            return None;
+        }
+        RowPlan::<K>::new::<T>(self.mem(dst.loc()).capacity(), dst, srcs)
+    }
+
+    /// Binds `f` to its operands' planned footprint once, for [`crate::PreparedOp`]: the result
+    /// runs the same rows as [`TileCore::apply`] would, with no checks left to do. `None` when
+    /// the operands need the plain path.
+    pub(crate) fn compile_rows<T: Elem, const K: usize>(
+        &self,
+        dst: &Tile,
+        srcs: [&Tile; K],
+        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+    ) -> Option<CompiledRows> {
+        let plan = self.row_plan::<T, K>(dst, srcs)?;
+        Some(CompiledRows {
+            loc: dst.loc(),
+            run: Arc::new(move |mem: &mut [u8]| run_rows::<T, K>(mem, &plan, &f)),
+        })
+    }
+
+    /// Runs compiled rows on this core's memory.
+    pub(crate) fn run_compiled(&mut self, c: &CompiledRows) {
+        (c.run)(self.mem_mut(c.loc));
     }
 
     /// The plain path: element by element through the layout offset function.
@@ -134,22 +168,45 @@ impl TileCore {
             .map_err(mem_err(op, operand))
     }
 
-    /// Finds the first zero in `t`'s region `rows x cols` (integer division checks).
+    /// Finds the first zero in `t`'s region `rows x cols` (integer division checks); `operand`
+    /// names the divisor in the error.
     pub(crate) fn find_zero<T: Elem>(
         &self,
         op: &'static str,
+        operand: &'static str,
         t: &Tile,
         rows: usize,
         cols: usize,
     ) -> Result<(), PtoError> {
         for r in 0..rows {
             for c in 0..cols {
-                if self.getc::<T>(op, "src", t, r, c)?.is_zero() {
-                    return Err(PtoError::DivByZero { op, row: r, col: c });
+                if self.getc::<T>(op, operand, t, r, c)?.is_zero() {
+                    return Err(PtoError::DivByZero {
+                        op,
+                        operand,
+                        row: r,
+                        col: c,
+                    });
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Runs bound rows over the bytes of one memory.
+type RowsFn = dyn Fn(&mut [u8]) + Send + Sync;
+
+/// An element function bound to a planned footprint in one memory ([`TileCore::compile_rows`]).
+#[derive(Clone)]
+pub(crate) struct CompiledRows {
+    loc: TileLoc,
+    run: Arc<RowsFn>,
+}
+
+impl std::fmt::Debug for CompiledRows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompiledRows({:?})", self.loc)
     }
 }
 
@@ -446,6 +503,26 @@ fn convert_row<T: Elem, const K: usize, const HW: bool>(
 mod f16c {
     use std::arch::x86_64::*;
 
+    /// `vcvtps2ph` (round to nearest even) into a register. Written out so that the compiler
+    /// cannot fold the following store into the instruction: the memory form is several times
+    /// slower on AMD Zen cores.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn cvtps_ph_reg(v: __m256) -> __m128i {
+        let h: __m128i;
+        // SAFETY: F16C is enabled for this function; the instruction only reads `v` and
+        // writes `h`, with no memory access and no flags.
+        unsafe {
+            std::arch::asm!(
+                "vcvtps2ph {h}, {v}, 0",
+                h = lateout(xmm_reg) h,
+                v = in(ymm_reg) v,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        h
+    }
+
     /// `out[i] = f([in_k[i]])` over `n` f16 elements, eight at a time in registers.
     ///
     /// # Safety
@@ -475,7 +552,7 @@ mod f16c {
             }
             // SAFETY: as above, for the 2 * n writable bytes of `out`.
             unsafe {
-                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(o.as_ptr()));
+                let h = cvtps_ph_reg(_mm256_loadu_ps(o.as_ptr()));
                 _mm_storeu_si128(out.add(2 * i).cast(), h);
             }
             i += 8;

@@ -84,9 +84,11 @@ pub enum PtoError {
         value: String,
     },
     /// Integer division (or remainder) by zero.
-    #[error("{op}: integer division by zero at ({row}, {col})")]
+    #[error("{op}: integer division by zero: divisor {operand} is 0 at element ({row}, {col})")]
     DivByZero {
         op: &'static str,
+        /// The divisor operand (`src1`, `src`, `scalar`, ...).
+        operand: &'static str,
         row: usize,
         col: usize,
     },

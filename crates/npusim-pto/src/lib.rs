@@ -8,7 +8,7 @@
 //!   byte address) of the core's memories, with the layout offset function;
 //! - [`core`]: [`TileCore`], one core's memories sized by its [`npusim_core::ChipProfile`],
 //!   global memory, allocation with the TASSIGN checks;
-//! - [`table`]: the instruction set as data ([`for_each_tile_op!`], [`OpCode`], [`OPS`]);
+//! - [`table`]: the instruction set as data ([`for_each_tile_op!`](crate::for_each_tile_op), [`OpCode`], [`OPS`]);
 //! - [`num`]: element types, their compute types, and each instruction's meaning per element;
 //! - [`engine`]: the shared row-slice engine and its plain element-by-element twin;
 //! - [`ops`]: the families (elementwise and tile-scalar, partial, reduce/expand,
@@ -76,7 +76,7 @@ pub mod tile;
 
 pub use crate::core::{TILE_ALIGN, TileCore};
 pub use error::PtoError;
-pub use exec::{Args, TileOp};
+pub use exec::{Args, PreparedOp, TileOp};
 pub use npusim_core::convert::{RoundMode, Saturation};
 pub use npusim_core::{ChipProfile, ElemType, TilePolicy};
 pub use ops::memory::{GlobalTensor, GmLayout};

@@ -1,6 +1,6 @@
 //! The instruction set as data: every tile instruction declared once.
 //!
-//! [`for_each_tile_op!`] holds one row per instruction: its Rust name, its PTO name (the MLIR
+//! [`for_each_tile_op!`](crate::for_each_tile_op) holds one row per instruction: its Rust name, its PTO name (the MLIR
 //! name is `pto.` + the lower-case name), its operand class, its legal element types on A2A3
 //! and on A5 (transcribed from the "Implementation checks" of each `docs/isa/<OP>.md` page of
 //! hw-native-sys/pto-isa), its run-time valid-region rule, and its page. The op enum

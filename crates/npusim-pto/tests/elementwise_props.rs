@@ -1,7 +1,7 @@
 //! Property tests of the elementwise and tile-scalar families against a plain scalar model
 //! written here (f64 arithmetic rounded once, i128 arithmetic wrapped), per chip profile, over
-//! random shapes, valid regions and special-heavy values; and of the fast row engine against
-//! its element-by-element twin.
+//! random shapes, valid regions and special-heavy values, through `exec`, the plain path and a
+//! prepared op; and of the fast row engine against its element-by-element twin.
 
 mod common;
 use common::*;
@@ -249,10 +249,20 @@ fn case() -> impl Strategy<Value = Case> {
         })
 }
 
-fn run(op: OpCode, c: &Case, reference: bool) -> Result<(), TestCaseError> {
+/// How the instruction is executed: `exec` of a `TileOp` (fast engine), `exec` with the plain
+/// element-by-element path, or `run` of the op prepared once (checks done and, where possible,
+/// the element function bound to the operands at preparation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Path {
+    Exec,
+    Plain,
+    Prepared,
+}
+
+fn run(op: OpCode, c: &Case, path: Path) -> Result<(), TestCaseError> {
     let mut core = TileCore::by_name(["a2a3", "a5"][c.chip]).unwrap();
     let arch = core.arch();
-    core.set_reference(reference);
+    core.set_reference(path == Path::Plain);
     let legal = op.legal(arch);
     let t = legal[c.dt % legal.len()];
     let (rows, cols) = (
@@ -312,7 +322,13 @@ fn run(op: OpCode, c: &Case, reference: bool) -> Result<(), TestCaseError> {
         },
         _ => return Ok(()),
     };
-    let res = core.exec(&TileOp { op, args });
+    let res = match path {
+        Path::Prepared => {
+            let p = core.prepare(TileOp { op, args });
+            core.run(&p)
+        }
+        _ => core.exec(&TileOp { op, args }),
+    };
     // Expected results.
     let mut div_zero = false;
     let mut want = init[0].clone();
@@ -378,8 +394,9 @@ macro_rules! prop_ops {
             $(
                 #[test]
                 fn $name(c in case()) {
-                    run(OpCode::$op, &c, false)?;
-                    run(OpCode::$op, &c, true)?;
+                    run(OpCode::$op, &c, Path::Exec)?;
+                    run(OpCode::$op, &c, Path::Plain)?;
+                    run(OpCode::$op, &c, Path::Prepared)?;
                 }
             )*
         }

@@ -119,7 +119,7 @@ fn fill(
     n: usize,
     it: &mut impl Iterator<Item = u64>,
 ) -> Vec<u64> {
-    let m = c.mem_mut(TileLoc::Vec).as_mut_slice();
+    let m = c.mem_mut(TileLoc::Vec);
     (0..n)
         .map(|i| {
             let v = it.next().unwrap() & mask_of(t);
@@ -387,7 +387,7 @@ fn run_arg_reduce(op: OpCode, c: &Case) -> Result<(), TestCaseError> {
         (TileDesc::vec(it_t, 1, cols.max(8)).valid(1, vc), vc)
     };
     let idx_t = core.alloc(idesc.at(0x8000)).unwrap();
-    core.mem_mut(TileLoc::Vec).as_mut_slice()[0x8000..0x8000 + 4 * rows * cols.max(8)].fill(0xee);
+    core.mem_mut(TileLoc::Vec)[0x8000..0x8000 + 4 * rows * cols.max(8)].fill(0xee);
     let res = core.exec(&TileOp {
         op,
         args: Args::ArgReduce {
@@ -870,8 +870,7 @@ fn run_convert(c: &Case) -> Result<(), TestCaseError> {
                 vc
             );
             // restore for the next mode
-            core.mem_mut(TileLoc::Vec).as_mut_slice()[dst_addr..dst_addr + before.len()]
-                .copy_from_slice(&before);
+            core.mem_mut(TileLoc::Vec)[dst_addr..dst_addr + before.len()].copy_from_slice(&before);
         }
     }
     Ok(())

@@ -37,7 +37,7 @@ fn dn_col(c: &TileCore, t: ElemType, rows: usize, addr: u64) -> Tile {
 /// Fills a tile's whole shape with a byte pattern and returns a snapshot of its bytes.
 fn stamp(c: &mut TileCore, t: &Tile, byte: u8) -> Vec<u8> {
     let (a, n) = (t.addr() as usize, t.size_bytes() as usize);
-    let m = c.mem_mut(t.loc()).as_mut_slice();
+    let m = c.mem_mut(t.loc());
     m[a..a + n].fill(byte);
     m[a..a + n].to_vec()
 }
@@ -802,11 +802,20 @@ fn integer_division_by_zero_tile_tile() {
             e,
             PtoError::DivByZero {
                 op: op.name(),
+                operand: "src1",
                 row: 2,
                 col: 5
             }
         );
-        says(&e, &[op.name(), "integer division by zero", "(2, 5)"]);
+        says(
+            &e,
+            &[
+                op.name(),
+                "integer division by zero",
+                "divisor src1",
+                "(2, 5)",
+            ],
+        );
         assert_eq!(bytes_of(&c, &d), before, "{op:?} wrote before failing");
     }
     // Float division by zero is IEEE, not an error.
@@ -835,6 +844,7 @@ fn integer_division_by_zero_scalar_forms() {
         e,
         PtoError::DivByZero {
             op: "TDIVS",
+            operand: "scalar",
             row: 0,
             col: 0
         }
@@ -854,6 +864,7 @@ fn integer_division_by_zero_scalar_forms() {
         e,
         PtoError::DivByZero {
             op: "TDIVS",
+            operand: "src",
             row: 3,
             col: 6
         }
@@ -864,6 +875,7 @@ fn integer_division_by_zero_scalar_forms() {
         e,
         PtoError::DivByZero {
             op: "TRECIP",
+            operand: "src",
             row: 3,
             col: 6
         }
@@ -890,6 +902,7 @@ fn integer_division_by_zero_expand() {
         e,
         PtoError::DivByZero {
             op: "TCOLEXPANDDIV",
+            operand: "src1",
             row: 0,
             col: 3
         }
@@ -905,6 +918,7 @@ fn integer_division_by_zero_expand() {
         e,
         PtoError::DivByZero {
             op: "TROWEXPANDDIV",
+            operand: "src1",
             row: 1,
             col: 0
         }

@@ -189,6 +189,9 @@ fn seed_004_tdivs_by_zero() {
         let e = core
             .tdivs_scalar_tile(&di, Scalar::Int(100), &si)
             .unwrap_err();
-        assert_eq!(e.to_string(), "TDIVS: integer division by zero at (3, 7)");
+        assert_eq!(
+            e.to_string(),
+            "TDIVS: integer division by zero: divisor src is 0 at element (3, 7)"
+        );
     }
 }

@@ -5,11 +5,14 @@
 //! TFUSEDMULADD,TFUSEDMULADDRELU,TSUBRELU}.md` and the tile-scalar pages `docs/isa/{TADDS,TSUBS,
 //! TMULS,TDIVS,TMAXS,TMINS,TREMS,TFMODS,TPOWS,TANDS,TORS,TXORS,TSHLS,TSHRS,TLRELU,TEXPANDS,TAXPY,
 //! TADDSC,TSUBSC}.md`. Each instruction is one element function (from [`crate::num`]) handed to
-//! the shared engine; the meaning per element is in the comments of the match arms.
+//! the shared engine; the meaning per element is in the comments of the match arms. The
+//! meanings are written once over a `Sink`: executed now (`Exec`) or bound to their
+//! operands for a prepared op (`Compile`, see [`crate::PreparedOp`]).
 
-use super::{Scalar, covers, need_loc, need_row_major};
+use super::{Scalar, StaticChecks, covers, need_loc, need_row_major};
 use crate::core::TileCore;
 use crate::dispatch;
+use crate::engine::CompiledRows;
 use crate::error::PtoError;
 use crate::num::{Bits, Elem, Num, exp_f, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f, sum3_odd};
 use crate::table::OpCode;
@@ -59,75 +62,113 @@ fn exp_f16_table() -> &'static [u16; 65536] {
     })
 }
 
-impl TileCore {
-    // ---------------- unary ----------------
+/// Where an instruction's meaning goes once its operands are checked: [`Exec`] applies the
+/// element function now; [`Compile`] binds it to the operands' footprint for a
+/// [`crate::PreparedOp`]. Each instruction's meaning below is written once, for both.
+pub(crate) trait Sink {
+    type Out;
+    fn core(&self) -> &TileCore;
+    /// `dst(r, c) = f([src_k(r, c)])` over dst's valid region.
+    fn apply<T: Elem, const K: usize>(
+        &mut self,
+        op: &'static str,
+        dst: &Tile,
+        srcs: [&Tile; K],
+        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+    ) -> Result<Self::Out, PtoError>;
+    /// Integer division's data check on the divisor `t`.
+    fn find_zero<T: Elem>(
+        &mut self,
+        op: &'static str,
+        operand: &'static str,
+        t: &Tile,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(), PtoError>;
+}
 
+/// Executes on the core now.
+pub(crate) struct Exec<'a>(pub(crate) &'a mut TileCore);
+
+impl Sink for Exec<'_> {
+    type Out = ();
+    fn core(&self) -> &TileCore {
+        self.0
+    }
+    #[inline]
+    fn apply<T: Elem, const K: usize>(
+        &mut self,
+        op: &'static str,
+        dst: &Tile,
+        srcs: [&Tile; K],
+        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+    ) -> Result<(), PtoError> {
+        self.0.apply::<T, K>(op, dst, srcs, f)
+    }
+    fn find_zero<T: Elem>(
+        &mut self,
+        op: &'static str,
+        operand: &'static str,
+        t: &Tile,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(), PtoError> {
+        self.0.find_zero::<T>(op, operand, t, rows, cols)
+    }
+}
+
+/// Binds the element function to the operands once. An instruction whose execution depends on
+/// the data (integer division checks its divisor) is marked and not compiled.
+pub(crate) struct Compile<'a> {
+    pub(crate) core: &'a TileCore,
+    pub(crate) data_dependent: bool,
+}
+
+impl Sink for Compile<'_> {
+    type Out = Option<CompiledRows>;
+    fn core(&self) -> &TileCore {
+        self.core
+    }
+    fn apply<T: Elem, const K: usize>(
+        &mut self,
+        _op: &'static str,
+        dst: &Tile,
+        srcs: [&Tile; K],
+        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+    ) -> Result<Option<CompiledRows>, PtoError> {
+        Ok(self.core.compile_rows::<T, K>(dst, srcs, f))
+    }
+    fn find_zero<T: Elem>(
+        &mut self,
+        _op: &'static str,
+        _operand: &'static str,
+        _t: &Tile,
+        _rows: usize,
+        _cols: usize,
+    ) -> Result<(), PtoError> {
+        self.data_dependent = true;
+        Ok(())
+    }
+}
+
+impl TileCore {
     /// A unary instruction (`dst, src`).
     pub fn unary(&mut self, op: OpCode, dst: &Tile, src: &Tile) -> Result<(), PtoError> {
-        self.check_elementwise(op, dst, &[("src", src)])?;
-        let t = dst.dtype();
-        use OpCode::*;
-        match op {
-            Texp | Tlog | Tsqrt | Trsqrt => {
-                dispatch!(float t, T => self.unary_float::<T>(op, dst, src), else Err(class_err(op, t)))
-            }
-            Tnot => {
-                dispatch!(int t, T => self.apply::<T, 1>(op.name(), dst, [src], |[a]| a.not()), else Err(class_err(op, t)))
-            }
-            _ => {
-                dispatch!(all t, T => self.unary_num::<T>(op, dst, src), else Err(class_err(op, t)))
-            }
-        }
+        self.unary_with(StaticChecks::Run, op, dst, src)
     }
 
-    fn unary_num<T: Elem>(&mut self, op: OpCode, dst: &Tile, src: &Tile) -> Result<(), PtoError> {
-        let n = op.name();
-        let p = self.policy().nan_min_max;
-        match op {
-            // |a|
-            OpCode::Tabs => self.apply::<T, 1>(n, dst, [src], |[a]| a.abs()),
-            // -a
-            OpCode::Tneg => self.apply::<T, 1>(n, dst, [src], |[a]| a.neg()),
-            // max(a, 0) under the NaN policy
-            OpCode::Trelu => self.apply::<T, 1>(n, dst, [src], |[a]| max_p(a, T::C::zero(), p)),
-            // 1 / a: floats in f32 rounded once; integers truncate (TDIVS(dst, 1, src)).
-            OpCode::Trecip => {
-                if T::C::FLOAT {
-                    self.apply::<T, 1>(n, dst, [src], |[a]| T::C::one().div(a))
-                } else {
-                    self.find_zero::<T>(n, src, dst.valid_row(), dst.valid_col())?;
-                    self.apply::<T, 1>(n, dst, [src], |[a]| T::C::one().div(a))
-                }
-            }
-            _ => Err(PtoError::Operands {
-                op: n,
-                expected: "a unary instruction",
-            }),
-        }
-    }
-
-    fn unary_float<T: Elem<C = f32>>(
+    pub(crate) fn unary_with(
         &mut self,
+        checks: StaticChecks,
         op: OpCode,
         dst: &Tile,
         src: &Tile,
     ) -> Result<(), PtoError> {
-        let n = op.name();
-        match op {
-            OpCode::Texp if T::TYPE == ElemType::F16 && !self.reference() => {
-                // Every f16 input has its result in a table built once from the same formula.
-                let table = exp_f16_table();
-                self.apply::<u16, 1>(n, dst, [src], |[a]| table[a as usize])
-            }
-            OpCode::Texp => self.apply::<T, 1>(n, dst, [src], |[a]| exp_f(a)),
-            OpCode::Tlog => self.apply::<T, 1>(n, dst, [src], |[a]| log_f(a)),
-            OpCode::Tsqrt => self.apply::<T, 1>(n, dst, [src], |[a]| sqrt_f(a)),
-            OpCode::Trsqrt => self.apply::<T, 1>(n, dst, [src], |[a]| rsqrt_f(a)),
-            _ => self.unary_num::<T>(op, dst, src),
+        if checks == StaticChecks::Run {
+            self.check_elementwise(op, dst, &[("src", src)])?;
         }
+        unary_meaning(&mut Exec(self), op, dst, src)
     }
-
-    // ---------------- binary ----------------
 
     /// A binary tile-tile instruction (`dst, src0, src1`).
     pub fn binary(
@@ -137,115 +178,22 @@ impl TileCore {
         src0: &Tile,
         src1: &Tile,
     ) -> Result<(), PtoError> {
-        self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1)])?;
-        let t = dst.dtype();
-        use OpCode::*;
-        match op {
-            Tprelu | Tmuladddst | Tfusedmuladd | Tfusedmuladdrelu | Tsubrelu => {
-                dispatch!(float t, T => self.binary_float::<T>(op, dst, src0, src1), else Err(class_err(op, t)))
-            }
-            Tand | Tor | Txor | Tshl | Tshr => {
-                dispatch!(int t, T => self.binary_int::<T>(op, dst, src0, src1), else Err(class_err(op, t)))
-            }
-            _ => {
-                dispatch!(all t, T => self.binary_num::<T>(op, dst, src0, src1), else Err(class_err(op, t)))
-            }
-        }
+        self.binary_with(StaticChecks::Run, op, dst, src0, src1)
     }
 
-    fn binary_num<T: Elem>(
+    pub(crate) fn binary_with(
         &mut self,
+        checks: StaticChecks,
         op: OpCode,
         dst: &Tile,
-        a: &Tile,
-        b: &Tile,
+        src0: &Tile,
+        src1: &Tile,
     ) -> Result<(), PtoError> {
-        let n = op.name();
-        let p = self.policy().nan_min_max;
-        if !T::C::FLOAT && matches!(op, OpCode::Tdiv | OpCode::Trem | OpCode::Tfmod) {
-            self.find_zero::<T>(n, b, dst.valid_row(), dst.valid_col())?;
+        if checks == StaticChecks::Run {
+            self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1)])?;
         }
-        match op {
-            OpCode::Tadd => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.add(y)),
-            OpCode::Tsub => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.sub(y)),
-            OpCode::Tmul => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.mul(y)),
-            // floats IEEE, integers truncate
-            OpCode::Tdiv => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.div(y)),
-            OpCode::Tmin => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| min_p(x, y, p)),
-            OpCode::Tmax => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| max_p(x, y, p)),
-            // sign of the divisor
-            OpCode::Trem => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.rem_floor(y)),
-            // sign of the dividend
-            OpCode::Tfmod => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.fmod(y)),
-            OpCode::Tpow => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.pow(y)),
-            _ => Err(PtoError::Operands {
-                op: n,
-                expected: "a binary instruction",
-            }),
-        }
+        binary_meaning(&mut Exec(self), op, dst, src0, src1)
     }
-
-    fn binary_float<T: Elem<C = f32>>(
-        &mut self,
-        op: OpCode,
-        dst: &Tile,
-        a: &Tile,
-        b: &Tile,
-    ) -> Result<(), PtoError> {
-        let n = op.name();
-        let p = self.policy().nan_min_max;
-        match op {
-            // a > 0 ? a : a * b
-            OpCode::Tprelu => {
-                self.apply::<T, 2>(n, dst, [a, b], |[x, y]| if x > 0.0 { x } else { x * y })
-            }
-            // a * b + dst, rounded once
-            OpCode::Tmuladddst => {
-                self.apply::<T, 3>(n, dst, [a, b, dst], |[x, y, d]| fma::<T>(x, y, d))
-            }
-            // a * dst + b, rounded once
-            OpCode::Tfusedmuladd => {
-                self.apply::<T, 3>(n, dst, [a, b, dst], |[x, y, d]| fma::<T>(x, d, y))
-            }
-            // max(a * dst + b, 0)
-            OpCode::Tfusedmuladdrelu => self.apply::<T, 3>(n, dst, [a, b, dst], |[x, y, d]| {
-                max_p(fma::<T>(x, d, y), 0.0, p)
-            }),
-            // max(a - b, 0)
-            OpCode::Tsubrelu => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| max_p(x - y, 0.0, p)),
-            _ => Err(PtoError::Operands {
-                op: n,
-                expected: "a fused float instruction",
-            }),
-        }
-    }
-
-    fn binary_int<T: Elem>(
-        &mut self,
-        op: OpCode,
-        dst: &Tile,
-        a: &Tile,
-        b: &Tile,
-    ) -> Result<(), PtoError>
-    where
-        T::C: Bits,
-    {
-        let n = op.name();
-        match op {
-            OpCode::Tand => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.and(y)),
-            OpCode::Tor => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.or(y)),
-            OpCode::Txor => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.xor(y)),
-            // shift amount masked to the element width
-            OpCode::Tshl => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.shl(y)),
-            OpCode::Tshr => self.apply::<T, 2>(n, dst, [a, b], |[x, y]| x.shr(y)),
-            _ => Err(PtoError::Operands {
-                op: n,
-                expected: "a bitwise instruction",
-            }),
-        }
-    }
-
-    // ---------------- ternary ----------------
 
     /// TADDC (`a + b + c`) and TSUBC (`a - b + c`), rounded once.
     pub fn ternary(
@@ -256,24 +204,23 @@ impl TileCore {
         src1: &Tile,
         src2: &Tile,
     ) -> Result<(), PtoError> {
-        self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1), ("src2", src2)])?;
-        let t = dst.dtype();
-        let n = op.name();
-        let sub = match op {
-            OpCode::Taddc => false,
-            OpCode::Tsubc => true,
-            _ => {
-                return Err(PtoError::Operands {
-                    op: n,
-                    expected: "TADDC or TSUBC",
-                });
-            }
-        };
-        dispatch!(all t, T => self.apply::<T, 3>(n, dst, [src0, src1, src2], |[a, b, c]| sum3::<T>(a, if sub { b.neg() } else { b }, c)),
-            else Err(class_err(op, t)))
+        self.ternary_with(StaticChecks::Run, op, dst, src0, src1, src2)
     }
 
-    // ---------------- tile-scalar ----------------
+    pub(crate) fn ternary_with(
+        &mut self,
+        checks: StaticChecks,
+        op: OpCode,
+        dst: &Tile,
+        src0: &Tile,
+        src1: &Tile,
+        src2: &Tile,
+    ) -> Result<(), PtoError> {
+        if checks == StaticChecks::Run {
+            self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1), ("src2", src2)])?;
+        }
+        ternary_meaning(&mut Exec(self), op, dst, src0, src1, src2)
+    }
 
     /// A tile-scalar instruction (`dst, src, scalar`); for TDIVS this is the tile/scalar form.
     pub fn tile_scalar(
@@ -283,118 +230,45 @@ impl TileCore {
         src: &Tile,
         s: Scalar,
     ) -> Result<(), PtoError> {
-        if op == OpCode::Taxpy {
-            return self.taxpy(dst, src, s);
-        }
-        self.check_elementwise(op, dst, &[("src", src)])?;
-        let t = dst.dtype();
-        use OpCode::*;
-        match op {
-            Tlrelu => dispatch!(float t, T => {
-                let k = s.to_c::<T>();
-                // a > 0 ? a : a * slope
-                self.apply::<T, 1>(op.name(), dst, [src], |[a]| if a > 0.0 { a } else { a * k })
-            }, else Err(class_err(op, t))),
-            Tands | Tors | Txors | Tshls | Tshrs => {
-                dispatch!(int t, T => self.scalar_int::<T>(op, dst, src, s), else Err(class_err(op, t)))
-            }
-            _ => {
-                dispatch!(all t, T => self.scalar_num::<T>(op, dst, src, s), else Err(class_err(op, t)))
-            }
-        }
+        self.tile_scalar_with(StaticChecks::Run, op, dst, src, s)
     }
 
-    fn scalar_num<T: Elem>(
+    pub(crate) fn tile_scalar_with(
         &mut self,
+        checks: StaticChecks,
         op: OpCode,
         dst: &Tile,
         src: &Tile,
         s: Scalar,
     ) -> Result<(), PtoError> {
-        let n = op.name();
-        let p = self.policy().nan_min_max;
-        let k = s.to_c::<T>();
-        if !T::C::FLOAT
-            && matches!(op, OpCode::Tdivs | OpCode::Trems | OpCode::Tfmods)
-            && k.is_zero()
-            && dst.valid_row() * dst.valid_col() > 0
-        {
-            return Err(PtoError::DivByZero {
-                op: n,
-                row: 0,
-                col: 0,
-            });
+        if op == OpCode::Taxpy {
+            // (its own checks: dst may be wider than src)
+            return self.taxpy(dst, src, s);
         }
-        match op {
-            OpCode::Tadds => self.apply::<T, 1>(n, dst, [src], |[a]| a.add(k)),
-            OpCode::Tsubs => self.apply::<T, 1>(n, dst, [src], |[a]| a.sub(k)),
-            OpCode::Tmuls => self.apply::<T, 1>(n, dst, [src], |[a]| a.mul(k)),
-            OpCode::Tdivs => {
-                if T::C::FLOAT && self.policy().divs_by_reciprocal {
-                    // A5: multiply by the reciprocal, itself rounded to the element type; 0 -> ±inf.
-                    let r = T::narrow(T::C::one().div(k)).widen();
-                    self.apply::<T, 1>(n, dst, [src], |[a]| a.mul(r))
-                } else {
-                    self.apply::<T, 1>(n, dst, [src], |[a]| a.div(k))
-                }
-            }
-            OpCode::Tmaxs => self.apply::<T, 1>(n, dst, [src], |[a]| max_p(a, k, p)),
-            OpCode::Tmins => self.apply::<T, 1>(n, dst, [src], |[a]| min_p(a, k, p)),
-            OpCode::Trems => self.apply::<T, 1>(n, dst, [src], |[a]| a.rem_floor(k)),
-            OpCode::Tfmods => self.apply::<T, 1>(n, dst, [src], |[a]| a.fmod(k)),
-            OpCode::Tpows => self.apply::<T, 1>(n, dst, [src], |[a]| a.pow(k)),
-            _ => Err(PtoError::Operands {
-                op: n,
-                expected: "a tile-scalar instruction",
-            }),
+        if checks == StaticChecks::Run {
+            self.check_elementwise(op, dst, &[("src", src)])?;
         }
-    }
-
-    fn scalar_int<T: Elem>(
-        &mut self,
-        op: OpCode,
-        dst: &Tile,
-        src: &Tile,
-        s: Scalar,
-    ) -> Result<(), PtoError>
-    where
-        T::C: Bits,
-    {
-        let n = op.name();
-        let k = s.to_c::<T>();
-        if matches!(op, OpCode::Tshls | OpCode::Tshrs) && k.sign_neg() {
-            return Err(PtoError::Scalar {
-                op: n,
-                rule: "shift amount must be zero or positive",
-                value: format!("{s:?}"),
-            });
-        }
-        match op {
-            OpCode::Tands => self.apply::<T, 1>(n, dst, [src], |[a]| a.and(k)),
-            OpCode::Tors => self.apply::<T, 1>(n, dst, [src], |[a]| a.or(k)),
-            OpCode::Txors => self.apply::<T, 1>(n, dst, [src], |[a]| a.xor(k)),
-            OpCode::Tshls => self.apply::<T, 1>(n, dst, [src], |[a]| a.shl(k)),
-            OpCode::Tshrs => self.apply::<T, 1>(n, dst, [src], |[a]| a.shr(k)),
-            _ => Err(PtoError::Operands {
-                op: n,
-                expected: "a bitwise tile-scalar instruction",
-            }),
-        }
+        tile_scalar_meaning(&mut Exec(self), op, dst, src, s)
     }
 
     /// TDIVS scalar/tile form: `dst = scalar / src`. Integer division by a zero element is an
     /// error.
     pub fn tdivs_scalar_tile(&mut self, dst: &Tile, s: Scalar, src: &Tile) -> Result<(), PtoError> {
+        self.tdivs_scalar_tile_with(StaticChecks::Run, dst, s, src)
+    }
+
+    pub(crate) fn tdivs_scalar_tile_with(
+        &mut self,
+        checks: StaticChecks,
+        dst: &Tile,
+        s: Scalar,
+        src: &Tile,
+    ) -> Result<(), PtoError> {
         let op = OpCode::Tdivs;
-        self.check_elementwise(op, dst, &[("src", src)])?;
-        let t = dst.dtype();
-        dispatch!(all t, T => {
-            let k = s.to_c::<T>();
-            if !<<T as Elem>::C as Num>::FLOAT {
-                self.find_zero::<T>(op.name(), src, dst.valid_row(), dst.valid_col())?;
-            }
-            self.apply::<T, 1>(op.name(), dst, [src], |[a]| k.div(a))
-        }, else Err(class_err(op, t)))
+        if checks == StaticChecks::Run {
+            self.check_elementwise(op, dst, &[("src", src)])?;
+        }
+        tdivs_scalar_tile_meaning(&mut Exec(self), dst, s, src)
     }
 
     /// TADDSC (`src0 + scalar + src1`) and TSUBSC (`src0 - scalar + src1`), rounded once.
@@ -406,24 +280,22 @@ impl TileCore {
         s: Scalar,
         src1: &Tile,
     ) -> Result<(), PtoError> {
-        self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1)])?;
-        let t = dst.dtype();
-        let n = op.name();
-        let sub = match op {
-            OpCode::Taddsc => false,
-            OpCode::Tsubsc => true,
-            _ => {
-                return Err(PtoError::Operands {
-                    op: n,
-                    expected: "TADDSC or TSUBSC",
-                });
-            }
-        };
-        dispatch!(all t, T => {
-            let k = s.to_c::<T>();
-            let k = if sub { k.neg() } else { k };
-            self.apply::<T, 2>(n, dst, [src0, src1], |[a, b]| sum3::<T>(a, k, b))
-        }, else Err(class_err(op, t)))
+        self.tile_scalar_tile_with(StaticChecks::Run, op, dst, src0, s, src1)
+    }
+
+    pub(crate) fn tile_scalar_tile_with(
+        &mut self,
+        checks: StaticChecks,
+        op: OpCode,
+        dst: &Tile,
+        src0: &Tile,
+        s: Scalar,
+        src1: &Tile,
+    ) -> Result<(), PtoError> {
+        if checks == StaticChecks::Run {
+            self.check_elementwise(op, dst, &[("src0", src0), ("src1", src1)])?;
+        }
+        tile_scalar_tile_meaning(&mut Exec(self), op, dst, src0, s, src1)
     }
 
     /// TAXPY: `dst = scalar * src + dst`, rounded once; dst float with src half is allowed.
@@ -490,6 +362,375 @@ impl TileCore {
             self.apply::<T, 0>(op.name(), &full, [], |[]| k)
         }, else Err(class_err(op, t)))
     }
+}
+
+// ---- each instruction's meaning, once for executing and for compiling ----
+
+/// The unary instructions' element functions, dispatched on dst's element type.
+pub(crate) fn unary_meaning<S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src: &Tile,
+) -> Result<S::Out, PtoError> {
+    let t = dst.dtype();
+    use OpCode::*;
+    match op {
+        Texp | Tlog | Tsqrt | Trsqrt => {
+            dispatch!(float t, T => unary_float::<T, S>(sink, op, dst, src), else Err(class_err(op, t)))
+        }
+        Tnot => {
+            dispatch!(int t, T => sink.apply::<T, 1>(op.name(), dst, [src], move |[a]| a.not()), else Err(class_err(op, t)))
+        }
+        _ => {
+            dispatch!(all t, T => unary_num::<T, S>(sink, op, dst, src), else Err(class_err(op, t)))
+        }
+    }
+}
+
+fn unary_num<T: Elem, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src: &Tile,
+) -> Result<S::Out, PtoError> {
+    let n = op.name();
+    let p = sink.core().policy().nan_min_max;
+    match op {
+        // |a|
+        OpCode::Tabs => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.abs()),
+        // -a
+        OpCode::Tneg => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.neg()),
+        // max(a, 0) under the NaN policy
+        OpCode::Trelu => sink.apply::<T, 1>(n, dst, [src], move |[a]| max_p(a, T::C::zero(), p)),
+        // 1 / a: floats in f32 rounded once; integers truncate (TDIVS(dst, 1, src)).
+        OpCode::Trecip => {
+            if T::C::FLOAT {
+                sink.apply::<T, 1>(n, dst, [src], move |[a]| T::C::one().div(a))
+            } else {
+                sink.find_zero::<T>(n, "src", src, dst.valid_row(), dst.valid_col())?;
+                sink.apply::<T, 1>(n, dst, [src], move |[a]| T::C::one().div(a))
+            }
+        }
+        _ => Err(PtoError::Operands {
+            op: n,
+            expected: "a unary instruction",
+        }),
+    }
+}
+
+fn unary_float<T: Elem<C = f32>, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src: &Tile,
+) -> Result<S::Out, PtoError> {
+    let n = op.name();
+    match op {
+        OpCode::Texp if T::TYPE == ElemType::F16 && !sink.core().reference() => {
+            // Every f16 input has its result in a table built once from the same formula.
+            let table = exp_f16_table();
+            sink.apply::<u16, 1>(n, dst, [src], move |[a]| table[a as usize])
+        }
+        OpCode::Texp => sink.apply::<T, 1>(n, dst, [src], move |[a]| exp_f(a)),
+        OpCode::Tlog => sink.apply::<T, 1>(n, dst, [src], move |[a]| log_f(a)),
+        OpCode::Tsqrt => sink.apply::<T, 1>(n, dst, [src], move |[a]| sqrt_f(a)),
+        OpCode::Trsqrt => sink.apply::<T, 1>(n, dst, [src], move |[a]| rsqrt_f(a)),
+        _ => unary_num::<T, S>(sink, op, dst, src),
+    }
+}
+
+/// The tile-tile instructions' element functions, dispatched on dst's element type.
+pub(crate) fn binary_meaning<S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src0: &Tile,
+    src1: &Tile,
+) -> Result<S::Out, PtoError> {
+    let t = dst.dtype();
+    use OpCode::*;
+    match op {
+        Tprelu | Tmuladddst | Tfusedmuladd | Tfusedmuladdrelu | Tsubrelu => {
+            dispatch!(float t, T => binary_float::<T, S>(sink, op, dst, src0, src1), else Err(class_err(op, t)))
+        }
+        Tand | Tor | Txor | Tshl | Tshr => {
+            dispatch!(int t, T => binary_int::<T, S>(sink, op, dst, src0, src1), else Err(class_err(op, t)))
+        }
+        _ => {
+            dispatch!(all t, T => binary_num::<T, S>(sink, op, dst, src0, src1), else Err(class_err(op, t)))
+        }
+    }
+}
+
+fn binary_num<T: Elem, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    a: &Tile,
+    b: &Tile,
+) -> Result<S::Out, PtoError> {
+    let n = op.name();
+    let p = sink.core().policy().nan_min_max;
+    if !T::C::FLOAT && matches!(op, OpCode::Tdiv | OpCode::Trem | OpCode::Tfmod) {
+        sink.find_zero::<T>(n, "src1", b, dst.valid_row(), dst.valid_col())?;
+    }
+    match op {
+        OpCode::Tadd => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.add(y)),
+        OpCode::Tsub => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.sub(y)),
+        OpCode::Tmul => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.mul(y)),
+        // floats IEEE, integers truncate
+        OpCode::Tdiv => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.div(y)),
+        OpCode::Tmin => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| min_p(x, y, p)),
+        OpCode::Tmax => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| max_p(x, y, p)),
+        // sign of the divisor
+        OpCode::Trem => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.rem_floor(y)),
+        // sign of the dividend
+        OpCode::Tfmod => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.fmod(y)),
+        OpCode::Tpow => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.pow(y)),
+        _ => Err(PtoError::Operands {
+            op: n,
+            expected: "a binary instruction",
+        }),
+    }
+}
+
+fn binary_float<T: Elem<C = f32>, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    a: &Tile,
+    b: &Tile,
+) -> Result<S::Out, PtoError> {
+    let n = op.name();
+    let p = sink.core().policy().nan_min_max;
+    match op {
+        // a > 0 ? a : a * b
+        OpCode::Tprelu => sink.apply::<T, 2>(
+            n,
+            dst,
+            [a, b],
+            move |[x, y]| if x > 0.0 { x } else { x * y },
+        ),
+        // a * b + dst, rounded once
+        OpCode::Tmuladddst => {
+            sink.apply::<T, 3>(n, dst, [a, b, dst], move |[x, y, d]| fma::<T>(x, y, d))
+        }
+        // a * dst + b, rounded once
+        OpCode::Tfusedmuladd => {
+            sink.apply::<T, 3>(n, dst, [a, b, dst], move |[x, y, d]| fma::<T>(x, d, y))
+        }
+        // max(a * dst + b, 0)
+        OpCode::Tfusedmuladdrelu => sink.apply::<T, 3>(n, dst, [a, b, dst], move |[x, y, d]| {
+            max_p(fma::<T>(x, d, y), 0.0, p)
+        }),
+        // max(a - b, 0)
+        OpCode::Tsubrelu => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| max_p(x - y, 0.0, p)),
+        _ => Err(PtoError::Operands {
+            op: n,
+            expected: "a fused float instruction",
+        }),
+    }
+}
+
+fn binary_int<T: Elem, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    a: &Tile,
+    b: &Tile,
+) -> Result<S::Out, PtoError>
+where
+    T::C: Bits,
+{
+    let n = op.name();
+    match op {
+        OpCode::Tand => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.and(y)),
+        OpCode::Tor => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.or(y)),
+        OpCode::Txor => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.xor(y)),
+        // shift amount masked to the element width
+        OpCode::Tshl => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.shl(y)),
+        OpCode::Tshr => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.shr(y)),
+        _ => Err(PtoError::Operands {
+            op: n,
+            expected: "a bitwise instruction",
+        }),
+    }
+}
+
+/// TADDC / TSUBC.
+pub(crate) fn ternary_meaning<S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src0: &Tile,
+    src1: &Tile,
+    src2: &Tile,
+) -> Result<S::Out, PtoError> {
+    let t = dst.dtype();
+    let n = op.name();
+    let sub = match op {
+        OpCode::Taddc => false,
+        OpCode::Tsubc => true,
+        _ => {
+            return Err(PtoError::Operands {
+                op: n,
+                expected: "TADDC or TSUBC",
+            });
+        }
+    };
+    dispatch!(all t, T => sink.apply::<T, 3>(n, dst, [src0, src1, src2], move |[a, b, c]| sum3::<T>(a, if sub { b.neg() } else { b }, c)),
+        else Err(class_err(op, t)))
+}
+
+/// The tile-scalar instructions' element functions (all but TAXPY, which has its own checks).
+pub(crate) fn tile_scalar_meaning<S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src: &Tile,
+    s: Scalar,
+) -> Result<S::Out, PtoError> {
+    let t = dst.dtype();
+    use OpCode::*;
+    match op {
+        Tlrelu => dispatch!(float t, T => {
+            let k = s.to_c::<T>();
+            // a > 0 ? a : a * slope
+            sink.apply::<T, 1>(op.name(), dst, [src], move |[a]| if a > 0.0 { a } else { a * k })
+        }, else Err(class_err(op, t))),
+        Tands | Tors | Txors | Tshls | Tshrs => {
+            dispatch!(int t, T => scalar_int::<T, S>(sink, op, dst, src, s), else Err(class_err(op, t)))
+        }
+        _ => {
+            dispatch!(all t, T => scalar_num::<T, S>(sink, op, dst, src, s), else Err(class_err(op, t)))
+        }
+    }
+}
+
+fn scalar_num<T: Elem, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src: &Tile,
+    s: Scalar,
+) -> Result<S::Out, PtoError> {
+    let n = op.name();
+    let p = sink.core().policy().nan_min_max;
+    let k = s.to_c::<T>();
+    if !T::C::FLOAT
+        && matches!(op, OpCode::Tdivs | OpCode::Trems | OpCode::Tfmods)
+        && k.is_zero()
+        && dst.valid_row() * dst.valid_col() > 0
+    {
+        return Err(PtoError::DivByZero {
+            op: n,
+            operand: "scalar",
+            row: 0,
+            col: 0,
+        });
+    }
+    match op {
+        OpCode::Tadds => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.add(k)),
+        OpCode::Tsubs => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.sub(k)),
+        OpCode::Tmuls => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.mul(k)),
+        OpCode::Tdivs => {
+            if T::C::FLOAT && sink.core().policy().divs_by_reciprocal {
+                // A5: multiply by the reciprocal, itself rounded to the element type; 0 -> ±inf.
+                let r = T::narrow(T::C::one().div(k)).widen();
+                sink.apply::<T, 1>(n, dst, [src], move |[a]| a.mul(r))
+            } else {
+                sink.apply::<T, 1>(n, dst, [src], move |[a]| a.div(k))
+            }
+        }
+        OpCode::Tmaxs => sink.apply::<T, 1>(n, dst, [src], move |[a]| max_p(a, k, p)),
+        OpCode::Tmins => sink.apply::<T, 1>(n, dst, [src], move |[a]| min_p(a, k, p)),
+        OpCode::Trems => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.rem_floor(k)),
+        OpCode::Tfmods => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.fmod(k)),
+        OpCode::Tpows => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.pow(k)),
+        _ => Err(PtoError::Operands {
+            op: n,
+            expected: "a tile-scalar instruction",
+        }),
+    }
+}
+
+fn scalar_int<T: Elem, S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src: &Tile,
+    s: Scalar,
+) -> Result<S::Out, PtoError>
+where
+    T::C: Bits,
+{
+    let n = op.name();
+    let k = s.to_c::<T>();
+    if matches!(op, OpCode::Tshls | OpCode::Tshrs) && k.sign_neg() {
+        return Err(PtoError::Scalar {
+            op: n,
+            rule: "shift amount must be zero or positive",
+            value: format!("{s:?}"),
+        });
+    }
+    match op {
+        OpCode::Tands => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.and(k)),
+        OpCode::Tors => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.or(k)),
+        OpCode::Txors => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.xor(k)),
+        OpCode::Tshls => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.shl(k)),
+        OpCode::Tshrs => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.shr(k)),
+        _ => Err(PtoError::Operands {
+            op: n,
+            expected: "a bitwise tile-scalar instruction",
+        }),
+    }
+}
+
+/// TDIVS scalar/tile: `dst = scalar / src`.
+pub(crate) fn tdivs_scalar_tile_meaning<S: Sink>(
+    sink: &mut S,
+    dst: &Tile,
+    s: Scalar,
+    src: &Tile,
+) -> Result<S::Out, PtoError> {
+    let op = OpCode::Tdivs;
+    let t = dst.dtype();
+    dispatch!(all t, T => {
+        let k = s.to_c::<T>();
+        if !<<T as Elem>::C as Num>::FLOAT {
+            sink.find_zero::<T>(op.name(), "src", src, dst.valid_row(), dst.valid_col())?;
+        }
+        sink.apply::<T, 1>(op.name(), dst, [src], move |[a]| k.div(a))
+    }, else Err(class_err(op, t)))
+}
+
+/// TADDSC / TSUBSC.
+pub(crate) fn tile_scalar_tile_meaning<S: Sink>(
+    sink: &mut S,
+    op: OpCode,
+    dst: &Tile,
+    src0: &Tile,
+    s: Scalar,
+    src1: &Tile,
+) -> Result<S::Out, PtoError> {
+    let t = dst.dtype();
+    let n = op.name();
+    let sub = match op {
+        OpCode::Taddsc => false,
+        OpCode::Tsubsc => true,
+        _ => {
+            return Err(PtoError::Operands {
+                op: n,
+                expected: "TADDSC or TSUBSC",
+            });
+        }
+    };
+    dispatch!(all t, T => {
+        let k = s.to_c::<T>();
+        let k = if sub { k.neg() } else { k };
+        sink.apply::<T, 2>(n, dst, [src0, src1], move |[a, b]| sum3::<T>(a, k, b))
+    }, else Err(class_err(op, t)))
 }
 
 macro_rules! entries {

@@ -117,6 +117,16 @@ impl CmpMode {
 
 // ---- shared checks ----
 
+/// Whether an instruction entry runs its static checks (location, layout, element type on the
+/// arch, address, valid-region rules), or skips them because they already passed for exactly
+/// these operands on this core ([`crate::PreparedOp`]). Data-dependent checks (integer division
+/// by zero, memory bounds of the fast path) always run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StaticChecks {
+    Run,
+    AlreadyPassed,
+}
+
 pub(crate) fn need_loc(
     op: OpCode,
     operand: &'static str,

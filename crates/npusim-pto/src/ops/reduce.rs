@@ -656,9 +656,9 @@ impl TileCore {
             // (an empty domain divides nothing)
             if is_div && !<<T as Elem>::C as Num>::FLOAT && vr * vc > 0 {
                 if ex_first {
-                    self.find_zero::<T>(n, full, vr, vc)?;
+                    self.find_zero::<T>(n, fname, full, vr, vc)?;
                 } else if let Some(i) = svals.iter().position(|v| v.is_zero()) {
-                    return Err(PtoError::DivByZero { op: n, row: if row { i } else { 0 }, col: if row { 0 } else { i } });
+                    return Err(PtoError::DivByZero { op: n, operand: ename, row: if row { i } else { 0 }, col: if row { 0 } else { i } });
                 }
             }
             for r in 0..vr {

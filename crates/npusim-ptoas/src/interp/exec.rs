@@ -377,9 +377,11 @@ impl Machine<'_> {
                         .map_err(|e| RunError::pto(e, span()))?;
                     set(&mut fr, *tile, Val::Tile(t));
                 }
-                Inst::Exec(op) => {
-                    self.core.exec(op).map_err(|e| RunError::pto(e, span()))?;
-                    self.account(&op.args);
+                Inst::Exec(prepared) => {
+                    self.core
+                        .run(prepared)
+                        .map_err(|e| RunError::pto(e, span()))?;
+                    self.account(&prepared.op().args);
                 }
                 Inst::Tile { op, form } => {
                     let args = build_args(form, &fr, span())?;

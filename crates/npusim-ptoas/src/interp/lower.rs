@@ -8,8 +8,9 @@
 //!   changes) are validated by `npusim-pto` and placed in the template; tiles without
 //!   `addr =` get an address from a module-wide bump allocator per memory;
 //! - every tile op is mapped to its `npusim_pto::OpCode` and operand shape; when all of its
-//!   operands are static the whole `npusim_pto::TileOp` is built here and the run-time step is a
-//!   single `TileCore::exec`;
+//!   operands are static the whole `npusim_pto::TileOp` is built and prepared here
+//!   (`TileCore::prepare`: static checks once, the element function bound to the operands) and
+//!   the run-time step is a single `TileCore::run`;
 //! - `scf.for` / `scf.if` / `scf.while` become jumps, `scf.yield` a parallel copy.
 
 use super::scalar::{CastKind, FloatOp, IntOp, Num};
@@ -21,7 +22,7 @@ use crate::ast::{
 use crate::diag::{DiagKind, Diagnostic, Span};
 use crate::ops::OpCode;
 use npusim_pto as pto;
-use npusim_pto::{Args, Scalar, Tile, TileCore, TileDesc, TileLoc, TileOp};
+use npusim_pto::{Args, PreparedOp, Scalar, Tile, TileCore, TileDesc, TileLoc, TileOp};
 
 /// Index of a value in a function's frame.
 pub(crate) type Slot = u32;
@@ -256,7 +257,7 @@ pub(crate) enum Inst {
         cols: Slot,
     },
     /// A tile op whose operands are all static: the whole instruction is pre-built.
-    Exec(Box<TileOp>),
+    Exec(Box<PreparedOp>),
     /// A tile op reading its operands from slots.
     Tile {
         op: pto::OpCode,
@@ -1280,9 +1281,11 @@ impl Lowerer {
                 );
             }
         };
-        // Fully static operands: build the npusim-pto instruction now.
+        // Fully static operands: build the npusim-pto instruction now, and prepare it (static
+        // checks once; a failing check still reports at run time, when the op is reached).
         if let Ok(args) = build_args(&f, &cx.template, span) {
-            cx.emit(Inst::Exec(Box::new(TileOp { op: pop, args })), span, name);
+            let prepared = self.core.prepare(TileOp { op: pop, args });
+            cx.emit(Inst::Exec(Box::new(prepared)), span, name);
         } else {
             cx.emit(Inst::Tile { op: pop, form: f }, span, name);
         }

@@ -455,7 +455,7 @@ impl Program {
         for b in 0..cfg.blocks {
             if b > 0 {
                 for loc in TileLoc::ALL {
-                    m.core.mem_mut(loc).as_mut_slice().fill(0);
+                    m.core.mem_mut(loc).fill(0);
                 }
             }
             m.block = b;
