@@ -13,7 +13,11 @@ use npusim_core::memory::MemoryError;
 use npusim_core::{ChipProfile, Element, MemSpace, Memory, TileArch, TilePolicy};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Tile addresses must be multiples of this (TASSIGN).
+/// Tile addresses must be multiples of this (TASSIGN), in every location. The compile-time
+/// `TASSIGN<Addr>` of pto-isa checks 32-byte alignment and capacity, and its tile templates
+/// assert 32-byte alignment; no PTO page asks more of L0A/L0B. The chip profile's per-space
+/// `alignment` table (512 bytes for L0A/L0B) is the Ascend C general address rule and serves that
+/// API face, not the tile ISA.
 pub const TILE_ALIGN: u64 = 32;
 
 /// One core: on-chip memories, global memory and the numeric policy.

@@ -13,6 +13,8 @@
 use crate::diag::Span;
 use crate::ops::OpCode;
 use npusim_core::{ChipId, ChipProfile, MemSpace};
+/// Tile layouts (`blayout=`/`slayout=`) and `#pto<cmp ...>` modes are the ISA's own enums.
+pub use npusim_pto::{BLayout, CmpMode, SLayout};
 
 /// Element type of tiles, pointers and views (the PTOAS dtype names).
 ///
@@ -360,26 +362,6 @@ impl Loc {
     }
 }
 
-/// Outer ("base") layout of a tile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BLayout {
-    /// `row_major`
-    RowMajor,
-    /// `col_major`
-    ColMajor,
-}
-
-/// Inner ("secondary", box) layout of a tile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SLayout {
-    /// `none_box`: not boxed.
-    NoneBox,
-    /// `row_major` boxes.
-    RowMajor,
-    /// `col_major` boxes.
-    ColMajor,
-}
-
 /// Pad value policy (`pad=`; manual §3.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PadValue {
@@ -640,23 +622,6 @@ pub enum CmpFPredicate {
     Uno,
     /// `true`
     True,
-}
-
-/// `#pto<cmp ...>` compare modes of `pto.tcmp`/`pto.tcmps` (manual §4.8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CmpMode {
-    /// `equal`
-    Eq,
-    /// `not_equal`
-    Ne,
-    /// `less_than`
-    Lt,
-    /// `less_equal`
-    Le,
-    /// `greater_than`
-    Gt,
-    /// `greater_equal`
-    Ge,
 }
 
 /// `#pto<round_mode ...>` rounding modes of `pto.tcvt` (manual §4.12), kept by mnemonic.
@@ -1105,21 +1070,30 @@ fn mark_calls(block: &Block, called: &mut [bool]) {
     }
 }
 
+/// A keyword-valued attribute or type parameter: its PTOAS spelling, both ways. Implemented
+/// for the dialect's own enums and for the `npusim-pto` enums the dialect spells directly
+/// (tile layouts, compare modes).
+pub trait Mnemonic: Sized + 'static {
+    /// All mnemonics, for error messages.
+    const NAMES: &'static [&'static str];
+    /// The mnemonic as PTOAS prints it.
+    fn name(self) -> &'static str;
+    /// Parses a mnemonic.
+    fn from_name(s: &str) -> Option<Self>;
+}
+
 macro_rules! mnemonics {
     ($ty:ident { $($variant:ident => $text:literal $(| $alt:literal)*),* $(,)? }) => {
-        impl $ty {
-            /// The mnemonic as PTOAS prints it.
-            pub fn name(self) -> &'static str {
+        impl Mnemonic for $ty {
+            const NAMES: &'static [&'static str] = &[$($text),*];
+
+            fn name(self) -> &'static str {
                 match self { $($ty::$variant => $text,)* }
             }
 
-            /// Parses a mnemonic.
-            pub fn from_name(s: &str) -> Option<Self> {
+            fn from_name(s: &str) -> Option<Self> {
                 match s { $($text $(| $alt)* => Some($ty::$variant),)* _ => None }
             }
-
-            /// All mnemonics, for error messages.
-            pub const NAMES: &'static [&'static str] = &[$($text),*];
         }
     };
 }

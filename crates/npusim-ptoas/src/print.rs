@@ -15,7 +15,7 @@
 use std::fmt;
 
 use crate::ast::{
-    AddrSpace, BLayout, CompactMode, DType, Dim, PadValue, PtrType, SLayout, ScalarType,
+    AddrSpace, BLayout, CompactMode, DType, Dim, Mnemonic, PadValue, PtrType, SLayout, ScalarType,
     TileBufType, Type, ViewType,
 };
 

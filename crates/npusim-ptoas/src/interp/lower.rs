@@ -16,8 +16,8 @@
 use super::scalar::{CastKind, FloatOp, IntOp, Num};
 use super::{RunError, RunErrorKind};
 use crate::ast::{
-    self, BLayout, Block, ConstValue, DType, FuncId, GmLayout, Loc, Module, OpKind, PadValue,
-    RoundMode, RuntimeQuery, SLayout, ScalarType, TargetArch, Type,
+    self, Block, ConstValue, DType, FuncId, GmLayout, Loc, Module, OpKind, PadValue, RoundMode,
+    RuntimeQuery, ScalarType, TargetArch, Type,
 };
 use crate::diag::{DiagKind, Diagnostic, Span};
 use crate::ops::OpCode;
@@ -419,15 +419,8 @@ fn tile_loc(l: Loc) -> TileLoc {
 pub(crate) fn tile_desc(t: &ast::TileBufType) -> TileDesc {
     let dtype = t.dtype.elem_type().unwrap_or(npusim_core::ElemType::U8);
     let mut d = TileDesc::new(tile_loc(t.loc), dtype, t.rows as usize, t.cols as usize);
-    d.blayout = match t.blayout {
-        BLayout::RowMajor => pto::BLayout::RowMajor,
-        BLayout::ColMajor => pto::BLayout::ColMajor,
-    };
-    d.slayout = match t.slayout {
-        SLayout::NoneBox => pto::SLayout::NoneBox,
-        SLayout::RowMajor => pto::SLayout::RowMajor,
-        SLayout::ColMajor => pto::SLayout::ColMajor,
-    };
+    d.blayout = t.blayout;
+    d.slayout = t.slayout;
     d.fractal = t.fractal as usize;
     d.pad = match t.pad {
         PadValue::Null => pto::PadValue::Null,
@@ -451,15 +444,9 @@ fn round_mode(m: Option<RoundMode>) -> pto::RoundMode {
     }
 }
 
-fn cmp_mode(m: Option<ast::CmpMode>) -> pto::CmpMode {
-    match m.unwrap_or(ast::CmpMode::Eq) {
-        ast::CmpMode::Eq => pto::CmpMode::Eq,
-        ast::CmpMode::Ne => pto::CmpMode::Ne,
-        ast::CmpMode::Lt => pto::CmpMode::Lt,
-        ast::CmpMode::Le => pto::CmpMode::Le,
-        ast::CmpMode::Gt => pto::CmpMode::Gt,
-        ast::CmpMode::Ge => pto::CmpMode::Ge,
-    }
+/// `cmp` defaults to `equal`.
+fn cmp_mode(m: Option<pto::CmpMode>) -> pto::CmpMode {
+    m.unwrap_or(pto::CmpMode::Eq)
 }
 
 fn int_op(op: OpCode) -> Option<IntOp> {
