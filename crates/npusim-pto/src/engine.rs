@@ -293,6 +293,13 @@ impl<const K: usize> RowPlan<K> {
         Some(RowPlan { in_place, ..plan })
     }
 
+    /// Every first byte and pitch is a multiple of `align`.
+    fn all_multiples_of(&self, align: usize) -> bool {
+        std::iter::once(self.dst)
+            .chain(self.srcs)
+            .all(|(a, p)| a % align == 0 && p % align == 0)
+    }
+
     #[inline(always)]
     fn row(&self, r: usize) -> (usize, [RowSrc; K]) {
         let d0 = self.dst.0 + r * self.dst.1;
@@ -351,30 +358,30 @@ fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
     if plan.rows == 0 || nb == 0 {
         return;
     }
-    let direct = std::mem::size_of::<T>() == std::mem::size_of::<T::C>() && !plan.in_place;
+    let align = std::mem::align_of::<T::C>();
+    let direct = T::STORED_AS_COMPUTE
+        && !plan.in_place
+        && mem.as_ptr().align_offset(align) == 0
+        && plan.all_multiples_of(align);
     if direct {
+        let n = nb / std::mem::size_of::<T::C>();
+        let base = mem.as_mut_ptr();
         for r in 0..plan.rows {
-            let (d0, srcs) = plan.row(r);
-            let (before, rest) = mem.split_at_mut(d0);
-            let (drow, after) = rest.split_at_mut(nb);
-            let mut s: [&[T::C]; K] = [&[]; K];
-            let mut viewable = true;
-            for (o, src) in s.iter_mut().zip(srcs) {
-                let v = match src {
-                    RowSrc::At(a) if a < d0 => T::view(&before[a..a + nb]),
-                    RowSrc::At(a) => T::view(&after[a - d0 - nb..a - d0]),
-                    RowSrc::Dst => None,
-                };
-                match v {
-                    Some(v) => *o = v,
-                    None => viewable = false,
-                }
-            }
-            if viewable && let Some(d) = T::view_mut(drow) {
+            let d0 = plan.dst.0 + r * plan.dst.1;
+            // SAFETY: the plan checked that every row of every operand lies inside `mem`
+            // (`RowPlan::new`), and, `in_place` being false, that each source row is disjoint
+            // from this destination row, so the one `&mut` row does not overlap the shared
+            // ones (sources may overlap each other). Offsets, pitches and the base are
+            // multiples of the compute type's alignment (just checked), `nb` is `n` compute
+            // values (same size as the storage), and every bit pattern is a value of the
+            // compute type (`STORED_AS_COMPUTE`). The slices live only for this row.
+            unsafe {
+                let d = std::slice::from_raw_parts_mut(base.add(d0).cast::<T::C>(), n);
+                let s: [&[T::C]; K] = std::array::from_fn(|k| {
+                    let (a, p) = plan.srcs[k];
+                    std::slice::from_raw_parts(base.add(a + r * p).cast::<T::C>().cast_const(), n)
+                });
                 kernel::<T::C, K>(d, s, f);
-            } else {
-                let mut bufs = Bufs::<T::C, K>::new();
-                convert_row::<T, K, HW>(&mut bufs, before, drow, after, d0, srcs, f);
             }
         }
     } else {

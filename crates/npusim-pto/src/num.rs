@@ -267,6 +267,10 @@ int_bits!(u8, i8, u16, i16, u32, i32, u64, i64);
 pub trait Elem: Element {
     /// The type arithmetic happens in.
     type C: Num;
+    /// Whether the storage bytes are the compute type's own bytes (every bit pattern of the
+    /// storage is a compute value, same size and alignment): the row engine then computes in
+    /// place in memory.
+    const STORED_AS_COMPUTE: bool = false;
     /// Exact widening.
     fn widen(self) -> Self::C;
     /// Narrowing with round-to-nearest-even (identity for integers and f32).
@@ -282,12 +286,6 @@ pub trait Elem: Element {
         let _ = bytes;
         None
     }
-    /// [`Elem::view`], writable.
-    #[inline]
-    fn view_mut(bytes: &mut [u8]) -> Option<&mut [Self::C]> {
-        let _ = bytes;
-        None
-    }
     /// Rounds an exact-or-odd-rounded f64 result once to this type and widens it back
     /// (floats: round to nearest even; integers: truncate and wrap).
     #[inline]
@@ -300,6 +298,7 @@ macro_rules! ident_elem {
     ($($t:ty),*) => {$(
         impl Elem for $t {
             type C = $t;
+            const STORED_AS_COMPUTE: bool = true;
             #[inline] fn widen(self) -> $t { self }
             #[inline] fn narrow(c: $t) -> $t { c }
             #[inline] fn load(bytes: &[u8], out: &mut [$t]) {
@@ -307,7 +306,6 @@ macro_rules! ident_elem {
                 bytemuck::cast_slice_mut::<$t, u8>(&mut out[..n]).copy_from_slice(&bytes[..n * std::mem::size_of::<$t>()]);
             }
             #[inline] fn view(bytes: &[u8]) -> Option<&[$t]> { bytemuck::try_cast_slice(bytes).ok() }
-            #[inline] fn view_mut(bytes: &mut [u8]) -> Option<&mut [$t]> { bytemuck::try_cast_slice_mut(bytes).ok() }
             #[inline] fn store(vals: &[$t], bytes: &mut [u8]) {
                 let n = vals.len().min(bytes.len() / std::mem::size_of::<$t>());
                 bytes[..n * std::mem::size_of::<$t>()].copy_from_slice(bytemuck::cast_slice(&vals[..n]));
