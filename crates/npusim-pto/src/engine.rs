@@ -67,6 +67,17 @@ impl TileCore {
         srcs: [&Tile; K],
         f: impl Fn([T::C; K]) -> T::C,
     ) -> Result<(), PtoError> {
+        self.apply_rows::<T, K>(op, dst, srcs, f)
+    }
+
+    /// [`TileCore::apply`] for any element function, including one with its own row form.
+    pub(crate) fn apply_rows<T: Elem, const K: usize>(
+        &mut self,
+        op: &'static str,
+        dst: &Tile,
+        srcs: [&Tile; K],
+        f: impl ElemFn<T::C, K>,
+    ) -> Result<(), PtoError> {
         if !self.reference()
             && let Some(plan) = self.row_plan::<T, K>(dst, srcs)
         {
@@ -101,7 +112,7 @@ impl TileCore {
         &self,
         dst: &Tile,
         srcs: [&Tile; K],
-        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+        f: impl ElemFn<T::C, K> + Send + Sync + 'static,
     ) -> Option<CompiledRows> {
         let plan = self.row_plan::<T, K>(dst, srcs)?;
         Some(CompiledRows {
@@ -121,7 +132,7 @@ impl TileCore {
         op: &'static str,
         dst: &Tile,
         srcs: [&Tile; K],
-        f: impl Fn([T::C; K]) -> T::C,
+        f: impl ElemFn<T::C, K>,
     ) -> Result<(), PtoError> {
         for r in 0..dst.valid_row() {
             for c in 0..dst.valid_col() {
@@ -132,7 +143,7 @@ impl TileCore {
                         .map_err(mem_err(op, "src"))?
                         .widen();
                 }
-                let v = T::narrow(f(ins));
+                let v = T::narrow(f.elem(ins));
                 self.set::<T>(dst, r, c, v).map_err(mem_err(op, "dst"))?;
             }
         }
@@ -315,11 +326,7 @@ impl<const K: usize> RowPlan<K> {
 }
 
 /// Runs the planned rows, with AVX2 code generation where the CPU has it.
-fn run_rows<T: Elem, const K: usize>(
-    mem: &mut [u8],
-    plan: &RowPlan<K>,
-    f: &impl Fn([T::C; K]) -> T::C,
-) {
+fn run_rows<T: Elem, const K: usize>(mem: &mut [u8], plan: &RowPlan<K>, f: &impl ElemFn<T::C, K>) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2")
@@ -342,7 +349,7 @@ fn run_rows<T: Elem, const K: usize>(
 unsafe fn run_rows_avx2<T: Elem, const K: usize>(
     mem: &mut [u8],
     plan: &RowPlan<K>,
-    f: &impl Fn([T::C; K]) -> T::C,
+    f: &impl ElemFn<T::C, K>,
 ) {
     run_rows_body::<T, K, true>(mem, plan, f)
 }
@@ -352,7 +359,7 @@ unsafe fn run_rows_avx2<T: Elem, const K: usize>(
 fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
     mem: &mut [u8],
     plan: &RowPlan<K>,
-    f: &impl Fn([T::C; K]) -> T::C,
+    f: &impl ElemFn<T::C, K>,
 ) {
     let nb = plan.nb;
     if plan.rows == 0 || nb == 0 {
@@ -381,7 +388,7 @@ fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
                     let (a, p) = plan.srcs[k];
                     std::slice::from_raw_parts(base.add(a + r * p).cast::<T::C>().cast_const(), n)
                 });
-                kernel::<T::C, K>(d, s, f);
+                f.row(d, s);
             }
         }
     } else {
@@ -392,6 +399,27 @@ fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
             let (drow, after) = rest.split_at_mut(nb);
             convert_row::<T, K, HW>(&mut bufs, before, drow, after, d0, srcs, f);
         }
+    }
+}
+
+/// An instruction's element function, and how it runs over a row. Every closure
+/// `Fn([C; K]) -> C` is one (its rows are the plain zip loop of [`kernel`]); an element function
+/// with a faster whole-row form (several lanes at once) overrides [`ElemFn::row`], which must
+/// give exactly `elem` of every element.
+pub(crate) trait ElemFn<C: Num, const K: usize> {
+    /// One element.
+    fn elem(&self, x: [C; K]) -> C;
+    /// `d[i] = elem([s_k[i]])` over equal-length slices.
+    #[inline(always)]
+    fn row(&self, d: &mut [C], s: [&[C]; K]) {
+        kernel(d, s, &|x| self.elem(x))
+    }
+}
+
+impl<C: Num, const K: usize, F: Fn([C; K]) -> C> ElemFn<C, K> for F {
+    #[inline(always)]
+    fn elem(&self, x: [C; K]) -> C {
+        self(x)
     }
 }
 
@@ -456,7 +484,7 @@ fn convert_row<T: Elem, const K: usize, const HW: bool>(
     after: &[u8],
     d0: usize,
     srcs: [RowSrc; K],
-    f: &impl Fn([T::C; K]) -> T::C,
+    f: &impl ElemFn<T::C, K>,
 ) {
     let size = std::mem::size_of::<T>();
     let nb = drow.len();
@@ -476,7 +504,7 @@ fn convert_row<T: Elem, const K: usize, const HW: bool>(
         });
         let g = |a: [f32; K]| -> f32 {
             // SAFETY: T::C is f32 (same TypeId), so both copies reinterpret a value as itself.
-            let r = f(unsafe { std::mem::transmute_copy::<[f32; K], [T::C; K]>(&a) });
+            let r = f.elem(unsafe { std::mem::transmute_copy::<[f32; K], [T::C; K]>(&a) });
             // SAFETY: as above.
             unsafe { std::mem::transmute_copy::<T::C, f32>(&r) }
         };
@@ -500,7 +528,7 @@ fn convert_row<T: Elem, const K: usize, const HW: bool>(
             T::load(bytes, &mut bufs.ins[k][..m]);
         }
         let ins = &bufs.ins;
-        kernel::<T::C, K>(&mut bufs.out[..m], std::array::from_fn(|k| &ins[k][..m]), f);
+        f.row(&mut bufs.out[..m], std::array::from_fn(|k| &ins[k][..m]));
         T::store(&bufs.out[..m], &mut drow[b0..b1]);
         c0 += m;
     }

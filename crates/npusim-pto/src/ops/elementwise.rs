@@ -12,9 +12,11 @@
 use super::{Scalar, StaticChecks, covers, need_loc, need_row_major};
 use crate::core::TileCore;
 use crate::dispatch;
-use crate::engine::CompiledRows;
+use crate::engine::{CompiledRows, ElemFn};
 use crate::error::PtoError;
-use crate::num::{Bits, Elem, Num, exp_f, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f, sum3_odd};
+use crate::num::{
+    Bits, Elem, Num, exp_f, exp_f_lanes, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f, sum3_odd,
+};
 use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
 use npusim_core::{ElemType, TileArch};
@@ -62,6 +64,36 @@ fn exp_f16_table() -> &'static [u16; 65536] {
     })
 }
 
+/// TEXP's element function [`exp_f`], whose rows go eight lanes at a time through
+/// [`exp_f_lanes`] (equal to `exp_f` lane by lane; a group it declines is redone by `exp_f`).
+#[derive(Clone, Copy)]
+struct ExpRows;
+
+impl ElemFn<f32, 1> for ExpRows {
+    #[inline(always)]
+    fn elem(&self, [x]: [f32; 1]) -> f32 {
+        exp_f(x)
+    }
+    #[inline(always)]
+    fn row(&self, d: &mut [f32], [s]: [&[f32]; 1]) {
+        let s = &s[..d.len()];
+        let mut outs = d.chunks_exact_mut(8);
+        let mut ins = s.chunks_exact(8);
+        for (o, i) in (&mut outs).zip(&mut ins) {
+            let o: &mut [f32; 8] = o.try_into().expect("chunks of eight");
+            let i: &[f32; 8] = i.try_into().expect("chunks of eight");
+            if !exp_f_lanes(i, o) {
+                for (o, i) in o.iter_mut().zip(i) {
+                    *o = exp_f(*i);
+                }
+            }
+        }
+        for (o, i) in outs.into_remainder().iter_mut().zip(ins.remainder()) {
+            *o = exp_f(*i);
+        }
+    }
+}
+
 /// Where an instruction's meaning goes once its operands are checked: [`Exec`] applies the
 /// element function now; [`Compile`] binds it to the operands' footprint for a
 /// [`crate::PreparedOp`]. Each instruction's meaning below is written once, for both.
@@ -69,12 +101,23 @@ pub(crate) trait Sink {
     type Out;
     fn core(&self) -> &TileCore;
     /// `dst(r, c) = f([src_k(r, c)])` over dst's valid region.
+    #[inline]
     fn apply<T: Elem, const K: usize>(
         &mut self,
         op: &'static str,
         dst: &Tile,
         srcs: [&Tile; K],
         f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+    ) -> Result<Self::Out, PtoError> {
+        self.apply_rows::<T, K>(op, dst, srcs, f)
+    }
+    /// [`Sink::apply`] for any element function, including one with its own row form.
+    fn apply_rows<T: Elem, const K: usize>(
+        &mut self,
+        op: &'static str,
+        dst: &Tile,
+        srcs: [&Tile; K],
+        f: impl ElemFn<T::C, K> + Send + Sync + 'static,
     ) -> Result<Self::Out, PtoError>;
     /// Integer division's data check on the divisor `t`.
     fn find_zero<T: Elem>(
@@ -96,14 +139,14 @@ impl Sink for Exec<'_> {
         self.0
     }
     #[inline]
-    fn apply<T: Elem, const K: usize>(
+    fn apply_rows<T: Elem, const K: usize>(
         &mut self,
         op: &'static str,
         dst: &Tile,
         srcs: [&Tile; K],
-        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+        f: impl ElemFn<T::C, K> + Send + Sync + 'static,
     ) -> Result<(), PtoError> {
-        self.0.apply::<T, K>(op, dst, srcs, f)
+        self.0.apply_rows::<T, K>(op, dst, srcs, f)
     }
     fn find_zero<T: Elem>(
         &mut self,
@@ -129,12 +172,12 @@ impl Sink for Compile<'_> {
     fn core(&self) -> &TileCore {
         self.core
     }
-    fn apply<T: Elem, const K: usize>(
+    fn apply_rows<T: Elem, const K: usize>(
         &mut self,
         _op: &'static str,
         dst: &Tile,
         srcs: [&Tile; K],
-        f: impl Fn([T::C; K]) -> T::C + Send + Sync + 'static,
+        f: impl ElemFn<T::C, K> + Send + Sync + 'static,
     ) -> Result<Option<CompiledRows>, PtoError> {
         Ok(self.core.compile_rows::<T, K>(dst, srcs, f))
     }
@@ -432,7 +475,7 @@ fn unary_float<T: Elem<C = f32>, S: Sink>(
             let table = exp_f16_table();
             sink.apply::<u16, 1>(n, dst, [src], move |[a]| table[a as usize])
         }
-        OpCode::Texp => sink.apply::<T, 1>(n, dst, [src], move |[a]| exp_f(a)),
+        OpCode::Texp => sink.apply_rows::<T, 1>(n, dst, [src], ExpRows),
         OpCode::Tlog => sink.apply::<T, 1>(n, dst, [src], move |[a]| log_f(a)),
         OpCode::Tsqrt => sink.apply::<T, 1>(n, dst, [src], move |[a]| sqrt_f(a)),
         OpCode::Trsqrt => sink.apply::<T, 1>(n, dst, [src], move |[a]| rsqrt_f(a)),
