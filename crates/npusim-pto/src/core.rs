@@ -234,6 +234,14 @@ impl TileCore {
         Ok(out)
     }
 
+    /// Global memory and a location's memory, both writable (the GM transfers).
+    pub(crate) fn gm_and_mem_mut(&mut self, loc: TileLoc) -> (&mut [u8], &mut [u8]) {
+        (
+            self.gm.as_mut_slice(),
+            self.mems[loc_index(loc)].as_mut_slice(),
+        )
+    }
+
     // ---- global memory ----
 
     /// Reserves `len` bytes of global memory (32-byte aligned); returns the byte address.

@@ -187,6 +187,21 @@ impl TileCore {
         self.check_gm(op, dst, gt, "dst")?;
         let t = dst.dtype();
         let fill = dst.desc().pad != PadValue::Null || self.policy().pad_null_fills_zero;
+        if let Some(rows) = self.nd_rows(dst, gt) {
+            let size = t.size();
+            let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0).to_le_bytes();
+            let (gm, mem) = self.gm_and_mem_mut(dst.loc());
+            if fill {
+                let whole = dst.addr() as usize..(dst.addr() + dst.size_bytes()) as usize;
+                for e in mem[whole].chunks_exact_mut(size) {
+                    e.copy_from_slice(&pad[..size]);
+                }
+            }
+            for (g, m, n) in rows {
+                mem[m..m + n].copy_from_slice(&gm[g..g + n]);
+            }
+            return Ok(());
+        }
         if fill {
             let bits = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0);
             let whole = dst.with_valid(dst.rows(), dst.cols())?;
@@ -211,10 +226,59 @@ impl TileCore {
         Ok(())
     }
 
+    /// The fast form of a transfer: when the tile is plain row-major, the GM tensor is ND with
+    /// contiguous rows (last stride 1), and every row of the valid region lies inside both
+    /// memories, the rows as `(GM byte, tile byte, bytes)`, one per valid row. `None` sends
+    /// the transfer element by element (which also reports any fault), as does the plain
+    /// reference mode.
+    fn nd_rows(
+        &self,
+        tile: &Tile,
+        gt: &GlobalTensor,
+    ) -> Option<impl Iterator<Item = (usize, usize, usize)> + use<>> {
+        if self.reference()
+            || !tile.is_row_major_plain()
+            || gt.layout != GmLayout::Nd
+            || gt.stride[4] != 1
+        {
+            return None;
+        }
+        let size = tile.dtype().size();
+        let n = tile.valid_col() * size;
+        let (gm_cap, mem_cap) = (self.gm().capacity(), self.mem(tile.loc()).capacity());
+        let row = move |r: usize| {
+            let g = (gt.addr as usize).checked_add(gt.offset(r, 0).checked_mul(size)?)?;
+            let m = tile.byte_addr(r, 0) as usize;
+            (g.checked_add(n)? <= gm_cap && m.checked_add(n)? <= mem_cap).then_some((g, m, n))
+        };
+        // Every row in bounds (checked first, so nothing is written by a failing transfer
+        // before the element path reports it).
+        if (0..tile.valid_row()).any(|r| row(r).is_none()) {
+            return None;
+        }
+        // The fill covers the whole tile.
+        if (tile.addr() + tile.size_bytes()) as usize > mem_cap {
+            return None;
+        }
+        let (tile, gt) = (*tile, *gt);
+        let row = move |r: usize| {
+            let g = gt.addr as usize + gt.offset(r, 0) * size;
+            (g, tile.byte_addr(r, 0) as usize, n)
+        };
+        Some((0..tile.valid_row()).map(row))
+    }
+
     /// TSTORE: copies `src`'s valid region to GM.
     pub fn tstore(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tstore;
         self.check_gm(op, src, gt, "src")?;
+        if let Some(rows) = self.nd_rows(src, gt) {
+            let (gm, mem) = self.gm_and_mem_mut(src.loc());
+            for (g, m, n) in rows {
+                gm[g..g + n].copy_from_slice(&mem[m..m + n]);
+            }
+            return Ok(());
+        }
         let size = src.dtype().size();
         for r in 0..src.valid_row() {
             for c in 0..src.valid_col() {
