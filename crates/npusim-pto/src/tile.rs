@@ -308,6 +308,21 @@ impl Tile {
         Ok(self)
     }
 
+    /// Row `r` of a plain row-major tile as a one-row tile over the same bytes (valid columns
+    /// kept); `None` for other layouts or a row outside the tile.
+    pub fn row_view(&self, r: usize) -> Option<Tile> {
+        if !self.is_row_major_plain() || r >= self.d.rows {
+            return None;
+        }
+        let d = TileDesc {
+            rows: 1,
+            valid_row: 1,
+            addr: self.byte_addr(r, 0),
+            ..self.d
+        };
+        Tile::validate(d, "row view", "tile").ok()
+    }
+
     /// The description.
     pub fn desc(&self) -> &TileDesc {
         &self.d

@@ -661,6 +661,22 @@ impl TileCore {
                     return Err(PtoError::DivByZero { op: n, operand: ename, row: if row { i } else { 0 }, col: if row { 0 } else { i } });
                 }
             }
+            if row && !self.reference() && vr > 0 && dst.is_row_major_plain() && full.is_row_major_plain() {
+                // Each row is a tile-scalar operation on the row engine.
+                let args = RowExpand { n, dst, full, svals: &svals, ex_first };
+                return match op {
+                    Trowexpandadd => self.row_expand::<T>(args, |a, b| a.add(b)),
+                    Trowexpandsub => self.row_expand::<T>(args, |a, b| a.sub(b)),
+                    Trowexpandmul => self.row_expand::<T>(args, |a, b| a.mul(b)),
+                    Trowexpanddiv => self.row_expand::<T>(args, |a, b| a.div(b)),
+                    Trowexpandmax => self.row_expand::<T>(args, move |a, b| max_p(a, b, p)),
+                    Trowexpandmin => self.row_expand::<T>(args, move |a, b| min_p(a, b, p)),
+                    _ => self.row_expand::<T>(args, |a, b| {
+                        let d = T::narrow(a.sub(b)).widen();
+                        <<T as Elem>::C as Num>::from_f64(exp_f(d.to_f64() as f32) as f64)
+                    }),
+                };
+            }
             for r in 0..vr {
                 for c in 0..vc {
                     let x = self.getc::<T>(n, fname, full, r, c)?;
@@ -684,6 +700,43 @@ impl TileCore {
             }
             Ok(())
         }, else Err(PtoError::Operands { op: n, expected: "a numeric tile" }))
+    }
+}
+
+/// The operands of a row-expand instruction on the row engine.
+struct RowExpand<'a, C> {
+    n: &'static str,
+    dst: &'a Tile,
+    full: &'a Tile,
+    /// The broadcast value of each row.
+    svals: &'a [C],
+    /// The broadcast operand is the first of the element function's two.
+    ex_first: bool,
+}
+
+impl TileCore {
+    /// `dst(r, c) = g(full(r, c), s[r])` (or `g(s[r], full(r, c))`), one row at a time through
+    /// the row engine: the element path's result, row for row (the broadcast values were read
+    /// before any row is written).
+    fn row_expand<T: Elem>(
+        &mut self,
+        a: RowExpand<'_, T::C>,
+        g: impl Fn(T::C, T::C) -> T::C + Copy,
+    ) -> Result<(), PtoError> {
+        for (r, &s) in a.svals.iter().enumerate() {
+            let (Some(d), Some(f)) = (a.dst.row_view(r), a.full.row_view(r)) else {
+                return Err(PtoError::Operands {
+                    op: a.n,
+                    expected: "rows inside the tiles",
+                });
+            };
+            if a.ex_first {
+                self.apply::<T, 1>(a.n, &d, [&f], move |[x]| g(s, x))?;
+            } else {
+                self.apply::<T, 1>(a.n, &d, [&f], move |[x]| g(x, s))?;
+            }
+        }
+        Ok(())
     }
 }
 
