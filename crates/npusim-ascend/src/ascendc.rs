@@ -12,9 +12,11 @@
 
 use crate::core::{Operand, VectorCore};
 use crate::error::{AscendError, Result};
+use crate::isa::{CastRound, Instr};
 use crate::kernels::CmpMode;
 use crate::mask::{MaskArg, MaskMode, MaskRegister};
-use crate::ops::{DataMove, Duplicate, PairReduceSum, Scalar, Vcmpv};
+use crate::ops::{DataMove, PairReduceSum, Scalar, Vcmpv};
+use crate::vector::{Face, VecArgs, VecOp};
 use npusim_core::{ChipId, ChipProfile, Element, MemSpace};
 use std::marker::PhantomData;
 
@@ -43,6 +45,159 @@ impl From<i32> for AscMask {
 
 /// Ascend C's `CMPMODE`.
 pub type CMPMODE = CmpMode;
+
+/// Ascend C's `RoundMode` (`RoundMode::CAST_RINT` is `RoundMode::Rint`).
+pub type RoundMode = CastRound;
+
+/// `BinaryRepeatParams{dstBlkStride, src0BlkStride, src1BlkStride, dstRepStride, src0RepStride,
+/// src1RepStride}` (uint8 fields; default `{1, 1, 1, 8, 8, 8}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinaryRepeatParams {
+    pub dst_blk_stride: u8,
+    pub src0_blk_stride: u8,
+    pub src1_blk_stride: u8,
+    pub dst_rep_stride: u8,
+    pub src0_rep_stride: u8,
+    pub src1_rep_stride: u8,
+}
+
+impl BinaryRepeatParams {
+    /// `{ dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep }` as a brace initialiser lists them.
+    pub const fn new(d_blk: u8, s0_blk: u8, s1_blk: u8, d_rep: u8, s0_rep: u8, s1_rep: u8) -> Self {
+        BinaryRepeatParams {
+            dst_blk_stride: d_blk,
+            src0_blk_stride: s0_blk,
+            src1_blk_stride: s1_blk,
+            dst_rep_stride: d_rep,
+            src0_rep_stride: s0_rep,
+            src1_rep_stride: s1_rep,
+        }
+    }
+}
+
+impl Default for BinaryRepeatParams {
+    fn default() -> Self {
+        BinaryRepeatParams::new(1, 1, 1, 8, 8, 8)
+    }
+}
+
+/// `UnaryRepeatParams{dstBlkStride, srcBlkStride, dstRepStride, srcRepStride}` (uint16 block
+/// strides, uint8 repeat strides; default `{1, 1, 8, 8}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnaryRepeatParams {
+    pub dst_blk_stride: u16,
+    pub src_blk_stride: u16,
+    pub dst_rep_stride: u8,
+    pub src_rep_stride: u8,
+}
+
+impl UnaryRepeatParams {
+    /// `{ dstBlk, srcBlk, dstRep, srcRep }`.
+    pub const fn new(d_blk: u16, s_blk: u16, d_rep: u8, s_rep: u8) -> Self {
+        UnaryRepeatParams {
+            dst_blk_stride: d_blk,
+            src_blk_stride: s_blk,
+            dst_rep_stride: d_rep,
+            src_rep_stride: s_rep,
+        }
+    }
+}
+
+impl Default for UnaryRepeatParams {
+    fn default() -> Self {
+        UnaryRepeatParams::new(1, 1, 8, 8)
+    }
+}
+
+/// The Ascend C functions of every element-wise row of the instruction table: the count form
+/// (`Add(dst, src0, src1, count)`) and the mask/repeat form (`AddRepeat::<T, isSetMask>(dst,
+/// src0, src1, mask, repeatTime, params)`).
+macro_rules! ascendc_methods {
+    ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        impl AscendC {
+            $( ascendc_methods!(@m $shape, $id, $asc, $asc_rep); )*
+        }
+    };
+    (@m Binary, $id:ident, $asc:ident, $rep:ident) => { ascendc_methods!(@bin $id, $asc, $rep); };
+    (@m BinaryAcc, $id:ident, $asc:ident, $rep:ident) => { ascendc_methods!(@bin $id, $asc, $rep); };
+    (@m Ternary, $id:ident, $asc:ident, $rep:ident) => { ascendc_methods!(@bin $id, $asc, $rep); };
+    (@bin $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src0, src1, count)`: the first `count` elements.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1: &LocalTensor<T>, count: i32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[&src0.op, &src1.op], None, CastRound::None, count)
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src0, src1, mask, repeatTime, BinaryRepeatParams)`.")]
+        pub fn $rep<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1: &LocalTensor<T>,
+                    mask: impl Into<AscMask>, repeat: i32, p: BinaryRepeatParams) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[&src0.op, &src1.op], None, CastRound::None,
+                mask.into(), IS_SET_MASK, repeat,
+                [p.dst_blk_stride as i64, p.src0_blk_stride as i64, p.src1_blk_stride as i64],
+                [p.dst_rep_stride as i64, p.src0_rep_stride as i64, p.src1_rep_stride as i64], 255)
+        }
+    };
+    (@m Unary, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src, count)`.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, count: i32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], None, CastRound::None, count)
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, mask, repeatTime, UnaryRepeatParams)`.")]
+        pub fn $rep<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
+                    mask: impl Into<AscMask>, repeat: i32, p: UnaryRepeatParams) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], None, CastRound::None,
+                mask.into(), IS_SET_MASK, repeat,
+                [p.dst_blk_stride as i64, p.src_blk_stride as i64, 1],
+                [p.dst_rep_stride as i64, p.src_rep_stride as i64, 0], 65535)
+        }
+    };
+    (@m Scalar, $id:ident, $asc:ident, $rep:ident) => { ascendc_methods!(@sc $id, $asc, $rep); };
+    (@m ScalarDst, $id:ident, $asc:ident, $rep:ident) => { ascendc_methods!(@sc $id, $asc, $rep); };
+    (@sc $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src, scalarValue, count)`.")]
+        pub fn $asc<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, scalar: T, count: i32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], Some(scalar.into()), CastRound::None, count)
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, scalarValue, mask, repeatTime, UnaryRepeatParams)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $rep<T: Element + Into<Scalar>, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
+                    scalar: T, mask: impl Into<AscMask>, repeat: i32, p: UnaryRepeatParams) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], Some(scalar.into()), CastRound::None,
+                mask.into(), IS_SET_MASK, repeat,
+                [p.dst_blk_stride as i64, p.src_blk_stride as i64, 1],
+                [p.dst_rep_stride as i64, p.src_rep_stride as i64, 0], 65535)
+        }
+    };
+    (@m Convert, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src, roundMode, count)`.")]
+        pub fn $asc<D: Element, S: Element>(&mut self, dst: &LocalTensor<D>, src: &LocalTensor<S>, round: RoundMode, count: u32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], None, round, count as i64)
+        }
+        #[doc = concat!("`", stringify!($asc), "<D, S, isSetMask>(dst, src, roundMode, mask, repeatTime, UnaryRepeatParams)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $rep<D: Element, S: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<D>, src: &LocalTensor<S>,
+                    round: RoundMode, mask: impl Into<AscMask>, repeat: i32, p: UnaryRepeatParams) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], None, round,
+                mask.into(), IS_SET_MASK, repeat,
+                [p.dst_blk_stride as i64, p.src_blk_stride as i64, 1],
+                [p.dst_rep_stride as i64, p.src_rep_stride as i64, 0], 65535)
+        }
+    };
+    (@m Dup, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, scalarValue, count)`: the first `count` elements.")]
+        pub fn $asc<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, scalar: T, count: i32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[], Some(scalar.into()), CastRound::None, count as i64)
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, scalarValue, mask, repeatTime, dstBlockStride, dstRepeatStride)`.")]
+        pub fn $rep<T: Element + Into<Scalar>, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, scalar: T,
+                    mask: impl Into<AscMask>, repeat: i32, dst_blk_stride: i32, dst_rep_stride: i32) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[], Some(scalar.into()), CastRound::None,
+                mask.into(), IS_SET_MASK, repeat, [dst_blk_stride as i64, 1, 1], [dst_rep_stride as i64, 0, 0], 255)
+        }
+    };
+    (@m $other:ident, $id:ident, $asc:ident, $rep:ident) => {};
+}
+
+crate::for_each_vector_instr!(ascendc_methods);
 
 /// A tensor in the Unified Buffer (`LocalTensor<T>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,36 +387,65 @@ impl AscendC {
         mv.execute(&mut self.core)
     }
 
-    /// `Duplicate(dst, scalar, count)`: the first `count` elements.
-    pub fn Duplicate<T: Element + Into<Scalar>>(
+    /// Runs an element-wise instruction in its count form.
+    #[allow(clippy::too_many_arguments)]
+    pub fn count_op(
         &mut self,
-        dst: &LocalTensor<T>,
-        scalar: T,
-        count: i32,
+        instr: Instr,
+        name: &'static str,
+        dst: &Operand,
+        srcs: &[&Operand],
+        scalar: Option<Scalar>,
+        round: CastRound,
+        count: impl Into<i64>,
     ) -> Result<()> {
-        Duplicate::count(self.chip(), &dst.op, scalar.into(), count as i64)?.execute(&mut self.core)
+        VecOp::count(
+            self.chip(),
+            instr,
+            name,
+            dst,
+            srcs,
+            scalar,
+            round,
+            count.into(),
+        )?
+        .execute(&mut self.core)
     }
 
-    /// `Duplicate<T, isSetMask>(dst, scalar, mask, repeatTime, dstBlockStride, dstRepeatStride)`.
-    pub fn DuplicateRepeat<T: Element + Into<Scalar>, const IS_SET_MASK: bool>(
+    /// Runs an element-wise instruction in its mask/repeat form.
+    #[allow(clippy::too_many_arguments)]
+    pub fn repeat_op(
         &mut self,
-        dst: &LocalTensor<T>,
-        scalar: T,
-        mask: impl Into<AscMask>,
+        instr: Instr,
+        name: &'static str,
+        dst: &Operand,
+        srcs: &[&Operand],
+        scalar: Option<Scalar>,
+        round: CastRound,
+        mask: AscMask,
+        is_set_mask: bool,
         repeat: i32,
-        dst_blk_stride: i32,
-        dst_rep_stride: i32,
+        blk: [i64; 3],
+        rep: [i64; 3],
+        blk_max: i64,
     ) -> Result<()> {
-        Duplicate::new(
+        VecOp::new(
             self.chip(),
-            "Duplicate",
-            &dst.op,
-            scalar.into(),
-            mask.into().0,
-            IS_SET_MASK,
-            repeat as i64,
-            dst_blk_stride as i64,
-            dst_rep_stride as i64,
+            &VecArgs {
+                instr,
+                name,
+                face: Face::AscendC,
+                dst,
+                srcs,
+                scalar,
+                round,
+                mask: mask.0,
+                is_set_mask,
+                repeat: repeat as i64,
+                blk,
+                rep,
+                blk_max,
+            },
         )?
         .execute(&mut self.core)
     }

@@ -7,10 +7,13 @@
 //! - [`ascendc`]: Ascend C (`PairReduceSum<T, isSetMask>`, `Duplicate`, `DataCopy`,
 //!   `SetVectorMask`, `Compare`), executed call by call.
 //!
-//! Both faces build the same validated instruction records ([`ops`]) from the one instruction
-//! table ([`isa`]), which run on a [`core::VectorCore`] through the shared repeat/block/stride
-//! engine ([`geometry`]), the mask layer ([`mask`]) and per-repeat kernels ([`kernels`]). Chip
-//! differences come from `npusim_core::ChipProfile`.
+//! Both faces build the same validated instruction records ([`ops::Op`]) from the one
+//! instruction table ([`isa`]): every element-wise instruction (binary, unary, scalar, fused,
+//! convert, duplicate) is a [`vector::VecOp`] run by the one driver in [`vector`] (repeats,
+//! blocks, strides, masks, General Restrictions) with a pure element function from [`elem`];
+//! the compare-to-bits, pair-reduce and move shapes have their own records in [`ops`]. The
+//! TIK and Ascend C method lists of the element-wise instructions are generated from the
+//! table. Chip differences come from `npusim_core::ChipProfile` and the table's type rules.
 //!
 //! Documents implemented: seed 000 (TIK `vec_cmpv_xx`), seed 001 (Ascend C `PairReduceSum`),
 //! and the general rules collected in `shared/research/ascend-vector.md`.
@@ -18,6 +21,7 @@
 pub mod ascendc;
 pub mod core;
 pub mod demo;
+pub mod elem;
 pub mod error;
 pub mod geometry;
 pub mod isa;
@@ -25,5 +29,6 @@ pub mod kernels;
 pub mod mask;
 pub mod ops;
 pub mod tik;
+pub mod vector;
 
 pub use error::{AscendError, Result};

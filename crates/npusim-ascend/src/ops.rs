@@ -8,9 +8,11 @@
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
 use crate::geometry::{BLOCK_BYTES, REPEAT_BYTES, Walk, overlaps};
+use crate::isa::CastRound;
 use crate::isa::Instr;
 use crate::kernels::{self, CmpMode, VecFloat};
 use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
+use crate::vector::{Face, MaskSource, VecArgs, VecOp};
 use half::f16;
 use npusim_core::{ChipProfile, ElemType, MaskedGroupPolicy, MemSpace};
 
@@ -445,27 +447,8 @@ impl PairReduceSum {
 // ---------------------------------------------------------------------------------------------
 // vector_dup / Duplicate
 
-/// `vector_dup(mask, dst, scalar, repeat_times, dst_blk_stride, dst_rep_stride)` and Ascend C
-/// `Duplicate`: write `scalar` to every active lane; masked-off lanes keep their value.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Duplicate {
-    pub dst: Operand,
-    /// The scalar as the bit pattern of dst's element type.
-    pub value_bits: u64,
-    pub mask: LaneMaskSource,
-    pub repeat: u32,
-    pub dst_blk_stride: u32,
-    pub dst_rep_stride: u32,
-}
-
-/// Where an instruction's lanes come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LaneMaskSource {
-    /// Fixed when the call was checked.
-    Fixed(LaneMask),
-    /// The mask register at run time (`isSetMask = false`).
-    Register,
-}
+/// Where an instruction's lanes come from (the driver's [`MaskSource`]).
+pub type LaneMaskSource = MaskSource;
 
 /// A scalar operand as written in the kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -552,6 +535,12 @@ impl Scalar {
     }
 }
 
+/// `vector_dup(mask, dst, scalar, repeat_times, dst_blk_stride, dst_rep_stride)` and Ascend C
+/// `Duplicate`: write `scalar` to every active lane; masked-off lanes keep their value. An
+/// instruction of the shared driver ([`VecOp`], table row `Duplicate`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Duplicate(pub VecOp);
+
 impl Duplicate {
     /// Validates the call for `chip`. `name` is the API spelling used in messages.
     #[allow(clippy::too_many_arguments)]
@@ -566,52 +555,24 @@ impl Duplicate {
         dst_blk_stride: i64,
         dst_rep_stride: i64,
     ) -> Result<Duplicate> {
-        Instr::Duplicate.check_type(name, chip.id, "dst", dst.dtype)?;
-        let repeat = check::range(name, "repeat_times", repeat_times, 0, 255, "[0, 255]")?;
-        let blk = check::range(name, "dst_blk_stride", dst_blk_stride, 0, 255, "[0, 255]")?;
-        if blk == 0 {
-            return Err(AscendError::Rule {
-                instr: name,
-                param: "dst_blk_stride",
-                value: "0".into(),
-                rule: "a destination block stride of 0 is undefined behaviour (高维切分)",
-            });
-        }
-        let rep = check::range(name, "dst_rep_stride", dst_rep_stride, 0, 255, "[0, 255]")?;
-        check::scope(name, "dst", dst, MemSpace::Ub)?;
-        check::align(chip, name, "dst", dst)?;
-        let value_bits = scalar.to_bits(name, "scalar", dst.dtype)?;
-        let lanes = lanes_for(dst.dtype);
-        let source = if is_set_mask {
-            LaneMaskSource::Fixed(mask::resolve(
+        Ok(Duplicate(VecOp::new(
+            chip,
+            &VecArgs {
+                instr: Instr::Duplicate,
                 name,
-                mask,
-                lanes,
-                true,
-                MaskRegister::default(),
-            )?)
-        } else {
-            mask::resolve(name, mask, lanes, false, MaskRegister::default())?;
-            LaneMaskSource::Register
-        };
-        let op = Duplicate {
-            dst: dst.clone(),
-            value_bits,
-            mask: source,
-            repeat,
-            dst_blk_stride: blk,
-            dst_rep_stride: rep,
-        };
-        if let LaneMaskSource::Fixed(m) = source {
-            let n = m.iterations(repeat, lanes);
-            check::within(
-                name,
-                "dst",
+                face: Face::Tik,
                 dst,
-                op.walk().span(n, |r| m.lanes_of(r, lanes)),
-            )?;
-        }
-        Ok(op)
+                srcs: &[],
+                scalar: Some(scalar),
+                round: CastRound::None,
+                mask,
+                is_set_mask,
+                repeat: repeat_times,
+                blk: [dst_blk_stride, 1, 1],
+                rep: [dst_rep_stride, 0, 0],
+                blk_max: 255,
+            },
+        )?))
     }
 
     /// A duplicate over a counter-mode element count (Ascend C's `Duplicate(dst, scalar, count)`).
@@ -621,88 +582,21 @@ impl Duplicate {
         scalar: Scalar,
         count: i64,
     ) -> Result<Duplicate> {
-        let name = "Duplicate";
-        Instr::Duplicate.check_type(name, chip.id, "dstLocal", dst.dtype)?;
-        let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
-        check::scope(name, "dstLocal", dst, MemSpace::Ub)?;
-        check::align(chip, name, "dstLocal", dst)?;
-        let m = LaneMask::Counter(count);
-        let op = Duplicate {
-            dst: dst.clone(),
-            value_bits: scalar.to_bits(name, "scalarValue", dst.dtype)?,
-            mask: LaneMaskSource::Fixed(m),
-            repeat: 0,
-            dst_blk_stride: 1,
-            dst_rep_stride: 8,
-        };
-        let lanes = lanes_for(dst.dtype);
-        check::within(
-            name,
-            "dstLocal",
+        Ok(Duplicate(VecOp::count(
+            chip,
+            Instr::Duplicate,
+            "Duplicate",
             dst,
-            op.walk()
-                .span(m.iterations(0, lanes), |r| m.lanes_of(r, lanes)),
-        )?;
-        Ok(op)
-    }
-
-    fn walk(&self) -> Walk {
-        Walk {
-            base: self.dst.addr(),
-            blk_stride: self.dst_blk_stride as u64 * BLOCK_BYTES,
-            rep_stride: self.dst_rep_stride as u64 * BLOCK_BYTES,
-            elem_size: self.dst.dtype.size() as u64,
-        }
+            &[],
+            Some(scalar),
+            CastRound::None,
+            count,
+        )?))
     }
 
     /// Runs the duplicate.
     pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
-        let lanes = lanes_for(self.dst.dtype);
-        let m = match self.mask {
-            LaneMaskSource::Fixed(m) => m,
-            LaneMaskSource::Register => {
-                mask::resolve("vector_dup", MaskArg::Placeholder, lanes, false, core.mask)?
-            }
-        };
-        let n = m.iterations(self.repeat, lanes);
-        let walk = self.walk();
-        if let LaneMaskSource::Register = self.mask {
-            check::within(
-                "vector_dup",
-                "dst",
-                &self.dst,
-                walk.span(n, |r| m.lanes_of(r, lanes)),
-            )?;
-        }
-        let size = self.dst.dtype.size();
-        let pattern = self.value_bits.to_le_bytes();
-        let mut block = [0u8; BLOCK_BYTES as usize];
-        for c in block.chunks_exact_mut(size) {
-            c.copy_from_slice(&pattern[..size]);
-        }
-        let lpb = (BLOCK_BYTES as usize / size) as u32;
-        let ub = core.ub_mut();
-        for r in 0..n {
-            let active = m.lanes_of(r, lanes);
-            for b in 0..8u32 {
-                let bl = (active >> (b * lpb)) & mask::prefix(lpb);
-                if bl == 0 {
-                    continue;
-                }
-                let addr = walk.block_addr(r, b);
-                if bl == mask::prefix(lpb) {
-                    ub.write(addr, &block)?;
-                } else {
-                    let mut x = bl;
-                    while x != 0 {
-                        let e = x.trailing_zeros() as u64;
-                        x &= x - 1;
-                        ub.write(addr + e * size as u64, &block[..size])?;
-                    }
-                }
-            }
-        }
-        Ok(())
+        self.0.execute(core)
     }
 }
 
@@ -802,6 +696,35 @@ impl DataMove {
             core.memory_mut(self.dst.space)?.write(d, &tmp)?;
         }
         Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One recorded instruction of any shape
+
+/// One checked instruction of any shape, as a recorded program (TIK) holds it. The variants are
+/// the driver shapes, not the instructions: every element-wise instruction is a [`VecOp`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Any element-wise instruction (binary, unary, scalar, fused, convert, duplicate...).
+    Vector(VecOp),
+    /// vec_cmpv_xx / Compare.
+    Cmpv(Vcmpv),
+    /// vec_cpadd / PairReduceSum.
+    PairReduce(PairReduceSum),
+    /// data_move / DataCopy.
+    Move(DataMove),
+}
+
+impl Op {
+    /// Runs the instruction.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        match self {
+            Op::Vector(o) => o.execute(core),
+            Op::Cmpv(o) => o.execute(core),
+            Op::PairReduce(o) => o.execute(core),
+            Op::Move(o) => o.execute(core),
+        }
     }
 }
 

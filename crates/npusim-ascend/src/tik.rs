@@ -11,9 +11,11 @@
 
 use crate::core::{Operand, VectorCore};
 use crate::error::{AscendError, Result};
+use crate::isa::{CastRound, Instr};
 use crate::kernels::CmpMode;
 use crate::mask::MaskArg;
-use crate::ops::{DataMove, Duplicate, PairReduceSum, Scalar, Vcmpv};
+use crate::ops::{DataMove, Op, PairReduceSum, Scalar, Vcmpv};
+use crate::vector::{Face, VecArgs, VecOp};
 use npusim_core::{ChipId, ChipProfile, ElemType, MemSpace, NpyArray};
 use std::sync::Arc;
 
@@ -73,13 +75,116 @@ macro_rules! vec_cmpv_named {
     };
 }
 
-/// One recorded statement.
-#[derive(Clone, Debug)]
-enum Stmt {
-    DataMove(DataMove),
-    Dup(Duplicate),
-    Cmpv(Vcmpv),
-    PairReduce(PairReduceSum),
+/// The TIK methods of every element-wise row of the instruction table: `vec_*` (block stride
+/// 1) and the legacy name with block strides.
+macro_rules! tik_methods {
+    ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        impl Tik {
+            $( tik_methods!(@m $shape, $id, $tik, $legacy); )*
+        }
+    };
+    (@m Binary, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@bin $id, $tik, $legacy); };
+    (@m BinaryAcc, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@bin $id, $tik, $legacy); };
+    (@m Ternary, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@bin $id, $tik, $legacy); };
+    (@bin $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src0, src1, repeat_times, dst_rep_stride, src0_rep_stride, src1_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src0: &Operand, src1: &Operand,
+                    repeat_times: i64, dst_rep_stride: i64, src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($tik), dst, &[src0, src1], None, CastRound::None, mask.into(),
+                        repeat_times, [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride])
+        }
+        #[doc = concat!("`", stringify!($legacy), "(mask, dst, src0, src1, repeat_times, dst_blk_stride, src0_blk_stride, src1_blk_stride, dst_rep_stride, src0_rep_stride, src1_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $legacy(&mut self, mask: impl Into<TikMask>, dst: &Operand, src0: &Operand, src1: &Operand,
+                       repeat_times: i64, dst_blk_stride: i64, src0_blk_stride: i64, src1_blk_stride: i64,
+                       dst_rep_stride: i64, src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($legacy), dst, &[src0, src1], None, CastRound::None, mask.into(),
+                        repeat_times, [dst_blk_stride, src0_blk_stride, src1_blk_stride],
+                        [dst_rep_stride, src0_rep_stride, src1_rep_stride])
+        }
+    };
+    (@m Unary, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, repeat_times, dst_rep_stride, src_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand,
+                    repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($tik), dst, &[src], None, CastRound::None, mask.into(),
+                        repeat_times, [1, 1, 1], [dst_rep_stride, src_rep_stride, 0])
+        }
+        #[doc = concat!("`", stringify!($legacy), "(mask, dst, src, repeat_times, dst_blk_stride, src_blk_stride, dst_rep_stride, src_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $legacy(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, repeat_times: i64,
+                       dst_blk_stride: i64, src_blk_stride: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($legacy), dst, &[src], None, CastRound::None, mask.into(),
+                        repeat_times, [dst_blk_stride, src_blk_stride, 1], [dst_rep_stride, src_rep_stride, 0])
+        }
+    };
+    (@m Scalar, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@sc $id, $tik, $legacy); };
+    (@m ScalarDst, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@sc $id, $tik, $legacy); };
+    (@sc $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, scalar, repeat_times, dst_rep_stride, src_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, scalar: impl Into<Scalar>,
+                    repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($tik), dst, &[src], Some(scalar.into()), CastRound::None, mask.into(),
+                        repeat_times, [1, 1, 1], [dst_rep_stride, src_rep_stride, 0])
+        }
+        #[doc = concat!("`", stringify!($legacy), "(mask, dst, src, scalar, repeat_times, dst_blk_stride, src_blk_stride, dst_rep_stride, src_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $legacy(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, scalar: impl Into<Scalar>,
+                       repeat_times: i64, dst_blk_stride: i64, src_blk_stride: i64, dst_rep_stride: i64,
+                       src_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($legacy), dst, &[src], Some(scalar.into()), CastRound::None, mask.into(),
+                        repeat_times, [dst_blk_stride, src_blk_stride, 1], [dst_rep_stride, src_rep_stride, 0])
+        }
+    };
+    (@m Convert, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, round_mode, dst, src, repeat_times, dst_rep_stride, src_rep_stride)`; `round_mode` is a TIK string (`''`, `none`, `round`, `floor`, `ceil`, `away-zero`, `to-zero`, `odd`).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, round_mode: &str, dst: &Operand, src: &Operand,
+                    repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
+            let round = tik_round(stringify!($tik), round_mode)?;
+            self.vector(Instr::$id, stringify!($tik), dst, &[src], None, round, mask.into(),
+                        repeat_times, [1, 1, 1], [dst_rep_stride, src_rep_stride, 0])
+        }
+        #[doc = concat!("`", stringify!($legacy), "(mask, round_mode, dst, src, repeat_times, dst_blk_stride, src_blk_stride, dst_rep_stride, src_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $legacy(&mut self, mask: impl Into<TikMask>, round_mode: &str, dst: &Operand, src: &Operand,
+                       repeat_times: i64, dst_blk_stride: i64, src_blk_stride: i64, dst_rep_stride: i64,
+                       src_rep_stride: i64) -> Result<()> {
+            let round = tik_round(stringify!($legacy), round_mode)?;
+            self.vector(Instr::$id, stringify!($legacy), dst, &[src], None, round, mask.into(),
+                        repeat_times, [dst_blk_stride, src_blk_stride, 1], [dst_rep_stride, src_rep_stride, 0])
+        }
+    };
+    (@m Dup, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, scalar, repeat_times, dst_rep_stride)`: block stride 1.")]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, scalar: impl Into<Scalar>,
+                    repeat_times: i64, dst_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($tik), dst, &[], Some(scalar.into()), CastRound::None, mask.into(),
+                        repeat_times, [1, 1, 1], [dst_rep_stride, 0, 0])
+        }
+        #[doc = concat!("`", stringify!($legacy), "(mask, dst, scalar, repeat_times, dst_blk_stride, dst_rep_stride)`.")]
+        pub fn $legacy(&mut self, mask: impl Into<TikMask>, dst: &Operand, scalar: impl Into<Scalar>,
+                       repeat_times: i64, dst_blk_stride: i64, dst_rep_stride: i64) -> Result<()> {
+            self.vector(Instr::$id, stringify!($legacy), dst, &[], Some(scalar.into()), CastRound::None, mask.into(),
+                        repeat_times, [dst_blk_stride, 1, 1], [dst_rep_stride, 0, 0])
+        }
+    };
+    (@m $other:ident, $id:ident, $tik:ident, $legacy:ident) => {};
+}
+
+crate::for_each_vector_instr!(tik_methods);
+
+fn tik_round(instr: &'static str, mode: &str) -> Result<CastRound> {
+    CastRound::parse(mode).ok_or_else(|| AscendError::Rule {
+        instr,
+        param: "round_mode",
+        value: mode.to_string(),
+        rule: "not a TIK round mode ('', none, round, floor, ceil, ceiling, away-zero, to-zero, odd)",
+    })
 }
 
 /// A TIK kernel under construction (`tik.Tik()`), and its debugger.
@@ -89,7 +194,7 @@ pub struct Tik {
     decls: Vec<Decl>,
     ub_used: u64,
     gm_used: u64,
-    program: Vec<Stmt>,
+    program: Vec<Op>,
     inputs: Option<Vec<Arc<str>>>,
     outputs: Option<Vec<Arc<str>>>,
 }
@@ -188,46 +293,45 @@ impl Tik {
             src_stride,
             dst_stride,
         )?;
-        self.program.push(Stmt::DataMove(s));
+        self.program.push(Op::Move(s));
         Ok(())
     }
 
-    /// `vector_dup(mask, dst, scalar, repeat_times, dst_blk_stride, dst_rep_stride)`.
-    pub fn vector_dup(
+    /// Checks and records one element-wise instruction (every generated method lands here).
+    #[allow(clippy::too_many_arguments)]
+    pub fn vector(
         &mut self,
-        mask: impl Into<TikMask>,
+        instr: Instr,
+        name: &'static str,
         dst: &Operand,
-        scalar: impl Into<Scalar>,
+        srcs: &[&Operand],
+        scalar: Option<Scalar>,
+        round: CastRound,
+        mask: TikMask,
         repeat_times: i64,
-        dst_blk_stride: i64,
-        dst_rep_stride: i64,
+        blk: [i64; 3],
+        rep: [i64; 3],
     ) -> Result<()> {
-        let s = Duplicate::new(
+        let op = VecOp::new(
             self.chip,
-            "vector_dup",
-            dst,
-            scalar.into(),
-            mask.into().0,
-            true,
-            repeat_times,
-            dst_blk_stride,
-            dst_rep_stride,
+            &VecArgs {
+                instr,
+                name,
+                face: Face::Tik,
+                dst,
+                srcs,
+                scalar,
+                round,
+                mask: mask.0,
+                is_set_mask: true,
+                repeat: repeat_times,
+                blk,
+                rep,
+                blk_max: 255,
+            },
         )?;
-        self.program.push(Stmt::Dup(s));
+        self.program.push(Op::Vector(op));
         Ok(())
-    }
-
-    /// `vec_dup(mask, dst, scalar, repeat_times, dst_rep_stride)`: `vector_dup` with block
-    /// stride 1.
-    pub fn vec_dup(
-        &mut self,
-        mask: impl Into<TikMask>,
-        dst: &Operand,
-        scalar: impl Into<Scalar>,
-        repeat_times: i64,
-        dst_rep_stride: i64,
-    ) -> Result<()> {
-        self.vector_dup(mask, dst, scalar, repeat_times, 1, dst_rep_stride)
     }
 
     /// `vec_cpadd(mask, dst, src, repeat_times, dst_rep_stride, src_rep_stride)`: pair-add.
@@ -257,7 +361,7 @@ impl Tik {
             1,
             src_rep_stride,
         )?;
-        self.program.push(Stmt::PairReduce(s));
+        self.program.push(Op::PairReduce(s));
         Ok(())
     }
 
@@ -283,7 +387,7 @@ impl Tik {
             src0_rep_stride,
             src1_rep_stride,
         )?;
-        self.program.push(Stmt::Cmpv(s));
+        self.program.push(Op::Cmpv(s));
         Ok(())
     }
 
@@ -373,13 +477,8 @@ impl Tik {
                 want: "an array for every BuildCCE input".into(),
             });
         }
-        for stmt in &self.program {
-            match stmt {
-                Stmt::DataMove(s) => s.execute(&mut core)?,
-                Stmt::Dup(s) => s.execute(&mut core)?,
-                Stmt::Cmpv(s) => s.execute(&mut core)?,
-                Stmt::PairReduce(s) => s.execute(&mut core)?,
-            }
+        for op in &self.program {
+            op.execute(&mut core)?;
         }
         let names: Vec<Arc<str>> = match &self.outputs {
             Some(o) => o.clone(),

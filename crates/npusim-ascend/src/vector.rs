@@ -1,0 +1,1077 @@
+//! The shared driver of every element-wise vector instruction, and its kernels.
+//!
+//! One [`VecOp`] is one decoded instruction. Construction checks the General Restrictions once
+//! (element types per chip, ranges, scope, 32-byte alignment, tensor bounds, overlap: one
+//! repeat full or none; several repeats no dst-of-N-is-src-of-N+1 chain, except the documented
+//! accumulate form `dst = src0 ∘ dst` with zero rep strides), resolves the mask (normal or
+//! counter mode; `isSetMask = false` defers it to run time, when the same checks run), and picks
+//! the kernel pair for the element type from the instruction table. Execution walks repeats,
+//! blocks and strides (asc-devkit `SIMD计算说明/高维切分.md`, `掩码/*.md`;
+//! `shared/research/ascend-vector.md` §1) and hands the kernel runs of lanes that are
+//! contiguous in every operand: a whole repeat when block strides are 1, a block otherwise, and
+//! the whole instruction at once when every operand is contiguous across repeats and the mask is
+//! full. Masked-off lanes are never written.
+//!
+//! Every kernel has a plain twin ([`VecOp::execute_reference`]: the same instruction one lane at a
+//! time, addresses from the documented formula, element conversions through `half` and
+//! `npusim_core::convert`); property tests hold the two equal.
+//!
+//! Overflow (chip profile): in saturating mode a float result that is ±inf becomes ±max of the
+//! element type and NaN becomes 0; conversions to a float follow the same mode; float → integer
+//! conversions clamp and send NaN to 0; integer → integer conversions wrap (precision_conversion.md:
+//! int16 → uint8 keeps the low bits).
+
+use crate::core::{Operand, VectorCore, check};
+use crate::elem;
+use crate::error::{AscendError, Result};
+use crate::geometry::{BLOCK_BYTES, REPEAT_BYTES, Walk, overlaps};
+use crate::isa::{CastRound, Instr, Shape, check_cast};
+use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
+use crate::ops::Scalar;
+use half::{bf16, f16};
+use npusim_core::convert::{Saturation, convert_bits};
+use npusim_core::{ChipProfile, ElemType, MemSpace, OverflowMode, RoundMode, fastconv};
+
+/// What a kernel needs besides its operands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ctx {
+    /// The scalar operand as f32 (float domain).
+    pub scalar_f: f32,
+    /// The scalar operand as a value (integer domain) or raw bits (`bits` domain).
+    pub scalar_i: i64,
+    /// The chip's overflow mode.
+    pub mode: OverflowMode,
+    /// Conversion rounding.
+    pub round: RoundMode,
+    /// Source and destination element types (they differ only for conversions).
+    pub src_t: ElemType,
+    pub dst_t: ElemType,
+}
+
+/// A kernel: `dst` and the two sources hold the same number of lanes, contiguous, as
+/// little-endian bytes of their element types (`b` is empty when there is no second tensor).
+pub type Kernel = fn(&Ctx, &mut [u8], &[u8], &[u8]);
+
+// ---------------------------------------------------------------------------------------------
+// Element I/O
+
+/// A float element type computed in f32.
+pub trait FloatIo {
+    const SIZE: usize;
+    /// Largest finite value, as f32.
+    const MAX: f32;
+    /// Fast slice widening.
+    fn load(b: &[u8], out: &mut [f32]);
+    /// Fast slice narrowing (round to nearest even).
+    fn store(v: &[f32], out: &mut [u8]);
+    /// One element through the plain conversions.
+    fn load_one(b: &[u8]) -> f32;
+    /// One element through the plain conversions.
+    fn store_one(v: f32, out: &mut [u8]);
+}
+
+pub struct F16Io;
+impl FloatIo for F16Io {
+    const SIZE: usize = 2;
+    const MAX: f32 = 65504.0;
+    #[inline]
+    fn load(b: &[u8], out: &mut [f32]) {
+        fastconv::f16_bytes_to_f32(b, out)
+    }
+    #[inline]
+    fn store(v: &[f32], out: &mut [u8]) {
+        fastconv::f32_to_f16_bytes(v, out)
+    }
+    fn load_one(b: &[u8]) -> f32 {
+        f16::from_le_bytes([b[0], b[1]]).to_f32()
+    }
+    fn store_one(v: f32, out: &mut [u8]) {
+        out[..2].copy_from_slice(&f16::from_f32(v).to_le_bytes())
+    }
+}
+
+pub struct Bf16Io;
+impl FloatIo for Bf16Io {
+    const SIZE: usize = 2;
+    const MAX: f32 = 3.389_531_4e38;
+    #[inline]
+    fn load(b: &[u8], out: &mut [f32]) {
+        fastconv::bf16_bytes_to_f32(b, out)
+    }
+    #[inline]
+    fn store(v: &[f32], out: &mut [u8]) {
+        fastconv::f32_to_bf16_bytes(v, out)
+    }
+    fn load_one(b: &[u8]) -> f32 {
+        bf16::from_le_bytes([b[0], b[1]]).to_f32()
+    }
+    fn store_one(v: f32, out: &mut [u8]) {
+        out[..2].copy_from_slice(&bf16::from_f32(v).to_le_bytes())
+    }
+}
+
+pub struct F32Io;
+impl FloatIo for F32Io {
+    const SIZE: usize = 4;
+    const MAX: f32 = f32::MAX;
+    #[inline]
+    fn load(b: &[u8], out: &mut [f32]) {
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+    }
+    #[inline]
+    fn store(v: &[f32], out: &mut [u8]) {
+        for (x, c) in v.iter().zip(out.chunks_exact_mut(4)) {
+            c.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    fn load_one(b: &[u8]) -> f32 {
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn store_one(v: f32, out: &mut [u8]) {
+        out[..4].copy_from_slice(&v.to_le_bytes())
+    }
+}
+
+/// An integer element type computed as a wrapping i64 (or raw bits).
+pub trait IntIo {
+    const SIZE: usize;
+    fn load_one(b: &[u8]) -> i64;
+    fn store_one(v: i64, out: &mut [u8]);
+}
+
+macro_rules! int_io {
+    ($($name:ident: $t:ty),*) => {$(
+        pub struct $name;
+        impl IntIo for $name {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline(always)]
+            fn load_one(b: &[u8]) -> i64 {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..std::mem::size_of::<$t>()]);
+                <$t>::from_le_bytes(a) as i64
+            }
+            #[inline(always)]
+            fn store_one(v: i64, out: &mut [u8]) {
+                out[..std::mem::size_of::<$t>()].copy_from_slice(&(v as $t).to_le_bytes());
+            }
+        }
+    )*};
+}
+int_io!(I8Io: i8, U8Io: u8, I16Io: i16, U16Io: u16, I32Io: i32, U32Io: u32, I64Io: i64, U64Io: u64);
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+/// An element function in the float domain, adapted to (src0, src1-or-scalar, dst).
+pub trait FloatOp {
+    fn apply(a: f32, b: f32, d: f32) -> f32;
+}
+/// An element function in the integer / bits domain, adapted to (src0, src1-or-scalar, dst).
+pub trait IntOp {
+    fn apply(a: i64, b: i64, d: i64) -> i64;
+}
+
+/// Where the second operand comes from.
+pub const SRC_NONE: u8 = 0;
+pub const SRC_UNARY: u8 = 1;
+pub const SRC_TENSOR: u8 = 2;
+pub const SRC_SCALAR: u8 = 3;
+/// No tensor source; the scalar is the second operand (Duplicate).
+pub const SRC_DUP: u8 = 4;
+
+const CHUNK: usize = 256;
+
+#[inline(always)]
+fn saturate(vals: &mut [f32], max: f32) {
+    for v in vals.iter_mut() {
+        *v = if v.is_nan() { 0.0 } else { v.clamp(-max, max) };
+    }
+}
+
+#[inline(always)]
+fn saturate_one(v: f32, max: f32) -> f32 {
+    if v.is_nan() { 0.0 } else { v.clamp(-max, max) }
+}
+
+/// The fast float kernel: slices widened to f32 in chunks, the element function over the chunk
+/// (a loop the compiler vectorises), saturation, narrowing.
+fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    dst: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+) {
+    let n = dst.len() / IO::SIZE;
+    let mut x = [0f32; CHUNK];
+    let mut y = [0f32; CHUNK];
+    let mut z = [0f32; CHUNK];
+    let mut i = 0;
+    while i < n {
+        let m = (n - i).min(CHUNK);
+        let (lo, hi) = (i * IO::SIZE, (i + m) * IO::SIZE);
+        let (x, y, z) = (&mut x[..m], &mut y[..m], &mut z[..m]);
+        if SRC != SRC_NONE && SRC != SRC_DUP {
+            IO::load(&a[lo..hi], x);
+        }
+        match SRC {
+            SRC_TENSOR => IO::load(&b[lo..hi], y),
+            SRC_SCALAR | SRC_DUP => y.fill(ctx.scalar_f),
+            _ => {}
+        }
+        if RD {
+            IO::load(&dst[lo..hi], z);
+        }
+        for k in 0..m {
+            x[k] = OP::apply(x[k], y[k], z[k]);
+        }
+        if ctx.mode == OverflowMode::Saturate {
+            saturate(x, IO::MAX);
+        }
+        IO::store(x, &mut dst[lo..hi]);
+        i += m;
+    }
+}
+
+/// The plain twin of [`run_float`]: one element at a time through `half`.
+fn ref_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    dst: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+) {
+    let s = IO::SIZE;
+    for i in 0..dst.len() / s {
+        let x = if SRC == SRC_NONE || SRC == SRC_DUP {
+            0.0
+        } else {
+            IO::load_one(&a[i * s..])
+        };
+        let y = match SRC {
+            SRC_TENSOR => IO::load_one(&b[i * s..]),
+            SRC_SCALAR | SRC_DUP => ctx.scalar_f,
+            _ => 0.0,
+        };
+        let z = if RD { IO::load_one(&dst[i * s..]) } else { 0.0 };
+        let mut r = OP::apply(x, y, z);
+        if ctx.mode == OverflowMode::Saturate {
+            // Round first, then saturate the rounded value (the fast path saturates first).
+            let mut tmp = [0u8; 4];
+            IO::store_one(r, &mut tmp);
+            r = IO::load_one(&tmp);
+            if r.is_infinite() || r.is_nan() {
+                r = saturate_one(r, IO::MAX);
+            }
+        }
+        IO::store_one(r, &mut dst[i * s..]);
+    }
+}
+
+/// The integer kernel (also the `bits` kernel); already one element at a time over typed
+/// values, so it is its own twin.
+fn run_int<IO: IntIo, OP: IntOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    dst: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+) {
+    let s = IO::SIZE;
+    for i in 0..dst.len() / s {
+        let x = if SRC == SRC_NONE || SRC == SRC_DUP {
+            0
+        } else {
+            IO::load_one(&a[i * s..])
+        };
+        let y = match SRC {
+            SRC_TENSOR => IO::load_one(&b[i * s..]),
+            SRC_SCALAR | SRC_DUP => ctx.scalar_i,
+            _ => 0,
+        };
+        let z = if RD { IO::load_one(&dst[i * s..]) } else { 0 };
+        IO::store_one(OP::apply(x, y, z), &mut dst[i * s..]);
+    }
+}
+
+/// The (fast, plain) kernel pair of a float-domain element function.
+pub fn float_kernels<OP: FloatOp, const SRC: u8, const RD: bool>(
+    t: ElemType,
+) -> Option<(Kernel, Kernel)> {
+    Some(match t {
+        ElemType::F16 => (
+            run_float::<F16Io, OP, SRC, RD>,
+            ref_float::<F16Io, OP, SRC, RD>,
+        ),
+        ElemType::Bf16 => (
+            run_float::<Bf16Io, OP, SRC, RD>,
+            ref_float::<Bf16Io, OP, SRC, RD>,
+        ),
+        ElemType::F32 => (
+            run_float::<F32Io, OP, SRC, RD>,
+            ref_float::<F32Io, OP, SRC, RD>,
+        ),
+        _ => return None,
+    })
+}
+
+/// The kernel pair of an integer-domain element function.
+pub fn int_kernels<OP: IntOp, const SRC: u8, const RD: bool>(
+    t: ElemType,
+) -> Option<(Kernel, Kernel)> {
+    let k: Kernel = match t {
+        ElemType::I8 => run_int::<I8Io, OP, SRC, RD>,
+        ElemType::U8 => run_int::<U8Io, OP, SRC, RD>,
+        ElemType::I16 => run_int::<I16Io, OP, SRC, RD>,
+        ElemType::U16 => run_int::<U16Io, OP, SRC, RD>,
+        ElemType::I32 => run_int::<I32Io, OP, SRC, RD>,
+        ElemType::U32 => run_int::<U32Io, OP, SRC, RD>,
+        ElemType::I64 => run_int::<I64Io, OP, SRC, RD>,
+        ElemType::U64 => run_int::<U64Io, OP, SRC, RD>,
+        _ => return None,
+    };
+    Some((k, k))
+}
+
+/// The kernel pair of a raw-bits element function (any type, by width).
+pub fn bits_kernels<OP: IntOp, const SRC: u8, const RD: bool>(
+    t: ElemType,
+) -> Option<(Kernel, Kernel)> {
+    let k: Kernel = match t.size() {
+        1 => run_int::<U8Io, OP, SRC, RD>,
+        2 => run_int::<U16Io, OP, SRC, RD>,
+        4 => run_int::<U32Io, OP, SRC, RD>,
+        _ => run_int::<U64Io, OP, SRC, RD>,
+    };
+    Some((k, k))
+}
+
+// --- conversions ---
+
+/// Saturation of a conversion under the chip's overflow mode (see the module docs).
+fn cast_saturation(ctx: &Ctx) -> Saturation {
+    if ctx.dst_t.is_float() {
+        if ctx.mode == OverflowMode::Saturate {
+            Saturation::On
+        } else {
+            Saturation::Off
+        }
+    } else if ctx.src_t.is_float() {
+        Saturation::On
+    } else {
+        Saturation::Off
+    }
+}
+
+/// The plain conversion: every element through `npusim_core::convert::convert_bits`.
+fn ref_convert(ctx: &Ctx, dst: &mut [u8], a: &[u8], _b: &[u8]) {
+    let (ss, ds) = (ctx.src_t.size(), ctx.dst_t.size());
+    let sat = cast_saturation(ctx);
+    for i in 0..dst.len() / ds {
+        let mut w = [0u8; 8];
+        w[..ss].copy_from_slice(&a[i * ss..(i + 1) * ss]);
+        let bits = u64::from_le_bytes(w);
+        let mut out = convert_bits(bits, ctx.src_t, ctx.dst_t, ctx.round, sat).unwrap_or(0);
+        if ctx.dst_t.is_float() && ctx.mode == OverflowMode::Saturate {
+            let nan = match ctx.dst_t {
+                ElemType::F16 => f16::from_bits(out as u16).is_nan(),
+                ElemType::Bf16 => bf16::from_bits(out as u16).is_nan(),
+                _ => f32::from_bits(out as u32).is_nan(),
+            };
+            if nan {
+                out = 0;
+            }
+        }
+        dst[i * ds..(i + 1) * ds].copy_from_slice(&out.to_le_bytes()[..ds]);
+    }
+}
+
+/// f32 → f16 with round to nearest even through the vectorised narrowing.
+fn fast_f32_to_f16(ctx: &Ctx, dst: &mut [u8], a: &[u8], _b: &[u8]) {
+    let n = dst.len() / 2;
+    let mut x = [0f32; CHUNK];
+    let mut i = 0;
+    while i < n {
+        let m = (n - i).min(CHUNK);
+        let x = &mut x[..m];
+        F32Io::load(&a[i * 4..(i + m) * 4], x);
+        if ctx.mode == OverflowMode::Saturate {
+            saturate(x, F16Io::MAX);
+        }
+        F16Io::store(x, &mut dst[i * 2..(i + m) * 2]);
+        i += m;
+    }
+}
+
+/// f16 → f32 (exact) through the vectorised widening.
+fn fast_f16_to_f32(ctx: &Ctx, dst: &mut [u8], a: &[u8], _b: &[u8]) {
+    let n = dst.len() / 4;
+    let mut x = [0f32; CHUNK];
+    let mut i = 0;
+    while i < n {
+        let m = (n - i).min(CHUNK);
+        let x = &mut x[..m];
+        F16Io::load(&a[i * 2..(i + m) * 2], x);
+        if ctx.mode == OverflowMode::Saturate {
+            saturate(x, f32::MAX);
+        }
+        F32Io::store(x, &mut dst[i * 4..(i + m) * 4]);
+        i += m;
+    }
+}
+
+/// The kernel pair of a conversion.
+pub fn convert_kernels(src: ElemType, dst: ElemType, round: RoundMode) -> (Kernel, Kernel) {
+    let fast: Kernel = match (src, dst, round) {
+        (ElemType::F32, ElemType::F16, RoundMode::Rint) => fast_f32_to_f16,
+        (ElemType::F16, ElemType::F32, _) => fast_f16_to_f32,
+        _ => ref_convert,
+    };
+    (fast, ref_convert)
+}
+
+// --- the table's element functions as kernel ops ---
+
+/// One zero-sized type per table row, implementing the row's element function for its domain.
+pub mod rows {
+    use super::*;
+
+    macro_rules! row_ops {
+        ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
+            $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+            $( row_ops!(@row $id, $shape, $dom, $elem); )*
+        };
+        (@row $id:ident, $shape:ident, none, $elem:ident) => {};
+        (@row $id:ident, $shape:ident, num, $elem:ident) => {
+            #[doc = concat!("Row `", stringify!($id), "`.")]
+            pub struct $id;
+            impl FloatOp for $id {
+                #[inline(always)]
+                fn apply(a: f32, b: f32, d: f32) -> f32 { row_ops!(@call $shape, elem::$elem, a, b, d) }
+            }
+            impl IntOp for $id {
+                #[inline(always)]
+                fn apply(a: i64, b: i64, d: i64) -> i64 { row_ops!(@call $shape, elem::$elem, a, b, d) }
+            }
+        };
+        (@row $id:ident, $shape:ident, float, $elem:ident) => {
+            #[doc = concat!("Row `", stringify!($id), "`.")]
+            pub struct $id;
+            impl FloatOp for $id {
+                #[inline(always)]
+                fn apply(a: f32, b: f32, d: f32) -> f32 { row_ops!(@call $shape, elem::$elem, a, b, d) }
+            }
+        };
+        (@row $id:ident, $shape:ident, int, $elem:ident) => {
+            #[doc = concat!("Row `", stringify!($id), "`.")]
+            pub struct $id;
+            impl IntOp for $id {
+                #[inline(always)]
+                fn apply(a: i64, b: i64, d: i64) -> i64 { row_ops!(@call $shape, elem::$elem, a, b, d) }
+            }
+        };
+        (@row $id:ident, $shape:ident, bits, $elem:ident) => { row_ops!(@row $id, $shape, int, $elem); };
+        (@call Binary, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call BinaryAcc, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call Scalar, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call Dup, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call Unary, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = ($b, $d); $f($a) }};
+        (@call Ternary, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
+        (@call ScalarDst, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
+    }
+
+    crate::for_each_vector_instr!(row_ops);
+}
+
+macro_rules! kernel_dispatch {
+    ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        /// The (fast, plain) kernels of an element-wise instruction for an element type; `None`
+        /// for the shapes with their own kernels and for types the domain does not cover.
+        pub fn kernels(instr: Instr, t: ElemType) -> Option<(Kernel, Kernel)> {
+            match instr {
+                $( Instr::$id => kernel_dispatch!(@k $shape, $dom, $id, t), )*
+            }
+        }
+    };
+    (@k $shape:ident, none, $id:ident, $t:ident) => { None };
+    (@k $shape:ident, num, $id:ident, $t:ident) => {
+        float_kernels::<rows::$id, { kernel_dispatch!(@src $shape) }, { kernel_dispatch!(@rd $shape) }>($t)
+            .or_else(|| int_kernels::<rows::$id, { kernel_dispatch!(@src $shape) }, { kernel_dispatch!(@rd $shape) }>($t))
+    };
+    (@k $shape:ident, float, $id:ident, $t:ident) => {
+        float_kernels::<rows::$id, { kernel_dispatch!(@src $shape) }, { kernel_dispatch!(@rd $shape) }>($t)
+    };
+    (@k $shape:ident, int, $id:ident, $t:ident) => {
+        int_kernels::<rows::$id, { kernel_dispatch!(@src $shape) }, { kernel_dispatch!(@rd $shape) }>($t)
+    };
+    (@k $shape:ident, bits, $id:ident, $t:ident) => {
+        bits_kernels::<rows::$id, { kernel_dispatch!(@src $shape) }, { kernel_dispatch!(@rd $shape) }>($t)
+    };
+    (@src Binary) => { SRC_TENSOR };
+    (@src BinaryAcc) => { SRC_TENSOR };
+    (@src Ternary) => { SRC_TENSOR };
+    (@src Unary) => { SRC_UNARY };
+    (@src Scalar) => { SRC_SCALAR };
+    (@src ScalarDst) => { SRC_SCALAR };
+    (@src Dup) => { SRC_DUP };
+    (@src $other:ident) => { SRC_NONE };
+    (@rd Ternary) => { true };
+    (@rd ScalarDst) => { true };
+    (@rd $other:ident) => { false };
+}
+
+crate::for_each_vector_instr!(kernel_dispatch);
+
+// ---------------------------------------------------------------------------------------------
+// The driver
+
+/// Which API spells the parameters in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Face {
+    Tik,
+    AscendC,
+}
+
+/// Parameter names per face: repeat, then blk and rep strides of dst, src0, src1.
+fn param_names(face: Face, nsrc: usize) -> [&'static str; 7] {
+    match (face, nsrc) {
+        (Face::Tik, 2) => [
+            "repeat_times",
+            "dst_blk_stride",
+            "src0_blk_stride",
+            "src1_blk_stride",
+            "dst_rep_stride",
+            "src0_rep_stride",
+            "src1_rep_stride",
+        ],
+        (Face::Tik, _) => [
+            "repeat_times",
+            "dst_blk_stride",
+            "src_blk_stride",
+            "src1_blk_stride",
+            "dst_rep_stride",
+            "src_rep_stride",
+            "src1_rep_stride",
+        ],
+        (Face::AscendC, 2) => [
+            "repeatTime",
+            "dstBlkStride",
+            "src0BlkStride",
+            "src1BlkStride",
+            "dstRepStride",
+            "src0RepStride",
+            "src1RepStride",
+        ],
+        (Face::AscendC, _) => [
+            "repeatTime",
+            "dstBlkStride",
+            "srcBlkStride",
+            "src1BlkStride",
+            "dstRepStride",
+            "srcRepStride",
+            "src1RepStride",
+        ],
+    }
+}
+
+/// Operand names per face.
+fn operand_names(face: Face, nsrc: usize) -> [&'static str; 3] {
+    match (face, nsrc) {
+        (Face::Tik, 2) => ["dst", "src0", "src1"],
+        (Face::Tik, _) => ["dst", "src", "src1"],
+        (Face::AscendC, 2) => ["dst", "src0", "src1"],
+        (Face::AscendC, _) => ["dst", "src", "src1"],
+    }
+}
+
+/// The arguments of one element-wise instruction call, as the faces collect them.
+#[derive(Clone, Debug)]
+pub struct VecArgs<'a> {
+    pub instr: Instr,
+    /// The spelling used in messages (`vec_add`, `vadd`, `Add`).
+    pub name: &'static str,
+    pub face: Face,
+    pub dst: &'a Operand,
+    /// Tensor sources (as many as the shape has).
+    pub srcs: &'a [&'a Operand],
+    pub scalar: Option<Scalar>,
+    pub round: CastRound,
+    pub mask: MaskArg,
+    pub is_set_mask: bool,
+    pub repeat: i64,
+    /// Block strides of dst, src0, src1, in 32-byte blocks.
+    pub blk: [i64; 3],
+    /// Repeat strides of dst, src0, src1, in 32-byte blocks.
+    pub rep: [i64; 3],
+    /// Largest legal block stride (255 for TIK and BinaryRepeatParams, 65535 for
+    /// UnaryRepeatParams).
+    pub blk_max: i64,
+}
+
+/// Where the lanes come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskSource {
+    /// Fixed when the call was checked.
+    Fixed(LaneMask),
+    /// The mask register at run time (`isSetMask = false`).
+    Register,
+}
+
+/// A decoded, checked element-wise instruction.
+#[derive(Clone, Debug)]
+pub struct VecOp {
+    pub instr: Instr,
+    pub name: &'static str,
+    pub dst: Operand,
+    pub srcs: Vec<Operand>,
+    pub repeat: u32,
+    pub mask: MaskSource,
+    /// Lanes per repeat (256 bytes of the wider type).
+    pub lanes: u32,
+    /// Walks of dst and each source.
+    walks: [Walk; 3],
+    names: [&'static str; 3],
+    ctx: Ctx,
+    fast: Kernel,
+    plain: Kernel,
+    /// Lanes per run that is contiguous in every operand.
+    gran: u32,
+    /// Every operand contiguous from one repeat to the next.
+    contiguous: bool,
+}
+
+impl PartialEq for VecOp {
+    fn eq(&self, o: &Self) -> bool {
+        self.instr == o.instr
+            && self.dst == o.dst
+            && self.srcs == o.srcs
+            && self.repeat == o.repeat
+            && self.mask == o.mask
+            && self.walks == o.walks
+            && self.ctx == o.ctx
+    }
+}
+
+impl VecOp {
+    /// Checks a call for `chip` and decodes it.
+    pub fn new(chip: &ChipProfile, a: &VecArgs<'_>) -> Result<VecOp> {
+        let shape = a.instr.shape();
+        let name = a.name;
+        let nsrc = shape.tensor_sources();
+        let names = operand_names(a.face, nsrc);
+        let pnames = param_names(a.face, nsrc);
+        if a.srcs.len() != nsrc {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "src",
+                value: a.srcs.len().to_string(),
+                rule: "wrong number of source tensors for this instruction",
+            });
+        }
+        // Element types.
+        let src_t = a.srcs.first().map_or(a.dst.dtype, |s| s.dtype);
+        if shape == Shape::Convert {
+            check_cast(name, chip.id, src_t, a.dst.dtype, a.round)?;
+        } else {
+            a.instr.check_type(name, chip.id, names[0], a.dst.dtype)?;
+            for (k, s) in a.srcs.iter().enumerate() {
+                check::same_type(name, names[k + 1], s, names[0], a.dst.dtype)?;
+            }
+        }
+        let (fast, plain) = if shape == Shape::Convert {
+            convert_kernels(src_t, a.dst.dtype, a.round.mode())
+        } else {
+            kernels(a.instr, a.dst.dtype).ok_or_else(|| AscendError::IllegalType {
+                instr: name,
+                param: names[0],
+                dtype: a.dst.dtype,
+                chip: chip.id,
+                legal: "a type this instruction computes on".into(),
+            })?
+        };
+        // Ranges.
+        let repeat = check::range(name, pnames[0], a.repeat, 0, 255, "[0, 255]")?;
+        let mut blk = [1u32; 3];
+        let mut rep = [0u32; 3];
+        let blk_text = if a.blk_max == 255 {
+            "[0, 255]"
+        } else {
+            "[0, 65535]"
+        };
+        for k in 0..=nsrc {
+            blk[k] = check::range(name, pnames[1 + k], a.blk[k], 0, a.blk_max, blk_text)?;
+            rep[k] = check::range(name, pnames[4 + k], a.rep[k], 0, 255, "[0, 255]")?;
+        }
+        if blk[0] == 0 {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: pnames[1],
+                value: "0".into(),
+                rule: "a destination block stride of 0 is undefined behaviour (高维切分)",
+            });
+        }
+        // Scope and alignment.
+        let ops: Vec<&Operand> = std::iter::once(a.dst)
+            .chain(a.srcs.iter().copied())
+            .collect();
+        for (k, op) in ops.iter().enumerate() {
+            check::scope(name, names[k], op, MemSpace::Ub)?;
+            check::align(chip, name, names[k], op)?;
+        }
+        // Scalar.
+        let (scalar_f, scalar_i) = match (shape.has_scalar(), a.scalar) {
+            (true, Some(s)) => {
+                let bits = s.to_bits(name, "scalar", a.dst.dtype)?;
+                let t = a.dst.dtype;
+                let f = match t {
+                    ElemType::F16 => f16::from_bits(bits as u16).to_f32(),
+                    ElemType::Bf16 => bf16::from_bits(bits as u16).to_f32(),
+                    ElemType::F32 => f32::from_bits(bits as u32),
+                    _ => 0.0,
+                };
+                let i = if shape == Shape::Dup || t.is_float() {
+                    bits as i64
+                } else {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(&bits.to_le_bytes());
+                    match t.size() {
+                        1 if t.is_signed_int() => bits as u8 as i8 as i64,
+                        2 if t.is_signed_int() => bits as u16 as i16 as i64,
+                        4 if t.is_signed_int() => bits as u32 as i32 as i64,
+                        _ => bits as i64,
+                    }
+                };
+                (f, i)
+            }
+            (true, None) => {
+                return Err(AscendError::Rule {
+                    instr: name,
+                    param: "scalar",
+                    value: "none".into(),
+                    rule: "this instruction takes a scalar",
+                });
+            }
+            _ => (0.0, 0),
+        };
+        let wide = ops.iter().map(|o| o.dtype.size()).max().unwrap_or(1);
+        let lanes = (REPEAT_BYTES as usize / wide) as u32;
+        let mut walks = [Walk {
+            base: 0,
+            blk_stride: BLOCK_BYTES,
+            rep_stride: 0,
+            elem_size: 1,
+        }; 3];
+        for (k, op) in ops.iter().enumerate() {
+            walks[k] = Walk {
+                base: op.addr(),
+                blk_stride: blk[k] as u64 * BLOCK_BYTES,
+                rep_stride: rep[k] as u64 * BLOCK_BYTES,
+                elem_size: op.dtype.size() as u64,
+            };
+        }
+        let gran = ops
+            .iter()
+            .enumerate()
+            .map(|(k, op)| {
+                if blk[k] == 1 {
+                    lanes
+                } else {
+                    (BLOCK_BYTES as usize / op.dtype.size()) as u32
+                }
+            })
+            .min()
+            .unwrap_or(lanes);
+        let contiguous = ops.iter().enumerate().all(|(k, op)| {
+            blk[k] == 1 && rep[k] as u64 * BLOCK_BYTES == lanes as u64 * op.dtype.size() as u64
+        });
+        let mask_src = if a.is_set_mask {
+            MaskSource::Fixed(mask::resolve(
+                name,
+                a.mask,
+                lanes,
+                true,
+                MaskRegister::default(),
+            )?)
+        } else {
+            mask::resolve(name, a.mask, lanes, false, MaskRegister::default())?;
+            MaskSource::Register
+        };
+        let op = VecOp {
+            instr: a.instr,
+            name,
+            dst: a.dst.clone(),
+            srcs: a.srcs.iter().map(|s| (*s).clone()).collect(),
+            repeat,
+            mask: mask_src,
+            lanes,
+            walks,
+            names,
+            ctx: Ctx {
+                scalar_f,
+                scalar_i,
+                mode: chip.vector.overflow_mode,
+                round: a.round.mode(),
+                src_t,
+                dst_t: a.dst.dtype,
+            },
+            fast,
+            plain,
+            gran,
+            contiguous,
+        };
+        if let MaskSource::Fixed(m) = mask_src {
+            op.check_memory(m)?;
+        }
+        Ok(op)
+    }
+
+    /// The counter-mode form of Ascend C (`Add(dst, src0, src1, count)`): the first `count`
+    /// elements, contiguous.
+    #[allow(clippy::too_many_arguments)]
+    pub fn count(
+        chip: &ChipProfile,
+        instr: Instr,
+        name: &'static str,
+        dst: &Operand,
+        srcs: &[&Operand],
+        scalar: Option<Scalar>,
+        round: CastRound,
+        count: i64,
+    ) -> Result<VecOp> {
+        let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
+        let wide = std::iter::once(dst)
+            .chain(srcs.iter().copied())
+            .map(|o| o.dtype.size())
+            .max()
+            .unwrap_or(1) as i64;
+        let lanes = 256 / wide;
+        let rep_of = |o: &Operand| lanes * o.dtype.size() as i64 / 32;
+        let mut rep = [8i64; 3];
+        rep[0] = rep_of(dst);
+        for (k, s) in srcs.iter().enumerate() {
+            rep[k + 1] = rep_of(s);
+        }
+        let mut op = VecOp::new(
+            chip,
+            &VecArgs {
+                instr,
+                name,
+                face: Face::AscendC,
+                dst,
+                srcs,
+                scalar,
+                round,
+                mask: MaskArg::Count(lanes as u64),
+                is_set_mask: true,
+                repeat: 0,
+                blk: [1; 3],
+                rep,
+                blk_max: 255,
+            },
+        )?;
+        let m = LaneMask::Counter(count);
+        op.mask = MaskSource::Fixed(m);
+        op.check_memory(m)?;
+        Ok(op)
+    }
+
+    fn nsrc(&self) -> usize {
+        self.srcs.len()
+    }
+
+    /// Tensor bounds and overlap rules for a resolved mask.
+    fn check_memory(&self, m: LaneMask) -> Result<()> {
+        let lanes = self.lanes;
+        let n = m.iterations(self.repeat, lanes);
+        if n == 0 || m.is_empty() {
+            return Ok(());
+        }
+        let ops: Vec<&Operand> = std::iter::once(&self.dst).chain(&self.srcs).collect();
+        let mut spans = [None; 3];
+        for (k, op) in ops.iter().enumerate() {
+            spans[k] = self.walks[k].span(n, |r| m.lanes_of(r, lanes));
+            check::within(self.name, self.names[k], op, spans[k])?;
+        }
+        let Some(dspan) = spans[0] else { return Ok(()) };
+        let dw = self.walks[0];
+        let shift = |(lo, hi): (u64, u64), by: u64| (lo + by, hi + by);
+        #[allow(clippy::needless_range_loop)]
+        for k in 1..=self.nsrc() {
+            let Some(sspan) = spans[k] else { continue };
+            if !overlaps(dspan, sspan) {
+                continue;
+            }
+            let sw = self.walks[k];
+            let same_walk = sw.base == dw.base
+                && sw.blk_stride == dw.blk_stride
+                && sw.elem_size == dw.elem_size;
+            if self.instr.shape() == Shape::BinaryAcc
+                && k == 2
+                && same_walk
+                && sw.rep_stride == 0
+                && dw.rep_stride == 0
+            {
+                continue; // dst = src0 ∘ dst, accumulating in place (通用地址重叠约束).
+            }
+            let err = |rule| AscendError::IllegalOverlap {
+                instr: self.name,
+                dst: self.names[0],
+                src: self.names[k],
+                rule,
+            };
+            let (first, last) = (m.lanes_of(0, lanes), m.lanes_of(n - 1, lanes));
+            let dblocks: [Vec<(u64, u64)>; 2] = [
+                dw.iteration_blocks(0, first).collect(),
+                dw.iteration_blocks(0, last).collect(),
+            ];
+            let sblocks: [Vec<(u64, u64)>; 2] = [
+                sw.iteration_blocks(0, first).collect(),
+                sw.iteration_blocks(0, last).collect(),
+            ];
+            let pick = |r: u32| if r + 1 == n { 1 } else { 0 };
+            for r in 0..n {
+                let db = &dblocks[pick(r)];
+                // Within one repeat: full overlap (same walk) or none.
+                if !(same_walk && sw.rep_stride == dw.rep_stride) {
+                    let sb = &sblocks[pick(r)];
+                    if db.iter().any(|d| {
+                        sb.iter().any(|s| {
+                            overlaps(
+                                shift(*d, r as u64 * dw.rep_stride),
+                                shift(*s, r as u64 * sw.rep_stride),
+                            )
+                        })
+                    }) {
+                        return Err(err(
+                            "within one repeat the source and destination must overlap completely (same start and strides) or not at all",
+                        ));
+                    }
+                }
+                // Across repeats: dst of repeat r must not feed repeat r+1.
+                if r + 1 < n {
+                    let sb = &sblocks[pick(r + 1)];
+                    if db.iter().any(|d| {
+                        sb.iter().any(|s| {
+                            overlaps(
+                                shift(*d, r as u64 * dw.rep_stride),
+                                shift(*s, (r + 1) as u64 * sw.rep_stride),
+                            )
+                        })
+                    }) {
+                        return Err(err(
+                            "the destination of repeat N must not be a source of repeat N+1",
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve(&self, core: &VectorCore) -> Result<LaneMask> {
+        match self.mask {
+            MaskSource::Fixed(m) => Ok(m),
+            MaskSource::Register => {
+                let m = mask::resolve(
+                    self.name,
+                    MaskArg::Placeholder,
+                    self.lanes,
+                    false,
+                    core.mask,
+                )?;
+                self.check_memory(m)?;
+                Ok(m)
+            }
+        }
+    }
+
+    /// Runs one run of `len` lanes starting at lane `e0` of repeat `r`, or (contiguous case)
+    /// at element `e0` of the whole instruction when `r` is `None`.
+    fn run_chunk(
+        &self,
+        core: &mut VectorCore,
+        kernel: Kernel,
+        addrs: [u64; 3],
+        len: usize,
+        scratch: &mut [u8],
+    ) -> Result<()> {
+        let ub = core.ub_mut();
+        let (sa, rest) = scratch.split_at_mut(scratch.len() / 2);
+        let lens = self.walks.map(|w| len * w.elem_size as usize);
+        let na = if self.nsrc() >= 1 { lens[1] } else { 0 };
+        let nb = if self.nsrc() >= 2 { lens[2] } else { 0 };
+        if na > 0 {
+            sa[..na].copy_from_slice(ub.bytes(addrs[1], na as u64)?);
+        }
+        if nb > 0 {
+            rest[..nb].copy_from_slice(ub.bytes(addrs[2], nb as u64)?);
+        }
+        let d = ub.bytes_mut(addrs[0], lens[0] as u64)?;
+        kernel(&self.ctx, d, &sa[..na], &rest[..nb]);
+        Ok(())
+    }
+
+    /// Runs the instruction with the core's current mask state.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        let m = self.resolve(core)?;
+        let lanes = self.lanes;
+        let n = m.iterations(self.repeat, lanes);
+        if n == 0 || m.is_empty() {
+            return Ok(());
+        }
+        const BIG: usize = 2048;
+        let mut scratch = vec![0u8; 2 * BIG * 8];
+        let full = mask::prefix(lanes);
+        let total = match m {
+            LaneMask::Normal(b) if b == full => Some(n as u64 * lanes as u64),
+            LaneMask::Counter(c) => Some(c),
+            _ => None,
+        };
+        if let (true, Some(total)) = (self.contiguous, total) {
+            let mut done = 0u64;
+            while done < total {
+                let len = (total - done).min(BIG as u64);
+                let addrs = [0, 1, 2].map(|k| self.walks[k].base + done * self.walks[k].elem_size);
+                self.run_chunk(core, self.fast, addrs, len as usize, &mut scratch)?;
+                done += len;
+            }
+            return Ok(());
+        }
+        let g = self.gran;
+        for r in 0..n {
+            let mut bits = m.lanes_of(r, lanes);
+            while bits != 0 {
+                let e0 = bits.trailing_zeros();
+                let end = e0 + (bits >> e0).trailing_ones();
+                let mut s = e0;
+                while s < end {
+                    let stop = end.min((s / g + 1) * g);
+                    let addrs = [0, 1, 2].map(|k| self.walks[k].lane_addr(r, s));
+                    self.run_chunk(core, self.fast, addrs, (stop - s) as usize, &mut scratch)?;
+                    s = stop;
+                }
+                bits &= !mask::prefix(end);
+            }
+        }
+        Ok(())
+    }
+
+    /// The plain twin of [`VecOp::execute`]: every active lane of every repeat on its own,
+    /// its addresses from the documented formula, through the plain kernel.
+    pub fn execute_reference(&self, core: &mut VectorCore) -> Result<()> {
+        let m = self.resolve(core)?;
+        let lanes = self.lanes;
+        let n = m.iterations(self.repeat, lanes);
+        let mut scratch = vec![0u8; 32];
+        for r in 0..n {
+            let bits = m.lanes_of(r, lanes);
+            for e in 0..lanes {
+                if bits >> e & 1 == 1 {
+                    let addrs = [0, 1, 2].map(|k| self.walks[k].lane_addr(r, e));
+                    self.run_chunk(core, self.plain, addrs, 1, &mut scratch)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
