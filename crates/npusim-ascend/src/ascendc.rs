@@ -10,7 +10,7 @@
 
 #![allow(non_snake_case)]
 
-use crate::core::{Operand, VectorCore};
+use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
 use crate::isa::{CastRound, Instr};
 use crate::kernels::CmpMode;
@@ -325,6 +325,17 @@ impl AscendC {
             op,
             _t: PhantomData,
         })
+    }
+
+    /// Writes `data` at the start of a tensor (`SetValue` in bulk; for feeding examples).
+    pub fn write<T: Element>(&mut self, t: &impl AsOperand, data: &[T]) -> Result<()> {
+        let op = t.operand();
+        let bytes = std::mem::size_of_val(data) as u64;
+        check::within("write", "data", op, Some((op.addr(), op.addr() + bytes)))?;
+        Ok(self
+            .core
+            .memory_mut(op.space)?
+            .write_elems(op.addr(), data)?)
     }
 
     /// Reads a whole tensor back (for checking results).

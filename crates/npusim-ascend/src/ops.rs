@@ -467,6 +467,17 @@ impl From<i32> for Scalar {
         Scalar::Int(v as i64)
     }
 }
+macro_rules! scalar_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Self {
+                Scalar::Int(v as i64)
+            }
+        }
+    )*};
+}
+scalar_from_int!(i8, u8, i16, u16, u32);
+
 impl From<f64> for Scalar {
     fn from(v: f64) -> Self {
         Scalar::Float(v)
