@@ -2,6 +2,9 @@
 
 vec_cmpv_gt: np.packbits(a > b, bitorder="little") on 255 * 128 float16.
 PairReduceSum: a[0::2] + a[1::2] in float16 on 255 * 128 elements.
+Add / Muls / Exp: np.add(a, b, out=d) / np.multiply(a, 1.5, out=d) / np.exp(a, out=d) on
+255 repeats (255 * 128 float16, 255 * 64 float32); Cast: d[...] = a (astype into a
+preallocated array) on 255 * 64 elements.
 Prints the best-of time per call and elements per second.
 """
 import timeit
@@ -13,10 +16,28 @@ rng = np.random.default_rng(0)
 a = (rng.integers(0, 2000, n) / 100 - 10).astype(np.float16)
 b = (rng.integers(0, 2000, n) / 100 - 10).astype(np.float16)
 
+n32 = 255 * 64
+a32 = (rng.integers(0, 2000, n32) / 100 - 10).astype(np.float32)
+b32 = (rng.integers(0, 2000, n32) / 100 - 10).astype(np.float32)
+d16 = np.empty(n, np.float16)
+d32 = np.empty(n32, np.float32)
+h64 = np.empty(n32, np.float16)
+a16_64 = a32.astype(np.float16)
+sizes = {}
+
 for name, stmt in [
     ("vec_cmpv_gt f16 255rep", lambda: np.packbits(a > b, bitorder="little")),
     ("PairReduceSum f16 255rep", lambda: a[0::2] + a[1::2]),
+    ("vec_add f16 255rep", lambda: np.add(a, b, out=d16)),
+    ("vec_add f32 255rep", lambda: np.add(a32, b32, out=d32)),
+    ("vec_muls f16 255rep", lambda: np.multiply(a, np.float16(1.5), out=d16)),
+    ("vec_muls f32 255rep", lambda: np.multiply(a32, np.float32(1.5), out=d32)),
+    ("vec_conv f32->f16 255rep", lambda: h64.__setitem__(Ellipsis, a32)),
+    ("vec_conv f16->f32 255rep", lambda: d32.__setitem__(Ellipsis, a16_64)),
+    ("vec_exp f16 255rep", lambda: np.exp(a, out=d16)),
+    ("vec_exp f32 255rep", lambda: np.exp(a32, out=d32)),
 ]:
+    count = n32 if ("f32" in name or "conv" in name) else n
     reps = 200
     best = min(timeit.repeat(stmt, number=reps, repeat=7)) / reps
-    print(f"{name}: {best * 1e6:.2f} us/call, {n / best / 1e9:.3f} G elements/s")
+    print(f"{name}: {best * 1e6:.2f} us/call, {count / best / 1e9:.3f} G elements/s")

@@ -58,6 +58,8 @@ pub type Kernel = fn(&Ctx, &mut [u8], &[u8], &[u8]);
 /// A float element type computed in f32.
 pub trait FloatIo {
     const SIZE: usize;
+    /// True for f16 (unary ops may go through a table of every input).
+    const IS_F16: bool = false;
     /// Largest finite value, as f32.
     const MAX: f32;
     /// Fast slice widening.
@@ -73,6 +75,7 @@ pub trait FloatIo {
 pub struct F16Io;
 impl FloatIo for F16Io {
     const SIZE: usize = 2;
+    const IS_F16: bool = true;
     const MAX: f32 = 65504.0;
     #[inline]
     fn load(b: &[u8], out: &mut [f32]) {
@@ -167,6 +170,29 @@ int_io!(I8Io: i8, U8Io: u8, I16Io: i16, U16Io: u16, I32Io: i32, U32Io: u32, I64I
 /// An element function in the float domain, adapted to (src0, src1-or-scalar, dst).
 pub trait FloatOp {
     fn apply(a: f32, b: f32, d: f32) -> f32;
+    /// For unary instructions: the result for every f16 input, built once from the plain
+    /// kernel (so the fast path equals the plain twin by construction).
+    fn f16_table(_mode: OverflowMode) -> Option<&'static [u16]> {
+        None
+    }
+}
+
+/// Builds the table of a unary float op on f16 under `mode` from the plain kernel.
+pub fn build_f16_table<OP: FloatOp>(mode: OverflowMode) -> Box<[u16]> {
+    let ctx = Ctx {
+        scalar_f: 0.0,
+        scalar_i: 0,
+        mode,
+        round: RoundMode::Rint,
+        src_t: ElemType::F16,
+        dst_t: ElemType::F16,
+    };
+    let src: Vec<u8> = (0..=u16::MAX).flat_map(|b| b.to_le_bytes()).collect();
+    let mut out = vec![0u8; src.len()];
+    ref_float::<F16Io, OP, SRC_UNARY, false>(&ctx, &mut out, &src, &[]);
+    out.chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
 }
 /// An element function in the integer / bits domain, adapted to (src0, src1-or-scalar, dst).
 pub trait IntOp {
@@ -204,6 +230,31 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
     b: &[u8],
 ) {
     let n = dst.len() / IO::SIZE;
+    if IO::IS_F16
+        && SRC == SRC_UNARY
+        && !RD
+        && let Some(t) = OP::f16_table(ctx.mode)
+    {
+        let t: &[u16; 65536] = match t.try_into() {
+            Ok(t) => t,
+            Err(_) => return,
+        };
+        if let (Ok(o), Ok(i)) = (
+            bytemuck::try_cast_slice_mut::<u8, u16>(dst),
+            bytemuck::try_cast_slice::<u8, u16>(a),
+        ) {
+            for (o, i) in o.iter_mut().zip(i) {
+                *o = t[u16::from_le(*i) as usize].to_le();
+            }
+            return;
+        }
+        let done = 0;
+        for k in done..n {
+            let v = t[u16::from_le_bytes([a[2 * k], a[2 * k + 1]]) as usize];
+            dst[2 * k..2 * k + 2].copy_from_slice(&v.to_le_bytes());
+        }
+        return;
+    }
     let mut x = [0f32; CHUNK];
     let mut y = [0f32; CHUNK];
     let mut z = [0f32; CHUNK];
@@ -441,6 +492,20 @@ pub mod rows {
             $( row_ops!(@row $id, $shape, $dom, $elem); )*
         };
         (@row $id:ident, $shape:ident, none, $elem:ident) => {};
+        (@row $id:ident, Unary, float, $elem:ident) => {
+            #[doc = concat!("Row `", stringify!($id), "`.")]
+            pub struct $id;
+            impl FloatOp for $id {
+                #[inline(always)]
+                fn apply(a: f32, b: f32, d: f32) -> f32 { row_ops!(@call Unary, elem::$elem, a, b, d) }
+                fn f16_table(mode: OverflowMode) -> Option<&'static [u16]> {
+                    static TABLES: [std::sync::OnceLock<Box<[u16]>>; 2] =
+                        [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+                    let k = usize::from(mode == OverflowMode::Saturate);
+                    Some(TABLES[k].get_or_init(|| build_f16_table::<$id>(mode)))
+                }
+            }
+        };
         (@row $id:ident, $shape:ident, num, $elem:ident) => {
             #[doc = concat!("Row `", stringify!($id), "`.")]
             pub struct $id;
@@ -993,21 +1058,54 @@ impl VecOp {
         kernel: Kernel,
         addrs: [u64; 3],
         len: usize,
-        scratch: &mut [u8],
+        scratch: &mut Vec<u8>,
     ) -> Result<()> {
         let ub = core.ub_mut();
-        let (sa, rest) = scratch.split_at_mut(scratch.len() / 2);
-        let lens = self.walks.map(|w| len * w.elem_size as usize);
-        let na = if self.nsrc() >= 1 { lens[1] } else { 0 };
-        let nb = if self.nsrc() >= 2 { lens[2] } else { 0 };
+        let lens = self.walks.map(|w| (len * w.elem_size as usize) as u64);
+        let nsrc = self.nsrc();
+        // Bounds (the plan checked them; this keeps a bad address an error, never a panic).
+        for k in 0..=nsrc {
+            ub.check_range(addrs[k], lens[k])?;
+        }
+        let range = |k: usize| addrs[k] as usize..(addrs[k] + lens[k]) as usize;
+        let d = range(0);
+        let disjoint = (1..=nsrc).all(|k| {
+            let s = range(k);
+            s.end <= d.start || s.start >= d.end
+        });
+        if disjoint {
+            // Borrow the sources straight from memory around the destination.
+            let mem = ub.as_mut_slice();
+            let (lo, rest) = mem.split_at_mut(d.start);
+            let (dst, hi) = rest.split_at_mut(d.end - d.start);
+            let src = |k: usize| -> &[u8] {
+                if k > nsrc {
+                    return &[];
+                }
+                let s = range(k);
+                if s.end <= d.start {
+                    &lo[s]
+                } else {
+                    &hi[s.start - d.end..s.end - d.end]
+                }
+            };
+            kernel(&self.ctx, dst, src(1), src(2));
+            return Ok(());
+        }
+        let na = if nsrc >= 1 { lens[1] as usize } else { 0 };
+        let nb = if nsrc >= 2 { lens[2] as usize } else { 0 };
+        if scratch.len() < na + nb {
+            scratch.resize(na + nb, 0);
+        }
+        let (sa, rest) = scratch.split_at_mut(na);
         if na > 0 {
             sa[..na].copy_from_slice(ub.bytes(addrs[1], na as u64)?);
         }
         if nb > 0 {
             rest[..nb].copy_from_slice(ub.bytes(addrs[2], nb as u64)?);
         }
-        let d = ub.bytes_mut(addrs[0], lens[0] as u64)?;
-        kernel(&self.ctx, d, &sa[..na], &rest[..nb]);
+        let dst = ub.bytes_mut(addrs[0], lens[0])?;
+        kernel(&self.ctx, dst, &sa[..na], &rest[..nb]);
         Ok(())
     }
 
@@ -1019,8 +1117,7 @@ impl VecOp {
         if n == 0 || m.is_empty() {
             return Ok(());
         }
-        const BIG: usize = 2048;
-        let mut scratch = vec![0u8; 2 * BIG * 8];
+        let mut scratch = Vec::new();
         let full = mask::prefix(lanes);
         let total = match m {
             LaneMask::Normal(b) if b == full => Some(n as u64 * lanes as u64),
@@ -1028,14 +1125,9 @@ impl VecOp {
             _ => None,
         };
         if let (true, Some(total)) = (self.contiguous, total) {
-            let mut done = 0u64;
-            while done < total {
-                let len = (total - done).min(BIG as u64);
-                let addrs = [0, 1, 2].map(|k| self.walks[k].base + done * self.walks[k].elem_size);
-                self.run_chunk(core, self.fast, addrs, len as usize, &mut scratch)?;
-                done += len;
-            }
-            return Ok(());
+            // One run over the whole instruction.
+            let addrs = [0, 1, 2].map(|k| self.walks[k].base);
+            return self.run_chunk(core, self.fast, addrs, total as usize, &mut scratch);
         }
         let g = self.gran;
         for r in 0..n {
@@ -1062,7 +1154,7 @@ impl VecOp {
         let m = self.resolve(core)?;
         let lanes = self.lanes;
         let n = m.iterations(self.repeat, lanes);
-        let mut scratch = vec![0u8; 32];
+        let mut scratch = Vec::new();
         for r in 0..n {
             let bits = m.lanes_of(r, lanes);
             for e in 0..lanes {
