@@ -194,6 +194,26 @@ macro_rules! ascendc_methods {
                 mask.into(), IS_SET_MASK, repeat, [dst_blk_stride as i64, 1, 1], [dst_rep_stride as i64, 0, 0], 255)
         }
     };
+    (@m WholeReduce, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` (value and index for Max/Min: ORDER_VALUE_INDEX).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
+                    mask: impl Into<AscMask>, repeat: i32, dst_rep_stride: i32, src_blk_stride: i32, src_rep_stride: i32) -> Result<()> {
+            crate::reduce::ReduceOp::new(self.chip(), Instr::$id, stringify!($asc), &dst.op, &src.op, mask.into().0, IS_SET_MASK,
+                repeat as i64, dst_rep_stride as i64, src_blk_stride as i64, src_rep_stride as i64)?
+                .execute(&mut self.core)
+        }
+    };
+    (@m BlockReduce, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
+                    repeat: i32, mask: impl Into<AscMask>, dst_rep_stride: i32, src_blk_stride: i32, src_rep_stride: i32) -> Result<()> {
+            crate::reduce::ReduceOp::new(self.chip(), Instr::$id, stringify!($asc), &dst.op, &src.op, mask.into().0, IS_SET_MASK,
+                repeat as i64, dst_rep_stride as i64, src_blk_stride as i64, src_rep_stride as i64)?
+                .execute(&mut self.core)
+        }
+    };
     (@m $other:ident, $id:ident, $asc:ident, $rep:ident) => {};
 }
 

@@ -56,6 +56,10 @@ pub enum Shape {
     CmpBits,
     /// `dst[j] = src[2j] + src[2j+1]` (PairReduceSum / vcpadd).
     PairReduce,
+    /// One result per repeat (value, or value and index) (WholeReduce* / vcadd, vcmax, vcmin).
+    WholeReduce,
+    /// One result per 32-byte block (BlockReduce* / vcgadd, vcgmax, vcgmin).
+    BlockReduce,
     /// Burst copies between memories (data_move / DataCopy).
     Move,
 }
@@ -63,7 +67,14 @@ pub enum Shape {
 impl Shape {
     /// Whether the driver runs this shape lane by lane through an element function.
     pub const fn is_elementwise(self) -> bool {
-        !matches!(self, Shape::CmpBits | Shape::PairReduce | Shape::Move)
+        !matches!(
+            self,
+            Shape::CmpBits
+                | Shape::PairReduce
+                | Shape::WholeReduce
+                | Shape::BlockReduce
+                | Shape::Move
+        )
     }
     /// Number of tensor sources.
     pub const fn tensor_sources(self) -> usize {
@@ -74,6 +85,8 @@ impl Shape {
             | Shape::ScalarDst
             | Shape::Convert
             | Shape::PairReduce
+            | Shape::WholeReduce
+            | Shape::BlockReduce
             | Shape::Move => 1,
             Shape::Dup => 0,
         }
@@ -200,6 +213,19 @@ macro_rules! for_each_vector_instr {
             // Reductions.
             PairReduceSum, PairReduce, vec_cpadd, vcpadd, PairReduceSum, PairReduceSumRepeat, none(none), "Ascend C PairReduceSum (seed 001)",
                 [&[Ascend910] => &[F16]], [&[Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            // Reductions per repeat / per block; the element function combines partial results.
+            WholeReduceSum, WholeReduce, vcadd, vcadd, WholeReduceSum, WholeReduceSumRepeat, float(add), "ReduceRepeat.md (WholeReduceSum); TIK vcadd",
+                [&ALL_CHIPS => &[F16, F32]];
+            WholeReduceMax, WholeReduce, vcmax, vcmax, WholeReduceMax, WholeReduceMaxRepeat, float(max), "ReduceRepeat.md (WholeReduceMax); TIK vcmax",
+                [&ALL_CHIPS => &[F16, F32]];
+            WholeReduceMin, WholeReduce, vcmin, vcmin, WholeReduceMin, WholeReduceMinRepeat, float(min), "ReduceRepeat.md (WholeReduceMin); TIK vcmin",
+                [&ALL_CHIPS => &[F16, F32]];
+            BlockReduceSum, BlockReduce, vcgadd, vcgadd, BlockReduceSum, BlockReduceSumRepeat, float(add), "ReduceDataBlock.md (BlockReduceSum); TIK vcgadd",
+                [&ALL_CHIPS => &[F16, F32]];
+            BlockReduceMax, BlockReduce, vcgmax, vcgmax, BlockReduceMax, BlockReduceMaxRepeat, float(max), "ReduceDataBlock.md (BlockReduceMax); TIK vcgmax",
+                [&ALL_CHIPS => &[F16, F32]];
+            BlockReduceMin, BlockReduce, vcgmin, vcgmin, BlockReduceMin, BlockReduceMinRepeat, float(min), "ReduceDataBlock.md (BlockReduceMin); TIK vcgmin",
+                [&ALL_CHIPS => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ALL];

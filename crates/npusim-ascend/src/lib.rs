@@ -28,6 +28,7 @@ pub mod isa;
 pub mod kernels;
 pub mod mask;
 pub mod ops;
+pub mod reduce;
 pub mod tik;
 pub mod vector;
 

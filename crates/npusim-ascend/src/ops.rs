@@ -725,6 +725,8 @@ pub enum Op {
     PairReduce(PairReduceSum),
     /// data_move / DataCopy.
     Move(DataMove),
+    /// WholeReduce* / BlockReduce*.
+    Reduce(crate::reduce::ReduceOp),
 }
 
 impl Op {
@@ -735,6 +737,7 @@ impl Op {
             Op::Cmpv(o) => o.execute(core),
             Op::PairReduce(o) => o.execute(core),
             Op::Move(o) => o.execute(core),
+            Op::Reduce(o) => o.execute(core),
         }
     }
 }

@@ -173,6 +173,19 @@ macro_rules! tik_methods {
                         repeat_times, [dst_blk_stride, 1, 1], [dst_rep_stride, 0, 0])
         }
     };
+    (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
+    (@m BlockReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
+    (@red $id:ident, $tik:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, repeat_times: i64,
+                    dst_rep_stride: i64, src_blk_stride: i64, src_rep_stride: i64) -> Result<()> {
+            let op = crate::reduce::ReduceOp::new(self.chip, Instr::$id, stringify!($tik), dst, src, mask.into().0, true,
+                repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride)?;
+            self.program.push(Op::Reduce(op));
+            Ok(())
+        }
+    };
     (@m $other:ident, $id:ident, $tik:ident, $legacy:ident) => {};
 }
 

@@ -542,6 +542,8 @@ pub mod rows {
         (@call Unary, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = ($b, $d); $f($a) }};
         (@call Ternary, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
         (@call ScalarDst, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
+        (@call WholeReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call BlockReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
     }
 
     crate::for_each_vector_instr!(row_ops);

@@ -1,0 +1,319 @@
+//! Per-repeat and per-block reductions: WholeReduceSum/Max/Min (`vcadd`/`vcmax`/`vcmin`,
+//! Ascend C `ReduceRepeat`) and BlockReduceSum/Max/Min (`vcgadd`/`vcgmax`/`vcgmin`,
+//! `ReduceDataBlock`).
+//!
+//! Sources: asc-devkit `归约计算/ReduceRepeat.md`, `ReduceDataBlock.md` (old names
+//! WholeReduce*/BlockReduce*); `shared/research/ascend-vector.md` §1.2, §1.4, §4.
+//! - Sums add adjacent pairs as a binary tree, every partial sum rounded to the element type
+//!   (and saturated in saturating mode): inside a 32-byte block, then over the 8 block results.
+//!   Masked-off lanes count as 0.
+//! - Max/Min ignore masked-off lanes; ties go to the lowest index; a NaN wins (policy).
+//! - WholeReduceMax/Min write `[value, index]` (ORDER_VALUE_INDEX), the index relative to the
+//!   repeat stored as raw integer bits in T; dstRepStride in units of that pair (2·sizeof(T)),
+//!   of sizeof(T) for WholeReduceSum; dst aligned to those units.
+//! - BlockReduce writes 8 results per repeat, dstRepStride in units of 8·sizeof(T) (16 B half,
+//!   32 B float), dst 16/32-byte aligned. A block with no active lane keeps its dst on chips
+//!   whose profile keeps masked groups (A2/A3, 310P, 910); elsewhere it is filled: 0 for sums,
+//!   −65504/+65504 (half) or −inf/+inf (float) for Max/Min (ReduceDataBlock.md).
+//! - A repeat with no active lane in WholeReduce writes nothing (policy; mask 0 is a NOP).
+//! - Overlap of dst and src is not checked (BlockReduceSum allows aliasing).
+
+use crate::core::{Operand, VectorCore, check};
+use crate::error::{AscendError, Result};
+use crate::geometry::{BLOCK_BYTES, Walk};
+use crate::isa::{Instr, Shape};
+use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
+use crate::vector::{F16Io, F32Io, FloatIo, MaskSource};
+use npusim_core::{ChipProfile, ElemType, MaskedGroupPolicy, MemSpace, OverflowMode};
+
+/// How partial results combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    Sum,
+    Max,
+    Min,
+}
+
+impl Instr {
+    /// The combination of a reduction row, from its element function (`add`, `max`, `min`).
+    pub fn combine(self) -> Option<Combine> {
+        match (self.shape(), self.element_fn()) {
+            (Shape::WholeReduce | Shape::BlockReduce, "add") => Some(Combine::Sum),
+            (Shape::WholeReduce | Shape::BlockReduce, "max") => Some(Combine::Max),
+            (Shape::WholeReduce | Shape::BlockReduce, "min") => Some(Combine::Min),
+            _ => None,
+        }
+    }
+}
+
+/// A checked reduction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceOp {
+    pub instr: Instr,
+    pub name: &'static str,
+    pub dst: Operand,
+    pub src: Operand,
+    pub repeat: u32,
+    pub mask: MaskSource,
+    pub dst_rep_stride: u32,
+    pub src_blk_stride: u32,
+    pub src_rep_stride: u32,
+}
+
+impl ReduceOp {
+    /// Checks a call for `chip`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        chip: &ChipProfile,
+        instr: Instr,
+        name: &'static str,
+        dst: &Operand,
+        src: &Operand,
+        mask: MaskArg,
+        is_set_mask: bool,
+        repeat: i64,
+        dst_rep_stride: i64,
+        src_blk_stride: i64,
+        src_rep_stride: i64,
+    ) -> Result<ReduceOp> {
+        instr.check_type(name, chip.id, "src", src.dtype)?;
+        check::same_type(name, "dst", dst, "src", src.dtype)?;
+        let repeat = check::range(name, "repeatTime", repeat, 0, 255, "[0, 255]")?;
+        let dst_rep = check::range(name, "dstRepStride", dst_rep_stride, 0, 65535, "[0, 65535]")?;
+        let src_blk = check::range(name, "srcBlkStride", src_blk_stride, 0, 65535, "[0, 65535]")?;
+        let src_rep = check::range(name, "srcRepStride", src_rep_stride, 0, 65535, "[0, 65535]")?;
+        check::scope(name, "dst", dst, MemSpace::Ub)?;
+        check::scope(name, "src", src, MemSpace::Ub)?;
+        check::align(chip, name, "src", src)?;
+        let op = ReduceOp {
+            instr,
+            name,
+            dst: dst.clone(),
+            src: src.clone(),
+            repeat,
+            mask: MaskSource::Register,
+            dst_rep_stride: dst_rep,
+            src_blk_stride: src_blk,
+            src_rep_stride: src_rep,
+        };
+        let unit = op.dst_unit();
+        if !dst.addr().is_multiple_of(unit.min(32)) {
+            return Err(AscendError::Misaligned {
+                instr: name,
+                param: "dst",
+                space: MemSpace::Ub,
+                addr: dst.addr(),
+                align: unit.min(32),
+            });
+        }
+        let lanes = op.lanes();
+        let mask = if is_set_mask {
+            MaskSource::Fixed(mask::resolve(
+                name,
+                mask,
+                lanes,
+                true,
+                MaskRegister::default(),
+            )?)
+        } else {
+            mask::resolve(name, mask, lanes, false, MaskRegister::default())?;
+            MaskSource::Register
+        };
+        let op = ReduceOp { mask, ..op };
+        if let MaskSource::Fixed(m) = mask {
+            op.check_bounds(m)?;
+        }
+        Ok(op)
+    }
+
+    fn lanes(&self) -> u32 {
+        256 / self.src.dtype.size() as u32
+    }
+
+    fn is_block(&self) -> bool {
+        self.instr.shape() == Shape::BlockReduce
+    }
+
+    /// Bytes of one repeat's output, the dstRepStride unit.
+    fn dst_unit(&self) -> u64 {
+        let s = self.src.dtype.size() as u64;
+        match (self.is_block(), self.instr.combine()) {
+            (true, _) => 8 * s,
+            (false, Some(Combine::Sum)) => s,
+            (false, _) => 2 * s,
+        }
+    }
+
+    fn src_walk(&self) -> Walk {
+        Walk {
+            base: self.src.addr(),
+            blk_stride: self.src_blk_stride as u64 * BLOCK_BYTES,
+            rep_stride: self.src_rep_stride as u64 * BLOCK_BYTES,
+            elem_size: self.src.dtype.size() as u64,
+        }
+    }
+
+    fn check_bounds(&self, m: LaneMask) -> Result<()> {
+        let lanes = self.lanes();
+        let n = m.iterations(self.repeat, lanes);
+        if n == 0 {
+            return Ok(());
+        }
+        check::within(
+            self.name,
+            "src",
+            &self.src,
+            self.src_walk().span(n, |r| m.lanes_of(r, lanes)),
+        )?;
+        let d = self.dst.addr();
+        let last = d + (n as u64 - 1) * self.dst_rep_stride as u64 * self.dst_unit();
+        check::within(
+            self.name,
+            "dst",
+            &self.dst,
+            Some((d, last.max(d) + self.dst_unit())),
+        )
+    }
+
+    /// Runs the reduction with the core's current mask state.
+    pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
+        let m = match self.mask {
+            MaskSource::Fixed(m) => m,
+            MaskSource::Register => {
+                let m = mask::resolve(
+                    self.name,
+                    MaskArg::Placeholder,
+                    self.lanes(),
+                    false,
+                    core.mask,
+                )?;
+                self.check_bounds(m)?;
+                m
+            }
+        };
+        match self.src.dtype {
+            ElemType::F16 => self.run::<F16Io>(core, m),
+            ElemType::F32 => self.run::<F32Io>(core, m),
+            other => Err(AscendError::IllegalType {
+                instr: self.name,
+                param: "src",
+                dtype: other,
+                chip: core.chip().id,
+                legal: "half, float".into(),
+            }),
+        }
+    }
+
+    fn run<IO: FloatIo>(&self, core: &mut VectorCore, m: LaneMask) -> Result<()> {
+        let lanes = self.lanes();
+        let n = m.iterations(self.repeat, lanes);
+        let chip = core.chip();
+        let mode = chip.vector.overflow_mode;
+        let comb = self.instr.combine().unwrap_or(Combine::Sum);
+        let lpb = (32 / IO::SIZE) as u32;
+        let w = self.src_walk();
+        let size = IO::SIZE;
+        // Rounds a partial result to T and applies the overflow mode.
+        let round = |v: f32| -> f32 {
+            let mut b = [0u8; 4];
+            IO::store_one(v, &mut b);
+            let r = IO::load_one(&b);
+            if mode == OverflowMode::Saturate && (r.is_nan() || r.is_infinite()) {
+                if r.is_nan() {
+                    0.0
+                } else {
+                    r.signum() * IO::MAX
+                }
+            } else {
+                r
+            }
+        };
+        let fill = match comb {
+            Combine::Sum => 0.0,
+            Combine::Max if IO::IS_F16 => -IO::MAX,
+            Combine::Max => f32::NEG_INFINITY,
+            Combine::Min if IO::IS_F16 => IO::MAX,
+            Combine::Min => f32::INFINITY,
+        };
+        let keep_empty = chip.vector.pair_reduce_masked_pair == MaskedGroupPolicy::KeepDst;
+        let mut vals = [0f32; 128];
+        for r in 0..n {
+            let active = m.lanes_of(r, lanes);
+            for b in 0..8u32 {
+                if (active >> (b * lpb)) & mask::prefix(lpb) == 0 {
+                    continue;
+                }
+                let bytes = core.ub().bytes(w.block_addr(r, b), BLOCK_BYTES)?;
+                for e in 0..lpb as usize {
+                    vals[b as usize * lpb as usize + e] = IO::load_one(&bytes[e * size..]);
+                }
+            }
+            let lane = |e: u32| active >> e & 1 == 1;
+            // (value, index, any lane active) over lanes [lo, hi).
+            let reduce = |lo: u32, hi: u32| -> Option<(f32, u32)> {
+                match comb {
+                    Combine::Sum => {
+                        if !(lo..hi).any(lane) {
+                            return None;
+                        }
+                        let mut level: Vec<f32> = (lo..hi)
+                            .map(|e| if lane(e) { vals[e as usize] } else { 0.0 })
+                            .collect();
+                        while level.len() > 1 {
+                            level = level.chunks(2).map(|p| round(p[0] + p[1])).collect();
+                        }
+                        Some((level[0], 0))
+                    }
+                    Combine::Max | Combine::Min => {
+                        let mut best: Option<(f32, u32)> = None;
+                        for e in (lo..hi).filter(|e| lane(*e)) {
+                            let v = vals[e as usize];
+                            best = Some(match best {
+                                None => (v, e),
+                                Some((bv, bi)) => {
+                                    let better = if bv.is_nan() {
+                                        false
+                                    } else if v.is_nan() {
+                                        true
+                                    } else if comb == Combine::Max {
+                                        v > bv
+                                    } else {
+                                        v < bv
+                                    };
+                                    if better { (v, e) } else { (bv, bi) }
+                                }
+                            });
+                        }
+                        best
+                    }
+                }
+            };
+            let base = self.dst.addr() + r as u64 * self.dst_rep_stride as u64 * self.dst_unit();
+            let ub = core.ub_mut();
+            if self.is_block() {
+                for b in 0..8u32 {
+                    let v = match reduce(b * lpb, (b + 1) * lpb) {
+                        Some((v, _)) => v,
+                        None if keep_empty => continue,
+                        None => fill,
+                    };
+                    let mut o = [0u8; 4];
+                    IO::store_one(v, &mut o);
+                    ub.write(base + (b as usize * size) as u64, &o[..size])?;
+                }
+            } else {
+                // For sums the tree over all lanes is the tree over the 8 block sums.
+                let Some((v, idx)) = reduce(0, lanes) else {
+                    continue;
+                };
+                let mut o = [0u8; 8];
+                IO::store_one(v, &mut o);
+                if comb != Combine::Sum {
+                    o[size..2 * size].copy_from_slice(&(idx as u64).to_le_bytes()[..size]);
+                }
+                ub.write(base, &o[..self.dst_unit() as usize])?;
+            }
+        }
+        Ok(())
+    }
+}
