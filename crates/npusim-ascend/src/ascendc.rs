@@ -543,6 +543,54 @@ impl AscendC {
         .execute(&mut self.core)
     }
 
+    /// `CompareScalar(dst, src0, src1Scalar, cmpMode, count)` (Compares.md): one bit per
+    /// element into a `uint8_t` tensor; `count * sizeof(T)` must be a multiple of 256 bytes.
+    pub fn CompareScalar<T: Element + Into<Scalar>>(
+        &mut self,
+        dst: &LocalTensor<u8>,
+        src0: &LocalTensor<T>,
+        scalar: T,
+        mode: CMPMODE,
+        count: u32,
+    ) -> Result<()> {
+        let bytes = count as u64 * std::mem::size_of::<T>() as u64;
+        if !bytes.is_multiple_of(256) {
+            return Err(AscendError::Rule {
+                instr: "CompareScalar",
+                param: "count",
+                value: count.to_string(),
+                rule: "count * sizeof(T) must be a multiple of 256 bytes",
+            });
+        }
+        let instr = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| i.shape() == crate::isa::Shape::CmpBitsScalar && i.cmp_mode() == Some(mode))
+            .unwrap_or(Instr::VcmpvsEq);
+        instr.check_type("CompareScalar", self.chip().id, "src0", T::TYPE)?;
+        let s: Scalar = scalar.into();
+        let lanes = 256 / std::mem::size_of::<T>() as u64;
+        let mut done = 0u64;
+        while done < bytes / 256 {
+            let rep = (bytes / 256 - done).min(255);
+            Vcmpv::strided(
+                self.chip(),
+                "CompareScalar",
+                mode,
+                &dst.op.at(done * lanes / 8),
+                &src0.op.at(done * lanes),
+                None,
+                Some(s),
+                rep as i64,
+                [1, 1],
+                [8, 8],
+            )?
+            .execute(&mut self.core)?;
+            done += rep;
+        }
+        Ok(())
+    }
+
     /// `Compare(dst, src0, src1, cmpMode, count)`: one bit per element into a `uint8_t` tensor.
     /// `count * sizeof(T)` must be a multiple of 256 bytes.
     pub fn Compare<T: Element>(

@@ -54,6 +54,8 @@ pub enum Shape {
     Dup,
     /// One bit per lane into a packed bit stream, no mask (vec_cmpv_xx / Compare).
     CmpBits,
+    /// One bit per lane comparing with a scalar (vcmpvs_xx / CompareScalar).
+    CmpBitsScalar,
     /// `dst[j] = src[2j] + src[2j+1]` (PairReduceSum / vcpadd).
     PairReduce,
     /// One result per repeat (value, or value and index) (WholeReduce* / vcadd, vcmax, vcmin).
@@ -70,6 +72,7 @@ impl Shape {
         !matches!(
             self,
             Shape::CmpBits
+                | Shape::CmpBitsScalar
                 | Shape::PairReduce
                 | Shape::WholeReduce
                 | Shape::BlockReduce
@@ -85,6 +88,7 @@ impl Shape {
             | Shape::ScalarDst
             | Shape::Convert
             | Shape::PairReduce
+            | Shape::CmpBitsScalar
             | Shape::WholeReduce
             | Shape::BlockReduce
             | Shape::Move => 1,
@@ -198,17 +202,30 @@ macro_rules! for_each_vector_instr {
             Duplicate, Dup, vec_dup, vector_dup, Duplicate, DuplicateRepeat, bits(dup), "TIK vector_dup / vec_dup; Ascend C Duplicate",
                 [&ALL_CHIPS => &[U16, I16, F16, U32, I32, F32]];
             // Compare into a bit stream.
-            VcmpvLt, CmpBits, vec_cmpv_lt, vcmpv_lt, Compare, CompareRepeat, none(none), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
+            VcmpvLt, CmpBits, vec_cmpv_lt, vcmpv_lt, Compare, CompareRepeat, none(lt), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
-            VcmpvGt, CmpBits, vec_cmpv_gt, vcmpv_gt, Compare, CompareRepeat, none(none), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
+            VcmpvGt, CmpBits, vec_cmpv_gt, vcmpv_gt, Compare, CompareRepeat, none(gt), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
-            VcmpvGe, CmpBits, vec_cmpv_ge, vcmpv_ge, Compare, CompareRepeat, none(none), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
+            VcmpvGe, CmpBits, vec_cmpv_ge, vcmpv_ge, Compare, CompareRepeat, none(ge), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
-            VcmpvEq, CmpBits, vec_cmpv_eq, vcmpv_eq, Compare, CompareRepeat, none(none), "TIK vec_cmpv_xx (seed 000); Ascend C Compare; int32 EQ on A2/A3 (pypto PR #2809)",
+            VcmpvEq, CmpBits, vec_cmpv_eq, vcmpv_eq, Compare, CompareRepeat, none(eq), "TIK vec_cmpv_xx (seed 000); Ascend C Compare; int32 EQ on A2/A3 (pypto PR #2809)",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend310B, Ascend950] => &[F16, F32]], [&[Ascend910B] => &[F16, F32, I32]];
-            VcmpvNe, CmpBits, vec_cmpv_ne, vcmpv_ne, Compare, CompareRepeat, none(none), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
+            VcmpvNe, CmpBits, vec_cmpv_ne, vcmpv_ne, Compare, CompareRepeat, none(ne), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
-            VcmpvLe, CmpBits, vec_cmpv_le, vcmpv_le, Compare, CompareRepeat, none(none), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
+            VcmpvLe, CmpBits, vec_cmpv_le, vcmpv_le, Compare, CompareRepeat, none(le), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            // Compare a tensor with a scalar into a bit stream.
+            VcmpvsLt, CmpBitsScalar, vcmpvs_lt, vcmpvs_lt, CompareScalar, CompareScalarRepeat, none(lt), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpvsGt, CmpBitsScalar, vcmpvs_gt, vcmpvs_gt, CompareScalar, CompareScalarRepeat, none(gt), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpvsGe, CmpBitsScalar, vcmpvs_ge, vcmpvs_ge, CompareScalar, CompareScalarRepeat, none(ge), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpvsEq, CmpBitsScalar, vcmpvs_eq, vcmpvs_eq, CompareScalar, CompareScalarRepeat, none(eq), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpvsNe, CmpBitsScalar, vcmpvs_ne, vcmpvs_ne, CompareScalar, CompareScalarRepeat, none(ne), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpvsLe, CmpBitsScalar, vcmpvs_le, vcmpvs_le, CompareScalar, CompareScalarRepeat, none(le), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
             // Reductions.
             PairReduceSum, PairReduce, vec_cpadd, vcpadd, PairReduceSum, PairReduceSumRepeat, none(none), "Ascend C PairReduceSum (seed 001)",
@@ -300,6 +317,17 @@ macro_rules! declare_instrs {
 for_each_vector_instr!(declare_instrs);
 
 impl Instr {
+    /// The comparison of a compare row (its element function: `lt`, `gt`, ...).
+    pub fn cmp_mode(self) -> Option<crate::kernels::CmpMode> {
+        use crate::kernels::CmpMode;
+        if !matches!(self.shape(), Shape::CmpBits | Shape::CmpBitsScalar) {
+            return None;
+        }
+        CmpMode::ALL
+            .into_iter()
+            .find(|m| m.name() == self.element_fn())
+    }
+
     /// The element types `chip` accepts, or `None` when the chip lacks the instruction.
     pub fn legal_types(self, chip: ChipId) -> Option<&'static [ElemType]> {
         self.type_rules()

@@ -31,6 +31,18 @@ impl CmpMode {
         CmpMode::Le,
     ];
 
+    /// The lower-case spelling (`lt`, `gt`, ...), as TIK suffixes and the table use it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CmpMode::Lt => "lt",
+            CmpMode::Gt => "gt",
+            CmpMode::Ge => "ge",
+            CmpMode::Eq => "eq",
+            CmpMode::Ne => "ne",
+            CmpMode::Le => "le",
+        }
+    }
+
     /// The IEEE comparison: every comparison with a NaN is false, except `ne`.
     pub fn holds(self, a: f64, b: f64) -> bool {
         match self {

@@ -39,6 +39,14 @@ pub struct Vcmpv {
     pub repeat: u32,
     pub src0_rep_stride: u32,
     pub src1_rep_stride: u32,
+    /// Block strides in 32-byte blocks (1 for `vec_cmpv_xx`; the legacy `vcmpv_xx` and
+    /// `vcmpvs_xx` take them).
+    pub src0_blk_stride: u32,
+    pub src1_blk_stride: u32,
+    /// `vcmpvs_xx` / CompareScalar: src1 is this scalar (bits of src0's type) in every lane.
+    pub scalar: Option<u64>,
+    /// The spelling used in messages.
+    pub name: &'static str,
 }
 
 impl Vcmpv {
@@ -94,6 +102,10 @@ impl Vcmpv {
             repeat,
             src0_rep_stride: s0,
             src1_rep_stride: s1,
+            src0_blk_stride: 1,
+            src1_blk_stride: 1,
+            scalar: None,
+            name,
         };
         let lanes = lanes_for(src0.dtype);
         let full = mask::prefix(lanes);
@@ -117,19 +129,63 @@ impl Vcmpv {
         Ok(op)
     }
 
-    fn walk(op: &Operand, rep_stride: u32) -> Walk {
+    /// The same comparison with block strides (legacy `vcmpv_xx(dst, src0, src1, repeat_times,
+    /// src0_blk_stride, src1_blk_stride, src0_rep_stride, src1_rep_stride)`), or with src1 a
+    /// scalar (`vcmpvs_xx(dst, src, scalar, repeat_times, src_blk_stride, src_rep_stride)`,
+    /// Ascend C CompareScalar) when `scalar` is given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn strided(
+        chip: &ChipProfile,
+        name: &'static str,
+        mode: CmpMode,
+        dst: &Operand,
+        src0: &Operand,
+        src1: Option<&Operand>,
+        scalar: Option<Scalar>,
+        repeat_times: i64,
+        blk: [i64; 2],
+        rep: [i64; 2],
+    ) -> Result<Vcmpv> {
+        let b0 = check::range(name, "src0_blk_stride", blk[0], 0, 255, "[0, 255]")?;
+        let b1 = check::range(name, "src1_blk_stride", blk[1], 0, 255, "[0, 255]")?;
+        let mut op = Vcmpv::new(
+            chip,
+            mode,
+            dst,
+            src0,
+            src1.unwrap_or(src0),
+            repeat_times,
+            rep[0],
+            rep[1],
+        )
+        .map_err(|e| rename(e, name))?;
+        op.name = name;
+        op.src0_blk_stride = b0;
+        op.src1_blk_stride = b1;
+        if let Some(s) = scalar {
+            op.scalar = Some(s.to_bits(name, "scalar", src0.dtype)?);
+        }
+        let full = mask::prefix(lanes_for(src0.dtype));
+        check::within(name, "src0", src0, op.walk0().span(op.repeat, |_| full))?;
+        if op.scalar.is_none() {
+            check::within(name, "src1", &op.src1, op.walk1().span(op.repeat, |_| full))?;
+        }
+        Ok(op)
+    }
+
+    fn walk(op: &Operand, blk_stride: u32, rep_stride: u32) -> Walk {
         Walk {
             base: op.addr(),
-            blk_stride: BLOCK_BYTES,
+            blk_stride: blk_stride as u64 * BLOCK_BYTES,
             rep_stride: rep_stride as u64 * BLOCK_BYTES,
             elem_size: op.dtype.size() as u64,
         }
     }
     fn walk0(&self) -> Walk {
-        Self::walk(&self.src0, self.src0_rep_stride)
+        Self::walk(&self.src0, self.src0_blk_stride, self.src0_rep_stride)
     }
     fn walk1(&self) -> Walk {
-        Self::walk(&self.src1, self.src1_rep_stride)
+        Self::walk(&self.src1, self.src1_blk_stride, self.src1_rep_stride)
     }
     fn bytes_per_repeat(&self) -> u64 {
         lanes_for(self.src0.dtype) as u64 / 8
@@ -150,13 +206,133 @@ impl Vcmpv {
         let mut bits = vec![0u8; self.repeat as usize * per];
         let (w0, w1) = (self.walk0(), self.walk1());
         let ub = core.ub();
+        let size = self.src0.dtype.size();
+        let mut splat = [0u8; REPEAT_BYTES as usize];
+        if let Some(s) = self.scalar {
+            for c in splat.chunks_exact_mut(size) {
+                c.copy_from_slice(&s.to_le_bytes()[..size]);
+            }
+        }
+        // One repeat's 8 blocks, contiguous in memory or gathered.
+        fn repeat_bytes<'a>(
+            ub: &'a npusim_core::Memory,
+            w: &Walk,
+            r: u32,
+            buf: &'a mut [u8; REPEAT_BYTES as usize],
+        ) -> Result<&'a [u8]> {
+            if w.blk_stride == BLOCK_BYTES {
+                return Ok(ub.bytes(w.block_addr(r, 0), REPEAT_BYTES)?);
+            }
+            for b in 0..8u32 {
+                buf[b as usize * 32..(b as usize + 1) * 32]
+                    .copy_from_slice(ub.bytes(w.block_addr(r, b), BLOCK_BYTES)?);
+            }
+            Ok(&buf[..])
+        }
+        let (mut ba, mut bb) = ([0u8; REPEAT_BYTES as usize], [0u8; REPEAT_BYTES as usize]);
         for (r, out) in bits.chunks_exact_mut(per).enumerate() {
-            let a = ub.bytes(w0.block_addr(r as u32, 0), REPEAT_BYTES)?;
-            let b = ub.bytes(w1.block_addr(r as u32, 0), REPEAT_BYTES)?;
+            let a = repeat_bytes(ub, &w0, r as u32, &mut ba)?;
+            let b = if self.scalar.is_some() {
+                &splat[..]
+            } else {
+                repeat_bytes(ub, &w1, r as u32, &mut bb)?
+            };
             kernels::compare_pack(self.mode, self.src0.dtype, a, b, out);
         }
         core.ub_mut().write(self.dst.addr(), &bits)?;
         Ok(())
+    }
+}
+
+/// Renames the instruction in an error raised under the `vec_cmpv_xx` spelling.
+fn rename(e: AscendError, name: &'static str) -> AscendError {
+    match e {
+        AscendError::OutOfRange {
+            param,
+            value,
+            range,
+            ..
+        } => AscendError::OutOfRange {
+            instr: name,
+            param,
+            value,
+            range,
+        },
+        AscendError::IllegalType {
+            param,
+            dtype,
+            chip,
+            legal,
+            ..
+        } => AscendError::IllegalType {
+            instr: name,
+            param,
+            dtype,
+            chip,
+            legal,
+        },
+        AscendError::TypeMismatch {
+            param,
+            got,
+            other,
+            want,
+            ..
+        } => AscendError::TypeMismatch {
+            instr: name,
+            param,
+            got,
+            other,
+            want,
+        },
+        AscendError::NotSupported { chip, .. } => AscendError::NotSupported { instr: name, chip },
+        AscendError::Misaligned {
+            param,
+            space,
+            addr,
+            align,
+            ..
+        } => AscendError::Misaligned {
+            instr: name,
+            param,
+            space,
+            addr,
+            align,
+        },
+        AscendError::WrongScope {
+            param,
+            tensor,
+            got,
+            want,
+            ..
+        } => AscendError::WrongScope {
+            instr: name,
+            param,
+            tensor,
+            got,
+            want,
+        },
+        AscendError::TensorOverflow {
+            param,
+            tensor,
+            start,
+            end,
+            size,
+            ..
+        } => AscendError::TensorOverflow {
+            instr: name,
+            param,
+            tensor,
+            start,
+            end,
+            size,
+        },
+        AscendError::IllegalOverlap { dst, src, rule, .. } => AscendError::IllegalOverlap {
+            instr: name,
+            dst,
+            src,
+            rule,
+        },
+        other => other,
     }
 }
 

@@ -55,26 +55,6 @@ struct Decl {
     shape: Vec<usize>,
 }
 
-/// Declares the six `vec_cmpv_xx` methods, each [`Tik::vec_cmpv`] with its comparison.
-macro_rules! vec_cmpv_named {
-    ($( $(#[$doc:meta])* $name:ident => $mode:ident; )*) => {
-        $(
-            $(#[$doc])*
-            pub fn $name(
-                &mut self,
-                dst: &Operand,
-                src0: &Operand,
-                src1: &Operand,
-                repeat_times: i64,
-                src0_rep_stride: i64,
-                src1_rep_stride: i64,
-            ) -> Result<()> {
-                self.vec_cmpv(CmpMode::$mode, dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)
-            }
-        )*
-    };
-}
-
 /// The TIK methods of every element-wise row of the instruction table: `vec_*` (block stride
 /// 1) and the legacy name with block strides.
 macro_rules! tik_methods {
@@ -171,6 +151,29 @@ macro_rules! tik_methods {
                        repeat_times: i64, dst_blk_stride: i64, dst_rep_stride: i64) -> Result<()> {
             self.vector(Instr::$id, stringify!($legacy), dst, &[], Some(scalar.into()), CastRound::None, mask.into(),
                         repeat_times, [dst_blk_stride, 1, 1], [dst_rep_stride, 0, 0])
+        }
+    };
+    (@m CmpBits, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)`: no mask, one bit per lane.")]
+        pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64,
+                    src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            self.cmp(Instr::$id, stringify!($tik), dst, src0, Some(src1), None, repeat_times, [1, 1], [src0_rep_stride, src1_rep_stride])
+        }
+        #[doc = concat!("`", stringify!($legacy), "(dst, src0, src1, repeat_times, src0_blk_stride, src1_blk_stride, src0_rep_stride, src1_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $legacy(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64,
+                       src0_blk_stride: i64, src1_blk_stride: i64, src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            self.cmp(Instr::$id, stringify!($legacy), dst, src0, Some(src1), None, repeat_times,
+                     [src0_blk_stride, src1_blk_stride], [src0_rep_stride, src1_rep_stride])
+        }
+    };
+    (@m CmpBitsScalar, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, scalar, repeat_times, src_blk_stride, src_rep_stride)`: no mask, one bit per lane.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, scalar: impl Into<Scalar>, repeat_times: i64,
+                    src_blk_stride: i64, src_rep_stride: i64) -> Result<()> {
+            self.cmp(Instr::$id, stringify!($tik), dst, src, None, Some(scalar.into()), repeat_times,
+                     [src_blk_stride, 1], [src_rep_stride, 0])
         }
     };
     (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
@@ -404,19 +407,39 @@ impl Tik {
         Ok(())
     }
 
-    vec_cmpv_named! {
-        /// `vec_cmpv_lt(dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride)`.
-        vec_cmpv_lt => Lt;
-        /// `vec_cmpv_gt(...)`.
-        vec_cmpv_gt => Gt;
-        /// `vec_cmpv_ge(...)`.
-        vec_cmpv_ge => Ge;
-        /// `vec_cmpv_eq(...)`.
-        vec_cmpv_eq => Eq;
-        /// `vec_cmpv_ne(...)`.
-        vec_cmpv_ne => Ne;
-        /// `vec_cmpv_le(...)`.
-        vec_cmpv_le => Le;
+    /// Checks and records one compare-to-bits instruction.
+    #[allow(clippy::too_many_arguments)]
+    fn cmp(
+        &mut self,
+        instr: Instr,
+        name: &'static str,
+        dst: &Operand,
+        src0: &Operand,
+        src1: Option<&Operand>,
+        scalar: Option<Scalar>,
+        repeat_times: i64,
+        blk: [i64; 2],
+        rep: [i64; 2],
+    ) -> Result<()> {
+        let mode = instr.cmp_mode().ok_or(AscendError::NotSupported {
+            instr: name,
+            chip: self.chip.id,
+        })?;
+        instr.check_type(name, self.chip.id, "src0", src0.dtype)?;
+        let s = Vcmpv::strided(
+            self.chip,
+            name,
+            mode,
+            dst,
+            src0,
+            src1,
+            scalar,
+            repeat_times,
+            blk,
+            rep,
+        )?;
+        self.program.push(Op::Cmpv(s));
+        Ok(())
     }
 
     /// `BuildCCE(kernel_name, inputs, outputs)`: fixes which GM tensors are fed and fetched.
