@@ -46,6 +46,31 @@ impl From<i32> for AscMask {
 /// Ascend C's `CMPMODE`.
 pub type CMPMODE = CmpMode;
 
+/// Ascend C's `SELMODE`.
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SELMODE {
+    VSEL_CMPMASK_SPR = 0,
+    VSEL_TENSOR_SCALAR_MODE = 1,
+    VSEL_TENSOR_TENSOR_MODE = 2,
+}
+
+/// Select's src1: `&LocalTensor<T>` or a scalar `T`.
+#[derive(Clone, Copy, Debug)]
+pub struct AscSrc1<'a, T>(pub crate::select::Src1<'a>, PhantomData<T>);
+
+impl<'a, T> From<&'a LocalTensor<T>> for AscSrc1<'a, T> {
+    fn from(t: &'a LocalTensor<T>) -> Self {
+        AscSrc1(crate::select::Src1::Tensor(&t.op), PhantomData)
+    }
+}
+impl<T: Element + Into<Scalar>> From<T> for AscSrc1<'_, T> {
+    fn from(v: T) -> Self {
+        AscSrc1(crate::select::Src1::Scalar(v.into()), PhantomData)
+    }
+}
+
 /// Ascend C's `RoundMode` (`RoundMode::CAST_RINT` is `RoundMode::Rint`).
 pub type RoundMode = CastRound;
 
@@ -192,6 +217,50 @@ macro_rules! ascendc_methods {
                     mask: impl Into<AscMask>, repeat: i32, dst_blk_stride: i32, dst_rep_stride: i32) -> Result<()> {
             self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[], Some(scalar.into()), CastRound::None,
                 mask.into(), IS_SET_MASK, repeat, [dst_blk_stride as i64, 1, 1], [dst_rep_stride as i64, 0, 0], 255)
+        }
+    };
+    (@m Select, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, selMask, src0, src1, selMode, count)`; src1 a tensor (modes 0, 2) or a scalar (mode 1).")]
+        pub fn $asc<'s, T: Element, U: Element>(&mut self, dst: &LocalTensor<T>, sel: &LocalTensor<U>, src0: &LocalTensor<T>,
+                    src1: impl Into<AscSrc1<'s, T>>, mode: SELMODE, count: u32) -> Result<()> {
+            let lanes = 256 / std::mem::size_of::<T>() as u64;
+            let count = count as u64;
+            // Full repeats, then one with a prefix mask (normal mode, as the count form does).
+            let full = count / lanes;
+            let src1 = src1.into().0;
+            let mut done = 0u64;
+            while done < full {
+                let rep = (full - done).min(255);
+                let (d, s0) = (dst.op.at(done * lanes), src0.op.at(done * lanes));
+                let s1 = match src1 { crate::select::Src1::Tensor(t) => crate::select::Src1::Tensor(t), s => s };
+                let s1_owned;
+                let s1 = match s1 { crate::select::Src1::Tensor(t) => { s1_owned = t.at(done * lanes); crate::select::Src1::Tensor(&s1_owned) } s => s };
+                let selop = if mode as u8 == 0 { sel.op.clone() } else { sel.op.at(done * lanes / 8 / std::mem::size_of::<U>() as u64) };
+                crate::select::SelectOp::new(self.chip(), stringify!($asc), mode as i64, &d, &selop, &s0, s1,
+                    MaskArg::Count(lanes), true, rep as i64, [1, 1, 1], [8, 8, 8])?.execute(&mut self.core)?;
+                done += rep;
+            }
+            let tail = count - full * lanes;
+            if tail > 0 {
+                let (d, s0) = (dst.op.at(full * lanes), src0.op.at(full * lanes));
+                let s1_owned;
+                let s1 = match src1 { crate::select::Src1::Tensor(t) => { s1_owned = t.at(full * lanes); crate::select::Src1::Tensor(&s1_owned) } s => s };
+                let selop = if mode as u8 == 0 { sel.op.clone() } else { sel.op.at(full * lanes / 8 / std::mem::size_of::<U>() as u64) };
+                crate::select::SelectOp::new(self.chip(), stringify!($asc), mode as i64, &d, &selop, &s0, s1,
+                    MaskArg::Count(tail), true, 1, [1, 1, 1], [8, 8, 8])?.execute(&mut self.core)?;
+            }
+            Ok(())
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, U, isSetMask>(dst, selMask, src0, src1, selMode, mask, repeatTime, BinaryRepeatParams)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $rep<'s, T: Element, U: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, sel: &LocalTensor<U>,
+                    src0: &LocalTensor<T>, src1: impl Into<AscSrc1<'s, T>>, mode: SELMODE, mask: impl Into<AscMask>,
+                    repeat: i32, p: BinaryRepeatParams) -> Result<()> {
+            crate::select::SelectOp::new(self.chip(), stringify!($asc), mode as i64, &dst.op, &sel.op, &src0.op, src1.into().0,
+                mask.into().0, IS_SET_MASK, repeat as i64,
+                [p.dst_blk_stride as i64, p.src0_blk_stride as i64, p.src1_blk_stride as i64],
+                [p.dst_rep_stride as i64, p.src0_rep_stride as i64, p.src1_rep_stride as i64])?
+                .execute(&mut self.core)
         }
     };
     (@m WholeReduce, $id:ident, $asc:ident, $rep:ident) => {

@@ -56,6 +56,8 @@ pub enum Shape {
     CmpBits,
     /// One bit per lane comparing with a scalar (vcmpvs_xx / CompareScalar).
     CmpBitsScalar,
+    /// Per-lane choice by a bit mask (Select / vec_sel, modes 0/1/2).
+    Select,
     /// `dst[j] = src[2j] + src[2j+1]` (PairReduceSum / vcpadd).
     PairReduce,
     /// One result per repeat (value, or value and index) (WholeReduce* / vcadd, vcmax, vcmin).
@@ -73,6 +75,7 @@ impl Shape {
             self,
             Shape::CmpBits
                 | Shape::CmpBitsScalar
+                | Shape::Select
                 | Shape::PairReduce
                 | Shape::WholeReduce
                 | Shape::BlockReduce
@@ -82,7 +85,7 @@ impl Shape {
     /// Number of tensor sources.
     pub const fn tensor_sources(self) -> usize {
         match self {
-            Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::CmpBits => 2,
+            Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::CmpBits | Shape::Select => 2,
             Shape::Unary
             | Shape::Scalar
             | Shape::ScalarDst
@@ -214,6 +217,9 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
             VcmpvLe, CmpBits, vec_cmpv_le, vcmpv_le, Compare, CompareRepeat, none(le), "TIK vec_cmpv_xx (seed 000); Ascend C Compare",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            // Select by a bit mask (modes 0, 1, 2).
+            Select, Select, vec_sel, vsel, Select, SelectRepeat, none(none), "Select.md; TIK vec_sel/vsel",
+                [&ALL_CHIPS => &[F16, F32]];
             // Compare a tensor with a scalar into a bit stream.
             VcmpvsLt, CmpBitsScalar, vcmpvs_lt, vcmpvs_lt, CompareScalar, CompareScalarRepeat, none(lt), "TIK vcmpvs_xx; Ascend C CompareScalar (Compares.md)",
                 [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];

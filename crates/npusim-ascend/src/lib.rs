@@ -29,6 +29,7 @@ pub mod kernels;
 pub mod mask;
 pub mod ops;
 pub mod reduce;
+pub mod select;
 pub mod tik;
 pub mod vector;
 

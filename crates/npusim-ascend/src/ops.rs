@@ -903,6 +903,8 @@ pub enum Op {
     Move(DataMove),
     /// WholeReduce* / BlockReduce*.
     Reduce(crate::reduce::ReduceOp),
+    /// Select / vec_sel.
+    Select(crate::select::SelectOp),
 }
 
 impl Op {
@@ -914,6 +916,7 @@ impl Op {
             Op::PairReduce(o) => o.execute(core),
             Op::Move(o) => o.execute(core),
             Op::Reduce(o) => o.execute(core),
+            Op::Select(o) => o.execute(core),
         }
     }
 }

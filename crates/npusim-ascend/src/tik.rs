@@ -176,6 +176,28 @@ macro_rules! tik_methods {
                      [src_blk_stride, 1], [src_rep_stride, 0])
         }
     };
+    (@m Select, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, mode, dst, sel, src0, src1, repeat_times, dst_rep_stride, src0_rep_stride, src1_rep_stride)`; src1 a tensor (modes 0, 2) or a scalar (mode 1).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik<'s>(&mut self, mask: impl Into<TikMask>, mode: i64, dst: &Operand, sel: &Operand, src0: &Operand,
+                    src1: impl Into<crate::select::Src1<'s>>, repeat_times: i64, dst_rep_stride: i64,
+                    src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            let op = crate::select::SelectOp::new(self.chip, stringify!($tik), mode, dst, sel, src0, src1.into(), mask.into().0, true,
+                repeat_times, [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride])?;
+            self.program.push(Op::Select(op));
+            Ok(())
+        }
+        #[doc = concat!("`", stringify!($legacy), "(mask, mode, dst, sel, src0, src1, repeat_times, dst_blk_stride, src0_blk_stride, src1_blk_stride, dst_rep_stride, src0_rep_stride, src1_rep_stride)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $legacy<'s>(&mut self, mask: impl Into<TikMask>, mode: i64, dst: &Operand, sel: &Operand, src0: &Operand,
+                    src1: impl Into<crate::select::Src1<'s>>, repeat_times: i64, dst_blk_stride: i64, src0_blk_stride: i64,
+                    src1_blk_stride: i64, dst_rep_stride: i64, src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            let op = crate::select::SelectOp::new(self.chip, stringify!($legacy), mode, dst, sel, src0, src1.into(), mask.into().0, true,
+                repeat_times, [dst_blk_stride, src0_blk_stride, src1_blk_stride], [dst_rep_stride, src0_rep_stride, src1_rep_stride])?;
+            self.program.push(Op::Select(op));
+            Ok(())
+        }
+    };
     (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@m BlockReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@red $id:ident, $tik:ident) => {
