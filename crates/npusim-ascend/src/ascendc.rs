@@ -263,6 +263,20 @@ macro_rules! ascendc_methods {
                 .execute(&mut self.core)
         }
     };
+    (@m Brcb, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src, repeatTime, BrcbRepeatParams{dstBlkStride, dstRepStride})`.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, repeat: i32, dst_blk_stride: u16, dst_rep_stride: u16) -> Result<()> {
+            crate::misc::BrcbOp::new(self.chip(), stringify!($asc), &dst.op, &src.op, repeat as i64, dst_blk_stride as i64, dst_rep_stride as i64)?
+                .execute(&mut self.core)
+        }
+    };
+    (@m Index, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, firstValue, count)`: `dst[i] = firstValue + i`.")]
+        pub fn $asc<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, first_value: T, count: u32) -> Result<()> {
+            crate::misc::create_vec_index(&mut self.core, stringify!($asc), &dst.op, first_value.into(), count as i64)
+        }
+    };
+    (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
     (@m WholeReduce, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` (value and index for Max/Min: ORDER_VALUE_INDEX).")]
         #[allow(clippy::too_many_arguments)]
@@ -548,6 +562,39 @@ impl AscendC {
             },
         )?
         .execute(&mut self.core)
+    }
+
+    /// `Compare(src0, src1, cmpMode, mask, repeatParams)`: one repeat into CMPMASK
+    /// (Compare（结果存入寄存器）); block strides from the params.
+    pub fn CompareToCmpMask<T: Element>(
+        &mut self,
+        src0: &LocalTensor<T>,
+        src1: &LocalTensor<T>,
+        mode: CMPMODE,
+        mask: impl Into<AscMask>,
+        p: BinaryRepeatParams,
+    ) -> Result<()> {
+        crate::misc::CmpMaskOp::new(
+            self.chip(),
+            "Compare",
+            mode,
+            &src0.op,
+            &src1.op,
+            mask.into().0,
+            p.src0_blk_stride as i64,
+            p.src1_blk_stride as i64,
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// `SetCmpMask(src)`: CMPMASK = 128 bits at `src`.
+    pub fn SetCmpMask<T: Element>(&mut self, src: &LocalTensor<T>) -> Result<()> {
+        crate::misc::set_cmp_mask(&mut self.core, "SetCmpMask", &src.op)
+    }
+
+    /// `GetCmpMask(dst)`: 128 bits of CMPMASK into `dst`.
+    pub fn GetCmpMask<T: Element>(&mut self, dst: &LocalTensor<T>) -> Result<()> {
+        crate::misc::get_cmp_mask(&mut self.core, "GetCmpMask", &dst.op)
     }
 
     /// `SetMaskCount()`: counter mode.

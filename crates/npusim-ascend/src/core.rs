@@ -49,6 +49,9 @@ pub struct VectorCore {
     gm: Memory,
     /// The MASK register and the counter-mode bit.
     pub mask: MaskRegister,
+    /// The 128-bit CMPMASK register (written by `vcmp_xx` / Compare-to-register and
+    /// SetCmpMask, read by GetCmpMask).
+    pub cmpmask: u128,
 }
 
 impl VectorCore {
@@ -60,6 +63,7 @@ impl VectorCore {
             ub: Memory::new(MemSpace::Ub, profile.capacity(MemSpace::Ub).unwrap_or(0)),
             gm: Memory::new(MemSpace::Gm, gm_bytes),
             mask: MaskRegister::default(),
+            cmpmask: 0,
         }
     }
 

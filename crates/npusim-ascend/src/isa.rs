@@ -58,6 +58,12 @@ pub enum Shape {
     CmpBitsScalar,
     /// Per-lane choice by a bit mask (Select / vec_sel, modes 0/1/2).
     Select,
+    /// Each of 8 source elements per repeat fills one 32-byte block (Brcb).
+    Brcb,
+    /// `dst[i] = first + i` (CreateVecIndex / vci).
+    Index,
+    /// One repeat compared into the CMPMASK register (vcmp_xx / Compare to register).
+    CmpMask,
     /// `dst[j] = src[2j] + src[2j+1]` (PairReduceSum / vcpadd).
     PairReduce,
     /// One result per repeat (value, or value and index) (WholeReduce* / vcadd, vcmax, vcmin).
@@ -76,6 +82,9 @@ impl Shape {
             Shape::CmpBits
                 | Shape::CmpBitsScalar
                 | Shape::Select
+                | Shape::Brcb
+                | Shape::Index
+                | Shape::CmpMask
                 | Shape::PairReduce
                 | Shape::WholeReduce
                 | Shape::BlockReduce
@@ -85,17 +94,23 @@ impl Shape {
     /// Number of tensor sources.
     pub const fn tensor_sources(self) -> usize {
         match self {
-            Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::CmpBits | Shape::Select => 2,
+            Shape::Binary
+            | Shape::BinaryAcc
+            | Shape::Ternary
+            | Shape::CmpBits
+            | Shape::Select
+            | Shape::CmpMask => 2,
             Shape::Unary
             | Shape::Scalar
             | Shape::ScalarDst
             | Shape::Convert
             | Shape::PairReduce
             | Shape::CmpBitsScalar
+            | Shape::Brcb
             | Shape::WholeReduce
             | Shape::BlockReduce
             | Shape::Move => 1,
-            Shape::Dup => 0,
+            Shape::Dup | Shape::Index => 0,
         }
     }
     /// Whether the destination is also read.
@@ -236,6 +251,23 @@ macro_rules! for_each_vector_instr {
             // Reductions.
             PairReduceSum, PairReduce, vec_cpadd, vcpadd, PairReduceSum, PairReduceSumRepeat, none(none), "Ascend C PairReduceSum (seed 001)",
                 [&[Ascend910] => &[F16]], [&[Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            // Broadcast, index vector, compare into CMPMASK.
+            Brcb, Brcb, vbcb, vbcb, Brcb, BrcbRepeat, none(none), "Brcb.md; TIK vbcb",
+                [&[Ascend310P] => &[I16, U16, F16, I32, U32, F32]], [&[Ascend910B, Ascend950] => &[I16, U16, F16, Bf16, I32, U32, F32]];
+            CreateVecIndex, Index, vci, vci, CreateVecIndex, CreateVecIndexRepeat, none(none), "CreateVecIndex.md; TIK vci",
+                [&[Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[I16, F16, I32, F32]];
+            VcmpLt, CmpMask, vcmp_lt, vcmp_lt, Compare, CompareCmpMask, none(lt), "TIK vcmp_xx; Ascend C Compare (结果存入寄存器)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpGt, CmpMask, vcmp_gt, vcmp_gt, Compare, CompareCmpMask, none(gt), "TIK vcmp_xx; Ascend C Compare (结果存入寄存器)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpGe, CmpMask, vcmp_ge, vcmp_ge, Compare, CompareCmpMask, none(ge), "TIK vcmp_xx; Ascend C Compare (结果存入寄存器)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpEq, CmpMask, vcmp_eq, vcmp_eq, Compare, CompareCmpMask, none(eq), "TIK vcmp_xx; Ascend C Compare (结果存入寄存器)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpNe, CmpMask, vcmp_ne, vcmp_ne, Compare, CompareCmpMask, none(ne), "TIK vcmp_xx; Ascend C Compare (结果存入寄存器)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            VcmpLe, CmpMask, vcmp_le, vcmp_le, Compare, CompareCmpMask, none(le), "TIK vcmp_xx; Ascend C Compare (结果存入寄存器)",
+                [&[Ascend310] => &[F16]], [&[Ascend910, Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
             // Reductions per repeat / per block; the element function combines partial results.
             WholeReduceSum, WholeReduce, vcadd, vcadd, WholeReduceSum, WholeReduceSumRepeat, float(add), "ReduceRepeat.md (WholeReduceSum); TIK vcadd",
                 [&ALL_CHIPS => &[F16, F32]];
@@ -326,7 +358,10 @@ impl Instr {
     /// The comparison of a compare row (its element function: `lt`, `gt`, ...).
     pub fn cmp_mode(self) -> Option<crate::kernels::CmpMode> {
         use crate::kernels::CmpMode;
-        if !matches!(self.shape(), Shape::CmpBits | Shape::CmpBitsScalar) {
+        if !matches!(
+            self.shape(),
+            Shape::CmpBits | Shape::CmpBitsScalar | Shape::CmpMask
+        ) {
             return None;
         }
         CmpMode::ALL

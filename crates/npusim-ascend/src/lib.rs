@@ -27,6 +27,7 @@ pub mod geometry;
 pub mod isa;
 pub mod kernels;
 pub mod mask;
+pub mod misc;
 pub mod ops;
 pub mod reduce;
 pub mod select;

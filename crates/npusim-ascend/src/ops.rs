@@ -905,6 +905,14 @@ pub enum Op {
     Reduce(crate::reduce::ReduceOp),
     /// Select / vec_sel.
     Select(crate::select::SelectOp),
+    /// Brcb / vbcb.
+    Brcb(crate::misc::BrcbOp),
+    /// vcmp_xx into CMPMASK.
+    CmpMask(crate::misc::CmpMaskOp),
+    /// CreateVecIndex / vci: (dst, first value, count).
+    Index(Operand, Scalar, i64),
+    /// mov_tensor_to_cmpmask (`true`) / mov_cmpmask_to_tensor (`false`).
+    MovCmpMask(Operand, bool),
 }
 
 impl Op {
@@ -917,6 +925,11 @@ impl Op {
             Op::Move(o) => o.execute(core),
             Op::Reduce(o) => o.execute(core),
             Op::Select(o) => o.execute(core),
+            Op::Brcb(o) => o.execute(core),
+            Op::CmpMask(o) => o.execute(core),
+            Op::Index(d, s, n) => crate::misc::create_vec_index(core, "vci", d, *s, *n),
+            Op::MovCmpMask(t, true) => crate::misc::set_cmp_mask(core, "mov_tensor_to_cmpmask", t),
+            Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
         }
     }
 }

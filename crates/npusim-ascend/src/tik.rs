@@ -198,6 +198,31 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m Brcb, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, dst_blk_stride, dst_rep_stride)`: each of 8 source elements per repeat fills a 32-byte block.")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, dst_blk_stride: i64, dst_rep_stride: i64) -> Result<()> {
+            let op = crate::misc::BrcbOp::new(self.chip, stringify!($tik), dst, src, repeat_times, dst_blk_stride, dst_rep_stride)?;
+            self.program.push(Op::Brcb(op));
+            Ok(())
+        }
+    };
+    (@m Index, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, first_value, count)`: `dst[i] = first_value + i`.")]
+        pub fn $tik(&mut self, dst: &Operand, first_value: impl Into<Scalar>, count: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::Index(dst.clone(), first_value.into(), count));
+            Ok(())
+        }
+    };
+    (@m CmpMask, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, src0, src1, src0_stride, src1_stride)`: one repeat into CMPMASK.")]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, src0: &Operand, src1: &Operand, src0_stride: i64, src1_stride: i64) -> Result<()> {
+            let mode = Instr::$id.cmp_mode().unwrap_or(crate::kernels::CmpMode::Eq);
+            let op = crate::misc::CmpMaskOp::new(self.chip, stringify!($tik), mode, src0, src1, mask.into().0, src0_stride, src1_stride)?;
+            self.program.push(Op::CmpMask(op));
+            Ok(())
+        }
+    };
     (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@m BlockReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@red $id:ident, $tik:ident) => {
@@ -461,6 +486,18 @@ impl Tik {
             rep,
         )?;
         self.program.push(Op::Cmpv(s));
+        Ok(())
+    }
+
+    /// `mov_tensor_to_cmpmask(src)`: CMPMASK = 128 bits of `src`.
+    pub fn mov_tensor_to_cmpmask(&mut self, src: &Operand) -> Result<()> {
+        self.program.push(Op::MovCmpMask(src.clone(), true));
+        Ok(())
+    }
+
+    /// `mov_cmpmask_to_tensor(dst)`: 128 bits of CMPMASK into `dst`.
+    pub fn mov_cmpmask_to_tensor(&mut self, dst: &Operand) -> Result<()> {
+        self.program.push(Op::MovCmpMask(dst.clone(), false));
         Ok(())
     }
 
