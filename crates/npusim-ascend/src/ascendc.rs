@@ -597,6 +597,72 @@ impl AscendC {
         crate::misc::get_cmp_mask(&mut self.core, "GetCmpMask", &dst.op)
     }
 
+    /// `SetAtomicAdd<T>()`: later moves into GM add elements of T (types per chip: SetAtomicAdd
+    /// page).
+    pub fn SetAtomicAdd<T: Element>(&mut self) -> Result<()> {
+        use npusim_core::ElemType::*;
+        let legal: &[npusim_core::ElemType] = match self.chip().id {
+            ChipId::Ascend910 | ChipId::Ascend310 => &[F32],
+            ChipId::Ascend310P => &[I16, F16, F32],
+            ChipId::Ascend310B => &[I16, F16, I32, F32],
+            ChipId::Ascend910B | ChipId::Ascend950 => &[I8, I16, F16, Bf16, I32, F32],
+        };
+        if !legal.contains(&T::TYPE) {
+            return Err(AscendError::IllegalType {
+                instr: "SetAtomicAdd",
+                param: "T",
+                dtype: T::TYPE,
+                chip: self.chip().id,
+                legal: legal
+                    .iter()
+                    .map(|t| t.cpp_name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        self.core.atomic = Some(T::TYPE);
+        Ok(())
+    }
+
+    /// `SetAtomicNone()`.
+    pub fn SetAtomicNone(&mut self) {
+        self.core.atomic = None;
+    }
+
+    /// `DataCopyPad(dst, src, DataCopyExtParams{blockCount, blockLen, srcStride, dstStride},
+    /// DataCopyPadExtParams{isPad, leftPadding, rightPadding, paddingValue})`, GM -> UB or
+    /// UB -> GM (`pad` is `Some((isPad, left, right, value))` for GM -> UB).
+    #[allow(clippy::too_many_arguments)]
+    pub fn DataCopyPad<T: Element + Into<Scalar>>(
+        &mut self,
+        dst: &impl AsOperand,
+        src: &impl AsOperand,
+        block_count: u16,
+        block_len: u32,
+        src_stride: u32,
+        dst_stride: u32,
+        pad: Option<(bool, u8, u8, T)>,
+    ) -> Result<()> {
+        let (left, right, value) = match pad {
+            Some((is_pad, l, r, v)) => (l as i64, r as i64, is_pad.then(|| v.into())),
+            None => (0, 0, None),
+        };
+        crate::pad::MovePad::new(
+            self.chip(),
+            "DataCopyPad",
+            dst.operand(),
+            src.operand(),
+            block_count as i64,
+            block_len as i64,
+            src_stride as i64,
+            dst_stride as i64,
+            left,
+            right,
+            value,
+        )?
+        .execute(&mut self.core)
+    }
+
     /// `SetMaskCount()`: counter mode.
     pub fn SetMaskCount(&mut self) -> Result<()> {
         if !self.chip().vector.counter_mode {

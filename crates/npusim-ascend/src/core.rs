@@ -52,6 +52,8 @@ pub struct VectorCore {
     /// The 128-bit CMPMASK register (written by `vcmp_xx` / Compare-to-register and
     /// SetCmpMask, read by GetCmpMask).
     pub cmpmask: u128,
+    /// SetAtomicAdd's accumulation type: moves into GM add to what is there.
+    pub atomic: Option<ElemType>,
 }
 
 impl VectorCore {
@@ -64,6 +66,7 @@ impl VectorCore {
             gm: Memory::new(MemSpace::Gm, gm_bytes),
             mask: MaskRegister::default(),
             cmpmask: 0,
+            atomic: None,
         }
     }
 
@@ -88,6 +91,50 @@ impl VectorCore {
             MemSpace::Gm => Ok(&mut self.gm),
             _ => Err(npusim_core::MemoryError::NoSuchSpace { space }.into()),
         }
+    }
+
+    /// Writes `data` to `addr` of `space`; a GM write under SetAtomicAdd adds each element
+    /// of the atomic type to what memory holds (floats rounded once to the type, integers
+    /// wrapping).
+    pub fn store(&mut self, space: MemSpace, addr: u64, data: &[u8]) -> Result<()> {
+        let Some(t) = self.atomic.filter(|_| space == MemSpace::Gm) else {
+            self.memory_mut(space)?.write(addr, data)?;
+            return Ok(());
+        };
+        let size = t.size();
+        let old = self.gm.bytes(addr, data.len() as u64)?.to_vec();
+        let mut out = Vec::with_capacity(data.len());
+        for (o, n) in old.chunks(size).zip(data.chunks(size)) {
+            if o.len() < size {
+                out.extend_from_slice(n);
+                continue;
+            }
+            let mut a = [0u8; 8];
+            let mut b = [0u8; 8];
+            a[..size].copy_from_slice(o);
+            b[..size].copy_from_slice(n);
+            let (x, y) = (u64::from_le_bytes(a), u64::from_le_bytes(b));
+            let r: u64 = match t {
+                ElemType::F16 => {
+                    let s = half::f16::from_bits(x as u16).to_f64()
+                        + half::f16::from_bits(y as u16).to_f64();
+                    half::f16::from_f64(s).to_bits() as u64
+                }
+                ElemType::Bf16 => {
+                    let s = half::bf16::from_bits(x as u16).to_f64()
+                        + half::bf16::from_bits(y as u16).to_f64();
+                    half::bf16::from_f64(s).to_bits() as u64
+                }
+                ElemType::F32 => {
+                    (f32::from_bits(x as u32) as f64 + f32::from_bits(y as u32) as f64) as f32
+                        as u32 as u64
+                }
+                _ => x.wrapping_add(y),
+            };
+            out.extend_from_slice(&r.to_le_bytes()[..size]);
+        }
+        self.gm.write(addr, &out)?;
+        Ok(())
     }
 
     /// The Unified Buffer.

@@ -29,6 +29,7 @@ pub mod kernels;
 pub mod mask;
 pub mod misc;
 pub mod ops;
+pub mod pad;
 pub mod reduce;
 pub mod select;
 pub mod tik;

@@ -880,7 +880,7 @@ impl DataMove {
             let s = self.src.addr() + i * (self.burst as u64 + self.src_gap as u64) * BLOCK_BYTES;
             let d = self.dst.addr() + i * (self.burst as u64 + self.dst_gap as u64) * BLOCK_BYTES;
             tmp.copy_from_slice(core.memory(self.src.space)?.bytes(s, len)?);
-            core.memory_mut(self.dst.space)?.write(d, &tmp)?;
+            core.store(self.dst.space, d, &tmp)?;
         }
         Ok(())
     }
@@ -913,6 +913,10 @@ pub enum Op {
     Index(Operand, Scalar, i64),
     /// mov_tensor_to_cmpmask (`true`) / mov_cmpmask_to_tensor (`false`).
     MovCmpMask(Operand, bool),
+    /// set_atomic_add: the accumulation type, or none.
+    Atomic(Option<ElemType>),
+    /// data_move_pad / DataCopyPad.
+    MovePad(crate::pad::MovePad),
 }
 
 impl Op {
@@ -929,6 +933,11 @@ impl Op {
             Op::CmpMask(o) => o.execute(core),
             Op::Index(d, s, n) => crate::misc::create_vec_index(core, "vci", d, *s, *n),
             Op::MovCmpMask(t, true) => crate::misc::set_cmp_mask(core, "mov_tensor_to_cmpmask", t),
+            Op::Atomic(t) => {
+                core.atomic = *t;
+                Ok(())
+            }
+            Op::MovePad(o) => o.execute(core),
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
         }
     }

@@ -501,6 +501,58 @@ impl Tik {
         Ok(())
     }
 
+    /// `set_atomic_add(mode)`: 0 none, 1 float32, 2 float16 accumulation of later moves into GM.
+    pub fn set_atomic_add(&mut self, mode: i64) -> Result<()> {
+        let t = match mode {
+            0 => None,
+            1 => Some(ElemType::F32),
+            2 => Some(ElemType::F16),
+            _ => {
+                return Err(AscendError::OutOfRange {
+                    instr: "set_atomic_add",
+                    param: "mode",
+                    value: mode,
+                    range: "0 (none), 1 (float32), 2 (float16)",
+                });
+            }
+        };
+        self.program.push(Op::Atomic(t));
+        Ok(())
+    }
+
+    /// `data_move_pad(dst, src, nburst, burst, dst_gap, src_gap, right_padding, left_padding,
+    /// padding_value)`: `burst` in bytes; gaps in bytes on the GM side and 32-byte blocks on
+    /// the UB side (DataCopyPad's rules).
+    #[allow(clippy::too_many_arguments)]
+    pub fn data_move_pad(
+        &mut self,
+        dst: &Operand,
+        src: &Operand,
+        nburst: i64,
+        burst: i64,
+        dst_gap: i64,
+        src_gap: i64,
+        right_padding: i64,
+        left_padding: i64,
+        padding_value: Option<Scalar>,
+    ) -> Result<()> {
+        let op = crate::pad::MovePad::new(
+            self.chip,
+            "data_move_pad",
+            dst,
+            src,
+            nburst,
+            burst,
+            src_gap,
+            dst_gap,
+            left_padding,
+            right_padding,
+            padding_value,
+        )?;
+        self.program.push(Op::MovePad(op));
+        Ok(())
+    }
+
     /// `BuildCCE(kernel_name, inputs, outputs)`: fixes which GM tensors are fed and fetched.
     pub fn build_cce(
         &mut self,
