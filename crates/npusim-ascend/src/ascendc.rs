@@ -263,6 +263,18 @@ macro_rules! ascendc_methods {
                 .execute(&mut self.core)
         }
     };
+    (@m Gather, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src, srcOffset, srcBaseAddr, count)`: `dst[i] = src[(srcBaseAddr + srcOffset[i]) / sizeof(T)]`.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, src_offset: &LocalTensor<u32>, src_base_addr: u32, count: u32) -> Result<()> {
+            crate::misc::gather(&mut self.core, stringify!($asc), &dst.op, &src.op, &src_offset.op, src_base_addr, count as i64)
+        }
+    };
+    (@m Transpose, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src)`: one 16×16 transpose of 2-byte elements.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>) -> Result<()> {
+            crate::misc::transpose(&mut self.core, stringify!($asc), &dst.op, &src.op, 1, 0, 0)
+        }
+    };
     (@m Brcb, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src, repeatTime, BrcbRepeatParams{dstBlkStride, dstRepStride})`.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, repeat: i32, dst_blk_stride: u16, dst_rep_stride: u16) -> Result<()> {

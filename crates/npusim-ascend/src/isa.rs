@@ -60,6 +60,10 @@ pub enum Shape {
     Select,
     /// Each of 8 source elements per repeat fills one 32-byte block (Brcb).
     Brcb,
+    /// `dst[i] = src[(base + offset[i]) / sizeof(T)]` (Gather / vgather).
+    Gather,
+    /// 16×16 transpose of 2-byte elements per repeat (Transpose / vec_trans).
+    Transpose,
     /// `dst[i] = first + i` (CreateVecIndex / vci).
     Index,
     /// One repeat compared into the CMPMASK register (vcmp_xx / Compare to register).
@@ -83,6 +87,8 @@ impl Shape {
                 | Shape::CmpBitsScalar
                 | Shape::Select
                 | Shape::Brcb
+                | Shape::Gather
+                | Shape::Transpose
                 | Shape::Index
                 | Shape::CmpMask
                 | Shape::PairReduce
@@ -99,7 +105,8 @@ impl Shape {
             | Shape::Ternary
             | Shape::CmpBits
             | Shape::Select
-            | Shape::CmpMask => 2,
+            | Shape::CmpMask
+            | Shape::Gather => 2,
             Shape::Unary
             | Shape::Scalar
             | Shape::ScalarDst
@@ -107,6 +114,7 @@ impl Shape {
             | Shape::PairReduce
             | Shape::CmpBitsScalar
             | Shape::Brcb
+            | Shape::Transpose
             | Shape::WholeReduce
             | Shape::BlockReduce
             | Shape::Move => 1,
@@ -251,6 +259,12 @@ macro_rules! for_each_vector_instr {
             // Reductions.
             PairReduceSum, PairReduce, vec_cpadd, vcpadd, PairReduceSum, PairReduceSumRepeat, none(none), "Ascend C PairReduceSum (seed 001)",
                 [&[Ascend910] => &[F16]], [&[Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            // Gather by byte offsets; 16x16 transpose of 2-byte elements.
+            Gather, Gather, vgather, vgather, Gather, GatherRepeat, none(none), "Gather.md; TIK vgather",
+                [&[Ascend310P] => &[I16, U16, F16, I32, U32, F32]], [&[Ascend910B, Ascend950] => &[I16, U16, F16, Bf16, I32, U32, F32]],
+                [&[Ascend310B] => &[I8, U8, I16, U16, F16, I32, U32, F32]];
+            Transpose, Transpose, vec_trans, vtranspose, Transpose, TransposeRepeat, none(none), "Transpose.md; TIK vec_trans / vtranspose",
+                [&ALL_CHIPS => &[I16, U16, F16]];
             // Broadcast, index vector, compare into CMPMASK.
             Brcb, Brcb, vbcb, vbcb, Brcb, BrcbRepeat, none(none), "Brcb.md; TIK vbcb",
                 [&[Ascend310P] => &[I16, U16, F16, I32, U32, F32]], [&[Ascend910B, Ascend950] => &[I16, U16, F16, Bf16, I32, U32, F32]];

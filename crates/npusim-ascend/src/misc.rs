@@ -264,3 +264,116 @@ pub fn get_cmp_mask(core: &mut VectorCore, name: &'static str, dst: &Operand) ->
     core.ub_mut().write(dst.addr(), &bits)?;
     Ok(())
 }
+
+/// `Gather(dst, src, srcOffset, srcBaseAddr, count)` (Gather.md): `dst[i] = src[(srcBaseAddr +
+/// srcOffset[i]) / sizeof(T)]`, offsets in bytes (uint32). An offset that is not a multiple of
+/// sizeof(T) or reaches past `src` is an error (the page calls it unexpected behaviour).
+pub fn gather(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    offsets: &Operand,
+    base: u32,
+    count: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::Gather.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::same_type(name, "src", src, "dst", dst.dtype)?;
+    if offsets.dtype != ElemType::U32 {
+        return Err(crate::error::AscendError::IllegalType {
+            instr: name,
+            param: "srcOffset",
+            dtype: offsets.dtype,
+            chip: chip.id,
+            legal: "uint32".into(),
+        });
+    }
+    for (p, op) in [("dst", dst), ("src", src), ("srcOffset", offsets)] {
+        check::scope(name, p, op, MemSpace::Ub)?;
+        check::align(chip, name, p, op)?;
+    }
+    let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
+    let size = dst.dtype.size() as u64;
+    check::within(
+        name,
+        "dst",
+        dst,
+        Some((dst.addr(), dst.addr() + count * size)),
+    )?;
+    check::within(
+        name,
+        "srcOffset",
+        offsets,
+        Some((offsets.addr(), offsets.addr() + count * 4)),
+    )?;
+    let offs = core
+        .ub()
+        .read_elems::<u32>(offsets.addr(), count as usize)?;
+    let mut out = Vec::with_capacity((count * size) as usize);
+    for o in offs {
+        let byte = base as u64 + o as u64;
+        if !byte.is_multiple_of(size) {
+            return Err(crate::error::AscendError::Rule {
+                instr: name,
+                param: "srcOffset",
+                value: byte.to_string(),
+                rule: "srcBaseAddr + srcOffset[i] must be a multiple of sizeof(T)",
+            });
+        }
+        let at = src.addr() + byte;
+        check::within(name, "src", src, Some((at, at + size)))?;
+        out.extend_from_slice(core.ub().bytes(at, size)?);
+    }
+    core.ub_mut().write(dst.addr(), &out)?;
+    Ok(())
+}
+
+/// `Transpose(dst, src)` / `vec_trans(dst, src, repeat_times, dst_rep_stride, src_rep_stride)`:
+/// each repeat transposes a 16×16 matrix of 2-byte elements (512 bytes); rep strides in
+/// 512-byte units; repeat in [1, 4095] (TIK).
+#[allow(clippy::too_many_arguments)]
+pub fn transpose(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    repeat: i64,
+    dst_rep_stride: i64,
+    src_rep_stride: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::Transpose.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::same_type(name, "src", src, "dst", dst.dtype)?;
+    let repeat = check::range(name, "repeat_times", repeat, 1, 4095, "[1, 4095]")? as u64;
+    let dr = check::range(name, "dst_rep_stride", dst_rep_stride, 0, 4095, "[0, 4095]")? as u64;
+    let sr = check::range(name, "src_rep_stride", src_rep_stride, 0, 4095, "[0, 4095]")? as u64;
+    for (p, op) in [("dst", dst), ("src", src)] {
+        check::scope(name, p, op, MemSpace::Ub)?;
+        check::align(chip, name, p, op)?;
+    }
+    check::within(
+        name,
+        "src",
+        src,
+        Some((src.addr(), src.addr() + (repeat - 1) * sr * 512 + 512)),
+    )?;
+    check::within(
+        name,
+        "dst",
+        dst,
+        Some((dst.addr(), dst.addr() + (repeat - 1) * dr * 512 + 512)),
+    )?;
+    for r in 0..repeat {
+        let m = core.ub().bytes(src.addr() + r * sr * 512, 512)?.to_vec();
+        let mut t = vec![0u8; 512];
+        for i in 0..16 {
+            for j in 0..16 {
+                let (a, b) = ((i * 16 + j) * 2, (j * 16 + i) * 2);
+                t[b..b + 2].copy_from_slice(&m[a..a + 2]);
+            }
+        }
+        core.ub_mut().write(dst.addr() + r * dr * 512, &t)?;
+    }
+    Ok(())
+}

@@ -913,6 +913,10 @@ pub enum Op {
     Index(Operand, Scalar, i64),
     /// mov_tensor_to_cmpmask (`true`) / mov_cmpmask_to_tensor (`false`).
     MovCmpMask(Operand, bool),
+    /// vgather: dst, src, offsets, base, count.
+    Gather(Operand, Operand, Operand, u32, i64),
+    /// vec_trans: dst, src, repeat, dst rep stride, src rep stride.
+    Transpose(Operand, Operand, i64, i64, i64),
     /// set_atomic_add: the accumulation type, or none.
     Atomic(Option<ElemType>),
     /// data_move_pad / DataCopyPad.
@@ -938,6 +942,12 @@ impl Op {
                 Ok(())
             }
             Op::MovePad(o) => o.execute(core),
+            Op::Gather(d, s, off, base, n) => {
+                crate::misc::gather(core, "vgather", d, s, off, *base, *n)
+            }
+            Op::Transpose(d, s, r, dr, sr) => {
+                crate::misc::transpose(core, "vec_trans", d, s, *r, *dr, *sr)
+            }
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
         }
     }

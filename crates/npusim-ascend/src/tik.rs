@@ -198,6 +198,22 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m Gather, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, src_offset, src_base_addr, count)`: gather by byte offsets (uint32).")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, src_offset: &Operand, src_base_addr: u32, count: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::Gather(dst.clone(), src.clone(), src_offset.clone(), src_base_addr, count));
+            Ok(())
+        }
+    };
+    (@m Transpose, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, dst_rep_stride, src_rep_stride)`: 16×16 transpose per repeat, strides in 512 bytes.")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::Transpose(dst.clone(), src.clone(), repeat_times, dst_rep_stride, src_rep_stride));
+            Ok(())
+        }
+    };
     (@m Brcb, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, dst_blk_stride, dst_rep_stride)`: each of 8 source elements per repeat fills a 32-byte block.")]
         pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, dst_blk_stride: i64, dst_rep_stride: i64) -> Result<()> {

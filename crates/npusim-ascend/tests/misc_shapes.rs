@@ -72,3 +72,47 @@ fn vcmp_into_cmpmask_then_select_mode_0() {
         assert_eq!(d[e], if lt { x[e] } else { x[128 + e] }, "lane {e}");
     }
 }
+
+#[test]
+fn gather_follows_the_page_formula() {
+    let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+    let s = asc.AllocTensor::<f16>("src", 128).unwrap();
+    let o = asc.AllocTensor::<u32>("off", 128).unwrap();
+    let d = asc.AllocTensor::<f16>("dst", 128).unwrap();
+    let x: Vec<f16> = (0..128).map(|i| f16::from_f32(i as f32 * 0.5)).collect();
+    asc.write(&s, &x).unwrap();
+    // Reverse order, in bytes from a base of 2 bytes (element 1).
+    let off: Vec<u32> = (0..128u32).map(|i| (126 - i.min(126)) * 2).collect();
+    asc.write(&o, &off).unwrap();
+    asc.Gather(&d, &s, &o, 2, 128).unwrap();
+    let out = asc.read::<f16>(&d).unwrap();
+    for i in 0..128 {
+        assert_eq!(out[i], x[(2 + off[i] as usize) / 2], "element {i}");
+    }
+    // Offsets that leave src or split an element are errors.
+    asc.write(&o, &[1u32]).unwrap();
+    assert!(
+        asc.Gather(&d, &s, &o, 0, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("multiple of sizeof")
+    );
+    asc.write(&o, &[256u32]).unwrap();
+    assert!(asc.Gather(&d, &s, &o, 0, 1).is_err());
+}
+
+#[test]
+fn transpose_16x16() {
+    let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+    let s = asc.AllocTensor::<u16>("src", 256).unwrap();
+    let d = asc.AllocTensor::<u16>("dst", 256).unwrap();
+    let x: Vec<u16> = (0..256).collect();
+    asc.write(&s, &x).unwrap();
+    asc.Transpose(&d, &s).unwrap();
+    let out = asc.read::<u16>(&d).unwrap();
+    for i in 0..16 {
+        for j in 0..16 {
+            assert_eq!(out[i * 16 + j], x[j * 16 + i]);
+        }
+    }
+}
