@@ -636,6 +636,11 @@ impl AscendC {
         Ok(())
     }
 
+    /// `SetDeqScale(half scale)`: the scale of int32 -> half Cast.
+    pub fn SetDeqScale(&mut self, scale: half::f16) {
+        self.core.deq_scale = scale.to_f32();
+    }
+
     /// `SetAtomicNone()`.
     pub fn SetAtomicNone(&mut self) {
         self.core.atomic = None;

@@ -54,6 +54,8 @@ pub struct VectorCore {
     pub cmpmask: u128,
     /// SetAtomicAdd's accumulation type: moves into GM add to what is there.
     pub atomic: Option<ElemType>,
+    /// SetDeqScale's scale (a half value) for int32 -> half Cast.
+    pub deq_scale: f32,
 }
 
 impl VectorCore {
@@ -67,6 +69,7 @@ impl VectorCore {
             mask: MaskRegister::default(),
             cmpmask: 0,
             atomic: None,
+            deq_scale: 1.0,
         }
     }
 

@@ -46,6 +46,8 @@ pub struct Ctx {
     /// Source and destination element types (they differ only for conversions).
     pub src_t: ElemType,
     pub dst_t: ElemType,
+    /// SetDeqScale's scale, read from the core when the instruction runs.
+    pub deq: f32,
 }
 
 /// A kernel: `dst` and the two sources hold the same number of lanes, contiguous, as
@@ -186,6 +188,7 @@ pub fn build_f16_table<OP: FloatOp>(mode: OverflowMode) -> Box<[u16]> {
         round: RoundMode::Rint,
         src_t: ElemType::F16,
         dst_t: ElemType::F16,
+        deq: 1.0,
     };
     let src: Vec<u8> = (0..=u16::MAX).flat_map(|b| b.to_le_bytes()).collect();
     let mut out = vec![0u8; src.len()];
@@ -470,8 +473,30 @@ fn fast_f16_to_f32(ctx: &Ctx, dst: &mut [u8], a: &[u8], _b: &[u8]) {
     }
 }
 
+/// int32 -> half with SetDeqScale: `half(src · scale)`, the exact product rounded once to
+/// nearest even (policy: the page gives no rounding), then the overflow mode.
+fn deq_i32_to_f16(ctx: &Ctx, dst: &mut [u8], a: &[u8], _b: &[u8]) {
+    for (o, i) in dst.chunks_exact_mut(2).zip(a.chunks_exact(4)) {
+        let x = i32::from_le_bytes([i[0], i[1], i[2], i[3]]) as f64 * ctx.deq as f64;
+        let mut h = f16::from_f64(x);
+        if ctx.mode == OverflowMode::Saturate && (h.is_infinite() || h.is_nan()) {
+            h = if h.is_nan() {
+                f16::ZERO
+            } else if h.is_sign_negative() {
+                f16::MIN
+            } else {
+                f16::MAX
+            };
+        }
+        o.copy_from_slice(&h.to_le_bytes());
+    }
+}
+
 /// The kernel pair of a conversion.
 pub fn convert_kernels(src: ElemType, dst: ElemType, round: RoundMode) -> (Kernel, Kernel) {
+    if (src, dst) == (ElemType::I32, ElemType::F16) {
+        return (deq_i32_to_f16, deq_i32_to_f16);
+    }
     let fast: Kernel = match (src, dst, round) {
         (ElemType::F32, ElemType::F16, RoundMode::Rint) => fast_f32_to_f16,
         (ElemType::F16, ElemType::F32, _) => fast_f16_to_f32,
@@ -880,6 +905,7 @@ impl VecOp {
                 round: a.round.mode(),
                 src_t,
                 dst_t: a.dst.dtype,
+                deq: 1.0,
             },
             fast,
             plain,
@@ -1057,6 +1083,7 @@ impl VecOp {
     fn run_chunk(
         &self,
         core: &mut VectorCore,
+        ctx: &Ctx,
         kernel: Kernel,
         addrs: [u64; 3],
         len: usize,
@@ -1091,7 +1118,7 @@ impl VecOp {
                     &hi[s.start - d.end..s.end - d.end]
                 }
             };
-            kernel(&self.ctx, dst, src(1), src(2));
+            kernel(ctx, dst, src(1), src(2));
             return Ok(());
         }
         let na = if nsrc >= 1 { lens[1] as usize } else { 0 };
@@ -1107,7 +1134,7 @@ impl VecOp {
             rest[..nb].copy_from_slice(ub.bytes(addrs[2], nb as u64)?);
         }
         let dst = ub.bytes_mut(addrs[0], lens[0])?;
-        kernel(&self.ctx, dst, &sa[..na], &rest[..nb]);
+        kernel(ctx, dst, &sa[..na], &rest[..nb]);
         Ok(())
     }
 
@@ -1119,6 +1146,10 @@ impl VecOp {
         if n == 0 || m.is_empty() {
             return Ok(());
         }
+        let ctx = Ctx {
+            deq: core.deq_scale,
+            ..self.ctx
+        };
         let mut scratch = Vec::new();
         let full = mask::prefix(lanes);
         let total = match m {
@@ -1129,7 +1160,7 @@ impl VecOp {
         if let (true, Some(total)) = (self.contiguous, total) {
             // One run over the whole instruction.
             let addrs = [0, 1, 2].map(|k| self.walks[k].base);
-            return self.run_chunk(core, self.fast, addrs, total as usize, &mut scratch);
+            return self.run_chunk(core, &ctx, self.fast, addrs, total as usize, &mut scratch);
         }
         let g = self.gran;
         for r in 0..n {
@@ -1141,7 +1172,14 @@ impl VecOp {
                 while s < end {
                     let stop = end.min((s / g + 1) * g);
                     let addrs = [0, 1, 2].map(|k| self.walks[k].lane_addr(r, s));
-                    self.run_chunk(core, self.fast, addrs, (stop - s) as usize, &mut scratch)?;
+                    self.run_chunk(
+                        core,
+                        &ctx,
+                        self.fast,
+                        addrs,
+                        (stop - s) as usize,
+                        &mut scratch,
+                    )?;
                     s = stop;
                 }
                 bits &= !mask::prefix(end);
@@ -1156,13 +1194,17 @@ impl VecOp {
         let m = self.resolve(core)?;
         let lanes = self.lanes;
         let n = m.iterations(self.repeat, lanes);
+        let ctx = Ctx {
+            deq: core.deq_scale,
+            ..self.ctx
+        };
         let mut scratch = Vec::new();
         for r in 0..n {
             let bits = m.lanes_of(r, lanes);
             for e in 0..lanes {
                 if bits >> e & 1 == 1 {
                     let addrs = [0, 1, 2].map(|k| self.walks[k].lane_addr(r, e));
-                    self.run_chunk(core, self.plain, addrs, 1, &mut scratch)?;
+                    self.run_chunk(core, &ctx, self.plain, addrs, 1, &mut scratch)?;
                 }
             }
         }

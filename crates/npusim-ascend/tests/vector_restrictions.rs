@@ -289,12 +289,37 @@ fn cast_tables_and_round_modes() {
         ),
         "{e}"
     );
-    // int32 -> half is the SetDeqScale form.
+    // int32 -> half is the SetDeqScale form: dst = half(src * scale).
     let mut asc = AscendC::new(ChipId::Ascend910B, 0);
     let i = asc.AllocTensor::<i32>("i", 64).unwrap();
     let hh = asc.AllocTensor::<half::f16>("hh", 64).unwrap();
+    asc.write(&i, &[3, -7, 100_000, 2049]).unwrap();
+    asc.SetDeqScale(half::f16::from_f32(0.5));
+    asc.Cast(&hh, &i, RoundMode::None, 64).unwrap();
+    let out: Vec<f32> = asc
+        .read::<half::f16>(&hh)
+        .unwrap()
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    // 1024.5 (spacing 1) and 50000 (spacing 32, between 49984 and 50016) are ties: even wins.
+    assert_eq!(&out[..4], &[1.5, -3.5, 49_984.0, 1024.0]);
+    // Atlas training has no int32 -> half.
+    let mut asc = AscendC::new(ChipId::Ascend910, 0);
+    let i = asc.AllocTensor::<i32>("i", 64).unwrap();
+    let hh = asc.AllocTensor::<half::f16>("hh", 64).unwrap();
     let e = asc.Cast(&hh, &i, RoundMode::None, 64).unwrap_err();
-    assert!(e.to_string().contains("SetDeqScale"), "{e}");
+    assert!(
+        matches!(
+            e,
+            AscendError::IllegalType {
+                instr: "Cast",
+                param: "dst",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
