@@ -74,6 +74,8 @@ pub enum Shape {
     WholeReduce,
     /// One result per 32-byte block (BlockReduce* / vcgadd, vcgmax, vcgmin).
     BlockReduce,
+    /// One result for the whole tensor (ReduceSum / vec_reduce_add).
+    ReduceAll,
     /// Burst copies between memories (data_move / DataCopy).
     Move,
 }
@@ -94,6 +96,7 @@ impl Shape {
                 | Shape::PairReduce
                 | Shape::WholeReduce
                 | Shape::BlockReduce
+                | Shape::ReduceAll
                 | Shape::Move
         )
     }
@@ -117,6 +120,7 @@ impl Shape {
             | Shape::Transpose
             | Shape::WholeReduce
             | Shape::BlockReduce
+            | Shape::ReduceAll
             | Shape::Move => 1,
             Shape::Dup | Shape::Index => 0,
         }
@@ -295,6 +299,9 @@ macro_rules! for_each_vector_instr {
                 [&ALL_CHIPS => &[F16, F32]];
             BlockReduceMin, BlockReduce, vcgmin, vcgmin, BlockReduceMin, BlockReduceMinRepeat, float(min), "ReduceDataBlock.md (BlockReduceMin); TIK vcgmin",
                 [&ALL_CHIPS => &[F16, F32]];
+            // Whole-tensor sum (a multi-instruction macro on the hardware; order per chip).
+            ReduceSum, ReduceAll, vec_reduce_add, vec_reduce_add, ReduceSum, ReduceSumRepeat, float(add), "ReduceSum.md; TIK vec_reduce_add",
+                [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ALL];

@@ -317,3 +317,192 @@ impl ReduceOp {
         Ok(())
     }
 }
+
+/// The order in which a whole-tensor sum combines its per-repeat sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepeatOrder {
+    /// Pairwise trees over the repeat sums, a repeat's worth of lanes at a time
+    /// (310/910/310P `vec_reduce_add`; Ascend C ReduceSum method 1).
+    Tree,
+    /// Sequential within chunks of 255 repeats, chunk sums then pairwise (A2/A3
+    /// `vec_reduce_add`; Ascend C ReduceSum method 2).
+    Sequential255,
+    /// Atlas 200I/500 A2 `vec_reduce_add`: lane-wise sequential sums of the odd repeats (A) and
+    /// the even ones (B), the last repeat (C) apart when the count is odd; D = (A + B) + C lane
+    /// by lane; then one pairwise tree over D's lanes.
+    Parity,
+}
+
+impl RepeatOrder {
+    /// The order a chip's TIK `vec_reduce_add` uses (atlastikapi vec_reduce_add page via
+    /// ascend-vector.md §4). Ascend 950 is not listed there: it follows A2/A3 (policy).
+    pub fn tik(chip: npusim_core::ChipId) -> RepeatOrder {
+        use npusim_core::ChipId::*;
+        match chip {
+            Ascend310 | Ascend910 | Ascend310P => RepeatOrder::Tree,
+            Ascend910B | Ascend950 => RepeatOrder::Sequential255,
+            Ascend310B => RepeatOrder::Parity,
+        }
+    }
+}
+
+/// Sums `count` elements of `src` (16-bit or 32-bit float) in repeats of 256 bytes the way the
+/// chip's order says, every partial sum rounded to T (and saturated on saturating chips);
+/// writes the result to `dst[0]`. Masked-off lanes of the last repeat count as 0.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_sum(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    count: i64,
+    src_rep_stride: i64,
+    order: RepeatOrder,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::ReduceSum.check_type(name, chip.id, "src", src.dtype)?;
+    check::same_type(name, "dst", dst, "src", src.dtype)?;
+    check::scope(name, "dst", dst, MemSpace::Ub)?;
+    check::scope(name, "src", src, MemSpace::Ub)?;
+    check::align(chip, name, "src", src)?;
+    let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
+    let rep = check::range(
+        name,
+        "src_rep_stride",
+        src_rep_stride,
+        0,
+        65535,
+        "[0, 65535]",
+    )? as u64;
+    let size = src.dtype.size() as u64;
+    let lanes = 256 / size;
+    let n = count.div_ceil(lanes);
+    if n == 0 {
+        return Ok(());
+    }
+    check::within(
+        name,
+        "src",
+        src,
+        Some((
+            src.addr(),
+            src.addr() + (n - 1) * rep * 32 + (count - (n - 1) * lanes) * size,
+        )),
+    )?;
+    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + size)))?;
+    match src.dtype {
+        ElemType::F16 => reduce_sum_t::<F16Io>(core, dst, src, count, rep, order),
+        _ => reduce_sum_t::<F32Io>(core, dst, src, count, rep, order),
+    }
+}
+
+fn reduce_sum_t<IO: FloatIo>(
+    core: &mut VectorCore,
+    dst: &Operand,
+    src: &Operand,
+    count: u64,
+    rep: u64,
+    order: RepeatOrder,
+) -> Result<()> {
+    let mode = core.chip().vector.overflow_mode;
+    let size = IO::SIZE as u64;
+    let lanes = 256 / size;
+    let n = count.div_ceil(lanes);
+    let round = |v: f32| -> f32 {
+        let mut b = [0u8; 4];
+        IO::store_one(v, &mut b);
+        let r = IO::load_one(&b);
+        if mode == OverflowMode::Saturate && !r.is_finite() {
+            if r.is_nan() {
+                0.0
+            } else {
+                r.signum() * IO::MAX
+            }
+        } else {
+            r
+        }
+    };
+    let tree = |v: &[f32]| -> f32 {
+        let mut level = v.to_vec();
+        while level.len() > 1 {
+            level = level
+                .chunks(2)
+                .map(|p| {
+                    if p.len() == 2 {
+                        round(p[0] + p[1])
+                    } else {
+                        p[0]
+                    }
+                })
+                .collect();
+        }
+        level.first().copied().unwrap_or(0.0)
+    };
+    // Lane values of repeat r (masked-off tail lanes are 0), padded to `lanes`.
+    let mut rows: Vec<Vec<f32>> = Vec::with_capacity(n as usize);
+    for r in 0..n {
+        let m = (count - r * lanes).min(lanes);
+        let bytes = core.ub().bytes(src.addr() + r * rep * 32, m * size)?;
+        let mut row: Vec<f32> = bytes.chunks_exact(IO::SIZE).map(IO::load_one).collect();
+        row.resize(lanes as usize, 0.0);
+        rows.push(row);
+    }
+    let result = match order {
+        RepeatOrder::Tree | RepeatOrder::Sequential255 => {
+            let sums: Vec<f32> = rows.iter().map(|row| tree(row)).collect();
+            if order == RepeatOrder::Tree {
+                // vcadd over the repeat sums, a repeat of lanes at a time, until one is left.
+                let mut level = sums;
+                while level.len() > 1 {
+                    level = level
+                        .chunks(lanes as usize)
+                        .map(|c| {
+                            let mut c = c.to_vec();
+                            c.resize(lanes as usize, 0.0);
+                            tree(&c)
+                        })
+                        .collect();
+                }
+                level[0]
+            } else {
+                let chunk_sums: Vec<f32> = sums
+                    .chunks(255)
+                    .map(|c| c[1..].iter().fold(c[0], |acc, x| round(acc + x)))
+                    .collect();
+                tree(&chunk_sums)
+            }
+        }
+        RepeatOrder::Parity => {
+            let lane_seq = |idx: &mut dyn Iterator<Item = usize>| -> Option<Vec<f32>> {
+                let first = idx.next()?;
+                let mut acc = rows[first].clone();
+                for r in idx {
+                    for (a, x) in acc.iter_mut().zip(&rows[r]) {
+                        *a = round(*a + x);
+                    }
+                }
+                Some(acc)
+            };
+            let nn = n as usize;
+            let last_apart = nn % 2 == 1 && nn > 1;
+            let body = if last_apart { nn - 1 } else { nn };
+            let a = lane_seq(&mut (1..body).step_by(2));
+            let b = lane_seq(&mut (0..body).step_by(2));
+            let mut d = match (b, a) {
+                (Some(b), Some(a)) => a.iter().zip(&b).map(|(x, y)| round(x + y)).collect(),
+                (Some(b), None) => b,
+                _ => vec![0.0; lanes as usize],
+            };
+            if last_apart {
+                for (x, c) in d.iter_mut().zip(&rows[nn - 1]) {
+                    *x = round(*x + c);
+                }
+            }
+            tree(&d)
+        }
+    };
+    let mut o = [0u8; 4];
+    IO::store_one(result, &mut o);
+    core.ub_mut().write(dst.addr(), &o[..IO::SIZE])?;
+    Ok(())
+}

@@ -198,6 +198,26 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m ReduceAll, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, work_tensor, repeat_times, src_rep_stride)`: the sum of `repeat_times` repeats of `mask` lanes (a continuous mask), in the chip's order (`reduce::RepeatOrder::tik`).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: u64, dst: &Operand, src: &Operand, work_tensor: &Operand, repeat_times: i64, src_rep_stride: i64) -> Result<()> {
+            let name = stringify!($tik);
+            Instr::$id.check_type(name, self.chip.id, "src", src.dtype)?;
+            let lanes = 256 / src.dtype.size() as u64;
+            if mask != lanes {
+                return Err(AscendError::BadMask {
+                    instr: name,
+                    value: mask.to_string(),
+                    rule: "this model of vec_reduce_add takes a full continuous mask only",
+                });
+            }
+            crate::core::check::scope(name, "work_tensor", work_tensor, MemSpace::Ub)?;
+            let repeat = crate::core::check::range(name, "repeat_times", repeat_times, 1, 4095, "[1, 4095]")?;
+            self.program.push(Op::ReduceSum(dst.clone(), src.clone(), repeat as i64 * lanes as i64, src_rep_stride));
+            Ok(())
+        }
+    };
     (@m Gather, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src, src_offset, src_base_addr, count)`: gather by byte offsets (uint32).")]
         pub fn $tik(&mut self, dst: &Operand, src: &Operand, src_offset: &Operand, src_base_addr: u32, count: i64) -> Result<()> {

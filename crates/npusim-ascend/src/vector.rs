@@ -569,6 +569,7 @@ pub mod rows {
         (@call ScalarDst, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
         (@call WholeReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
         (@call BlockReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call ReduceAll, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
     }
 
     crate::for_each_vector_instr!(row_ops);

@@ -1,0 +1,134 @@
+//! vec_reduce_add / ReduceSum: the per-chip orders (ascend-vector.md §4) against plain models
+//! written here, in half where the order changes the result; and an exact float sum.
+
+use half::f16;
+use npusim_ascend::ascendc::AscendC;
+use npusim_ascend::tik::{Scope, Tik};
+use npusim_core::{ChipId, ChipProfile, NpyArray, OverflowMode};
+use proptest::prelude::*;
+
+fn round(chip: ChipId, v: f32) -> f32 {
+    let r = f16::from_f32(v).to_f32();
+    if ChipProfile::get(chip).vector.overflow_mode == OverflowMode::Saturate && !r.is_finite() {
+        if r.is_nan() {
+            0.0
+        } else {
+            r.signum() * 65504.0
+        }
+    } else {
+        r
+    }
+}
+
+fn tree(chip: ChipId, v: &[f32]) -> f32 {
+    let mut l = v.to_vec();
+    while l.len() > 1 {
+        l = l
+            .chunks(2)
+            .map(|p| {
+                if p.len() == 2 {
+                    round(chip, p[0] + p[1])
+                } else {
+                    p[0]
+                }
+            })
+            .collect();
+    }
+    l[0]
+}
+
+/// The model of each chip's order over `rows` (128 lanes each).
+fn model(chip: ChipId, rows: &[Vec<f32>]) -> f32 {
+    let sums: Vec<f32> = rows.iter().map(|r| tree(chip, r)).collect();
+    match chip {
+        ChipId::Ascend310 | ChipId::Ascend910 | ChipId::Ascend310P => {
+            let mut l = sums;
+            while l.len() > 1 {
+                l = l
+                    .chunks(128)
+                    .map(|c| {
+                        let mut c = c.to_vec();
+                        c.resize(128, 0.0);
+                        tree(chip, &c)
+                    })
+                    .collect();
+            }
+            l[0]
+        }
+        ChipId::Ascend310B => {
+            let n = rows.len();
+            let apart = n % 2 == 1 && n > 1;
+            let body = if apart { n - 1 } else { n };
+            let acc = |start: usize| -> Option<Vec<f32>> {
+                let mut it = (start..body).step_by(2);
+                let first = it.next()?;
+                let mut a = rows[first].clone();
+                for r in it {
+                    for (x, y) in a.iter_mut().zip(&rows[r]) {
+                        *x = round(chip, *x + y);
+                    }
+                }
+                Some(a)
+            };
+            let mut d = match (acc(0), acc(1)) {
+                (Some(b), Some(a)) => a.iter().zip(&b).map(|(x, y)| round(chip, x + y)).collect(),
+                (Some(b), None) => b,
+                _ => unreachable!(),
+            };
+            if apart {
+                for (x, c) in d.iter_mut().zip(&rows[n - 1]) {
+                    *x = round(chip, *x + c);
+                }
+            }
+            tree(chip, &d)
+        }
+        _ => {
+            let chunks: Vec<f32> = sums
+                .chunks(255)
+                .map(|c| c[1..].iter().fold(c[0], |a, x| round(chip, a + x)))
+                .collect();
+            tree(chip, &chunks)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn vec_reduce_add_follows_the_chip_order(chip_i in 0usize..6, repeat in 1usize..12, seed in any::<u64>()) {
+        let chip = [ChipId::Ascend310, ChipId::Ascend910, ChipId::Ascend310P, ChipId::Ascend910B, ChipId::Ascend310B, ChipId::Ascend950][chip_i];
+        let n = repeat * 128;
+        let mut x = seed;
+        let vals: Vec<f16> = (0..n).map(|_| { x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); f16::from_f32(((x >> 40) % 20000) as f32 / 7.0 - 1000.0) }).collect();
+        let mut t = Tik::new(chip);
+        let g = t.tensor("float16", &[n], "g", Scope::Gm).unwrap();
+        let o = t.tensor("float16", &[16], "o", Scope::Gm).unwrap();
+        let s = t.tensor("float16", &[n], "s", Scope::Ubuf).unwrap();
+        let w = t.tensor("float16", &[n], "w", Scope::Ubuf).unwrap();
+        let d = t.tensor("float16", &[16], "d", Scope::Ubuf).unwrap();
+        t.data_move(&s, &g, 0, 1, (n / 16) as i64, 0, 0).unwrap();
+        t.vec_reduce_add(128, &d, &s, &w, repeat as i64, 8).unwrap();
+        t.data_move(&o, &d, 0, 1, 1, 0, 0).unwrap();
+        t.build_cce("k", &[&g], &[&o]).unwrap();
+        let out = t.start_debug(&[("g", &NpyArray::from_elems(vec![n], &vals))]).unwrap();
+        let got = out[0].1.to_elems::<f16>().unwrap()[0].to_f32();
+        let rows: Vec<Vec<f32>> = vals.chunks(128).map(|c| c.iter().map(|v| v.to_f32()).collect()).collect();
+        let want = model(chip, &rows);
+        prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{:?}: {} vs model {}", chip, got, want);
+    }
+}
+
+#[test]
+fn reduce_sum_count_form_in_float_is_exact_on_small_integers() {
+    for chip in [ChipId::Ascend910B, ChipId::Ascend310P] {
+        let mut asc = AscendC::new(chip, 0);
+        let s = asc.AllocTensor::<f32>("s", 1000).unwrap();
+        let t = asc.AllocTensor::<f32>("t", 1000).unwrap();
+        let d = asc.AllocTensor::<f32>("d", 8).unwrap();
+        let x: Vec<f32> = (1..=1000).map(|i| i as f32).collect();
+        asc.write(&s, &x).unwrap();
+        asc.ReduceSum(&d, &s, &t, 1000).unwrap();
+        assert_eq!(asc.read::<f32>(&d).unwrap()[0], 500_500.0);
+    }
+}
