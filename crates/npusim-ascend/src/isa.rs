@@ -1,6 +1,6 @@
 //! The Ascend vector instruction set, declared once.
 //!
-//! [`for_each_vector_instr!`] lists every instruction this crate implements, one row each: its
+//! [`for_each_vector_instr!`](crate::for_each_vector_instr) lists every instruction this crate implements, one row each: its
 //! identifier, its operand shape ([`Shape`]), its TIK names (`vec_*` and the legacy `v*` name
 //! with block strides), its Ascend C names (count form and mask/repeat form), its element
 //! function (a pure function in [`crate::elem`], by domain), the document it implements, and the

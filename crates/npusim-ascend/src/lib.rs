@@ -7,16 +7,29 @@
 //! - [`ascendc`]: Ascend C (`PairReduceSum<T, isSetMask>`, `Duplicate`, `DataCopy`,
 //!   `SetVectorMask`, `Compare`), executed call by call.
 //!
-//! Both faces build the same validated instruction records ([`ops::Op`]) from the one
-//! instruction table ([`isa`]): every element-wise instruction (binary, unary, scalar, fused,
-//! convert, duplicate) is a [`vector::VecOp`] run by the one driver in [`vector`] (repeats,
-//! blocks, strides, masks, General Restrictions) with a pure element function from [`elem`];
-//! the compare-to-bits, pair-reduce and move shapes have their own records in [`ops`]. The
-//! TIK and Ascend C method lists of the element-wise instructions are generated from the
-//! table. Chip differences come from `npusim_core::ChipProfile` and the table's type rules.
+//! Both faces build the same checked instruction records ([`ops::Op`]) from the one
+//! instruction table ([`isa::for_each_vector_instr!`](crate::for_each_vector_instr)): a row
+//! gives an instruction's operand shape ([`isa::Shape`]), its TIK names (`vec_*` and the legacy
+//! `v*` name with block strides), its Ascend C names, its element function ([`elem`]) and its
+//! per-chip type lists. From the table come the [`isa::Instr`] enum, the kernel dispatch
+//! ([`vector::kernels`]) and the TIK / Ascend C methods of every shape; other front ends (the
+//! Python TIK and C++ Ascend C faces) list the same methods with `Instr::ALL` and
+//! `shape()` / `tik_name()` / `tik_legacy_name()` / `ascendc_name()`.
 //!
-//! Documents implemented: seed 000 (TIK `vec_cmpv_xx`), seed 001 (Ascend C `PairReduceSum`),
-//! and the general rules collected in `shared/research/ascend-vector.md`.
+//! Execution:
+//! - every element-wise shape (binary, unary, scalar, fused, convert, duplicate) runs on the
+//!   one driver in [`vector`]: repeats, blocks, strides, masks (normal and counter mode,
+//!   `isSetMask`), the General Restrictions checked once, contiguous lane runs handed to fast
+//!   kernels with a plain twin ([`vector::VecOp::execute_reference`]);
+//! - compare-to-bits ([`ops::Vcmpv`], also with a scalar), pair/whole/block/whole-tensor
+//!   reductions ([`ops::PairReduceSum`], [`reduce`]), Select ([`select`]), Brcb, Gather,
+//!   Transpose, CreateVecIndex and the CMPMASK register ([`misc`]), moves with padding and
+//!   atomic accumulation ([`pad`], [`core::VectorCore::store`]) have their own records.
+//!
+//! Chip differences come from `npusim_core::ChipProfile` and the table's type rules; numeric
+//! policies are written in [`elem`], [`vector`] and [`reduce`]. Documents implemented: seeds 000
+//! and 001, the asc-devkit `Memory矢量计算` pages named in each row, and
+//! `shared/research/ascend-vector.md`.
 
 pub mod ascendc;
 pub mod core;

@@ -3,7 +3,7 @@
 //! Construction checks everything that is known statically (ranges, element types per chip,
 //! scopes, alignment, tensor bounds, overlap), so a program is decoded and checked once;
 //! `execute` only resolves the run-time mask and moves bytes through the shared
-//! [`geometry`](crate::geometry) engine and the [`kernels`](crate::kernels).
+//! [`geometry`](crate::geometry) engine and the [`kernels`].
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
