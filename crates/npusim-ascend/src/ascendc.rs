@@ -273,6 +273,22 @@ macro_rules! ascendc_methods {
             crate::reduce::reduce_sum(&mut self.core, stringify!($asc), &dst.op, &src.op, count as i64, 8, order)
         }
     };
+    (@m GatherMask, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "(dst, src0, src1Pattern (1..=7), reduceMode, mask, {src0BlockStride, repeatTimes, src0RepeatStride, src1RepeatStride}, rsvdCnt)`; returns rsvdCnt.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1_pattern: u8, reduce_mode: bool,
+                    mask: u32, params: [u16; 4]) -> Result<u64> {
+            crate::misc::gather_mask(&mut self.core, stringify!($asc), &dst.op, &src0.op, crate::misc::GatherPattern::Fixed(src1_pattern),
+                reduce_mode, mask as u64, params.map(|p| p as i64))
+        }
+        #[doc = concat!("`", stringify!($asc), "(dst, src0, src1Pattern (a bit tensor), reduceMode, mask, params, rsvdCnt)`; returns rsvdCnt.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $rep<T: Element, U: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1_pattern: &LocalTensor<U>,
+                    reduce_mode: bool, mask: u32, params: [u16; 4]) -> Result<u64> {
+            crate::misc::gather_mask(&mut self.core, stringify!($asc), &dst.op, &src0.op, crate::misc::GatherPattern::Tensor(&src1_pattern.op),
+                reduce_mode, mask as u64, params.map(|p| p as i64))
+        }
+    };
     (@m Gather, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src, srcOffset, srcBaseAddr, count)`: `dst[i] = src[(srcBaseAddr + srcOffset[i]) / sizeof(T)]`.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, src_offset: &LocalTensor<u32>, src_base_addr: u32, count: u32) -> Result<()> {

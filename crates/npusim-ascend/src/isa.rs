@@ -62,6 +62,8 @@ pub enum Shape {
     Brcb,
     /// `dst[i] = src[(base + offset[i]) / sizeof(T)]` (Gather / vgather).
     Gather,
+    /// Selected elements packed contiguously (GatherMask / vreduce).
+    GatherMask,
     /// 16×16 transpose of 2-byte elements per repeat (Transpose / vec_trans).
     Transpose,
     /// `dst[i] = first + i` (CreateVecIndex / vci).
@@ -90,6 +92,7 @@ impl Shape {
                 | Shape::Select
                 | Shape::Brcb
                 | Shape::Gather
+                | Shape::GatherMask
                 | Shape::Transpose
                 | Shape::Index
                 | Shape::CmpMask
@@ -117,6 +120,7 @@ impl Shape {
             | Shape::PairReduce
             | Shape::CmpBitsScalar
             | Shape::Brcb
+            | Shape::GatherMask
             | Shape::Transpose
             | Shape::WholeReduce
             | Shape::BlockReduce
@@ -263,6 +267,9 @@ macro_rules! for_each_vector_instr {
             // Reductions.
             PairReduceSum, PairReduce, vec_cpadd, vcpadd, PairReduceSum, PairReduceSumRepeat, none(none), "Ascend C PairReduceSum (seed 001)",
                 [&[Ascend910] => &[F16]], [&[Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            // Compaction by a bit pattern (rsvdCnt = kept elements).
+            GatherMask, GatherMask, vreduce, vreduce, GatherMask, GatherMaskRepeat, none(none), "GatherMask.md; TIK vreduce",
+                [&[Ascend310P, Ascend910B, Ascend310B, Ascend950] => &[I16, U16, F16, I32, U32, F32]];
             // Gather by byte offsets; 16x16 transpose of 2-byte elements.
             Gather, Gather, vgather, vgather, Gather, GatherRepeat, none(none), "Gather.md; TIK vgather",
                 [&[Ascend310P] => &[I16, U16, F16, I32, U32, F32]], [&[Ascend910B, Ascend950] => &[I16, U16, F16, Bf16, I32, U32, F32]],

@@ -377,3 +377,123 @@ pub fn transpose(
     }
     Ok(())
 }
+
+/// GatherMask's selection: a built-in pattern (1..=7) or a bit tensor.
+#[derive(Clone, Copy, Debug)]
+pub enum GatherPattern<'a> {
+    /// 1 even elements, 2 odd, 3..=6 every fourth at offset 0..=3, 7 all.
+    Fixed(u8),
+    /// One bit per element, consumed continuously within a repeat; repeats `src1RepeatStride`
+    /// blocks apart.
+    Tensor(&'a Operand),
+}
+
+/// `GatherMask(dst, src0, src1Pattern, reduceMode, mask, {src0BlockStride, repeatTimes,
+/// src0RepeatStride, src1RepeatStride}, rsvdCnt)` (GatherMask.md): the selected elements of
+/// each repeat packed contiguously into dst; returns `rsvdCnt`. Normal mode (`reduceMode =
+/// false`) takes every lane of `repeatTimes` repeats (mask ignored); counter mode takes `mask`
+/// lanes per repeat with `repeatTimes` applying (A2/A3, 310B, 950) or `mask` lanes in total
+/// with `repeatTimes` ignored (310P). The core is left in normal mask mode.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_mask(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src0: &Operand,
+    pattern: GatherPattern<'_>,
+    reduce_mode: bool,
+    mask: u64,
+    params: [i64; 4],
+) -> Result<u64> {
+    let chip = core.chip();
+    Instr::GatherMask.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::same_type(name, "src0", src0, "dst", dst.dtype)?;
+    for (p, op) in [("dst", dst), ("src0", src0)] {
+        check::scope(name, p, op, MemSpace::Ub)?;
+        check::align(chip, name, p, op)?;
+    }
+    let blk = check::range(name, "src0BlockStride", params[0], 0, 255, "[0, 255]")? as u64;
+    let repeat = check::range(name, "repeatTimes", params[1], 0, 255, "[0, 255]")? as u64;
+    let s0rep = check::range(name, "src0RepeatStride", params[2], 0, 255, "[0, 255]")? as u64;
+    let s1rep = check::range(name, "src1RepeatStride", params[3], 0, 255, "[0, 255]")? as u64;
+    let size = dst.dtype.size() as u64;
+    let lanes = 256 / size;
+    if let GatherPattern::Fixed(p) = pattern
+        && !(1..=7).contains(&p)
+    {
+        return Err(crate::error::AscendError::OutOfRange {
+            instr: name,
+            param: "src1Pattern",
+            value: p as i64,
+            range: "[1, 7]",
+        });
+    }
+    if let GatherPattern::Tensor(t) = pattern {
+        check::scope(name, "src1Pattern", t, MemSpace::Ub)?;
+        check::align(chip, name, "src1Pattern", t)?;
+    }
+    // (repeats, lanes of repeat r)
+    let per_repeat: Vec<u64> = if !reduce_mode {
+        vec![lanes; repeat as usize]
+    } else if chip.id == npusim_core::ChipId::Ascend310P {
+        let n = mask.div_ceil(lanes);
+        (0..n).map(|r| (mask - r * lanes).min(lanes)).collect()
+    } else {
+        if mask == 0 || mask > lanes {
+            return Err(crate::error::AscendError::BadMask {
+                instr: name,
+                value: mask.to_string(),
+                rule: "in counter mode the mask is the element count of each repeat, in [1, 256 / sizeof(T)]",
+            });
+        }
+        vec![mask; repeat as usize]
+    };
+    let w = Walk {
+        base: src0.addr(),
+        blk_stride: blk * BLOCK_BYTES,
+        rep_stride: s0rep * BLOCK_BYTES,
+        elem_size: size,
+    };
+    let mut out = Vec::new();
+    for (r, &m) in per_repeat.iter().enumerate() {
+        let r = r as u32;
+        let bits: u128 = match pattern {
+            GatherPattern::Fixed(p) => {
+                let mut b = 0u128;
+                for e in 0..lanes as u32 {
+                    let keep = match p {
+                        1 => e % 2 == 0,
+                        2 => e % 2 == 1,
+                        3..=6 => e % 4 == (p - 3) as u32,
+                        _ => true,
+                    };
+                    b |= (keep as u128) << e;
+                }
+                b
+            }
+            GatherPattern::Tensor(t) => {
+                let at = t.addr() + r as u64 * s1rep * BLOCK_BYTES;
+                check::within(name, "src1Pattern", t, Some((at, at + lanes / 8)))?;
+                let mut b = [0u8; 16];
+                b[..(lanes / 8) as usize].copy_from_slice(core.ub().bytes(at, lanes / 8)?);
+                u128::from_le_bytes(b)
+            }
+        };
+        for e in 0..m as u32 {
+            if bits >> e & 1 == 1 {
+                let a = w.lane_addr(r, e);
+                check::within(name, "src0", src0, Some((a, a + size)))?;
+                out.extend_from_slice(core.ub().bytes(a, size)?);
+            }
+        }
+    }
+    check::within(
+        name,
+        "dst",
+        dst,
+        Some((dst.addr(), dst.addr() + out.len() as u64)),
+    )?;
+    core.ub_mut().write(dst.addr(), &out)?;
+    core.mask.mode = crate::mask::MaskMode::Normal;
+    Ok(out.len() as u64 / size)
+}

@@ -116,3 +116,47 @@ fn transpose_16x16() {
         }
     }
 }
+
+#[test]
+fn gather_mask_patterns_and_modes() {
+    let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+    let s = asc.AllocTensor::<u16>("src", 256).unwrap();
+    let p = asc.AllocTensor::<u16>("pat", 16).unwrap();
+    let d = asc.AllocTensor::<u16>("dst", 256).unwrap();
+    let x: Vec<u16> = (0..256).collect();
+    asc.write(&s, &x).unwrap();
+    // Pattern 1 (even elements), normal mode, 2 repeats.
+    let n = asc.GatherMask(&d, &s, 1, false, 0, [1, 2, 8, 0]).unwrap();
+    assert_eq!(n, 128);
+    assert_eq!(
+        asc.read::<u16>(&d).unwrap()[..128],
+        (0..256).step_by(2).collect::<Vec<u16>>()[..]
+    );
+    // Pattern 6: every fourth element from offset 3.
+    let n = asc.GatherMask(&d, &s, 6, false, 0, [1, 1, 8, 0]).unwrap();
+    assert_eq!(n, 32);
+    assert_eq!(
+        asc.read::<u16>(&d).unwrap()[..32],
+        (3..128).step_by(4).collect::<Vec<u16>>()[..]
+    );
+    // A user pattern 0x9999 (elements 0 and 3 of every four), counter mode: 70 lanes per
+    // repeat, 2 repeats, src1RepeatStride 0 (GatherMask.md's figure parameters).
+    asc.write(&p, &[0x9999u16; 16]).unwrap();
+    let n = asc
+        .GatherMaskRepeat(&d, &s, &p, true, 70, [1, 2, 8, 0])
+        .unwrap();
+    let mut want = Vec::new();
+    for r in 0..2u16 {
+        for e in 0..70u16 {
+            if e % 4 == 0 || e % 4 == 3 {
+                want.push(r * 128 + e);
+            }
+        }
+    }
+    assert_eq!(n as usize, want.len());
+    assert_eq!(asc.read::<u16>(&d).unwrap()[..want.len()], want[..]);
+    let e = asc
+        .GatherMask(&d, &s, 8, false, 0, [1, 1, 8, 0])
+        .unwrap_err();
+    assert!(e.to_string().contains("src1Pattern"), "{e}");
+}
