@@ -264,13 +264,13 @@ macro_rules! ascendc_methods {
         }
     };
     (@m ReduceAll, $id:ident, $asc:ident, $rep:ident) => {
-        #[doc = concat!("`", stringify!($asc), "(dst, src, sharedTmpBuffer, count)`: method 2 (sequential across repeats) on A2/A3 and 950, method 1 (trees) elsewhere (ReduceSum page; named policy where sources differ).")]
+        #[doc = concat!("`", stringify!($asc), "(dst, src, sharedTmpBuffer, count)`: sums in method 2 (sequential across repeats) on A2/A3 and 950, method 1 (trees) elsewhere (ReduceSum page; named policy where sources differ); max/min write [value, index] (calIndex = true).")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, _tmp: &LocalTensor<T>, count: i32) -> Result<()> {
             let order = match self.chip().id {
                 ChipId::Ascend910B | ChipId::Ascend950 => crate::reduce::RepeatOrder::Sequential255,
                 _ => crate::reduce::RepeatOrder::Tree,
             };
-            crate::reduce::reduce_sum(&mut self.core, stringify!($asc), &dst.op, &src.op, count as i64, 8, order)
+            crate::reduce::reduce_all(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op, count as i64, 8, order)
         }
     };
     (@m GatherMask, $id:ident, $asc:ident, $rep:ident) => {

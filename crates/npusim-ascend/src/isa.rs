@@ -309,6 +309,10 @@ macro_rules! for_each_vector_instr {
             // Whole-tensor sum (a multi-instruction macro on the hardware; order per chip).
             ReduceSum, ReduceAll, vec_reduce_add, vec_reduce_add, ReduceSum, ReduceSumRepeat, float(add), "ReduceSum.md; TIK vec_reduce_add",
                 [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
+            ReduceMax, ReduceAll, vec_reduce_max, vec_reduce_max, ReduceMax, ReduceMaxRepeat, float(max), "ReduceMax.md; TIK vec_reduce_max",
+                [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
+            ReduceMin, ReduceAll, vec_reduce_min, vec_reduce_min, ReduceMin, ReduceMinRepeat, float(min), "ReduceMin.md; TIK vec_reduce_min",
+                [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ALL];

@@ -917,8 +917,8 @@ pub enum Op {
     Gather(Operand, Operand, Operand, u32, i64),
     /// vec_trans: dst, src, repeat, dst rep stride, src rep stride.
     Transpose(Operand, Operand, i64, i64, i64),
-    /// vec_reduce_add: dst, src, count, src rep stride.
-    ReduceSum(Operand, Operand, i64, i64),
+    /// vec_reduce_add / _max / _min: instruction, dst, src, count, src rep stride.
+    ReduceAll(Instr, Operand, Operand, i64, i64),
     /// set_atomic_add: the accumulation type, or none.
     Atomic(Option<ElemType>),
     /// data_move_pad / DataCopyPad.
@@ -944,9 +944,9 @@ impl Op {
                 Ok(())
             }
             Op::MovePad(o) => o.execute(core),
-            Op::ReduceSum(d, s, n, rep) => {
+            Op::ReduceAll(i, d, s, n, rep) => {
                 let order = crate::reduce::RepeatOrder::tik(core.chip().id);
-                crate::reduce::reduce_sum(core, "vec_reduce_add", d, s, *n, *rep, order)
+                crate::reduce::reduce_all(core, *i, i.tik_name(), d, s, *n, *rep, order)
             }
             Op::Gather(d, s, off, base, n) => {
                 crate::misc::gather(core, "vgather", d, s, off, *base, *n)

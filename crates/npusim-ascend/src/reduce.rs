@@ -37,10 +37,16 @@ pub enum Combine {
 impl Instr {
     /// The combination of a reduction row, from its element function (`add`, `max`, `min`).
     pub fn combine(self) -> Option<Combine> {
-        match (self.shape(), self.element_fn()) {
-            (Shape::WholeReduce | Shape::BlockReduce, "add") => Some(Combine::Sum),
-            (Shape::WholeReduce | Shape::BlockReduce, "max") => Some(Combine::Max),
-            (Shape::WholeReduce | Shape::BlockReduce, "min") => Some(Combine::Min),
+        if !matches!(
+            self.shape(),
+            Shape::WholeReduce | Shape::BlockReduce | Shape::ReduceAll
+        ) {
+            return None;
+        }
+        match self.element_fn() {
+            "add" => Some(Combine::Sum),
+            "max" => Some(Combine::Max),
+            "min" => Some(Combine::Min),
             _ => None,
         }
     }
@@ -359,8 +365,34 @@ pub fn reduce_sum(
     src_rep_stride: i64,
     order: RepeatOrder,
 ) -> Result<()> {
+    reduce_all(
+        core,
+        Instr::ReduceSum,
+        name,
+        dst,
+        src,
+        count,
+        src_rep_stride,
+        order,
+    )
+}
+
+/// A whole-tensor reduction of `instr` (ReduceSum, ReduceMax, ReduceMin): sums in the chip's
+/// order; max/min write `[value, index]` (index as raw integer bits in T, ties to the lowest
+/// index, a NaN wins), the index counting elements in repeat order.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_all(
+    core: &mut VectorCore,
+    instr: Instr,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    count: i64,
+    src_rep_stride: i64,
+    order: RepeatOrder,
+) -> Result<()> {
     let chip = core.chip();
-    Instr::ReduceSum.check_type(name, chip.id, "src", src.dtype)?;
+    instr.check_type(name, chip.id, "src", src.dtype)?;
     check::same_type(name, "dst", dst, "src", src.dtype)?;
     check::scope(name, "dst", dst, MemSpace::Ub)?;
     check::scope(name, "src", src, MemSpace::Ub)?;
@@ -389,10 +421,17 @@ pub fn reduce_sum(
             src.addr() + (n - 1) * rep * 32 + (count - (n - 1) * lanes) * size,
         )),
     )?;
-    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + size)))?;
+    let comb = instr.combine().unwrap_or(Combine::Sum);
+    let out_elems = if comb == Combine::Sum { 1 } else { 2 };
+    check::within(
+        name,
+        "dst",
+        dst,
+        Some((dst.addr(), dst.addr() + out_elems * size)),
+    )?;
     match src.dtype {
-        ElemType::F16 => reduce_sum_t::<F16Io>(core, dst, src, count, rep, order),
-        _ => reduce_sum_t::<F32Io>(core, dst, src, count, rep, order),
+        ElemType::F16 => reduce_sum_t::<F16Io>(core, dst, src, count, rep, order, comb),
+        _ => reduce_sum_t::<F32Io>(core, dst, src, count, rep, order, comb),
     }
 }
 
@@ -403,6 +442,7 @@ fn reduce_sum_t<IO: FloatIo>(
     count: u64,
     rep: u64,
     order: RepeatOrder,
+    comb: Combine,
 ) -> Result<()> {
     let mode = core.chip().vector.overflow_mode;
     let size = IO::SIZE as u64;
@@ -446,6 +486,30 @@ fn reduce_sum_t<IO: FloatIo>(
         let mut row: Vec<f32> = bytes.chunks_exact(IO::SIZE).map(IO::load_one).collect();
         row.resize(lanes as usize, 0.0);
         rows.push(row);
+    }
+    if comb != Combine::Sum {
+        let mut best: Option<(f32, u64)> = None;
+        for (r, row) in rows.iter().enumerate() {
+            let m = (count - r as u64 * lanes).min(lanes) as usize;
+            for (e, &v) in row[..m].iter().enumerate() {
+                let better = match best {
+                    None => true,
+                    Some((b, _)) => {
+                        !b.is_nan()
+                            && (v.is_nan() || if comb == Combine::Max { v > b } else { v < b })
+                    }
+                };
+                if better {
+                    best = Some((v, r as u64 * lanes + e as u64));
+                }
+            }
+        }
+        let (v, i) = best.unwrap_or((0.0, 0));
+        let mut o = [0u8; 16];
+        IO::store_one(v, &mut o);
+        o[IO::SIZE..2 * IO::SIZE].copy_from_slice(&i.to_le_bytes()[..IO::SIZE]);
+        core.ub_mut().write(dst.addr(), &o[..2 * IO::SIZE])?;
+        return Ok(());
     }
     let result = match order {
         RepeatOrder::Tree | RepeatOrder::Sequential255 => {

@@ -199,7 +199,7 @@ macro_rules! tik_methods {
         }
     };
     (@m ReduceAll, $id:ident, $tik:ident, $legacy:ident) => {
-        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, work_tensor, repeat_times, src_rep_stride)`: the sum of `repeat_times` repeats of `mask` lanes (a continuous mask), in the chip's order (`reduce::RepeatOrder::tik`).")]
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, work_tensor, repeat_times, src_rep_stride)`: the sum (in the chip's order, `reduce::RepeatOrder::tik`) or the [value, index] max/min of `repeat_times` repeats of `mask` lanes (a continuous mask).")]
         #[allow(clippy::too_many_arguments)]
         pub fn $tik(&mut self, mask: u64, dst: &Operand, src: &Operand, work_tensor: &Operand, repeat_times: i64, src_rep_stride: i64) -> Result<()> {
             let name = stringify!($tik);
@@ -214,7 +214,7 @@ macro_rules! tik_methods {
             }
             crate::core::check::scope(name, "work_tensor", work_tensor, MemSpace::Ub)?;
             let repeat = crate::core::check::range(name, "repeat_times", repeat_times, 1, 4095, "[1, 4095]")?;
-            self.program.push(Op::ReduceSum(dst.clone(), src.clone(), repeat as i64 * lanes as i64, src_rep_stride));
+            self.program.push(Op::ReduceAll(Instr::$id, dst.clone(), src.clone(), repeat as i64 * lanes as i64, src_rep_stride));
             Ok(())
         }
     };

@@ -132,3 +132,25 @@ fn reduce_sum_count_form_in_float_is_exact_on_small_integers() {
         assert_eq!(asc.read::<f32>(&d).unwrap()[0], 500_500.0);
     }
 }
+
+#[test]
+fn reduce_max_min_value_and_lowest_index() {
+    let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+    let s = asc.AllocTensor::<f16>("s", 300).unwrap();
+    let t = asc.AllocTensor::<f16>("t", 300).unwrap();
+    let d = asc.AllocTensor::<f16>("d", 16).unwrap();
+    let mut x: Vec<f16> = (0..300)
+        .map(|i| f16::from_f32(((i * 37) % 101) as f32))
+        .collect();
+    x[250] = f16::from_f32(500.0);
+    x[260] = f16::from_f32(500.0);
+    x[7] = f16::from_f32(-3.0);
+    asc.write(&s, &x).unwrap();
+    asc.ReduceMax(&d, &s, &t, 300).unwrap();
+    let out = asc.read::<f16>(&d).unwrap();
+    assert_eq!(out[0].to_f32(), 500.0);
+    assert_eq!(out[1].to_bits(), 250, "ties go to the lowest index");
+    asc.ReduceMin(&d, &s, &t, 300).unwrap();
+    let out = asc.read::<f16>(&d).unwrap();
+    assert_eq!((out[0].to_f32(), out[1].to_bits()), (-3.0, 7));
+}
