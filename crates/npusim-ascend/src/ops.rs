@@ -913,6 +913,9 @@ pub enum Op {
     Index(Operand, Scalar, i64),
     /// mov_tensor_to_cmpmask (`true`) / mov_cmpmask_to_tensor (`false`).
     MovCmpMask(Operand, bool),
+    /// vreduce (GatherMask, normal mode, built-in pattern): dst, src0, pattern, [blk, repeat,
+    /// src0 rep, src1 rep].
+    GatherMask(Operand, Operand, u8, [i64; 4]),
     /// vgather: dst, src, offsets, base, count.
     Gather(Operand, Operand, Operand, u32, i64),
     /// vec_trans: dst, src, repeat, dst rep stride, src rep stride.
@@ -944,6 +947,17 @@ impl Op {
                 Ok(())
             }
             Op::MovePad(o) => o.execute(core),
+            Op::GatherMask(d, s, p, params) => crate::misc::gather_mask(
+                core,
+                "vreduce",
+                d,
+                s,
+                crate::misc::GatherPattern::Fixed(*p),
+                false,
+                0,
+                *params,
+            )
+            .map(|_| ()),
             Op::ReduceAll(i, d, s, n, rep) => {
                 let order = crate::reduce::RepeatOrder::tik(core.chip().id);
                 crate::reduce::reduce_all(core, *i, i.tik_name(), d, s, *n, *rep, order)

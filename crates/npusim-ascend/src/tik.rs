@@ -218,6 +218,17 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m GatherMask, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src0, src1_pattern, repeat_times, src0_blk_stride, src0_rep_stride, src1_rep_stride)` with a built-in pattern (1..=7) in normal mode; the kept count is not returned (no TIK Scalar here).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, _mask: u64, dst: &Operand, src0: &Operand, src1_pattern: u8, repeat_times: i64,
+                    src0_blk_stride: i64, src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::GatherMask(dst.clone(), src0.clone(), src1_pattern,
+                [src0_blk_stride, repeat_times, src0_rep_stride, src1_rep_stride]));
+            Ok(())
+        }
+    };
     (@m Gather, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src, src_offset, src_base_addr, count)`: gather by byte offsets (uint32).")]
         pub fn $tik(&mut self, dst: &Operand, src: &Operand, src_offset: &Operand, src_base_addr: u32, count: i64) -> Result<()> {

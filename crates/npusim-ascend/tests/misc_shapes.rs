@@ -160,3 +160,27 @@ fn gather_mask_patterns_and_modes() {
         .unwrap_err();
     assert!(e.to_string().contains("src1Pattern"), "{e}");
 }
+
+#[test]
+fn tik_vreduce_keeps_odd_elements() {
+    let mut t = Tik::new(ChipId::Ascend910B);
+    let g = t.tensor("float16", &[128], "g", Scope::Gm).unwrap();
+    let o = t.tensor("float16", &[64], "o", Scope::Gm).unwrap();
+    let s = t.tensor("float16", &[128], "s", Scope::Ubuf).unwrap();
+    let d = t.tensor("float16", &[64], "d", Scope::Ubuf).unwrap();
+    t.data_move(&s, &g, 0, 1, 8, 0, 0).unwrap();
+    t.vreduce(128, &d, &s, 2, 1, 1, 8, 0).unwrap();
+    t.data_move(&o, &d, 0, 1, 4, 0, 0).unwrap();
+    t.build_cce("k", &[&g], &[&o]).unwrap();
+    let x: Vec<f16> = (0..128).map(|i| f16::from_f32(i as f32)).collect();
+    let out = t
+        .start_debug(&[("g", &NpyArray::from_elems(vec![128], &x))])
+        .unwrap();
+    let y: Vec<f16> = out[0].1.to_elems().unwrap();
+    assert_eq!(
+        y,
+        (0..64)
+            .map(|i| f16::from_f32((2 * i + 1) as f32))
+            .collect::<Vec<_>>()
+    );
+}
