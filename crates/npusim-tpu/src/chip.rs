@@ -42,6 +42,43 @@ impl fmt::Display for AddrRange {
     }
 }
 
+/// How the HAU sort unit treats `f32` denormal keys (a named policy of the chip profile).
+///
+/// Observed on the BM1684X C-model (`libcmodel_bm1684x.so`, golden files `golden/hau/`, built by
+/// `scripts/gen_hau_golden.py`): `cmodel_init` sets the host's x86 `MXCSR` to flush-to-zero and
+/// denormals-are-zero, and the sort compares keys with `comiss`, so a denormal key *compares*
+/// equal to `+-0` (and to every other denormal), while the sort moves the 32-bit patterns
+/// untouched: a denormal comes out with its own bits, at a place chosen as if it were zero.
+/// Everything that follows is the zero rule of the sort models ([`crate::sort`]) applied to the
+/// whole zero class `{+-0, denormals}`: in the indexed sorts the class is ordered anti-stably
+/// and only bit-identical runs get their indices put in ascending order; in the plain sort the
+/// heap places them. `line_gather` copies bits and is not affected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DenormalPolicy {
+    /// The C-model's rule (the hardware default): denormal keys compare as zero, values are
+    /// moved bit for bit.
+    CompareAsZero,
+    /// IEEE comparisons: a denormal compares by its value (what a host without `DAZ` would
+    /// compute; not what the vendor model does).
+    Ieee,
+}
+
+impl DenormalPolicy {
+    /// Short name for listings, e.g. `"compare-as-zero"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DenormalPolicy::CompareAsZero => "compare-as-zero",
+            DenormalPolicy::Ieee => "ieee",
+        }
+    }
+}
+
+impl fmt::Display for DenormalPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A Sophgo TPU chip the simulator knows the memory map of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TpuChip {
@@ -76,6 +113,15 @@ impl TpuChip {
                 size: 0x1F_B000,
             }),
             TpuChip::Bm1688 => None,
+        }
+    }
+
+    /// How the HAU sort compares `f32` denormal keys. Both chips use the C-model's rule
+    /// ([`DenormalPolicy::CompareAsZero`]); for BM1688 this is the BM1684X observation carried
+    /// over (its C-model library was not probed for denormals).
+    pub const fn hau_denormals(self) -> DenormalPolicy {
+        match self {
+            TpuChip::Bm1684x | TpuChip::Bm1688 => DenormalPolicy::CompareAsZero,
         }
     }
 

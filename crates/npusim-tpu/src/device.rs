@@ -13,11 +13,11 @@
 //! [`TpuCore::tpu_hau_poll`] is the synchronisation point a kernel must still call before it
 //! reads results, and here only retires the count of outstanding commands.
 
-use crate::chip::TpuChip;
+use crate::chip::{DenormalPolicy, TpuChip};
 use crate::dtype::DataType;
-use crate::error::{HauError, HauOp, MaybeRange, MemError};
+use crate::error::{CoreError, HauError, HauOp, MaybeRange, MemError};
 use crate::gather;
-use crate::memory::{SystemAddr, SystemMemory};
+use crate::memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 use crate::sort::{self, KeyType, SortScratch};
 
 /// Alignment of every sort address (`% sizeof(float) == 0`).
@@ -63,6 +63,11 @@ impl Scalar {
     }
 }
 
+/// [`TpuChip::default_gm_size`] in bytes (the same for every chip).
+const DEFAULT_GM_BYTES: usize = 64 << 20;
+const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1684x.default_gm_size());
+const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1688.default_gm_size());
+
 /// One simulated TPU core: chip profile, system memory and HAU state.
 #[derive(Clone, Debug)]
 pub struct TpuCore {
@@ -70,6 +75,8 @@ pub struct TpuCore {
     mem: SystemMemory,
     hau_outstanding: u64,
     hau_issued: u64,
+    /// How sorts compare `f32` denormals (the chip profile's policy unless overridden).
+    denormals: DenormalPolicy,
     /// Buffers reused across sort commands (input copies and the sort's working space).
     scratch: Scratch,
 }
@@ -85,18 +92,30 @@ struct Scratch {
 pub type Device = TpuCore;
 
 impl TpuCore {
-    /// A core of `chip` with the profile's default global-memory size.
+    /// A core of `chip` with the profile's default global-memory size
+    /// ([`TpuChip::default_gm_size`], below [`MAX_GM_SIZE`]).
     pub fn new(chip: TpuChip) -> TpuCore {
-        TpuCore::with_gm_size(chip, chip.default_gm_size())
+        const _: () = assert!(TpuChip::Bm1684x.default_gm_size() <= MAX_GM_SIZE);
+        const _: () = assert!(TpuChip::Bm1688.default_gm_size() <= MAX_GM_SIZE);
+        TpuCore::from_memory(chip, SystemMemory::with_size(chip, DEFAULT_GM_BYTES))
     }
 
-    /// A core of `chip` with `gm_size` bytes of global memory.
-    pub fn with_gm_size(chip: TpuChip, gm_size: u64) -> TpuCore {
+    /// A core of `chip` with `gm_size` bytes of global memory; sizes above [`MAX_GM_SIZE`]
+    /// are refused with [`CoreError::GmSizeTooLarge`].
+    pub fn with_gm_size(chip: TpuChip, gm_size: u64) -> Result<TpuCore, CoreError> {
+        Ok(TpuCore::from_memory(
+            chip,
+            SystemMemory::new(chip, gm_size)?,
+        ))
+    }
+
+    fn from_memory(chip: TpuChip, mem: SystemMemory) -> TpuCore {
         TpuCore {
             chip,
-            mem: SystemMemory::new(chip, gm_size),
+            mem,
             hau_outstanding: 0,
             hau_issued: 0,
+            denormals: chip.hau_denormals(),
             scratch: Scratch::default(),
         }
     }
@@ -104,6 +123,16 @@ impl TpuCore {
     /// The chip profile.
     pub fn chip(&self) -> TpuChip {
         self.chip
+    }
+
+    /// How this core's sorts compare `f32` denormal keys.
+    pub fn denormal_policy(&self) -> DenormalPolicy {
+        self.denormals
+    }
+
+    /// Overrides the chip profile's [`DenormalPolicy`] (e.g. to compare against an IEEE model).
+    pub fn set_denormal_policy(&mut self, policy: DenormalPolicy) {
+        self.denormals = policy;
     }
 
     /// First global-memory address.
@@ -217,11 +246,12 @@ impl TpuCore {
         dtype: DataType,
         buffers: &[(&'static str, SystemAddr, i32)],
     ) -> Result<KeyType, HauError> {
-        let kind = KeyType::from_dtype(dtype).ok_or(HauError::UnsupportedDtype {
-            op,
-            dtype,
-            allowed: SORT_DTYPES,
-        })?;
+        let kind =
+            KeyType::for_policy(dtype, self.denormals).ok_or(HauError::UnsupportedDtype {
+                op,
+                dtype,
+                allowed: SORT_DTYPES,
+            })?;
         if len < 1 {
             return Err(HauError::LenOutOfRange { op, len });
         }

@@ -180,3 +180,19 @@ pub struct MemError {
     /// L2 SRAM of the simulated core.
     pub l2: MaybeRange,
 }
+
+/// A simulated core that cannot be created.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CoreError {
+    /// The requested global memory exceeds [`crate::memory::MAX_GM_SIZE`].
+    #[error(
+        "global memory too large: TpuCore::with_gm_size: gm_size = {requested} bytes, must be \
+         <= {limit} bytes"
+    )]
+    GmSizeTooLarge {
+        /// The size asked for.
+        requested: u64,
+        /// The simulator's limit.
+        limit: u64,
+    },
+}

@@ -9,24 +9,22 @@
 //! the whole `len` (sorts) or `index_len * line_len` (line_gather) buffers are read back and
 //! compared bit for bit. This is acceptance criterion (1) of issue #5 and what `npusim hau check`
 //! prints.
+//!
+//! Replay streams (issue #12): the top-level object is read with a [`serde::de::Visitor`] that
+//! runs each element of `cases` as soon as it is parsed, so neither the file's text nor a
+//! document tree nor the list of cases is ever held whole; memory is bounded by one case and
+//! the simulated global memory that case needs (the core grows on demand, up to 64 MiB).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::chip::TpuChip;
+use crate::chip::{DenormalPolicy, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::memory::SystemAddr;
-
-/// A golden file as stored.
-#[derive(Debug, Deserialize)]
-struct GoldenFile {
-    #[serde(default)]
-    source: Option<String>,
-    cases: Vec<Case>,
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "op")]
@@ -179,46 +177,169 @@ pub enum GoldenError {
     Json(#[from] serde_json::Error),
 }
 
-/// Reads and replays a golden file.
+/// Reads and replays a golden file under the BM1684X profile's policies.
+///
+/// The file is streamed: cases are parsed and run one at a time, so memory stays bounded by the
+/// largest single case (plus the simulated global memory it needs), whatever the file's size.
 pub fn replay_file(path: &Path) -> Result<GoldenReport, GoldenError> {
-    let text = std::fs::read_to_string(path).map_err(|source| GoldenError::Io {
+    replay_file_with_policy(path, TpuChip::Bm1684x.hau_denormals())
+}
+
+/// [`replay_file`] with an explicit [`DenormalPolicy`] (to show which policy the vectors need).
+pub fn replay_file_with_policy(
+    path: &Path,
+    denormals: DenormalPolicy,
+) -> Result<GoldenReport, GoldenError> {
+    let file = std::fs::File::open(path).map_err(|source| GoldenError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    replay_str(&text)
+    replay_reader(std::io::BufReader::with_capacity(1 << 16, file), denormals)
 }
 
 /// Replays golden cases given as JSON text.
 pub fn replay_str(json: &str) -> Result<GoldenReport, GoldenError> {
-    let file: GoldenFile = serde_json::from_str(json)?;
-    let mut report = GoldenReport {
-        source: file.source,
-        ..GoldenReport::default()
+    let mut de = serde_json::Deserializer::from_str(json);
+    replay_de(&mut de, TpuChip::Bm1684x.hau_denormals())
+}
+
+/// Replays golden cases read from `reader`, one case at a time.
+pub fn replay_reader<R: std::io::Read>(
+    reader: R,
+    denormals: DenormalPolicy,
+) -> Result<GoldenReport, GoldenError> {
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    replay_de(&mut de, denormals)
+}
+
+fn replay_de<'de, R: serde_json::de::Read<'de>>(
+    de: &mut serde_json::Deserializer<R>,
+    denormals: DenormalPolicy,
+) -> Result<GoldenReport, GoldenError> {
+    let mut replayer = Replayer {
+        core: None,
+        denormals,
+        report: GoldenReport::default(),
+        next: 0,
     };
-    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, GM_SIZE);
-    for (i, case) in file.cases.iter().enumerate() {
-        let result = match case {
-            Case::Sort(c) | Case::SortNaturalIndex(c) | Case::SortSpecificIndex(c) => {
-                run_sort(&mut core, case, c)
+    FileSeed(&mut replayer).deserialize(&mut *de)?;
+    de.end()?;
+    Ok(replayer.report)
+}
+
+/// State of one replay: the simulated core (created on first use, regrown when a case needs
+/// more global memory) and the report so far.
+struct Replayer {
+    core: Option<TpuCore>,
+    denormals: DenormalPolicy,
+    report: GoldenReport,
+    next: usize,
+}
+
+impl Replayer {
+    /// A core with at least `need` bytes of global memory (power-of-two sizes from 1 MiB up to
+    /// [`GM_SIZE`]; larger cases are refused, not mis-run).
+    fn core(&mut self, need: u64) -> Result<&mut TpuCore, FailureKind> {
+        let have = self.core.as_ref().map_or(0, |c| c.memory().gm_range().size);
+        if need > have {
+            if need > GM_SIZE {
+                return Err(FailureKind::Refused(format!(
+                    "case needs {need} bytes of global memory, the replay core has {GM_SIZE}"
+                )));
             }
-            Case::LineGather(c) => run_gather(&mut core, c),
+            let size = need.next_power_of_two().clamp(1 << 20, GM_SIZE);
+            let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, size).map_err(refused)?;
+            core.set_denormal_policy(self.denormals);
+            self.core = Some(core);
+        }
+        self.core
+            .as_mut()
+            .ok_or_else(|| FailureKind::Refused("no core".into()))
+    }
+
+    fn run(&mut self, case: Case) {
+        let result = match &case {
+            Case::Sort(c) | Case::SortNaturalIndex(c) | Case::SortSpecificIndex(c) => {
+                run_sort(self, &case, c)
+            }
+            Case::LineGather(c) => run_gather(self, c),
         };
         match result {
-            Ok(()) => report.passed += 1,
+            Ok(()) => self.report.passed += 1,
             Err(kind) => {
-                report.failed += 1;
-                report.failures.push(CaseFailure {
-                    case: i,
+                self.report.failed += 1;
+                self.report.failures.push(CaseFailure {
+                    case: self.next,
                     op: case.op_name(),
                     kind,
                 });
             }
         }
+        self.next += 1;
     }
-    Ok(report)
 }
 
-/// Global memory of the replay core (cases larger than this are refused, not mis-run).
+/// Deserializes the top-level object, running the `cases` array as it is read.
+struct FileSeed<'a>(&'a mut Replayer);
+
+impl<'de> DeserializeSeed<'de> for FileSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FileSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a golden file object {source, seed, note, cases}")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut saw_cases = false;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "cases" => {
+                    map.next_value_seed(CasesSeed(&mut *self.0))?;
+                    saw_cases = true;
+                }
+                "source" => self.0.report.source = map.next_value::<Option<String>>()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if saw_cases {
+            Ok(())
+        } else {
+            Err(serde::de::Error::missing_field("cases"))
+        }
+    }
+}
+
+/// Deserializes the `cases` array one case at a time and runs each.
+struct CasesSeed<'a>(&'a mut Replayer);
+
+impl<'de> DeserializeSeed<'de> for CasesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CasesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of cases")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(case) = seq.next_element::<Case>()? {
+            self.0.run(case);
+        }
+        Ok(())
+    }
+}
+
+/// Largest global memory of the replay core (cases needing more are refused, not mis-run).
 const GM_SIZE: u64 = 64 << 20;
 
 /// Lays buffers out one after another from the global-memory base, each 64-byte aligned and
@@ -279,7 +400,7 @@ fn check_len(name: &str, v: &[u32], want: usize) -> Result<(), FailureKind> {
     }
 }
 
-fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), FailureKind> {
+fn run_sort(rp: &mut Replayer, case: &Case, c: &SortCase) -> Result<(), FailureKind> {
     let dtype = dtype_of(&c.dtype)?;
     let len = int("len", c.len)?;
     let k = int("k", c.k)?;
@@ -306,6 +427,7 @@ fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), Failure
     };
 
     let bytes = 4 * n as u64;
+    let core = rp.core(4 * (bytes + 128))?;
     let mut lay = Layout::new(core.gm_base());
     let in_addr = lay.alloc(bytes);
     let in_idx_addr = lay.alloc(bytes);
@@ -354,7 +476,7 @@ fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), Failure
     Ok(())
 }
 
-fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
+fn run_gather(rp: &mut Replayer, c: &GatherCase) -> Result<(), FailureKind> {
     let dtype = dtype_of(&c.dtype)?;
     let line_num = int("line_num", c.line_num)?;
     let line_len = int("line_len", c.line_len)?;
@@ -395,6 +517,8 @@ fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
             .collect()
     };
 
+    let need = (c.param.len() * esize + il * 4 + out_bytes) as u64 + 3 * 128;
+    let core = rp.core(need)?;
     let mut lay = Layout::new(core.gm_base());
     let param_addr = lay.alloc((c.param.len() * esize) as u64);
     let index_addr = lay.alloc((il * 4) as u64);

@@ -5,7 +5,11 @@
 //! `tpu_hau_sort_natural_index`, `tpu_hau_sort_specific_index`, `tpu_hau_line_gather`) with the
 //! exact C-model behaviour recorded in the research note `shared/research/sophgo-hau.md` (§0, §1
 //! for the API and restrictions, §2 for the sort models, §1.5 and §3.1 for the memory map), and
-//! is checked against the golden vectors in `shared/golden/hau/` (issue #5).
+//! is checked against the C-model golden vectors committed in `golden/hau/` (issues #5, #19;
+//! `scripts/gen_hau_golden.py` regenerates `denormals.json`).
+//!
+//! `f32` denormal keys follow the chip profile's [`DenormalPolicy`]: the C-model compares them
+//! as zero and moves their bits untouched ([`DenormalPolicy::CompareAsZero`], the default).
 //!
 //! Layout:
 //! * [`chip`], [`memory`]: chip profiles and the simulated `system_addr_t` space (global memory,
@@ -28,10 +32,10 @@ pub mod golden;
 pub mod memory;
 pub mod sort;
 
-pub use chip::{AddrRange, TpuChip};
+pub use chip::{AddrRange, DenormalPolicy, TpuChip};
 pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
 pub use dtype::{DataType, UnknownDataType};
-pub use error::{HauError, HauOp, MemError};
+pub use error::{CoreError, HauError, HauOp, MemError};
 pub use golden::{GoldenError, GoldenReport, replay_file, replay_str};
-pub use memory::{SystemAddr, SystemMemory};
+pub use memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 pub use sort::KeyType;
