@@ -79,6 +79,30 @@ impl fmt::Display for DenormalPolicy {
     }
 }
 
+/// The local-memory machine of one core: the numbers behind `tpu_npu_num`, `tpu_eu_num` and
+/// friends.
+///
+/// BM1684X: 64 NPU lanes of 256 KiB in 16 banks, 64-byte execution-unit width (16 f32, 32
+/// f16/bf16, 64 int8 per lane), GDMA w stride at most 128 bytes, one core. BM1688: 32 lanes of
+/// 128 KiB in 16 banks, 16-byte EU width (4 f32, 8 f16, 16 int8), w stride at most 64 bytes,
+/// two cores. Every number was read back from the vendor C-models (`libcmodel_bm1684x.so`,
+/// `libcmodel_bm1688.so`, tpu-mlir 1.30.2) through the helpers of the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalProfile {
+    /// NPU lanes (`tpu_npu_num`).
+    pub npu_num: u32,
+    /// Local memory bytes per lane (`tpu_local_mem_size_per_npu`).
+    pub local_mem_per_npu: u32,
+    /// Banks per lane (`tpu_bank_num`).
+    pub bank_num: u32,
+    /// Bytes one lane's execution units process at once (`tpu_eu_num(dtype) * size`).
+    pub eu_bytes: u32,
+    /// Largest GDMA w stride in bytes (`tpu_gdma_move_max_wstride_byte_len`).
+    pub max_wstride_bytes: u32,
+    /// Cores per chip (`tpu_core_num`).
+    pub core_num: u32,
+}
+
 /// A Sophgo TPU chip the simulator knows the memory map of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TpuChip {
@@ -113,6 +137,28 @@ impl TpuChip {
                 size: 0x1F_B000,
             }),
             TpuChip::Bm1688 => None,
+        }
+    }
+
+    /// The local-memory machine ([`LocalProfile`]).
+    pub const fn local(self) -> LocalProfile {
+        match self {
+            TpuChip::Bm1684x => LocalProfile {
+                npu_num: 64,
+                local_mem_per_npu: 256 << 10,
+                bank_num: 16,
+                eu_bytes: 64,
+                max_wstride_bytes: 128,
+                core_num: 1,
+            },
+            TpuChip::Bm1688 => LocalProfile {
+                npu_num: 32,
+                local_mem_per_npu: 128 << 10,
+                bank_num: 16,
+                eu_bytes: 16,
+                max_wstride_bytes: 64,
+                core_num: 2,
+            },
         }
     }
 

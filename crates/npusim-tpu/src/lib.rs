@@ -18,6 +18,8 @@
 //! * [`sort`], [`gather`]: the models as pure functions on slices, each with a plain reference
 //!   twin;
 //! * [`device`]: [`TpuCore`], the vendor-named instructions over simulated memory;
+//! * [`local`]: the 64-lane local memory, `local_addr_t`, layouts and the `tpu_*` helpers;
+//!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L` (issue #16);
 //! * [`error`]: [`HauError`], one variant per restriction;
 //! * [`golden`]: replay of C-model golden files (`npusim hau check`);
 //! * [`demo`]: the top-K example of `npusim demo`.
@@ -28,14 +30,17 @@ pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod gather;
+pub mod gdma;
 pub mod golden;
+pub mod local;
 pub mod memory;
 pub mod sort;
 
-pub use chip::{AddrRange, DenormalPolicy, TpuChip};
+pub use chip::{AddrRange, DenormalPolicy, LocalProfile, TpuChip};
 pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
 pub use dtype::{DataType, UnknownDataType};
-pub use error::{CoreError, HauError, HauOp, MemError};
+pub use error::{CoreError, HauError, HauOp, MemError, TpuError};
 pub use golden::{GoldenError, GoldenReport, replay_file, replay_str};
+pub use local::{Dim4, Layout, LocalAddr};
 pub use memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 pub use sort::KeyType;
