@@ -2,8 +2,10 @@
 //!
 //! `tpu_gdma_cpy_S2L`, `_L2S`, `_S2S`, `_L2L` (`tpu_kernel.h` of `tpu_6_0`, "GDMA FUNCTIONS";
 //! parameter order `dst_addr, src_addr, shape, dst_stride, src_stride, dtype`). A `None` stride
-//! means the default layout of its side: aligned ([`Layout::Aligned`], computed from the start
-//! lane of the local address) in local memory, continuous NCHW in system memory.
+//! means the default layout of its side: aligned ([`Layout::Aligned`]) in local memory,
+//! continuous NCHW in system memory. The aligned default's n stride follows the C-model: S2L and
+//! L2S use `ALIGN(H*W, EU) * ceil(C / NPU_NUM)` (start lane ignored), L2L
+//! `ALIGN(H*W, EU) * ceil((start + C) / NPU_NUM)` like `tpu_aligned_stride`.
 //!
 //! Restrictions, each a [`TpuError`]: every dimension in `[1, 65535]` (`tpu_gdma_shape_limit`);
 //! strides non-negative; a given w stride in `[1, tpu_gdma_move_max_wstride_byte_len]` bytes
@@ -63,7 +65,16 @@ impl TpuCore {
         esize: u32,
     ) -> Result<Side, TpuError> {
         let p = self.chip().local();
-        let start = p.tpu_npu_index(addr) as i32;
+        // Default local n stride, as the C-model computes it: S2L and L2S count channel slots
+        // from lane 0, `ns = cs * ceil(C / NPU_NUM)`, whatever lane the tensor starts on
+        // (S2L/L2S of (2, 17, 1, 2) f32 at lane 52 use ns = 16, where `tpu_aligned_stride(52,
+        // ..)` answers 32); L2L counts them from the tensor's start lane, `ceil((s + C) /
+        // NPU_NUM)` (golden cases 72 and 88 of golden/tpu/gdma.json).
+        let start = if op == "tpu_gdma_cpy_L2L" {
+            p.tpu_npu_index(addr) as i32
+        } else {
+            0
+        };
         let stride = match stride {
             Some(s) => *s,
             None => p.layout_stride(Layout::Aligned, start, shape, dtype)?,

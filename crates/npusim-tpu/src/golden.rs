@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::chip::{DenormalPolicy, TpuChip};
+use crate::chip::{DenormalPolicy, LocalProfile, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
+use crate::local::Dim4;
 use crate::memory::SystemAddr;
 
 #[derive(Debug, Deserialize)]
@@ -37,6 +38,27 @@ enum Case {
     SortSpecificIndex(SortCase),
     #[serde(rename = "line_gather")]
     LineGather(GatherCase),
+    #[serde(rename = "gdma_cpy")]
+    GdmaCpy(GdmaCase),
+}
+
+/// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
+#[derive(Debug, Deserialize)]
+struct GdmaCase {
+    dir: String,
+    dtype: String,
+    shape: [i32; 4],
+    dst_addr: u64,
+    src_addr: u64,
+    dst_stride: Option<[i32; 4]>,
+    src_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    src_extent: u64,
+    src: Vec<u32>,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,6 +99,7 @@ impl Case {
             Case::SortNaturalIndex(_) => "sort_natural_index",
             Case::SortSpecificIndex(_) => "sort_specific_index",
             Case::LineGather(_) => "line_gather",
+            Case::GdmaCpy(_) => "gdma_cpy",
         }
     }
 }
@@ -263,6 +286,7 @@ impl Replayer {
                 run_sort(self, &case, c)
             }
             Case::LineGather(c) => run_gather(self, c),
+            Case::GdmaCpy(c) => run_gdma(self, c),
         };
         match result {
             Ok(()) => self.report.passed += 1,
@@ -553,6 +577,174 @@ fn run_gather(rp: &mut Replayer, c: &GatherCase) -> Result<(), FailureKind> {
         })
         .collect();
     first_diff("out", &c.out, &got)
+}
+
+/// Lanes a local tensor of `c` channels at `addr` uses, in channel order (the order the
+/// generator lists local regions in).
+fn lanes(p: &LocalProfile, addr: u64, c: i32) -> impl Iterator<Item = u64> {
+    let npu = u64::from(p.npu_num);
+    let start = addr / u64::from(p.local_mem_per_npu);
+    let n = u64::try_from(c).unwrap_or(0).min(npu);
+    (0..n).map(move |i| (start + i) % npu)
+}
+
+fn run_gdma(rp: &mut Replayer, c: &GdmaCase) -> Result<(), FailureKind> {
+    let dtype = dtype_of(&c.dtype)?;
+    let esize = match dtype.bits() {
+        8 => 1usize,
+        16 => 2,
+        32 => 4,
+        b => return Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
+    };
+    let bytes = dir_sides(&c.dir)?;
+    let (d_local, s_local) = bytes;
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    let too_big = || FailureKind::Malformed("region too large".into());
+    let region_bytes = |ext: u64| ext.checked_mul(esize as u64).ok_or_else(too_big);
+    let (d_bytes, s_bytes) = (region_bytes(c.dst_extent)?, region_bytes(c.src_extent)?);
+    let mut need = 1u64 << 20;
+    for (local, addr, b) in [
+        (d_local, c.dst_addr, d_bytes),
+        (s_local, c.src_addr, s_bytes),
+    ] {
+        if local {
+            if addr % lmem + b > lmem || addr >= p.local_space() {
+                if c.expect_error {
+                    // The simulator must refuse it; no region to prepare.
+                    continue;
+                }
+                return Err(FailureKind::Malformed(
+                    "local region outside its lane".into(),
+                ));
+            }
+        } else {
+            need = need.max(addr.checked_add(b).ok_or_else(too_big)? + 64);
+        }
+    }
+    let n_lanes = |local: bool| {
+        if local {
+            lanes(&p, 0, c.shape[1]).count()
+        } else {
+            1
+        }
+    };
+    let src_words = usize::try_from(c.src_extent).map_err(|_| too_big())? * n_lanes(s_local);
+    check_len("src", &c.src, src_words)?;
+    let core = rp.core(need)?;
+    let gm = core.gm_base();
+    let to_bytes = |v: &[u32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
+            .collect()
+    };
+    // Source region, then the destination pre-fill.
+    if !c.expect_error {
+        if s_local {
+            let per = s_bytes as usize;
+            let data = to_bytes(&c.src);
+            for (i, lane) in lanes(&p, c.src_addr, c.shape[1]).enumerate() {
+                let a = (lane * lmem + c.src_addr % lmem) as u32;
+                core.write_local(a, &data[i * per..(i + 1) * per])
+                    .map_err(refused)?;
+            }
+        } else {
+            core.write_bytes(gm + c.src_addr, &to_bytes(&c.src))
+                .map_err(refused)?;
+        }
+        if d_local {
+            let fill = vec![c.out_fill_byte; d_bytes as usize];
+            for lane in lanes(&p, c.dst_addr, c.shape[1]) {
+                core.write_local((lane * lmem + c.dst_addr % lmem) as u32, &fill)
+                    .map_err(refused)?;
+            }
+        } else {
+            core.fill_bytes(gm + c.dst_addr, d_bytes as usize, c.out_fill_byte)
+                .map_err(refused)?;
+        }
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, ss) = (st(&c.dst_stride), st(&c.src_stride));
+    let laddr = |a: u64| u32::try_from(a).unwrap_or(u32::MAX);
+    let result = match c.dir.as_str() {
+        "S2L" => core.tpu_gdma_cpy_S2L(
+            laddr(c.dst_addr),
+            gm + c.src_addr,
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+        "L2S" => core.tpu_gdma_cpy_L2S(
+            gm + c.dst_addr,
+            laddr(c.src_addr),
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+        "S2S" => core.tpu_gdma_cpy_S2S(
+            gm + c.dst_addr,
+            gm + c.src_addr,
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+        _ => core.tpu_gdma_cpy_L2L(
+            laddr(c.dst_addr),
+            laddr(c.src_addr),
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let raw = if d_local {
+        let mut v = Vec::new();
+        for lane in lanes(&p, c.dst_addr, c.shape[1]) {
+            let a = (lane * lmem + c.dst_addr % lmem) as u32;
+            v.extend(core.read_local(a, d_bytes as usize).map_err(refused)?);
+        }
+        v
+    } else {
+        core.read_bytes(gm + c.dst_addr, d_bytes as usize)
+            .map_err(refused)?
+    };
+    let got: Vec<u32> = raw
+        .chunks_exact(esize)
+        .map(|ch| {
+            let mut a = [0u8; 4];
+            a[..esize].copy_from_slice(ch);
+            u32::from_le_bytes(a)
+        })
+        .collect();
+    first_diff("out", &c.out, &got)
+}
+
+/// `(dst is local, src is local)` of a GDMA direction.
+fn dir_sides(dir: &str) -> Result<(bool, bool), FailureKind> {
+    match dir {
+        "S2L" => Ok((true, false)),
+        "L2S" => Ok((false, true)),
+        "S2S" => Ok((false, false)),
+        "L2L" => Ok((true, true)),
+        other => Err(FailureKind::Malformed(format!(
+            "unknown GDMA direction {other:?}"
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -129,3 +129,20 @@ fn reference_twins_on(file: &str) -> usize {
     }
     checked
 }
+
+fn tpu_golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden/tpu")
+}
+
+/// Issue #16: GDMA copies (S2L/L2S/S2S/L2L, every 8/16/32-bit dtype, start lanes 0..63,
+/// default, compact, line-aligned and free strides) reproduce the C-model, and the calls it
+/// rejects are refused.
+#[test]
+fn tpu_gdma_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("gdma.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("99 passed, 0 failed"),
+        "{report}"
+    );
+}

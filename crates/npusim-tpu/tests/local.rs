@@ -114,13 +114,15 @@ proptest! {
         let g = core.gm_base();
         core.write_bytes(g, &src).unwrap();
         let laddr = start * p.local_mem_per_npu + off * esize as u32 * 4;
-        let st = plain_stride(chip, layout, start as i64, shape, esize as i64);
+        // A NULL local stride of S2L/L2S counts slots from lane 0 (the C-model's default).
+        let explicit = layout != Layout::Aligned || ws > 1;
+        let st_start = if explicit { start as i64 } else { 0 };
+        let st = plain_stride(chip, layout, st_start, shape, esize as i64);
         let mut dst_stride = Dim4::new(st[0] as i32, st[1] as i32, st[2] as i32, st[3] as i32);
         // A wider w stride (and h/c/n strides grown to fit it) exercises the element loop.
         if ws > 1 && layout != Layout::Continuous {
             dst_stride = Dim4::new(dst_stride.n * ws, dst_stride.c * ws, dst_stride.h * ws, ws);
         }
-        let explicit = layout != Layout::Aligned || ws > 1;
         core.tpu_gdma_cpy_S2L(laddr, g, &shape, explicit.then_some(&dst_stride), None, dtype).unwrap();
         let local = core.local_store().to_vec();
         for (i, e) in src.chunks_exact(esize).enumerate() {
@@ -137,11 +139,15 @@ proptest! {
         let g2 = g + 0x40000;
         core.tpu_gdma_cpy_L2S(g2, laddr, &shape, None, explicit.then_some(&dst_stride), dtype).unwrap();
         prop_assert_eq!(core.read_bytes(g2, src.len()).unwrap(), src.clone());
-        // L2L into an aligned tensor on another lane, then out again.
-        let l2 = ((start + 7) % 64) * p.local_mem_per_npu + 0x20000;
-        core.tpu_gdma_cpy_L2L(l2, laddr, &shape, None, explicit.then_some(&dst_stride), dtype).unwrap();
+        // L2L into an aligned tensor on another lane (its default counts slots from its start
+        // lane), then out again with that stride given explicitly.
+        let s2 = (start + 7) % 64;
+        let l2 = s2 * p.local_mem_per_npu + 0x20000;
+        core.tpu_gdma_cpy_L2L(l2, laddr, &shape, None, Some(&dst_stride), dtype).unwrap();
+        let a2 = plain_stride(chip, Layout::Aligned, s2 as i64, shape, esize as i64);
+        let a2 = Dim4::new(a2[0] as i32, a2[1] as i32, a2[2] as i32, a2[3] as i32);
         let g3 = g + 0x80000;
-        core.tpu_gdma_cpy_L2S(g3, l2, &shape, None, None, dtype).unwrap();
+        core.tpu_gdma_cpy_L2S(g3, l2, &shape, None, Some(&a2), dtype).unwrap();
         prop_assert_eq!(core.read_bytes(g3, src.len()).unwrap(), src.clone());
         // S2S with a w stride on the destination: a plain strided scatter.
         let sd = Dim4::new(c * h * w * 2, h * w * 2, w * 2, 2);
@@ -154,6 +160,25 @@ proptest! {
             prop_assert!(out[(2 * i + 1) * esize..(2 * i + 2) * esize].iter().all(|&b| b == 0xee));
         }
     }
+}
+
+/// The C-model's default local strides: S2L/L2S put batch n at `n * cs * ceil(C / 64)` whatever
+/// the start lane; L2L at `n * cs * ceil((start + C) / 64)` (see golden/tpu/gdma.json).
+#[test]
+fn default_local_n_stride_per_direction() {
+    let mut c = core();
+    let g = c.gm_base();
+    let shape = Dim4::new(2, 17, 1, 2);
+    let data: Vec<u32> = (1000..1068).collect();
+    c.write_u32s(g, &data).unwrap();
+    c.tpu_gdma_cpy_S2L(52 << 18, g, &shape, None, None, DataType::Fp32)
+        .unwrap();
+    // n = 1, c = 0 lands on lane 52 at element offset 16 (C-model probe: value 1034).
+    let got = c.read_local((52 << 18) + 64, 8).unwrap();
+    assert_eq!(got, [1034u32.to_le_bytes(), 1035u32.to_le_bytes()].concat());
+    // c = 12 wraps to lane 0, slot 1: offset 16 (n = 0) and 32 (n = 1).
+    assert_eq!(c.read_local(64, 4).unwrap(), 1024u32.to_le_bytes());
+    assert_eq!(c.read_local(128, 4).unwrap(), 1058u32.to_le_bytes());
 }
 
 fn core() -> TpuCore {
