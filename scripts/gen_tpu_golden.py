@@ -8,7 +8,8 @@ What it needs
 
 How to run
     python3 scripts/gen_tpu_golden.py --lib /tmp/wheel/tpu_mlir/lib/libcmodel_bm1684x.so \
-        --out golden/tpu/gdma.json [--seed 16]
+        --kind gdma --out golden/tpu/gdma.json [--seed 16]
+    ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -31,6 +32,12 @@ What it writes
     expect_error
                 present and true when the C-model rejected the call (it asserts and exits):
                 the simulator must refuse it with a typed error.
+  Case `op` = `bdc_bin` (`tpu_bdc_<func>(dst, src0, src1, shape, dst_stride, src0_stride,
+  src1_stride, dtype)`) or `bdc_const` (`tpu_bdc_<func>(dst, src, C, shape, dst_stride,
+  src_stride, dtype)`, `c_bits` the scalar's 32-bit pattern, sign-extended for 16-bit types):
+  `func`, `dtype`, `shape`, and per operand `<name>_addr` (local_addr_t), `<name>_stride`
+  (or null: aligned), `<name>_extent`, input data `<name>` listed lane by lane as for GDMA;
+  `out` is the destination region after the call.
   Arrays hold unsigned bit patterns of the element size.
 
 How it drives the C-model
@@ -121,6 +128,8 @@ class CModel:
         return self.get(self.gm + addr, extent, es)
 
     def run(self, c):
+        if c["op"] in ("bdc_bin", "bdc_const"):
+            return self.run_bdc(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -137,6 +146,31 @@ class CModel:
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(d_local, c["dst_addr"], c["dst_extent"], es, ch)
+        return c
+
+
+    def run_bdc(self, c):
+        es = ESIZE[c["dtype"]]
+        ch = c["shape"][1]
+        names = ["src0", "src1"] if c["op"] == "bdc_bin" else ["src"]
+        for nm in names:
+            self.region_put(True, c[nm + "_addr"], c[nm + "_extent"], es, c[nm], ch)
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], es, ch)
+        shape = dim4(*c["shape"])
+        st = lambda k: ctypes.byref(dim4(*c[k])) if c.get(k) else None
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        if c["op"] == "bdc_bin":
+            f.argtypes = [U32, U32, U32, P, P, P, P, I]
+            f(c["dst_addr"], c["src0_addr"], c["src1_addr"], ctypes.byref(shape),
+              st("dst_stride"), st("src0_stride"), st("src1_stride"), DTYPE_CODE[c["dtype"]])
+        else:
+            f.argtypes = [U32, U32, U32, P, P, P, I]
+            f(c["dst_addr"], c["src_addr"], c["c_bits"], ctypes.byref(shape),
+              st("dst_stride"), st("src_stride"), DTYPE_CODE[c["dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
         return c
 
 
@@ -252,6 +286,97 @@ def gdma_cases(rng):
     return cases
 
 
+F32_SPECIAL = [0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF,
+               0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x7F800001,
+               0x3F800000, 0xBF800000, 0x40000000]
+H_SPECIAL = {"f16": [0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00,
+                     0x7E00, 0xFE01, 0x7C01, 0x3C00, 0xBC00, 0x4000],
+             "bf16": [0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80,
+                      0x7FC0, 0xFFC1, 0x7F81, 0x3F80, 0xBF80, 0x4000]}
+
+
+def fp_value(rng, dtype):
+    r = rng.random()
+    if dtype == "f32":
+        if r < 0.25:
+            return rng.choice(F32_SPECIAL)
+        if r < 0.35:
+            return rng.randrange(1, 0x800000) | (rng.getrandbits(1) << 31)
+        if r < 0.7:
+            # moderate magnitudes, so sums and products round
+            return ((rng.randrange(0x3C000000, 0x43000000)) | (rng.getrandbits(1) << 31))
+        return rng.getrandbits(32)
+    if r < 0.25:
+        return rng.choice(H_SPECIAL[dtype])
+    if r < 0.35:
+        return rng.randrange(1, 0x400 if dtype == "f16" else 0x80) | (rng.getrandbits(1) << 15)
+    if r < 0.7:
+        lo, hi = (0x2C00, 0x5400) if dtype == "f16" else (0x3C00, 0x4300)
+        return rng.randrange(lo, hi) | (rng.getrandbits(1) << 15)
+    return rng.getrandbits(16)
+
+
+BDC_BIN = ["fp_add", "fp_sub", "fp_mul", "fp_div", "max", "min"]
+BDC_CONST = ["fp_add_C", "fp_sub_C", "fp_C_sub", "fp_mul_C", "fp_div_C", "fp_C_div", "max_C",
+             "min_C"]
+
+
+def bdc_case(rng, func, dtype, shape, starts, const, strides=None):
+    es = ESIZE[dtype]
+    names = ["dst", "src"] if const else ["dst", "src0", "src1"]
+    c = {"op": "bdc_const" if const else "bdc_bin", "func": func, "dtype": dtype,
+         "shape": list(shape)}
+    offs = [0x100, 0x10000, 0x20000]
+    for i, nm in enumerate(names):
+        start = starts[i]
+        addr = start * LMEM + offs[i]
+        st = strides[i] if strides else None
+        stride = st or default_stride(True, start, shape, es)
+        stride = [max(stride[0], default_stride(True, start, shape, es)[0])] + stride[1:] \
+            if st is None else stride
+        c[nm + "_addr"] = addr
+        c[nm + "_stride"] = st
+        c[nm + "_extent"] = extent(True, start, shape, stride)
+        if nm != "dst":
+            c[nm] = [fp_value(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
+    if const:
+        v = fp_value(rng, dtype)
+        c["c_bits"] = v if dtype == "f32" else (v | 0xFFFF0000 if v & 0x8000 else v)
+    return c
+
+
+def bdc_cases(rng, div=False):
+    """Elementwise cases; `div` selects the fp_div family (its own file: not yet bit-exact)."""
+    cases = []
+    funcs = [f for f in BDC_BIN + BDC_CONST if ("div" in f) == div]
+    for dtype in ("f32", "f16", "bf16"):
+        for func in funcs:
+            const = func in BDC_CONST
+            for i in range(3):
+                shape = (rng.randint(1, 2), rng.choice([1, 5, 64, 70]), rng.randint(1, 3),
+                         rng.randint(1, 12))
+                s = rng.randrange(NPU) if i else 0
+                starts = [s, s] if const else [s, s, s]
+                strides = None
+                if i == 2:
+                    n, ch, h, w = shape
+                    comp = [h * w * ((s + ch + NPU - 1) // NPU), h * w, w, 1]
+                    strides = [comp] * len(starts)
+                cases.append(bdc_case(rng, func, dtype, shape, starts, const, strides))
+    if div:
+        return cases
+    # Operands on different start lanes, a misaligned local address, an int dtype for fp_add.
+    cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 5, 0], False))
+    cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 7], False))
+    c = bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 0], False)
+    c["src0_addr"] += 4
+    cases.append(c)
+    c = bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 0], False)
+    c["dtype"] = "i32"
+    cases.append(c)
+    return cases
+
+
 def run_batch(lib, cases):
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--lib", lib],
                        input=json.dumps(cases), capture_output=True, text=True)
@@ -287,6 +412,9 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div"], default="gdma",
+                    help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
+                         "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -295,7 +423,9 @@ def main():
     if not a.out:
         ap.error("--out is required")
     rng = random.Random(a.seed)
-    done = run_all(a.lib, gdma_cases(rng))
+    ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
+                "bdc_div": lambda r: bdc_cases(r, True)}[a.kind](rng)
+    done = run_all(a.lib, ap_cases)
     doc = {"source": "Sophgo BM1684X C-model (libcmodel_bm1684x.so, PyPI tpu-mlir 1.30.2), "
                      "scripts/gen_tpu_golden.py",
            "seed": a.seed,

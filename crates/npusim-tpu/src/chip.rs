@@ -103,6 +103,16 @@ pub struct LocalProfile {
     pub core_num: u32,
 }
 
+/// How the BDC float instructions treat denormals (a named policy of the chip profile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BdcDenormals {
+    /// The C-model's rule (default): denormal inputs are read as a zero of the same sign and
+    /// denormal results are written as a zero of the same sign.
+    FlushToZero,
+    /// IEEE gradual underflow.
+    Ieee,
+}
+
 /// A Sophgo TPU chip the simulator knows the memory map of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TpuChip {
@@ -159,6 +169,14 @@ impl TpuChip {
                 max_wstride_bytes: 64,
                 core_num: 2,
             },
+        }
+    }
+
+    /// How the BDC float instructions treat denormals ([`BdcDenormals::FlushToZero`] on both
+    /// chips; observed on the BM1684X C-model, carried over to BM1688).
+    pub const fn bdc_denormals(self) -> BdcDenormals {
+        match self {
+            TpuChip::Bm1684x | TpuChip::Bm1688 => BdcDenormals::FlushToZero,
         }
     }
 

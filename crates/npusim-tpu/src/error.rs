@@ -250,6 +250,18 @@ pub enum TpuError {
         /// The limit in bytes.
         max_bytes: u32,
     },
+    /// A local operand address not a multiple of the EU width in bytes.
+    #[error("misaligned local address: {op}: {param} = {addr:#x}, must be a multiple of {align}")]
+    Misaligned {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// Required alignment in bytes.
+        align: u32,
+    },
     /// A local address beyond `NPU_NUM * LOCAL_MEM_SIZE`.
     #[error("local address out of range: {op}: {param} = {addr:#x}, must be < {limit:#x}")]
     LocalAddrOutOfRange {

@@ -40,6 +40,51 @@ enum Case {
     LineGather(GatherCase),
     #[serde(rename = "gdma_cpy")]
     GdmaCpy(GdmaCase),
+    #[serde(rename = "bdc_bin")]
+    BdcBin(BdcCase),
+    #[serde(rename = "bdc_const")]
+    BdcConst(BdcCase),
+}
+
+/// One local operand of a BDC case.
+#[derive(Debug, Deserialize)]
+struct BdcCase {
+    func: String,
+    dtype: String,
+    shape: [i32; 4],
+    dst_addr: u32,
+    dst_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    #[serde(default)]
+    src0_addr: u32,
+    #[serde(default)]
+    src0_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src0_extent: u64,
+    #[serde(default)]
+    src0: Vec<u32>,
+    #[serde(default)]
+    src1_addr: u32,
+    #[serde(default)]
+    src1_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src1_extent: u64,
+    #[serde(default)]
+    src1: Vec<u32>,
+    #[serde(default)]
+    src_addr: u32,
+    #[serde(default)]
+    src_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src_extent: u64,
+    #[serde(default)]
+    src: Vec<u32>,
+    #[serde(default)]
+    c_bits: u32,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -100,6 +145,8 @@ impl Case {
             Case::SortSpecificIndex(_) => "sort_specific_index",
             Case::LineGather(_) => "line_gather",
             Case::GdmaCpy(_) => "gdma_cpy",
+            Case::BdcBin(_) => "bdc_bin",
+            Case::BdcConst(_) => "bdc_const",
         }
     }
 }
@@ -287,6 +334,8 @@ impl Replayer {
             }
             Case::LineGather(c) => run_gather(self, c),
             Case::GdmaCpy(c) => run_gdma(self, c),
+            Case::BdcBin(c) => run_bdc(self, c, false),
+            Case::BdcConst(c) => run_bdc(self, c, true),
         };
         match result {
             Ok(()) => self.report.passed += 1,
@@ -723,6 +772,123 @@ fn run_gdma(rp: &mut Replayer, c: &GdmaCase) -> Result<(), FailureKind> {
         core.read_bytes(gm + c.dst_addr, d_bytes as usize)
             .map_err(refused)?
     };
+    let got: Vec<u32> = raw
+        .chunks_exact(esize)
+        .map(|ch| {
+            let mut a = [0u8; 4];
+            a[..esize].copy_from_slice(ch);
+            u32::from_le_bytes(a)
+        })
+        .collect();
+    first_diff("out", &c.out, &got)
+}
+
+fn run_bdc(rp: &mut Replayer, c: &BdcCase, is_const: bool) -> Result<(), FailureKind> {
+    let dtype = dtype_of(&c.dtype)?;
+    let esize = match dtype.bits() {
+        8 => 1usize,
+        16 => 2,
+        32 => 4,
+        b => return Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
+    };
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    let core = rp.core(1 << 20)?;
+    let to_bytes = |v: &[u32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
+            .collect()
+    };
+    let lanes_of = |addr: u32| lanes(&p, u64::from(addr), c.shape[1]);
+    let inputs: Vec<(u32, u64, &Vec<u32>)> = if is_const {
+        vec![(c.src_addr, c.src_extent, &c.src)]
+    } else {
+        vec![
+            (c.src0_addr, c.src0_extent, &c.src0),
+            (c.src1_addr, c.src1_extent, &c.src1),
+        ]
+    };
+    let region_ok = |addr: u32, ext: u64| {
+        u64::from(addr) < p.local_space() && u64::from(addr) % lmem + ext * esize as u64 <= lmem
+    };
+    if !c.expect_error {
+        for &(addr, ext, data) in &inputs {
+            if !region_ok(addr, ext) {
+                return Err(FailureKind::Malformed(
+                    "local region outside its lane".into(),
+                ));
+            }
+            let per = ext as usize * esize;
+            let bytes = to_bytes(data);
+            check_len("src", data, ext as usize * lanes_of(addr).count())?;
+            for (i, lane) in lanes_of(addr).enumerate() {
+                let a = (lane * lmem + u64::from(addr) % lmem) as u32;
+                core.write_local(a, &bytes[i * per..(i + 1) * per])
+                    .map_err(refused)?;
+            }
+        }
+        if !region_ok(c.dst_addr, c.dst_extent) {
+            return Err(FailureKind::Malformed(
+                "local region outside its lane".into(),
+            ));
+        }
+        let fill = vec![c.out_fill_byte; c.dst_extent as usize * esize];
+        for lane in lanes_of(c.dst_addr) {
+            core.write_local((lane * lmem + u64::from(c.dst_addr) % lmem) as u32, &fill)
+                .map_err(refused)?;
+        }
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, s0, s1, ss) = (
+        st(&c.dst_stride),
+        st(&c.src0_stride),
+        st(&c.src1_stride),
+        st(&c.src_stride),
+    );
+    let (ds, s0, s1, ss) = (ds.as_ref(), s0.as_ref(), s1.as_ref(), ss.as_ref());
+    let k = Scalar::from_bits(c.c_bits);
+    let (d, a0, a1, a) = (c.dst_addr, c.src0_addr, c.src1_addr, c.src_addr);
+    let result = match (is_const, c.func.as_str()) {
+        (false, "fp_add") => core.tpu_bdc_fp_add(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "fp_sub") => core.tpu_bdc_fp_sub(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "fp_mul") => core.tpu_bdc_fp_mul(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "fp_div") => core.tpu_bdc_fp_div(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "max") => core.tpu_bdc_max(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "min") => core.tpu_bdc_min(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (true, "fp_add_C") => core.tpu_bdc_fp_add_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_sub_C") => core.tpu_bdc_fp_sub_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_C_sub") => core.tpu_bdc_fp_C_sub(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_mul_C") => core.tpu_bdc_fp_mul_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_div_C") => core.tpu_bdc_fp_div_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_C_div") => core.tpu_bdc_fp_C_div(d, a, k, &shape, ds, ss, dtype),
+        (true, "max_C") => core.tpu_bdc_max_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "min_C") => core.tpu_bdc_min_C(d, a, k, &shape, ds, ss, dtype),
+        (_, other) => {
+            return Err(FailureKind::Malformed(format!(
+                "unknown BDC func {other:?}"
+            )));
+        }
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let mut raw = Vec::new();
+    for lane in lanes_of(c.dst_addr) {
+        let a = (lane * lmem + u64::from(c.dst_addr) % lmem) as u32;
+        raw.extend(
+            core.read_local(a, c.dst_extent as usize * esize)
+                .map_err(refused)?,
+        );
+    }
     let got: Vec<u32> = raw
         .chunks_exact(esize)
         .map(|ch| {

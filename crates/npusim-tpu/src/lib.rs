@@ -19,11 +19,12 @@
 //!   twin;
 //! * [`device`]: [`TpuCore`], the vendor-named instructions over simulated memory;
 //! * [`local`]: the 64-lane local memory, `local_addr_t`, layouts and the `tpu_*` helpers;
-//!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L` (issue #16);
+//!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`bdc`]: elementwise float instructions (issue #16);
 //! * [`error`]: [`HauError`], one variant per restriction;
 //! * [`golden`]: replay of C-model golden files (`npusim hau check`);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
+pub mod bdc;
 pub mod chip;
 pub mod demo;
 pub mod device;
@@ -36,7 +37,7 @@ pub mod local;
 pub mod memory;
 pub mod sort;
 
-pub use chip::{AddrRange, DenormalPolicy, LocalProfile, TpuChip};
+pub use chip::{AddrRange, BdcDenormals, DenormalPolicy, LocalProfile, TpuChip};
 pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
 pub use dtype::{DataType, UnknownDataType};
 pub use error::{CoreError, HauError, HauOp, MemError, TpuError};

@@ -146,3 +146,28 @@ fn tpu_gdma_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16: BDC elementwise float instructions (add/sub/mul and their `_C` forms, max/min
+/// and `_C`), f32/f16/bf16, NaN/inf/denormal operands, start lanes 0..63, default and compact
+/// strides, and the calls the C-model rejects (misaligned operand, int dtype).
+#[test]
+fn tpu_bdc_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("bdc.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("103 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// The fp_div family: its dtype rule (DT_FP32 only) is reproduced, but the C-model's f32
+/// division is not correctly rounded and its algorithm is not modelled yet, so most f32 cases
+/// differ in the last bits. Kept as a known gap (issue #16), run with `--ignored`.
+#[test]
+#[ignore = "C-model f32 division algorithm not modelled yet (issue #16)"]
+fn tpu_bdc_div_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("bdc_div.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert_eq!(report.failed, 0, "{report}");
+}
