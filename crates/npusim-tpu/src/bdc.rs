@@ -14,9 +14,11 @@
 //! Numerics (checked against `golden/tpu/bdc.json`): operands are read as f32 (f16/bf16
 //! widened exactly), the operation is done once in f32 with round-to-nearest-even, f16/bf16
 //! results are rounded once from that f32; denormals follow the chip profile's
-//! [`BdcDenormals`] (the C-model flushes denormal inputs and results to a zero of the same
-//! sign); `max` is `a > b ? a : b` and `min` is `a < b ? a : b`, so a NaN in the first operand
-//! is returned only when the comparison says so (a NaN second operand falls through).
+//! [`BdcDenormals`] (the C-model flushes f32 and bf16 denormal inputs, the f32 intermediate and
+//! the results to a zero of the same sign; f16 keeps its denormals; f16/bf16 arithmetic NaNs are
+//! written as `0x7fff`); `max` is `a > b ? a : b` and `min` is `a >= b ? b : a` on the flushed values, moving
+//! the chosen operand's bits; f32 arithmetic NaNs follow the x86 SSE rule the C-model inherits
+//! (first NaN operand quieted, else the second, else the default NaN `0xffc00000`).
 //!
 //! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; strides non-negative; every operand
 //! address a multiple of the EU width in bytes (64 on BM1684X; the C-model asserts
@@ -38,6 +40,8 @@ trait Fmt {
     fn is_denormal(v: f32) -> bool;
     /// Whether the flush-to-zero policy applies to this format.
     const FLUSH: bool;
+    /// Whether this is f32 (which has a fast path).
+    const IS_F32: bool = false;
     /// The NaN an arithmetic instruction writes (`None`: the host's NaN).
     const NAN: Option<u16>;
 }
@@ -48,6 +52,7 @@ struct Bf16;
 
 impl Fmt for F32 {
     const SIZE: usize = 4;
+    const IS_F32: bool = true;
     const FLUSH: bool = true;
     const NAN: Option<u16> = None;
     #[inline(always)]
@@ -145,12 +150,12 @@ impl BinOp {
     #[inline(always)]
     pub fn apply(self, a: f32, b: f32) -> f32 {
         match self {
-            BinOp::Add => a + b,
-            BinOp::Sub => a - b,
-            BinOp::RSub => b - a,
-            BinOp::Mul => a * b,
-            BinOp::Div => a / b,
-            BinOp::RDiv => b / a,
+            BinOp::Add => x86(a, b, a + b),
+            BinOp::Sub => x86(a, b, a - b),
+            BinOp::RSub => x86(b, a, b - a),
+            BinOp::Mul => x86(a, b, a * b),
+            BinOp::Div => x86(a, b, a / b),
+            BinOp::RDiv => x86(b, a, b / a),
             BinOp::Max => {
                 if a > b {
                     a
@@ -295,6 +300,28 @@ fn run<T: Fmt>(
     let c_bits = raw(&c_bits.to_le_bytes()[..es]);
     let flush = flush && T::FLUSH;
     let select = matches!(f, BinOp::Max | BinOp::Min);
+    if T::IS_F32
+        && !select
+        && d.stride.w == 1
+        && a.stride.w == 1
+        && b.is_none_or(|b| b.stride.w == 1)
+    {
+        let c = f32::from_bits(c_bits);
+        let exact = |x: f32, y: f32| {
+            if flush {
+                fz(f.apply(fz(x), fz(y)))
+            } else {
+                f.apply(x, y)
+            }
+        };
+        match (f, flush) {
+            (BinOp::Add, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) + fz(y)), exact),
+            (BinOp::Sub, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) - fz(y)), exact),
+            (BinOp::Mul, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) * fz(y)), exact),
+            _ => f32_rows(store, d, a, b, c, exact, exact),
+        }
+        return;
+    }
     let c_val = c;
     let c = if flush { ftz::<T>(c) } else { c };
     for_each_row(&d.shape, |_, n, ch, h| {
@@ -364,6 +391,78 @@ fn run<T: Fmt>(
                 r
             };
             T::store(r, &mut store[d0 + i * dws..]);
+        }
+    });
+}
+
+/// The x86 SSE NaN rule the C-model inherits: a NaN first operand is returned quieted, else a
+/// NaN second operand quieted, else an invalid operation gives the default NaN `0xffc00000`.
+#[inline(always)]
+fn x86(first: f32, second: f32, r: f32) -> f32 {
+    if !r.is_nan() {
+        r
+    } else if first.is_nan() {
+        f32::from_bits(first.to_bits() | 0x0040_0000)
+    } else if second.is_nan() {
+        f32::from_bits(second.to_bits() | 0x0040_0000)
+    } else {
+        f32::from_bits(0xffc0_0000)
+    }
+}
+
+/// Flush-to-zero of an f32, branch-free (a select the compiler vectorises).
+#[inline(always)]
+fn fz(x: f32) -> f32 {
+    let b = x.to_bits();
+    if b & 0x7f80_0000 == 0 {
+        f32::from_bits(b & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// The f32 fast path of the row driver: rows with unit w strides are decoded into row
+/// buffers, combined by `fast` in one tight loop (IEEE arithmetic, vectorisable), and encoded
+/// back; an element whose result is NaN is recomputed by `exact` (which applies the NaN rule).
+/// Rows may overlap: each is read whole before it is written.
+fn f32_rows(
+    store: &mut [u8],
+    d: &LocalView,
+    a: &LocalView,
+    b: Option<&LocalView>,
+    c: f32,
+    fast: impl Fn(f32, f32) -> f32,
+    exact: impl Fn(f32, f32) -> f32,
+) {
+    let w = d.shape.w as usize;
+    let (mut xa, mut xb, mut xr) = (vec![0f32; w], vec![c; w], vec![0f32; w]);
+    let load = |src: &[u8], out: &mut [f32]| {
+        for (o, ch) in out.iter_mut().zip(src.chunks_exact(4)) {
+            *o = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+        }
+    };
+    for_each_row(&d.shape, |_, n, ch, h| {
+        let a0 = a.row(n, ch, h);
+        load(&store[a0..a0 + 4 * w], &mut xa);
+        if let Some(b) = b {
+            let b0 = b.row(n, ch, h);
+            load(&store[b0..b0 + 4 * w], &mut xb);
+        }
+        let mut any_nan = false;
+        for ((r, &x), &y) in xr.iter_mut().zip(xa.iter()).zip(xb.iter()) {
+            *r = fast(x, y);
+            any_nan |= r.is_nan();
+        }
+        if any_nan {
+            for ((r, &x), &y) in xr.iter_mut().zip(xa.iter()).zip(xb.iter()) {
+                if r.is_nan() {
+                    *r = exact(x, y);
+                }
+            }
+        }
+        let d0 = d.row(n, ch, h);
+        for (o, v) in store[d0..d0 + 4 * w].chunks_exact_mut(4).zip(xr.iter()) {
+            o.copy_from_slice(&v.to_le_bytes());
         }
     });
 }
