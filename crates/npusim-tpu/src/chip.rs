@@ -42,6 +42,77 @@ impl fmt::Display for AddrRange {
     }
 }
 
+/// How the HAU sort unit treats `f32` denormal keys (a named policy of the chip profile).
+///
+/// Observed on the BM1684X C-model (`libcmodel_bm1684x.so`, golden files `golden/hau/`, built by
+/// `scripts/gen_hau_golden.py`): `cmodel_init` sets the host's x86 `MXCSR` to flush-to-zero and
+/// denormals-are-zero, and the sort compares keys with `comiss`, so a denormal key *compares*
+/// equal to `+-0` (and to every other denormal), while the sort moves the 32-bit patterns
+/// untouched: a denormal comes out with its own bits, at a place chosen as if it were zero.
+/// Everything that follows is the zero rule of the sort models ([`crate::sort`]) applied to the
+/// whole zero class `{+-0, denormals}`: in the indexed sorts the class is ordered anti-stably
+/// and only bit-identical runs get their indices put in ascending order; in the plain sort the
+/// heap places them. `line_gather` copies bits and is not affected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DenormalPolicy {
+    /// The C-model's rule (the hardware default): denormal keys compare as zero, values are
+    /// moved bit for bit.
+    CompareAsZero,
+    /// IEEE comparisons: a denormal compares by its value (what a host without `DAZ` would
+    /// compute; not what the vendor model does).
+    Ieee,
+}
+
+impl DenormalPolicy {
+    /// Short name for listings, e.g. `"compare-as-zero"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DenormalPolicy::CompareAsZero => "compare-as-zero",
+            DenormalPolicy::Ieee => "ieee",
+        }
+    }
+}
+
+impl fmt::Display for DenormalPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The local-memory machine of one core: the numbers behind `tpu_npu_num`, `tpu_eu_num` and
+/// friends.
+///
+/// BM1684X: 64 NPU lanes of 256 KiB in 16 banks, 64-byte execution-unit width (16 f32, 32
+/// f16/bf16, 64 int8 per lane), GDMA w stride at most 128 bytes, one core. BM1688: 32 lanes of
+/// 128 KiB in 16 banks, 16-byte EU width (4 f32, 8 f16, 16 int8), w stride at most 64 bytes,
+/// two cores. Every number was read back from the vendor C-models (`libcmodel_bm1684x.so`,
+/// `libcmodel_bm1688.so`, tpu-mlir 1.30.2) through the helpers of the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalProfile {
+    /// NPU lanes (`tpu_npu_num`).
+    pub npu_num: u32,
+    /// Local memory bytes per lane (`tpu_local_mem_size_per_npu`).
+    pub local_mem_per_npu: u32,
+    /// Banks per lane (`tpu_bank_num`).
+    pub bank_num: u32,
+    /// Bytes one lane's execution units process at once (`tpu_eu_num(dtype) * size`).
+    pub eu_bytes: u32,
+    /// Largest GDMA w stride in bytes (`tpu_gdma_move_max_wstride_byte_len`).
+    pub max_wstride_bytes: u32,
+    /// Cores per chip (`tpu_core_num`).
+    pub core_num: u32,
+}
+
+/// How the BDC float instructions treat denormals (a named policy of the chip profile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BdcDenormals {
+    /// The C-model's rule (default): denormal inputs are read as a zero of the same sign and
+    /// denormal results are written as a zero of the same sign.
+    FlushToZero,
+    /// IEEE gradual underflow.
+    Ieee,
+}
+
 /// A Sophgo TPU chip the simulator knows the memory map of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TpuChip {
@@ -76,6 +147,45 @@ impl TpuChip {
                 size: 0x1F_B000,
             }),
             TpuChip::Bm1688 => None,
+        }
+    }
+
+    /// The local-memory machine ([`LocalProfile`]).
+    pub const fn local(self) -> LocalProfile {
+        match self {
+            TpuChip::Bm1684x => LocalProfile {
+                npu_num: 64,
+                local_mem_per_npu: 256 << 10,
+                bank_num: 16,
+                eu_bytes: 64,
+                max_wstride_bytes: 128,
+                core_num: 1,
+            },
+            TpuChip::Bm1688 => LocalProfile {
+                npu_num: 32,
+                local_mem_per_npu: 128 << 10,
+                bank_num: 16,
+                eu_bytes: 16,
+                max_wstride_bytes: 64,
+                core_num: 2,
+            },
+        }
+    }
+
+    /// How the BDC float instructions treat denormals ([`BdcDenormals::FlushToZero`] on both
+    /// chips; observed on the BM1684X C-model, carried over to BM1688).
+    pub const fn bdc_denormals(self) -> BdcDenormals {
+        match self {
+            TpuChip::Bm1684x | TpuChip::Bm1688 => BdcDenormals::FlushToZero,
+        }
+    }
+
+    /// How the HAU sort compares `f32` denormal keys. Both chips use the C-model's rule
+    /// ([`DenormalPolicy::CompareAsZero`]); for BM1688 this is the BM1684X observation carried
+    /// over (its C-model library was not probed for denormals).
+    pub const fn hau_denormals(self) -> DenormalPolicy {
+        match self {
+            TpuChip::Bm1684x | TpuChip::Bm1688 => DenormalPolicy::CompareAsZero,
         }
     }
 

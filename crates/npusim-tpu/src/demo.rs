@@ -51,7 +51,7 @@ pub fn topk_demo() -> String {
 type DemoResult = (Vec<f32>, Vec<i32>, Vec<(f32, i32)>);
 
 fn run() -> Result<DemoResult, Box<dyn std::error::Error>> {
-    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 4096);
+    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 4096)?;
     let base = core.gm_base();
     let (input, out_data, out_idx) = (base, base + 256, base + 512);
     let n = DEMO_INPUT.len();

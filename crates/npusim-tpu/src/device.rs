@@ -13,11 +13,12 @@
 //! [`TpuCore::tpu_hau_poll`] is the synchronisation point a kernel must still call before it
 //! reads results, and here only retires the count of outstanding commands.
 
-use crate::chip::TpuChip;
+use crate::chip::{DenormalPolicy, TpuChip};
 use crate::dtype::DataType;
-use crate::error::{HauError, HauOp, MaybeRange, MemError};
+use crate::error::{CoreError, HauError, HauOp, MaybeRange, MemError, TpuError};
 use crate::gather;
-use crate::memory::{SystemAddr, SystemMemory};
+use crate::local::LocalAddr;
+use crate::memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 use crate::sort::{self, KeyType, SortScratch};
 
 /// Alignment of every sort address (`% sizeof(float) == 0`).
@@ -63,6 +64,11 @@ impl Scalar {
     }
 }
 
+/// [`TpuChip::default_gm_size`] in bytes (the same for every chip).
+const DEFAULT_GM_BYTES: usize = 64 << 20;
+const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1684x.default_gm_size());
+const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1688.default_gm_size());
+
 /// One simulated TPU core: chip profile, system memory and HAU state.
 #[derive(Clone, Debug)]
 pub struct TpuCore {
@@ -70,6 +76,14 @@ pub struct TpuCore {
     mem: SystemMemory,
     hau_outstanding: u64,
     hau_issued: u64,
+    /// How sorts compare `f32` denormals (the chip profile's policy unless overridden).
+    denormals: DenormalPolicy,
+    /// Local memory of every NPU lane, `lane * LOCAL_MEM_SIZE + offset` (allocated on first use).
+    local: Vec<u8>,
+    /// Packed staging buffer of GDMA copies.
+    pub(crate) gdma_buf: Vec<u8>,
+    /// `tpu_parallel_start` seen without its `tpu_parallel_end`.
+    parallel: bool,
     /// Buffers reused across sort commands (input copies and the sort's working space).
     scratch: Scratch,
 }
@@ -85,25 +99,152 @@ struct Scratch {
 pub type Device = TpuCore;
 
 impl TpuCore {
-    /// A core of `chip` with the profile's default global-memory size.
+    /// A core of `chip` with the profile's default global-memory size
+    /// ([`TpuChip::default_gm_size`], below [`MAX_GM_SIZE`]).
     pub fn new(chip: TpuChip) -> TpuCore {
-        TpuCore::with_gm_size(chip, chip.default_gm_size())
+        const _: () = assert!(TpuChip::Bm1684x.default_gm_size() <= MAX_GM_SIZE);
+        const _: () = assert!(TpuChip::Bm1688.default_gm_size() <= MAX_GM_SIZE);
+        TpuCore::from_memory(chip, SystemMemory::with_size(chip, DEFAULT_GM_BYTES))
     }
 
-    /// A core of `chip` with `gm_size` bytes of global memory.
-    pub fn with_gm_size(chip: TpuChip, gm_size: u64) -> TpuCore {
+    /// A core of `chip` with `gm_size` bytes of global memory; sizes above [`MAX_GM_SIZE`]
+    /// are refused with [`CoreError::GmSizeTooLarge`].
+    pub fn with_gm_size(chip: TpuChip, gm_size: u64) -> Result<TpuCore, CoreError> {
+        Ok(TpuCore::from_memory(
+            chip,
+            SystemMemory::new(chip, gm_size)?,
+        ))
+    }
+
+    fn from_memory(chip: TpuChip, mem: SystemMemory) -> TpuCore {
         TpuCore {
             chip,
-            mem: SystemMemory::new(chip, gm_size),
+            mem,
             hau_outstanding: 0,
             hau_issued: 0,
+            denormals: chip.hau_denormals(),
+            local: Vec::new(),
+            gdma_buf: Vec::new(),
+            parallel: false,
             scratch: Scratch::default(),
         }
+    }
+
+    /// The flat local store (`NPU_NUM * LOCAL_MEM_SIZE` bytes, zero until written).
+    pub fn local_store(&self) -> &[u8] {
+        &self.local
+    }
+
+    /// The flat local store, mutably (allocated on first use).
+    pub fn local_store_mut(&mut self) -> &mut [u8] {
+        if self.local.is_empty() {
+            self.local = vec![0; self.chip.local().local_space() as usize];
+        }
+        &mut self.local
+    }
+
+    /// Reads `len` bytes of local memory at `addr` (a `local_addr_t`, one lane).
+    pub fn read_local(&self, addr: LocalAddr, len: usize) -> Result<Vec<u8>, TpuError> {
+        self.local_range("read_local", addr, len)?;
+        let a = addr as usize;
+        Ok(match self.local.get(a..a + len) {
+            Some(s) => s.to_vec(),
+            None => vec![0; len],
+        })
+    }
+
+    /// Writes bytes into local memory at `addr` (inside one lane).
+    pub fn write_local(&mut self, addr: LocalAddr, data: &[u8]) -> Result<(), TpuError> {
+        self.local_range("write_local", addr, data.len())?;
+        let a = addr as usize;
+        self.local_store_mut()[a..a + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn local_range(&self, op: &'static str, addr: LocalAddr, len: usize) -> Result<(), TpuError> {
+        let p = self.chip.local();
+        let end = u64::from(p.npu_offset(addr)) + len as u64;
+        if u64::from(addr) >= p.local_space() || end > u64::from(p.local_mem_per_npu) {
+            return Err(TpuError::LocalFootprint {
+                op,
+                param: "addr",
+                addr,
+                end: end as i64,
+                limit: p.local_mem_per_npu,
+            });
+        }
+        Ok(())
+    }
+
+    // -- synchronisation: functional no-ops over a checked state machine -----------------
+
+    /// `tpu_poll`: waits for BDC and GDMA; both run when issued, so nothing is pending.
+    pub fn tpu_poll(&mut self) {}
+
+    /// `tpu_parallel_start`: opens a GDMA/BDC overlap region; nesting is an error.
+    pub fn tpu_parallel_start(&mut self) -> Result<(), TpuError> {
+        if self.parallel {
+            return Err(TpuError::SyncState {
+                op: "tpu_parallel_start",
+                rule: "already in parallel state (call tpu_parallel_end first)",
+            });
+        }
+        self.parallel = true;
+        Ok(())
+    }
+
+    /// `tpu_parallel_end`: closes the overlap region opened by `tpu_parallel_start`.
+    pub fn tpu_parallel_end(&mut self) -> Result<(), TpuError> {
+        if !self.parallel {
+            return Err(TpuError::SyncState {
+                op: "tpu_parallel_end",
+                rule: "not in parallel state (call tpu_parallel_start first)",
+            });
+        }
+        self.parallel = false;
+        Ok(())
+    }
+
+    /// `tpu_is_parallel_state`.
+    pub fn tpu_is_parallel_state(&self) -> bool {
+        self.parallel
+    }
+
+    /// `tpu_sync_all`: a barrier over the chip's cores; one simulated core has nothing to wait
+    /// for, but a barrier inside a parallel region is refused.
+    pub fn tpu_sync_all(&mut self) -> Result<(), TpuError> {
+        if self.parallel {
+            return Err(TpuError::SyncState {
+                op: "tpu_sync_all",
+                rule: "must not be called in parallel state",
+            });
+        }
+        Ok(())
+    }
+
+    /// `tpu_core_index`: this core's index (a simulated core is core 0).
+    pub fn tpu_core_index(&self) -> u32 {
+        0
+    }
+
+    /// `tpu_core_num`.
+    pub fn tpu_core_num(&self) -> u32 {
+        self.chip.local().core_num
     }
 
     /// The chip profile.
     pub fn chip(&self) -> TpuChip {
         self.chip
+    }
+
+    /// How this core's sorts compare `f32` denormal keys.
+    pub fn denormal_policy(&self) -> DenormalPolicy {
+        self.denormals
+    }
+
+    /// Overrides the chip profile's [`DenormalPolicy`] (e.g. to compare against an IEEE model).
+    pub fn set_denormal_policy(&mut self, policy: DenormalPolicy) {
+        self.denormals = policy;
     }
 
     /// First global-memory address.
@@ -217,11 +358,12 @@ impl TpuCore {
         dtype: DataType,
         buffers: &[(&'static str, SystemAddr, i32)],
     ) -> Result<KeyType, HauError> {
-        let kind = KeyType::from_dtype(dtype).ok_or(HauError::UnsupportedDtype {
-            op,
-            dtype,
-            allowed: SORT_DTYPES,
-        })?;
+        let kind =
+            KeyType::for_policy(dtype, self.denormals).ok_or(HauError::UnsupportedDtype {
+                op,
+                dtype,
+                allowed: SORT_DTYPES,
+            })?;
         if len < 1 {
             return Err(HauError::LenOutOfRange { op, len });
         }

@@ -180,3 +180,133 @@ pub struct MemError {
     /// L2 SRAM of the simulated core.
     pub l2: MaybeRange,
 }
+
+/// A simulated core that cannot be created.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CoreError {
+    /// The requested global memory exceeds [`crate::memory::MAX_GM_SIZE`].
+    #[error(
+        "global memory too large: TpuCore::with_gm_size: gm_size = {requested} bytes, must be \
+         <= {limit} bytes"
+    )]
+    GmSizeTooLarge {
+        /// The size asked for.
+        requested: u64,
+        /// The simulator's limit.
+        limit: u64,
+    },
+}
+
+/// A refused local-memory, GDMA or BDC call (issue #16): names the function, the parameter,
+/// the rule and the value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TpuError {
+    /// The element type is not legal for the function.
+    #[error("unsupported dtype: {op}: dtype = {dtype}, {rule}")]
+    UnsupportedDtype {
+        /// Function.
+        op: &'static str,
+        /// The dtype passed.
+        dtype: crate::dtype::DataType,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A shape dimension outside `[1, 65535]` (`tpu_gdma_shape_limit`).
+    #[error("{param} out of range: {op}: {param} = {value}, must be in [1, 65535]")]
+    DimOutOfRange {
+        /// Function.
+        op: &'static str,
+        /// Which dimension.
+        param: &'static str,
+        /// The value passed.
+        value: i64,
+    },
+    /// A negative stride.
+    #[error("negative stride: {op}: {param}.{field} = {value}, must be >= 0")]
+    StrideNegative {
+        /// Function.
+        op: &'static str,
+        /// Which stride argument.
+        param: &'static str,
+        /// Which field.
+        field: &'static str,
+        /// The value passed.
+        value: i32,
+    },
+    /// A GDMA w stride wider than the engine moves (`tpu_gdma_move_max_wstride_byte_len`) or 0.
+    #[error(
+        "w stride out of range: {op}: {param}.w = {value} elements ({bytes} bytes), must be \
+         in [1, {max_bytes}] bytes"
+    )]
+    WStrideOutOfRange {
+        /// Function.
+        op: &'static str,
+        /// Which stride argument.
+        param: &'static str,
+        /// The stride in elements.
+        value: i32,
+        /// The stride in bytes.
+        bytes: i64,
+        /// The limit in bytes.
+        max_bytes: u32,
+    },
+    /// A local operand address not a multiple of the EU width in bytes.
+    #[error("misaligned local address: {op}: {param} = {addr:#x}, must be a multiple of {align}")]
+    Misaligned {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// Required alignment in bytes.
+        align: u32,
+    },
+    /// A local address beyond `NPU_NUM * LOCAL_MEM_SIZE`.
+    #[error("local address out of range: {op}: {param} = {addr:#x}, must be < {limit:#x}")]
+    LocalAddrOutOfRange {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// Size of the local address space.
+        limit: u64,
+    },
+    /// A local tensor that runs past the end of its lanes' memory.
+    #[error(
+        "local tensor out of range: {op}: {param} = {addr:#x} with its shape and stride ends at \
+         lane offset {end}, must be <= {limit}"
+    )]
+    LocalFootprint {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// One past the last byte, as an offset in the lane.
+        end: i64,
+        /// Local memory per lane.
+        limit: u32,
+    },
+    /// A system-memory tensor outside global memory and L2 SRAM.
+    #[error("system tensor out of range: {op}: {param}: {source}")]
+    System {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The access.
+        source: MemError,
+    },
+    /// A call out of order in the `tpu_parallel_start`/`tpu_parallel_end` state machine.
+    #[error("sync state: {op}: {rule}")]
+    SyncState {
+        /// Function.
+        op: &'static str,
+        /// The rule broken.
+        rule: &'static str,
+    },
+}

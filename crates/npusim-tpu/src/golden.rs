@@ -9,24 +9,23 @@
 //! the whole `len` (sorts) or `index_len * line_len` (line_gather) buffers are read back and
 //! compared bit for bit. This is acceptance criterion (1) of issue #5 and what `npusim hau check`
 //! prints.
+//!
+//! Replay streams (issue #12): the top-level object is read with a [`serde::de::Visitor`] that
+//! runs each element of `cases` as soon as it is parsed, so neither the file's text nor a
+//! document tree nor the list of cases is ever held whole; memory is bounded by one case and
+//! the simulated global memory that case needs (the core grows on demand, up to 64 MiB).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::chip::TpuChip;
+use crate::chip::{DenormalPolicy, LocalProfile, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
+use crate::local::Dim4;
 use crate::memory::SystemAddr;
-
-/// A golden file as stored.
-#[derive(Debug, Deserialize)]
-struct GoldenFile {
-    #[serde(default)]
-    source: Option<String>,
-    cases: Vec<Case>,
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "op")]
@@ -39,6 +38,72 @@ enum Case {
     SortSpecificIndex(SortCase),
     #[serde(rename = "line_gather")]
     LineGather(GatherCase),
+    #[serde(rename = "gdma_cpy")]
+    GdmaCpy(GdmaCase),
+    #[serde(rename = "bdc_bin")]
+    BdcBin(BdcCase),
+    #[serde(rename = "bdc_const")]
+    BdcConst(BdcCase),
+}
+
+/// One local operand of a BDC case.
+#[derive(Debug, Deserialize)]
+struct BdcCase {
+    func: String,
+    dtype: String,
+    shape: [i32; 4],
+    dst_addr: u32,
+    dst_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    #[serde(default)]
+    src0_addr: u32,
+    #[serde(default)]
+    src0_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src0_extent: u64,
+    #[serde(default)]
+    src0: Vec<u32>,
+    #[serde(default)]
+    src1_addr: u32,
+    #[serde(default)]
+    src1_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src1_extent: u64,
+    #[serde(default)]
+    src1: Vec<u32>,
+    #[serde(default)]
+    src_addr: u32,
+    #[serde(default)]
+    src_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src_extent: u64,
+    #[serde(default)]
+    src: Vec<u32>,
+    #[serde(default)]
+    c_bits: u32,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
+}
+
+/// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
+#[derive(Debug, Deserialize)]
+struct GdmaCase {
+    dir: String,
+    dtype: String,
+    shape: [i32; 4],
+    dst_addr: u64,
+    src_addr: u64,
+    dst_stride: Option<[i32; 4]>,
+    src_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    src_extent: u64,
+    src: Vec<u32>,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -79,6 +144,9 @@ impl Case {
             Case::SortNaturalIndex(_) => "sort_natural_index",
             Case::SortSpecificIndex(_) => "sort_specific_index",
             Case::LineGather(_) => "line_gather",
+            Case::GdmaCpy(_) => "gdma_cpy",
+            Case::BdcBin(_) => "bdc_bin",
+            Case::BdcConst(_) => "bdc_const",
         }
     }
 }
@@ -179,46 +247,172 @@ pub enum GoldenError {
     Json(#[from] serde_json::Error),
 }
 
-/// Reads and replays a golden file.
+/// Reads and replays a golden file under the BM1684X profile's policies.
+///
+/// The file is streamed: cases are parsed and run one at a time, so memory stays bounded by the
+/// largest single case (plus the simulated global memory it needs), whatever the file's size.
 pub fn replay_file(path: &Path) -> Result<GoldenReport, GoldenError> {
-    let text = std::fs::read_to_string(path).map_err(|source| GoldenError::Io {
+    replay_file_with_policy(path, TpuChip::Bm1684x.hau_denormals())
+}
+
+/// [`replay_file`] with an explicit [`DenormalPolicy`] (to show which policy the vectors need).
+pub fn replay_file_with_policy(
+    path: &Path,
+    denormals: DenormalPolicy,
+) -> Result<GoldenReport, GoldenError> {
+    let file = std::fs::File::open(path).map_err(|source| GoldenError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    replay_str(&text)
+    replay_reader(std::io::BufReader::with_capacity(1 << 16, file), denormals)
 }
 
 /// Replays golden cases given as JSON text.
 pub fn replay_str(json: &str) -> Result<GoldenReport, GoldenError> {
-    let file: GoldenFile = serde_json::from_str(json)?;
-    let mut report = GoldenReport {
-        source: file.source,
-        ..GoldenReport::default()
+    let mut de = serde_json::Deserializer::from_str(json);
+    replay_de(&mut de, TpuChip::Bm1684x.hau_denormals())
+}
+
+/// Replays golden cases read from `reader`, one case at a time.
+pub fn replay_reader<R: std::io::Read>(
+    reader: R,
+    denormals: DenormalPolicy,
+) -> Result<GoldenReport, GoldenError> {
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    replay_de(&mut de, denormals)
+}
+
+fn replay_de<'de, R: serde_json::de::Read<'de>>(
+    de: &mut serde_json::Deserializer<R>,
+    denormals: DenormalPolicy,
+) -> Result<GoldenReport, GoldenError> {
+    let mut replayer = Replayer {
+        core: None,
+        denormals,
+        report: GoldenReport::default(),
+        next: 0,
     };
-    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, GM_SIZE);
-    for (i, case) in file.cases.iter().enumerate() {
-        let result = match case {
-            Case::Sort(c) | Case::SortNaturalIndex(c) | Case::SortSpecificIndex(c) => {
-                run_sort(&mut core, case, c)
+    FileSeed(&mut replayer).deserialize(&mut *de)?;
+    de.end()?;
+    Ok(replayer.report)
+}
+
+/// State of one replay: the simulated core (created on first use, regrown when a case needs
+/// more global memory) and the report so far.
+struct Replayer {
+    core: Option<TpuCore>,
+    denormals: DenormalPolicy,
+    report: GoldenReport,
+    next: usize,
+}
+
+impl Replayer {
+    /// A core with at least `need` bytes of global memory (power-of-two sizes from 1 MiB up to
+    /// [`GM_SIZE`]; larger cases are refused, not mis-run).
+    fn core(&mut self, need: u64) -> Result<&mut TpuCore, FailureKind> {
+        let have = self.core.as_ref().map_or(0, |c| c.memory().gm_range().size);
+        if need > have {
+            if need > GM_SIZE {
+                return Err(FailureKind::Refused(format!(
+                    "case needs {need} bytes of global memory, the replay core has {GM_SIZE}"
+                )));
             }
-            Case::LineGather(c) => run_gather(&mut core, c),
+            let size = need.next_power_of_two().clamp(1 << 20, GM_SIZE);
+            let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, size).map_err(refused)?;
+            core.set_denormal_policy(self.denormals);
+            self.core = Some(core);
+        }
+        self.core
+            .as_mut()
+            .ok_or_else(|| FailureKind::Refused("no core".into()))
+    }
+
+    fn run(&mut self, case: Case) {
+        let result = match &case {
+            Case::Sort(c) | Case::SortNaturalIndex(c) | Case::SortSpecificIndex(c) => {
+                run_sort(self, &case, c)
+            }
+            Case::LineGather(c) => run_gather(self, c),
+            Case::GdmaCpy(c) => run_gdma(self, c),
+            Case::BdcBin(c) => run_bdc(self, c, false),
+            Case::BdcConst(c) => run_bdc(self, c, true),
         };
         match result {
-            Ok(()) => report.passed += 1,
+            Ok(()) => self.report.passed += 1,
             Err(kind) => {
-                report.failed += 1;
-                report.failures.push(CaseFailure {
-                    case: i,
+                self.report.failed += 1;
+                self.report.failures.push(CaseFailure {
+                    case: self.next,
                     op: case.op_name(),
                     kind,
                 });
             }
         }
+        self.next += 1;
     }
-    Ok(report)
 }
 
-/// Global memory of the replay core (cases larger than this are refused, not mis-run).
+/// Deserializes the top-level object, running the `cases` array as it is read.
+struct FileSeed<'a>(&'a mut Replayer);
+
+impl<'de> DeserializeSeed<'de> for FileSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FileSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a golden file object {source, seed, note, cases}")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut saw_cases = false;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "cases" => {
+                    map.next_value_seed(CasesSeed(&mut *self.0))?;
+                    saw_cases = true;
+                }
+                "source" => self.0.report.source = map.next_value::<Option<String>>()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if saw_cases {
+            Ok(())
+        } else {
+            Err(serde::de::Error::missing_field("cases"))
+        }
+    }
+}
+
+/// Deserializes the `cases` array one case at a time and runs each.
+struct CasesSeed<'a>(&'a mut Replayer);
+
+impl<'de> DeserializeSeed<'de> for CasesSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CasesSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of cases")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(case) = seq.next_element::<Case>()? {
+            self.0.run(case);
+        }
+        Ok(())
+    }
+}
+
+/// Largest global memory of the replay core (cases needing more are refused, not mis-run).
 const GM_SIZE: u64 = 64 << 20;
 
 /// Lays buffers out one after another from the global-memory base, each 64-byte aligned and
@@ -279,7 +473,7 @@ fn check_len(name: &str, v: &[u32], want: usize) -> Result<(), FailureKind> {
     }
 }
 
-fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), FailureKind> {
+fn run_sort(rp: &mut Replayer, case: &Case, c: &SortCase) -> Result<(), FailureKind> {
     let dtype = dtype_of(&c.dtype)?;
     let len = int("len", c.len)?;
     let k = int("k", c.k)?;
@@ -306,6 +500,7 @@ fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), Failure
     };
 
     let bytes = 4 * n as u64;
+    let core = rp.core(4 * (bytes + 128))?;
     let mut lay = Layout::new(core.gm_base());
     let in_addr = lay.alloc(bytes);
     let in_idx_addr = lay.alloc(bytes);
@@ -354,7 +549,7 @@ fn run_sort(core: &mut TpuCore, case: &Case, c: &SortCase) -> Result<(), Failure
     Ok(())
 }
 
-fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
+fn run_gather(rp: &mut Replayer, c: &GatherCase) -> Result<(), FailureKind> {
     let dtype = dtype_of(&c.dtype)?;
     let line_num = int("line_num", c.line_num)?;
     let line_len = int("line_len", c.line_len)?;
@@ -395,6 +590,8 @@ fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
             .collect()
     };
 
+    let need = (c.param.len() * esize + il * 4 + out_bytes) as u64 + 3 * 128;
+    let core = rp.core(need)?;
     let mut lay = Layout::new(core.gm_base());
     let param_addr = lay.alloc((c.param.len() * esize) as u64);
     let index_addr = lay.alloc((il * 4) as u64);
@@ -429,6 +626,291 @@ fn run_gather(core: &mut TpuCore, c: &GatherCase) -> Result<(), FailureKind> {
         })
         .collect();
     first_diff("out", &c.out, &got)
+}
+
+/// Lanes a local tensor of `c` channels at `addr` uses, in channel order (the order the
+/// generator lists local regions in).
+fn lanes(p: &LocalProfile, addr: u64, c: i32) -> impl Iterator<Item = u64> {
+    let npu = u64::from(p.npu_num);
+    let start = addr / u64::from(p.local_mem_per_npu);
+    let n = u64::try_from(c).unwrap_or(0).min(npu);
+    (0..n).map(move |i| (start + i) % npu)
+}
+
+fn run_gdma(rp: &mut Replayer, c: &GdmaCase) -> Result<(), FailureKind> {
+    let dtype = dtype_of(&c.dtype)?;
+    let esize = match dtype.bits() {
+        8 => 1usize,
+        16 => 2,
+        32 => 4,
+        b => return Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
+    };
+    let bytes = dir_sides(&c.dir)?;
+    let (d_local, s_local) = bytes;
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    let too_big = || FailureKind::Malformed("region too large".into());
+    let region_bytes = |ext: u64| ext.checked_mul(esize as u64).ok_or_else(too_big);
+    let (d_bytes, s_bytes) = (region_bytes(c.dst_extent)?, region_bytes(c.src_extent)?);
+    let mut need = 1u64 << 20;
+    for (local, addr, b) in [
+        (d_local, c.dst_addr, d_bytes),
+        (s_local, c.src_addr, s_bytes),
+    ] {
+        if local {
+            if addr % lmem + b > lmem || addr >= p.local_space() {
+                if c.expect_error {
+                    // The simulator must refuse it; no region to prepare.
+                    continue;
+                }
+                return Err(FailureKind::Malformed(
+                    "local region outside its lane".into(),
+                ));
+            }
+        } else {
+            need = need.max(addr.checked_add(b).ok_or_else(too_big)? + 64);
+        }
+    }
+    let n_lanes = |local: bool| {
+        if local {
+            lanes(&p, 0, c.shape[1]).count()
+        } else {
+            1
+        }
+    };
+    let src_words = usize::try_from(c.src_extent).map_err(|_| too_big())? * n_lanes(s_local);
+    check_len("src", &c.src, src_words)?;
+    let core = rp.core(need)?;
+    let gm = core.gm_base();
+    let to_bytes = |v: &[u32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
+            .collect()
+    };
+    // Source region, then the destination pre-fill.
+    if !c.expect_error {
+        if s_local {
+            let per = s_bytes as usize;
+            let data = to_bytes(&c.src);
+            for (i, lane) in lanes(&p, c.src_addr, c.shape[1]).enumerate() {
+                let a = (lane * lmem + c.src_addr % lmem) as u32;
+                core.write_local(a, &data[i * per..(i + 1) * per])
+                    .map_err(refused)?;
+            }
+        } else {
+            core.write_bytes(gm + c.src_addr, &to_bytes(&c.src))
+                .map_err(refused)?;
+        }
+        if d_local {
+            let fill = vec![c.out_fill_byte; d_bytes as usize];
+            for lane in lanes(&p, c.dst_addr, c.shape[1]) {
+                core.write_local((lane * lmem + c.dst_addr % lmem) as u32, &fill)
+                    .map_err(refused)?;
+            }
+        } else {
+            core.fill_bytes(gm + c.dst_addr, d_bytes as usize, c.out_fill_byte)
+                .map_err(refused)?;
+        }
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, ss) = (st(&c.dst_stride), st(&c.src_stride));
+    let laddr = |a: u64| u32::try_from(a).unwrap_or(u32::MAX);
+    let result = match c.dir.as_str() {
+        "S2L" => core.tpu_gdma_cpy_S2L(
+            laddr(c.dst_addr),
+            gm + c.src_addr,
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+        "L2S" => core.tpu_gdma_cpy_L2S(
+            gm + c.dst_addr,
+            laddr(c.src_addr),
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+        "S2S" => core.tpu_gdma_cpy_S2S(
+            gm + c.dst_addr,
+            gm + c.src_addr,
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+        _ => core.tpu_gdma_cpy_L2L(
+            laddr(c.dst_addr),
+            laddr(c.src_addr),
+            &shape,
+            ds.as_ref(),
+            ss.as_ref(),
+            dtype,
+        ),
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let raw = if d_local {
+        let mut v = Vec::new();
+        for lane in lanes(&p, c.dst_addr, c.shape[1]) {
+            let a = (lane * lmem + c.dst_addr % lmem) as u32;
+            v.extend(core.read_local(a, d_bytes as usize).map_err(refused)?);
+        }
+        v
+    } else {
+        core.read_bytes(gm + c.dst_addr, d_bytes as usize)
+            .map_err(refused)?
+    };
+    let got: Vec<u32> = raw
+        .chunks_exact(esize)
+        .map(|ch| {
+            let mut a = [0u8; 4];
+            a[..esize].copy_from_slice(ch);
+            u32::from_le_bytes(a)
+        })
+        .collect();
+    first_diff("out", &c.out, &got)
+}
+
+fn run_bdc(rp: &mut Replayer, c: &BdcCase, is_const: bool) -> Result<(), FailureKind> {
+    let dtype = dtype_of(&c.dtype)?;
+    let esize = match dtype.bits() {
+        8 => 1usize,
+        16 => 2,
+        32 => 4,
+        b => return Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
+    };
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    let core = rp.core(1 << 20)?;
+    let to_bytes = |v: &[u32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
+            .collect()
+    };
+    let lanes_of = |addr: u32| lanes(&p, u64::from(addr), c.shape[1]);
+    let inputs: Vec<(u32, u64, &Vec<u32>)> = if is_const {
+        vec![(c.src_addr, c.src_extent, &c.src)]
+    } else {
+        vec![
+            (c.src0_addr, c.src0_extent, &c.src0),
+            (c.src1_addr, c.src1_extent, &c.src1),
+        ]
+    };
+    let region_ok = |addr: u32, ext: u64| {
+        u64::from(addr) < p.local_space() && u64::from(addr) % lmem + ext * esize as u64 <= lmem
+    };
+    if !c.expect_error {
+        for &(addr, ext, data) in &inputs {
+            if !region_ok(addr, ext) {
+                return Err(FailureKind::Malformed(
+                    "local region outside its lane".into(),
+                ));
+            }
+            let per = ext as usize * esize;
+            let bytes = to_bytes(data);
+            check_len("src", data, ext as usize * lanes_of(addr).count())?;
+            for (i, lane) in lanes_of(addr).enumerate() {
+                let a = (lane * lmem + u64::from(addr) % lmem) as u32;
+                core.write_local(a, &bytes[i * per..(i + 1) * per])
+                    .map_err(refused)?;
+            }
+        }
+        if !region_ok(c.dst_addr, c.dst_extent) {
+            return Err(FailureKind::Malformed(
+                "local region outside its lane".into(),
+            ));
+        }
+        let fill = vec![c.out_fill_byte; c.dst_extent as usize * esize];
+        for lane in lanes_of(c.dst_addr) {
+            core.write_local((lane * lmem + u64::from(c.dst_addr) % lmem) as u32, &fill)
+                .map_err(refused)?;
+        }
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, s0, s1, ss) = (
+        st(&c.dst_stride),
+        st(&c.src0_stride),
+        st(&c.src1_stride),
+        st(&c.src_stride),
+    );
+    let (ds, s0, s1, ss) = (ds.as_ref(), s0.as_ref(), s1.as_ref(), ss.as_ref());
+    let k = Scalar::from_bits(c.c_bits);
+    let (d, a0, a1, a) = (c.dst_addr, c.src0_addr, c.src1_addr, c.src_addr);
+    let result = match (is_const, c.func.as_str()) {
+        (false, "fp_add") => core.tpu_bdc_fp_add(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "fp_sub") => core.tpu_bdc_fp_sub(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "fp_mul") => core.tpu_bdc_fp_mul(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "fp_div") => core.tpu_bdc_fp_div(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "max") => core.tpu_bdc_max(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "min") => core.tpu_bdc_min(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (true, "fp_add_C") => core.tpu_bdc_fp_add_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_sub_C") => core.tpu_bdc_fp_sub_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_C_sub") => core.tpu_bdc_fp_C_sub(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_mul_C") => core.tpu_bdc_fp_mul_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_div_C") => core.tpu_bdc_fp_div_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "fp_C_div") => core.tpu_bdc_fp_C_div(d, a, k, &shape, ds, ss, dtype),
+        (true, "max_C") => core.tpu_bdc_max_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "min_C") => core.tpu_bdc_min_C(d, a, k, &shape, ds, ss, dtype),
+        (_, other) => {
+            return Err(FailureKind::Malformed(format!(
+                "unknown BDC func {other:?}"
+            )));
+        }
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let mut raw = Vec::new();
+    for lane in lanes_of(c.dst_addr) {
+        let a = (lane * lmem + u64::from(c.dst_addr) % lmem) as u32;
+        raw.extend(
+            core.read_local(a, c.dst_extent as usize * esize)
+                .map_err(refused)?,
+        );
+    }
+    let got: Vec<u32> = raw
+        .chunks_exact(esize)
+        .map(|ch| {
+            let mut a = [0u8; 4];
+            a[..esize].copy_from_slice(ch);
+            u32::from_le_bytes(a)
+        })
+        .collect();
+    first_diff("out", &c.out, &got)
+}
+
+/// `(dst is local, src is local)` of a GDMA direction.
+fn dir_sides(dir: &str) -> Result<(bool, bool), FailureKind> {
+    match dir {
+        "S2L" => Ok((true, false)),
+        "L2S" => Ok((false, true)),
+        "S2S" => Ok((false, false)),
+        "L2L" => Ok((true, true)),
+        other => Err(FailureKind::Malformed(format!(
+            "unknown GDMA direction {other:?}"
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,11 @@
 //! `tpu_hau_sort_natural_index`, `tpu_hau_sort_specific_index`, `tpu_hau_line_gather`) with the
 //! exact C-model behaviour recorded in the research note `shared/research/sophgo-hau.md` (§0, §1
 //! for the API and restrictions, §2 for the sort models, §1.5 and §3.1 for the memory map), and
-//! is checked against the golden vectors in `shared/golden/hau/` (issue #5).
+//! is checked against the C-model golden vectors committed in `golden/hau/` (issues #5, #19;
+//! `scripts/gen_hau_golden.py` regenerates `denormals.json`).
+//!
+//! `f32` denormal keys follow the chip profile's [`DenormalPolicy`]: the C-model compares them
+//! as zero and moves their bits untouched ([`DenormalPolicy::CompareAsZero`], the default).
 //!
 //! Layout:
 //! * [`chip`], [`memory`]: chip profiles and the simulated `system_addr_t` space (global memory,
@@ -14,24 +18,30 @@
 //! * [`sort`], [`gather`]: the models as pure functions on slices, each with a plain reference
 //!   twin;
 //! * [`device`]: [`TpuCore`], the vendor-named instructions over simulated memory;
+//! * [`local`]: the 64-lane local memory, `local_addr_t`, layouts and the `tpu_*` helpers;
+//!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`bdc`]: elementwise float instructions (issue #16);
 //! * [`error`]: [`HauError`], one variant per restriction;
 //! * [`golden`]: replay of C-model golden files (`npusim hau check`);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
+pub mod bdc;
 pub mod chip;
 pub mod demo;
 pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod gather;
+pub mod gdma;
 pub mod golden;
+pub mod local;
 pub mod memory;
 pub mod sort;
 
-pub use chip::{AddrRange, TpuChip};
+pub use chip::{AddrRange, BdcDenormals, DenormalPolicy, LocalProfile, TpuChip};
 pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
 pub use dtype::{DataType, UnknownDataType};
-pub use error::{HauError, HauOp, MemError};
+pub use error::{CoreError, HauError, HauOp, MemError, TpuError};
 pub use golden::{GoldenError, GoldenReport, replay_file, replay_str};
-pub use memory::{SystemAddr, SystemMemory};
+pub use local::{Dim4, Layout, LocalAddr};
+pub use memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 pub use sort::KeyType;

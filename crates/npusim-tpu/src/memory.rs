@@ -9,7 +9,14 @@
 use std::borrow::Cow;
 
 use crate::chip::{AddrRange, TpuChip};
-use crate::error::{MaybeRange, MemError};
+use crate::error::{CoreError, MaybeRange, MemError};
+
+/// Largest global memory a simulated core may have: 16 GiB, the largest DDR of a BM1684X
+/// board configuration and far beyond any kernel test. Asking for more is a typed error
+/// ([`CoreError::GmSizeTooLarge`]) instead of an allocation the host cannot satisfy. Memory is
+/// zero-initialised lazily by the host allocator, so an unused large global memory costs
+/// address space, not RAM.
+pub const MAX_GM_SIZE: u64 = 16 << 30;
 
 /// A `system_addr_t`: a 64-bit address in global memory or L2 SRAM.
 pub type SystemAddr = u64;
@@ -33,12 +40,22 @@ pub struct SystemMemory {
 }
 
 impl SystemMemory {
-    /// Zero-filled memory for `chip` with `gm_size` bytes of global memory.
-    ///
-    /// # Panics
-    /// Never for sizes the host can allocate; `gm_size` beyond `usize` is clamped.
-    pub fn new(chip: TpuChip, gm_size: u64) -> SystemMemory {
-        let gm_size = usize::try_from(gm_size).unwrap_or(usize::MAX);
+    /// Zero-filled memory for `chip` with `gm_size` bytes of global memory, at most
+    /// [`MAX_GM_SIZE`].
+    pub fn new(chip: TpuChip, gm_size: u64) -> Result<SystemMemory, CoreError> {
+        let too_large = CoreError::GmSizeTooLarge {
+            requested: gm_size,
+            limit: MAX_GM_SIZE,
+        };
+        if gm_size > MAX_GM_SIZE {
+            return Err(too_large);
+        }
+        let gm_size = usize::try_from(gm_size).map_err(|_| too_large)?;
+        Ok(SystemMemory::with_size(chip, gm_size))
+    }
+
+    /// Zero-filled memory with `gm_size` bytes of global memory (the caller checked the size).
+    pub(crate) fn with_size(chip: TpuChip, gm_size: usize) -> SystemMemory {
         let l2_range = chip.l2_sram();
         let l2_size = l2_range.map_or(0, |r| usize::try_from(r.size).unwrap_or(0));
         SystemMemory {
@@ -220,7 +237,7 @@ mod tests {
 
     #[test]
     fn regions_and_bounds() {
-        let mut m = SystemMemory::new(TpuChip::Bm1684x, 4096);
+        let mut m = SystemMemory::new(TpuChip::Bm1684x, 4096).unwrap();
         let gm = TpuChip::Bm1684x.gm_base();
         m.write_u32s(gm + 8, &[1, 0xdead_beef]).unwrap();
         assert_eq!(m.read_u32s(gm + 8, 2).unwrap(), vec![1, 0xdead_beef]);
@@ -231,14 +248,14 @@ mod tests {
         assert_eq!(m.read_u32s(0x1000_0000, 1).unwrap(), vec![0x8000_0000]);
         assert!(m.read_bytes(0x1000_0000 + 0x1F_B000 - 1, 2).is_err());
         assert!(m.read_bytes(u64::MAX, 2).is_err());
-        let m2 = SystemMemory::new(TpuChip::Bm1688, 16);
+        let m2 = SystemMemory::new(TpuChip::Bm1688, 16).unwrap();
         assert!(m2.read_bytes(0x1000_0000, 1).is_err());
         assert!(m2.read_bytes(1 << 39, 16).is_ok());
     }
 
     #[test]
     fn src_dst_overlap_and_cross_region() {
-        let mut m = SystemMemory::new(TpuChip::Bm1684x, 64);
+        let mut m = SystemMemory::new(TpuChip::Bm1684x, 64).unwrap();
         let gm = TpuChip::Bm1684x.gm_base();
         m.write_bytes(gm, &(0..64).collect::<Vec<u8>>()).unwrap();
         {

@@ -12,6 +12,10 @@
 //!   run of bit-identical values has its indices put in ascending order (by position for the
 //!   natural index; by the given index as `u32`, then position, for the specific index).
 //!
+//! Denormals (issue #19): under the chip's [`DenormalPolicy::CompareAsZero`] ([`KeyType::F32Daz`])
+//! every `f32` pattern with a zero exponent field belongs to the zero class, so "`+0 == -0`" above
+//! reads "all of `+-0` and the denormals compare equal"; the values written keep their bits.
+//!
 //! Keys are passed as raw bit patterns (`u32`) together with a [`KeyType`] saying how to compare
 //! them (`f32`, `i32`, `u32`), so NaN payloads and `-0.0` survive untouched.
 //!
@@ -19,13 +23,20 @@
 //! rules literally, and a fast one (packed `u64` keys, `select_nth_unstable`, LSD radix sort)
 //! that the memory-level API uses. Property tests hold the twins equal.
 
+use crate::chip::DenormalPolicy;
 use crate::dtype::DataType;
 
 /// How 32-bit key patterns compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KeyType {
-    /// IEEE binary32 (`DT_FP32`): `<` and `<=` as on the FPU, false when NaN is involved.
+    /// IEEE binary32 (`DT_FP32`): `<` and `<=` as on the FPU, false when NaN is involved;
+    /// denormals compare by their value ([`crate::chip::DenormalPolicy::Ieee`]).
     F32,
+    /// IEEE binary32 compared with denormals read as zero (x86 `DAZ`), the BM1684X C-model's
+    /// comparisons ([`crate::chip::DenormalPolicy::CompareAsZero`]): every pattern with a zero
+    /// exponent field (`+-0` and all denormals) equals every other one; values are still moved
+    /// with their bits untouched.
+    F32Daz,
     /// Signed 32-bit (`DT_INT32`).
     I32,
     /// Unsigned 32-bit (`DT_UINT32`).
@@ -33,10 +44,20 @@ pub enum KeyType {
 }
 
 impl KeyType {
-    /// The key type of a sort `dtype`, or `None` for types the sort unit does not take.
+    /// The key type of a sort `dtype` with IEEE denormal comparisons, or `None` for types the
+    /// sort unit does not take. See [`KeyType::for_policy`] for the chip's rule.
     pub const fn from_dtype(dtype: DataType) -> Option<KeyType> {
+        KeyType::for_policy(dtype, DenormalPolicy::Ieee)
+    }
+
+    /// The key type of a sort `dtype` under a chip's [`DenormalPolicy`], or `None` for types the
+    /// sort unit does not take.
+    pub const fn for_policy(dtype: DataType, denormals: DenormalPolicy) -> Option<KeyType> {
         match dtype {
-            DataType::Fp32 => Some(KeyType::F32),
+            DataType::Fp32 => Some(match denormals {
+                DenormalPolicy::Ieee => KeyType::F32,
+                DenormalPolicy::CompareAsZero => KeyType::F32Daz,
+            }),
             DataType::Int32 => Some(KeyType::I32),
             DataType::Uint32 => Some(KeyType::U32),
             _ => None,
@@ -67,6 +88,7 @@ trait Key {
 }
 
 struct F32Key;
+struct F32DazKey;
 struct I32Key;
 struct U32Key;
 
@@ -112,6 +134,54 @@ impl Key for F32Key {
             neg |= b == 0x8000_0000;
         }
         pos && neg
+    }
+}
+
+/// `+0` for every pattern with a zero exponent field (`+-0`, denormals), else the pattern.
+#[inline(always)]
+const fn daz(b: u32) -> u32 {
+    if b & 0x7f80_0000 == 0 { 0 } else { b }
+}
+
+impl Key for F32DazKey {
+    const SIGNED_ZERO: bool = true;
+    #[inline(always)]
+    fn is_nan(b: u32) -> bool {
+        F32Key::is_nan(b)
+    }
+    #[inline(always)]
+    fn lt(a: u32, b: u32) -> bool {
+        F32Key::lt(daz(a), daz(b))
+    }
+    #[inline(always)]
+    fn le(a: u32, b: u32) -> bool {
+        F32Key::le(daz(a), daz(b))
+    }
+    #[inline(always)]
+    fn ord(b: u32) -> u32 {
+        F32Key::total(daz(b))
+    }
+    #[inline(always)]
+    fn total(b: u32) -> u32 {
+        F32Key::total(b)
+    }
+    #[inline(always)]
+    fn from_total(o: u32) -> u32 {
+        F32Key::from_total(o)
+    }
+    fn has_signed_zero(keys: &[u32]) -> bool {
+        // Whether two different patterns of the zero class (`+-0`, denormals) occur.
+        let mut first = None;
+        for &b in keys {
+            if b & 0x7f80_0000 == 0 {
+                match first {
+                    None => first = Some(b),
+                    Some(f) if f != b => return true,
+                    Some(_) => {}
+                }
+            }
+        }
+        false
     }
 }
 
@@ -181,6 +251,7 @@ macro_rules! dispatch {
     ($kind:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $kind {
             KeyType::F32 => $f::<F32Key>($($arg),*),
+            KeyType::F32Daz => $f::<F32DazKey>($($arg),*),
             KeyType::I32 => $f::<I32Key>($($arg),*),
             KeyType::U32 => $f::<U32Key>($($arg),*),
         }

@@ -1,12 +1,14 @@
-//! Acceptance (1) of issue #5: the simulator reproduces every case of the BM1684X C-model golden
-//! file bit for bit.
+//! Acceptance (1) of issue #5 and issue #19: the simulator reproduces every case of the BM1684X
+//! C-model golden files committed in `golden/hau/` bit for bit: `bm1684x-cmodel.json` (the
+//! regenerated vendor file with real denormals) and `denormals.json` (written by
+//! `scripts/gen_hau_golden.py`).
 
 use std::path::PathBuf;
 
 use npusim_tpu::golden::replay_file;
 
 fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/golden/hau")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden/hau")
 }
 
 #[test]
@@ -14,7 +16,7 @@ fn bm1684x_cmodel_golden_all_pass() {
     let path = golden_dir().join("bm1684x-cmodel.json");
     assert!(
         path.is_file(),
-        "golden file missing: {} (it is shipped in ../shared/golden/hau/)",
+        "golden file missing: {} (committed in golden/hau/)",
         path.display()
     );
     let report = replay_file(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -22,6 +24,30 @@ fn bm1684x_cmodel_golden_all_pass() {
     assert_eq!(report.failed, 0, "{report}");
     assert_eq!(report.passed, 382, "{report}");
     assert!(report.to_string().ends_with("382 passed, 0 failed"));
+}
+
+#[test]
+fn denormal_golden_all_pass() {
+    let report =
+        replay_file(&golden_dir().join("denormals.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("427 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// The denormal policy is what makes the files pass: under IEEE comparisons the denormal cases
+/// fail (so the golden tests above can fail).
+#[test]
+fn ieee_denormal_policy_fails_the_cmodel_vectors() {
+    use npusim_tpu::DenormalPolicy;
+    use npusim_tpu::golden::replay_file_with_policy;
+    for (file, min_failed) in [("denormals.json", 100), ("bm1684x-cmodel.json", 14)] {
+        let report = replay_file_with_policy(&golden_dir().join(file), DenormalPolicy::Ieee)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(report.failed >= min_failed, "{file}: {report}");
+    }
 }
 
 #[test]
@@ -49,8 +75,13 @@ fn every_golden_file_in_the_directory_passes() {
 /// the C-model's first K outputs of every sort case.
 #[test]
 fn reference_twins_match_golden_sort_cases() {
+    assert_eq!(reference_twins_on("bm1684x-cmodel.json"), 328);
+    assert_eq!(reference_twins_on("denormals.json"), 409);
+}
+
+fn reference_twins_on(file: &str) -> usize {
     use npusim_tpu::sort::{KeyType, indexed_order_reference, partial_sort_nonstrict};
-    let path = golden_dir().join("bm1684x-cmodel.json");
+    let path = golden_dir().join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("golden file missing: {}: {e}", path.display()));
     let doc: serde_json::Value = serde_json::from_str(&text).expect("golden JSON");
@@ -68,7 +99,7 @@ fn reference_twins_match_golden_sort_cases() {
             continue;
         }
         let kind = match case["dtype"].as_str().expect("dtype") {
-            "f32" => KeyType::F32,
+            "f32" => KeyType::F32Daz,
             "i32" => KeyType::I32,
             "u32" => KeyType::U32,
             other => panic!("unexpected sort dtype {other}"),
@@ -96,5 +127,47 @@ fn reference_twins_match_golden_sort_cases() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 328);
+    checked
+}
+
+fn tpu_golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden/tpu")
+}
+
+/// Issue #16: GDMA copies (S2L/L2S/S2S/L2L, every 8/16/32-bit dtype, start lanes 0..63,
+/// default, compact, line-aligned and free strides) reproduce the C-model, and the calls it
+/// rejects are refused.
+#[test]
+fn tpu_gdma_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("gdma.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("99 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// Issue #16: BDC elementwise float instructions (add/sub/mul and their `_C` forms, max/min
+/// and `_C`), f32/f16/bf16, NaN/inf/denormal operands, start lanes 0..63, default and compact
+/// strides, and the calls the C-model rejects (misaligned operand, int dtype).
+#[test]
+fn tpu_bdc_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("bdc.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("103 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// The fp_div family: its dtype rule (DT_FP32 only) is reproduced, but the C-model's f32
+/// division is not correctly rounded and its algorithm is not modelled yet, so most f32 cases
+/// differ in the last bits. Kept as a known gap (issue #16), run with `--ignored`.
+#[test]
+#[ignore = "C-model f32 division algorithm not modelled yet (issue #16)"]
+fn tpu_bdc_div_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("bdc_div.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert_eq!(report.failed, 0, "{report}");
 }

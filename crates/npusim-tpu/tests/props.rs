@@ -4,14 +4,17 @@
 //! * natural-index sort equals a stable sort on inputs without NaN and `+-0`;
 //! * specific-index sort on integers equals a stable sort by (value, given index as `u32`);
 //! * every fast model equals its plain reference twin on any input (NaN, `+-0`, duplicates);
-//! * `line_gather` equals a plain nested-loop model, at slice and at memory level.
+//! * `line_gather` equals a plain nested-loop model, at slice and at memory level;
+//! * denormals (issue 19): every strategy draws `f32` denormals of both signs; under the
+//!   C-model's policy ([`KeyType::F32Daz`]) the models equal plain models written here with a
+//!   denormals-as-zero comparator, and `line_gather` moves denormal payloads untouched.
 
 use npusim_tpu::gather::{line_gather_reference, line_gather_rows};
 use npusim_tpu::sort::{
-    KeyType, indexed_order, indexed_order_reference, partial_sort_nonstrict, sort_natural_index,
-    sort_specific_index, sort_values,
+    KeyType, indexed_order, indexed_order_reference, libstdcxx_partial_sort,
+    partial_sort_nonstrict, sort_natural_index, sort_specific_index, sort_values,
 };
-use npusim_tpu::{DataType, Scalar, TpuChip, TpuCore};
+use npusim_tpu::{DataType, DenormalPolicy, Scalar, TpuChip, TpuCore};
 use proptest::prelude::*;
 
 /// Cases per property: 64, or `NPUSIM_PROPTEST_CASES` for a deeper local run.
@@ -30,17 +33,37 @@ fn f32_bits_any() -> impl Strategy<Value = u32> {
         1 => Just(0u32),
         1 => prop::sample::select(vec![
             0x7f80_0000u32, 0xff80_0000, 0x7fc0_0000, 0xffc0_0000, 0x7f80_0001, 0x7fff_ffff,
-            0x0000_0001, 0x8000_0001,
+            0x0000_0001, 0x8000_0001, 0x0080_0000, 0x8080_0000,
         ]),
+        2 => denormal_bits(),
         2 => any::<u32>(),
     ]
 }
 
-/// Float bit patterns without NaN and without `+-0`.
+/// `f32` denormal patterns of both signs: a few fixed ones (so ties occur) and random ones.
+fn denormal_bits() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        1 => prop::sample::select(vec![0x0000_0001u32, 0x8000_0001, 0x007f_ffff, 0x807f_ffff]),
+        1 => (1u32..0x80_0000, any::<bool>()).prop_map(|(m, s)| m | if s { 0x8000_0000 } else { 0 }),
+    ]
+}
+
+/// The value a denormals-as-zero comparator sees (independent of the crate's key code).
+fn daz_value(b: u32) -> f32 {
+    if b & 0x7f80_0000 == 0 {
+        0.0
+    } else {
+        f32::from_bits(b)
+    }
+}
+
+/// Float bit patterns without NaN and without `+-0` (denormals included: IEEE orders them by
+/// value).
 fn f32_bits_plain() -> impl Strategy<Value = u32> {
     prop_oneof![
         3 => (1i32..=6).prop_map(|v| (v as f32 * 0.75).to_bits()),
         3 => (1i32..=6).prop_map(|v| (-(v as f32) * 0.75).to_bits()),
+        1 => denormal_bits(),
         2 => any::<u32>(),
     ]
     .prop_filter("no NaN, no zero", |&b| {
@@ -62,8 +85,26 @@ fn kind_and_keys(plain: bool) -> impl Strategy<Value = (KeyType, Vec<u32>)> {
     } else {
         prop::collection::vec(f32_bits_any(), 1..80).boxed()
     };
+    // Under the C-model's policy a denormal equals zero, so "plain" keys lift it to a normal.
+    let floats_daz = floats.clone().prop_map(move |v| {
+        let v = if plain {
+            v.into_iter()
+                .map(|b| {
+                    if b & 0x7f80_0000 == 0 {
+                        b | 0x0080_0000
+                    } else {
+                        b
+                    }
+                })
+                .collect()
+        } else {
+            v
+        };
+        (KeyType::F32Daz, v)
+    });
     prop_oneof![
         2 => floats.prop_map(|v| (KeyType::F32, v)),
+        2 => floats_daz,
         1 => prop::collection::vec(int_bits(), 1..80).prop_map(|v| (KeyType::I32, v)),
         1 => prop::collection::vec(int_bits(), 1..80).prop_map(|v| (KeyType::U32, v)),
     ]
@@ -79,6 +120,7 @@ fn stable_order(keys: &[u32], tie: Option<&[u32]>, descended: bool, kind: KeyTyp
             KeyType::F32 => f32::from_bits(x)
                 .partial_cmp(&f32::from_bits(y))
                 .expect("no NaN"),
+            KeyType::F32Daz => daz_value(x).partial_cmp(&daz_value(y)).expect("no NaN"),
             KeyType::I32 => (x as i32).cmp(&(y as i32)),
             KeyType::U32 => x.cmp(&y),
         };
@@ -162,10 +204,12 @@ proptest! {
         let tie: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 30).collect();
         let t = with_tie.then_some(&tie[..]);
         for k in [n, n / 2, 1, 1 + ((n - 1) as f64 * kfrac) as usize] {
-            prop_assert_eq!(
-                indexed_order(&keys, t, k, descended, KeyType::F32),
-                indexed_order_reference(&keys, t, k, descended, KeyType::F32)
-            );
+            for kind in [KeyType::F32, KeyType::F32Daz] {
+                prop_assert_eq!(
+                    indexed_order(&keys, t, k, descended, kind),
+                    indexed_order_reference(&keys, t, k, descended, kind)
+                );
+            }
         }
     }
 
@@ -233,7 +277,7 @@ proptest! {
 
         // Memory level, on a simulated BM1684X.
         let dtype = match esize { 1 => DataType::Int8, 2 => DataType::Fp16, _ => DataType::Uint32 };
-        let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16);
+        let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).unwrap();
         let base = core.gm_base();
         let (pa, ia, oa) = (base, base + 0x4000, base + 0x8000);
         core.write_bytes(pa, &to_bytes(window)).unwrap();
@@ -250,8 +294,11 @@ proptest! {
     ) {
         let n = keys.len();
         let k = 1 + ((n - 1) as f64 * kfrac) as usize;
-        let dtype = match kind { KeyType::F32 => DataType::Fp32, KeyType::I32 => DataType::Int32, KeyType::U32 => DataType::Uint32 };
-        let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16);
+        let dtype = match kind { KeyType::F32 | KeyType::F32Daz => DataType::Fp32, KeyType::I32 => DataType::Int32, KeyType::U32 => DataType::Uint32 };
+        let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).unwrap();
+        if kind == KeyType::F32 {
+            core.set_denormal_policy(DenormalPolicy::Ieee);
+        }
         let b = core.gm_base();
         let (ia, od, oi) = (b, b + 0x1000, b + 0x2000);
         core.write_u32s(ia, &keys).unwrap();
@@ -264,4 +311,98 @@ proptest! {
         prop_assert_eq!(&got_i[..k], &idx[..]);
         prop_assert!(got_d[k..].iter().chain(&got_i[k..]).all(|&w| w == 0x5a5a_5a5a));
     }
+
+    #[test]
+    fn daz_indexed_sort_equals_plain_denormals_as_zero_model(
+        keys in prop::collection::vec(f32_bits_any(), 1..120), kfrac in 0.0f64..1.0,
+        descended: bool, with_tie: bool, tie_seed in any::<u32>(),
+    ) {
+        let n = keys.len();
+        let k = 1 + ((n - 1) as f64 * kfrac) as usize;
+        let tie: Vec<u32> = (0..n as u32).map(|i| (i ^ tie_seed).wrapping_mul(2_654_435_761) % 7).collect();
+        let t = with_tie.then_some(&tie[..]);
+        let want = plain_daz_indexed(&keys, t, k, descended);
+        prop_assert_eq!(indexed_order(&keys, t, k, descended, KeyType::F32Daz), want.clone());
+        prop_assert_eq!(indexed_order_reference(&keys, t, k, descended, KeyType::F32Daz), want);
+    }
+
+    #[test]
+    fn daz_plain_sort_equals_heap_with_denormals_as_zero(
+        keys in prop::collection::vec(f32_bits_any(), 1..120), kfrac in 0.0f64..1.0,
+        descended: bool,
+    ) {
+        let n = keys.len();
+        let k = 1 + ((n - 1) as f64 * kfrac) as usize;
+        let mut v = keys.clone();
+        if descended {
+            libstdcxx_partial_sort(&mut v, k, |a, b| daz_value(a) >= daz_value(b));
+        } else {
+            libstdcxx_partial_sort(&mut v, k, |a, b| daz_value(a) <= daz_value(b));
+        }
+        v.truncate(k);
+        prop_assert_eq!(sort_values(&keys, k, descended, KeyType::F32Daz), v.clone());
+        prop_assert_eq!(partial_sort_nonstrict(&keys, k, descended, KeyType::F32Daz), v);
+    }
+
+    #[test]
+    fn line_gather_moves_denormal_payloads_untouched(
+        payload in prop::collection::vec(denormal_bits(), 1..64), c in denormal_bits(),
+        fill_const: bool,
+    ) {
+        // One 32-bit line per payload element; index every line, plus one out of range.
+        let n = payload.len();
+        let mut index: Vec<u32> = (0..n as u32).rev().collect();
+        index.push(n as u32);
+        let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).unwrap();
+        let base = core.gm_base();
+        let (pa, ia, oa) = (base, base + 0x4000, base + 0x8000);
+        core.write_u32s(pa, &payload).unwrap();
+        core.write_u32s(ia, &index).unwrap();
+        core.fill_bytes(oa, 4 * (n + 1), 0xab).unwrap();
+        core.tpu_hau_line_gather(oa, pa, ia, Scalar::from_bits(c), n as i32, 1, (n + 1) as i32,
+            0, n as i32 - 1, DataType::Fp32, fill_const).unwrap();
+        let got = core.read_u32s(oa, n + 1).unwrap();
+        let mut want: Vec<u32> = payload.iter().rev().copied().collect();
+        want.push(if fill_const { c } else { 0xabab_abab });
+        prop_assert_eq!(got, want);
+    }
+}
+
+/// Plain model of the indexed sorts under the denormals-as-zero comparator, written from the
+/// rule (research note section 2b/2c plus issue 19): non-NaN positions ordered anti-stably by
+/// the zero-flushed value, NaN slots keep their position, runs of bit-identical values ordered
+/// by (tie index, position).
+fn plain_daz_indexed(keys: &[u32], tie: Option<&[u32]>, k: usize, descended: bool) -> Vec<u32> {
+    let n = keys.len();
+    let is_nan = |b: u32| f32::from_bits(b).is_nan();
+    let mut order: Vec<usize> = (0..n).filter(|&i| !is_nan(keys[i])).collect();
+    // Anti-stable: equal values, later position first.
+    order.sort_by(|&a, &b| {
+        let o = daz_value(keys[a])
+            .partial_cmp(&daz_value(keys[b]))
+            .expect("no NaN");
+        let o = if descended { o.reverse() } else { o };
+        o.then(b.cmp(&a))
+    });
+    let mut it = order.into_iter();
+    let mut seq: Vec<usize> = (0..n)
+        .map(|slot| {
+            if is_nan(keys[slot]) {
+                slot
+            } else {
+                it.next().expect("enough")
+            }
+        })
+        .collect();
+    let mut s = 0;
+    while s < n {
+        let mut e = s + 1;
+        while e < n && keys[seq[e]] == keys[seq[s]] {
+            e += 1;
+        }
+        seq[s..e].sort_by_key(|&p| (tie.map_or(0, |t| t[p]), p));
+        s = e;
+    }
+    seq.truncate(k);
+    seq.into_iter().map(|p| p as u32).collect()
 }

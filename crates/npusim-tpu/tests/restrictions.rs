@@ -8,7 +8,7 @@ use npusim_tpu::{DataType, HauError, HauOp, Scalar, TpuChip, TpuCore};
 const GM_SIZE: u64 = 1 << 16;
 
 fn core() -> (TpuCore, u64) {
-    let c = TpuCore::with_gm_size(TpuChip::Bm1684x, GM_SIZE);
+    let c = TpuCore::with_gm_size(TpuChip::Bm1684x, GM_SIZE).unwrap();
     let b = c.gm_base();
     (c, b)
 }
@@ -339,7 +339,7 @@ fn address_outside_memory_is_refused() {
         Err(HauError::AddressOutOfRange { .. })
     ));
     // BM1688 has no L2 SRAM in its profile.
-    let mut c2 = TpuCore::with_gm_size(TpuChip::Bm1688, GM_SIZE);
+    let mut c2 = TpuCore::with_gm_size(TpuChip::Bm1688, GM_SIZE).unwrap();
     let b2 = c2.gm_base();
     assert_eq!(
         c2.tpu_hau_sort(b2, 0x1000_0000, 8, 1, false, DataType::Fp32)
@@ -493,4 +493,25 @@ fn poll_retires_issued_commands() {
     assert_eq!(c.tpu_hau_poll(), 2);
     assert_eq!(c.tpu_hau_poll(), 0);
     assert_eq!(c.hau_issued(), 2);
+}
+
+/// Issue #12: an absurd global-memory size is a typed error, not an abort of the process.
+#[test]
+fn gm_size_above_limit_is_a_typed_error() {
+    use npusim_tpu::{CoreError, MAX_GM_SIZE};
+    for requested in [MAX_GM_SIZE + 1, u64::MAX] {
+        let e = TpuCore::with_gm_size(TpuChip::Bm1684x, requested).unwrap_err();
+        assert_eq!(
+            e,
+            CoreError::GmSizeTooLarge {
+                requested,
+                limit: MAX_GM_SIZE
+            }
+        );
+        assert!(e.to_string().contains("gm_size"), "{e}");
+    }
+    // The limit itself is accepted (allocated lazily by the host, nothing touched here) and
+    // the simulated memory has exactly that size.
+    let c = TpuCore::with_gm_size(TpuChip::Bm1688, MAX_GM_SIZE).unwrap();
+    assert_eq!(c.memory().gm_range().size, MAX_GM_SIZE);
 }

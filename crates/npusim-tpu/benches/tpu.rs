@@ -1,0 +1,64 @@
+//! Criterion benchmarks of the local-memory instructions (issue #16, acceptance (4)): BDC
+//! `tpu_bdc_fp_add` on a small tensor (1, 4, 1, 16) and on (1, 64, 32, 64) f32, and GDMA
+//! `tpu_gdma_cpy_S2L` of (1, 64, 32, 64) f32. The vendor C-model's per-call time for the same
+//! calls is measured by `scripts/bench_tpu_cmodel.py` (needs the C-model library), numpy's for
+//! the same add by `benches/numpy_baseline_tpu.py`.
+//!
+//! Run: `cargo bench -p npusim-tpu --bench tpu -- --warm-up-time 1 --measurement-time 3`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use npusim_tpu::{DataType, Dim4, TpuChip, TpuCore};
+
+fn benches(c: &mut Criterion) {
+    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 16 << 20).expect("16 MiB");
+    let g = core.gm_base();
+    let big = Dim4::new(1, 64, 32, 64);
+    let data: Vec<f32> = (0..big.count()).map(|i| i as f32 * 0.25).collect();
+    core.write_f32s(g, &data).expect("fits");
+    core.tpu_gdma_cpy_S2L(0, g, &big, None, None, DataType::Fp32)
+        .expect("valid");
+    core.tpu_gdma_cpy_S2L(0x10000, g, &big, None, None, DataType::Fp32)
+        .expect("valid");
+    let small = Dim4::new(1, 4, 1, 16);
+    c.bench_function("bdc_fp_add f32 (1,4,1,16)", |b| {
+        b.iter(|| {
+            core.tpu_bdc_fp_add(
+                0x20000,
+                0,
+                0x10000,
+                black_box(&small),
+                None,
+                None,
+                None,
+                DataType::Fp32,
+            )
+            .expect("valid")
+        })
+    });
+    c.bench_function("bdc_fp_add f32 (1,64,32,64)", |b| {
+        b.iter(|| {
+            core.tpu_bdc_fp_add(
+                0x20000,
+                0,
+                0x10000,
+                black_box(&big),
+                None,
+                None,
+                None,
+                DataType::Fp32,
+            )
+            .expect("valid")
+        })
+    });
+    c.bench_function("gdma_cpy_S2L f32 (1,64,32,64)", |b| {
+        b.iter(|| {
+            core.tpu_gdma_cpy_S2L(0x30000, g, black_box(&big), None, None, DataType::Fp32)
+                .expect("valid")
+        })
+    });
+}
+
+criterion_group!(tpu, benches);
+criterion_main!(tpu);

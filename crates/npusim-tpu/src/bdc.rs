@@ -1,0 +1,556 @@
+//! BDC (TIU) elementwise floating-point instructions on local memory (issue #16).
+//!
+//! `tpu_bdc_fp_add/sub/mul/div(dst, src0, src1, shape, dst_stride, src0_stride, src1_stride,
+//! dtype)`, the scalar forms `tpu_bdc_fp_add_C/sub_C/C_sub/mul_C/div_C/C_div(dst, src, C, shape,
+//! dst_stride, src_stride, dtype)` and `tpu_bdc_max/min` (+ `_C`) as declared in `tpu_kernel.h`
+//! of `tpu_6_0` ("BDC FUNCTIONS"); parameter names and order are the vendor's.
+//!
+//! Architecture: one table row per instruction ([`BinOp`] with its element function and the
+//! dtypes it takes) and one shared driver that walks the 64 lanes through [`LocalView`] rows
+//! (the only place lane/slot arithmetic lives) and runs the element function over each row;
+//! element formats (f32, f16, bf16) are monomorphised ([`Fmt`]), so the inner loop has no
+//! per-element dispatch.
+//!
+//! Numerics (checked against `golden/tpu/bdc.json`): operands are read as f32 (f16/bf16
+//! widened exactly), the operation is done once in f32 with round-to-nearest-even, f16/bf16
+//! results are rounded once from that f32; denormals follow the chip profile's
+//! [`BdcDenormals`] (the C-model flushes f32 and bf16 denormal inputs, the f32 intermediate and
+//! the results to a zero of the same sign; f16 keeps its denormals; f16/bf16 arithmetic NaNs are
+//! written as `0x7fff`); `max` is `a > b ? a : b` and `min` is `a >= b ? b : a` on the flushed values, moving
+//! the chosen operand's bits; f32 arithmetic NaNs follow the x86 SSE rule the C-model inherits
+//! (first NaN operand quieted, else the second, else the default NaN `0xffc00000`).
+//!
+//! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; strides non-negative; every operand
+//! address a multiple of the EU width in bytes (64 on BM1684X; the C-model asserts
+//! `addr % (eu_num * bytesize) == 0`); the dtype legal for the op (`fp_div` forms: DT_FP32 only;
+//! the others DT_FP32, DT_FP16, DT_BFP16); operands inside their lanes.
+
+use crate::chip::{BdcDenormals, TpuChip};
+use crate::device::TpuCore;
+use crate::dtype::DataType;
+use crate::error::TpuError;
+use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row};
+
+/// An element format the BDC float instructions run on.
+trait Fmt {
+    const SIZE: usize;
+    fn load(b: &[u8]) -> f32;
+    fn store(v: f32, b: &mut [u8]);
+    /// Whether `v` (an f32 widened from this format) is a denormal of this format.
+    fn is_denormal(v: f32) -> bool;
+    /// Whether the flush-to-zero policy applies to this format.
+    const FLUSH: bool;
+    /// Whether this is f32 (which has a fast path).
+    const IS_F32: bool = false;
+    /// The NaN an arithmetic instruction writes (`None`: the host's NaN).
+    const NAN: Option<u16>;
+}
+
+struct F32;
+struct F16;
+struct Bf16;
+
+impl Fmt for F32 {
+    const SIZE: usize = 4;
+    const IS_F32: bool = true;
+    const FLUSH: bool = true;
+    const NAN: Option<u16> = None;
+    #[inline(always)]
+    fn load(b: &[u8]) -> f32 {
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    #[inline(always)]
+    fn store(v: f32, b: &mut [u8]) {
+        b[..4].copy_from_slice(&v.to_le_bytes());
+    }
+    #[inline(always)]
+    fn is_denormal(v: f32) -> bool {
+        v.is_subnormal()
+    }
+}
+
+impl Fmt for F16 {
+    const SIZE: usize = 2;
+    const FLUSH: bool = false;
+    const NAN: Option<u16> = Some(0x7fff);
+    #[inline(always)]
+    fn load(b: &[u8]) -> f32 {
+        half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()
+    }
+    #[inline(always)]
+    fn store(v: f32, b: &mut [u8]) {
+        b[..2].copy_from_slice(&half::f16::from_f32(v).to_bits().to_le_bytes());
+    }
+    #[inline(always)]
+    fn is_denormal(v: f32) -> bool {
+        v != 0.0 && v.abs() < 6.103_515_6e-5
+    }
+}
+
+impl Fmt for Bf16 {
+    const SIZE: usize = 2;
+    const FLUSH: bool = true;
+    const NAN: Option<u16> = Some(0x7fff);
+    #[inline(always)]
+    fn load(b: &[u8]) -> f32 {
+        half::bf16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()
+    }
+    #[inline(always)]
+    fn store(v: f32, b: &mut [u8]) {
+        b[..2].copy_from_slice(&half::bf16::from_f32(v).to_bits().to_le_bytes());
+    }
+    #[inline(always)]
+    fn is_denormal(v: f32) -> bool {
+        v.is_subnormal()
+    }
+}
+
+/// Little-endian bits of one element (1, 2 or 4 bytes).
+#[inline(always)]
+fn raw(b: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    a[..b.len()].copy_from_slice(b);
+    u32::from_le_bytes(a)
+}
+
+/// Flushes a denormal to a zero of the same sign.
+#[inline(always)]
+fn ftz<T: Fmt>(v: f32) -> f32 {
+    if T::is_denormal(v) {
+        0.0f32.copysign(v)
+    } else {
+        v
+    }
+}
+
+/// A BDC float instruction: its vendor name, element function and legal dtypes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `b - a` (`tpu_bdc_fp_C_sub`: `C - src`).
+    RSub,
+    /// `a * b`.
+    Mul,
+    /// `a / b`.
+    Div,
+    /// `b / a` (`tpu_bdc_fp_C_div`: `C / src`).
+    RDiv,
+    /// `a > b ? a : b`.
+    Max,
+    /// `a >= b ? b : a` (the C-model's min: ties and a NaN-free `b` not above `a` give `b`;
+    /// a NaN on either side gives `a`).
+    Min,
+}
+
+impl BinOp {
+    /// The element function.
+    #[inline(always)]
+    pub fn apply(self, a: f32, b: f32) -> f32 {
+        match self {
+            BinOp::Add => x86(a, b, a + b),
+            BinOp::Sub => x86(a, b, a - b),
+            BinOp::RSub => x86(b, a, b - a),
+            BinOp::Mul => x86(a, b, a * b),
+            BinOp::Div => x86(a, b, a / b),
+            BinOp::RDiv => x86(b, a, b / a),
+            BinOp::Max => {
+                if a > b {
+                    a
+                } else {
+                    b
+                }
+            }
+            BinOp::Min => {
+                if a >= b {
+                    b
+                } else {
+                    a
+                }
+            }
+        }
+    }
+
+    /// For max/min: whether the second operand is the one selected.
+    #[inline(always)]
+    fn picks_b(self, a: f32, b: f32) -> bool {
+        match self {
+            // Not `a <= b`: a NaN operand must select `b` (the comparison `a > b` is false).
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
+            BinOp::Max => !(a > b),
+            BinOp::Min => a >= b,
+            _ => false,
+        }
+    }
+
+    fn dtype_ok(self, dtype: DataType) -> Result<(), &'static str> {
+        match self {
+            BinOp::Div | BinOp::RDiv => {
+                if dtype == DataType::Fp32 {
+                    Ok(())
+                } else {
+                    Err("must be DT_FP32")
+                }
+            }
+            _ => match dtype {
+                DataType::Fp32 | DataType::Fp16 | DataType::Bfp16 => Ok(()),
+                _ => Err("must be DT_FP32, DT_FP16 or DT_BFP16"),
+            },
+        }
+    }
+}
+
+/// The second operand of a BDC binary instruction.
+#[derive(Clone, Copy, Debug)]
+enum Rhs<'a> {
+    Tensor(LocalAddr, Option<&'a Dim4>),
+    Const(u32),
+}
+
+impl TpuCore {
+    fn bdc_view(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<LocalView, TpuError> {
+        let p = self.chip().local();
+        if !addr.is_multiple_of(p.eu_bytes) {
+            return Err(TpuError::Misaligned {
+                op,
+                param,
+                addr,
+                align: p.eu_bytes,
+            });
+        }
+        let stride = match stride {
+            Some(s) => {
+                check_stride(op, param, s)?;
+                *s
+            }
+            None => p.layout_stride(Layout::Aligned, p.tpu_npu_index(addr) as i32, shape, dtype)?,
+        };
+        let esize = p.tpu_data_type_size(dtype)?;
+        LocalView::new(&p, op, param, addr, *shape, stride, esize)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_binary(
+        &mut self,
+        op: &'static str,
+        f: BinOp,
+        dst: LocalAddr,
+        dst_stride: Option<&Dim4>,
+        src: LocalAddr,
+        src_stride: Option<&Dim4>,
+        rhs: Rhs<'_>,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        f.dtype_ok(dtype)
+            .map_err(|rule| TpuError::UnsupportedDtype { op, dtype, rule })?;
+        check_shape(op, shape)?;
+        let (dst_name, src_name, rhs_name) = match rhs {
+            Rhs::Tensor(..) => ("dst_addr", "src0_addr", "src1_addr"),
+            Rhs::Const(_) => ("dst_addr", "src_addr", "C"),
+        };
+        let d = self.bdc_view(op, dst_name, dst, shape, dst_stride, dtype)?;
+        let a = self.bdc_view(op, src_name, src, shape, src_stride, dtype)?;
+        let b = match rhs {
+            Rhs::Tensor(addr, s) => Some(self.bdc_view(op, rhs_name, addr, shape, s, dtype)?),
+            Rhs::Const(_) => None,
+        };
+        let c_bits = match rhs {
+            Rhs::Const(c) => c,
+            Rhs::Tensor(..) => 0,
+        };
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let store = self.local_store_mut();
+        match dtype {
+            DataType::Fp16 => run::<F16>(store, f, &d, &a, b.as_ref(), c_bits, flush),
+            DataType::Bfp16 => run::<Bf16>(store, f, &d, &a, b.as_ref(), c_bits, flush),
+            _ => run::<F32>(store, f, &d, &a, b.as_ref(), c_bits, flush),
+        }
+        Ok(())
+    }
+}
+
+/// The shared lane/row driver: every `(n, c, h)` row of the three views, `w` elements each.
+fn run<T: Fmt>(
+    store: &mut [u8],
+    f: BinOp,
+    d: &LocalView,
+    a: &LocalView,
+    b: Option<&LocalView>,
+    c_bits: u32,
+    flush: bool,
+) {
+    let w = d.shape.w as usize;
+    let es = T::SIZE;
+    let (dws, aws) = (d.stride.w as usize * es, a.stride.w as usize * es);
+    let c = {
+        let bytes = c_bits.to_le_bytes();
+        T::load(&bytes)
+    };
+    let c_bits = raw(&c_bits.to_le_bytes()[..es]);
+    let flush = flush && T::FLUSH;
+    let select = matches!(f, BinOp::Max | BinOp::Min);
+    if T::IS_F32
+        && !select
+        && d.stride.w == 1
+        && a.stride.w == 1
+        && b.is_none_or(|b| b.stride.w == 1)
+    {
+        let c = f32::from_bits(c_bits);
+        let exact = |x: f32, y: f32| {
+            if flush {
+                fz(f.apply(fz(x), fz(y)))
+            } else {
+                f.apply(x, y)
+            }
+        };
+        match (f, flush) {
+            (BinOp::Add, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) + fz(y)), exact),
+            (BinOp::Sub, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) - fz(y)), exact),
+            (BinOp::Mul, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) * fz(y)), exact),
+            _ => f32_rows(store, d, a, b, c, exact, exact),
+        }
+        return;
+    }
+    let c_val = c;
+    let c = if flush { ftz::<T>(c) } else { c };
+    for_each_row(&d.shape, |_, n, ch, h| {
+        let (d0, a0) = (d.row(n, ch, h), a.row(n, ch, h));
+        let bw = b.map(|b| (b.row(n, ch, h), b.stride.w as usize * es));
+        if select {
+            // max/min move the chosen operand's bits (a signalling NaN stays signalling); only
+            // a denormal is flushed.
+            for i in 0..w {
+                let xa = a0 + i * aws;
+                let xv = T::load(&store[xa..]);
+                let (yv, ybits) = match bw {
+                    Some((b0, bws)) => {
+                        let ya = b0 + i * bws;
+                        (T::load(&store[ya..]), raw(&store[ya..ya + es]))
+                    }
+                    None => (c_val, c_bits),
+                };
+                let (xf, yf) = if flush {
+                    (ftz::<T>(xv), ftz::<T>(yv))
+                } else {
+                    (xv, yv)
+                };
+                let take_b = f.picks_b(xf, yf);
+                let (bits, v) = if take_b {
+                    (ybits, yv)
+                } else {
+                    (raw(&store[xa..xa + es]), xv)
+                };
+                let out = if flush && T::is_denormal(v) {
+                    let mut tmp = [0u8; 4];
+                    T::store(0.0f32.copysign(v), &mut tmp);
+                    raw(&tmp[..es])
+                } else {
+                    bits
+                };
+                let d = d0 + i * dws;
+                store[d..d + es].copy_from_slice(&out.to_le_bytes()[..es]);
+            }
+            return;
+        }
+        for i in 0..w {
+            let x = T::load(&store[a0 + i * aws..]);
+            let y = match bw {
+                Some((b0, bws)) => T::load(&store[b0 + i * bws..]),
+                None => c,
+            };
+            let (x, y) = if flush {
+                (ftz::<T>(x), ftz::<T>(y))
+            } else {
+                (x, y)
+            };
+            let r = f.apply(x, y);
+            if let (Some(nan), true, false) = (T::NAN, r.is_nan(), select) {
+                store[d0 + i * dws..d0 + i * dws + 2].copy_from_slice(&nan.to_le_bytes());
+                continue;
+            }
+            let r = if flush {
+                // Flush the f32 result, round it to the format, then flush what comes out
+                // denormal there (a bf16 product just under the smallest normal is 0, not
+                // rounded up to it).
+                let r = ftz::<F32>(r);
+                let mut tmp = [0u8; 4];
+                T::store(r, &mut tmp);
+                ftz::<T>(T::load(&tmp))
+            } else {
+                r
+            };
+            T::store(r, &mut store[d0 + i * dws..]);
+        }
+    });
+}
+
+/// The x86 SSE NaN rule the C-model inherits: a NaN first operand is returned quieted, else a
+/// NaN second operand quieted, else an invalid operation gives the default NaN `0xffc00000`.
+#[inline(always)]
+fn x86(first: f32, second: f32, r: f32) -> f32 {
+    if !r.is_nan() {
+        r
+    } else if first.is_nan() {
+        f32::from_bits(first.to_bits() | 0x0040_0000)
+    } else if second.is_nan() {
+        f32::from_bits(second.to_bits() | 0x0040_0000)
+    } else {
+        f32::from_bits(0xffc0_0000)
+    }
+}
+
+/// Flush-to-zero of an f32, branch-free (a select the compiler vectorises).
+#[inline(always)]
+fn fz(x: f32) -> f32 {
+    let b = x.to_bits();
+    if b & 0x7f80_0000 == 0 {
+        f32::from_bits(b & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// The f32 fast path of the row driver: rows with unit w strides are decoded into row
+/// buffers, combined by `fast` in one tight loop (IEEE arithmetic, vectorisable), and encoded
+/// back; an element whose result is NaN is recomputed by `exact` (which applies the NaN rule).
+/// Rows may overlap: each is read whole before it is written.
+fn f32_rows(
+    store: &mut [u8],
+    d: &LocalView,
+    a: &LocalView,
+    b: Option<&LocalView>,
+    c: f32,
+    fast: impl Fn(f32, f32) -> f32,
+    exact: impl Fn(f32, f32) -> f32,
+) {
+    let w = d.shape.w as usize;
+    let (mut xa, mut xb, mut xr) = (vec![0f32; w], vec![c; w], vec![0f32; w]);
+    let load = |src: &[u8], out: &mut [f32]| {
+        for (o, ch) in out.iter_mut().zip(src.chunks_exact(4)) {
+            *o = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+        }
+    };
+    for_each_row(&d.shape, |_, n, ch, h| {
+        let a0 = a.row(n, ch, h);
+        load(&store[a0..a0 + 4 * w], &mut xa);
+        if let Some(b) = b {
+            let b0 = b.row(n, ch, h);
+            load(&store[b0..b0 + 4 * w], &mut xb);
+        }
+        let mut any_nan = false;
+        for ((r, &x), &y) in xr.iter_mut().zip(xa.iter()).zip(xb.iter()) {
+            *r = fast(x, y);
+            any_nan |= r.is_nan();
+        }
+        if any_nan {
+            for ((r, &x), &y) in xr.iter_mut().zip(xa.iter()).zip(xb.iter()) {
+                if r.is_nan() {
+                    *r = exact(x, y);
+                }
+            }
+        }
+        let d0 = d.row(n, ch, h);
+        for (o, v) in store[d0..d0 + 4 * w].chunks_exact_mut(4).zip(xr.iter()) {
+            o.copy_from_slice(&v.to_le_bytes());
+        }
+    });
+}
+
+macro_rules! bdc_tensor_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src0_addr: LocalAddr,
+                    src1_addr: LocalAddr,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src0_stride: Option<&Dim4>,
+                    src1_stride: Option<&Dim4>,
+                    dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_binary(stringify!($name), $op, dst_addr, dst_stride, src0_addr,
+                        src0_stride, Rhs::Tensor(src1_addr, src1_stride), shape, dtype)
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! bdc_const_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments, non_snake_case)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src_addr: LocalAddr,
+                    C: crate::device::Scalar,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src_stride: Option<&Dim4>,
+                    dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_binary(stringify!($name), $op, dst_addr, dst_stride, src_addr,
+                        src_stride, Rhs::Const(C.bits()), shape, dtype)
+                }
+            )*
+        }
+    };
+}
+
+bdc_tensor_ops! {
+    /// `tpu_bdc_fp_add`: `dst = src0 + src1`.
+    tpu_bdc_fp_add => BinOp::Add,
+    /// `tpu_bdc_fp_sub`: `dst = src0 - src1`.
+    tpu_bdc_fp_sub => BinOp::Sub,
+    /// `tpu_bdc_fp_mul`: `dst = src0 * src1`.
+    tpu_bdc_fp_mul => BinOp::Mul,
+    /// `tpu_bdc_fp_div`: `dst = src0 / src1` (DT_FP32 only).
+    tpu_bdc_fp_div => BinOp::Div,
+    /// `tpu_bdc_max`: `dst = src0 > src1 ? src0 : src1`.
+    tpu_bdc_max => BinOp::Max,
+    /// `tpu_bdc_min`: `dst = src0 < src1 ? src0 : src1`.
+    tpu_bdc_min => BinOp::Min,
+}
+
+bdc_const_ops! {
+    /// `tpu_bdc_fp_add_C`: `dst = src + C`.
+    tpu_bdc_fp_add_C => BinOp::Add,
+    /// `tpu_bdc_fp_sub_C`: `dst = src - C`.
+    tpu_bdc_fp_sub_C => BinOp::Sub,
+    /// `tpu_bdc_fp_C_sub`: `dst = C - src`.
+    tpu_bdc_fp_C_sub => BinOp::RSub,
+    /// `tpu_bdc_fp_mul_C`: `dst = src * C`.
+    tpu_bdc_fp_mul_C => BinOp::Mul,
+    /// `tpu_bdc_fp_div_C`: `dst = src / C` (DT_FP32 only).
+    tpu_bdc_fp_div_C => BinOp::Div,
+    /// `tpu_bdc_fp_C_div`: `dst = C / src` (DT_FP32 only).
+    tpu_bdc_fp_C_div => BinOp::RDiv,
+    /// `tpu_bdc_max_C`: `dst = src > C ? src : C`.
+    tpu_bdc_max_C => BinOp::Max,
+    /// `tpu_bdc_min_C`: `dst = src < C ? src : C`.
+    tpu_bdc_min_C => BinOp::Min,
+}
+
+/// The BDC denormal rule of a chip (re-exported for callers that check the profile).
+pub fn denormal_rule(chip: TpuChip) -> BdcDenormals {
+    chip.bdc_denormals()
+}

@@ -1,0 +1,327 @@
+//! GDMA tensor copies between system memory and the 64-lane local memory (issue #16).
+//!
+//! `tpu_gdma_cpy_S2L`, `_L2S`, `_S2S`, `_L2L` (`tpu_kernel.h` of `tpu_6_0`, "GDMA FUNCTIONS";
+//! parameter order `dst_addr, src_addr, shape, dst_stride, src_stride, dtype`). A `None` stride
+//! means the default layout of its side: aligned ([`Layout::Aligned`]) in local memory,
+//! continuous NCHW in system memory. The aligned default's n stride follows the C-model: S2L and
+//! L2S use `ALIGN(H*W, EU) * ceil(C / NPU_NUM)` (start lane ignored), L2L
+//! `ALIGN(H*W, EU) * ceil((start + C) / NPU_NUM)` like `tpu_aligned_stride`.
+//!
+//! Restrictions, each a [`TpuError`]: every dimension in `[1, 65535]` (`tpu_gdma_shape_limit`);
+//! strides non-negative; a given w stride in `[1, tpu_gdma_move_max_wstride_byte_len]` bytes
+//! (the C-model asserts `W_stride * type_len <= MAX_WSTRIDE_BYTE_LEN && W_stride != 0`); local
+//! tensors inside their lanes, system tensors inside global memory or L2 SRAM; 4-bit types have
+//! no byte size. Sources and destinations may overlap: the source is read whole before the
+//! destination is written.
+
+use crate::device::TpuCore;
+use crate::dtype::DataType;
+use crate::error::TpuError;
+use crate::local::{
+    Dim4, Layout, LocalAddr, LocalView, SystemView, check_shape, check_stride, for_each_row,
+};
+use crate::memory::SystemAddr;
+
+/// One side of a copy, resolved.
+enum Side {
+    Local(LocalView),
+    System(SystemAddr, SystemView),
+}
+
+impl TpuCore {
+    fn gdma_check_wstride(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        stride: Option<&Dim4>,
+        esize: u32,
+    ) -> Result<(), TpuError> {
+        if let Some(s) = stride {
+            check_stride(op, param, s)?;
+            let bytes = i64::from(s.w) * i64::from(esize);
+            let max = self.chip().local().max_wstride_bytes;
+            if s.w == 0 || bytes > i64::from(max) {
+                return Err(TpuError::WStrideOutOfRange {
+                    op,
+                    param,
+                    value: s.w,
+                    bytes,
+                    max_bytes: max,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn gdma_local(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        dtype: DataType,
+        esize: u32,
+    ) -> Result<Side, TpuError> {
+        let p = self.chip().local();
+        // Default local n stride, as the C-model computes it: S2L and L2S count channel slots
+        // from lane 0, `ns = cs * ceil(C / NPU_NUM)`, whatever lane the tensor starts on
+        // (S2L/L2S of (2, 17, 1, 2) f32 at lane 52 use ns = 16, where `tpu_aligned_stride(52,
+        // ..)` answers 32); L2L counts them from the tensor's start lane, `ceil((s + C) /
+        // NPU_NUM)` (golden cases 72 and 88 of golden/tpu/gdma.json).
+        let start = if op == "tpu_gdma_cpy_L2L" {
+            p.tpu_npu_index(addr) as i32
+        } else {
+            0
+        };
+        let stride = match stride {
+            Some(s) => *s,
+            None => p.layout_stride(Layout::Aligned, start, shape, dtype)?,
+        };
+        Ok(Side::Local(LocalView::new(
+            &p, op, param, addr, *shape, stride, esize,
+        )?))
+    }
+
+    fn gdma_system(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: SystemAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        esize: u32,
+    ) -> Result<Side, TpuError> {
+        let stride = match stride {
+            Some(s) => *s,
+            None => self.chip().local().tpu_continuous_stride(shape),
+        };
+        let v = SystemView {
+            shape: *shape,
+            stride,
+            esize,
+        };
+        self.memory()
+            .bytes(addr, v.footprint() as usize)
+            .map_err(|source| TpuError::System { op, param, source })?;
+        Ok(Side::System(addr, v))
+    }
+
+    /// Reads the source tensor, packed NCHW, into `out`.
+    fn gdma_gather(&self, src: &Side, shape: &Dim4, esize: usize, out: &mut Vec<u8>) {
+        out.clear();
+        out.resize(shape.count() * esize, 0);
+        let w = shape.w as usize;
+        let row_bytes = w * esize;
+        let (store, ws): (&[u8], usize) = match src {
+            Side::Local(v) => (self.local_store(), v.stride.w as usize),
+            Side::System(a, v) => (
+                self.memory()
+                    .bytes(*a, v.footprint() as usize)
+                    .unwrap_or(&[]),
+                v.stride.w as usize,
+            ),
+        };
+        for_each_row(shape, |r, n, c, h| {
+            let base = match src {
+                Side::Local(v) => v.row(n, c, h),
+                Side::System(_, v) => v.row(n, c, h),
+            };
+            let dst = &mut out[r * row_bytes..(r + 1) * row_bytes];
+            copy_row(dst, 0, 1, store, base, esize, ws, w);
+        });
+    }
+
+    /// Writes the packed NCHW `data` into the destination tensor.
+    fn gdma_scatter(&mut self, dst: &Side, shape: &Dim4, esize: usize, data: &[u8]) {
+        let w = shape.w as usize;
+        let row_bytes = w * esize;
+        match dst {
+            Side::Local(v) => {
+                let store = self.local_store_mut();
+                for_each_row(shape, |r, n, c, h| {
+                    let src = &data[r * row_bytes..(r + 1) * row_bytes];
+                    copy_row(
+                        store,
+                        v.row(n, c, h),
+                        v.stride.w as usize,
+                        src,
+                        0,
+                        esize,
+                        1,
+                        w,
+                    );
+                });
+            }
+            Side::System(a, v) => {
+                let Ok(store) = self.memory_mut().bytes_mut(*a, v.footprint() as usize) else {
+                    return;
+                };
+                for_each_row(shape, |r, n, c, h| {
+                    let src = &data[r * row_bytes..(r + 1) * row_bytes];
+                    copy_row(
+                        store,
+                        v.row(n, c, h),
+                        v.stride.w as usize,
+                        src,
+                        0,
+                        esize,
+                        1,
+                        w,
+                    );
+                });
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn gdma_cpy(
+        &mut self,
+        op: &'static str,
+        dst: (bool, u64),
+        src: (bool, u64),
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+        src_stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        check_shape(op, shape)?;
+        let esize = self.chip().local().tpu_data_type_size(dtype)?;
+        self.gdma_check_wstride(op, "dst_stride", dst_stride, esize)?;
+        self.gdma_check_wstride(op, "src_stride", src_stride, esize)?;
+        let side = |core: &TpuCore, (local, addr): (bool, u64), param, stride| {
+            if local {
+                let a = u32::try_from(addr).unwrap_or(u32::MAX);
+                core.gdma_local(op, param, a, shape, stride, dtype, esize)
+            } else {
+                core.gdma_system(op, param, addr, shape, stride, esize)
+            }
+        };
+        let d = side(self, dst, "dst_addr", dst_stride)?;
+        let s = side(self, src, "src_addr", src_stride)?;
+        if dst.0 || src.0 {
+            // Allocate the local store before borrowing it.
+            self.local_store_mut();
+        }
+        let mut buf = std::mem::take(&mut self.gdma_buf);
+        self.gdma_gather(&s, shape, esize as usize, &mut buf);
+        self.gdma_scatter(&d, shape, esize as usize, &buf);
+        self.gdma_buf = buf;
+        Ok(())
+    }
+
+    /// `tpu_gdma_cpy_S2L(dst_addr, src_addr, shape, dst_stride, src_stride, dtype)`: system to
+    /// local memory.
+    #[allow(non_snake_case)]
+    pub fn tpu_gdma_cpy_S2L(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: SystemAddr,
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+        src_stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.gdma_cpy(
+            "tpu_gdma_cpy_S2L",
+            (true, u64::from(dst_addr)),
+            (false, src_addr),
+            shape,
+            dst_stride,
+            src_stride,
+            dtype,
+        )
+    }
+
+    /// `tpu_gdma_cpy_L2S`: local to system memory.
+    #[allow(non_snake_case)]
+    pub fn tpu_gdma_cpy_L2S(
+        &mut self,
+        dst_addr: SystemAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+        src_stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.gdma_cpy(
+            "tpu_gdma_cpy_L2S",
+            (false, dst_addr),
+            (true, u64::from(src_addr)),
+            shape,
+            dst_stride,
+            src_stride,
+            dtype,
+        )
+    }
+
+    /// `tpu_gdma_cpy_S2S`: system to system memory.
+    #[allow(non_snake_case)]
+    pub fn tpu_gdma_cpy_S2S(
+        &mut self,
+        dst_addr: SystemAddr,
+        src_addr: SystemAddr,
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+        src_stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.gdma_cpy(
+            "tpu_gdma_cpy_S2S",
+            (false, dst_addr),
+            (false, src_addr),
+            shape,
+            dst_stride,
+            src_stride,
+            dtype,
+        )
+    }
+
+    /// `tpu_gdma_cpy_L2L`: local to local memory (both sides default to the aligned layout).
+    #[allow(non_snake_case)]
+    pub fn tpu_gdma_cpy_L2L(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+        src_stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.gdma_cpy(
+            "tpu_gdma_cpy_L2L",
+            (true, u64::from(dst_addr)),
+            (true, u64::from(src_addr)),
+            shape,
+            dst_stride,
+            src_stride,
+            dtype,
+        )
+    }
+}
+
+/// Copies `w` elements of `esize` bytes: from `src[s0 + i*ss*esize]` to `dst[d0 + i*ds*esize]`.
+/// Unit strides on both sides copy the row as one slice.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn copy_row(
+    dst: &mut [u8],
+    d0: usize,
+    ds: usize,
+    src: &[u8],
+    s0: usize,
+    esize: usize,
+    ss: usize,
+    w: usize,
+) {
+    if ds == 1 && ss == 1 {
+        let n = w * esize;
+        dst[d0..d0 + n].copy_from_slice(&src[s0..s0 + n]);
+        return;
+    }
+    for i in 0..w {
+        let (d, s) = (d0 + i * ds * esize, s0 + i * ss * esize);
+        dst[d..d + esize].copy_from_slice(&src[s..s + esize]);
+    }
+}

@@ -1,0 +1,529 @@
+//! The 64-lane local memory of a Sophgo TPU core and its tensor layouts (issue #16).
+//!
+//! Sources: Sophgo's TPU-Kernel reference (`tpu_kernel.h` of `tpu_6_0`, "UTILS FUNCTIONS";
+//! doc.sophgo.com TPU-Kernel `2_TPU_Architecture` and the OKKernel layout page), research note
+//! `shared/research/sophgo-hau.md` §3.1, and the vendor C-model's helpers, whose answers the unit
+//! tests below reproduce (`tpu_aligned_stride` of shape (2,70,3,5) f32 is (32,16,5,1), ...).
+//!
+//! * A `local_addr_t` is `npu * LOCAL_MEM_SIZE + offset`; the bank is `offset / (LOCAL_MEM_SIZE /
+//!   BANKS)`.
+//! * A 4-D tensor `(N, C, H, W)` whose address lies on lane `s` puts channel `c` on lane
+//!   `(s + c) % NPU_NUM`, in slot `(s + c) / NPU_NUM`; element `(n, c, h, w)` sits at offset
+//!   `offset + (n*ns + slot*cs + h*hs + w*ws) * size` of that lane ([`LocalView`]).
+//! * Layouts ([`Layout`]), strides in elements: aligned `cs = ALIGN(H*W, EU)`, compact
+//!   `cs = H*W`, line-aligned `hs = ALIGN(W, EU), cs = H*hs`, each with `ns = cs *
+//!   ceil((s + C) / NPU_NUM)`; continuous (system memory, NCHW) `ns = C*H*W`.
+//!
+//! Keep every lane/slot computation here: GDMA ([`crate::gdma`]) and BDC walk tensors only through
+//! [`LocalView`] and [`SystemView`].
+
+use crate::chip::LocalProfile;
+use crate::dtype::DataType;
+use crate::error::TpuError;
+
+/// `local_addr_t`.
+pub type LocalAddr = u32;
+
+/// `dim4`: a shape or a stride (in elements), vendor field order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dim4 {
+    /// Batch.
+    pub n: i32,
+    /// Channel.
+    pub c: i32,
+    /// Height.
+    pub h: i32,
+    /// Width.
+    pub w: i32,
+}
+
+impl Dim4 {
+    /// `dim4 {n, c, h, w}`.
+    pub const fn new(n: i32, c: i32, h: i32, w: i32) -> Dim4 {
+        Dim4 { n, c, h, w }
+    }
+
+    /// Number of elements `N*C*H*W` (0 for a non-positive dimension).
+    pub fn count(&self) -> usize {
+        [self.n, self.c, self.h, self.w]
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .product()
+    }
+}
+
+/// The four layouts of the TPU-Kernel reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// 64-byte aligned: `cs = ALIGN(H*W, EU_NUM(dtype))` (what a NULL local stride means).
+    Aligned,
+    /// Compact: `cs = H*W`.
+    Compact,
+    /// Line-aligned: `hs = ALIGN(W, EU_NUM(dtype))`, `cs = H*hs`.
+    LineAligned,
+    /// Continuous NCHW (system memory; what a NULL system stride means).
+    Continuous,
+}
+
+fn align_up(x: i64, a: i64) -> i64 {
+    (x + a - 1) / a * a
+}
+
+fn ceil_div(x: i64, a: i64) -> i64 {
+    (x + a - 1) / a
+}
+
+/// Stride arithmetic in `i64`, saturated into `i32` as the vendor's `int` fields.
+fn sat(x: i64) -> i32 {
+    x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+}
+
+impl LocalProfile {
+    /// `tpu_npu_num`.
+    pub const fn tpu_npu_num(&self) -> u32 {
+        self.npu_num
+    }
+    /// `tpu_bank_num`.
+    pub const fn tpu_bank_num(&self) -> u32 {
+        self.bank_num
+    }
+    /// `tpu_local_mem_size_per_npu`.
+    pub const fn tpu_local_mem_size_per_npu(&self) -> u32 {
+        self.local_mem_per_npu
+    }
+    /// Bytes of one bank.
+    pub const fn bank_size(&self) -> u32 {
+        self.local_mem_per_npu / self.bank_num
+    }
+    /// `tpu_core_num`.
+    pub const fn tpu_core_num(&self) -> u32 {
+        self.core_num
+    }
+    /// `tpu_gdma_shape_limit(dim)`: 65535 for dims 0..=3, 0 otherwise (as the C-model answers).
+    pub const fn tpu_gdma_shape_limit(&self, dim: i32) -> i32 {
+        if dim >= 0 && dim <= 3 { 65535 } else { 0 }
+    }
+    /// `tpu_gdma_move_max_wstride_byte_len`.
+    pub const fn tpu_gdma_move_max_wstride_byte_len(&self) -> u32 {
+        self.max_wstride_bytes
+    }
+
+    /// `tpu_data_type_size`: bytes per element; 4-bit types have none (the C-model asserts).
+    pub fn tpu_data_type_size(&self, dtype: DataType) -> Result<u32, TpuError> {
+        match dtype.bits() {
+            8 => Ok(1),
+            16 => Ok(2),
+            32 | 20 => Ok(4),
+            _ => Err(TpuError::UnsupportedDtype {
+                op: "tpu_data_type_size",
+                dtype,
+                rule: "must not be a 4-bit type (use tpu_data_type_bits)",
+            }),
+        }
+    }
+
+    /// `tpu_eu_num`: elements one lane processes at once; only for the 8/16/32-bit integer and
+    /// fp16/bf16/fp32 types (the BM1684X C-model asserts for fp8, fp20 and 4-bit types).
+    pub fn tpu_eu_num(&self, dtype: DataType) -> Result<u32, TpuError> {
+        use DataType::*;
+        let size = match dtype {
+            Uint8 | Int8 => 1,
+            Fp16 | Bfp16 | Uint16 | Int16 => 2,
+            Fp32 | Uint32 | Int32 => 4,
+            _ => {
+                return Err(TpuError::UnsupportedDtype {
+                    op: "tpu_eu_num",
+                    dtype,
+                    rule: "must be an 8/16/32-bit integer, fp16, bf16 or fp32 type",
+                });
+            }
+        };
+        Ok(self.eu_bytes / size)
+    }
+
+    /// `tpu_npu_index`: the lane of a local address.
+    pub const fn tpu_npu_index(&self, addr: LocalAddr) -> u32 {
+        addr / self.local_mem_per_npu
+    }
+    /// Offset of a local address inside its lane.
+    pub const fn npu_offset(&self, addr: LocalAddr) -> u32 {
+        addr % self.local_mem_per_npu
+    }
+    /// `tpu_bank_index`: the bank of a local address inside its lane.
+    pub const fn tpu_bank_index(&self, addr: LocalAddr) -> u32 {
+        (addr % self.local_mem_per_npu) / self.bank_size()
+    }
+    /// The local address of `offset` on lane `npu`.
+    pub const fn local_addr(&self, npu: u32, offset: u32) -> LocalAddr {
+        npu * self.local_mem_per_npu + offset
+    }
+    /// Size of the whole local address space (`NPU_NUM * LOCAL_MEM_SIZE`).
+    pub const fn local_space(&self) -> u64 {
+        self.npu_num as u64 * self.local_mem_per_npu as u64
+    }
+
+    /// `tpu_channle_num_per_npu` (vendor spelling): slots a tensor of `c` channels starting on
+    /// lane `start_idx` uses, `ceil((start_idx + c) / NPU_NUM)`.
+    pub fn tpu_channle_num_per_npu(&self, start_idx: i32, c: i32) -> i32 {
+        sat(ceil_div(
+            i64::from(start_idx) + i64::from(c),
+            i64::from(self.npu_num),
+        ))
+    }
+
+    /// `tpu_get_local_cstride`: `ALIGN(h*w, EU)` when `align`, else `h*w`.
+    pub fn tpu_get_local_cstride(
+        &self,
+        h: i32,
+        w: i32,
+        align: bool,
+        dtype: DataType,
+    ) -> Result<i32, TpuError> {
+        let hw = i64::from(h) * i64::from(w);
+        Ok(if align {
+            sat(align_up(hw, i64::from(self.tpu_eu_num(dtype)?)))
+        } else {
+            sat(hw)
+        })
+    }
+
+    /// `tpu_get_local_nstride`: `c_stride * ceil((start_idx + c) / NPU_NUM)`.
+    pub fn tpu_get_local_nstride(&self, c_stride: i32, c: i32, start_idx: i32) -> i32 {
+        sat(i64::from(c_stride) * i64::from(self.tpu_channle_num_per_npu(start_idx, c)))
+    }
+
+    /// `tpu_aligned_feature_size`: bytes of one aligned `h x w` channel,
+    /// `ALIGN(h*w, EU) * size`.
+    pub fn tpu_aligned_feature_size(
+        &self,
+        h: i32,
+        w: i32,
+        dtype: DataType,
+    ) -> Result<u64, TpuError> {
+        let cs = self.tpu_get_local_cstride(h, w, true, dtype)?;
+        Ok(u64::try_from(cs).unwrap_or(0) * u64::from(self.tpu_data_type_size(dtype)?))
+    }
+
+    /// `tpu_get_local_size`: bytes per lane of a local tensor, `N * nstride * size`.
+    pub fn tpu_get_local_size(
+        &self,
+        shape: &Dim4,
+        dtype: DataType,
+        start_idx: i32,
+        align: bool,
+    ) -> Result<i64, TpuError> {
+        let cs = self.tpu_get_local_cstride(shape.h, shape.w, align, dtype)?;
+        let ns = self.tpu_get_local_nstride(cs, shape.c, start_idx);
+        Ok(i64::from(shape.n) * i64::from(ns) * i64::from(self.tpu_data_type_size(dtype)?))
+    }
+
+    /// `tpu_aligned_stride`.
+    pub fn tpu_aligned_stride(
+        &self,
+        start_idx: i32,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> Result<Dim4, TpuError> {
+        let cs = self.tpu_get_local_cstride(shape.h, shape.w, true, dtype)?;
+        Ok(Dim4::new(
+            self.tpu_get_local_nstride(cs, shape.c, start_idx),
+            cs,
+            shape.w,
+            1,
+        ))
+    }
+
+    /// `tpu_compact_stride`.
+    pub fn tpu_compact_stride(&self, start_idx: i32, shape: &Dim4) -> Dim4 {
+        let cs = sat(i64::from(shape.h) * i64::from(shape.w));
+        Dim4::new(
+            self.tpu_get_local_nstride(cs, shape.c, start_idx),
+            cs,
+            shape.w,
+            1,
+        )
+    }
+
+    /// `tpu_line_aligned_stride`.
+    pub fn tpu_line_aligned_stride(
+        &self,
+        start_idx: i32,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> Result<Dim4, TpuError> {
+        let hs = sat(align_up(
+            i64::from(shape.w),
+            i64::from(self.tpu_eu_num(dtype)?),
+        ));
+        let cs = sat(i64::from(shape.h) * i64::from(hs));
+        Ok(Dim4::new(
+            self.tpu_get_local_nstride(cs, shape.c, start_idx),
+            cs,
+            hs,
+            1,
+        ))
+    }
+
+    /// `tpu_continuous_stride`: NCHW.
+    pub fn tpu_continuous_stride(&self, shape: &Dim4) -> Dim4 {
+        let hw = i64::from(shape.h) * i64::from(shape.w);
+        Dim4::new(sat(i64::from(shape.c) * hw), sat(hw), shape.w, 1)
+    }
+
+    /// The strides of `layout` for a tensor starting on lane `start_idx`.
+    pub fn layout_stride(
+        &self,
+        layout: Layout,
+        start_idx: i32,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> Result<Dim4, TpuError> {
+        match layout {
+            Layout::Aligned => self.tpu_aligned_stride(start_idx, shape, dtype),
+            Layout::Compact => Ok(self.tpu_compact_stride(start_idx, shape)),
+            Layout::LineAligned => self.tpu_line_aligned_stride(start_idx, shape, dtype),
+            Layout::Continuous => Ok(self.tpu_continuous_stride(shape)),
+        }
+    }
+}
+
+/// Checks every dimension of `shape` is in `[1, 65535]` (`tpu_gdma_shape_limit`).
+pub fn check_shape(op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
+    for (param, v) in [
+        ("shape.n", shape.n),
+        ("shape.c", shape.c),
+        ("shape.h", shape.h),
+        ("shape.w", shape.w),
+    ] {
+        if !(1..=65535).contains(&v) {
+            return Err(TpuError::DimOutOfRange {
+                op,
+                param,
+                value: i64::from(v),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks every stride is non-negative.
+pub fn check_stride(op: &'static str, which: &'static str, s: &Dim4) -> Result<(), TpuError> {
+    for (field, v) in [("n", s.n), ("c", s.c), ("h", s.h), ("w", s.w)] {
+        if v < 0 {
+            return Err(TpuError::StrideNegative {
+                op,
+                param: which,
+                field,
+                value: v,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A tensor in local memory, resolved: where each `(n, c, h)` row starts in the flat local store
+/// (`lane * LOCAL_MEM_SIZE + offset`).
+#[derive(Clone, Copy, Debug)]
+pub struct LocalView {
+    /// Lane of the tensor's address (`start_idx`).
+    pub start: u32,
+    /// Offset inside that lane.
+    pub offset: u32,
+    /// Shape.
+    pub shape: Dim4,
+    /// Strides in elements.
+    pub stride: Dim4,
+    /// Element size in bytes.
+    pub esize: u32,
+    npu_num: u32,
+    lmem: u32,
+}
+
+impl LocalView {
+    /// Resolves a local tensor and checks that its footprint stays inside every lane it uses.
+    /// `shape` must already be checked ([`check_shape`]) and `stride` non-negative.
+    pub fn new(
+        p: &LocalProfile,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: Dim4,
+        stride: Dim4,
+        esize: u32,
+    ) -> Result<LocalView, TpuError> {
+        if u64::from(addr) >= p.local_space() {
+            return Err(TpuError::LocalAddrOutOfRange {
+                op,
+                param,
+                addr,
+                limit: p.local_space(),
+            });
+        }
+        let start = p.tpu_npu_index(addr);
+        let offset = p.npu_offset(addr);
+        let slots = (i64::from(start) + i64::from(shape.c) - 1) / i64::from(p.npu_num);
+        let last = i64::from(shape.n - 1) * i64::from(stride.n)
+            + slots * i64::from(stride.c)
+            + i64::from(shape.h - 1) * i64::from(stride.h)
+            + i64::from(shape.w - 1) * i64::from(stride.w);
+        let end = i64::from(offset) + (last + 1) * i64::from(esize);
+        if end > i64::from(p.local_mem_per_npu) {
+            return Err(TpuError::LocalFootprint {
+                op,
+                param,
+                addr,
+                end,
+                limit: p.local_mem_per_npu,
+            });
+        }
+        Ok(LocalView {
+            start,
+            offset,
+            shape,
+            stride,
+            esize,
+            npu_num: p.npu_num,
+            lmem: p.local_mem_per_npu,
+        })
+    }
+
+    /// Byte index in the flat local store of element `(n, c, h, 0)`.
+    #[inline]
+    pub fn row(&self, n: usize, c: usize, h: usize) -> usize {
+        let lane_c = self.start as usize + c;
+        let lane = lane_c % self.npu_num as usize;
+        let slot = lane_c / self.npu_num as usize;
+        lane * self.lmem as usize
+            + self.offset as usize
+            + (n * self.stride.n as usize
+                + slot * self.stride.c as usize
+                + h * self.stride.h as usize)
+                * self.esize as usize
+    }
+}
+
+/// A tensor in system memory: rows relative to the first element's byte.
+#[derive(Clone, Copy, Debug)]
+pub struct SystemView {
+    /// Shape.
+    pub shape: Dim4,
+    /// Strides in elements.
+    pub stride: Dim4,
+    /// Element size in bytes.
+    pub esize: u32,
+}
+
+impl SystemView {
+    /// Bytes from the first element to one past the last.
+    pub fn footprint(&self) -> u64 {
+        let s = &self.stride;
+        let d = &self.shape;
+        let last = i64::from(d.n - 1) * i64::from(s.n)
+            + i64::from(d.c - 1) * i64::from(s.c)
+            + i64::from(d.h - 1) * i64::from(s.h)
+            + i64::from(d.w - 1) * i64::from(s.w);
+        ((last + 1) * i64::from(self.esize)) as u64
+    }
+
+    /// Byte offset of element `(n, c, h, 0)`.
+    #[inline]
+    pub fn row(&self, n: usize, c: usize, h: usize) -> usize {
+        (n * self.stride.n as usize + c * self.stride.c as usize + h * self.stride.h as usize)
+            * self.esize as usize
+    }
+}
+
+/// Calls `f(row_index, n, c, h)` for every `(n, c, h)` row of `shape`, in NCHW order: the one
+/// loop every GDMA and BDC operation runs its rows through.
+#[inline]
+pub fn for_each_row(shape: &Dim4, mut f: impl FnMut(usize, usize, usize, usize)) {
+    let (nn, cc, hh) = (shape.n as usize, shape.c as usize, shape.h as usize);
+    let mut r = 0;
+    for n in 0..nn {
+        for c in 0..cc {
+            for h in 0..hh {
+                f(r, n, c, h);
+                r += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chip::TpuChip;
+
+    /// Answers of the BM1684X C-model's helpers (probed through ctypes, tpu-mlir 1.30.2).
+    #[test]
+    fn cmodel_helper_answers() {
+        let p = TpuChip::Bm1684x.local();
+        let f32 = DataType::Fp32;
+        let s = Dim4::new(2, 70, 3, 5);
+        assert_eq!(
+            p.tpu_aligned_stride(0, &s, f32).unwrap(),
+            Dim4::new(32, 16, 5, 1)
+        );
+        assert_eq!(p.tpu_compact_stride(0, &s), Dim4::new(30, 15, 5, 1));
+        assert_eq!(
+            p.tpu_line_aligned_stride(0, &s, f32).unwrap(),
+            Dim4::new(96, 48, 16, 1)
+        );
+        assert_eq!(p.tpu_continuous_stride(&s), Dim4::new(1050, 15, 5, 1));
+        let s = Dim4::new(3, 3, 7, 9);
+        assert_eq!(
+            p.tpu_line_aligned_stride(5, &s, DataType::Int8).unwrap(),
+            Dim4::new(448, 448, 64, 1)
+        );
+        assert_eq!(
+            p.tpu_aligned_stride(5, &s, DataType::Fp16).unwrap(),
+            Dim4::new(64, 64, 9, 1)
+        );
+        assert_eq!(
+            p.tpu_get_local_size(&s, DataType::Fp16, 5, true).unwrap(),
+            384
+        );
+        assert_eq!(
+            p.tpu_get_local_size(&s, DataType::Fp16, 5, false).unwrap(),
+            378
+        );
+        assert_eq!(
+            p.tpu_get_local_size(&Dim4::new(2, 1, 1, 1), DataType::Uint8, 0, true)
+                .unwrap(),
+            128
+        );
+        for (st, c, want) in [
+            (0, 1, 1),
+            (0, 64, 1),
+            (0, 65, 2),
+            (3, 61, 1),
+            (63, 2, 2),
+            (10, 130, 3),
+        ] {
+            assert_eq!(p.tpu_channle_num_per_npu(st, c), want);
+        }
+        assert_eq!(p.tpu_npu_index(0x14_c007), 5);
+        assert_eq!(p.tpu_bank_index(0x14_c007), 3);
+        assert_eq!(p.tpu_bank_index(0x3fff), 0);
+        assert_eq!(p.tpu_bank_index(0x4000), 1);
+        assert_eq!(
+            p.tpu_aligned_feature_size(7, 9, DataType::Uint8).unwrap(),
+            64
+        );
+        assert_eq!(p.tpu_get_local_nstride(16, 61, 3), 16);
+        assert_eq!(p.tpu_gdma_shape_limit(3), 65535);
+        assert_eq!(p.tpu_gdma_shape_limit(4), 0);
+        let eu: Vec<u32> = [DataType::Int8, DataType::Fp16, DataType::Fp32]
+            .iter()
+            .map(|&d| p.tpu_eu_num(d).unwrap())
+            .collect();
+        assert_eq!(eu, [64, 32, 16]);
+        let q = TpuChip::Bm1688.local();
+        assert_eq!(q.tpu_eu_num(DataType::Fp32).unwrap(), 4);
+        assert_eq!(q.tpu_channle_num_per_npu(10, 130), 5);
+        assert_eq!(
+            q.tpu_aligned_feature_size(3, 5, DataType::Int8).unwrap(),
+            16
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Issue #16, BDC elementwise instructions: a plain per-element model written here (lane
+//! `(s + c) % 64`, slot `(s + c) / 64`, aligned strides, flush-to-zero of f32 denormals) against
+//! the simulator, and one test per restriction. Bit-exactness against the C-model is in
+//! tests/golden.rs (golden/tpu/bdc.json).
+
+use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("NPUSIM_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
+fn core() -> TpuCore {
+    TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 20).unwrap()
+}
+
+/// Byte address in the flat local store of element (n, c, h, w) of an aligned f32 tensor.
+fn plain_addr(addr: u32, s: Dim4, n: usize, c: usize, h: usize, w: usize) -> usize {
+    let start = (addr >> 18) as usize;
+    let cs = (s.h as usize * s.w as usize).div_ceil(16) * 16;
+    let ns = cs * (start + s.c as usize).div_ceil(64);
+    let lane = (start + c) % 64;
+    let slot = (start + c) / 64;
+    lane * (1 << 18) + (addr as usize & 0x3ffff) + 4 * (n * ns + slot * cs + h * s.w as usize + w)
+}
+
+type Op = fn(&mut TpuCore, u32, u32, u32, &Dim4) -> Result<(), TpuError>;
+type Model = fn(f32, f32) -> f32;
+
+fn daz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+fn f32_any() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        3 => (0x3c00_0000u32..0x4300_0000, any::<bool>()).prop_map(|(m, s)| m | (u32::from(s) << 31)),
+        1 => (1u32..0x80_0000, any::<bool>()).prop_map(|(m, s)| m | (u32::from(s) << 31)),
+        1 => prop::sample::select(vec![0u32, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x0080_0000]),
+        1 => any::<u32>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn f32_add_mul_max_equal_plain_model(
+        start in 0u32..64, n in 1i32..3, c in 1i32..80, h in 1i32..3, w in 1i32..9,
+        seed in any::<u64>(), k in f32_any(), vals in prop::collection::vec(f32_any(), 64),
+    ) {
+        let shape = Dim4::new(n, c, h, w);
+        let mut core = core();
+        let (a, b, d) = (start << 18, (start << 18) + 0x10000, (start << 18) + 0x20000);
+        // Fill both inputs element by element at the plain model's addresses.
+        let mut idx = 0usize;
+        let mut next = || { idx += 1; vals[(idx + seed as usize) % vals.len()] ^ if idx.is_multiple_of(7) { 0x8000_0000 } else { 0 } };
+        let mut inputs = Vec::new();
+        for ni in 0..n as usize { for ci in 0..c as usize { for hi in 0..h as usize { for wi in 0..w as usize {
+            let (x, y) = (next(), next());
+            core.write_local(plain_addr(a, shape, ni, ci, hi, wi) as u32, &x.to_le_bytes()).unwrap();
+            core.write_local(plain_addr(b, shape, ni, ci, hi, wi) as u32, &y.to_le_bytes()).unwrap();
+            inputs.push((ni, ci, hi, wi, x, y));
+        }}}}
+        let ops: [(Op, Model); 4] = [
+            (|t, d, a, b, s| t.tpu_bdc_fp_add(d, a, b, s, None, None, None, DataType::Fp32), |x, y| x + y),
+            (|t, d, a, b, s| t.tpu_bdc_fp_mul(d, a, b, s, None, None, None, DataType::Fp32), |x, y| x * y),
+            (|t, d, a, b, s| t.tpu_bdc_max(d, a, b, s, None, None, None, DataType::Fp32), |x, y| if x > y { x } else { y }),
+            (|t, d, a, b, s| t.tpu_bdc_min(d, a, b, s, None, None, None, DataType::Fp32), |x, y| if x >= y { y } else { x }),
+        ];
+        for (i, (run, model)) in ops.iter().enumerate() {
+            run(&mut core, d, a, b, &shape).unwrap();
+            for &(ni, ci, hi, wi, x, y) in &inputs {
+                let got = core.read_local(plain_addr(d, shape, ni, ci, hi, wi) as u32, 4).unwrap();
+                let got = u32::from_le_bytes([got[0], got[1], got[2], got[3]]);
+                let (fx, fy) = (daz(f32::from_bits(x)), daz(f32::from_bits(y)));
+                let r = daz(model(fx, fy));
+                if i >= 2 {
+                    // Selects move the chosen operand's bits (flushed if denormal).
+                    let pick_y = if i == 2 { fx.partial_cmp(&fy) != Some(std::cmp::Ordering::Greater) } else { fx >= fy };
+                    let bits = if pick_y { y } else { x };
+                    let want = if f32::from_bits(bits).is_subnormal() { bits & 0x8000_0000 } else { bits };
+                    prop_assert_eq!(got, want, "op {} x {:#x} y {:#x}", i, x, y);
+                } else if r.is_nan() {
+                    prop_assert!(f32::from_bits(got).is_nan());
+                } else {
+                    prop_assert_eq!(got, r.to_bits(), "op {} x {:#x} y {:#x}", i, x, y);
+                }
+            }
+        }
+        // The scalar form equals the tensor form with a broadcast constant.
+        core.tpu_bdc_fp_add_C(d, a, Scalar::from_bits(k), &shape, None, None, DataType::Fp32).unwrap();
+        for &(ni, ci, hi, wi, x, _) in &inputs {
+            let got = core.read_local(plain_addr(d, shape, ni, ci, hi, wi) as u32, 4).unwrap();
+            let got = f32::from_le_bytes([got[0], got[1], got[2], got[3]]);
+            let r = daz(daz(f32::from_bits(x)) + daz(f32::from_bits(k)));
+            prop_assert!(got.to_bits() == r.to_bits() || (got.is_nan() && r.is_nan()));
+        }
+    }
+}
+
+#[test]
+fn restriction_operand_alignment() {
+    let mut c = core();
+    let s = Dim4::new(1, 3, 1, 4);
+    assert_eq!(
+        c.tpu_bdc_fp_add(0, 0x10004, 0x20000, &s, None, None, None, DataType::Fp32),
+        Err(TpuError::Misaligned {
+            op: "tpu_bdc_fp_add",
+            param: "src0_addr",
+            addr: 0x10004,
+            align: 64
+        })
+    );
+}
+
+#[test]
+fn restriction_dtypes() {
+    let mut c = core();
+    let s = Dim4::new(1, 3, 1, 4);
+    assert!(matches!(
+        c.tpu_bdc_fp_add(0, 0x10000, 0x20000, &s, None, None, None, DataType::Int32),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_fp_add",
+            dtype: DataType::Int32,
+            ..
+        })
+    ));
+    // The fp_div family takes DT_FP32 only (the C-model asserts "dtype == DT_FP32").
+    assert!(matches!(
+        c.tpu_bdc_fp_div(0, 0x10000, 0x20000, &s, None, None, None, DataType::Fp16),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_fp_div",
+            rule: "must be DT_FP32",
+            ..
+        })
+    ));
+    assert!(matches!(
+        c.tpu_bdc_fp_C_div(
+            0,
+            0x10000,
+            Scalar::from_f32(1.0),
+            &s,
+            None,
+            None,
+            DataType::Bfp16
+        ),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_fp_C_div",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn restriction_shape_and_footprint() {
+    let mut c = core();
+    assert!(matches!(
+        c.tpu_bdc_fp_mul(
+            0,
+            0x10000,
+            0x20000,
+            &Dim4::new(1, 0, 1, 1),
+            None,
+            None,
+            None,
+            DataType::Fp32
+        ),
+        Err(TpuError::DimOutOfRange {
+            op: "tpu_bdc_fp_mul",
+            param: "shape.c",
+            value: 0
+        })
+    ));
+    assert!(matches!(
+        c.tpu_bdc_fp_sub(
+            0x3ffc0,
+            0,
+            0,
+            &Dim4::new(1, 1, 1, 32),
+            None,
+            None,
+            None,
+            DataType::Fp32
+        ),
+        Err(TpuError::LocalFootprint {
+            op: "tpu_bdc_fp_sub",
+            param: "dst_addr",
+            ..
+        })
+    ));
+    assert!(matches!(
+        c.tpu_bdc_max(
+            0,
+            0,
+            0,
+            &Dim4::new(1, 1, 1, 4),
+            None,
+            Some(&Dim4::new(4, 4, 4, -1)),
+            None,
+            DataType::Fp32
+        ),
+        Err(TpuError::StrideNegative {
+            op: "tpu_bdc_max",
+            param: "src0_addr",
+            field: "w",
+            value: -1
+        })
+    ));
+}

@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""Generate TPU-Kernel golden vectors (local memory, GDMA, BDC) from Sophgo's BM1684X C-model.
+
+What it needs
+  * Python 3 (standard library only).
+  * `libcmodel_bm1684x.so` from the PyPI wheel `tpu-mlir==1.30.2` (never commit it or anything
+    taken from it; see the header of scripts/gen_hau_golden.py for how to fetch it).
+
+How to run
+    python3 scripts/gen_tpu_golden.py --lib /tmp/wheel/tpu_mlir/lib/libcmodel_bm1684x.so \
+        --kind gdma --out golden/tpu/gdma.json [--seed 16]
+    ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
+
+What it writes
+  `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
+  (`npusim_tpu::golden::replay_file`, `npusim tpu check`). Case `op` = `gdma_cpy`:
+    dir         "S2L", "L2S", "S2S" or "L2L"
+    dtype       short name (i8, u8, f16, bf16, i16, u16, f32, i32, u32)
+    shape       [n, c, h, w]
+    dst_addr, src_addr
+                a local_addr_t (lane * 0x40000 + offset) for a local side, a byte offset from
+                the start of global memory for a system side
+    dst_stride, src_stride
+                [n, c, h, w] in elements, or null (aligned layout in local memory, continuous
+                NCHW in system memory)
+    src         the source region before the call: for a system side the `src_extent`
+                elements from src_addr; for a local side, lane by lane over the lanes the
+                tensor uses ((start + i) % 64 for i in 0..min(C, 64), start = addr / 0x40000),
+                the `src_extent` elements from the tensor's lane offset
+    out         the destination region after the call, laid out the same way (`dst_extent`),
+                which was pre-filled with `out_fill_byte`
+    expect_error
+                present and true when the C-model rejected the call (it asserts and exits):
+                the simulator must refuse it with a typed error.
+  Case `op` = `bdc_bin` (`tpu_bdc_<func>(dst, src0, src1, shape, dst_stride, src0_stride,
+  src1_stride, dtype)`) or `bdc_const` (`tpu_bdc_<func>(dst, src, C, shape, dst_stride,
+  src_stride, dtype)`, `c_bits` the scalar's 32-bit pattern, sign-extended for 16-bit types):
+  `func`, `dtype`, `shape`, and per operand `<name>_addr` (local_addr_t), `<name>_stride`
+  (or null: aligned), `<name>_extent`, input data `<name>` listed lane by lane as for GDMA;
+  `out` is the destination region after the call.
+  Arrays hold unsigned bit patterns of the element size.
+
+How it drives the C-model
+  As scripts/gen_hau_golden.py: `cmodel_init` then `tpu_initialize`, the FP environment
+  restored after `cmodel_init`, data only as integer bit patterns. Local memory is reached
+  through `tpu_local_mem_addr(lane, 0)`. Every batch runs in a worker subprocess and each case
+  of a batch that kills the model is re-run alone, so a rejected case is recorded, not lost.
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+
+DTYPE_CODE = {"u8": 0, "i8": 1, "f16": 3, "f32": 5, "u16": 6, "i16": 7, "u32": 8,
+              "i32": 9, "bf16": 11}
+ESIZE = {"u8": 1, "i8": 1, "f16": 2, "bf16": 2, "i16": 2, "u16": 2, "f32": 4, "i32": 4,
+         "u32": 4}
+NPU, LMEM, EU_BYTES = 64, 1 << 18, 64
+FILL = 0xAB
+GMEM = 64 << 20
+MARK = "@@npusim-golden@@"
+FMT = {1: "B", 2: "H", 4: "I"}
+
+
+class dim4(ctypes.Structure):
+    _fields_ = [(c, ctypes.c_int) for c in "nchw"]
+
+
+class CModel:
+    def __init__(self, lib_path):
+        libm = ctypes.CDLL("libm.so.6")
+        env = ctypes.create_string_buffer(128)
+        libm.fegetenv(env)
+        lib = ctypes.CDLL(lib_path)
+        U64, I, U32, P = ctypes.c_ulonglong, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p
+        lib.cmodel_init.argtypes = [I, U64]
+        lib.get_global_memaddr.restype = P
+        lib.get_global_memaddr.argtypes = [I]
+        lib.cmodel_get_gmem_start_addr.restype = U64
+        lib.tpu_local_mem_addr.restype = P
+        lib.tpu_local_mem_addr.argtypes = [I, U32]
+        for name, d, s in (("S2L", U32, U64), ("L2S", U64, U32), ("S2S", U64, U64),
+                           ("L2L", U32, U32)):
+            getattr(lib, "tpu_gdma_cpy_" + name).argtypes = [d, s, P, P, P, I]
+        lib.cmodel_init(0, GMEM)
+        lib.tpu_initialize()
+        libm.fesetenv(env)
+        self.lib = lib
+        self.gm = lib.get_global_memaddr(0)
+        self.gm_dev = lib.cmodel_get_gmem_start_addr()
+        self.lm = lib.tpu_local_mem_addr(0, 0)
+
+    def put(self, host, words, es):
+        data = struct.pack("<%d%s" % (len(words), FMT[es]), *words)
+        ctypes.memmove(host, data, len(data))
+
+    def get(self, host, n, es):
+        return list(struct.unpack("<%d%s" % (n, FMT[es]), ctypes.string_at(host, n * es)))
+
+    def region_put(self, local, addr, extent, es, words, c):
+        if local:
+            off = addr % LMEM
+            for i, lane in enumerate(lanes(addr, c)):
+                self.put(self.lm + lane * LMEM + off, words[i * extent:(i + 1) * extent], es)
+        else:
+            self.put(self.gm + addr, words, es)
+
+    def region_fill(self, local, addr, extent, es, c):
+        if local:
+            off = addr % LMEM
+            for lane in lanes(addr, c):
+                ctypes.memset(self.lm + lane * LMEM + off, FILL, extent * es)
+        else:
+            ctypes.memset(self.gm + addr, FILL, extent * es)
+
+    def region_get(self, local, addr, extent, es, c):
+        if local:
+            off = addr % LMEM
+            out = []
+            for lane in lanes(addr, c):
+                out += self.get(self.lm + lane * LMEM + off, extent, es)
+            return out
+        return self.get(self.gm + addr, extent, es)
+
+    def run(self, c):
+        if c["op"] in ("bdc_bin", "bdc_const"):
+            return self.run_bdc(c)
+        es = ESIZE[c["dtype"]]
+        d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
+        ch = c["shape"][1]
+        self.region_put(s_local, c["src_addr"], c["src_extent"], es, c["src"], ch)
+        self.region_fill(d_local, c["dst_addr"], c["dst_extent"], es, ch)
+        shape = dim4(*c["shape"])
+        ds = dim4(*c["dst_stride"]) if c["dst_stride"] else None
+        ss = dim4(*c["src_stride"]) if c["src_stride"] else None
+        dst = c["dst_addr"] if d_local else self.gm_dev + c["dst_addr"]
+        src = c["src_addr"] if s_local else self.gm_dev + c["src_addr"]
+        getattr(self.lib, "tpu_gdma_cpy_" + c["dir"])(
+            dst, src, ctypes.byref(shape), ctypes.byref(ds) if ds else None,
+            ctypes.byref(ss) if ss else None, DTYPE_CODE[c["dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(d_local, c["dst_addr"], c["dst_extent"], es, ch)
+        return c
+
+
+    def run_bdc(self, c):
+        es = ESIZE[c["dtype"]]
+        ch = c["shape"][1]
+        names = ["src0", "src1"] if c["op"] == "bdc_bin" else ["src"]
+        for nm in names:
+            self.region_put(True, c[nm + "_addr"], c[nm + "_extent"], es, c[nm], ch)
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], es, ch)
+        shape = dim4(*c["shape"])
+        st = lambda k: ctypes.byref(dim4(*c[k])) if c.get(k) else None
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        if c["op"] == "bdc_bin":
+            f.argtypes = [U32, U32, U32, P, P, P, P, I]
+            f(c["dst_addr"], c["src0_addr"], c["src1_addr"], ctypes.byref(shape),
+              st("dst_stride"), st("src0_stride"), st("src1_stride"), DTYPE_CODE[c["dtype"]])
+        else:
+            f.argtypes = [U32, U32, U32, P, P, P, I]
+            f(c["dst_addr"], c["src_addr"], c["c_bits"], ctypes.byref(shape),
+              st("dst_stride"), st("src_stride"), DTYPE_CODE[c["dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
+        return c
+
+
+def worker(lib_path):
+    cases = json.load(sys.stdin)
+    model = CModel(lib_path)
+    out = [model.run(c) for c in cases]
+    sys.stdout.flush()
+    sys.stdout.write("\n" + MARK + json.dumps(out))
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain layout model (TPU-Kernel reference) used to size regions.
+
+def lanes(addr, c):
+    """Lanes a local tensor of c channels at addr uses, in channel order."""
+    start = addr // LMEM
+    return [(start + i) % NPU for i in range(min(c, NPU))]
+
+
+def align(x, a):
+    return (x + a - 1) // a * a
+
+
+def default_stride(local, start, shape, es):
+    n, c, h, w = shape
+    if local:
+        cs = align(h * w, EU_BYTES // es)
+        return [cs * ((start + c + NPU - 1) // NPU), cs, w, 1]
+    return [c * h * w, h * w, w, 1]
+
+
+def extent(local, start, shape, stride):
+    n, c, h, w = shape
+    cslots = (start + c - 1) // NPU if local else c - 1
+    return (n - 1) * stride[0] + cslots * stride[1] + (h - 1) * stride[2] + (w - 1) * stride[3] + 1
+
+
+def gdma_case(rng, direction, dtype, shape, d_stride=None, s_stride=None, d_addr=None,
+              s_addr=None):
+    es = ESIZE[dtype]
+    d_local, s_local = direction[2] == "L", direction[0] == "L"
+
+    def pick(local, given):
+        if given is not None:
+            return given
+        if local:
+            return rng.randrange(NPU) * LMEM + rng.randrange(0, 0x800, 4)
+        return rng.randrange(0, 0x1000, 4)
+
+    d_addr = pick(d_local, d_addr)
+    s_addr = pick(s_local, s_addr)
+    if not d_local and not s_local:
+        d_addr += 0x200000  # keep S2S regions apart
+    if d_local and s_local:
+        d_addr = (d_addr // LMEM) * LMEM + 0x20000 + (d_addr % LMEM)  # keep L2L regions apart
+    ds = d_stride or default_stride(d_local, d_addr // LMEM, shape, es)
+    ss = s_stride or default_stride(s_local, s_addr // LMEM, shape, es)
+    d_ext = extent(d_local, d_addr // LMEM, shape, ds)
+    s_ext = extent(s_local, s_addr // LMEM, shape, ss)
+    s_words = s_ext * (min(shape[1], NPU) if s_local else 1)
+    return {"op": "gdma_cpy", "dir": direction, "dtype": dtype, "shape": list(shape),
+            "dst_addr": d_addr, "src_addr": s_addr, "dst_stride": d_stride,
+            "src_stride": s_stride, "dst_extent": d_ext, "src_extent": s_ext,
+            "src": [rng.getrandbits(8 * es) for _ in range(s_words)]}
+
+
+def random_stride(rng, local, start, shape, es):
+    """An explicit stride: compact, line-aligned or free with a w stride of 1..max."""
+    n, c, h, w = shape
+    kind = rng.randrange(3)
+    slots = (start + c + NPU - 1) // NPU if local else c
+    if kind == 0:  # compact
+        cs = h * w
+        return [cs * slots, cs, w, 1]
+    if kind == 1:  # line-aligned
+        hs = align(w, EU_BYTES // es)
+        return [h * hs * slots, h * hs, hs, 1]
+    ws = rng.choice([1, 2, 3, 128 // es]) if rng.random() < 0.9 else rng.randint(1, 128 // es)
+    hs = w * ws + rng.randrange(3)
+    cs = h * hs + rng.randrange(3)
+    return [cs * slots + rng.randrange(3), cs, hs, ws]
+
+
+def gdma_cases(rng):
+    cases = []
+    dtypes = list(DTYPE_CODE)
+    for direction in ("S2L", "L2S", "S2S", "L2L"):
+        for i in range(24):
+            dtype = dtypes[i % len(dtypes)]
+            es = ESIZE[dtype]
+            shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 65, 70, rng.randint(1, 140)]),
+                     rng.randint(1, 3), rng.randint(1, 11))
+            d_local, s_local = direction[2] == "L", direction[0] == "L"
+            dstart, sstart = rng.randrange(NPU), rng.randrange(NPU)
+            if i % 3 == 0:
+                cases.append(gdma_case(rng, direction, dtype, shape))
+                continue
+            ds = random_stride(rng, d_local, dstart, shape, es) if rng.random() < 0.7 else None
+            ss = random_stride(rng, s_local, sstart, shape, es) if rng.random() < 0.7 else None
+            c = gdma_case(rng, direction, dtype, shape, ds, ss,
+                          dstart * LMEM + rng.randrange(0, 0x400, 4) if d_local else None,
+                          sstart * LMEM + rng.randrange(0, 0x400, 4) if s_local else None)
+            lanes_used = min(shape[1], NPU)
+            if (c["dst_extent"] * (lanes_used if d_local else 1) + len(c["src"])) > 40000:
+                # keep the file small: wide strides on a big tensor take the default layouts
+                c = gdma_case(rng, direction, dtype, shape)
+            cases.append(c)
+    # Expected rejections: w stride over 128 bytes, local tensor past its lane.
+    cases.append(gdma_case(rng, "S2L", "f32", (1, 1, 1, 3), [99, 99, 99, 33], None, 0, 0))
+    cases.append(gdma_case(rng, "L2S", "i8", (1, 2, 1, 3), None, [999, 999, 999, 129], 0, 0))
+    cases.append(gdma_case(rng, "S2L", "f32", (1, 1, 1, 16), None, None, LMEM - 32, 0))
+    return cases
+
+
+F32_SPECIAL = [0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF,
+               0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x7F800001,
+               0x3F800000, 0xBF800000, 0x40000000]
+H_SPECIAL = {"f16": [0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00,
+                     0x7E00, 0xFE01, 0x7C01, 0x3C00, 0xBC00, 0x4000],
+             "bf16": [0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80,
+                      0x7FC0, 0xFFC1, 0x7F81, 0x3F80, 0xBF80, 0x4000]}
+
+
+def fp_value(rng, dtype):
+    r = rng.random()
+    if dtype == "f32":
+        if r < 0.25:
+            return rng.choice(F32_SPECIAL)
+        if r < 0.35:
+            return rng.randrange(1, 0x800000) | (rng.getrandbits(1) << 31)
+        if r < 0.7:
+            # moderate magnitudes, so sums and products round
+            return ((rng.randrange(0x3C000000, 0x43000000)) | (rng.getrandbits(1) << 31))
+        return rng.getrandbits(32)
+    if r < 0.25:
+        return rng.choice(H_SPECIAL[dtype])
+    if r < 0.35:
+        return rng.randrange(1, 0x400 if dtype == "f16" else 0x80) | (rng.getrandbits(1) << 15)
+    if r < 0.7:
+        lo, hi = (0x2C00, 0x5400) if dtype == "f16" else (0x3C00, 0x4300)
+        return rng.randrange(lo, hi) | (rng.getrandbits(1) << 15)
+    return rng.getrandbits(16)
+
+
+BDC_BIN = ["fp_add", "fp_sub", "fp_mul", "fp_div", "max", "min"]
+BDC_CONST = ["fp_add_C", "fp_sub_C", "fp_C_sub", "fp_mul_C", "fp_div_C", "fp_C_div", "max_C",
+             "min_C"]
+
+
+def bdc_case(rng, func, dtype, shape, starts, const, strides=None):
+    es = ESIZE[dtype]
+    names = ["dst", "src"] if const else ["dst", "src0", "src1"]
+    c = {"op": "bdc_const" if const else "bdc_bin", "func": func, "dtype": dtype,
+         "shape": list(shape)}
+    offs = [0x100, 0x10000, 0x20000]
+    for i, nm in enumerate(names):
+        start = starts[i]
+        addr = start * LMEM + offs[i]
+        st = strides[i] if strides else None
+        stride = st or default_stride(True, start, shape, es)
+        stride = [max(stride[0], default_stride(True, start, shape, es)[0])] + stride[1:] \
+            if st is None else stride
+        c[nm + "_addr"] = addr
+        c[nm + "_stride"] = st
+        c[nm + "_extent"] = extent(True, start, shape, stride)
+        if nm != "dst":
+            c[nm] = [fp_value(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
+    if const:
+        v = fp_value(rng, dtype)
+        c["c_bits"] = v if dtype == "f32" else (v | 0xFFFF0000 if v & 0x8000 else v)
+    return c
+
+
+def bdc_cases(rng, div=False):
+    """Elementwise cases; `div` selects the fp_div family (its own file: not yet bit-exact)."""
+    cases = []
+    funcs = [f for f in BDC_BIN + BDC_CONST if ("div" in f) == div]
+    for dtype in ("f32", "f16", "bf16"):
+        for func in funcs:
+            const = func in BDC_CONST
+            for i in range(3):
+                shape = (rng.randint(1, 2), rng.choice([1, 5, 64, 70]), rng.randint(1, 3),
+                         rng.randint(1, 12))
+                s = rng.randrange(NPU) if i else 0
+                starts = [s, s] if const else [s, s, s]
+                strides = None
+                if i == 2:
+                    n, ch, h, w = shape
+                    comp = [h * w * ((s + ch + NPU - 1) // NPU), h * w, w, 1]
+                    strides = [comp] * len(starts)
+                cases.append(bdc_case(rng, func, dtype, shape, starts, const, strides))
+    if div:
+        return cases
+    # Operands on different start lanes, a misaligned local address, an int dtype for fp_add.
+    cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 5, 0], False))
+    cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 7], False))
+    c = bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 0], False)
+    c["src0_addr"] += 4
+    cases.append(c)
+    c = bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 0], False)
+    c["dtype"] = "i32"
+    cases.append(c)
+    return cases
+
+
+def run_batch(lib, cases):
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--lib", lib],
+                       input=json.dumps(cases), capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.returncode
+    return json.loads(p.stdout.split(MARK, 1)[1]), 0
+
+
+def run_all(lib, cases, batch=32):
+    done = []
+    for i in range(0, len(cases), batch):
+        chunk = cases[i:i + batch]
+        out, _ = run_batch(lib, chunk)
+        if out is not None:
+            done.extend(out)
+            continue
+        for c in chunk:
+            o, rc = run_batch(lib, [c])
+            if o is None:
+                c = dict(c)
+                c["expect_error"] = True
+                c["cmodel_exit"] = rc
+                c["out_fill_byte"] = FILL
+                c["out"] = []
+                done.append(c)
+            else:
+                done.extend(o)
+    return done
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
+    ap.add_argument("--out", help="output JSON file")
+    ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div"], default="gdma",
+                    help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
+                         "or bdc_div (golden/tpu/bdc_div.json)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.worker:
+        worker(a.lib)
+        return
+    if not a.out:
+        ap.error("--out is required")
+    rng = random.Random(a.seed)
+    ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
+                "bdc_div": lambda r: bdc_cases(r, True)}[a.kind](rng)
+    done = run_all(a.lib, ap_cases)
+    doc = {"source": "Sophgo BM1684X C-model (libcmodel_bm1684x.so, PyPI tpu-mlir 1.30.2), "
+                     "scripts/gen_tpu_golden.py",
+           "seed": a.seed,
+           "note": "arrays are bit patterns of the element size; local regions are listed lane "
+                   "by lane over the lanes the tensor uses; outputs were pre-filled with out_fill_byte",
+           "cases": done}
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+        f.write("\n")
+    os.replace(tmp, a.out)
+    rejected = sum(1 for c in done if c.get("expect_error"))
+    print("%d cases (%d rejected by the C-model) written to %s" % (len(done), rejected, a.out),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
