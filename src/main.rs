@@ -1,7 +1,7 @@
 //! `npusim`: the command-line front end.
 //!
 //! Subcommands: `demo` (the built-in examples of every instruction family, each compared with
-//! its documented result), `hau check` (replay a Sophgo HAU golden-vector file), and `chips`
+//! its documented result), `tpu check` (alias `hau check`: replay a Sophgo golden-vector file), and `chips`
 //! (the chip profiles and their policies).
 
 use anyhow::{Context, Result, bail};
@@ -21,7 +21,7 @@ Ascend C), the PTO tile ISA, and the Sophgo TPU HAU unit, bit-exact where docume
 models fix the result.",
     after_help = "Examples:\n  \
 npusim demo                                        run the built-in examples and check them\n  \
-npusim hau check shared/golden/hau/bm1684x-cmodel.json   replay vendor C-model golden vectors\n  \
+npusim tpu check golden/hau/bm1684x-cmodel.json   replay Sophgo C-model golden vectors\n  \
 npusim chips                                       list chip profiles and their policies"
 )]
 struct Cli {
@@ -34,9 +34,9 @@ enum Command {
     /// Run the built-in examples (the seed documents' worked examples) and check each result.
     #[command(after_help = "Example:\n  npusim demo")]
     Demo,
-    /// Sophgo TPU HAU unit tools.
-    #[command(subcommand)]
-    Hau(HauCommand),
+    /// Sophgo TPU tools: golden-vector replay against the vendor C-model.
+    #[command(subcommand, alias = "hau")]
+    Tpu(TpuCommand),
     /// Run a PTO-AS kernel (PTOAS MLIR text) on .npy inputs.
     Run(pto_cmd::RunArgs),
     /// Parse and verify a PTO-AS kernel without running it.
@@ -47,11 +47,13 @@ enum Command {
 }
 
 #[derive(Subcommand)]
-enum HauCommand {
-    /// Replay every case of a golden-vector JSON file; print `N passed, M failed`.
-    #[command(after_help = "Example:\n  npusim hau check ../shared/golden/hau/bm1684x-cmodel.json")]
+enum TpuCommand {
+    /// Replay every case of a Sophgo golden-vector JSON file; print `N passed, M failed`.
+    /// (`npusim hau check` is the same command.)
+    #[command(after_help = "Example:\n  \
+npusim tpu check golden/hau/bm1684x-cmodel.json     (run from the repository root)")]
     Check {
-        /// The golden file (format: shared/golden/hau/README.md).
+        /// The golden file (format: the `npusim_tpu::golden` module docs).
         file: PathBuf,
     },
 }
@@ -119,7 +121,7 @@ fn run(cli: Cli) -> Result<bool> {
             chips();
             Ok(true)
         }
-        Command::Hau(HauCommand::Check { file }) => {
+        Command::Tpu(TpuCommand::Check { file }) => {
             let report = npusim_tpu::golden::replay_file(&file)
                 .with_context(|| format!("cannot replay {}", file.display()))?;
             println!("{report}");
