@@ -76,11 +76,11 @@ pub mod tile;
 
 pub use crate::core::{TILE_ALIGN, TileCore};
 pub use error::PtoError;
-pub use exec::{Args, PreparedOp, TileOp};
+pub use exec::{Args, Operand, OperandMap, PreparedOp, TileOp};
 pub use npusim_core::convert::{RoundMode, Saturation};
 pub use npusim_core::{ChipProfile, ElemType, TilePolicy};
 pub use ops::memory::{GlobalTensor, GmLayout};
 pub use ops::select::cvt_targets;
 pub use ops::{CmpMode, Scalar};
-pub use table::{Class, OPS, OpCode, OpInfo, ValidRule};
+pub use table::{Class, Elem, Extra, OPS, OpCode, OpInfo, ValidRule};
 pub use tile::{BLayout, PadValue, SLayout, Tile, TileDesc, TileLoc};
