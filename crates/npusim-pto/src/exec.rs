@@ -20,6 +20,7 @@
 use crate::core::{CheckContext, TileCore};
 use crate::engine::CompiledRows;
 use crate::error::PtoError;
+use crate::ops::cube::Seed;
 use crate::ops::elementwise::{
     Compile, binary_meaning, tdivs_scalar_tile_meaning, ternary_meaning, tile_scalar_meaning,
     tile_scalar_tile_meaning, unary_meaning,
@@ -353,8 +354,17 @@ macro_rules! handle {
     };
     (Prefetch, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Prefetch, $c, $op) };
     (Move, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Move, $c, $op) };
-    (Matmul, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Matmul, $c, $op) };
-    (MatmulAcc, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending MatmulAcc, $c, $op) };
+    (Matmul, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.matmul($op, dst, Seed::Zero, src0, src1), _ => Err(bad($op, "Args::Binary { dst: c, src0: a, src1: b }")) }
+    };
+    (MatmulAcc, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Acc(src0), src1, src2), _ => Err(bad($op, "Args::Ternary { dst: c, src0: c_in, src1: a, src2: b }")) }
+    };
+    (MatmulBias, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
+    };
+    (Gemv, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Gemv, $c, $op) };
+    (GemvAcc, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending GemvAcc, $c, $op) };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Print, $c, $op) };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

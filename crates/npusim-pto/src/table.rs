@@ -59,10 +59,16 @@ pub enum Class {
     Prefetch,
     /// `dst, src` between locations (TMOV, TTRANS; not modelled yet)
     Move,
-    /// `dst, a, b` on the cube (not modelled yet)
+    /// `c, a, b` on the cube (TMATMUL)
     Matmul,
-    /// `dst, acc or bias, a, b` on the cube (not modelled yet)
+    /// `c, c_in, a, b` (TMATMUL_ACC)
     MatmulAcc,
+    /// `c, a, b, bias` (TMATMUL_BIAS)
+    MatmulBias,
+    /// `c, a, b` matrix-vector (not modelled yet)
+    Gemv,
+    /// `c, acc or bias, a, b` matrix-vector (not modelled yet)
+    GemvAcc,
     /// `tile` (not modelled yet)
     Print,
 }
@@ -138,6 +144,7 @@ const INT8: &[ElemType] = &[U8, I8, U16, I16, U32, I32, U64, I64];
 const B124: &[ElemType] = &[I8, U8, I16, U16, I32, U32, H, BF, F];
 const EXP_A5: &[ElemType] = &[H, F, I16, I32, U16, U32, BF, I8, U8];
 const A5_NOBF: &[ElemType] = &[I32, U32, I64, U64, F, I16, U16, H];
+const MM_IN: &[ElemType] = &[I8, H, BF, F];
 
 /// The table: the only list of tile instructions. Call with a macro that takes the rows
 /// `(Variant Alias, "NAME", "pto.name", Class, tmp|st|-, (elem), [a2a3 types], [a5 types],
@@ -257,12 +264,12 @@ macro_rules! for_each_tile_op {
             (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
             (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "not modelled yet; type lists not transcribed"),
             (Ttrans TTrans, "TTRANS", "pto.ttrans", Move, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
-            (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), ALL11, ALL11, Own, "docs/isa/TMATMUL.md", "not modelled yet; type lists not transcribed"),
-            (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TMATMUL_ACC.md", "not modelled yet; type lists not transcribed"),
-            (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TMATMUL_BIAS.md", "not modelled yet; type lists not transcribed"),
-            (Tgemv TGemv, "TGEMV", "pto.tgemv", Matmul, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV.md", "not modelled yet; type lists not transcribed"),
-            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", MatmulAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_ACC.md", "not modelled yet; type lists not transcribed"),
-            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", MatmulAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_BIAS.md", "not modelled yet; type lists not transcribed"),
+            (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),
+            (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_ACC.md", "ins (cIn, a, b); types of A; triples checked by ops::cube"),
+            (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_BIAS.md", "ins (a, b, bias); types of A; triples checked by ops::cube"),
+            (Tgemv TGemv, "TGEMV", "pto.tgemv", Gemv, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV.md", "not modelled yet; type lists not transcribed"),
+            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_ACC.md", "not modelled yet; type lists not transcribed"),
+            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_BIAS.md", "not modelled yet; type lists not transcribed"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }
     };

@@ -5,8 +5,10 @@
 //! - [`partial`]: TPART* over mismatched valid regions;
 //! - [`reduce`]: row and column reductions and the expand (broadcast) family;
 //! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
-//! - [`memory`]: GlobalTensor, TLOAD and TSTORE.
+//! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
+//! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS.
 
+pub mod cube;
 pub mod elementwise;
 pub mod memory;
 pub mod partial;

@@ -1048,13 +1048,20 @@ impl Lowerer {
                     "tile moves (pto.tmov, pto.ttrans) are not supported yet by npusim-pto",
                 );
             }
-            (P::Matmul | P::MatmulAcc, _) => {
-                return unsupported(
-                    self,
-                    cx,
-                    "cube ops (pto.tmatmul*, pto.tgemv*) are not supported yet by npusim-pto",
-                );
+            (P::Gemv | P::GemvAcc, _) => {
+                return unsupported(self, cx, "pto.tgemv* is not supported yet by npusim-pto");
             }
+            (P::Matmul, "TT") => Args::Binary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+            },
+            (P::MatmulAcc | P::MatmulBias, "TTT") => Args::Ternary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+                src2: i(2),
+            },
             (P::Print, _) => return unsupported(self, cx, "pto.tprint is not supported yet"),
             (P::Unary | P::RowReduce | P::ColReduce | P::Expand, "T" | "TT") => Args::Unary {
                 dst: o(0),
