@@ -43,6 +43,10 @@ pub enum RoundMode {
 }
 
 impl RoundMode {
+    /// PTOAS `CAST_RINT`: the same mode as [`RoundMode::Rint`], under the dialect's name.
+    #[allow(non_upper_case_globals)]
+    pub const CastRint: RoundMode = RoundMode::Rint;
+
     /// Every mode.
     pub const ALL: [RoundMode; 6] = [
         RoundMode::Rint,

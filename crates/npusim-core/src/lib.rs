@@ -8,6 +8,8 @@
 //! - [`memory`]: memory spaces as bounds-checked byte arrays;
 //! - [`chip`]: chip profiles, carrying every per-chip behaviour as data;
 //! - [`tile_policy`]: the PTO tile ISA's numeric policies per chip;
+//! - [`vocab`]: the shared operand vocabulary (`Scalar`, `CmpMode`, `PadValue`, `TileLoc`,
+//!   `RoundMode`);
 //! - [`npy`]: `.npy` input and output (bf16 as ml_dtypes writes it), with atomic writes.
 //!
 //! Nothing here knows about any instruction family; the family crates build on it.
@@ -19,6 +21,7 @@ pub mod fastconv;
 pub mod memory;
 pub mod npy;
 pub mod tile_policy;
+pub mod vocab;
 
 pub use chip::{ChipId, ChipProfile, MaskedGroupPolicy, VectorPolicy};
 pub use convert::{OverflowMode, RoundMode, Saturation};
@@ -26,4 +29,5 @@ pub use dtype::{ElemType, Element, FloatElement};
 pub use half::{bf16, f16};
 pub use memory::{MemSpace, Memory, MemoryError};
 pub use npy::{NpyArray, NpyError};
-pub use tile_policy::{NanMinMaxPolicy, ReductionOrder, TileArch, TilePolicy};
+pub use tile_policy::{MatmulOrder, NanMinMaxPolicy, ReductionOrder, TileArch, TilePolicy};
+pub use vocab::{CmpMode, PadValue, Scalar, TileLoc};

@@ -33,6 +33,21 @@ pub enum ReductionOrder {
     Tree,
 }
 
+/// The order of a matmul's K-sum and where the accumulator's old value (TMATMUL_ACC) or the
+/// bias (TMATMUL_BIAS) enters it (float accumulators; integer sums wrap and do not depend on
+/// it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatmulOrder {
+    /// Hardware: the accumulator is seeded with the old value (or the bias, or 0) and receives
+    /// one partial sum per fractal K-block (32 bytes of the input type: 16 f16/bf16, 8 f32,
+    /// 32 int8), each partial an FMA chain over its block in K order, rounded to f32 once per
+    /// block. The rounding inside a block of the real cube is not public; this is the model.
+    FractalKBlocks,
+    /// The public pto-isa CPU simulator: one FMA chain over all of K from 0, the old value or
+    /// bias added after the loop (`C0 + Σ`; pto-isa issue #280).
+    AccAfterK,
+}
+
 /// The PTO tile ISA's per-chip policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TilePolicy {
@@ -48,6 +63,8 @@ pub struct TilePolicy {
     /// does); on hardware Null means "no padding", so the bytes outside the valid region keep
     /// their old contents.
     pub pad_null_fills_zero: bool,
+    /// Matmul K-sum order.
+    pub matmul_order: MatmulOrder,
 }
 
 impl TilePolicy {
@@ -58,6 +75,7 @@ impl TilePolicy {
         reduction_order: ReductionOrder::Tree,
         divs_by_reciprocal: false,
         pad_null_fills_zero: false,
+        matmul_order: MatmulOrder::FractalKBlocks,
     };
     /// Ascend 950 hardware.
     pub const A5_HW: TilePolicy = TilePolicy {
@@ -66,6 +84,7 @@ impl TilePolicy {
         reduction_order: ReductionOrder::Tree,
         divs_by_reciprocal: true,
         pad_null_fills_zero: false,
+        matmul_order: MatmulOrder::FractalKBlocks,
     };
 
     /// The public pto-isa CPU simulator's numerics for the same arch.
@@ -76,6 +95,7 @@ impl TilePolicy {
             reduction_order: ReductionOrder::Sequential,
             divs_by_reciprocal: false,
             pad_null_fills_zero: true,
+            matmul_order: MatmulOrder::AccAfterK,
         }
     }
 }

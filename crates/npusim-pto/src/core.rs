@@ -7,11 +7,18 @@
 //! so aliasing tiles see each other's writes.
 
 use crate::error::PtoError;
-use crate::exec::CheckContext;
 use crate::tile::{Tile, TileDesc, TileLoc};
 use npusim_core::memory::MemoryError;
 use npusim_core::{ChipProfile, Element, MemSpace, Memory, TileArch, TilePolicy};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a preparation's static checks depend on: the numeric policy (arch, type lists) and the
+/// capacity of every on-chip memory (address checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CheckContext {
+    pub(crate) policy: TilePolicy,
+    pub(crate) capacities: [usize; 7],
+}
 
 /// Tile addresses must be multiples of this (TASSIGN), in every location. The compile-time
 /// `TASSIGN<Addr>` of pto-isa checks 32-byte alignment and capacity, and its tile templates

@@ -17,9 +17,10 @@
 //! [`crate::ops::elementwise`]) is bound to its operands' row plan, so `run` is one call into
 //! the row engine.
 
-use crate::core::TileCore;
+use crate::core::{CheckContext, TileCore};
 use crate::engine::CompiledRows;
 use crate::error::PtoError;
+use crate::ops::cube::Seed;
 use crate::ops::elementwise::{
     Compile, binary_meaning, tdivs_scalar_tile_meaning, ternary_meaning, tile_scalar_meaning,
     tile_scalar_tile_meaning, unary_meaning,
@@ -28,99 +29,101 @@ use crate::ops::memory::GlobalTensor;
 use crate::ops::{CmpMode, Scalar, StaticChecks};
 use crate::table::{Class, OpCode};
 use crate::tile::Tile;
-use npusim_core::TilePolicy;
 use npusim_core::convert::{RoundMode, Saturation};
 
-/// Resolved operands, one shape per operand class.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Args {
-    Unary {
-        dst: Tile,
-        src: Tile,
-    },
-    Binary {
-        dst: Tile,
-        src0: Tile,
-        src1: Tile,
-    },
-    Ternary {
-        dst: Tile,
-        src0: Tile,
-        src1: Tile,
-        src2: Tile,
-    },
-    TileScalar {
-        dst: Tile,
-        src: Tile,
-        scalar: Scalar,
-    },
+/// What an operand form is generic over: the tile operand `Self`, and what stands for a scalar
+/// and for a global tensor beside it. [`Tile`] is the resolved operand
+/// (`Args<Tile>`, what [`TileCore::exec`] runs); `u32` is a slot index of a front end's frame
+/// (`Args<u32>`: the same form with every operand still to be read, see [`Args::try_map`]).
+pub trait Operand: Clone + std::fmt::Debug + PartialEq {
+    type Scalar: Clone + std::fmt::Debug + PartialEq;
+    type Global: Clone + std::fmt::Debug + PartialEq;
+}
+
+impl Operand for Tile {
+    type Scalar = Scalar;
+    type Global = GlobalTensor;
+}
+
+impl Operand for u32 {
+    type Scalar = u32;
+    type Global = u32;
+}
+
+/// Turns the operands of one [`Operand`] kind into another's (a front end resolving slots).
+pub trait OperandMap<A: Operand, B: Operand> {
+    type Error;
+    fn tile(&mut self, a: &A) -> Result<B, Self::Error>;
+    fn scalar(&mut self, s: &A::Scalar) -> Result<B::Scalar, Self::Error>;
+    fn global(&mut self, g: &A::Global) -> Result<B::Global, Self::Error>;
+}
+
+macro_rules! field_map {
+    (tile, $m:ident, $x:expr) => {
+        $m.tile($x)?
+    };
+    (opt_tile, $m:ident, $x:expr) => {
+        match $x {
+            Some(t) => Some($m.tile(t)?),
+            None => None,
+        }
+    };
+    (scalar, $m:ident, $x:expr) => {
+        $m.scalar($x)?
+    };
+    (global, $m:ident, $x:expr) => {
+        $m.global($x)?
+    };
+    (cmp, $m:ident, $x:expr) => {
+        *$x
+    };
+    (round, $m:ident, $x:expr) => {
+        *$x
+    };
+    (sat, $m:ident, $x:expr) => {
+        *$x
+    };
+}
+
+macro_rules! forms {
+    ($($(#[$doc:meta])* $v:ident { $($f:ident: $k:ident($t:ty)),* $(,)? }),* $(,)?) => {
+        /// An instruction's operands, one shape per operand form, declared once and generic over
+        /// the operand ([`Operand`]): `Args` (= `Args<Tile>`) is what runs, `Args<u32>` the same
+        /// form over a front end's slots.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Args<O: Operand = Tile> {
+            $($(#[$doc])* $v { $($f: $t),* }),*
+        }
+
+        impl<O: Operand> Args<O> {
+            /// The same form over other operands (e.g. slots read from a frame into tiles).
+            pub fn try_map<P: Operand, M: OperandMap<O, P>>(&self, m: &mut M) -> Result<Args<P>, M::Error> {
+                Ok(match self {
+                    $(Args::$v { $($f),* } => Args::$v { $($f: field_map!($k, m, $f)),* }),*
+                })
+            }
+        }
+    };
+}
+
+forms! {
+    Unary { dst: tile(O), src: tile(O) },
+    Binary { dst: tile(O), src0: tile(O), src1: tile(O) },
+    Ternary { dst: tile(O), src0: tile(O), src1: tile(O), src2: tile(O) },
+    TileScalar { dst: tile(O), src: tile(O), scalar: scalar(O::Scalar) },
     /// TDIVS scalar/tile form.
-    ScalarTile {
-        dst: Tile,
-        scalar: Scalar,
-        src: Tile,
-    },
-    TileScalarTile {
-        dst: Tile,
-        src0: Tile,
-        scalar: Scalar,
-        src1: Tile,
-    },
-    Fill {
-        dst: Tile,
-        scalar: Scalar,
-    },
-    PartialArg {
-        dst_val: Tile,
-        dst_idx: Tile,
-        src0_val: Tile,
-        src0_idx: Tile,
-        src1_val: Tile,
-        src1_idx: Tile,
-    },
-    ArgReduce {
-        dst_idx: Tile,
-        src: Tile,
-        dst_val: Option<Tile>,
-    },
-    Compare {
-        dst: Tile,
-        src0: Tile,
-        src1: Tile,
-        mode: CmpMode,
-    },
-    CompareScalar {
-        dst: Tile,
-        src: Tile,
-        scalar: Scalar,
-        mode: CmpMode,
-    },
-    Select {
-        dst: Tile,
-        mask: Tile,
-        src0: Tile,
-        src1: Tile,
-    },
-    SelectScalar {
-        dst: Tile,
-        mask: Tile,
-        src: Tile,
-        scalar: Scalar,
-    },
-    Convert {
-        dst: Tile,
-        src: Tile,
-        mode: RoundMode,
-        sat: Saturation,
-    },
-    Load {
-        dst: Tile,
-        src: GlobalTensor,
-    },
-    Store {
-        dst: GlobalTensor,
-        src: Tile,
-    },
+    ScalarTile { dst: tile(O), scalar: scalar(O::Scalar), src: tile(O) },
+    TileScalarTile { dst: tile(O), src0: tile(O), scalar: scalar(O::Scalar), src1: tile(O) },
+    Fill { dst: tile(O), scalar: scalar(O::Scalar) },
+    PartialArg { dst_val: tile(O), dst_idx: tile(O), src0_val: tile(O), src0_idx: tile(O), src1_val: tile(O), src1_idx: tile(O) },
+    ArgReduce { dst_idx: tile(O), src: tile(O), dst_val: opt_tile(Option<O>) },
+    Compare { dst: tile(O), src0: tile(O), src1: tile(O), mode: cmp(CmpMode) },
+    CompareScalar { dst: tile(O), src: tile(O), scalar: scalar(O::Scalar), mode: cmp(CmpMode) },
+    Select { dst: tile(O), mask: tile(O), src0: tile(O), src1: tile(O) },
+    SelectScalar { dst: tile(O), mask: tile(O), src: tile(O), scalar: scalar(O::Scalar) },
+    Convert { dst: tile(O), src: tile(O), mode: round(RoundMode), sat: sat(Saturation) },
+    Load { dst: tile(O), src: global(O::Global) },
+    Store { dst: global(O::Global), src: tile(O) },
 }
 
 /// One instruction instance.
@@ -128,14 +131,6 @@ pub enum Args {
 pub struct TileOp {
     pub op: OpCode,
     pub args: Args,
-}
-
-/// What a preparation's static checks depend on: the numeric policy (arch, type lists) and the
-/// capacity of every on-chip memory (address checks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CheckContext {
-    pub(crate) policy: TilePolicy,
-    pub(crate) capacities: [usize; 7],
 }
 
 /// A [`TileOp`] together with the outcome of its static checks on one core, and, when its
@@ -278,148 +273,126 @@ impl TileCore {
     pub fn exec(&mut self, i: &TileOp) -> Result<(), PtoError> {
         self.exec_with(i, StaticChecks::Run)
     }
+}
 
-    fn exec_with(&mut self, i: &TileOp, checks: StaticChecks) -> Result<(), PtoError> {
-        let op = i.op;
-        let class = op.info().class;
-        let bad = || PtoError::Operands {
-            op: op.name(),
-            expected: class_str(class),
-        };
-        match (&i.args, class) {
-            (Args::Unary { dst, src }, Class::Unary) => self.unary_with(checks, op, dst, src),
-            (Args::Binary { dst, src0, src1 }, Class::Binary) => {
-                self.binary_with(checks, op, dst, src0, src1)
-            }
-            (Args::Binary { dst, src0, src1 }, Class::Partial) => self.partial(op, dst, src0, src1),
-            (Args::Binary { dst, src0, src1 }, Class::ExpandBinary) => {
-                self.expand_binary(op, dst, src0, src1)
-            }
-            (Args::Unary { dst, src }, Class::RowReduce) => self.row_reduce(op, dst, src),
-            (Args::Unary { dst, src }, Class::ColReduce) => self.col_reduce(op, dst, src),
-            (Args::Unary { dst, src }, Class::Expand) => self.expand(op, dst, src),
-            (
-                Args::Ternary {
-                    dst,
-                    src0,
-                    src1,
-                    src2,
-                },
-                Class::Ternary,
-            ) => self.ternary_with(checks, op, dst, src0, src1, src2),
-            (Args::TileScalar { dst, src, scalar }, Class::TileScalar) => {
-                self.tile_scalar_with(checks, op, dst, src, *scalar)
-            }
-            (Args::ScalarTile { dst, scalar, src }, Class::TileScalar) if op == OpCode::Tdivs => {
-                self.tdivs_scalar_tile_with(checks, dst, *scalar, src)
-            }
-            (
-                Args::TileScalarTile {
-                    dst,
-                    src0,
-                    scalar,
-                    src1,
-                },
-                Class::TileScalarTile,
-            ) => self.tile_scalar_tile_with(checks, op, dst, src0, *scalar, src1),
-            (Args::Fill { dst, scalar }, Class::Fill) => self.texpands(dst, *scalar),
-            (
-                Args::PartialArg {
-                    dst_val,
-                    dst_idx,
-                    src0_val,
-                    src0_idx,
-                    src1_val,
-                    src1_idx,
-                },
-                Class::PartialArg,
-            ) => self.partial_arg(op, dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx),
-            (
-                Args::ArgReduce {
-                    dst_idx,
-                    src,
-                    dst_val,
-                },
-                Class::RowArgReduce,
-            ) => self.row_arg_reduce(op, dst_idx, src, dst_val.as_ref()),
-            (
-                Args::ArgReduce {
-                    dst_idx,
-                    src,
-                    dst_val,
-                },
-                Class::ColArgReduce,
-            ) => self.col_arg_reduce(op, dst_idx, src, dst_val.as_ref()),
-            (
-                Args::Compare {
-                    dst,
-                    src0,
-                    src1,
-                    mode,
-                },
-                Class::Compare,
-            ) => self.tcmp(dst, src0, src1, *mode),
-            (
-                Args::CompareScalar {
-                    dst,
-                    src,
-                    scalar,
-                    mode,
-                },
-                Class::CompareScalar,
-            ) => self.tcmps(dst, src, *scalar, *mode),
-            (
-                Args::Select {
-                    dst,
-                    mask,
-                    src0,
-                    src1,
-                },
-                Class::Select,
-            ) => self.tsel(dst, mask, src0, src1),
-            (
-                Args::SelectScalar {
-                    dst,
-                    mask,
-                    src,
-                    scalar,
-                },
-                Class::SelectScalar,
-            ) => self.tsels(dst, mask, src, *scalar),
-            (
-                Args::Convert {
-                    dst,
-                    src,
-                    mode,
-                    sat,
-                },
-                Class::Convert,
-            ) => self.tcvt(dst, src, *mode, *sat),
-            (Args::Load { dst, src }, Class::Load) => self.tload(dst, src),
-            (Args::Store { dst, src }, Class::Store) => self.tstore(dst, src),
-            _ => Err(bad()),
+/// One class's handler: matches the operand form the class takes and calls the family entry
+/// point. Every [`Class`] has an arm here; a row of a class without one does not compile.
+macro_rules! handle {
+    (Unary, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.unary_with($k, $op, dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
+    };
+    (Binary, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.binary_with($k, $op, dst, src0, src1), _ => Err(bad($op, "Args::Binary { dst, src0, src1 }")) }
+    };
+    (Partial, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.partial($op, dst, src0, src1), _ => Err(bad($op, "Args::Binary { dst, src0, src1 }")) }
+    };
+    (ExpandBinary, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.expand_binary($op, dst, src0, src1), _ => Err(bad($op, "Args::Binary { dst, src0, src1 }")) }
+    };
+    (RowReduce, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.row_reduce($op, dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
+    };
+    (ColReduce, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.col_reduce($op, dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
+    };
+    (Expand, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.expand($op, dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
+    };
+    (Ternary, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Ternary { dst, src0, src1, src2 } => $c.ternary_with($k, $op, dst, src0, src1, src2), _ => Err(bad($op, "Args::Ternary")) }
+    };
+    (TileScalar, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::TileScalar { dst, src, scalar } => $c.tile_scalar_with($k, $op, dst, src, *scalar),
+            Args::ScalarTile { dst, scalar, src } if $op == OpCode::Tdivs => $c.tdivs_scalar_tile_with($k, dst, *scalar, src),
+            _ => Err(bad($op, "Args::TileScalar (or ScalarTile for TDIVS)")),
         }
+    };
+    (TileScalarTile, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::TileScalarTile { dst, src0, scalar, src1 } => $c.tile_scalar_tile_with($k, $op, dst, src0, *scalar, src1),
+            _ => Err(bad($op, "Args::TileScalarTile")),
+        }
+    };
+    (Fill, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Fill { dst, scalar } => $c.texpands(dst, *scalar), _ => Err(bad($op, "Args::Fill")) }
+    };
+    (PartialArg, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::PartialArg { dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx } =>
+                $c.partial_arg($op, dst_val, dst_idx, src0_val, src0_idx, src1_val, src1_idx),
+            _ => Err(bad($op, "Args::PartialArg")),
+        }
+    };
+    (RowArgReduce, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::ArgReduce { dst_idx, src, dst_val } => $c.row_arg_reduce($op, dst_idx, src, dst_val.as_ref()), _ => Err(bad($op, "Args::ArgReduce")) }
+    };
+    (ColArgReduce, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::ArgReduce { dst_idx, src, dst_val } => $c.col_arg_reduce($op, dst_idx, src, dst_val.as_ref()), _ => Err(bad($op, "Args::ArgReduce")) }
+    };
+    (Compare, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Compare { dst, src0, src1, mode } => $c.tcmp(dst, src0, src1, *mode), _ => Err(bad($op, "Args::Compare")) }
+    };
+    (CompareScalar, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::CompareScalar { dst, src, scalar, mode } => $c.tcmps(dst, src, *scalar, *mode), _ => Err(bad($op, "Args::CompareScalar")) }
+    };
+    (Select, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Select { dst, mask, src0, src1 } => $c.tsel(dst, mask, src0, src1), _ => Err(bad($op, "Args::Select")) }
+    };
+    (SelectScalar, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::SelectScalar { dst, mask, src, scalar } => $c.tsels(dst, mask, src, *scalar), _ => Err(bad($op, "Args::SelectScalar")) }
+    };
+    (Convert, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Convert { dst, src, mode, sat } => $c.tcvt(dst, src, *mode, *sat), _ => Err(bad($op, "Args::Convert")) }
+    };
+    (Load, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Load { dst, src } => $c.tload(dst, src), _ => Err(bad($op, "Args::Load")) }
+    };
+    (Store, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Store { dst, src } => $c.tstore(dst, src), _ => Err(bad($op, "Args::Store")) }
+    };
+    (Prefetch, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Prefetch, $c, $op) };
+    (Move, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Move, $c, $op) };
+    (Matmul, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.matmul($op, dst, Seed::Zero, src0, src1), _ => Err(bad($op, "Args::Binary { dst: c, src0: a, src1: b }")) }
+    };
+    (MatmulAcc, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Acc(src0), src1, src2), _ => Err(bad($op, "Args::Ternary { dst: c, src0: c_in, src1: a, src2: b }")) }
+    };
+    (MatmulBias, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
+    };
+    (Gemv, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Gemv, $c, $op) };
+    (GemvAcc, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending GemvAcc, $c, $op) };
+    (Print, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Print, $c, $op) };
+    (@pending $class:ident, $c:ident, $op:ident) => {
+        Err(PtoError::Unsupported {
+            op: $op.name(),
+            what: format!("{} (class {}: not modelled yet)", $op.name(), stringify!($class)),
+            arch: crate::table::arch_name($c.arch()),
+        })
+    };
+}
+
+fn bad(op: OpCode, expected: &'static str) -> PtoError {
+    PtoError::Operands {
+        op: op.name(),
+        expected,
     }
 }
 
-fn class_str(c: Class) -> &'static str {
-    match c {
-        Class::Unary | Class::RowReduce | Class::ColReduce | Class::Expand => {
-            "Args::Unary { dst, src }"
+macro_rules! exec_dispatch {
+    ($(($v:ident $alias:ident, $name:literal, $mlir:literal, $class:ident, $($rest:tt)*)),* $(,)?) => {
+        impl TileCore {
+            /// The dispatch, derived from the table: each row goes to its class's handler.
+            fn exec_with(&mut self, i: &TileOp, checks: StaticChecks) -> Result<(), PtoError> {
+                let op = i.op;
+                match op {
+                    $(OpCode::$v => handle!($class, self, checks, op, &i.args),)*
+                }
+            }
         }
-        Class::Binary | Class::Partial | Class::ExpandBinary => "Args::Binary { dst, src0, src1 }",
-        Class::Ternary => "Args::Ternary",
-        Class::TileScalar => "Args::TileScalar (or ScalarTile for TDIVS)",
-        Class::TileScalarTile => "Args::TileScalarTile",
-        Class::Fill => "Args::Fill",
-        Class::PartialArg => "Args::PartialArg",
-        Class::RowArgReduce | Class::ColArgReduce => "Args::ArgReduce",
-        Class::Compare => "Args::Compare",
-        Class::CompareScalar => "Args::CompareScalar",
-        Class::Select => "Args::Select",
-        Class::SelectScalar => "Args::SelectScalar",
-        Class::Convert => "Args::Convert",
-        Class::Load => "Args::Load",
-        Class::Store => "Args::Store",
-    }
+    };
 }
+crate::for_each_tile_op!(exec_dispatch);

@@ -12,7 +12,7 @@
 //! - [`num`]: element types, their compute types, and each instruction's meaning per element;
 //! - [`engine`]: the shared row-slice engine and its plain element-by-element twin;
 //! - [`ops`]: the families (elementwise and tile-scalar, partial, reduce/expand,
-//!   compare/select/convert, TLOAD/TSTORE);
+//!   compare/select/convert, TLOAD/TSTORE, the cube's TMATMUL family);
 //! - [`exec`]: [`TileOp`] and [`TileCore::exec`], the data-driven entry point.
 //!
 //! ## Using it from an interpreter
@@ -64,6 +64,16 @@
 //! - **TLOAD padding**: the whole tile is filled with the pad value before the valid region is
 //!   copied; `PadValue::Null` fills zeros only under `pad_null_fills_zero` (the CPU simulator).
 //! - **Partial ops** write 0 where neither source is valid (the CPU simulator's choice).
+//! - **Matmul** ([`ops::cube`]): the accumulator is f32 for half, bfloat16 and float inputs and
+//!   int32 for int8 (which wraps; its order does not matter). Products of half/bfloat16 are
+//!   exact in f32; every accumulation step rounds once to f32 (an FMA for float inputs). The
+//!   K-sum order is [`npusim_core::MatmulOrder`] of the tile policy: hardware profiles seed the
+//!   accumulator with the old value (TMATMUL_ACC), the bias (TMATMUL_BIAS) or 0 and add one
+//!   partial sum per fractal K-block of 32 bytes (16 half, 8 float, 32 int8 elements), each an
+//!   FMA chain in K order; `pto_cpu_sim` runs one chain over all of K from 0 and adds the old
+//!   value or bias after the loop, as the public CPU simulator does (pto-isa issue #280).
+//!   Within a K-block the real cube's rounding is not public: this is the documented model,
+//!   bit-exact to the CPU simulator under `pto_cpu_sim`.
 
 pub mod core;
 pub mod engine;
@@ -76,11 +86,11 @@ pub mod tile;
 
 pub use crate::core::{TILE_ALIGN, TileCore};
 pub use error::PtoError;
-pub use exec::{Args, PreparedOp, TileOp};
+pub use exec::{Args, Operand, OperandMap, PreparedOp, TileOp};
 pub use npusim_core::convert::{RoundMode, Saturation};
 pub use npusim_core::{ChipProfile, ElemType, TilePolicy};
 pub use ops::memory::{GlobalTensor, GmLayout};
 pub use ops::select::cvt_targets;
 pub use ops::{CmpMode, Scalar};
-pub use table::{Class, OPS, OpCode, OpInfo, ValidRule};
+pub use table::{Class, Elem, Extra, OPS, OpCode, OpInfo, ValidRule};
 pub use tile::{BLayout, PadValue, SLayout, Tile, TileDesc, TileLoc};

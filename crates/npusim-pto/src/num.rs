@@ -529,6 +529,214 @@ pub fn sum3_odd(a: f32, b: f32, c: f32) -> f64 {
     f64::from_bits(if up { bits + 1 } else { bits - 1 })
 }
 
+// ---- element functions: one pure function per per-element rule ----
+//
+// The instruction table names these (`(e2 all add)` is `num::add`); one function serves every
+// instruction with that rule (TADD and TADDS are both `add`). Each takes the element type `T`
+// (the rounding target of the fused rules), its operands in `T::C`, and the policy bits an
+// element rule may read ([`Cx`]).
+
+/// The policy bits an element function may read, fixed per instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cx {
+    /// NaN in min/max.
+    pub nan: NanMinMaxPolicy,
+    /// TDIVS as a multiply by the reciprocal.
+    pub divs_by_reciprocal: bool,
+}
+
+/// `a + b` (floats rounded once, integers wrap).
+#[inline(always)]
+pub fn add<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.add(b)
+}
+/// `a - b`
+#[inline(always)]
+pub fn sub<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.sub(b)
+}
+/// `a * b`
+#[inline(always)]
+pub fn mul<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.mul(b)
+}
+/// `a / b`: floats IEEE, integers truncate toward zero (`MIN / -1` wraps).
+#[inline(always)]
+pub fn div<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.div(b)
+}
+/// TDIVS `a / k`: on A5 floats multiply by the reciprocal rounded to the element type (a zero
+/// scalar gives ±inf); otherwise [`div`].
+#[inline(always)]
+pub fn divs<T: Elem>(a: T::C, k: T::C, cx: Cx) -> T::C {
+    if T::C::FLOAT && cx.divs_by_reciprocal {
+        a.mul(T::narrow(T::C::one().div(k)).widen())
+    } else {
+        a.div(k)
+    }
+}
+/// `min(a, b)` under the NaN policy.
+#[inline(always)]
+pub fn min<T: Elem>(a: T::C, b: T::C, cx: Cx) -> T::C {
+    min_p(a, b, cx.nan)
+}
+/// `max(a, b)` under the NaN policy.
+#[inline(always)]
+pub fn max<T: Elem>(a: T::C, b: T::C, cx: Cx) -> T::C {
+    max_p(a, b, cx.nan)
+}
+/// Remainder with the divisor's sign.
+#[inline(always)]
+pub fn rem<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.rem_floor(b)
+}
+/// Remainder with the dividend's sign.
+#[inline(always)]
+pub fn fmod<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.fmod(b)
+}
+/// `a ^ b`
+#[inline(always)]
+pub fn pow<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C {
+    a.pow(b)
+}
+/// `a + b + c` rounded once (floats via f64 with round-to-odd steps; integers wrap).
+#[inline(always)]
+pub fn add3<T: Elem>(a: T::C, b: T::C, c: T::C, _: Cx) -> T::C {
+    if T::C::FLOAT {
+        T::from_f64_once(sum3_odd(
+            a.to_f64() as f32,
+            b.to_f64() as f32,
+            c.to_f64() as f32,
+        ))
+    } else {
+        a.add(b).add(c)
+    }
+}
+/// `a - b + c` rounded once.
+#[inline(always)]
+pub fn sub3<T: Elem>(a: T::C, b: T::C, c: T::C, cx: Cx) -> T::C {
+    add3::<T>(a, b.neg(), c, cx)
+}
+/// `|a|`
+#[inline(always)]
+pub fn abs<T: Elem>(a: T::C, _: Cx) -> T::C {
+    a.abs()
+}
+/// `-a`
+#[inline(always)]
+pub fn neg<T: Elem>(a: T::C, _: Cx) -> T::C {
+    a.neg()
+}
+/// `max(a, 0)` under the NaN policy.
+#[inline(always)]
+pub fn relu<T: Elem>(a: T::C, cx: Cx) -> T::C {
+    max_p(a, T::C::zero(), cx.nan)
+}
+/// `1 / a`: floats rounded once; integers truncate.
+#[inline(always)]
+pub fn recip<T: Elem>(a: T::C, _: Cx) -> T::C {
+    T::C::one().div(a)
+}
+/// [`exp_f`]
+#[inline(always)]
+pub fn exp<T: Elem<C = f32>>(a: f32, _: Cx) -> f32 {
+    exp_f(a)
+}
+/// [`log_f`]
+#[inline(always)]
+pub fn log<T: Elem<C = f32>>(a: f32, _: Cx) -> f32 {
+    log_f(a)
+}
+/// [`sqrt_f`]
+#[inline(always)]
+pub fn sqrt<T: Elem<C = f32>>(a: f32, _: Cx) -> f32 {
+    sqrt_f(a)
+}
+/// [`rsqrt_f`]
+#[inline(always)]
+pub fn rsqrt<T: Elem<C = f32>>(a: f32, _: Cx) -> f32 {
+    rsqrt_f(a)
+}
+/// `!a`
+#[inline(always)]
+pub fn not<T: Elem>(a: T::C, _: Cx) -> T::C
+where
+    T::C: Bits,
+{
+    a.not()
+}
+/// `a & b`
+#[inline(always)]
+pub fn and<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C
+where
+    T::C: Bits,
+{
+    a.and(b)
+}
+/// `a | b`
+#[inline(always)]
+pub fn or<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C
+where
+    T::C: Bits,
+{
+    a.or(b)
+}
+/// `a ^ b`
+#[inline(always)]
+pub fn xor<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C
+where
+    T::C: Bits,
+{
+    a.xor(b)
+}
+/// `a << b`, the amount masked to the element width.
+#[inline(always)]
+pub fn shl<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C
+where
+    T::C: Bits,
+{
+    a.shl(b)
+}
+/// `a >> b` (arithmetic for signed types), the amount masked to the element width.
+#[inline(always)]
+pub fn shr<T: Elem>(a: T::C, b: T::C, _: Cx) -> T::C
+where
+    T::C: Bits,
+{
+    a.shr(b)
+}
+/// `a > 0 ? a : a * b` (TPRELU with a slope tile, TLRELU with a slope scalar).
+#[inline(always)]
+pub fn lrelu<T: Elem<C = f32>>(a: f32, b: f32, _: Cx) -> f32 {
+    if a > 0.0 { a } else { a * b }
+}
+/// `a * b + c` rounded once to `T`.
+#[inline(always)]
+pub fn fma_once<T: Elem<C = f32>>(a: f32, b: f32, c: f32) -> f32 {
+    T::from_f64_once(fma_odd(a, b, c))
+}
+/// TMULADDDST `a * b + dst`, rounded once.
+#[inline(always)]
+pub fn muladd<T: Elem<C = f32>>(a: f32, b: f32, d: f32, _: Cx) -> f32 {
+    fma_once::<T>(a, b, d)
+}
+/// TFUSEDMULADD `a * dst + b`, rounded once.
+#[inline(always)]
+pub fn mul_dst_add<T: Elem<C = f32>>(a: f32, b: f32, d: f32, _: Cx) -> f32 {
+    fma_once::<T>(a, d, b)
+}
+/// TFUSEDMULADDRELU `max(a * dst + b, 0)`.
+#[inline(always)]
+pub fn mul_dst_add_relu<T: Elem<C = f32>>(a: f32, b: f32, d: f32, cx: Cx) -> f32 {
+    max_p(fma_once::<T>(a, d, b), 0.0, cx.nan)
+}
+/// TSUBRELU `max(a - b, 0)`.
+#[inline(always)]
+pub fn subrelu<T: Elem<C = f32>>(a: f32, b: f32, cx: Cx) -> f32 {
+    max_p(a - b, 0.0, cx.nan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,6 +55,48 @@ pub enum Class {
     Load,
     /// `global tensor, tile`
     Store,
+    /// `tile, global tensor`: a hint with no architectural effect (not modelled yet)
+    Prefetch,
+    /// `dst, src` between locations (TMOV, TTRANS; not modelled yet)
+    Move,
+    /// `c, a, b` on the cube (TMATMUL)
+    Matmul,
+    /// `c, c_in, a, b` (TMATMUL_ACC)
+    MatmulAcc,
+    /// `c, a, b, bias` (TMATMUL_BIAS)
+    MatmulBias,
+    /// `c, a, b` matrix-vector (not modelled yet)
+    Gemv,
+    /// `c, acc or bias, a, b` matrix-vector (not modelled yet)
+    GemvAcc,
+    /// `tile` (not modelled yet)
+    Print,
+}
+
+/// The operand-form variants a page adds to its class's form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extra {
+    None,
+    /// An optional scratch (`tmp`) tile operand, not needed by a functional model.
+    Tmp,
+    /// A scalar/tile form besides tile/scalar (TDIVS: `dst = scalar / src`).
+    ScalarFirst,
+}
+
+/// What a row's instruction computes per element, when that is one pure function of
+/// [`crate::num`] (`num::add` serves TADD and TADDS): the family handler owns the loop, the
+/// checks and the operand form, the row names the rule. `Own` rows have their own handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// `dst = f(src)`
+    Unary(&'static str),
+    /// `dst = f(src0, src1 | scalar)`
+    Binary(&'static str),
+    /// `dst = f(src0, src1 | scalar, src2)`
+    Ternary(&'static str),
+    /// `dst = f(src0, src1, dst)` (the fused forms that read dst)
+    BinaryDst(&'static str),
+    Own,
 }
 
 /// A run-time valid-region rule of the elementwise families.
@@ -79,6 +121,10 @@ pub struct OpInfo {
     /// `pto.tadd`
     pub mlir: &'static str,
     pub class: Class,
+    /// The operand-form variants the page adds to the class's form.
+    pub extra: Extra,
+    /// The element function, by name (see [`Elem`]).
+    pub elem: Elem,
     pub a2a3: &'static [ElemType],
     pub a5: &'static [ElemType],
     pub valid: ValidRule,
@@ -98,116 +144,184 @@ const INT8: &[ElemType] = &[U8, I8, U16, I16, U32, I32, U64, I64];
 const B124: &[ElemType] = &[I8, U8, I16, U16, I32, U32, H, BF, F];
 const EXP_A5: &[ElemType] = &[H, F, I16, I32, U16, U32, BF, I8, U8];
 const A5_NOBF: &[ElemType] = &[I32, U32, I64, U64, F, I16, U16, H];
+const MM_IN: &[ElemType] = &[I8, H, BF, F];
 
-/// The table. Call with a macro that takes the rows
-/// `(Variant, "NAME", "pto.name", Class, [a2a3 types], [a5 types], ValidRule, "page", "note")`.
+/// The table: the only list of tile instructions. Call with a macro that takes the rows
+/// `(Variant Alias, "NAME", "pto.name", Class, tmp|st|-, (elem), [a2a3 types], [a5 types],
+/// ValidRule, "page", "note")`:
+/// - `Variant` names the [`OpCode`]; `Alias` is the PTO-AS face's spelling (`TAdd`);
+/// - `tmp` when the page gives an optional scratch tile operand, `st` when it has a
+///   scalar/tile form besides tile/scalar, `-` otherwise;
+/// - `(elem)` is the element rule: `(e1 D f)` unary, `(e1z D f)` unary whose integer source
+///   must not hold 0, `(e2 D f)` binary or tile-scalar, `(e2z D f)` whose second operand must
+///   not be an integer 0, `(e2n D f)` whose scalar must not be negative, `(e3 D f)` ternary or
+///   tile-scalar-tile, `(e2d D f)` binary that also reads dst; `D` is the element-type domain
+///   (`all`, `float`, `int`) and `f` the pure function `crate::num::f`; `(own)` when the
+///   family has its own handler. Adding an elementwise instruction is one row here (plus
+///   `num::f` when its rule is new): the handlers are derived from these rows.
 #[macro_export]
 macro_rules! for_each_tile_op {
     ($m:ident) => {
         $m! {
             // ---- memory ----
-            (Tload, "TLOAD", "pto.tload", Load, ALL11, ALL11, Own, "docs/isa/TLOAD.md", ""),
-            (Tstore, "TSTORE", "pto.tstore", Store, ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc (fixpipe) stores are not modelled"),
+            (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, ALL11, Own, "docs/isa/TLOAD.md", ""),
+            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc (fixpipe) stores are not modelled"),
             // ---- elementwise tile-tile ----
-            (Tadd, "TADD", "pto.tadd", Binary, A2_BASIC, ALL11, Dst, "docs/isa/TADD.md", ""),
-            (Tsub, "TSUB", "pto.tsub", Binary, A2_BASIC, ALL11, Same, "docs/isa/TSUB.md", ""),
-            (Tmul, "TMUL", "pto.tmul", Binary, A2_BASIC, &[I32, U32, I64, U64, F, I16, U16, H, BF], Same, "docs/isa/TMUL.md", ""),
-            (Tdiv, "TDIV", "pto.tdiv", Binary, HF, A5_NOBF, Same, "docs/isa/TDIV.md", ""),
-            (Tmin, "TMIN", "pto.tmin", Binary, A2_BASIC, ALL11, Same, "docs/isa/TMIN.md", ""),
-            (Tmax, "TMAX", "pto.tmax", Binary, A2_BASIC, ALL11, Same, "docs/isa/TMAX.md", ""),
-            (Trem, "TREM", "pto.trem", Binary, &[F, I32], &[H, F, I16, U16, I32, U32, I64, U64], Same, "docs/isa/TREM.md", "tmp operand not modelled"),
-            (Tfmod, "TFMOD", "pto.tfmod", Binary, &[F, I32], &[H, F, I16, U16, I32, U32], Dst, "docs/isa/TFMOD.md", "page lists no types; TFMODS's lists (A2A3 float) plus int32 (the page's example), A5 2/4-byte types"),
-            (Tpow, "TPOW", "pto.tpow", Binary, &[I32, I16, I8, U32, U16, U8, F], &[U8, I8, U16, I16, U32, I32, H, F, BF], Same, "docs/isa/TPOW.md", ""),
-            (Taddc, "TADDC", "pto.taddc", Ternary, A2_BASIC, A2_BASIC, Dst, "docs/isa/TADDC.md", "page lists no types; TADDSC's lists"),
-            (Tsubc, "TSUBC", "pto.tsubc", Ternary, A2_BASIC, A2_BASIC, Dst, "docs/isa/TSUBC.md", "page lists no types; TSUBSC's lists"),
-            (Tabs, "TABS", "pto.tabs", Unary, HF, &[F, H, I32, I16, I8], Same, "docs/isa/TABS.md", ""),
-            (Tneg, "TNEG", "pto.tneg", Unary, A2_BASIC, &[I32, I16, U32, U16, H, F, BF], Dst, "docs/isa/TNEG.md", ""),
-            (Texp, "TEXP", "pto.texp", Unary, HF, HF, Same, "docs/isa/TEXP.md", ""),
-            (Tlog, "TLOG", "pto.tlog", Unary, HF, HF, Same, "docs/isa/TLOG.md", ""),
-            (Tsqrt, "TSQRT", "pto.tsqrt", Unary, HF, HF, Same, "docs/isa/TSQRT.md", ""),
-            (Trsqrt, "TRSQRT", "pto.trsqrt", Unary, HF, HF, Same, "docs/isa/TRSQRT.md", ""),
-            (Trecip, "TRECIP", "pto.trecip", Unary, A2_BASIC, A2_BASIC, Same, "docs/isa/TRECIP.md", ""),
-            (Trelu, "TRELU", "pto.trelu", Unary, &[H, F, I32], &[H, F, I32], Same, "docs/isa/TRELU.md", ""),
-            (Tnot, "TNOT", "pto.tnot", Unary, INT6, INT6, Same, "docs/isa/TNOT.md", ""),
-            (Tand, "TAND", "pto.tand", Binary, INT6, INT6, Same, "docs/isa/TAND.md", ""),
-            (Tor, "TOR", "pto.tor", Binary, INT6, INT6, Same, "docs/isa/TOR.md", ""),
-            (Txor, "TXOR", "pto.txor", Binary, INT6, INT6, Same, "docs/isa/TXOR.md", "A2A3 tmp operand not modelled"),
-            (Tshl, "TSHL", "pto.tshl", Binary, INT6, INT8, Same, "docs/isa/TSHL.md", ""),
-            (Tshr, "TSHR", "pto.tshr", Binary, INT6, INT8, Same, "docs/isa/TSHR.md", ""),
-            (Tprelu, "TPRELU", "pto.tprelu", Binary, HF, HF, Same, "docs/isa/TPRELU.md", "A2A3 tmp operand not modelled"),
-            (Tmuladddst, "TMULADDDST", "pto.tmuladddst", Binary, HF, HF, Dst, "docs/isa/TMULADDDST.md", ""),
-            (Tfusedmuladd, "TFUSEDMULADD", "pto.tfusedmuladd", Binary, HF, HF, Dst, "docs/isa/TFUSEDMULADD.md", ""),
-            (Tfusedmuladdrelu, "TFUSEDMULADDRELU", "pto.tfusedmuladdrelu", Binary, HF, HF, Dst, "docs/isa/TFUSEDMULADDRELU.md", ""),
-            (Tsubrelu, "TSUBRELU", "pto.tsubrelu", Binary, HF, HF, Dst, "docs/isa/TSUBRELU.md", ""),
+            (Tadd TAdd, "TADD", "pto.tadd", Binary, -, (e2 all add), A2_BASIC, ALL11, Dst, "docs/isa/TADD.md", ""),
+            (Tsub TSub, "TSUB", "pto.tsub", Binary, -, (e2 all sub), A2_BASIC, ALL11, Same, "docs/isa/TSUB.md", ""),
+            (Tmul TMul, "TMUL", "pto.tmul", Binary, -, (e2 all mul), A2_BASIC, &[I32, U32, I64, U64, F, I16, U16, H, BF], Same, "docs/isa/TMUL.md", ""),
+            (Tdiv TDiv, "TDIV", "pto.tdiv", Binary, -, (e2z all div), HF, A5_NOBF, Same, "docs/isa/TDIV.md", ""),
+            (Tmin TMin, "TMIN", "pto.tmin", Binary, -, (e2 all min), A2_BASIC, ALL11, Same, "docs/isa/TMIN.md", ""),
+            (Tmax TMax, "TMAX", "pto.tmax", Binary, -, (e2 all max), A2_BASIC, ALL11, Same, "docs/isa/TMAX.md", ""),
+            (Trem TRem, "TREM", "pto.trem", Binary, tmp, (e2z all rem), &[F, I32], &[H, F, I16, U16, I32, U32, I64, U64], Same, "docs/isa/TREM.md", "tmp operand not modelled"),
+            (Tfmod TFmod, "TFMOD", "pto.tfmod", Binary, tmp, (e2z all fmod), &[F, I32], &[H, F, I16, U16, I32, U32], Dst, "docs/isa/TFMOD.md", "page lists no types; TFMODS's lists (A2A3 float) plus int32 (the page's example), A5 2/4-byte types"),
+            (Tpow TPow, "TPOW", "pto.tpow", Binary, tmp, (e2 all pow), &[I32, I16, I8, U32, U16, U8, F], &[U8, I8, U16, I16, U32, I32, H, F, BF], Same, "docs/isa/TPOW.md", ""),
+            (Taddc TAddC, "TADDC", "pto.taddc", Ternary, -, (e3 all add3), A2_BASIC, A2_BASIC, Dst, "docs/isa/TADDC.md", "page lists no types; TADDSC's lists"),
+            (Tsubc TSubC, "TSUBC", "pto.tsubc", Ternary, -, (e3 all sub3), A2_BASIC, A2_BASIC, Dst, "docs/isa/TSUBC.md", "page lists no types; TSUBSC's lists"),
+            (Tabs TAbs, "TABS", "pto.tabs", Unary, -, (e1 all abs), HF, &[F, H, I32, I16, I8], Same, "docs/isa/TABS.md", ""),
+            (Tneg TNeg, "TNEG", "pto.tneg", Unary, -, (e1 all neg), A2_BASIC, &[I32, I16, U32, U16, H, F, BF], Dst, "docs/isa/TNEG.md", ""),
+            (Texp TExp, "TEXP", "pto.texp", Unary, -, (e1 float exp), HF, HF, Same, "docs/isa/TEXP.md", ""),
+            (Tlog TLog, "TLOG", "pto.tlog", Unary, -, (e1 float log), HF, HF, Same, "docs/isa/TLOG.md", ""),
+            (Tsqrt TSqrt, "TSQRT", "pto.tsqrt", Unary, -, (e1 float sqrt), HF, HF, Same, "docs/isa/TSQRT.md", ""),
+            (Trsqrt TRsqrt, "TRSQRT", "pto.trsqrt", Unary, tmp, (e1 float rsqrt), HF, HF, Same, "docs/isa/TRSQRT.md", ""),
+            (Trecip TRecip, "TRECIP", "pto.trecip", Unary, -, (e1z all recip), A2_BASIC, A2_BASIC, Same, "docs/isa/TRECIP.md", ""),
+            (Trelu TRelu, "TRELU", "pto.trelu", Unary, -, (e1 all relu), &[H, F, I32], &[H, F, I32], Same, "docs/isa/TRELU.md", ""),
+            (Tnot TNot, "TNOT", "pto.tnot", Unary, -, (e1 int not), INT6, INT6, Same, "docs/isa/TNOT.md", ""),
+            (Tand TAnd, "TAND", "pto.tand", Binary, -, (e2 int and), INT6, INT6, Same, "docs/isa/TAND.md", ""),
+            (Tor TOr, "TOR", "pto.tor", Binary, -, (e2 int or), INT6, INT6, Same, "docs/isa/TOR.md", ""),
+            (Txor TXor, "TXOR", "pto.txor", Binary, tmp, (e2 int xor), INT6, INT6, Same, "docs/isa/TXOR.md", "A2A3 tmp operand not modelled"),
+            (Tshl TShl, "TSHL", "pto.tshl", Binary, -, (e2 int shl), INT6, INT8, Same, "docs/isa/TSHL.md", ""),
+            (Tshr TShr, "TSHR", "pto.tshr", Binary, -, (e2 int shr), INT6, INT8, Same, "docs/isa/TSHR.md", ""),
+            (Tprelu TPrelu, "TPRELU", "pto.tprelu", Binary, tmp, (e2 float lrelu), HF, HF, Same, "docs/isa/TPRELU.md", "A2A3 tmp operand not modelled"),
+            (Tmuladddst TMulAddDst, "TMULADDDST", "pto.tmuladddst", Binary, -, (e2d float muladd), HF, HF, Dst, "docs/isa/TMULADDDST.md", ""),
+            (Tfusedmuladd TFusedMulAdd, "TFUSEDMULADD", "pto.tfusedmuladd", Binary, -, (e2d float mul_dst_add), HF, HF, Dst, "docs/isa/TFUSEDMULADD.md", ""),
+            (Tfusedmuladdrelu TFusedMulAddRelu, "TFUSEDMULADDRELU", "pto.tfusedmuladdrelu", Binary, -, (e2d float mul_dst_add_relu), HF, HF, Dst, "docs/isa/TFUSEDMULADDRELU.md", ""),
+            (Tsubrelu TSubRelu, "TSUBRELU", "pto.tsubrelu", Binary, -, (e2 float subrelu), HF, HF, Dst, "docs/isa/TSUBRELU.md", ""),
             // ---- tile-scalar ----
-            (Tadds, "TADDS", "pto.tadds", TileScalar, A2_BASIC, ALL11, SameColsOnA5, "docs/isa/TADDS.md", ""),
-            (Tsubs, "TSUBS", "pto.tsubs", TileScalar, A2_BASIC, ALL11, Same, "docs/isa/TSUBS.md", ""),
-            (Tmuls, "TMULS", "pto.tmuls", TileScalar, A2_BASIC, &[U16, I16, U32, I32, I64, U64, H, F, BF], SameColsOnA5, "docs/isa/TMULS.md", ""),
-            (Tdivs, "TDIVS", "pto.tdivs", TileScalar, A2_BASIC, &[U8, I8, U16, I16, U32, I32, H, F], Same, "docs/isa/TDIVS.md", "scalar/tile form: TileOp args ScalarTile"),
-            (Tmaxs, "TMAXS", "pto.tmaxs", TileScalar, A2_BASIC, ALL11, Same, "docs/isa/TMAXS.md", ""),
-            (Tmins, "TMINS", "pto.tmins", TileScalar, A2_BASIC, ALL11, SameColsOnA5, "docs/isa/TMINS.md", ""),
-            (Trems, "TREMS", "pto.trems", TileScalar, &[F, I32], &[F, I32, U32, I64, U64, H, I16, U16], Same, "docs/isa/TREMS.md", ""),
-            (Tfmods, "TFMODS", "pto.tfmods", TileScalar, &[F], &[H, F, I16, U16, I32, U32], Same, "docs/isa/TFMODS.md", "A5: '2- or 4-byte types'"),
-            (Tpows, "TPOWS", "pto.tpows", TileScalar, &[I32, I16, I8, U32, U16, U8, F], &[U8, I8, U16, I16, U32, I32, H, F, BF], Same, "docs/isa/TPOWS.md", ""),
-            (Tands, "TANDS", "pto.tands", TileScalar, INT6, INT6, Same, "docs/isa/TANDS.md", "page says 'integral types'"),
-            (Tors, "TORS", "pto.tors", TileScalar, INT6, INT6, Same, "docs/isa/TORS.md", "page says 'integral types'"),
-            (Txors, "TXORS", "pto.txors", TileScalar, INT6, INT6, Same, "docs/isa/TXORS.md", ""),
-            (Tshls, "TSHLS", "pto.tshls", TileScalar, &[I32, I16, U32, U16], &[I32, I16, I8, U32, I64, U64, U16, U8], Same, "docs/isa/TSHLS.md", ""),
-            (Tshrs, "TSHRS", "pto.tshrs", TileScalar, &[I32, I16, U32, U16], &[I32, I16, I8, U32, I64, U64, U16, U8], Same, "docs/isa/TSHRS.md", ""),
-            (Tlrelu, "TLRELU", "pto.tlrelu", TileScalar, HF, HF, Same, "docs/isa/TLRELU.md", ""),
-            (Taxpy, "TAXPY", "pto.taxpy", TileScalar, HF, HF, Same, "docs/isa/TAXPY.md", "dst float with src half is allowed"),
-            (Texpands, "TEXPANDS", "pto.texpands", Fill, B124, ALL11, Own, "docs/isa/TEXPANDS.md", ""),
-            (Taddsc, "TADDSC", "pto.taddsc", TileScalarTile, A2_BASIC, A2_BASIC, Same, "docs/isa/TADDSC.md", ""),
-            (Tsubsc, "TSUBSC", "pto.tsubsc", TileScalarTile, A2_BASIC, A2_BASIC, Same, "docs/isa/TSUBSC.md", ""),
+            (Tadds TAddS, "TADDS", "pto.tadds", TileScalar, -, (e2 all add), A2_BASIC, ALL11, SameColsOnA5, "docs/isa/TADDS.md", ""),
+            (Tsubs TSubS, "TSUBS", "pto.tsubs", TileScalar, -, (e2 all sub), A2_BASIC, ALL11, Same, "docs/isa/TSUBS.md", ""),
+            (Tmuls TMulS, "TMULS", "pto.tmuls", TileScalar, -, (e2 all mul), A2_BASIC, &[U16, I16, U32, I32, I64, U64, H, F, BF], SameColsOnA5, "docs/isa/TMULS.md", ""),
+            (Tdivs TDivS, "TDIVS", "pto.tdivs", TileScalar, st, (e2z all divs), A2_BASIC, &[U8, I8, U16, I16, U32, I32, H, F], Same, "docs/isa/TDIVS.md", "scalar/tile form: TileOp args ScalarTile"),
+            (Tmaxs TMaxS, "TMAXS", "pto.tmaxs", TileScalar, -, (e2 all max), A2_BASIC, ALL11, Same, "docs/isa/TMAXS.md", ""),
+            (Tmins TMinS, "TMINS", "pto.tmins", TileScalar, -, (e2 all min), A2_BASIC, ALL11, SameColsOnA5, "docs/isa/TMINS.md", ""),
+            (Trems TRemS, "TREMS", "pto.trems", TileScalar, tmp, (e2z all rem), &[F, I32], &[F, I32, U32, I64, U64, H, I16, U16], Same, "docs/isa/TREMS.md", ""),
+            (Tfmods TFmodS, "TFMODS", "pto.tfmods", TileScalar, tmp, (e2z all fmod), &[F], &[H, F, I16, U16, I32, U32], Same, "docs/isa/TFMODS.md", "A5: '2- or 4-byte types'"),
+            (Tpows TPowS, "TPOWS", "pto.tpows", TileScalar, tmp, (e2 all pow), &[I32, I16, I8, U32, U16, U8, F], &[U8, I8, U16, I16, U32, I32, H, F, BF], Same, "docs/isa/TPOWS.md", ""),
+            (Tands TAndS, "TANDS", "pto.tands", TileScalar, -, (e2 int and), INT6, INT6, Same, "docs/isa/TANDS.md", "page says 'integral types'"),
+            (Tors TOrS, "TORS", "pto.tors", TileScalar, -, (e2 int or), INT6, INT6, Same, "docs/isa/TORS.md", "page says 'integral types'"),
+            (Txors TXorS, "TXORS", "pto.txors", TileScalar, tmp, (e2 int xor), INT6, INT6, Same, "docs/isa/TXORS.md", ""),
+            (Tshls TShlS, "TSHLS", "pto.tshls", TileScalar, -, (e2n int shl), &[I32, I16, U32, U16], &[I32, I16, I8, U32, I64, U64, U16, U8], Same, "docs/isa/TSHLS.md", ""),
+            (Tshrs TShrS, "TSHRS", "pto.tshrs", TileScalar, -, (e2n int shr), &[I32, I16, U32, U16], &[I32, I16, I8, U32, I64, U64, U16, U8], Same, "docs/isa/TSHRS.md", ""),
+            (Tlrelu TLRelu, "TLRELU", "pto.tlrelu", TileScalar, -, (e2 float lrelu), HF, HF, Same, "docs/isa/TLRELU.md", ""),
+            (Taxpy TAxpy, "TAXPY", "pto.taxpy", TileScalar, -, (own), HF, HF, Same, "docs/isa/TAXPY.md", "dst float with src half is allowed"),
+            (Texpands TExpandS, "TEXPANDS", "pto.texpands", Fill, -, (own), B124, ALL11, Own, "docs/isa/TEXPANDS.md", ""),
+            (Taddsc TAddSC, "TADDSC", "pto.taddsc", TileScalarTile, -, (e3 all add3), A2_BASIC, A2_BASIC, Same, "docs/isa/TADDSC.md", ""),
+            (Tsubsc TSubSC, "TSUBSC", "pto.tsubsc", TileScalarTile, -, (e3 all sub3), A2_BASIC, A2_BASIC, Same, "docs/isa/TSUBSC.md", ""),
             // ---- partial ----
-            (Tpartadd, "TPARTADD", "pto.tpartadd", Partial, A2_BASIC, ALL11, Own, "docs/isa/TPARTADD.md", ""),
-            (Tpartmul, "TPARTMUL", "pto.tpartmul", Partial, A2_BASIC, &[U8, I8, U16, I16, U32, I32, H, F, BF], Own, "docs/isa/TPARTMUL.md", ""),
-            (Tpartmax, "TPARTMAX", "pto.tpartmax", Partial, A2_BASIC, ALL11, Own, "docs/isa/TPARTMAX.md", ""),
-            (Tpartmin, "TPARTMIN", "pto.tpartmin", Partial, A2_BASIC, &[I8, U8, I16, U16, I32, U32, H, BF, F], Own, "docs/isa/TPARTMIN.md", ""),
-            (Tpartargmax, "TPARTARGMAX", "pto.tpartargmax", PartialArg, HF, HF, Own, "docs/isa/TPARTARGMAX.md", "types of the value tiles; index tiles i16/u16/i32/u32 (float: i32/u32)"),
-            (Tpartargmin, "TPARTARGMIN", "pto.tpartargmin", PartialArg, HF, HF, Own, "docs/isa/TPARTARGMIN.md", "types of the value tiles"),
+            (Tpartadd TPartAdd, "TPARTADD", "pto.tpartadd", Partial, -, (own), A2_BASIC, ALL11, Own, "docs/isa/TPARTADD.md", ""),
+            (Tpartmul TPartMul, "TPARTMUL", "pto.tpartmul", Partial, -, (own), A2_BASIC, &[U8, I8, U16, I16, U32, I32, H, F, BF], Own, "docs/isa/TPARTMUL.md", ""),
+            (Tpartmax TPartMax, "TPARTMAX", "pto.tpartmax", Partial, -, (own), A2_BASIC, ALL11, Own, "docs/isa/TPARTMAX.md", ""),
+            (Tpartmin TPartMin, "TPARTMIN", "pto.tpartmin", Partial, -, (own), A2_BASIC, &[I8, U8, I16, U16, I32, U32, H, BF, F], Own, "docs/isa/TPARTMIN.md", ""),
+            (Tpartargmax TPartArgMax, "TPARTARGMAX", "pto.tpartargmax", PartialArg, -, (own), HF, HF, Own, "docs/isa/TPARTARGMAX.md", "types of the value tiles; index tiles i16/u16/i32/u32 (float: i32/u32)"),
+            (Tpartargmin TPartArgMin, "TPARTARGMIN", "pto.tpartargmin", PartialArg, -, (own), HF, HF, Own, "docs/isa/TPARTARGMIN.md", "types of the value tiles"),
             // ---- row / column reductions ----
-            (Trowsum, "TROWSUM", "pto.trowsum", RowReduce, &[H, F, I32, I16], &[H, F, I32, I64, U64, I16], Own, "docs/isa/TROWSUM.md", "tmp operand not modelled"),
-            (Trowprod, "TROWPROD", "pto.trowprod", RowReduce, &[H, F, I32, I16], &[H, F, I32, I16], Own, "docs/isa/TROWPROD.md", ""),
-            (Trowmax, "TROWMAX", "pto.trowmax", RowReduce, &[H, F, I32, I16], &[H, F, I32, I64, U64, I16, I8, U8], Own, "docs/isa/TROWMAX.md", ""),
-            (Trowmin, "TROWMIN", "pto.trowmin", RowReduce, &[H, F, I32, I16], &[H, F, I32, I64, U64, I16, I8, U8], Own, "docs/isa/TROWMIN.md", ""),
-            (Trowargmax, "TROWARGMAX", "pto.trowargmax", RowArgReduce, &[H, F, I32, I16], &[H, BF, I16, U16, F, I32, U32], Own, "docs/isa/TROWARGMAX.md", "types of src; dst index u32/i32"),
-            (Trowargmin, "TROWARGMIN", "pto.trowargmin", RowArgReduce, &[H, F, I32, I16], &[H, BF, I16, U16, F, I32, U32], Own, "docs/isa/TROWARGMIN.md", "types of src; dst index u32/i32"),
-            (Tcolsum, "TCOLSUM", "pto.tcolsum", ColReduce, &[H, F, I16, I32], &[H, F, I8, U8, I16, U16, I32, U32, I64, U64, BF], Own, "docs/isa/TCOLSUM.md", "sequential (isBinary=false) form"),
-            (Tcolprod, "TCOLPROD", "pto.tcolprod", ColReduce, &[H, F, I16, I32], &[H, F, BF, I16, U16, I32, U32], Own, "docs/isa/TCOLPROD.md", ""),
-            (Tcolmax, "TCOLMAX", "pto.tcolmax", ColReduce, &[H, F, I16, I32], &[H, F, I8, U8, I16, U16, I32, U32, I64, U64, BF], Own, "docs/isa/TCOLMAX.md", ""),
-            (Tcolmin, "TCOLMIN", "pto.tcolmin", ColReduce, &[H, F, I16, I32], &[H, F, I8, U8, I16, U16, I32, U32, I64, U64, BF], Own, "docs/isa/TCOLMIN.md", ""),
-            (Tcolargmax, "TCOLARGMAX", "pto.tcolargmax", ColArgReduce, &[H, F, U16, U32], &[I8, U8, I16, U16, I32, U32, H, F], Own, "docs/isa/TCOLARGMAX.md", "types of src"),
-            (Tcolargmin, "TCOLARGMIN", "pto.tcolargmin", ColArgReduce, &[H, F, U16, U32], &[I8, U8, I16, U16, I32, U32, H, F], Own, "docs/isa/TCOLARGMIN.md", "types of src"),
+            (Trowsum TRowSum, "TROWSUM", "pto.trowsum", RowReduce, -, (own), &[H, F, I32, I16], &[H, F, I32, I64, U64, I16], Own, "docs/isa/TROWSUM.md", "tmp operand not modelled"),
+            (Trowprod TRowProd, "TROWPROD", "pto.trowprod", RowReduce, -, (own), &[H, F, I32, I16], &[H, F, I32, I16], Own, "docs/isa/TROWPROD.md", ""),
+            (Trowmax TRowMax, "TROWMAX", "pto.trowmax", RowReduce, -, (own), &[H, F, I32, I16], &[H, F, I32, I64, U64, I16, I8, U8], Own, "docs/isa/TROWMAX.md", ""),
+            (Trowmin TRowMin, "TROWMIN", "pto.trowmin", RowReduce, -, (own), &[H, F, I32, I16], &[H, F, I32, I64, U64, I16, I8, U8], Own, "docs/isa/TROWMIN.md", ""),
+            (Trowargmax TRowArgMax, "TROWARGMAX", "pto.trowargmax", RowArgReduce, -, (own), &[H, F, I32, I16], &[H, BF, I16, U16, F, I32, U32], Own, "docs/isa/TROWARGMAX.md", "types of src; dst index u32/i32"),
+            (Trowargmin TRowArgMin, "TROWARGMIN", "pto.trowargmin", RowArgReduce, -, (own), &[H, F, I32, I16], &[H, BF, I16, U16, F, I32, U32], Own, "docs/isa/TROWARGMIN.md", "types of src; dst index u32/i32"),
+            (Tcolsum TColSum, "TCOLSUM", "pto.tcolsum", ColReduce, -, (own), &[H, F, I16, I32], &[H, F, I8, U8, I16, U16, I32, U32, I64, U64, BF], Own, "docs/isa/TCOLSUM.md", "sequential (isBinary=false) form"),
+            (Tcolprod TColProd, "TCOLPROD", "pto.tcolprod", ColReduce, -, (own), &[H, F, I16, I32], &[H, F, BF, I16, U16, I32, U32], Own, "docs/isa/TCOLPROD.md", ""),
+            (Tcolmax TColMax, "TCOLMAX", "pto.tcolmax", ColReduce, -, (own), &[H, F, I16, I32], &[H, F, I8, U8, I16, U16, I32, U32, I64, U64, BF], Own, "docs/isa/TCOLMAX.md", ""),
+            (Tcolmin TColMin, "TCOLMIN", "pto.tcolmin", ColReduce, -, (own), &[H, F, I16, I32], &[H, F, I8, U8, I16, U16, I32, U32, I64, U64, BF], Own, "docs/isa/TCOLMIN.md", ""),
+            (Tcolargmax TColArgMax, "TCOLARGMAX", "pto.tcolargmax", ColArgReduce, -, (own), &[H, F, U16, U32], &[I8, U8, I16, U16, I32, U32, H, F], Own, "docs/isa/TCOLARGMAX.md", "types of src"),
+            (Tcolargmin TColArgMin, "TCOLARGMIN", "pto.tcolargmin", ColArgReduce, -, (own), &[H, F, U16, U32], &[I8, U8, I16, U16, I32, U32, H, F], Own, "docs/isa/TCOLARGMIN.md", "types of src"),
             // ---- expand ----
-            (Trowexpand, "TROWEXPAND", "pto.trowexpand", Expand, B124, ALL11, Own, "docs/isa/TROWEXPAND.md", ""),
-            (Trowexpandadd, "TROWEXPANDADD", "pto.trowexpandadd", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDADD.md", ""),
-            (Trowexpandsub, "TROWEXPANDSUB", "pto.trowexpandsub", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDSUB.md", ""),
-            (Trowexpandmul, "TROWEXPANDMUL", "pto.trowexpandmul", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDMUL.md", ""),
-            (Trowexpanddiv, "TROWEXPANDDIV", "pto.trowexpanddiv", ExpandBinary, HF, EXP_A5, Own, "docs/isa/TROWEXPANDDIV.md", ""),
-            (Trowexpandmax, "TROWEXPANDMAX", "pto.trowexpandmax", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDMAX.md", ""),
-            (Trowexpandmin, "TROWEXPANDMIN", "pto.trowexpandmin", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDMIN.md", ""),
-            (Trowexpandexpdif, "TROWEXPANDEXPDIF", "pto.trowexpandexpdif", ExpandBinary, HF, HF, Own, "docs/isa/TROWEXPANDEXPDIF.md", ""),
-            (Tcolexpand, "TCOLEXPAND", "pto.tcolexpand", Expand, B124, ALL11, Own, "docs/isa/TCOLEXPAND.md", ""),
-            (Tcolexpandadd, "TCOLEXPANDADD", "pto.tcolexpandadd", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDADD.md", ""),
-            (Tcolexpandsub, "TCOLEXPANDSUB", "pto.tcolexpandsub", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDSUB.md", ""),
-            (Tcolexpandmul, "TCOLEXPANDMUL", "pto.tcolexpandmul", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDMUL.md", ""),
-            (Tcolexpanddiv, "TCOLEXPANDDIV", "pto.tcolexpanddiv", ExpandBinary, HF, EXP_A5, Own, "docs/isa/TCOLEXPANDDIV.md", ""),
-            (Tcolexpandmax, "TCOLEXPANDMAX", "pto.tcolexpandmax", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDMAX.md", ""),
-            (Tcolexpandmin, "TCOLEXPANDMIN", "pto.tcolexpandmin", ExpandBinary, A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDMIN.md", ""),
-            (Tcolexpandexpdif, "TCOLEXPANDEXPDIF", "pto.tcolexpandexpdif", ExpandBinary, HF, HF, Own, "docs/isa/TCOLEXPANDEXPDIF.md", ""),
+            (Trowexpand TRowExpand, "TROWEXPAND", "pto.trowexpand", Expand, -, (own), B124, ALL11, Own, "docs/isa/TROWEXPAND.md", ""),
+            (Trowexpandadd TRowExpandAdd, "TROWEXPANDADD", "pto.trowexpandadd", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDADD.md", ""),
+            (Trowexpandsub TRowExpandSub, "TROWEXPANDSUB", "pto.trowexpandsub", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDSUB.md", ""),
+            (Trowexpandmul TRowExpandMul, "TROWEXPANDMUL", "pto.trowexpandmul", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDMUL.md", ""),
+            (Trowexpanddiv TRowExpandDiv, "TROWEXPANDDIV", "pto.trowexpanddiv", ExpandBinary, -, (own), HF, EXP_A5, Own, "docs/isa/TROWEXPANDDIV.md", ""),
+            (Trowexpandmax TRowExpandMax, "TROWEXPANDMAX", "pto.trowexpandmax", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDMAX.md", ""),
+            (Trowexpandmin TRowExpandMin, "TROWEXPANDMIN", "pto.trowexpandmin", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TROWEXPANDMIN.md", ""),
+            (Trowexpandexpdif TRowExpandExpDif, "TROWEXPANDEXPDIF", "pto.trowexpandexpdif", ExpandBinary, -, (own), HF, HF, Own, "docs/isa/TROWEXPANDEXPDIF.md", ""),
+            (Tcolexpand TColExpand, "TCOLEXPAND", "pto.tcolexpand", Expand, -, (own), B124, ALL11, Own, "docs/isa/TCOLEXPAND.md", ""),
+            (Tcolexpandadd TColExpandAdd, "TCOLEXPANDADD", "pto.tcolexpandadd", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDADD.md", ""),
+            (Tcolexpandsub TColExpandSub, "TCOLEXPANDSUB", "pto.tcolexpandsub", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDSUB.md", ""),
+            (Tcolexpandmul TColExpandMul, "TCOLEXPANDMUL", "pto.tcolexpandmul", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDMUL.md", ""),
+            (Tcolexpanddiv TColExpandDiv, "TCOLEXPANDDIV", "pto.tcolexpanddiv", ExpandBinary, -, (own), HF, EXP_A5, Own, "docs/isa/TCOLEXPANDDIV.md", ""),
+            (Tcolexpandmax TColExpandMax, "TCOLEXPANDMAX", "pto.tcolexpandmax", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDMAX.md", ""),
+            (Tcolexpandmin TColExpandMin, "TCOLEXPANDMIN", "pto.tcolexpandmin", ExpandBinary, -, (own), A2_BASIC, EXP_A5, Own, "docs/isa/TCOLEXPANDMIN.md", ""),
+            (Tcolexpandexpdif TColExpandExpDif, "TCOLEXPANDEXPDIF", "pto.tcolexpandexpdif", ExpandBinary, -, (own), HF, HF, Own, "docs/isa/TCOLEXPANDEXPDIF.md", ""),
             // ---- compare / select / convert ----
-            (Tcmp, "TCMP", "pto.tcmp", Compare, &[I32, H, F], ALL11, Own, "docs/isa/TCMP.md", "mask: A2A3 uint8 words, A5 uint32 words, LSB first per row"),
-            (Tcmps, "TCMPS", "pto.tcmps", CompareScalar, &[I32, F, H, U16, I16], ALL11, Own, "docs/isa/TCMPS.md", "A2A3 int32 compares with EQ whatever the mode"),
-            (Tsel, "TSEL", "pto.tsel", Select, &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TSEL.md", ""),
-            (Tsels, "TSELS", "pto.tsels", SelectScalar, &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, F], Own, "docs/isa/TSELS.md", ""),
-            (Tcvt, "TCVT", "pto.tcvt", Convert, &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table"),
+            (Tcmp TCmp, "TCMP", "pto.tcmp", Compare, -, (own), &[I32, H, F], ALL11, Own, "docs/isa/TCMP.md", "mask: A2A3 uint8 words, A5 uint32 words, LSB first per row"),
+            (Tcmps TCmpS, "TCMPS", "pto.tcmps", CompareScalar, -, (own), &[I32, F, H, U16, I16], ALL11, Own, "docs/isa/TCMPS.md", "A2A3 int32 compares with EQ whatever the mode"),
+            (Tsel TSel, "TSEL", "pto.tsel", Select, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TSEL.md", ""),
+            (Tsels TSelS, "TSELS", "pto.tsels", SelectScalar, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, F], Own, "docs/isa/TSELS.md", ""),
+            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table"),
+            // ---- not modelled yet: rows so that every front end knows the instruction ----
+            (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
+            (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "not modelled yet; type lists not transcribed"),
+            (Ttrans TTrans, "TTRANS", "pto.ttrans", Move, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
+            (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),
+            (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_ACC.md", "ins (cIn, a, b); types of A; triples checked by ops::cube"),
+            (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_BIAS.md", "ins (a, b, bias); types of A; triples checked by ops::cube"),
+            (Tgemv TGemv, "TGEMV", "pto.tgemv", Gemv, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV.md", "not modelled yet; type lists not transcribed"),
+            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_ACC.md", "not modelled yet; type lists not transcribed"),
+            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_BIAS.md", "not modelled yet; type lists not transcribed"),
+            (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }
     };
 }
 
+/// The [`Elem`] of a row's `(elem)` cell.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! elem_of {
+    ((e1 $d:ident $f:ident)) => {
+        $crate::table::Elem::Unary(stringify!($f))
+    };
+    ((e1z $d:ident $f:ident)) => {
+        $crate::table::Elem::Unary(stringify!($f))
+    };
+    ((e2 $d:ident $f:ident)) => {
+        $crate::table::Elem::Binary(stringify!($f))
+    };
+    ((e2z $d:ident $f:ident)) => {
+        $crate::table::Elem::Binary(stringify!($f))
+    };
+    ((e2n $d:ident $f:ident)) => {
+        $crate::table::Elem::Binary(stringify!($f))
+    };
+    ((e2d $d:ident $f:ident)) => {
+        $crate::table::Elem::BinaryDst(stringify!($f))
+    };
+    ((e3 $d:ident $f:ident)) => {
+        $crate::table::Elem::Ternary(stringify!($f))
+    };
+    ((own)) => {
+        $crate::table::Elem::Own
+    };
+}
+
+/// `tmp` / `st` / `-`
+#[macro_export]
+#[doc(hidden)]
+macro_rules! extra_of {
+    (tmp) => {
+        $crate::table::Extra::Tmp
+    };
+    (st) => {
+        $crate::table::Extra::ScalarFirst
+    };
+    (-) => {
+        $crate::table::Extra::None
+    };
+}
+
 macro_rules! define_ops {
-    ($(($v:ident, $name:literal, $mlir:literal, $class:ident, $a2:expr, $a5:expr, $valid:ident, $page:literal, $note:literal)),* $(,)?) => {
+    ($(($v:ident $alias:ident, $name:literal, $mlir:literal, $class:ident, $tmp:tt, $elem:tt, $a2:expr, $a5:expr, $valid:ident, $page:literal, $note:literal)),* $(,)?) => {
         /// Every tile instruction, from the table.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum OpCode { $($v),* }
@@ -219,6 +333,8 @@ macro_rules! define_ops {
                 name: $name,
                 mlir: $mlir,
                 class: Class::$class,
+                extra: $crate::extra_of!($tmp),
+                elem: $crate::elem_of!($elem),
                 a2a3: $a2,
                 a5: $a5,
                 valid: ValidRule::$valid,
@@ -243,8 +359,12 @@ impl OpCode {
     pub fn parse(s: &str) -> Option<OpCode> {
         let s = s.strip_prefix("pto.").unwrap_or(s);
         OPS.iter()
-            .find(|i| i.name.eq_ignore_ascii_case(s))
+            .find(|i| i.name.eq_ignore_ascii_case(s) || i.mlir.strip_prefix("pto.") == Some(s))
             .map(|i| i.code)
+    }
+    /// Looks up the exact MLIR name (`pto.tadd`, `pto.tmatmul.acc`).
+    pub fn by_mlir(s: &str) -> Option<OpCode> {
+        OPS.iter().find(|i| i.mlir == s).map(|i| i.code)
     }
     /// Legal element types on an arch.
     pub fn legal(self, arch: TileArch) -> &'static [ElemType] {
@@ -291,7 +411,11 @@ mod tests {
     fn table_is_consistent() {
         for (i, info) in OPS.iter().enumerate() {
             assert_eq!(info.code as usize, i);
-            assert_eq!(info.mlir, format!("pto.{}", info.name.to_ascii_lowercase()));
+            assert_eq!(
+                info.mlir,
+                format!("pto.{}", info.name.to_ascii_lowercase().replace('_', "."))
+            );
+            assert_eq!(OpCode::by_mlir(info.mlir), Some(info.code));
             assert_eq!(OpCode::parse(info.mlir), Some(info.code));
             assert!(info.page.ends_with(&format!("{}.md", info.name)));
             assert!(!info.a2a3.is_empty() && !info.a5.is_empty());

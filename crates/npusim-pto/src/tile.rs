@@ -7,67 +7,10 @@
 //! same bytes, as generated kernels do (`alloc_tile addr = ...` twice at one address).
 
 use crate::error::PtoError;
-use npusim_core::{ElemType, MemSpace};
+use npusim_core::ElemType;
 use std::fmt;
 
-/// Where a tile lives (`TileType`): each location is one on-chip memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TileLoc {
-    /// Vector tile in the Unified Buffer.
-    Vec,
-    /// Matrix tile in L1.
-    Mat,
-    /// Left matrix operand in L0A.
-    Left,
-    /// Right matrix operand in L0B.
-    Right,
-    /// Accumulator in L0C.
-    Acc,
-    /// Bias table.
-    Bias,
-    /// Scaling (fixpipe) buffer.
-    Scaling,
-}
-
-impl TileLoc {
-    /// Every location.
-    pub const ALL: [TileLoc; 7] = [
-        TileLoc::Vec,
-        TileLoc::Mat,
-        TileLoc::Left,
-        TileLoc::Right,
-        TileLoc::Acc,
-        TileLoc::Bias,
-        TileLoc::Scaling,
-    ];
-
-    /// The memory space backing the location.
-    pub const fn space(self) -> MemSpace {
-        match self {
-            TileLoc::Vec => MemSpace::Ub,
-            TileLoc::Mat => MemSpace::L1,
-            TileLoc::Left => MemSpace::L0a,
-            TileLoc::Right => MemSpace::L0b,
-            TileLoc::Acc => MemSpace::L0c,
-            TileLoc::Bias => MemSpace::Bias,
-            TileLoc::Scaling => MemSpace::Fb,
-        }
-    }
-
-    /// Parses the PTO-AS spelling (`vec`, `ub`, `mat`, `left`, `right`, `acc`, `bias`, `scaling`).
-    pub fn parse(s: &str) -> Option<TileLoc> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "vec" | "ub" => TileLoc::Vec,
-            "mat" | "l1" => TileLoc::Mat,
-            "left" | "l0a" => TileLoc::Left,
-            "right" | "l0b" => TileLoc::Right,
-            "acc" | "l0c" => TileLoc::Acc,
-            "bias" => TileLoc::Bias,
-            "scaling" | "fb" => TileLoc::Scaling,
-            _ => return None,
-        })
-    }
-}
+pub use npusim_core::vocab::TileLoc;
 
 /// Outer (block) layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,19 +27,7 @@ pub enum SLayout {
     ColMajor,
 }
 
-/// The value TLOAD writes outside the valid region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PadValue {
-    /// No padding defined (the CPU simulator writes 0; see [`npusim_core::TilePolicy`]).
-    Null,
-    Zero,
-    /// +inf for floats, the largest value for integers.
-    Max,
-    /// -inf for floats, the smallest value for integers.
-    Min,
-    /// A custom value given as f32 bits (`PadCustom`), converted to the element type.
-    Custom(u32),
-}
+pub use npusim_core::vocab::PadValue;
 
 /// A tile's description as an interpreter resolves it: everything `!pto.tile_buf<...>` says,
 /// plus the byte address inside its location's memory.

@@ -12,9 +12,10 @@
 
 use crate::diag::Span;
 use crate::ops::OpCode;
-use npusim_core::{ChipId, ChipProfile, MemSpace};
 /// Tile layouts (`blayout=`/`slayout=`) and `#pto<cmp ...>` modes are the ISA's own enums.
-pub use npusim_pto::{BLayout, CmpMode, SLayout};
+pub use npusim_core::CmpMode;
+use npusim_core::{ChipId, ChipProfile};
+pub use npusim_pto::{BLayout, SLayout};
 
 /// Element type of tiles, pointers and views (the PTOAS dtype names).
 ///
@@ -293,41 +294,21 @@ impl TargetArch {
     }
 }
 
-/// On-chip memory of a tile buffer (`loc=` of `!pto.tile_buf`; manual §3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Loc {
-    /// `vec`: the unified buffer (UB).
-    Vec,
-    /// `mat`: L1.
-    Mat,
-    /// `left`: L0A.
-    Left,
-    /// `right`: L0B.
-    Right,
-    /// `acc`: L0C.
-    Acc,
-    /// `bias`: bias table.
-    Bias,
-    /// `scaling`: fixpipe buffer (FB).
-    Scaling,
+/// On-chip memory of a tile buffer (`loc=` of `!pto.tile_buf`; manual §3.1): the ISA's tile
+/// location, shared vocabulary from `npusim_core::vocab`.
+pub use npusim_core::TileLoc as Loc;
+
+/// PTO-AS's reading of a tile location: its mnemonics and the capacity on a target.
+pub trait LocExt: Sized {
+    /// Parses a mnemonic (`ub` is an old spelling of `vec`).
+    fn from_name(s: &str) -> Option<Self>;
+    /// Capacity in bytes of this memory on `arch`, from the chip profile (pto-isa `TASSIGN`
+    /// table).
+    fn capacity(self, arch: TargetArch) -> u64;
 }
 
-impl Loc {
-    /// The mnemonic.
-    pub fn name(self) -> &'static str {
-        match self {
-            Loc::Vec => "vec",
-            Loc::Mat => "mat",
-            Loc::Left => "left",
-            Loc::Right => "right",
-            Loc::Acc => "acc",
-            Loc::Bias => "bias",
-            Loc::Scaling => "scaling",
-        }
-    }
-
-    /// Parses a mnemonic (`ub` is an old spelling of `vec`).
-    pub fn from_name(s: &str) -> Option<Loc> {
+impl LocExt for Loc {
+    fn from_name(s: &str) -> Option<Loc> {
         Some(match s {
             "vec" | "ub" => Loc::Vec,
             "mat" => Loc::Mat,
@@ -340,39 +321,28 @@ impl Loc {
         })
     }
 
-    /// The memory space this location lives in.
-    pub fn space(self) -> MemSpace {
-        match self {
-            Loc::Vec => MemSpace::Ub,
-            Loc::Mat => MemSpace::L1,
-            Loc::Left => MemSpace::L0a,
-            Loc::Right => MemSpace::L0b,
-            Loc::Acc => MemSpace::L0c,
-            Loc::Bias => MemSpace::Bias,
-            Loc::Scaling => MemSpace::Fb,
-        }
-    }
-
-    /// Capacity in bytes of this memory on `arch`, from the chip profile (pto-isa `TASSIGN`
-    /// table).
-    pub fn capacity(self, arch: TargetArch) -> u64 {
+    fn capacity(self, arch: TargetArch) -> u64 {
         ChipProfile::get(arch.chip())
             .capacity(self.space())
             .unwrap_or(0) as u64
     }
 }
 
-/// Pad value policy (`pad=`; manual §3.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PadValue {
-    /// 0 / `null`
-    Null,
-    /// 1 / `zero`
-    Zero,
-    /// 2 / `max`
-    Max,
-    /// 3 / `min`
-    Min,
+/// Pad value policy (`pad=`; manual §3.4): the ISA's pad value, shared vocabulary from
+/// `npusim_core::vocab` (PTO-AS spells `null`, `zero`, `max`, `min`; codes 0..3).
+pub use npusim_core::PadValue;
+
+/// PTO-AS's integer codes of `pad=N`.
+pub trait PadCode: Sized {
+    /// The integer code used by `pad=N` (0 null, 1 zero, 2 max, 3 min; a custom value, which
+    /// PTO-AS cannot spell, prints as 0).
+    fn code(self) -> u64;
+}
+
+impl PadCode for PadValue {
+    fn code(self) -> u64 {
+        self.as_code().unwrap_or(0)
+    }
 }
 
 /// Compact mode (`compact=`), default `Null`.
@@ -624,26 +594,9 @@ pub enum CmpFPredicate {
     True,
 }
 
-/// `#pto<round_mode ...>` rounding modes of `pto.tcvt` (manual §4.12), kept by mnemonic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RoundMode {
-    /// `NONE`
-    None,
-    /// `RINT`
-    Rint,
-    /// `ROUND`
-    Round,
-    /// `FLOOR`
-    Floor,
-    /// `CEIL`
-    Ceil,
-    /// `TRUNC`
-    Trunc,
-    /// `ODD`
-    Odd,
-    /// `CAST_RINT` (the default)
-    CastRint,
-}
+/// `#pto<round_mode ...>` rounding modes of `pto.tcvt` (manual §4.12): the shared
+/// `npusim_core::RoundMode`; `NONE`, `RINT` and `CAST_RINT` all read as `Rint`.
+pub use npusim_core::RoundMode;
 
 /// Global-tensor layout hint (`#pto.layout<nd>`; manual §3.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1104,12 +1057,26 @@ mnemonics!(SLayout {
     RowMajor => "row_major" | "RowMajor",
     ColMajor => "col_major" | "ColMajor",
 });
-mnemonics!(PadValue {
-    Null => "null" | "Null",
-    Zero => "zero" | "Zero",
-    Max => "max" | "Max",
-    Min => "min" | "Min",
-});
+impl Mnemonic for PadValue {
+    const NAMES: &'static [&'static str] = &["null", "zero", "max", "min"];
+    fn name(self) -> &'static str {
+        match self {
+            PadValue::Null | PadValue::Custom(_) => "null",
+            PadValue::Zero => "zero",
+            PadValue::Max => "max",
+            PadValue::Min => "min",
+        }
+    }
+    fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "null" | "Null" => Some(PadValue::Null),
+            "zero" | "Zero" => Some(PadValue::Zero),
+            "max" | "Max" => Some(PadValue::Max),
+            "min" | "Min" => Some(PadValue::Min),
+            _ => None,
+        }
+    }
+}
 mnemonics!(CmpMode {
     Eq => "equal" | "eq",
     Ne => "not_equal" | "ne",
@@ -1118,16 +1085,39 @@ mnemonics!(CmpMode {
     Gt => "greater_than" | "gt",
     Ge => "greater_equal" | "ge",
 });
-mnemonics!(RoundMode {
-    None => "NONE",
-    Rint => "RINT",
-    Round => "ROUND",
-    Floor => "FLOOR",
-    Ceil => "CEIL",
-    Trunc => "TRUNC",
-    Odd => "ODD",
-    CastRint => "CAST_RINT",
-});
+impl Mnemonic for RoundMode {
+    const NAMES: &'static [&'static str] = &[
+        "NONE",
+        "RINT",
+        "ROUND",
+        "FLOOR",
+        "CEIL",
+        "TRUNC",
+        "ODD",
+        "CAST_RINT",
+    ];
+    fn name(self) -> &'static str {
+        match self {
+            RoundMode::Rint => "RINT",
+            RoundMode::Round => "ROUND",
+            RoundMode::Floor => "FLOOR",
+            RoundMode::Ceil => "CEIL",
+            RoundMode::Trunc => "TRUNC",
+            RoundMode::Odd => "ODD",
+        }
+    }
+    fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "NONE" | "RINT" | "CAST_RINT" => Some(RoundMode::Rint),
+            "ROUND" => Some(RoundMode::Round),
+            "FLOOR" => Some(RoundMode::Floor),
+            "CEIL" => Some(RoundMode::Ceil),
+            "TRUNC" => Some(RoundMode::Trunc),
+            "ODD" => Some(RoundMode::Odd),
+            _ => None,
+        }
+    }
+}
 mnemonics!(GmLayout { Nd => "nd", Dn => "dn", Nz => "nz" });
 mnemonics!(CmpIPredicate {
     Eq => "eq",
@@ -1159,29 +1149,6 @@ mnemonics!(CmpFPredicate {
     Uno => "uno",
     True => "true",
 });
-
-impl PadValue {
-    /// The integer code used by `pad=N` (0 null, 1 zero, 2 max, 3 min).
-    pub fn code(self) -> u64 {
-        match self {
-            PadValue::Null => 0,
-            PadValue::Zero => 1,
-            PadValue::Max => 2,
-            PadValue::Min => 3,
-        }
-    }
-
-    /// Inverse of [`PadValue::code`].
-    pub fn from_code(n: u64) -> Option<Self> {
-        Some(match n {
-            0 => PadValue::Null,
-            1 => PadValue::Zero,
-            2 => PadValue::Max,
-            3 => PadValue::Min,
-            _ => return None,
-        })
-    }
-}
 
 impl CompactMode {
     /// The integer code used by `compact=N`.

@@ -1,11 +1,12 @@
 //! The op table: every op name PTO-AS knows, its class and its DPS operand forms.
 //!
-//! One table (the `op_table!` invocation below) is the single source of truth for the parser's
-//! dispatch, the verifier's operand checks and the "did you mean" suggestion for unknown ops.
-//! Op names and operand lists follow hw-native-sys/PTOAS `docs/PTO_IR_manual.md` §4 (PTO ops,
-//! plus the `func`/`arith`/`scf` ops it accepts) and the tile ISA inventory in
-//! `/work/shared/research/pto-isa.md` §1.2 for the ops that the manual does not list
-//! (`tfmod`, `tpow`, the fused ops, `tpartarg*`, ...).
+//! Tile instructions are not listed here: they are the rows of `npusim-pto`'s instruction
+//! table ([`npusim_pto::for_each_tile_op!`], [`npusim_pto::OPS`]), which give each its MLIR
+//! name, operand class and optional operands; [`OpCode::Tile`] wraps them and their DPS forms
+//! are derived from the row ([`tile_forms`]). This file keeps only the dialect's own rows
+//! (views, runtime queries, sections, synchronisation, `arith`, `scf`, `func`), following
+//! hw-native-sys/PTOAS `docs/PTO_IR_manual.md` §4. Together they drive the parser's dispatch,
+//! the verifier's operand checks and the "did you mean" suggestion for unknown ops.
 //!
 //! DPS forms are strings over `T` (a `!pto.tile_buf` operand), `S` (a scalar) and `P` (a
 //! `!pto.partition_tensor_view`): `pto.tdivs` has ins forms `TS` and `ST` (tile/scalar and
@@ -69,240 +70,226 @@ pub enum OpClass {
 }
 
 macro_rules! op_table {
-    ($( $variant:ident => $name:literal, $class:ident, [$($ins:literal),*], [$($outs:literal),*]; )*) => {
-        /// Every op the parser knows. Tile ops are named after the ISA (`TAdd` is `pto.tadd`).
+    ($( $variant:ident => $name:literal, $class:ident; )*) => {
+        /// Every op the parser knows: a tile instruction of `npusim-pto`'s table, or one of the
+        /// dialect's own ops.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum OpCode {
+            /// A tile instruction (`pto.tadd`, ...): a row of `npusim-pto`'s table.
+            Tile(npusim_pto::OpCode),
             $( #[doc = concat!("`", $name, "`")] $variant, )*
         }
 
-        impl OpCode {
-            /// All ops, in table order.
-            pub const ALL: &'static [OpCode] = &[$(OpCode::$variant),*];
+        /// The dialect's own ops, in table order.
+        const OWN: &[OpCode] = &[$(OpCode::$variant),*];
 
+        impl OpCode {
             /// The op name as written in PTO-AS.
             pub fn name(self) -> &'static str {
-                match self { $(OpCode::$variant => $name,)* }
+                match self { OpCode::Tile(t) => t.info().mlir, $(OpCode::$variant => $name,)* }
             }
 
             /// Looks up an op by its full name.
             pub fn from_name(name: &str) -> Option<OpCode> {
-                match name { $($name => Some(OpCode::$variant),)* _ => None }
+                match name {
+                    $($name => Some(OpCode::$variant),)*
+                    _ => npusim_pto::OpCode::by_mlir(name).map(OpCode::Tile),
+                }
             }
 
             /// Its class.
             pub fn class(self) -> OpClass {
-                match self { $(OpCode::$variant => OpClass::$class,)* }
-            }
-
-            /// Accepted `ins(...)` operand forms of a DPS op (empty for non-DPS ops).
-            pub fn ins_forms(self) -> &'static [&'static str] {
-                match self { $(OpCode::$variant => &[$($ins),*],)* }
-            }
-
-            /// Accepted `outs(...)` operand forms of a DPS op.
-            pub fn outs_forms(self) -> &'static [&'static str] {
-                match self { $(OpCode::$variant => &[$($outs),*],)* }
+                match self { OpCode::Tile(t) => tile_class(t), $(OpCode::$variant => OpClass::$class,)* }
             }
         }
     };
 }
 
+/// The PTO-AS spellings of the tile instructions (`OpCode::TAdd` is `OpCode::Tile(Tadd)`), from
+/// the aliases of `npusim-pto`'s rows.
+macro_rules! tile_aliases {
+    ($(($v:ident $alias:ident, $($rest:tt)*)),* $(,)?) => {
+        #[allow(non_upper_case_globals)]
+        impl OpCode {
+            $(
+                #[doc = concat!("`OpCode::Tile(", stringify!($v), ")`")]
+                pub const $alias: OpCode = OpCode::Tile(npusim_pto::OpCode::$v);
+            )*
+        }
+    };
+}
+npusim_pto::for_each_tile_op!(tile_aliases);
+
+/// The verifier's class of a tile instruction, from its operand class in `npusim-pto`.
+fn tile_class(op: npusim_pto::OpCode) -> OpClass {
+    use npusim_pto::Class as C;
+    match op.info().class {
+        C::Unary => OpClass::Unary,
+        C::Binary => OpClass::Binary,
+        C::Ternary | C::TileScalarTile => OpClass::Ternary,
+        C::TileScalar | C::Fill => OpClass::TileScalar,
+        C::Partial => OpClass::Partial,
+        C::PartialArg | C::RowArgReduce | C::ColArgReduce => OpClass::ArgReduce,
+        C::RowReduce | C::ColReduce => OpClass::Reduce,
+        C::Expand | C::ExpandBinary => OpClass::Expand,
+        C::Compare | C::CompareScalar => OpClass::Cmp,
+        C::Select | C::SelectScalar => OpClass::Select,
+        C::Convert => OpClass::Cvt,
+        C::Load | C::Store | C::Prefetch => OpClass::Memory,
+        C::Move => OpClass::Move,
+        C::Matmul | C::MatmulAcc | C::MatmulBias | C::Gemv | C::GemvAcc => OpClass::Matmul,
+        C::Print => OpClass::Debug,
+    }
+}
+
+/// The DPS operand forms (`ins`, `outs`) of a tile instruction: strings over `T` (a
+/// `!pto.tile_buf`), `S` (a scalar) and `P` (a `!pto.partition_tensor_view`), derived from
+/// its row's operand class and optional operands (a `tmp` tile adds one `T`; TDIVS also takes
+/// scalar/tile).
+pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static [&'static str]) {
+    use npusim_pto::{Class as C, Extra as X};
+    let info = op.info();
+    let x = info.extra;
+    let ins: &'static [&'static str] = match (info.class, x) {
+        (C::Unary | C::Move, X::Tmp) => &["T", "TT"],
+        (C::Unary | C::Move | C::Expand, _) => &["T"],
+        (C::Binary, X::Tmp) => &["TT", "TTT"],
+        (C::Binary | C::Partial | C::Compare | C::Matmul | C::Gemv, _) => &["TT"],
+        (C::Ternary | C::MatmulAcc | C::MatmulBias | C::GemvAcc, _) => &["TTT"],
+        (C::TileScalarTile, _) => &["TST"],
+        (C::TileScalar, X::Tmp) => &["TS", "TST"],
+        (C::TileScalar, X::ScalarFirst) => &["TS", "ST"],
+        (C::TileScalar | C::CompareScalar, _) => &["TS"],
+        (C::Fill, _) => &["S"],
+        (C::PartialArg, _) => &["TT", "TTTT"],
+        (C::RowReduce | C::ColReduce | C::RowArgReduce | C::ColArgReduce | C::Convert, _) => {
+            &["T", "TT"]
+        }
+        (C::ExpandBinary, _) => &["TT", "TTT"],
+        (C::Select, _) => &["TTT", "TTTT"],
+        (C::SelectScalar, _) => &["TTS", "TTTS"],
+        (C::Load | C::Prefetch, _) => &["P"],
+        (C::Store, _) => &["T"],
+        (C::Print, _) => &["T", "P"],
+    };
+    let outs: &'static [&'static str] = match info.class {
+        C::PartialArg => &["T", "TT"],
+        C::Store => &["P"],
+        C::Print => &[""],
+        _ => &["T"],
+    };
+    (ins, outs)
+}
+
 op_table! {
-    // ---- elementwise tile-tile (manual §4.5, §4.9; ISA §1.2) ----
-    TAdd => "pto.tadd", Binary, ["TT"], ["T"];
-    TSub => "pto.tsub", Binary, ["TT"], ["T"];
-    TMul => "pto.tmul", Binary, ["TT"], ["T"];
-    TDiv => "pto.tdiv", Binary, ["TT"], ["T"];
-    TMin => "pto.tmin", Binary, ["TT"], ["T"];
-    TMax => "pto.tmax", Binary, ["TT"], ["T"];
-    TRem => "pto.trem", Binary, ["TT", "TTT"], ["T"];
-    TFmod => "pto.tfmod", Binary, ["TT", "TTT"], ["T"];
-    TPow => "pto.tpow", Binary, ["TT", "TTT"], ["T"];
-    TAnd => "pto.tand", Binary, ["TT"], ["T"];
-    TOr => "pto.tor", Binary, ["TT"], ["T"];
-    TXor => "pto.txor", Binary, ["TT", "TTT"], ["T"];
-    TShl => "pto.tshl", Binary, ["TT"], ["T"];
-    TShr => "pto.tshr", Binary, ["TT"], ["T"];
-    TPrelu => "pto.tprelu", Binary, ["TT", "TTT"], ["T"];
-    TMulAddDst => "pto.tmuladddst", Binary, ["TT"], ["T"];
-    TFusedMulAdd => "pto.tfusedmuladd", Binary, ["TT"], ["T"];
-    TFusedMulAddRelu => "pto.tfusedmuladdrelu", Binary, ["TT"], ["T"];
-    TSubRelu => "pto.tsubrelu", Binary, ["TT"], ["T"];
-    TAddC => "pto.taddc", Ternary, ["TTT"], ["T"];
-    TSubC => "pto.tsubc", Ternary, ["TTT"], ["T"];
-    TAddSC => "pto.taddsc", Ternary, ["TST"], ["T"];
-    TSubSC => "pto.tsubsc", Ternary, ["TST"], ["T"];
-    // ---- unary ----
-    TAbs => "pto.tabs", Unary, ["T"], ["T"];
-    TNeg => "pto.tneg", Unary, ["T"], ["T"];
-    TExp => "pto.texp", Unary, ["T"], ["T"];
-    TLog => "pto.tlog", Unary, ["T"], ["T"];
-    TSqrt => "pto.tsqrt", Unary, ["T"], ["T"];
-    TRsqrt => "pto.trsqrt", Unary, ["T", "TT"], ["T"];
-    TRecip => "pto.trecip", Unary, ["T"], ["T"];
-    TRelu => "pto.trelu", Unary, ["T"], ["T"];
-    TNot => "pto.tnot", Unary, ["T"], ["T"];
-    // ---- tile-scalar ----
-    TAddS => "pto.tadds", TileScalar, ["TS"], ["T"];
-    TSubS => "pto.tsubs", TileScalar, ["TS"], ["T"];
-    TMulS => "pto.tmuls", TileScalar, ["TS"], ["T"];
-    TDivS => "pto.tdivs", TileScalar, ["TS", "ST"], ["T"];
-    TMaxS => "pto.tmaxs", TileScalar, ["TS"], ["T"];
-    TMinS => "pto.tmins", TileScalar, ["TS"], ["T"];
-    TRemS => "pto.trems", TileScalar, ["TS", "TST"], ["T"];
-    TFmodS => "pto.tfmods", TileScalar, ["TS", "TST"], ["T"];
-    TPowS => "pto.tpows", TileScalar, ["TS", "TST"], ["T"];
-    TAndS => "pto.tands", TileScalar, ["TS"], ["T"];
-    TOrS => "pto.tors", TileScalar, ["TS"], ["T"];
-    TXorS => "pto.txors", TileScalar, ["TS", "TST"], ["T"];
-    TShlS => "pto.tshls", TileScalar, ["TS"], ["T"];
-    TShrS => "pto.tshrs", TileScalar, ["TS"], ["T"];
-    TLRelu => "pto.tlrelu", TileScalar, ["TS"], ["T"];
-    TExpandS => "pto.texpands", TileScalar, ["S"], ["T"];
-    TAxpy => "pto.taxpy", TileScalar, ["TS"], ["T"];
-    // ---- partial (valid regions may differ) ----
-    TPartAdd => "pto.tpartadd", Partial, ["TT"], ["T"];
-    TPartMul => "pto.tpartmul", Partial, ["TT"], ["T"];
-    TPartMax => "pto.tpartmax", Partial, ["TT"], ["T"];
-    TPartMin => "pto.tpartmin", Partial, ["TT"], ["T"];
-    TPartArgMax => "pto.tpartargmax", ArgReduce, ["TT", "TTTT"], ["T", "TT"];
-    TPartArgMin => "pto.tpartargmin", ArgReduce, ["TT", "TTTT"], ["T", "TT"];
-    // ---- reductions (manual §4.6): tmp tile optional ----
-    TRowSum => "pto.trowsum", Reduce, ["T", "TT"], ["T"];
-    TRowProd => "pto.trowprod", Reduce, ["T", "TT"], ["T"];
-    TRowMax => "pto.trowmax", Reduce, ["T", "TT"], ["T"];
-    TRowMin => "pto.trowmin", Reduce, ["T", "TT"], ["T"];
-    TRowArgMax => "pto.trowargmax", ArgReduce, ["T", "TT"], ["T"];
-    TRowArgMin => "pto.trowargmin", ArgReduce, ["T", "TT"], ["T"];
-    TColSum => "pto.tcolsum", Reduce, ["T", "TT"], ["T"];
-    TColProd => "pto.tcolprod", Reduce, ["T", "TT"], ["T"];
-    TColMax => "pto.tcolmax", Reduce, ["T", "TT"], ["T"];
-    TColMin => "pto.tcolmin", Reduce, ["T", "TT"], ["T"];
-    TColArgMax => "pto.tcolargmax", ArgReduce, ["T", "TT"], ["T"];
-    TColArgMin => "pto.tcolargmin", ArgReduce, ["T", "TT"], ["T"];
-    // ---- broadcasts (manual §4.7): tmp tile optional on the row forms ----
-    TRowExpand => "pto.trowexpand", Expand, ["T"], ["T"];
-    TRowExpandAdd => "pto.trowexpandadd", Expand, ["TT", "TTT"], ["T"];
-    TRowExpandSub => "pto.trowexpandsub", Expand, ["TT", "TTT"], ["T"];
-    TRowExpandMul => "pto.trowexpandmul", Expand, ["TT", "TTT"], ["T"];
-    TRowExpandDiv => "pto.trowexpanddiv", Expand, ["TT", "TTT"], ["T"];
-    TRowExpandMax => "pto.trowexpandmax", Expand, ["TT", "TTT"], ["T"];
-    TRowExpandMin => "pto.trowexpandmin", Expand, ["TT", "TTT"], ["T"];
-    TRowExpandExpDif => "pto.trowexpandexpdif", Expand, ["TT", "TTT"], ["T"];
-    TColExpand => "pto.tcolexpand", Expand, ["T"], ["T"];
-    TColExpandAdd => "pto.tcolexpandadd", Expand, ["TT", "TTT"], ["T"];
-    TColExpandSub => "pto.tcolexpandsub", Expand, ["TT", "TTT"], ["T"];
-    TColExpandMul => "pto.tcolexpandmul", Expand, ["TT", "TTT"], ["T"];
-    TColExpandDiv => "pto.tcolexpanddiv", Expand, ["TT", "TTT"], ["T"];
-    TColExpandMax => "pto.tcolexpandmax", Expand, ["TT", "TTT"], ["T"];
-    TColExpandMin => "pto.tcolexpandmin", Expand, ["TT", "TTT"], ["T"];
-    TColExpandExpDif => "pto.tcolexpandexpdif", Expand, ["TT", "TTT"], ["T"];
-    // ---- compare / select / convert (manual §4.8, §4.12) ----
-    TCmp => "pto.tcmp", Cmp, ["TT"], ["T"];
-    TCmpS => "pto.tcmps", Cmp, ["TS"], ["T"];
-    TSel => "pto.tsel", Select, ["TTT", "TTTT"], ["T"];
-    TSelS => "pto.tsels", Select, ["TTS", "TTTS"], ["T"];
-    TCvt => "pto.tcvt", Cvt, ["T", "TT"], ["T"];
-    // ---- data movement (manual §4.3) ----
-    TLoad => "pto.tload", Memory, ["P"], ["T"];
-    TStore => "pto.tstore", Memory, ["T"], ["P"];
-    TPrefetch => "pto.tprefetch", Memory, ["P"], ["T"];
-    TMov => "pto.tmov", Move, ["T"], ["T"];
-    TTrans => "pto.ttrans", Move, ["T", "TT"], ["T"];
-    // ---- cube (manual §4.4) ----
-    TMatmul => "pto.tmatmul", Matmul, ["TT"], ["T"];
-    TMatmulAcc => "pto.tmatmul.acc", Matmul, ["TTT"], ["T"];
-    TMatmulBias => "pto.tmatmul.bias", Matmul, ["TTT"], ["T"];
-    TGemv => "pto.tgemv", Matmul, ["TT"], ["T"];
-    TGemvAcc => "pto.tgemv.acc", Matmul, ["TTT"], ["T"];
-    TGemvBias => "pto.tgemv.bias", Matmul, ["TTT"], ["T"];
-    // ---- debug ----
-    TPrint => "pto.tprint", Debug, ["T", "P"], [""];
     // ---- views and allocation (manual §4.1) ----
-    MakeTensorView => "pto.make_tensor_view", View, [], [];
-    PartitionView => "pto.partition_view", View, [], [];
-    AllocTile => "pto.alloc_tile", View, [], [];
-    SetValidShape => "pto.set_validshape", View, [], [];
+    MakeTensorView => "pto.make_tensor_view", View;
+    PartitionView => "pto.partition_view", View;
+    AllocTile => "pto.alloc_tile", View;
+    SetValidShape => "pto.set_validshape", View;
     // ---- runtime intrinsics (manual §4.19) ----
-    GetBlockIdx => "pto.get_block_idx", Runtime, [], [];
-    GetBlockNum => "pto.get_block_num", Runtime, [], [];
-    GetSubblockIdx => "pto.get_subblock_idx", Runtime, [], [];
-    GetSubblockNum => "pto.get_subblock_num", Runtime, [], [];
+    GetBlockIdx => "pto.get_block_idx", Runtime;
+    GetBlockNum => "pto.get_block_num", Runtime;
+    GetSubblockIdx => "pto.get_subblock_idx", Runtime;
+    GetSubblockNum => "pto.get_subblock_num", Runtime;
     // ---- sections (manual §4.17) ----
-    SectionVector => "pto.section.vector", Section, [], [];
-    SectionCube => "pto.section.cube", Section, [], [];
+    SectionVector => "pto.section.vector", Section;
+    SectionCube => "pto.section.cube", Section;
     // ---- synchronisation (manual §4.16) ----
-    RecordEvent => "pto.record_event", Sync, [], [];
-    WaitEvent => "pto.wait_event", Sync, [], [];
-    SetFlag => "pto.set_flag", Sync, [], [];
-    WaitFlag => "pto.wait_flag", Sync, [], [];
-    Barrier => "pto.barrier", Sync, [], [];
-    BarrierSync => "pto.barrier_sync", Sync, [], [];
-    SyncSet => "pto.sync.set", Sync, [], [];
-    SyncWait => "pto.sync.wait", Sync, [], [];
+    RecordEvent => "pto.record_event", Sync;
+    WaitEvent => "pto.wait_event", Sync;
+    SetFlag => "pto.set_flag", Sync;
+    WaitFlag => "pto.wait_flag", Sync;
+    Barrier => "pto.barrier", Sync;
+    BarrierSync => "pto.barrier_sync", Sync;
+    SyncSet => "pto.sync.set", Sync;
+    SyncWait => "pto.sync.wait", Sync;
     // ---- arith ----
-    Constant => "arith.constant", Constant, [], [];
-    AddI => "arith.addi", IntArith, [], [];
-    SubI => "arith.subi", IntArith, [], [];
-    MulI => "arith.muli", IntArith, [], [];
-    DivSI => "arith.divsi", IntArith, [], [];
-    DivUI => "arith.divui", IntArith, [], [];
-    RemSI => "arith.remsi", IntArith, [], [];
-    RemUI => "arith.remui", IntArith, [], [];
-    CeilDivSI => "arith.ceildivsi", IntArith, [], [];
-    CeilDivUI => "arith.ceildivui", IntArith, [], [];
-    FloorDivSI => "arith.floordivsi", IntArith, [], [];
-    MinSI => "arith.minsi", IntArith, [], [];
-    MinUI => "arith.minui", IntArith, [], [];
-    MaxSI => "arith.maxsi", IntArith, [], [];
-    MaxUI => "arith.maxui", IntArith, [], [];
-    AndI => "arith.andi", IntArith, [], [];
-    OrI => "arith.ori", IntArith, [], [];
-    XOrI => "arith.xori", IntArith, [], [];
-    ShLI => "arith.shli", IntArith, [], [];
-    ShRSI => "arith.shrsi", IntArith, [], [];
-    ShRUI => "arith.shrui", IntArith, [], [];
-    AddF => "arith.addf", FloatArith, [], [];
-    SubF => "arith.subf", FloatArith, [], [];
-    MulF => "arith.mulf", FloatArith, [], [];
-    DivF => "arith.divf", FloatArith, [], [];
-    RemF => "arith.remf", FloatArith, [], [];
-    MaximumF => "arith.maximumf", FloatArith, [], [];
-    MinimumF => "arith.minimumf", FloatArith, [], [];
-    MaxNumF => "arith.maxnumf", FloatArith, [], [];
-    MinNumF => "arith.minnumf", FloatArith, [], [];
-    NegF => "arith.negf", FloatUnary, [], [];
-    IndexCast => "arith.index_cast", Cast, [], [];
-    IndexCastUI => "arith.index_castui", Cast, [], [];
-    ExtSI => "arith.extsi", Cast, [], [];
-    ExtUI => "arith.extui", Cast, [], [];
-    TruncI => "arith.trunci", Cast, [], [];
-    SIToFP => "arith.sitofp", Cast, [], [];
-    UIToFP => "arith.uitofp", Cast, [], [];
-    FPToSI => "arith.fptosi", Cast, [], [];
-    FPToUI => "arith.fptoui", Cast, [], [];
-    ExtF => "arith.extf", Cast, [], [];
-    TruncF => "arith.truncf", Cast, [], [];
-    Bitcast => "arith.bitcast", Cast, [], [];
-    CmpI => "arith.cmpi", ScalarCmp, [], [];
-    CmpF => "arith.cmpf", ScalarCmp, [], [];
-    Select => "arith.select", ScalarCmp, [], [];
+    Constant => "arith.constant", Constant;
+    AddI => "arith.addi", IntArith;
+    SubI => "arith.subi", IntArith;
+    MulI => "arith.muli", IntArith;
+    DivSI => "arith.divsi", IntArith;
+    DivUI => "arith.divui", IntArith;
+    RemSI => "arith.remsi", IntArith;
+    RemUI => "arith.remui", IntArith;
+    CeilDivSI => "arith.ceildivsi", IntArith;
+    CeilDivUI => "arith.ceildivui", IntArith;
+    FloorDivSI => "arith.floordivsi", IntArith;
+    MinSI => "arith.minsi", IntArith;
+    MinUI => "arith.minui", IntArith;
+    MaxSI => "arith.maxsi", IntArith;
+    MaxUI => "arith.maxui", IntArith;
+    AndI => "arith.andi", IntArith;
+    OrI => "arith.ori", IntArith;
+    XOrI => "arith.xori", IntArith;
+    ShLI => "arith.shli", IntArith;
+    ShRSI => "arith.shrsi", IntArith;
+    ShRUI => "arith.shrui", IntArith;
+    AddF => "arith.addf", FloatArith;
+    SubF => "arith.subf", FloatArith;
+    MulF => "arith.mulf", FloatArith;
+    DivF => "arith.divf", FloatArith;
+    RemF => "arith.remf", FloatArith;
+    MaximumF => "arith.maximumf", FloatArith;
+    MinimumF => "arith.minimumf", FloatArith;
+    MaxNumF => "arith.maxnumf", FloatArith;
+    MinNumF => "arith.minnumf", FloatArith;
+    NegF => "arith.negf", FloatUnary;
+    IndexCast => "arith.index_cast", Cast;
+    IndexCastUI => "arith.index_castui", Cast;
+    ExtSI => "arith.extsi", Cast;
+    ExtUI => "arith.extui", Cast;
+    TruncI => "arith.trunci", Cast;
+    SIToFP => "arith.sitofp", Cast;
+    UIToFP => "arith.uitofp", Cast;
+    FPToSI => "arith.fptosi", Cast;
+    FPToUI => "arith.fptoui", Cast;
+    ExtF => "arith.extf", Cast;
+    TruncF => "arith.truncf", Cast;
+    Bitcast => "arith.bitcast", Cast;
+    CmpI => "arith.cmpi", ScalarCmp;
+    CmpF => "arith.cmpf", ScalarCmp;
+    Select => "arith.select", ScalarCmp;
     // ---- control flow and structure ----
-    ScfFor => "scf.for", Control, [], [];
-    ScfIf => "scf.if", Control, [], [];
-    ScfWhile => "scf.while", Control, [], [];
-    ScfYield => "scf.yield", Control, [], [];
-    ScfCondition => "scf.condition", Control, [], [];
-    FuncFunc => "func.func", Control, [], [];
-    FuncReturn => "func.return", Control, [], [];
-    Return => "return", Control, [], [];
-    FuncCall => "func.call", Control, [], [];
-    Call => "call", Control, [], [];
-    Module => "module", Control, [], [];
+    ScfFor => "scf.for", Control;
+    ScfIf => "scf.if", Control;
+    ScfWhile => "scf.while", Control;
+    ScfYield => "scf.yield", Control;
+    ScfCondition => "scf.condition", Control;
+    FuncFunc => "func.func", Control;
+    FuncReturn => "func.return", Control;
+    Return => "return", Control;
+    FuncCall => "func.call", Control;
+    Call => "call", Control;
+    Module => "module", Control;
 }
 
 impl OpCode {
+    /// Every op: the tile instructions in `npusim-pto`'s table order, then the dialect's own.
+    pub fn all() -> impl Iterator<Item = OpCode> {
+        npusim_pto::OPS
+            .iter()
+            .map(|i| OpCode::Tile(i.code))
+            .chain(OWN.iter().copied())
+    }
+
+    /// Accepted `ins(...)` operand forms of a DPS op (empty for non-DPS ops).
+    pub fn ins_forms(self) -> &'static [&'static str] {
+        match self {
+            OpCode::Tile(t) => tile_forms(t).0,
+            _ => &[],
+        }
+    }
+
+    /// Accepted `outs(...)` operand forms of a DPS op.
+    pub fn outs_forms(self) -> &'static [&'static str] {
+        match self {
+            OpCode::Tile(t) => tile_forms(t).1,
+            _ => &[],
+        }
+    }
+
     /// Whether this op is written in DPS form `ins(...) outs(...)`.
     pub fn is_dps(self) -> bool {
         !self.ins_forms().is_empty()
@@ -340,8 +327,7 @@ pub fn suggest(name: &str) -> Option<&'static str> {
         return Some(op.name());
     }
     let limit = 1 + name.len() / 4;
-    OpCode::ALL
-        .iter()
+    OpCode::all()
         .map(|op| (edit_distance(&lower, op.name()), op.name()))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
@@ -354,10 +340,10 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_are_unique() {
-        for &op in OpCode::ALL {
+        for op in OpCode::all() {
             assert_eq!(OpCode::from_name(op.name()), Some(op), "{}", op.name());
         }
-        let mut names: Vec<_> = OpCode::ALL.iter().map(|o| o.name()).collect();
+        let mut names: Vec<_> = OpCode::all().map(|o| o.name()).collect();
         names.sort_unstable();
         let n = names.len();
         names.dedup();
@@ -376,7 +362,7 @@ mod tests {
 
     #[test]
     fn dps_forms_use_known_letters() {
-        for &op in OpCode::ALL {
+        for op in OpCode::all() {
             for f in op.ins_forms().iter().chain(op.outs_forms()) {
                 assert!(
                     f.chars().all(|c| matches!(c, 'T' | 'S' | 'P')),

@@ -15,8 +15,8 @@
 use std::fmt;
 
 use crate::ast::{
-    AddrSpace, BLayout, CompactMode, DType, Dim, Mnemonic, PadValue, PtrType, SLayout, ScalarType,
-    TileBufType, Type, ViewType,
+    AddrSpace, BLayout, CompactMode, DType, Dim, Mnemonic, PadCode, PadValue, PtrType, SLayout,
+    ScalarType, TileBufType, Type, ViewType,
 };
 
 impl fmt::Display for DType {

@@ -9,14 +9,12 @@
 //! meanings are written once over a `Sink`: executed now (`Exec`) or bound to their
 //! operands for a prepared op (`Compile`, see [`crate::PreparedOp`]).
 
-use super::{Scalar, StaticChecks, covers, need_loc, need_row_major};
+use super::{Scalar, ScalarElem, StaticChecks, covers, need_loc, need_row_major};
 use crate::core::TileCore;
 use crate::dispatch;
 use crate::engine::{CompiledRows, ElemFn};
 use crate::error::PtoError;
-use crate::num::{
-    Bits, Elem, Num, exp_f, exp_f_lanes, fma_odd, log_f, max_p, min_p, rsqrt_f, sqrt_f, sum3_odd,
-};
+use crate::num::{self, Cx, Elem, Num, exp_f, exp_f_lanes};
 use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
 use npusim_core::{ElemType, TileArch};
@@ -29,26 +27,6 @@ fn class_err(op: OpCode, t: ElemType) -> PtoError {
         arch: "any",
         legal: "(not defined for this element class)".into(),
     }
-}
-
-/// `a + b + c` rounded once (floats via f64 with round-to-odd steps; integers wrap).
-#[inline]
-fn sum3<T: Elem>(a: T::C, b: T::C, c: T::C) -> T::C {
-    if T::C::FLOAT {
-        T::from_f64_once(sum3_odd(
-            a.to_f64() as f32,
-            b.to_f64() as f32,
-            c.to_f64() as f32,
-        ))
-    } else {
-        a.add(b).add(c)
-    }
-}
-
-/// `a * b + c` rounded once.
-#[inline]
-fn fma<T: Elem<C = f32>>(a: f32, b: f32, c: f32) -> f32 {
-    T::from_f64_once(fma_odd(a, b, c))
 }
 
 /// TEXP of every f16 bit pattern: `f16(exp_f(x))`, the element formula of the plain path.
@@ -100,6 +78,14 @@ impl ElemFn<f32, 1> for ExpRows {
 pub(crate) trait Sink {
     type Out;
     fn core(&self) -> &TileCore;
+    /// The policy bits the element functions read.
+    fn cx(&self) -> Cx {
+        let p = self.core().policy();
+        Cx {
+            nan: p.nan_min_max,
+            divs_by_reciprocal: p.divs_by_reciprocal,
+        }
+    }
     /// `dst(r, c) = f([src_k(r, c)])` over dst's valid region.
     #[inline]
     fn apply<T: Elem, const K: usize>(
@@ -355,11 +341,13 @@ impl TileCore {
         match (dst.dtype(), src.dtype()) {
             (ElemType::F32, ElemType::F32) => {
                 let k = s.to_c::<f32>();
-                self.apply::<f32, 2>(n, dst, [src, dst], |[x, y]| fma::<f32>(k, x, y))
+                self.apply::<f32, 2>(n, dst, [src, dst], |[x, y]| num::fma_once::<f32>(k, x, y))
             }
             (ElemType::F16, ElemType::F16) => {
                 let k = s.to_c::<half::f16>();
-                self.apply::<half::f16, 2>(n, dst, [src, dst], |[x, y]| fma::<half::f16>(k, x, y))
+                self.apply::<half::f16, 2>(n, dst, [src, dst], |[x, y]| {
+                    num::fma_once::<half::f16>(k, x, y)
+                })
             }
             (ElemType::F32, ElemType::F16) => {
                 // Widening accumulation: the scalar has the source's type.
@@ -368,7 +356,7 @@ impl TileCore {
                     for c in 0..dst.valid_col() {
                         let x = self.getc::<half::f16>(n, "src", src, r, c)?;
                         let y = self.getc::<f32>(n, "dst", dst, r, c)?;
-                        self.setc::<f32>(n, "dst", dst, r, c, fma::<f32>(k, x, y))?;
+                        self.setc::<f32>(n, "dst", dst, r, c, num::fma_once::<f32>(k, x, y))?;
                     }
                 }
                 Ok(())
@@ -408,327 +396,216 @@ impl TileCore {
 }
 
 // ---- each instruction's meaning, once for executing and for compiling ----
+//
+// Derived from the instruction table: every row's `(elem)` cell becomes one arm per operand
+// form below (an `(own)` row, or an element rule that does not fit the form, is an operand
+// error). The arms own the element-type dispatch and the data checks; the rule itself is the
+// pure function `crate::num::f` the row names.
 
-/// The unary instructions' element functions, dispatched on dst's element type.
-pub(crate) fn unary_meaning<S: Sink>(
+/// TEXP's fast rows: f16 through a table of every input, f32/bf16 eight lanes at a time
+/// (both equal to `num::exp` element by element).
+fn fast_unary<T: Elem<C = f32>, S: Sink>(
     sink: &mut S,
     op: OpCode,
     dst: &Tile,
     src: &Tile,
-) -> Result<S::Out, PtoError> {
-    let t = dst.dtype();
-    use OpCode::*;
-    match op {
-        Texp | Tlog | Tsqrt | Trsqrt => {
-            dispatch!(float t, T => unary_float::<T, S>(sink, op, dst, src), else Err(class_err(op, t)))
-        }
-        Tnot => {
-            dispatch!(int t, T => sink.apply::<T, 1>(op.name(), dst, [src], move |[a]| a.not()), else Err(class_err(op, t)))
-        }
-        _ => {
-            dispatch!(all t, T => unary_num::<T, S>(sink, op, dst, src), else Err(class_err(op, t)))
-        }
+) -> Option<Result<S::Out, PtoError>> {
+    if op != OpCode::Texp {
+        return None;
     }
+    let n = op.name();
+    Some(if T::TYPE == ElemType::F16 && !sink.core().reference() {
+        // Every f16 input has its result in a table built once from the same formula.
+        let table = exp_f16_table();
+        sink.apply::<u16, 1>(n, dst, [src], move |[a]| table[a as usize])
+    } else {
+        sink.apply_rows::<T, 1>(n, dst, [src], ExpRows)
+    })
 }
 
-fn unary_num<T: Elem, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src: &Tile,
-) -> Result<S::Out, PtoError> {
-    let n = op.name();
-    let p = sink.core().policy().nan_min_max;
-    match op {
-        // |a|
-        OpCode::Tabs => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.abs()),
-        // -a
-        OpCode::Tneg => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.neg()),
-        // max(a, 0) under the NaN policy
-        OpCode::Trelu => sink.apply::<T, 1>(n, dst, [src], move |[a]| max_p(a, T::C::zero(), p)),
-        // 1 / a: floats in f32 rounded once; integers truncate (TDIVS(dst, 1, src)).
-        OpCode::Trecip => {
-            if T::C::FLOAT {
-                sink.apply::<T, 1>(n, dst, [src], move |[a]| T::C::one().div(a))
-            } else {
-                sink.find_zero::<T>(n, "src", src, dst.valid_row(), dst.valid_col())?;
-                sink.apply::<T, 1>(n, dst, [src], move |[a]| T::C::one().div(a))
+/// One row's arm in one operand form: `(form (elem) sink op t n cx operands...)`.
+macro_rules! elem_arm {
+    // dst = f(src)
+    (unary (e1 float $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident) => {
+        dispatch!(float $t, T => match fast_unary::<T, S>($sink, $op, $dst, $src) {
+            Some(r) => r,
+            None => $sink.apply::<T, 1>($n, $dst, [$src], move |[a]| num::$f::<T>(a, $cx)),
+        }, else Err(class_err($op, $t)))
+    };
+    (unary (e1 $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident) => {
+        dispatch!($d $t, T => $sink.apply::<T, 1>($n, $dst, [$src], move |[a]| num::$f::<T>(a, $cx)),
+            else Err(class_err($op, $t)))
+    };
+    (unary (e1z $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident) => {
+        dispatch!($d $t, T => {
+            if !<<T as Elem>::C as Num>::FLOAT {
+                $sink.find_zero::<T>($n, "src", $src, $dst.valid_row(), $dst.valid_col())?;
+            }
+            $sink.apply::<T, 1>($n, $dst, [$src], move |[a]| num::$f::<T>(a, $cx))
+        }, else Err(class_err($op, $t)))
+    };
+    // dst = f(src0, src1)
+    (binary (e2z $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        dispatch!($d $t, T => {
+            if !<<T as Elem>::C as Num>::FLOAT {
+                $sink.find_zero::<T>($n, "src1", $b, $dst.valid_row(), $dst.valid_col())?;
+            }
+            $sink.apply::<T, 2>($n, $dst, [$a, $b], move |[x, y]| num::$f::<T>(x, y, $cx))
+        }, else Err(class_err($op, $t)))
+    };
+    (binary ($e:ident $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        elem_arm!(@binary $e $d $f $sink $op $t $n $cx $dst $a $b)
+    };
+    (@binary e2 $d:ident $f:ident $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        dispatch!($d $t, T => $sink.apply::<T, 2>($n, $dst, [$a, $b], move |[x, y]| num::$f::<T>(x, y, $cx)),
+            else Err(class_err($op, $t)))
+    };
+    (@binary e2n $d:ident $f:ident $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        elem_arm!(@binary e2 $d $f $sink $op $t $n $cx $dst $a $b)
+    };
+    // dst = f(src0, src1, dst)
+    (@binary e2d $d:ident $f:ident $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        dispatch!($d $t, T => $sink.apply::<T, 3>($n, $dst, [$a, $b, $dst], move |[x, y, z]| num::$f::<T>(x, y, z, $cx)),
+            else Err(class_err($op, $t)))
+    };
+    (@binary $e:ident $d:ident $f:ident $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        Err(PtoError::Operands { op: $n, expected: "a binary instruction" })
+    };
+    // dst = f(src, scalar)
+    (scalar (e2 $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident $s:ident) => {
+        dispatch!($d $t, T => {
+            let k = $s.to_c::<T>();
+            $sink.apply::<T, 1>($n, $dst, [$src], move |[x]| num::$f::<T>(x, k, $cx))
+        }, else Err(class_err($op, $t)))
+    };
+    (scalar (e2z $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident $s:ident) => {
+        dispatch!($d $t, T => {
+            let k = $s.to_c::<T>();
+            if !<<T as Elem>::C as Num>::FLOAT && k.is_zero() && $dst.valid_row() * $dst.valid_col() > 0 {
+                return Err(PtoError::DivByZero { op: $n, operand: "scalar", row: 0, col: 0 });
+            }
+            $sink.apply::<T, 1>($n, $dst, [$src], move |[x]| num::$f::<T>(x, k, $cx))
+        }, else Err(class_err($op, $t)))
+    };
+    (scalar (e2n $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident $s:ident) => {
+        dispatch!($d $t, T => {
+            let k = $s.to_c::<T>();
+            if k.sign_neg() {
+                return Err(PtoError::Scalar {
+                    op: $n,
+                    rule: "shift amount must be zero or positive",
+                    value: format!("{:?}", $s),
+                });
+            }
+            $sink.apply::<T, 1>($n, $dst, [$src], move |[x]| num::$f::<T>(x, k, $cx))
+        }, else Err(class_err($op, $t)))
+    };
+    (scalar $e:tt $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident $s:ident) => {
+        Err(PtoError::Operands { op: $n, expected: "a tile-scalar instruction" })
+    };
+    // dst = f(src0, src1, src2)
+    (ternary (e3 $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident $c:ident) => {
+        dispatch!($d $t, T => $sink.apply::<T, 3>($n, $dst, [$a, $b, $c], move |[x, y, z]| num::$f::<T>(x, y, z, $cx)),
+            else Err(class_err($op, $t)))
+    };
+    (ternary $e:tt $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident $c:ident) => {
+        Err(PtoError::Operands { op: $n, expected: "a ternary instruction" })
+    };
+    // dst = f(src0, scalar, src1)
+    (scalar_tile (e3 $d:ident $f:ident) $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $s:ident $b:ident) => {
+        dispatch!($d $t, T => {
+            let k = $s.to_c::<T>();
+            $sink.apply::<T, 2>($n, $dst, [$a, $b], move |[x, y]| num::$f::<T>(x, k, y, $cx))
+        }, else Err(class_err($op, $t)))
+    };
+    (scalar_tile $e:tt $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $s:ident $b:ident) => {
+        Err(PtoError::Operands { op: $n, expected: "a tile-scalar-tile instruction" })
+    };
+    (unary $e:tt $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $src:ident) => {
+        Err(PtoError::Operands { op: $n, expected: "a unary instruction" })
+    };
+    (binary $e:tt $sink:ident $op:ident $t:ident $n:ident $cx:ident $dst:ident $a:ident $b:ident) => {
+        Err(PtoError::Operands { op: $n, expected: "a binary instruction" })
+    };
+}
+
+macro_rules! meanings {
+    ($(($v:ident $alias:ident, $name:literal, $mlir:literal, $class:ident, $tmp:tt, $elem:tt, $($rest:tt)*)),* $(,)?) => {
+        /// The unary element rules of the table (`(e1 ..)`, `(e1z ..)`).
+        pub(crate) fn unary_meaning<S: Sink>(
+            sink: &mut S,
+            op: OpCode,
+            dst: &Tile,
+            src: &Tile,
+        ) -> Result<S::Out, PtoError> {
+            let (t, n, cx) = (dst.dtype(), op.name(), sink.cx());
+            match op {
+                $(OpCode::$v => elem_arm!(unary $elem sink op t n cx dst src),)*
             }
         }
-        _ => Err(PtoError::Operands {
-            op: n,
-            expected: "a unary instruction",
-        }),
-    }
-}
 
-fn unary_float<T: Elem<C = f32>, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src: &Tile,
-) -> Result<S::Out, PtoError> {
-    let n = op.name();
-    match op {
-        OpCode::Texp if T::TYPE == ElemType::F16 && !sink.core().reference() => {
-            // Every f16 input has its result in a table built once from the same formula.
-            let table = exp_f16_table();
-            sink.apply::<u16, 1>(n, dst, [src], move |[a]| table[a as usize])
+        /// The tile-tile element rules of the table (`(e2 ..)`, `(e2z ..)`, `(e2d ..)`).
+        pub(crate) fn binary_meaning<S: Sink>(
+            sink: &mut S,
+            op: OpCode,
+            dst: &Tile,
+            src0: &Tile,
+            src1: &Tile,
+        ) -> Result<S::Out, PtoError> {
+            let (t, n, cx) = (dst.dtype(), op.name(), sink.cx());
+            match op {
+                $(OpCode::$v => elem_arm!(binary $elem sink op t n cx dst src0 src1),)*
+            }
         }
-        OpCode::Texp => sink.apply_rows::<T, 1>(n, dst, [src], ExpRows),
-        OpCode::Tlog => sink.apply::<T, 1>(n, dst, [src], move |[a]| log_f(a)),
-        OpCode::Tsqrt => sink.apply::<T, 1>(n, dst, [src], move |[a]| sqrt_f(a)),
-        OpCode::Trsqrt => sink.apply::<T, 1>(n, dst, [src], move |[a]| rsqrt_f(a)),
-        _ => unary_num::<T, S>(sink, op, dst, src),
-    }
-}
 
-/// The tile-tile instructions' element functions, dispatched on dst's element type.
-pub(crate) fn binary_meaning<S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src0: &Tile,
-    src1: &Tile,
-) -> Result<S::Out, PtoError> {
-    let t = dst.dtype();
-    use OpCode::*;
-    match op {
-        Tprelu | Tmuladddst | Tfusedmuladd | Tfusedmuladdrelu | Tsubrelu => {
-            dispatch!(float t, T => binary_float::<T, S>(sink, op, dst, src0, src1), else Err(class_err(op, t)))
+        /// The three-source element rules (`(e3 ..)`): TADDC, TSUBC.
+        pub(crate) fn ternary_meaning<S: Sink>(
+            sink: &mut S,
+            op: OpCode,
+            dst: &Tile,
+            src0: &Tile,
+            src1: &Tile,
+            src2: &Tile,
+        ) -> Result<S::Out, PtoError> {
+            let (t, n, cx) = (dst.dtype(), op.name(), sink.cx());
+            match op {
+                $(OpCode::$v => elem_arm!(ternary $elem sink op t n cx dst src0 src1 src2),)*
+            }
         }
-        Tand | Tor | Txor | Tshl | Tshr => {
-            dispatch!(int t, T => binary_int::<T, S>(sink, op, dst, src0, src1), else Err(class_err(op, t)))
-        }
-        _ => {
-            dispatch!(all t, T => binary_num::<T, S>(sink, op, dst, src0, src1), else Err(class_err(op, t)))
-        }
-    }
-}
 
-fn binary_num<T: Elem, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    a: &Tile,
-    b: &Tile,
-) -> Result<S::Out, PtoError> {
-    let n = op.name();
-    let p = sink.core().policy().nan_min_max;
-    if !T::C::FLOAT && matches!(op, OpCode::Tdiv | OpCode::Trem | OpCode::Tfmod) {
-        sink.find_zero::<T>(n, "src1", b, dst.valid_row(), dst.valid_col())?;
-    }
-    match op {
-        OpCode::Tadd => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.add(y)),
-        OpCode::Tsub => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.sub(y)),
-        OpCode::Tmul => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.mul(y)),
-        // floats IEEE, integers truncate
-        OpCode::Tdiv => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.div(y)),
-        OpCode::Tmin => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| min_p(x, y, p)),
-        OpCode::Tmax => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| max_p(x, y, p)),
-        // sign of the divisor
-        OpCode::Trem => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.rem_floor(y)),
-        // sign of the dividend
-        OpCode::Tfmod => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.fmod(y)),
-        OpCode::Tpow => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.pow(y)),
-        _ => Err(PtoError::Operands {
-            op: n,
-            expected: "a binary instruction",
-        }),
-    }
-}
-
-fn binary_float<T: Elem<C = f32>, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    a: &Tile,
-    b: &Tile,
-) -> Result<S::Out, PtoError> {
-    let n = op.name();
-    let p = sink.core().policy().nan_min_max;
-    match op {
-        // a > 0 ? a : a * b
-        OpCode::Tprelu => sink.apply::<T, 2>(
-            n,
-            dst,
-            [a, b],
-            move |[x, y]| if x > 0.0 { x } else { x * y },
-        ),
-        // a * b + dst, rounded once
-        OpCode::Tmuladddst => {
-            sink.apply::<T, 3>(n, dst, [a, b, dst], move |[x, y, d]| fma::<T>(x, y, d))
+        /// The tile-scalar element rules (`(e2 ..)` with the scalar as second operand; TAXPY
+        /// and TEXPANDS have their own handlers).
+        pub(crate) fn tile_scalar_meaning<S: Sink>(
+            sink: &mut S,
+            op: OpCode,
+            dst: &Tile,
+            src: &Tile,
+            s: Scalar,
+        ) -> Result<S::Out, PtoError> {
+            let (t, n, cx) = (dst.dtype(), op.name(), sink.cx());
+            match op {
+                $(OpCode::$v => elem_arm!(scalar $elem sink op t n cx dst src s),)*
+            }
         }
-        // a * dst + b, rounded once
-        OpCode::Tfusedmuladd => {
-            sink.apply::<T, 3>(n, dst, [a, b, dst], move |[x, y, d]| fma::<T>(x, d, y))
-        }
-        // max(a * dst + b, 0)
-        OpCode::Tfusedmuladdrelu => sink.apply::<T, 3>(n, dst, [a, b, dst], move |[x, y, d]| {
-            max_p(fma::<T>(x, d, y), 0.0, p)
-        }),
-        // max(a - b, 0)
-        OpCode::Tsubrelu => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| max_p(x - y, 0.0, p)),
-        _ => Err(PtoError::Operands {
-            op: n,
-            expected: "a fused float instruction",
-        }),
-    }
-}
 
-fn binary_int<T: Elem, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    a: &Tile,
-    b: &Tile,
-) -> Result<S::Out, PtoError>
-where
-    T::C: Bits,
-{
-    let n = op.name();
-    match op {
-        OpCode::Tand => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.and(y)),
-        OpCode::Tor => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.or(y)),
-        OpCode::Txor => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.xor(y)),
-        // shift amount masked to the element width
-        OpCode::Tshl => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.shl(y)),
-        OpCode::Tshr => sink.apply::<T, 2>(n, dst, [a, b], move |[x, y]| x.shr(y)),
-        _ => Err(PtoError::Operands {
-            op: n,
-            expected: "a bitwise instruction",
-        }),
-    }
-}
-
-/// TADDC / TSUBC.
-pub(crate) fn ternary_meaning<S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src0: &Tile,
-    src1: &Tile,
-    src2: &Tile,
-) -> Result<S::Out, PtoError> {
-    let t = dst.dtype();
-    let n = op.name();
-    let sub = match op {
-        OpCode::Taddc => false,
-        OpCode::Tsubc => true,
-        _ => {
-            return Err(PtoError::Operands {
-                op: n,
-                expected: "TADDC or TSUBC",
-            });
+        /// The tile-scalar-tile element rules (`(e3 ..)` with the scalar in the middle):
+        /// TADDSC, TSUBSC.
+        pub(crate) fn tile_scalar_tile_meaning<S: Sink>(
+            sink: &mut S,
+            op: OpCode,
+            dst: &Tile,
+            src0: &Tile,
+            s: Scalar,
+            src1: &Tile,
+        ) -> Result<S::Out, PtoError> {
+            let (t, n, cx) = (dst.dtype(), op.name(), sink.cx());
+            match op {
+                $(OpCode::$v => elem_arm!(scalar_tile $elem sink op t n cx dst src0 s src1),)*
+            }
         }
     };
-    dispatch!(all t, T => sink.apply::<T, 3>(n, dst, [src0, src1, src2], move |[a, b, c]| sum3::<T>(a, if sub { b.neg() } else { b }, c)),
-        else Err(class_err(op, t)))
 }
-
-/// The tile-scalar instructions' element functions (all but TAXPY, which has its own checks).
-pub(crate) fn tile_scalar_meaning<S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src: &Tile,
-    s: Scalar,
-) -> Result<S::Out, PtoError> {
-    let t = dst.dtype();
-    use OpCode::*;
-    match op {
-        Tlrelu => dispatch!(float t, T => {
-            let k = s.to_c::<T>();
-            // a > 0 ? a : a * slope
-            sink.apply::<T, 1>(op.name(), dst, [src], move |[a]| if a > 0.0 { a } else { a * k })
-        }, else Err(class_err(op, t))),
-        Tands | Tors | Txors | Tshls | Tshrs => {
-            dispatch!(int t, T => scalar_int::<T, S>(sink, op, dst, src, s), else Err(class_err(op, t)))
-        }
-        _ => {
-            dispatch!(all t, T => scalar_num::<T, S>(sink, op, dst, src, s), else Err(class_err(op, t)))
-        }
-    }
-}
-
-fn scalar_num<T: Elem, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src: &Tile,
-    s: Scalar,
-) -> Result<S::Out, PtoError> {
-    let n = op.name();
-    let p = sink.core().policy().nan_min_max;
-    let k = s.to_c::<T>();
-    if !T::C::FLOAT
-        && matches!(op, OpCode::Tdivs | OpCode::Trems | OpCode::Tfmods)
-        && k.is_zero()
-        && dst.valid_row() * dst.valid_col() > 0
-    {
-        return Err(PtoError::DivByZero {
-            op: n,
-            operand: "scalar",
-            row: 0,
-            col: 0,
-        });
-    }
-    match op {
-        OpCode::Tadds => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.add(k)),
-        OpCode::Tsubs => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.sub(k)),
-        OpCode::Tmuls => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.mul(k)),
-        OpCode::Tdivs => {
-            if T::C::FLOAT && sink.core().policy().divs_by_reciprocal {
-                // A5: multiply by the reciprocal, itself rounded to the element type; 0 -> ±inf.
-                let r = T::narrow(T::C::one().div(k)).widen();
-                sink.apply::<T, 1>(n, dst, [src], move |[a]| a.mul(r))
-            } else {
-                sink.apply::<T, 1>(n, dst, [src], move |[a]| a.div(k))
-            }
-        }
-        OpCode::Tmaxs => sink.apply::<T, 1>(n, dst, [src], move |[a]| max_p(a, k, p)),
-        OpCode::Tmins => sink.apply::<T, 1>(n, dst, [src], move |[a]| min_p(a, k, p)),
-        OpCode::Trems => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.rem_floor(k)),
-        OpCode::Tfmods => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.fmod(k)),
-        OpCode::Tpows => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.pow(k)),
-        _ => Err(PtoError::Operands {
-            op: n,
-            expected: "a tile-scalar instruction",
-        }),
-    }
-}
-
-fn scalar_int<T: Elem, S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src: &Tile,
-    s: Scalar,
-) -> Result<S::Out, PtoError>
-where
-    T::C: Bits,
-{
-    let n = op.name();
-    let k = s.to_c::<T>();
-    if matches!(op, OpCode::Tshls | OpCode::Tshrs) && k.sign_neg() {
-        return Err(PtoError::Scalar {
-            op: n,
-            rule: "shift amount must be zero or positive",
-            value: format!("{s:?}"),
-        });
-    }
-    match op {
-        OpCode::Tands => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.and(k)),
-        OpCode::Tors => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.or(k)),
-        OpCode::Txors => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.xor(k)),
-        OpCode::Tshls => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.shl(k)),
-        OpCode::Tshrs => sink.apply::<T, 1>(n, dst, [src], move |[a]| a.shr(k)),
-        _ => Err(PtoError::Operands {
-            op: n,
-            expected: "a bitwise tile-scalar instruction",
-        }),
-    }
-}
+crate::for_each_tile_op!(meanings);
 
 /// TDIVS scalar/tile: `dst = scalar / src`.
 pub(crate) fn tdivs_scalar_tile_meaning<S: Sink>(
@@ -745,34 +622,6 @@ pub(crate) fn tdivs_scalar_tile_meaning<S: Sink>(
             sink.find_zero::<T>(op.name(), "src", src, dst.valid_row(), dst.valid_col())?;
         }
         sink.apply::<T, 1>(op.name(), dst, [src], move |[a]| k.div(a))
-    }, else Err(class_err(op, t)))
-}
-
-/// TADDSC / TSUBSC.
-pub(crate) fn tile_scalar_tile_meaning<S: Sink>(
-    sink: &mut S,
-    op: OpCode,
-    dst: &Tile,
-    src0: &Tile,
-    s: Scalar,
-    src1: &Tile,
-) -> Result<S::Out, PtoError> {
-    let t = dst.dtype();
-    let n = op.name();
-    let sub = match op {
-        OpCode::Taddsc => false,
-        OpCode::Tsubsc => true,
-        _ => {
-            return Err(PtoError::Operands {
-                op: n,
-                expected: "TADDSC or TSUBSC",
-            });
-        }
-    };
-    dispatch!(all t, T => {
-        let k = s.to_c::<T>();
-        let k = if sub { k.neg() } else { k };
-        sink.apply::<T, 2>(n, dst, [src0, src1], move |[a, b]| sum3::<T>(a, k, b))
     }, else Err(class_err(op, t)))
 }
 

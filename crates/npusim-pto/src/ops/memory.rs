@@ -6,7 +6,7 @@
 //! indices. TLOAD first fills the whole tile with its pad value, then copies the valid region;
 //! TSTORE copies the valid region back. Element types must have equal sizes (the bits move).
 
-use super::{Scalar, vr_err};
+use super::{Scalar, ScalarElem, vr_err};
 use crate::core::TileCore;
 use crate::dispatch;
 use crate::engine::memory;

@@ -5,8 +5,10 @@
 //! - [`partial`]: TPART* over mismatched valid regions;
 //! - [`reduce`]: row and column reductions and the expand (broadcast) family;
 //! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
-//! - [`memory`]: GlobalTensor, TLOAD and TSTORE.
+//! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
+//! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS.
 
+pub mod cube;
 pub mod elementwise;
 pub mod memory;
 pub mod partial;
@@ -21,18 +23,17 @@ use crate::tile::{Tile, TileLoc};
 use npusim_core::TileArch;
 use npusim_core::convert::{Exact, FloatFormat, RoundMode, Saturation, round_to_format};
 
-/// A scalar operand as the front end resolved it: an integer or a float constant. It is
-/// converted to the tile's element type (floats round to nearest even, integers wrap, a float
-/// given for an integer tile truncates).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    Int(i64),
-    Float(f64),
+pub use npusim_core::vocab::{CmpMode, Scalar};
+
+/// A scalar operand as an element of the tile's type: converted to the element type (floats
+/// round to nearest even, integers wrap, a float given for an integer tile truncates toward
+/// zero), then widened to the compute type.
+pub(crate) trait ScalarElem {
+    fn to_c<T: Elem>(self) -> T::C;
 }
 
-impl Scalar {
-    /// The scalar as an element of `T`, widened to the compute type.
-    pub fn to_c<T: Elem>(self) -> T::C {
+impl ScalarElem for Scalar {
+    fn to_c<T: Elem>(self) -> T::C {
         match FloatFormat::of(T::TYPE) {
             Some(fmt) => {
                 let exact = match self {
@@ -51,66 +52,6 @@ impl Scalar {
                 Scalar::Int(i) => T::from_bits_u64(i as u64).widen(),
                 Scalar::Float(v) => T::C::from_f64(v.trunc()),
             },
-        }
-    }
-}
-
-impl From<f32> for Scalar {
-    fn from(v: f32) -> Scalar {
-        Scalar::Float(v as f64)
-    }
-}
-impl From<f64> for Scalar {
-    fn from(v: f64) -> Scalar {
-        Scalar::Float(v)
-    }
-}
-impl From<i64> for Scalar {
-    fn from(v: i64) -> Scalar {
-        Scalar::Int(v)
-    }
-}
-impl From<i32> for Scalar {
-    fn from(v: i32) -> Scalar {
-        Scalar::Int(v as i64)
-    }
-}
-
-/// The comparison of TCMP / TCMPS.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CmpMode {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl CmpMode {
-    /// Parses `EQ`/`equal`, `NE`/`not_equal`, `LT`/`less_than`, `LE`/`less_equal`,
-    /// `GT`/`greater_than`, `GE`/`greater_equal`.
-    pub fn parse(s: &str) -> Option<CmpMode> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "eq" | "equal" => CmpMode::Eq,
-            "ne" | "not_equal" => CmpMode::Ne,
-            "lt" | "less_than" => CmpMode::Lt,
-            "le" | "less_equal" => CmpMode::Le,
-            "gt" | "greater_than" => CmpMode::Gt,
-            "ge" | "greater_equal" => CmpMode::Ge,
-            _ => return None,
-        })
-    }
-    /// Applies the comparison (IEEE: every comparison with NaN is false except NE).
-    #[inline]
-    pub fn test<N: Num>(self, a: N, b: N) -> bool {
-        match self {
-            CmpMode::Eq => a == b,
-            CmpMode::Ne => a != b,
-            CmpMode::Lt => a < b,
-            CmpMode::Le => a <= b,
-            CmpMode::Gt => a > b,
-            CmpMode::Ge => a >= b,
         }
     }
 }

@@ -10,7 +10,7 @@
 //! TCVT converts each element with `npusim_core::convert::convert_bits` (the exact reference
 //! conversion) under the given round mode and saturation; the pairs are the page's table.
 
-use super::{CmpMode, Scalar, covers, need_loc, need_row_major, same_type, vr_err};
+use super::{CmpMode, Scalar, ScalarElem, covers, need_loc, need_row_major, same_type, vr_err};
 use crate::core::TileCore;
 use crate::dispatch;
 use crate::engine::memory;

@@ -7,8 +7,10 @@
 //! - tiles whose address and valid shape are constants (and that no `pto.set_validshape`
 //!   changes) are validated by `npusim-pto` and placed in the template; tiles without
 //!   `addr =` get an address from a module-wide bump allocator per memory;
-//! - every tile op is mapped to its `npusim_pto::OpCode` and operand shape; when all of its
-//!   operands are static the whole `npusim_pto::TileOp` is built and prepared here
+//! - every tile op is already an `npusim_pto::OpCode` (PTO-AS takes its tile rows from that
+//!   table); its operands become `npusim_pto::Args<Slot>`, the instruction's own operand form
+//!   over frame slots; when all of its operands are static the whole `npusim_pto::TileOp` is
+//!   built and prepared here
 //!   (`TileCore::prepare`: static checks once, the element function bound to the operands) and
 //!   the run-time step is a single `TileCore::run`;
 //! - `scf.for` / `scf.if` / `scf.while` become jumps, `scf.yield` a parallel copy.
@@ -16,13 +18,13 @@
 use super::scalar::{CastKind, FloatOp, IntOp, Num};
 use super::{RunError, RunErrorKind};
 use crate::ast::{
-    self, Block, ConstValue, DType, FuncId, GmLayout, Loc, Module, OpKind, PadValue, RoundMode,
-    RuntimeQuery, ScalarType, TargetArch, Type,
+    self, Block, ConstValue, DType, FuncId, GmLayout, LocExt, Module, OpKind, RuntimeQuery,
+    ScalarType, TargetArch, Type,
 };
 use crate::diag::{DiagKind, Diagnostic, Span};
 use crate::ops::OpCode;
 use npusim_pto as pto;
-use npusim_pto::{Args, PreparedOp, Scalar, Tile, TileCore, TileDesc, TileLoc, TileOp};
+use npusim_pto::{Args, OperandMap, PreparedOp, Scalar, Tile, TileCore, TileDesc, TileOp};
 
 /// Index of a value in a function's frame.
 pub(crate) type Slot = u32;
@@ -54,90 +56,6 @@ pub(crate) enum Val {
     Ptr(PtrVal),
     View(ViewVal),
     Tile(Tile),
-}
-
-/// Operand shape of a tile op, with slots.
-#[derive(Clone, Debug)]
-pub(crate) enum TForm {
-    Unary {
-        dst: Slot,
-        src: Slot,
-    },
-    Binary {
-        dst: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    Ternary {
-        dst: Slot,
-        a: Slot,
-        b: Slot,
-        c: Slot,
-    },
-    TileScalar {
-        dst: Slot,
-        src: Slot,
-        s: Slot,
-    },
-    ScalarTile {
-        dst: Slot,
-        s: Slot,
-        src: Slot,
-    },
-    TileScalarTile {
-        dst: Slot,
-        a: Slot,
-        s: Slot,
-        b: Slot,
-    },
-    Fill {
-        dst: Slot,
-        s: Slot,
-    },
-    PartialArg {
-        slots: [Slot; 6],
-    },
-    ArgReduce {
-        dst_idx: Slot,
-        src: Slot,
-    },
-    Compare {
-        dst: Slot,
-        a: Slot,
-        b: Slot,
-        mode: pto::CmpMode,
-    },
-    CompareScalar {
-        dst: Slot,
-        src: Slot,
-        s: Slot,
-        mode: pto::CmpMode,
-    },
-    Select {
-        dst: Slot,
-        mask: Slot,
-        a: Slot,
-        b: Slot,
-    },
-    SelectScalar {
-        dst: Slot,
-        mask: Slot,
-        src: Slot,
-        s: Slot,
-    },
-    Convert {
-        dst: Slot,
-        src: Slot,
-        mode: pto::RoundMode,
-    },
-    Load {
-        dst: Slot,
-        view: Slot,
-    },
-    Store {
-        view: Slot,
-        src: Slot,
-    },
 }
 
 /// One instruction.
@@ -258,10 +176,10 @@ pub(crate) enum Inst {
     },
     /// A tile op whose operands are all static: the whole instruction is pre-built.
     Exec(Box<PreparedOp>),
-    /// A tile op reading its operands from slots.
+    /// A tile op reading its operands from slots: `npusim-pto`'s operand form over slots.
     Tile {
         op: pto::OpCode,
-        form: TForm,
+        form: Args<Slot>,
     },
     /// Ops that do nothing in a functional simulation (sync, `pto.tprefetch`).
     Nop,
@@ -403,45 +321,14 @@ fn slots(v: &[ast::ValueId]) -> Box<[Slot]> {
     v.iter().map(|x| x.0).collect()
 }
 
-fn tile_loc(l: Loc) -> TileLoc {
-    match l {
-        Loc::Vec => TileLoc::Vec,
-        Loc::Mat => TileLoc::Mat,
-        Loc::Left => TileLoc::Left,
-        Loc::Right => TileLoc::Right,
-        Loc::Acc => TileLoc::Acc,
-        Loc::Bias => TileLoc::Bias,
-        Loc::Scaling => TileLoc::Scaling,
-    }
-}
-
-/// The `npusim-pto` descriptor of a tile buffer type (address 0, full valid region).
 pub(crate) fn tile_desc(t: &ast::TileBufType) -> TileDesc {
     let dtype = t.dtype.elem_type().unwrap_or(npusim_core::ElemType::U8);
-    let mut d = TileDesc::new(tile_loc(t.loc), dtype, t.rows as usize, t.cols as usize);
+    let mut d = TileDesc::new(t.loc, dtype, t.rows as usize, t.cols as usize);
     d.blayout = t.blayout;
     d.slayout = t.slayout;
     d.fractal = t.fractal as usize;
-    d.pad = match t.pad {
-        PadValue::Null => pto::PadValue::Null,
-        PadValue::Zero => pto::PadValue::Zero,
-        PadValue::Max => pto::PadValue::Max,
-        PadValue::Min => pto::PadValue::Min,
-    };
+    d.pad = t.pad;
     d
-}
-
-fn round_mode(m: Option<RoundMode>) -> pto::RoundMode {
-    match m {
-        None | Some(RoundMode::None | RoundMode::Rint | RoundMode::CastRint) => {
-            pto::RoundMode::Rint
-        }
-        Some(RoundMode::Round) => pto::RoundMode::Round,
-        Some(RoundMode::Floor) => pto::RoundMode::Floor,
-        Some(RoundMode::Ceil) => pto::RoundMode::Ceil,
-        Some(RoundMode::Trunc) => pto::RoundMode::Trunc,
-        Some(RoundMode::Odd) => pto::RoundMode::Odd,
-    }
 }
 
 /// `cmp` defaults to `equal`.
@@ -1127,7 +1014,7 @@ impl Lowerer {
         outs: &[ast::ValueId],
         attrs: &ast::TileAttrs,
     ) {
-        use crate::ops::OpClass as C;
+        use pto::Class as P;
         let name = code.name();
         let form = |ins: &[ast::ValueId]| -> String {
             ins.iter()
@@ -1141,123 +1028,125 @@ impl Lowerer {
         let fi = form(ins);
         let i = |k: usize| ins.get(k).map_or(0, |v| v.0);
         let o = |k: usize| outs.get(k).map_or(0, |v| v.0);
-        let class = code.class();
         let unsupported = |lw: &mut Lowerer, cx: &mut FnCx, what: &'static str| {
             lw.unsupported.push((span, what));
             cx.emit(Inst::Unsupported { what }, span, name);
         };
-        if matches!(code, OpCode::TPrefetch) {
-            cx.emit(Inst::Nop, span, name);
-            return;
-        }
-        let Some(pop) = pto::OpCode::parse(name) else {
-            let what = match class {
-                C::Move => "tile moves (pto.tmov, pto.ttrans) are not supported yet by npusim-pto",
-                C::Matmul => {
-                    "cube ops (pto.tmatmul*, pto.tgemv*) are not supported yet by npusim-pto"
-                }
-                C::Debug => "pto.tprint is not supported yet",
-                _ => "this tile op is not supported yet by npusim-pto",
-            };
-            return unsupported(self, cx, what);
+        let OpCode::Tile(pop) = code else {
+            return unsupported(self, cx, "this op is not a tile instruction");
         };
-        let f = match (class, fi.as_str()) {
-            (C::Binary | C::Partial, "TT" | "TTT") => TForm::Binary {
-                dst: o(0),
-                a: i(0),
-                b: i(1),
-            },
-            (C::Ternary, "TTT") => TForm::Ternary {
-                dst: o(0),
-                a: i(0),
-                b: i(1),
-                c: i(2),
-            },
-            (C::Ternary, "TST") => TForm::TileScalarTile {
-                dst: o(0),
-                a: i(0),
-                s: i(1),
-                b: i(2),
-            },
-            (C::Unary | C::Reduce, "T" | "TT") => TForm::Unary {
-                dst: o(0),
-                src: i(0),
-            },
-            (C::TileScalar, "TS" | "TST") => TForm::TileScalar {
-                dst: o(0),
-                src: i(0),
-                s: i(1),
-            },
-            (C::TileScalar, "ST") => TForm::ScalarTile {
-                dst: o(0),
-                s: i(0),
-                src: i(1),
-            },
-            (C::TileScalar, "S") => TForm::Fill { dst: o(0), s: i(0) },
-            (C::Expand, "T") => TForm::Unary {
-                dst: o(0),
-                src: i(0),
-            },
-            (C::Expand, "TT" | "TTT") => TForm::Binary {
-                dst: o(0),
-                a: i(0),
-                b: i(1),
-            },
-            (C::ArgReduce, "TTTT") if outs.len() == 2 => TForm::PartialArg {
-                slots: [o(0), o(1), i(0), i(1), i(2), i(3)],
-            },
-            (C::ArgReduce, "T" | "TT")
-                if matches!(
-                    pop.info().class,
-                    pto::Class::RowArgReduce | pto::Class::ColArgReduce
-                ) =>
-            {
-                TForm::ArgReduce {
-                    dst_idx: o(0),
-                    src: i(0),
-                }
+        let class = pop.info().class;
+        let args: Args<Slot> = match (class, fi.as_str()) {
+            (P::Prefetch, _) => {
+                cx.emit(Inst::Nop, span, name);
+                return;
             }
-            (C::Cmp, "TT") => TForm::Compare {
+            (P::Move, _) => {
+                return unsupported(
+                    self,
+                    cx,
+                    "tile moves (pto.tmov, pto.ttrans) are not supported yet by npusim-pto",
+                );
+            }
+            (P::Gemv | P::GemvAcc, _) => {
+                return unsupported(self, cx, "pto.tgemv* is not supported yet by npusim-pto");
+            }
+            (P::Matmul, "TT") => Args::Binary {
                 dst: o(0),
-                a: i(0),
-                b: i(1),
-                mode: cmp_mode(attrs.cmp),
+                src0: i(0),
+                src1: i(1),
             },
-            (C::Cmp, "TS") => TForm::CompareScalar {
+            (P::MatmulAcc | P::MatmulBias, "TTT") => Args::Ternary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+                src2: i(2),
+            },
+            (P::Print, _) => return unsupported(self, cx, "pto.tprint is not supported yet"),
+            (P::Unary | P::RowReduce | P::ColReduce | P::Expand, "T" | "TT") => Args::Unary {
                 dst: o(0),
                 src: i(0),
-                s: i(1),
+            },
+            (P::Binary | P::Partial | P::ExpandBinary, "TT" | "TTT") => Args::Binary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+            },
+            (P::Ternary, "TTT") => Args::Ternary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+                src2: i(2),
+            },
+            (P::TileScalarTile, "TST") => Args::TileScalarTile {
+                dst: o(0),
+                src0: i(0),
+                scalar: i(1),
+                src1: i(2),
+            },
+            (P::TileScalar, "TS" | "TST") => Args::TileScalar {
+                dst: o(0),
+                src: i(0),
+                scalar: i(1),
+            },
+            (P::TileScalar, "ST") => Args::ScalarTile {
+                dst: o(0),
+                scalar: i(0),
+                src: i(1),
+            },
+            (P::Fill, "S") => Args::Fill {
+                dst: o(0),
+                scalar: i(0),
+            },
+            (P::PartialArg, "TTTT") if outs.len() == 2 => Args::PartialArg {
+                dst_val: o(0),
+                dst_idx: o(1),
+                src0_val: i(0),
+                src0_idx: i(1),
+                src1_val: i(2),
+                src1_idx: i(3),
+            },
+            (P::RowArgReduce | P::ColArgReduce, "T" | "TT") => Args::ArgReduce {
+                dst_idx: o(0),
+                src: i(0),
+                dst_val: None,
+            },
+            (P::Compare, "TT") => Args::Compare {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
                 mode: cmp_mode(attrs.cmp),
             },
-            (C::Select, "TTT" | "TTTT") => TForm::Select {
+            (P::CompareScalar, "TS") => Args::CompareScalar {
+                dst: o(0),
+                src: i(0),
+                scalar: i(1),
+                mode: cmp_mode(attrs.cmp),
+            },
+            (P::Select, "TTT" | "TTTT") => Args::Select {
                 dst: o(0),
                 mask: i(0),
-                a: i(1),
-                b: i(2),
+                src0: i(1),
+                src1: i(2),
             },
-            (C::Select, "TTS") => TForm::SelectScalar {
+            (P::SelectScalar, "TTS" | "TTTS") => Args::SelectScalar {
                 dst: o(0),
                 mask: i(0),
                 src: i(1),
-                s: i(2),
+                scalar: i(fi.len() - 1),
             },
-            (C::Select, "TTTS") => TForm::SelectScalar {
-                dst: o(0),
-                mask: i(0),
-                src: i(1),
-                s: i(3),
-            },
-            (C::Cvt, "T" | "TT") => TForm::Convert {
+            (P::Convert, "T" | "TT") => Args::Convert {
                 dst: o(0),
                 src: i(0),
-                mode: round_mode(attrs.rmode),
+                mode: attrs.rmode.unwrap_or(pto::RoundMode::Rint),
+                sat: npusim_core::Saturation::Off,
             },
-            (C::Memory, "P") if code == OpCode::TLoad => TForm::Load {
+            (P::Load, "P") => Args::Load {
                 dst: o(0),
-                view: i(0),
+                src: i(0),
             },
-            (C::Memory, "T") if code == OpCode::TStore => TForm::Store {
-                view: o(0),
+            (P::Store, "T") => Args::Store {
+                dst: o(0),
                 src: i(0),
             },
             _ => {
@@ -1270,11 +1159,21 @@ impl Lowerer {
         };
         // Fully static operands: build the npusim-pto instruction now, and prepare it (static
         // checks once; a failing check still reports at run time, when the op is reached).
-        if let Ok(args) = build_args(&f, &cx.template, span) {
-            let prepared = self.core.prepare(TileOp { op: pop, args });
+        if let Ok(resolved) = build_args(&args, &cx.template, span) {
+            let prepared = self.core.prepare(TileOp {
+                op: pop,
+                args: resolved,
+            });
             cx.emit(Inst::Exec(Box::new(prepared)), span, name);
         } else {
-            cx.emit(Inst::Tile { op: pop, form: f }, span, name);
+            cx.emit(
+                Inst::Tile {
+                    op: pop,
+                    form: args,
+                },
+                span,
+                name,
+            );
         }
     }
 }
@@ -1338,96 +1237,26 @@ fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalTensor, RunE
     }
 }
 
-/// Builds the `npusim-pto` operands from the frame.
-pub(crate) fn build_args(f: &TForm, fr: &[Val], sp: Span) -> Result<Args, RunError> {
-    let t = |s: Slot| tile_of(fr, s, sp);
-    let sc = |s: Slot| scalar_of(fr, s, sp);
-    Ok(match *f {
-        TForm::Unary { dst, src } => Args::Unary {
-            dst: t(dst)?,
-            src: t(src)?,
-        },
-        TForm::Binary { dst, a, b } => Args::Binary {
-            dst: t(dst)?,
-            src0: t(a)?,
-            src1: t(b)?,
-        },
-        TForm::Ternary { dst, a, b, c } => Args::Ternary {
-            dst: t(dst)?,
-            src0: t(a)?,
-            src1: t(b)?,
-            src2: t(c)?,
-        },
-        TForm::TileScalar { dst, src, s } => Args::TileScalar {
-            dst: t(dst)?,
-            src: t(src)?,
-            scalar: sc(s)?,
-        },
-        TForm::ScalarTile { dst, s, src } => Args::ScalarTile {
-            dst: t(dst)?,
-            scalar: sc(s)?,
-            src: t(src)?,
-        },
-        TForm::TileScalarTile { dst, a, s, b } => Args::TileScalarTile {
-            dst: t(dst)?,
-            src0: t(a)?,
-            scalar: sc(s)?,
-            src1: t(b)?,
-        },
-        TForm::Fill { dst, s } => Args::Fill {
-            dst: t(dst)?,
-            scalar: sc(s)?,
-        },
-        TForm::PartialArg { slots: s } => Args::PartialArg {
-            dst_val: t(s[0])?,
-            dst_idx: t(s[1])?,
-            src0_val: t(s[2])?,
-            src0_idx: t(s[3])?,
-            src1_val: t(s[4])?,
-            src1_idx: t(s[5])?,
-        },
-        TForm::ArgReduce { dst_idx, src } => Args::ArgReduce {
-            dst_idx: t(dst_idx)?,
-            src: t(src)?,
-            dst_val: None,
-        },
-        TForm::Compare { dst, a, b, mode } => Args::Compare {
-            dst: t(dst)?,
-            src0: t(a)?,
-            src1: t(b)?,
-            mode,
-        },
-        TForm::CompareScalar { dst, src, s, mode } => Args::CompareScalar {
-            dst: t(dst)?,
-            src: t(src)?,
-            scalar: sc(s)?,
-            mode,
-        },
-        TForm::Select { dst, mask, a, b } => Args::Select {
-            dst: t(dst)?,
-            mask: t(mask)?,
-            src0: t(a)?,
-            src1: t(b)?,
-        },
-        TForm::SelectScalar { dst, mask, src, s } => Args::SelectScalar {
-            dst: t(dst)?,
-            mask: t(mask)?,
-            src: t(src)?,
-            scalar: sc(s)?,
-        },
-        TForm::Convert { dst, src, mode } => Args::Convert {
-            dst: t(dst)?,
-            src: t(src)?,
-            mode,
-            sat: npusim_core::Saturation::Off,
-        },
-        TForm::Load { dst, view } => Args::Load {
-            dst: t(dst)?,
-            src: view_of(fr, view, sp)?,
-        },
-        TForm::Store { view, src } => Args::Store {
-            dst: view_of(fr, view, sp)?,
-            src: t(src)?,
-        },
-    })
+/// Reads a tile op's slots from a frame.
+struct FrameOperands<'a> {
+    frame: &'a [Val],
+    span: Span,
+}
+
+impl OperandMap<Slot, Tile> for FrameOperands<'_> {
+    type Error = RunError;
+    fn tile(&mut self, s: &Slot) -> Result<Tile, RunError> {
+        tile_of(self.frame, *s, self.span)
+    }
+    fn scalar(&mut self, s: &Slot) -> Result<Scalar, RunError> {
+        scalar_of(self.frame, *s, self.span)
+    }
+    fn global(&mut self, s: &Slot) -> Result<pto::GlobalTensor, RunError> {
+        view_of(self.frame, *s, self.span)
+    }
+}
+
+/// Builds the `npusim-pto` operands from the frame: the op's form over slots, read.
+pub(crate) fn build_args(form: &Args<Slot>, frame: &[Val], span: Span) -> Result<Args, RunError> {
+    form.try_map(&mut FrameOperands { frame, span })
 }
