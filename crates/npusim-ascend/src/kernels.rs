@@ -9,52 +9,9 @@ use npusim_core::convert::OverflowMode;
 use npusim_core::fastconv;
 use npusim_core::{ElemType, FloatElement};
 
-/// The comparison of a `vec_cmpv_xx` / `Compare` instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CmpMode {
-    Lt,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-    Le,
-}
-
-impl CmpMode {
-    /// Every mode.
-    pub const ALL: [CmpMode; 6] = [
-        CmpMode::Lt,
-        CmpMode::Gt,
-        CmpMode::Ge,
-        CmpMode::Eq,
-        CmpMode::Ne,
-        CmpMode::Le,
-    ];
-
-    /// The lower-case spelling (`lt`, `gt`, ...), as TIK suffixes and the table use it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            CmpMode::Lt => "lt",
-            CmpMode::Gt => "gt",
-            CmpMode::Ge => "ge",
-            CmpMode::Eq => "eq",
-            CmpMode::Ne => "ne",
-            CmpMode::Le => "le",
-        }
-    }
-
-    /// The IEEE comparison: every comparison with a NaN is false, except `ne`.
-    pub fn holds(self, a: f64, b: f64) -> bool {
-        match self {
-            CmpMode::Lt => a < b,
-            CmpMode::Gt => a > b,
-            CmpMode::Ge => a >= b,
-            CmpMode::Eq => a == b,
-            CmpMode::Ne => a != b,
-            CmpMode::Le => a <= b,
-        }
-    }
-}
+/// The comparison of a `vec_cmpv_xx` / `Compare` instruction: the shared vocabulary's
+/// [`npusim_core::vocab::CmpMode`] (IEEE: every comparison with a NaN is false except `ne`).
+pub use npusim_core::vocab::CmpMode;
 
 /// Maps an element's bits to an integer key whose order is the values' order (±0 share key 0)
 /// and flags NaNs; the kernels below run it over whole repeats so the compiler vectorises.

@@ -19,6 +19,7 @@ use crate::isa::Instr;
 use crate::kernels::CmpMode;
 use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
 use crate::ops::Scalar;
+use crate::ops::ScalarBits;
 use npusim_core::{ChipProfile, ElemType, MemSpace};
 
 /// A checked Brcb.

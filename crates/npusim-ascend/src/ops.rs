@@ -626,54 +626,19 @@ impl PairReduceSum {
 /// Where an instruction's lanes come from (the driver's [`MaskSource`]).
 pub type LaneMaskSource = MaskSource;
 
-/// A scalar operand as written in the kernel.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    Int(i64),
-    Float(f64),
-}
+/// A scalar operand as written in the kernel: the shared vocabulary's
+/// [`npusim_core::vocab::Scalar`].
+pub use npusim_core::vocab::Scalar;
 
-impl From<i64> for Scalar {
-    fn from(v: i64) -> Self {
-        Scalar::Int(v)
-    }
-}
-impl From<i32> for Scalar {
-    fn from(v: i32) -> Self {
-        Scalar::Int(v as i64)
-    }
-}
-macro_rules! scalar_from_int {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Scalar {
-            fn from(v: $t) -> Self {
-                Scalar::Int(v as i64)
-            }
-        }
-    )*};
-}
-scalar_from_int!(i8, u8, i16, u16, u32);
-
-impl From<f64> for Scalar {
-    fn from(v: f64) -> Self {
-        Scalar::Float(v)
-    }
-}
-impl From<f32> for Scalar {
-    fn from(v: f32) -> Self {
-        Scalar::Float(v as f64)
-    }
-}
-impl From<f16> for Scalar {
-    fn from(v: f16) -> Self {
-        Scalar::Float(v.to_f64())
-    }
-}
-
-impl Scalar {
+/// A scalar's bit pattern in a tensor's element type.
+pub trait ScalarBits {
     /// The scalar's bit pattern in `dtype`: floats round to nearest even; integers must be
     /// whole and in range.
-    pub fn to_bits(self, instr: &'static str, param: &'static str, dtype: ElemType) -> Result<u64> {
+    fn to_bits(self, instr: &'static str, param: &'static str, dtype: ElemType) -> Result<u64>;
+}
+
+impl ScalarBits for Scalar {
+    fn to_bits(self, instr: &'static str, param: &'static str, dtype: ElemType) -> Result<u64> {
         use npusim_core::convert::{Exact, FloatFormat, RoundMode, Saturation, round_to_format};
         if let Some(fmt) = FloatFormat::of(dtype) {
             let exact = match self {

@@ -17,6 +17,7 @@
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
+use crate::ops::ScalarBits;
 use npusim_core::{ChipId, ChipProfile, MemSpace};
 
 /// A checked padded move.

@@ -16,6 +16,7 @@ use crate::geometry::{BLOCK_BYTES, Walk};
 use crate::isa::Instr;
 use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
 use crate::ops::Scalar;
+use crate::ops::ScalarBits;
 use crate::vector::MaskSource;
 use npusim_core::{ChipId, ChipProfile, MemSpace};
 

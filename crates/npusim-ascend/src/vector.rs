@@ -28,6 +28,7 @@ use crate::geometry::{BLOCK_BYTES, REPEAT_BYTES, Walk, overlaps};
 use crate::isa::{CastRound, Instr, Shape, check_cast};
 use crate::mask::{self, LaneMask, MaskArg, MaskRegister};
 use crate::ops::Scalar;
+use crate::ops::ScalarBits;
 use half::{bf16, f16};
 use npusim_core::convert::{Saturation, convert_bits};
 use npusim_core::{ChipProfile, ElemType, MemSpace, OverflowMode, RoundMode, fastconv};

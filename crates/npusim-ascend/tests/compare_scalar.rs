@@ -82,7 +82,7 @@ proptest! {
         let scalar = f16::from_bits(scalar_bits);
         // Keep the scalar finite (a NaN scalar has no place in a TIK program).
         let scalar = if scalar.is_nan() { f16::from_f32(1.0) } else { scalar };
-        let name = ["lt", "gt", "ge", "eq", "ne", "le"][m];
+        let name = mode.name();
         let r = repeat as i64;
         let res = if use_scalar {
             match name {

@@ -60,11 +60,16 @@ impl From<i64> for Scalar {
         Scalar::Int(v)
     }
 }
-impl From<i32> for Scalar {
-    fn from(v: i32) -> Scalar {
-        Scalar::Int(v as i64)
-    }
+macro_rules! scalar_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Scalar {
+                Scalar::Int(v as i64)
+            }
+        }
+    )*};
 }
+scalar_from_int!(i8, u8, i16, u16, i32, u32);
 
 /// A comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +92,18 @@ impl CmpMode {
         CmpMode::Gt,
         CmpMode::Ge,
     ];
+
+    /// The lower-case spelling (`eq`, `lt`, ...), as TIK suffixes (`vec_cmpv_lt`) use it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CmpMode::Eq => "eq",
+            CmpMode::Ne => "ne",
+            CmpMode::Lt => "lt",
+            CmpMode::Le => "le",
+            CmpMode::Gt => "gt",
+            CmpMode::Ge => "ge",
+        }
+    }
 
     /// Parses `EQ`/`equal`, `NE`/`not_equal`, `LT`/`less_than`, `LE`/`less_equal`,
     /// `GT`/`greater_than`, `GE`/`greater_equal` (any case).
