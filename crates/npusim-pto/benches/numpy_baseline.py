@@ -31,3 +31,11 @@ for dt in (np.float16, np.float32):
                 continue
             sec = best(stmt, n, g)
             print(f"{np.dtype(dt).name:8s} {shape[0]}x{shape[1]:<4d} {name:12s} {sec * 1e9:10.1f} ns  {elems / sec / 1e9:7.3f} Gelem/s")
+
+# The cube bench (benches/cube.rs): a 128x128x128 matmul, float16 and float32.
+rng = np.random.default_rng(0)
+for dt in (np.float16, np.float32):
+    a = (0.5 + rng.random((128, 128))).astype(dt)
+    b = (0.5 + rng.random((128, 128))).astype(dt)
+    sec = best("a @ b", 200, dict(a=a, b=b))
+    print(f"{np.dtype(dt).name:8s} 128x128x128 matmul {sec * 1e6:10.1f} us  {128**3 / sec / 1e9:7.3f} G mac/s")

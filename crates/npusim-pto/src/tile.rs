@@ -320,6 +320,32 @@ impl Tile {
         }
     }
 
+    /// How many elements from `(r, c)` along the row are contiguous in memory (at least 1).
+    pub fn row_run(&self, r: usize, c: usize) -> usize {
+        let _ = r;
+        let d = &self.d;
+        match (d.slayout, d.blayout) {
+            (SLayout::NoneBox, BLayout::RowMajor) => d.cols.saturating_sub(c).max(1),
+            (SLayout::NoneBox, BLayout::ColMajor) | (SLayout::ColMajor, _) => 1,
+            (SLayout::RowMajor, _) => (self.inner_cols - c % self.inner_cols)
+                .min(d.cols - c.min(d.cols))
+                .max(1),
+        }
+    }
+
+    /// How many elements from `(r, c)` down the column are contiguous in memory (at least 1).
+    pub fn col_run(&self, r: usize, c: usize) -> usize {
+        let _ = c;
+        let d = &self.d;
+        match (d.slayout, d.blayout) {
+            (SLayout::NoneBox, BLayout::ColMajor) => d.rows.saturating_sub(r).max(1),
+            (SLayout::NoneBox, BLayout::RowMajor) | (SLayout::RowMajor, _) => 1,
+            (SLayout::ColMajor, _) => (self.inner_rows - r % self.inner_rows)
+                .min(d.rows - r.min(d.rows))
+                .max(1),
+        }
+    }
+
     /// Byte address of `(r, c)` inside the location's memory.
     #[inline]
     pub fn byte_addr(&self, r: usize, c: usize) -> u64 {

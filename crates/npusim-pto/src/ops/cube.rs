@@ -295,32 +295,48 @@ impl TileCore {
         Ok(())
     }
 
-    /// The `rows x cols` top-left rectangle of a tile, row-major, widened to the compute type.
+    /// The `rows x cols` top-left rectangle of a tile, row-major, widened to the compute type,
+    /// read in the tile's contiguous runs (along rows, or down columns for col-major boxes).
     /// (The caller checked the tile fits its memory.)
     fn read_rect<T: Elem>(&self, t: &Tile, rows: usize, cols: usize) -> Vec<T::C> {
         let mem = self.mem(t.loc()).as_slice();
         let size = T::TYPE.size();
         let mut out = vec![T::C::default(); rows * cols];
-        for r in 0..rows {
-            let row = &mut out[r * cols..(r + 1) * cols];
-            let mut c = 0;
-            while c < cols {
-                // The longest contiguous run from (r, c).
-                let start = t.byte_addr(r, c) as usize;
-                let mut len = 1;
-                while c + len < cols && t.byte_addr(r, c + len) as usize == start + len * size {
-                    len += 1;
+        if t.row_run(0, 0) >= t.col_run(0, 0) {
+            for r in 0..rows {
+                let row = &mut out[r * cols..(r + 1) * cols];
+                let mut c = 0;
+                while c < cols {
+                    let start = t.byte_addr(r, c) as usize;
+                    let len = t.row_run(r, c).min(cols - c);
+                    if let Some(bytes) = mem.get(start..start + len * size) {
+                        T::load(bytes, &mut row[c..c + len]);
+                    }
+                    c += len;
                 }
-                if let Some(bytes) = mem.get(start..start + len * size) {
-                    T::load(bytes, &mut row[c..c + len]);
+            }
+        } else {
+            let mut buf = vec![T::C::default(); rows];
+            for c in 0..cols {
+                let mut r = 0;
+                while r < rows {
+                    let start = t.byte_addr(r, c) as usize;
+                    let len = t.col_run(r, c).min(rows - r);
+                    if let Some(bytes) = mem.get(start..start + len * size) {
+                        T::load(bytes, &mut buf[..len]);
+                    }
+                    for (i, v) in buf[..len].iter().enumerate() {
+                        out[(r + i) * cols + c] = *v;
+                    }
+                    r += len;
                 }
-                c += len;
             }
         }
         out
     }
 
-    /// Writes a row-major `rows x cols` rectangle into a tile's top-left corner.
+    /// Writes a row-major `rows x cols` rectangle into a tile's top-left corner, in the tile's
+    /// contiguous runs along its rows.
     fn write_rect<T: Elem>(&mut self, t: &Tile, rows: usize, cols: usize, vals: &[T::C]) {
         let size = T::TYPE.size();
         let t = *t;
@@ -330,10 +346,7 @@ impl TileCore {
             let mut c = 0;
             while c < cols {
                 let start = t.byte_addr(r, c) as usize;
-                let mut len = 1;
-                while c + len < cols && t.byte_addr(r, c + len) as usize == start + len * size {
-                    len += 1;
-                }
+                let len = t.row_run(r, c).min(cols - c);
                 if let Some(bytes) = mem.get_mut(start..start + len * size) {
                     T::store(&row[c..c + len], bytes);
                 }
@@ -378,47 +391,140 @@ fn fma<const EXACT: bool>(a: f32, b: f32, p: f32) -> f32 {
     if EXACT { p + a * b } else { a.mul_add(b, p) }
 }
 
-/// The fast kernel: one row of C at a time, each K step a slice update over N (`p[j] += a·b[j]`
-/// vectorises); the same operations per element, in the same order, as [`matmul_plain`].
-pub fn matmul_f32<const EXACT: bool>(a: &[f32], b: &[f32], out: &mut [f32], s: MatShape) {
-    let MatShape { m, k, n, kb, .. } = s;
-    let mut p = vec![0f32; n];
-    for i in 0..m {
-        let arow = &a[i * k..(i + 1) * k];
-        let orow = &mut out[i * n..(i + 1) * n];
-        match s.order {
-            MatmulOrder::FractalKBlocks => {
-                for k0 in (0..k).step_by(kb) {
-                    p.fill(0.0);
-                    for (kk, &av) in arow.iter().enumerate().take((k0 + kb).min(k)).skip(k0) {
-                        let brow = &b[kk * n..(kk + 1) * n];
-                        for (pj, &bj) in p.iter_mut().zip(brow) {
-                            *pj = fma::<EXACT>(av, bj, *pj);
-                        }
-                    }
-                    for (o, &pj) in orow.iter_mut().zip(&p) {
-                        *o += pj;
-                    }
-                }
+/// Columns of C kept in registers by [`matmul_f32`].
+const JB: usize = 32;
+
+/// One `JB`-wide strip of a row of C, in the policy's order; `c` holds the seed (or zeros).
+#[inline(always)]
+fn strip<const EXACT: bool>(
+    arow: &[f32],
+    b: &[f32],
+    n: usize,
+    j0: usize,
+    c: &mut [f32; JB],
+    s: MatShape,
+) {
+    let k = arow.len();
+    let chain = |from: usize, to: usize| {
+        let mut p = [0f32; JB];
+        for (kk, &av) in arow.iter().enumerate().take(to).skip(from) {
+            let Some(bs) = b
+                .get(kk * n + j0..kk * n + j0 + JB)
+                .and_then(|x| <&[f32; JB]>::try_from(x).ok())
+            else {
+                continue;
+            };
+            for (pl, &bl) in p.iter_mut().zip(bs) {
+                *pl = fma::<EXACT>(av, bl, *pl);
             }
-            MatmulOrder::AccAfterK => {
-                p.fill(0.0);
-                for (kk, &av) in arow.iter().enumerate() {
-                    let brow = &b[kk * n..(kk + 1) * n];
-                    for (pj, &bj) in p.iter_mut().zip(brow) {
-                        *pj = fma::<EXACT>(av, bj, *pj);
-                    }
+        }
+        p
+    };
+    match s.order {
+        MatmulOrder::FractalKBlocks => {
+            let mut k0 = 0;
+            while k0 < k {
+                let p = chain(k0, (k0 + s.kb).min(k));
+                for (cl, pl) in c.iter_mut().zip(p) {
+                    *cl += pl;
                 }
-                if s.seeded {
-                    for (o, &pj) in orow.iter_mut().zip(&p) {
-                        *o += pj;
-                    }
-                } else {
-                    orow.copy_from_slice(&p);
+                k0 += s.kb;
+            }
+        }
+        MatmulOrder::AccAfterK => {
+            let p = chain(0, k);
+            if s.seeded {
+                for (cl, pl) in c.iter_mut().zip(p) {
+                    *cl += pl;
                 }
+            } else {
+                *c = p;
             }
         }
     }
+}
+
+/// The fast kernel: row by row of C, `JB` columns at a time held in registers across the K
+/// loop (the inner update `p[l] += a·b[l]` vectorises); the columns left over go through
+/// [`matmul_plain`]'s per-element loop. The same operations per element, in the same order, as
+/// [`matmul_plain`].
+pub fn matmul_f32<const EXACT: bool>(a: &[f32], b: &[f32], out: &mut [f32], s: MatShape) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: AVX2 and FMA were detected at run time just above.
+            unsafe { matmul_f32_avx2::<EXACT>(a, b, out, s) };
+            return;
+        }
+    }
+    matmul_body::<EXACT>(a, b, out, s)
+}
+
+/// [`matmul_body`] compiled for AVX2 (8-lane f32 vectors; `mul_add` a single instruction).
+/// The same operations as everywhere else: Rust never contracts `p + a * b` into an FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn matmul_f32_avx2<const EXACT: bool>(a: &[f32], b: &[f32], out: &mut [f32], s: MatShape) {
+    matmul_body::<EXACT>(a, b, out, s)
+}
+
+#[inline(always)]
+fn matmul_body<const EXACT: bool>(a: &[f32], b: &[f32], out: &mut [f32], s: MatShape) {
+    let MatShape { m, k, n, .. } = s;
+    let full = n / JB * JB;
+    for i in 0..m {
+        let arow = &a[i * k..(i + 1) * k];
+        let orow = &mut out[i * n..(i + 1) * n];
+        for (jc, chunk) in orow[..full].chunks_exact_mut(JB).enumerate() {
+            let mut c: [f32; JB] = [0.0; JB];
+            c.copy_from_slice(chunk);
+            strip::<EXACT>(arow, b, n, jc * JB, &mut c, s);
+            chunk.copy_from_slice(&c);
+        }
+        for (j, o) in orow.iter_mut().enumerate().skip(full) {
+            *o = plain_elem(arow, b, n, j, *o, s, EXACT);
+        }
+    }
+}
+
+/// One element of C by [`matmul_plain`]'s rule.
+fn plain_elem(
+    arow: &[f32],
+    b: &[f32],
+    n: usize,
+    j: usize,
+    seed: f32,
+    s: MatShape,
+    exact: bool,
+) -> f32 {
+    let k = arow.len();
+    let f = |x: f32, y: f32, p: f32| if exact { p + x * y } else { x.mul_add(y, p) };
+    let mut c = seed;
+    match s.order {
+        MatmulOrder::FractalKBlocks => {
+            let mut k0 = 0;
+            while k0 < k {
+                let mut p = 0f32;
+                for kk in k0..(k0 + s.kb).min(k) {
+                    p = f(arow[kk], b[kk * n + j], p);
+                }
+                c += p;
+                k0 += s.kb;
+            }
+        }
+        MatmulOrder::AccAfterK => {
+            let mut p = 0f32;
+            for kk in 0..k {
+                p = f(arow[kk], b[kk * n + j], p);
+            }
+            c = if s.seeded { c + p } else { p };
+        }
+    }
+    c
 }
 
 /// The plain twin of [`matmul_f32`]: element by element, the K loop innermost.
