@@ -421,6 +421,15 @@ fn fz(x: f32) -> f32 {
     }
 }
 
+/// Little-endian bytes as f32s without copying, when aligned (and the host is little-endian).
+fn as_f32(b: &[u8]) -> Option<&[f32]> {
+    if cfg!(target_endian = "little") {
+        bytemuck::try_cast_slice(b).ok()
+    } else {
+        None
+    }
+}
+
 /// The f32 fast path of the row driver: rows with unit w strides are decoded into row
 /// buffers, combined by `fast` in one tight loop (IEEE arithmetic, vectorisable), and encoded
 /// back; an element whose result is NaN is recomputed by `exact` (which applies the NaN rule).
@@ -434,35 +443,65 @@ fn f32_rows(
     fast: impl Fn(f32, f32) -> f32,
     exact: impl Fn(f32, f32) -> f32,
 ) {
-    let w = d.shape.w as usize;
+    // Channels whose rows follow each other (h stride = w on every operand) run as one row of
+    // H*W elements: fewer, longer rows.
+    let sw = d.shape.w;
+    let merge = d.stride.h == sw && a.stride.h == sw && b.is_none_or(|b| b.stride.h == sw);
+    let mut walk = d.shape;
+    if merge {
+        walk.w = d.shape.h * d.shape.w;
+        walk.h = 1;
+    }
+    let w = walk.w as usize;
     let (mut xa, mut xb, mut xr) = (vec![0f32; w], vec![c; w], vec![0f32; w]);
     let load = |src: &[u8], out: &mut [f32]| {
         for (o, ch) in out.iter_mut().zip(src.chunks_exact(4)) {
             *o = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
         }
     };
-    for_each_row(&d.shape, |_, n, ch, h| {
+    for_each_row(&walk, |_, n, ch, h| {
         let a0 = a.row(n, ch, h);
-        load(&store[a0..a0 + 4 * w], &mut xa);
-        if let Some(b) = b {
-            let b0 = b.row(n, ch, h);
-            load(&store[b0..b0 + 4 * w], &mut xb);
-        }
+        let b0 = b.map(|b| b.row(n, ch, h));
+        let d0 = d.row(n, ch, h);
+        // Aligned rows (the usual case: local tensors sit on 4-byte offsets of an aligned store)
+        // are read as f32 slices directly; others are decoded.
+        let xs: &[f32] = match as_f32(&store[a0..a0 + 4 * w]) {
+            Some(s) => s,
+            None => {
+                load(&store[a0..a0 + 4 * w], &mut xa);
+                &xa
+            }
+        };
+        let ys: &[f32] = match b0 {
+            Some(b0) => match as_f32(&store[b0..b0 + 4 * w]) {
+                Some(s) => s,
+                None => {
+                    load(&store[b0..b0 + 4 * w], &mut xb);
+                    &xb
+                }
+            },
+            None => &xb,
+        };
         let mut any_nan = false;
-        for ((r, &x), &y) in xr.iter_mut().zip(xa.iter()).zip(xb.iter()) {
+        for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
             *r = fast(x, y);
             any_nan |= r.is_nan();
         }
         if any_nan {
-            for ((r, &x), &y) in xr.iter_mut().zip(xa.iter()).zip(xb.iter()) {
+            for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
                 if r.is_nan() {
                     *r = exact(x, y);
                 }
             }
         }
-        let d0 = d.row(n, ch, h);
-        for (o, v) in store[d0..d0 + 4 * w].chunks_exact_mut(4).zip(xr.iter()) {
-            o.copy_from_slice(&v.to_le_bytes());
+        let out = &mut store[d0..d0 + 4 * w];
+        match bytemuck::try_cast_slice_mut::<u8, f32>(out) {
+            Ok(o) if cfg!(target_endian = "little") => o.copy_from_slice(&xr),
+            _ => {
+                for (o, v) in out.chunks_exact_mut(4).zip(xr.iter()) {
+                    o.copy_from_slice(&v.to_le_bytes());
+                }
+            }
         }
     });
 }

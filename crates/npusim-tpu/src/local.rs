@@ -391,8 +391,18 @@ impl LocalView {
     #[inline]
     pub fn row(&self, n: usize, c: usize, h: usize) -> usize {
         let lane_c = self.start as usize + c;
-        let lane = lane_c % self.npu_num as usize;
-        let slot = lane_c / self.npu_num as usize;
+        // NPU counts are powers of two on every profile; mask and shift instead of dividing.
+        let (lane, slot) = if self.npu_num.is_power_of_two() {
+            (
+                lane_c & (self.npu_num as usize - 1),
+                lane_c >> self.npu_num.trailing_zeros(),
+            )
+        } else {
+            (
+                lane_c % self.npu_num as usize,
+                lane_c / self.npu_num as usize,
+            )
+        };
         lane * self.lmem as usize
             + self.offset as usize
             + (n * self.stride.n as usize
