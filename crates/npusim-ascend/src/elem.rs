@@ -188,3 +188,127 @@ pub fn copy(a: i64) -> i64 {
 pub fn dup(_a: i64, s: i64) -> i64 {
     s
 }
+
+/// Slice forms of the unary float element functions, used by the driver's fast kernel on
+/// contiguous f32 chunks. Each equals the element function applied lane by lane (held equal by
+/// `tests/exp_fast.rs`: a proptest and an `#[ignore]` sweep over every f32 input).
+pub mod chunk {
+    macro_rules! plain {
+        ($($f:ident),*) => {$(
+            #[inline(always)]
+            pub fn $f(x: &mut [f32]) {
+                for v in x.iter_mut() {
+                    *v = super::$f(*v);
+                }
+            }
+        )*};
+    }
+    plain!(ln, abs, sqrt, rsqrt, reciprocal);
+
+    const INV_LN2: f64 = std::f64::consts::LOG2_E;
+    /// ln 2 split so that `n · LN2_HI` is exact for |n| < 2^32 (fdlibm's constants).
+    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    /// 1.5 · 2^52: adding it rounds to an integer held in the low mantissa bits.
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    /// Lanes whose fast f64 result lies within this many f64 ulps of an f32 rounding midpoint
+    /// take the exact path. The fast result's error is a few ulps (Taylor remainder below
+    /// 1e-17 relative on |r| <= ln2/2, Horner and reduction rounding a few ulps) and libm's
+    /// `exp` is within 1 ulp, so outside this band both round to the same f32.
+    const GUARD: i64 = 1 << 10;
+
+    /// exp in f64 without branches: (result rounded to f32, whether it is certainly equal to
+    /// `super::exp`).
+    #[inline(always)]
+    fn exp_fast<const FMA: bool>(a: f32) -> (f32, bool) {
+        let x = a as f64;
+        let t = x * INV_LN2 + MAGIC;
+        let n = t - MAGIC;
+        let ni = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
+        let r = (x - n * LN2_HI) - n * LN2_LO;
+        // Taylor series of e^r to degree 11, evaluated by Estrin's scheme (short dependency
+        // chains); remainder below 7e-15 relative on |r| <= ln2/2 (about 30 f64 ulps), plus a
+        // few ulps of evaluation rounding: well inside GUARD.
+        let fma = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
+        const A: [f64; 12] = [
+            1.0,
+            1.0,
+            0.5,
+            1.0 / 6.0,
+            1.0 / 24.0,
+            1.0 / 120.0,
+            1.0 / 720.0,
+            1.0 / 5_040.0,
+            1.0 / 40_320.0,
+            1.0 / 362_880.0,
+            1.0 / 3_628_800.0,
+            1.0 / 39_916_800.0,
+        ];
+        let r2 = r * r;
+        let r4 = r2 * r2;
+        let r8 = r4 * r4;
+        let q0 = fma(A[1], r, A[0]);
+        let q1 = fma(A[3], r, A[2]);
+        let q2 = fma(A[5], r, A[4]);
+        let q3 = fma(A[7], r, A[6]);
+        let q4 = fma(A[9], r, A[8]);
+        let q5 = fma(A[11], r, A[10]);
+        let s0 = fma(q1, r2, q0);
+        let s1 = fma(q3, r2, q2);
+        let s2 = fma(q5, r2, q4);
+        let t0 = fma(s1, r4, s0);
+        let p = fma(s2, r8, t0);
+        let scale = f64::from_bits((ni.wrapping_add(1023) as u64) << 52);
+        let y = p * scale;
+        let low = (y.to_bits() & ((1 << 29) - 1)) as i64;
+        let d = (low - (1 << 28)).abs();
+        // Normal f32 results only (exp(-87) > f32::MIN_POSITIVE, exp(88) < f32::MAX); NaN
+        // fails both comparisons.
+        let ok = (x > -87.0) & (x < 88.0) & (d > GUARD);
+        (y as f32, ok)
+    }
+
+    #[inline(always)]
+    fn exp_body<const FMA: bool>(x: &mut [f32]) {
+        const B: usize = 64;
+        let mut out = [0f32; B];
+        let mut ok = [false; B];
+        for blk in x.chunks_mut(B) {
+            let m = blk.len();
+            let mut all = true;
+            for k in 0..m {
+                let (y, g) = exp_fast::<FMA>(blk[k]);
+                out[k] = y;
+                ok[k] = g;
+                all &= g;
+            }
+            if !all {
+                for k in 0..m {
+                    if !ok[k] {
+                        out[k] = super::exp(blk[k]);
+                    }
+                }
+            }
+            blk.copy_from_slice(&out[..m]);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp_avx2(x: &mut [f32]) {
+        exp_body::<true>(x)
+    }
+
+    /// `super::exp` over a slice: a vectorised f64 evaluation, with the exact path for lanes
+    /// near an f32 rounding midpoint and for results outside the normal f32 range.
+    pub fn exp(x: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the features were detected at run time.
+            unsafe { exp_avx2(x) };
+            return;
+        }
+        exp_body::<false>(x)
+    }
+}

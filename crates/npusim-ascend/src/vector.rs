@@ -178,6 +178,14 @@ pub trait FloatOp {
     fn f16_table(_mode: OverflowMode) -> Option<&'static [u16]> {
         None
     }
+    /// The element function over a contiguous f32 chunk (`x` in, result out in `x`); unary
+    /// rows use the slice forms of [`elem::chunk`].
+    #[inline(always)]
+    fn apply_chunk(x: &mut [f32], y: &[f32], z: &[f32]) {
+        for k in 0..x.len() {
+            x[k] = Self::apply(x[k], y[k], z[k]);
+        }
+    }
 }
 
 /// Builds the table of a unary float op on f16 under `mode` from the plain kernel.
@@ -278,9 +286,7 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
         if RD {
             IO::load(&dst[lo..hi], z);
         }
-        for k in 0..m {
-            x[k] = OP::apply(x[k], y[k], z[k]);
-        }
+        OP::apply_chunk(x, y, z);
         if ctx.mode == OverflowMode::Saturate {
             saturate(x, IO::MAX);
         }
@@ -524,6 +530,8 @@ pub mod rows {
             impl FloatOp for $id {
                 #[inline(always)]
                 fn apply(a: f32, b: f32, d: f32) -> f32 { row_ops!(@call Unary, elem::$elem, a, b, d) }
+                #[inline(always)]
+                fn apply_chunk(x: &mut [f32], _y: &[f32], _z: &[f32]) { elem::chunk::$elem(x) }
                 fn f16_table(mode: OverflowMode) -> Option<&'static [u16]> {
                     static TABLES: [std::sync::OnceLock<Box<[u16]>>; 2] =
                         [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
