@@ -190,3 +190,56 @@ fn row13_gm_alloc_fails_with_an_error() {
     assert!(c.gm_reserve(1 << 62).is_err());
     assert!(c.gm_alloc(64).is_ok());
 }
+
+const RECURSE: &str = "module {
+  func.func @rec(%n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %p = arith.cmpi sgt, %n, %c0 : index
+    scf.if %p {
+      %m = arith.subi %n, %c1 : index
+      func.call @rec(%m) : (index) -> ()
+      func.call @rec(%m) : (index) -> ()
+    }
+    return
+  }
+}
+";
+
+#[test]
+fn row1_step_budget_counts_calls_without_loops() {
+    let d = tempfile::tempdir().unwrap();
+    let k = d.path().join("rec.pto");
+    std::fs::write(&k, RECURSE).unwrap();
+    let k = k.to_str().unwrap();
+    let o = npusim(&["run", k, "--arg", "n=40", "--max-steps", "1000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("step limit exceeded at `func.call`"), "{e}");
+    assert!(e.contains("rec.pto:"), "{e}");
+    // 2^5 - 1 calls of a few instructions each fit a budget of 1000.
+    let o = npusim(&["run", k, "--arg", "n=5", "--max-steps", "1000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn row7_check_reports_ops_run_cannot_execute() {
+    let d = tempfile::tempdir().unwrap();
+    let k = d.path().join("ext.pto");
+    std::fs::write(
+        &k,
+        "module {\n  func.func private @ext(%a: index)\n  func.func @f(%n: index) {\n    func.call @ext(%n) : (index) -> ()\n    return\n  }\n}\n",
+    )
+    .unwrap();
+    let k = k.to_str().unwrap();
+    let o = npusim(&["check", k]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("cannot be executed by `npusim run`") && e.contains("ext.pto:4"),
+        "{e}"
+    );
+    let o = npusim(&["check", k, "--allow-unsupported"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning:"));
+}
