@@ -243,3 +243,29 @@ fn row7_check_reports_ops_run_cannot_execute() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning:"));
 }
+
+#[test]
+fn row3_work_and_time_budgets() {
+    let d = tempfile::tempdir().unwrap();
+    let o = run_va(d.path(), &["--max-work", "1000"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("work limit exceeded at `pto.t"), "{e}");
+    let k = d.path().join("rec.pto");
+    std::fs::write(&k, RECURSE).unwrap();
+    let t = std::time::Instant::now();
+    let o = npusim(&[
+        "run",
+        k.to_str().unwrap(),
+        "--arg",
+        "n=60",
+        "--max-steps",
+        "18446744073709551615",
+        "--timeout",
+        "0.3",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("time limit exceeded at `"), "{e}");
+    assert!(t.elapsed().as_secs() < 10);
+}
