@@ -133,13 +133,30 @@ fn run(cli: Cli) -> Result<bool> {
     }
 }
 
+/// The error and its causes, each printed once: a cause whose text the message already holds
+/// (thiserror messages that embed their source) is not repeated.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.contains(&c) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&c);
+    }
+    text
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::FAILURE
         }
     }

@@ -9,11 +9,13 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use npusim_core::NpyArray;
-use npusim_core::npy::{read_npy, write_npy};
+use npusim_core::npy::{npy_header_bytes, read_npy_header};
 use npusim_ptoas::interp::{
-    HostArg, LowerOptions, ParamInfo, Program, RunConfig, RunError, RunOutcome, lower,
+    HostArg, LowerOptions, ParamInfo, Program, Progress, RunConfig, RunError, RunOutcome, lower,
 };
 use npusim_ptoas::{ParseOptions, TargetArch, parse_module_with, render_all};
+use std::fs::File;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -27,19 +29,28 @@ npusim run examples/pto/multicore_split.pto --blocks 3 --arg x=x.npy --arg y=y.n
 npusim run kernel.pto --func my_kernel --target a5 --arg a=a.npy --arg %n=16\n\n\
 Pointer parameters take .npy files whose element type must match the pointer's (bf16 as <V2, as\n\
 ml_dtypes writes it); scalar parameters take literals. `--out NAME=FILE.npy` writes the final\n\
-contents of a pointer parameter's buffer, only after a successful run.")]
+contents of a pointer parameter's buffer (`--out NAME=-`: to stdout, the summary then goes to\n\
+stderr). Output paths are checked before the run; outputs are written to temporary files beside\n\
+their destinations and renamed into place only when every one was written (all or nothing);\n\
+a symlink is written through, as numpy does.\n\n\
+Budgets: --max-steps (instructions, counted in every call, loop and block), --max-work (tile\n\
+elements processed), --timeout (seconds of wall clock), --max-memory (global memory for the\n\
+buffer arguments; default 8G). Exceeding one is an error naming the budget, the op and the line.\n\
+On a terminal, long runs show progress on stderr.")]
 pub struct RunArgs {
     /// The kernel file (PTOAS MLIR text).
     pub kernel: PathBuf,
     /// The function to run (default: the module's only or outermost function).
     #[arg(long, value_name = "NAME")]
     pub func: Option<String>,
-    /// Target architecture; overrides the module's `pto.target_arch` (default a2a3).
-    #[arg(long, value_parser = ["a2a3", "a5"])]
-    pub target: Option<String>,
+    /// Target: a chip name or alias from `npusim chips` with a PTO tile unit (a2a3, a2, a3,
+    /// 910b, ascend910b, a5, 950, ...); overrides the module's `pto.target_arch`.
+    #[arg(long, value_parser = parse_target, value_name = "CHIP")]
+    pub target: Option<TargetArch>,
     /// Run the function for block indices 0..N (each block on fresh on-chip memories, one
     /// shared global memory).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub blocks: u32,
     /// Binds a parameter: `NAME=FILE.npy` for a pointer, `NAME=VALUE` for a scalar.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
@@ -47,9 +58,71 @@ pub struct RunArgs {
     /// Writes a pointer parameter's final buffer: `NAME=FILE.npy`.
     #[arg(long = "out", value_name = "NAME=FILE.npy")]
     pub outs: Vec<String>,
-    /// Fail when more than this many instructions have run (guards against endless loops).
+    /// Step budget: fail when more than this many instructions have run (every call, loop
+    /// iteration and block counts).
     #[arg(long, default_value_t = 100_000_000, value_name = "N")]
     pub max_steps: u64,
+    /// Work budget: fail when more than this many tile elements have been processed.
+    #[arg(long, default_value_t = 100_000_000_000, value_name = "N")]
+    pub max_work: u64,
+    /// Wall-clock budget in seconds (default: none).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+    /// Memory budget for global memory (the buffer arguments): bytes, or with a K/M/G/T
+    /// suffix (powers of 1024).
+    #[arg(long, default_value = "8G", value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: u64,
+}
+
+fn parse_target(s: &str) -> Result<TargetArch, String> {
+    let pto = [TargetArch::A2A3, TargetArch::A5];
+    let names = || {
+        npusim_core::chip::PROFILES
+            .iter()
+            .filter(|p| pto.iter().any(|t| t.chip() == p.id))
+            .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match npusim_core::ChipProfile::by_name(s) {
+        Some(p) => pto.into_iter().find(|t| t.chip() == p.id).ok_or_else(|| {
+            format!(
+                "chip `{}` has no PTO tile target; PTO targets: {}",
+                p.name,
+                names()
+            )
+        }),
+        None => Err(format!("unknown chip `{s}`; PTO targets: {}", names())),
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(v).map_err(|_| format!("`{s}` is not a valid duration"))
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let sh = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                'B' => 0,
+                _ => return Err(format!("`{s}`: unknown size suffix (use K, M, G or T)")),
+            };
+            (&t[..i], sh)
+        }
+        _ => (t, 0),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1u64 << shift))
+        .ok_or_else(|| format!("`{s}` is not a size (e.g. 512M, 8G)"))
 }
 
 /// `npusim check KERNEL.pto`
@@ -58,17 +131,17 @@ pub struct RunArgs {
 npusim check examples/pto/row_softmax.pto\n  \
 npusim check kernel.pto --target a5\n\n\
 Parses, verifies and lowers the kernel without running it; errors are printed rustc-style with\n\
-file:line:col. Ops the simulator does not implement yet are listed as warnings.")]
+file:line:col. Ops that `npusim run` cannot execute are errors (warnings with\n\
+--allow-unsupported).")]
 pub struct CheckArgs {
     /// The kernel file (PTOAS MLIR text).
     pub kernel: PathBuf,
-    /// Target architecture; overrides the module's `pto.target_arch` (default a2a3).
-    #[arg(long, value_parser = ["a2a3", "a5"])]
-    pub target: Option<String>,
-}
-
-fn target_of(t: &Option<String>) -> Option<TargetArch> {
-    t.as_deref().and_then(TargetArch::from_name)
+    /// Target: a chip name or alias from `npusim chips` with a PTO tile unit.
+    #[arg(long, value_parser = parse_target, value_name = "CHIP")]
+    pub target: Option<TargetArch>,
+    /// Report ops that `run` cannot execute as warnings instead of errors.
+    #[arg(long)]
+    pub allow_unsupported: bool,
 }
 
 /// Parses and lowers; on failure prints the diagnostics and returns `None`.
@@ -109,13 +182,107 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// Where one `--out` goes.
+enum Dest {
+    Stdout,
+    File(PendingFile),
+}
+
+/// A temporary file beside its destination; removed on drop unless committed.
+struct PendingFile {
+    final_path: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if self.file.is_some() {
+            self.file = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Follows symlinks to the file they name (numpy's `open` writes through them).
+fn resolve_symlinks(p: &Path) -> Result<PathBuf> {
+    let mut p = p.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let t = std::fs::read_link(&p)
+                    .with_context(|| format!("cannot read link {}", p.display()))?;
+                p = match p.parent() {
+                    Some(d) if t.is_relative() => d.join(t),
+                    _ => t,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    bail!("{}: too many levels of symbolic links", p.display())
+}
+
+/// Checks an output path and opens its temporary file (before the run).
+fn prepare_output(path: &Path) -> Result<PendingFile> {
+    let final_path = resolve_symlinks(path)?;
+    if final_path.is_dir() {
+        bail!("{} is a directory", final_path.display());
+    }
+    let name = final_path
+        .file_name()
+        .with_context(|| format!("{} names no file", final_path.display()))?;
+    let dir = match final_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        bail!("folder {} does not exist", dir.display());
+    }
+    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        ".{}.{}.{n}.npusim-tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+    Ok(PendingFile {
+        final_path,
+        tmp,
+        file: Some(file),
+    })
+}
+
+/// Progress on stderr, at most 10 times a second.
+fn show_progress(p: &Progress) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST_MS: AtomicU64 = AtomicU64::new(0);
+    let ms = p.elapsed.as_millis() as u64;
+    if ms < 500 || ms < LAST_MS.load(Ordering::Relaxed) + 100 {
+        return;
+    }
+    LAST_MS.store(ms, Ordering::Relaxed);
+    eprint!(
+        "\r{} steps, block {}/{} done, {:.1} s elapsed ",
+        p.steps,
+        p.blocks_done,
+        p.blocks,
+        p.elapsed.as_secs_f64()
+    );
+}
+
 /// Runs a kernel.
 pub fn run(args: RunArgs) -> Result<bool> {
     let path = &args.kernel;
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((prog, t_parse, t_lower)) = load(&src, &file, target_of(&args.target)) else {
+    let Some((prog, t_parse, t_lower)) = load(&src, &file, args.target) else {
         return Ok(false);
     };
     let report = |e: RunError| {
@@ -132,15 +299,18 @@ pub fn run(args: RunArgs) -> Result<bool> {
     for a in &args.args {
         let (name, value) = split_kv(a, "--arg")?;
         let v = match kind(name) {
-            Some(ParamInfo::Pointer(_)) if !value.is_empty() => HostArg::Buffer(
-                read_npy(Path::new(value))
-                    .with_context(|| format!("--arg {name}: cannot read {value}"))?,
-            ),
+            Some(ParamInfo::Pointer(_)) if !value.is_empty() => {
+                let p = PathBuf::from(value);
+                let header =
+                    read_npy_header(&p).with_context(|| format!("--arg {name}: cannot read"))?;
+                HostArg::NpyFile { path: p, header }
+            }
             _ => HostArg::Scalar(value.to_string()),
         };
         host.push((name.to_string(), v));
     }
-    let mut outs = Vec::new();
+    // Every output is checked, and its temporary file created, before the run.
+    let mut outs: Vec<(String, Dest)> = Vec::new();
     for o in &args.outs {
         let (name, file) = split_kv(o, "--out")?;
         match kind(name) {
@@ -155,43 +325,124 @@ pub fn run(args: RunArgs) -> Result<bool> {
                     .join(", ")
             ),
         }
-        if !args.args.iter().any(|a| {
-            a.split_once('=')
-                .is_some_and(|(k, _)| k.trim_start_matches('%') == name)
-        }) {
+        let Some(input) = host
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, a)| match a {
+                HostArg::NpyFile { header, .. } => Some(header),
+                _ => None,
+            })
+        else {
             bail!("--out {name}: give the buffer's input with `--arg {name}=FILE.npy` too");
-        }
-        outs.push((name.to_string(), PathBuf::from(file)));
+        };
+        npy_header_bytes(input.dtype, &input.shape).with_context(|| format!("--out {name}"))?;
+        let dest = if file == "-" {
+            if outs.iter().any(|(_, d)| matches!(d, Dest::Stdout)) {
+                bail!("--out {name}=-: only one output can go to stdout");
+            }
+            Dest::Stdout
+        } else {
+            let pf = prepare_output(Path::new(file))
+                .with_context(|| format!("--out {name}: cannot write {file}"))?;
+            for (other, d) in &outs {
+                if let Dest::File(q) = d
+                    && q.final_path == pf.final_path
+                {
+                    bail!(
+                        "--out {name} and --out {other} both write {}",
+                        pf.final_path.display()
+                    );
+                }
+            }
+            Dest::File(pf)
+        };
+        outs.push((name.to_string(), dest));
     }
     let cfg = RunConfig {
         blocks: args.blocks,
         max_steps: args.max_steps,
+        max_work: args.max_work,
+        timeout: args.timeout,
+        max_memory: args.max_memory,
+        progress: std::io::stderr()
+            .is_terminal()
+            .then_some(show_progress as fn(&Progress)),
     };
     let t2 = Instant::now();
-    let outcome = match prog.run(func, &host, &cfg) {
+    let result = prog.run(func, &host, &cfg);
+    if cfg.progress.is_some() && t2.elapsed() > Duration::from_millis(500) {
+        eprint!("\r\x1b[K");
+    }
+    let outcome = match result {
         Ok(o) => o,
         Err(e) => return Ok(report(e)),
     };
     let t_exec = t2.elapsed();
-    for (name, file) in &outs {
-        let arr = outcome
-            .buffer(name)
-            .with_context(|| format!("--out {name}: no buffer"))?;
-        write_npy(file, arr).with_context(|| format!("cannot write {}", file.display()))?;
+    write_outputs(&outcome, &mut outs)?;
+    let to_stdout = outs.iter().any(|(_, d)| matches!(d, Dest::Stdout));
+    let summary = summary(&args, &prog, &outcome, [t_parse, t_lower, t_exec], &outs);
+    if to_stdout {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
     }
-    print_summary(&args, &prog, &outcome, [t_parse, t_lower, t_exec], &outs);
     Ok(true)
 }
 
-fn print_summary(
+/// Writes every output into its temporary file, then renames them all; on any failure the
+/// temporary files are removed and no destination is touched.
+fn write_outputs(o: &RunOutcome, outs: &mut [(String, Dest)]) -> Result<()> {
+    let mut stdout_img: Option<(Vec<u8>, &[u8])> = None;
+    for (name, dest) in outs.iter_mut() {
+        let v = o
+            .buffer_view(name)
+            .with_context(|| format!("--out {name}: no buffer"))?;
+        let header = npy_header_bytes(v.dtype, v.shape).with_context(|| format!("--out {name}"))?;
+        match dest {
+            Dest::Stdout => stdout_img = Some((header, v.data)),
+            Dest::File(pf) => {
+                let f = pf.file.as_mut().context("output already written")?;
+                let r = f
+                    .write_all(&header)
+                    .and_then(|_| f.write_all(v.data))
+                    .and_then(|_| f.sync_all());
+                r.with_context(|| format!("--out {name}: cannot write {}", pf.tmp.display()))?;
+            }
+        }
+    }
+    for (name, dest) in outs.iter_mut() {
+        if let Dest::File(pf) = dest {
+            std::fs::rename(&pf.tmp, &pf.final_path).with_context(|| {
+                format!(
+                    "--out {name}: cannot rename into {}",
+                    pf.final_path.display()
+                )
+            })?;
+            pf.file = None;
+        }
+    }
+    if let Some((h, d)) = stdout_img {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&h)
+            .and_then(|_| out.write_all(d))
+            .and_then(|_| out.flush())
+            .context("cannot write to stdout")?;
+    }
+    Ok(())
+}
+
+fn summary(
     args: &RunArgs,
     prog: &Program,
     o: &RunOutcome,
     [tp, tl, te]: [Duration; 3],
-    outs: &[(String, PathBuf)],
-) {
+    outs: &[(String, Dest)],
+) -> String {
+    use std::fmt::Write as _;
+    let mut w = String::new();
     let s = &o.stats;
-    println!(
+    let _ = writeln!(
+        w,
         "ran {} on {}: {} block(s), {} instructions executed",
         args.kernel.display(),
         prog.target().name(),
@@ -199,14 +450,16 @@ fn print_summary(
         s.steps
     );
     for (name, n) in &s.per_op {
-        println!("  {name:<24} {n:>10}");
+        let _ = writeln!(w, "  {name:<24} {n:>10}");
     }
-    println!(
+    let _ = writeln!(
+        w,
         "GM -> on-chip: {} bytes, on-chip -> GM: {} bytes",
         s.gm_to_chip, s.chip_to_gm
     );
     let total = tp + tl + te;
-    println!(
+    let _ = writeln!(
+        w,
         "time: parse+verify {:.3} ms, lower {:.3} ms, execute {:.3} ms, total {:.3} ms (execute {:.0}%)",
         ms(tp),
         ms(tl),
@@ -214,16 +467,21 @@ fn print_summary(
         ms(total),
         100.0 * te.as_secs_f64() / total.as_secs_f64().max(1e-12)
     );
-    for (name, file) in outs {
-        if let Some(a) = o.buffer(name) {
-            println!(
-                "wrote %{name} to {} ({:?} {})",
-                file.display(),
+    for (name, dest) in outs {
+        if let Some(a) = o.buffer_view(name) {
+            let to = match dest {
+                Dest::Stdout => "stdout".to_string(),
+                Dest::File(pf) => pf.final_path.display().to_string(),
+            };
+            let _ = writeln!(
+                w,
+                "wrote %{name} to {to} ({:?} {})",
                 a.shape,
                 a.dtype.numpy_name()
             );
         }
     }
+    w
 }
 
 /// Parses and verifies a kernel.
@@ -232,18 +490,33 @@ pub fn check(args: CheckArgs) -> Result<bool> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((prog, tp, tl)) = load(&src, &file, target_of(&args.target)) else {
+    let Some((prog, tp, tl)) = load(&src, &file, args.target) else {
         return Ok(false);
     };
     for (span, what) in prog.unsupported() {
+        let op = src.get(span.start..span.end).unwrap_or("this op");
         let d = npusim_ptoas::Diagnostic::new(
             npusim_ptoas::DiagKind::UnknownOp,
-            "this op is not supported by the simulator yet; the run fails if it is reached",
+            format!(
+                "`{op}` cannot be executed by `npusim run` (not supported by the simulator yet)"
+            ),
             *span,
         )
+        .with_label("the run fails when it reaches this op")
         .with_help(*what);
         let text = d.render(&file, &src);
-        eprint!("{}", text.replacen("error:", "warning:", 1));
+        if args.allow_unsupported {
+            eprint!("{}", text.replacen("error:", "warning:", 1));
+        } else {
+            eprint!("{text}");
+        }
+    }
+    if !prog.unsupported().is_empty() && !args.allow_unsupported {
+        eprintln!(
+            "\n{file}: {} op(s) that `npusim run` cannot execute (--allow-unsupported makes them warnings)",
+            prog.unsupported().len()
+        );
+        return Ok(false);
     }
     println!(
         "{file}: ok ({} on {}, functions: {}; {} instructions after lowering; {:.3} ms parse+verify, {:.3} ms lower)",

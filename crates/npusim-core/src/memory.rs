@@ -87,6 +87,9 @@ pub enum MemoryError {
         addr: u64,
         align: u64,
     },
+    /// The host could not allocate the space.
+    #[error("cannot allocate {bytes} bytes of {space} on the host")]
+    AllocFailed { space: MemSpace, bytes: u64 },
     /// The space does not exist on this chip.
     #[error("memory space {space} does not exist on this chip")]
     NoSuchSpace { space: MemSpace },
@@ -119,13 +122,31 @@ impl fmt::Debug for Memory {
 }
 
 impl Memory {
-    /// A zeroed space of `capacity` bytes.
+    /// A zeroed space of `capacity` bytes. Aborts like any allocation when memory runs out;
+    /// [`Memory::try_new`] reports that instead.
     pub fn new(space: MemSpace, capacity: usize) -> Memory {
         Memory {
             space,
-            chunks: vec![Chunk([0; 64]); capacity.div_ceil(64)],
+            chunks: bytemuck::zeroed_vec(capacity.div_ceil(64)),
             len: capacity,
         }
+    }
+
+    /// A zeroed space of `capacity` bytes, or [`MemoryError::AllocFailed`] when the host cannot
+    /// provide it. The pages come zeroed from the allocator, so untouched parts of a large space
+    /// cost no resident memory.
+    pub fn try_new(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
+        let chunks = bytemuck::allocation::try_zeroed_vec(capacity.div_ceil(64)).map_err(|_| {
+            MemoryError::AllocFailed {
+                space,
+                bytes: capacity as u64,
+            }
+        })?;
+        Ok(Memory {
+            space,
+            chunks,
+            len: capacity,
+        })
     }
 
     fn all(&self) -> &[u8] {

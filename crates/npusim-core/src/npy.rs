@@ -14,6 +14,9 @@ use thiserror::Error;
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
+/// The most dimensions numpy accepts (`NPY_MAXDIMS` of numpy 2.x); more is refused on write.
+pub const MAX_DIMS: usize = 64;
+
 /// A failure reading or writing a `.npy` file.
 #[derive(Debug, Error)]
 pub enum NpyError {
@@ -33,6 +36,10 @@ pub enum NpyError {
     UnsupportedDtype { descr: String },
     #[error("Fortran-order .npy arrays are not supported; save with np.ascontiguousarray(a) first")]
     FortranOrder,
+    #[error(
+        "an array of {dims} dimensions cannot be written as .npy: numpy reads at most {MAX_DIMS}"
+    )]
+    TooManyDims { dims: usize },
     #[error("the .npy data holds {got} bytes but shape {shape:?} of {dtype} needs {want}")]
     SizeMismatch {
         shape: Vec<usize>,
@@ -138,30 +145,175 @@ fn header_value<'a>(header: &'a str, key: &str) -> Result<&'a str, NpyError> {
         .ok_or_else(|| NpyError::BadHeader(format!("no ':' after {key:?}")))
 }
 
+/// The header of a `.npy` file: what its data holds and where the data starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NpyHeader {
+    pub dtype: ElemType,
+    pub shape: Vec<usize>,
+    /// Bytes before the data.
+    pub data_offset: u64,
+    /// Data bytes (`dtype.size() * product(shape)`).
+    pub data_len: u64,
+    big_endian: bool,
+}
+
+/// The largest header this reader accepts (numpy itself refuses more than 10 000 bytes unless
+/// told otherwise; a header this long is a damaged file).
+const MAX_HEADER: usize = 1 << 24;
+
+/// Reads only the header of the `.npy` file at `path` and checks the file's length against it.
+pub fn read_npy_header(path: &Path) -> Result<NpyHeader, NpyError> {
+    use std::io::Read;
+    let io = |source| NpyError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let file_len = f.metadata().map_err(io)?.len();
+    let mut pre = [0u8; 12];
+    let mut got = 0;
+    while got < 12 {
+        let k = f.read(&mut pre[got..]).map_err(io)?;
+        if k == 0 {
+            break;
+        }
+        got += k;
+    }
+    if got < 10 || &pre[..6] != MAGIC {
+        return Err(NpyError::BadMagic("missing \\x93NUMPY magic".into()));
+    }
+    let (hlen, hstart) = preamble(&pre[..got])?;
+    if hlen > MAX_HEADER {
+        return Err(NpyError::BadHeader(format!(
+            "header of {hlen} bytes (more than {MAX_HEADER})"
+        )));
+    }
+    let mut img = pre[..got].to_vec();
+    let need = hstart + hlen;
+    if img.len() < need {
+        let want = (need - img.len()) as u64;
+        Read::by_ref(&mut f)
+            .take(want)
+            .read_to_end(&mut img)
+            .map_err(io)?;
+    }
+    if img.len() < need {
+        return Err(NpyError::BadHeader(
+            "header runs past the end of the file".into(),
+        ));
+    }
+    img.truncate(need);
+    let (dtype, shape, big) = parse_header(&img[hstart..need])?;
+    let data_len = data_len(dtype, &shape)?;
+    let got = file_len.saturating_sub(need as u64);
+    if got != data_len as u64 {
+        return Err(NpyError::SizeMismatch {
+            shape,
+            dtype,
+            want: data_len,
+            got: usize::try_from(got).unwrap_or(usize::MAX),
+        });
+    }
+    Ok(NpyHeader {
+        dtype,
+        shape,
+        data_offset: need as u64,
+        data_len: data_len as u64,
+        big_endian: big,
+    })
+}
+
+impl NpyHeader {
+    /// Reads the file's data straight into `dst` (exactly `data_len` bytes), converting
+    /// big-endian elements to little-endian in place. One read, no intermediate buffer.
+    pub fn read_data_into(&self, path: &Path, dst: &mut [u8]) -> Result<(), NpyError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let io = |source| NpyError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if dst.len() as u64 != self.data_len {
+            return Err(NpyError::BadHeader(format!(
+                "destination of {} bytes for {} data bytes",
+                dst.len(),
+                self.data_len
+            )));
+        }
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        f.seek(SeekFrom::Start(self.data_offset)).map_err(io)?;
+        f.read_exact(dst).map_err(io)?;
+        if self.big_endian && self.dtype.size() > 1 {
+            for e in dst.chunks_exact_mut(self.dtype.size()) {
+                e.reverse();
+            }
+        }
+        Ok(())
+    }
+}
+
+fn data_len(dtype: ElemType, shape: &[usize]) -> Result<usize, NpyError> {
+    shape
+        .iter()
+        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
+        .filter(|n| isize::try_from(*n).is_ok())
+        .ok_or_else(|| NpyError::BadHeader("shape overflows".into()))
+}
+
+/// The header length and where the header starts, from the preamble.
+fn preamble(bytes: &[u8]) -> Result<(usize, usize), NpyError> {
+    match bytes.get(6) {
+        Some(1) if bytes.len() >= 10 => {
+            Ok((u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize))
+        }
+        Some(2 | 3) => {
+            if bytes.len() < 12 {
+                return Err(NpyError::BadHeader("truncated header length".into()));
+            }
+            Ok((
+                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+                12,
+            ))
+        }
+        Some(v) => Err(NpyError::BadMagic(format!("unknown format version {v}"))),
+        None => Err(NpyError::BadMagic("missing \\x93NUMPY magic".into())),
+    }
+}
+
 /// Parses a `.npy` image held in memory.
 pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, NpyError> {
     if bytes.len() < 10 || &bytes[..6] != MAGIC {
         return Err(NpyError::BadMagic("missing \\x93NUMPY magic".into()));
     }
-    let major = bytes[6];
-    let (hlen, hstart) = match major {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
-        2 | 3 => {
-            if bytes.len() < 12 {
-                return Err(NpyError::BadHeader("truncated header length".into()));
-            }
-            (
-                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-                12,
-            )
-        }
-        v => return Err(NpyError::BadMagic(format!("unknown format version {v}"))),
-    };
+    let (hlen, hstart) = preamble(bytes)?;
     let hend = hstart
         .checked_add(hlen)
         .filter(|&e| e <= bytes.len())
         .ok_or_else(|| NpyError::BadHeader("header runs past the end of the file".into()))?;
-    let header = std::str::from_utf8(&bytes[hstart..hend])
+    let (dtype, shape, big) = parse_header(&bytes[hstart..hend])?;
+    let want = data_len(dtype, &shape)?;
+    let data = &bytes[hend..];
+    if data.len() != want {
+        return Err(NpyError::SizeMismatch {
+            shape,
+            dtype,
+            want,
+            got: data.len(),
+        });
+    }
+    let mut data = data.to_vec();
+    if big && dtype.size() > 1 {
+        for e in data.chunks_exact_mut(dtype.size()) {
+            e.reverse();
+        }
+    }
+    Ok(NpyArray { dtype, shape, data })
+}
+
+/// Parses the header dict: element type, shape, big-endian.
+fn parse_header(header: &[u8]) -> Result<(ElemType, Vec<usize>, bool), NpyError> {
+    // Format 3.0 headers are UTF-8; 1.0 and 2.0 latin-1, which only matters outside ASCII,
+    // where no key or value this reader accepts lies.
+    let header = std::str::from_utf8(header)
         .map_err(|_| NpyError::BadHeader("header is not text".into()))?;
 
     let d = header_value(header, "descr")?;
@@ -198,75 +350,88 @@ pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, NpyError> {
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let part = part.trim_end_matches('L');
         shape.push(
-            part.parse::<usize>()
-                .map_err(|_| NpyError::BadHeader(format!("bad dimension {part:?}")))?,
+            part.parse::<usize>().map_err(|_| {
+                NpyError::BadHeader(format!("bad dimension {:?}", truncate(part, 40)))
+            })?,
         );
     }
-
-    let want = shape
-        .iter()
-        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| NpyError::BadHeader("shape overflows".into()))?;
-    let data = &bytes[hend..];
-    if data.len() != want {
-        return Err(NpyError::SizeMismatch {
-            shape,
-            dtype,
-            want,
-            got: data.len(),
-        });
-    }
-    let mut data = data.to_vec();
-    if big && dtype.size() > 1 {
-        for e in data.chunks_exact_mut(dtype.size()) {
-            e.reverse();
-        }
-    }
-    Ok(NpyArray { dtype, shape, data })
+    Ok((dtype, shape, big))
 }
 
-/// Serialises an array as a version 1.0 `.npy` image (header padded to 64 bytes).
-pub fn to_npy_bytes(a: &NpyArray) -> Vec<u8> {
-    let shape = match a.shape.len() {
-        1 => format!("({},)", a.shape[0]),
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// The `.npy` preamble and header for `dtype` and `shape`: format 1.0 when the header length
+/// fits 16 bits, else 2.0 (our headers are ASCII, so 3.0 is never needed); the preamble plus
+/// header is padded to a multiple of 64 bytes. More than [`MAX_DIMS`] dimensions is refused.
+pub fn npy_header_bytes(dtype: ElemType, shape: &[usize]) -> Result<Vec<u8>, NpyError> {
+    if shape.len() > MAX_DIMS {
+        return Err(NpyError::TooManyDims { dims: shape.len() });
+    }
+    let shape_text = match shape.len() {
+        1 => format!("({},)", shape[0]),
         _ => format!(
             "({})",
-            a.shape
+            shape
                 .iter()
                 .map(|d| d.to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
     };
-    let mut header = format!(
+    Ok(encode_header(format!(
         "{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
-        descr_of(a.dtype),
-        shape
-    );
-    let unpadded = MAGIC.len() + 4 + header.len() + 1;
+        descr_of(dtype),
+        shape_text
+    )))
+}
+
+/// Preamble plus padded header for a header dict: version 1.0 when its length fits 16 bits,
+/// else 2.0. (With at most 64 dimensions the dict stays far below 64 KiB, so 2.0 is a guard.)
+fn encode_header(mut header: String) -> Vec<u8> {
+    // Padded length (header + newline + up to 63 spaces) must fit the 16-bit field.
+    let v1 = header.len() + 64 < u16::MAX as usize;
+    let pre = if v1 { 10 } else { 12 };
+    let unpadded = pre + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     header.push('\n');
-    let mut out = Vec::with_capacity(MAGIC.len() + 4 + header.len() + a.data.len());
+    let mut out = Vec::with_capacity(pre + header.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[1, 0]);
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    if v1 {
+        out.extend_from_slice(&[1, 0]);
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&[2, 0]);
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    }
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&a.data);
     out
+}
+
+/// Serialises an array as a `.npy` image (see [`npy_header_bytes`] for the version).
+pub fn to_npy_bytes(a: &NpyArray) -> Result<Vec<u8>, NpyError> {
+    let mut out = npy_header_bytes(a.dtype, &a.shape)?;
+    out.extend_from_slice(&a.data);
+    Ok(out)
 }
 
 /// Reads a `.npy` file.
 pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
-    let bytes = std::fs::read(path).map_err(|source| NpyError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse_npy(&bytes)
+    let h = read_npy_header(path)?;
+    let mut data = vec![0u8; h.data_len as usize];
+    h.read_data_into(path, &mut data)?;
+    Ok(NpyArray {
+        dtype: h.dtype,
+        shape: h.shape,
+        data,
+    })
 }
 
 /// Writes a `.npy` file atomically.
 pub fn write_npy(path: &Path, a: &NpyArray) -> Result<(), NpyError> {
-    write_atomic(path, &to_npy_bytes(a)).map_err(|source| NpyError::Io {
+    let bytes = to_npy_bytes(a)?;
+    write_atomic(path, &bytes).map_err(|source| NpyError::Io {
         path: path.to_path_buf(),
         source,
     })
@@ -312,10 +477,12 @@ mod tests {
                 shape: vec![2, 3],
                 data: (0..6 * t.size()).map(|i| i as u8).collect(),
             };
-            let b = parse_npy(&to_npy_bytes(&a)).unwrap();
+            let b = parse_npy(&to_npy_bytes(&a).unwrap()).unwrap();
             assert_eq!(a, b);
             // Header + preamble is a multiple of 64 bytes.
-            let hlen = u16::from_le_bytes([to_npy_bytes(&a)[8], to_npy_bytes(&a)[9]]) as usize;
+            let hlen =
+                u16::from_le_bytes([to_npy_bytes(&a).unwrap()[8], to_npy_bytes(&a).unwrap()[9]])
+                    as usize;
             assert_eq!((10 + hlen) % 64, 0);
         }
     }
@@ -334,7 +501,7 @@ mod tests {
         assert_eq!(a.to_elems::<i16>().unwrap(), vec![0, 1, 2]);
 
         let bf = NpyArray::from_elems(vec![2], &[bf16::from_f32(1.5), bf16::from_f32(-2.0)]);
-        let img = to_npy_bytes(&bf);
+        let img = to_npy_bytes(&bf).unwrap();
         assert!(String::from_utf8_lossy(&img).contains("'<V2'"));
         assert_eq!(parse_npy(&img).unwrap(), bf);
     }
@@ -345,16 +512,77 @@ mod tests {
             parse_npy(b"hello world"),
             Err(NpyError::BadMagic(_))
         ));
-        let mut a = to_npy_bytes(&NpyArray::from_elems(vec![4], &[1.0f32; 4]));
+        let mut a = to_npy_bytes(&NpyArray::from_elems(vec![4], &[1.0f32; 4])).unwrap();
         a.pop();
         assert!(matches!(parse_npy(&a), Err(NpyError::SizeMismatch { .. })));
-        let img = to_npy_bytes(&NpyArray::from_elems(vec![1], &[1.0f32]));
+        let img = to_npy_bytes(&NpyArray::from_elems(vec![1], &[1.0f32])).unwrap();
         let at = img.windows(4).position(|w| w == b"<f4'").unwrap();
         let mut img = img.clone();
         img[at..at + 3].copy_from_slice(b"<c8");
         assert!(matches!(
             parse_npy(&img),
             Err(NpyError::UnsupportedDtype { .. })
+        ));
+    }
+
+    #[test]
+    fn long_headers_use_format_2_and_too_many_dims_are_refused() {
+        // Row 4 of issue 12: a 30,000-dimension array was written with a wrapped 16-bit length.
+        let a = NpyArray {
+            dtype: ElemType::U8,
+            shape: vec![1; 30_000],
+            data: vec![7],
+        };
+        assert!(matches!(
+            to_npy_bytes(&a),
+            Err(NpyError::TooManyDims { dims: 30_000 })
+        ));
+        let dict = format!(
+            "{{'descr': '|u1', 'fortran_order': False, 'shape': ({}), }}",
+            vec!["1"; 30_000].join(", ")
+        );
+        let mut img = encode_header(dict);
+        assert_eq!(img[6], 2);
+        let hlen = u32::from_le_bytes([img[8], img[9], img[10], img[11]]) as usize;
+        assert_eq!((12 + hlen) % 64, 0);
+        assert!(hlen > 65_535);
+        img.push(7);
+        assert_eq!(parse_npy(&img).unwrap(), a);
+        let b = NpyArray {
+            shape: vec![1; 64],
+            ..a.clone()
+        };
+        assert_eq!(to_npy_bytes(&b).unwrap()[6], 1);
+        let c = NpyArray {
+            shape: vec![1; 65],
+            ..a
+        };
+        assert!(matches!(
+            to_npy_bytes(&c),
+            Err(NpyError::TooManyDims { dims: 65 })
+        ));
+    }
+
+    #[test]
+    fn header_only_read_and_direct_data_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.npy");
+        let a = NpyArray::from_elems(vec![2, 3], &[1i32, 2, 3, 4, 5, 6]);
+        write_npy(&p, &a).unwrap();
+        let h = read_npy_header(&p).unwrap();
+        assert_eq!(
+            (h.dtype, h.shape.clone(), h.data_len),
+            (ElemType::I32, vec![2, 3], 24)
+        );
+        let mut d = vec![0u8; 24];
+        h.read_data_into(&p, &mut d).unwrap();
+        assert_eq!(d, a.data);
+        let mut img = std::fs::read(&p).unwrap();
+        img.push(0);
+        std::fs::write(&p, &img).unwrap();
+        assert!(matches!(
+            read_npy_header(&p),
+            Err(NpyError::SizeMismatch { .. })
         ));
     }
 

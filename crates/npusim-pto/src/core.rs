@@ -252,24 +252,52 @@ impl TileCore {
     // ---- global memory ----
 
     /// Reserves `len` bytes of global memory (32-byte aligned); returns the byte address.
-    pub fn gm_alloc(&mut self, len: u64) -> u64 {
+    /// Grows GM to exactly the new end (size it once with [`TileCore::gm_reserve`] to avoid
+    /// copies); fails with an error, never an abort, when the host cannot provide the memory.
+    pub fn gm_alloc(&mut self, len: u64) -> Result<u64, MemoryError> {
         let base = self.gm_top.div_ceil(TILE_ALIGN) * TILE_ALIGN;
-        let end = base + len;
-        if end as usize > self.gm.capacity() {
-            let mut grown = Memory::new(MemSpace::Gm, (end as usize).max(self.gm.capacity() * 2));
+        let end = base
+            .checked_add(len)
+            .filter(|e| usize::try_from(*e).is_ok());
+        let end = end.ok_or(MemoryError::AllocFailed {
+            space: MemSpace::Gm,
+            bytes: len,
+        })?;
+        self.gm_reserve(end)?;
+        self.gm_top = end;
+        Ok(base)
+    }
+
+    /// Makes GM at least `capacity` bytes in one allocation (contents kept).
+    pub fn gm_reserve(&mut self, capacity: u64) -> Result<(), MemoryError> {
+        let cap = usize::try_from(capacity).map_err(|_| MemoryError::AllocFailed {
+            space: MemSpace::Gm,
+            bytes: capacity,
+        })?;
+        if cap > self.gm.capacity() {
+            let mut grown = Memory::try_new(MemSpace::Gm, cap)?;
             grown.as_mut_slice()[..self.gm.capacity()].copy_from_slice(self.gm.as_slice());
             self.gm = grown;
         }
-        self.gm_top = end;
-        base
+        Ok(())
     }
 
     /// Binds a GM buffer holding `data`; returns its byte address.
+    /// The host already holds `data`, so this only fails when it cannot hold a second copy
+    /// (then it panics); [`TileCore::try_gm_bind`] returns that as an error.
     pub fn gm_bind<T: Element>(&mut self, data: &[T]) -> u64 {
+        match self.try_gm_bind(data) {
+            Ok(a) => a,
+            Err(e) => panic!("gm_bind: {e}"),
+        }
+    }
+
+    /// [`TileCore::gm_bind`], failing with an error when GM cannot grow.
+    pub fn try_gm_bind<T: Element>(&mut self, data: &[T]) -> Result<u64, MemoryError> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        let addr = self.gm_alloc(bytes.len() as u64);
-        self.gm.as_mut_slice()[addr as usize..addr as usize + bytes.len()].copy_from_slice(bytes);
-        addr
+        let addr = self.gm_alloc(bytes.len() as u64)?;
+        self.gm.write(addr, bytes)?;
+        Ok(addr)
     }
 
     /// Global memory.

@@ -174,6 +174,7 @@ fn exercise(src: &str, n_rows: &str, blocks: u32, buf_len: usize) -> u8 {
     let cfg = RunConfig {
         blocks,
         max_steps: 2_000,
+        ..RunConfig::default()
     };
     match p.run(None, &args, &cfg) {
         Ok(_) => 3,

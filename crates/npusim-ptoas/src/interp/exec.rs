@@ -5,7 +5,8 @@ use super::scalar::{self, Num};
 use super::{RunError, RunErrorKind};
 use crate::ast::RuntimeQuery;
 use crate::diag::Span;
-use npusim_pto::{Args, TileCore, TileOp};
+use npusim_pto::{Args, Tile, TileCore, TileOp};
+use std::time::{Duration, Instant};
 
 /// Calls nested deeper than this fail (recursive `func.call`s).
 pub(crate) const MAX_CALL_DEPTH: u32 = 64;
@@ -17,6 +18,11 @@ pub(crate) struct Machine<'p> {
     pub nblocks: u32,
     pub steps: u64,
     pub max_steps: u64,
+    pub work: u64,
+    pub max_work: u64,
+    pub start: Instant,
+    pub timeout: Option<Duration>,
+    pub progress: Option<fn(&super::Progress)>,
     pub counts: Vec<Vec<u64>>,
     pub gm_to_chip: u64,
     pub chip_to_gm: u64,
@@ -72,8 +78,97 @@ fn set(fr: &mut [Val], s: u32, v: Val) {
     }
 }
 
+/// Elements of a tile's valid region.
+fn elems(t: &Tile) -> u64 {
+    (t.valid_row() as u64).saturating_mul(t.valid_col() as u64)
+}
+
+/// The work of one tile instruction: the elements of its largest tile operand.
+fn work_of(args: &Args) -> u64 {
+    #[allow(unreachable_patterns)]
+    match args {
+        Args::Unary { dst, src, .. } | Args::Convert { dst, src, .. } => elems(dst).max(elems(src)),
+        Args::ArgReduce { src, .. } => elems(src),
+        Args::PartialArg { dst_val, .. } => elems(dst_val),
+        Args::Load { dst, .. } => elems(dst),
+        Args::Store { src, .. } => elems(src),
+        Args::Binary { dst, .. }
+        | Args::Ternary { dst, .. }
+        | Args::TileScalar { dst, .. }
+        | Args::ScalarTile { dst, .. }
+        | Args::TileScalarTile { dst, .. }
+        | Args::Fill { dst, .. }
+        | Args::Compare { dst, .. }
+        | Args::CompareScalar { dst, .. }
+        | Args::Select { dst, .. }
+        | Args::SelectScalar { dst, .. } => elems(dst),
+        _ => 1,
+    }
+}
+
 impl Machine<'_> {
+    /// Checks every budget; `op` and `span` name where the run stands.
+    pub(crate) fn check_budget(&self, op: &str, span: Span) -> Result<(), RunError> {
+        if self.steps > self.max_steps {
+            return Err(RunError::new(
+                RunErrorKind::StepLimit,
+                format!(
+                    "step limit exceeded at `{op}`: {} instructions executed (step budget max_steps = {}) in block {} of {}",
+                    self.steps, self.max_steps, self.block, self.nblocks
+                ),
+                span,
+            )
+            .with_label("still running here")
+            .with_help("a loop or recursion that never ends? raise the limit with `--max-steps N`"));
+        }
+        if self.work > self.max_work {
+            return Err(RunError::new(
+                RunErrorKind::WorkLimit,
+                format!(
+                    "work limit exceeded at `{op}`: {} tile elements processed (work budget max_work = {})",
+                    self.work, self.max_work
+                ),
+                span,
+            )
+            .with_label("still running here")
+            .with_help("raise the limit with `--max-work N`"));
+        }
+        Ok(())
+    }
+
+    /// The periodic checks: wall clock and progress.
+    #[cold]
+    fn tick(&self, op: &str, span: Span) -> Result<(), RunError> {
+        let elapsed = self.start.elapsed();
+        if let Some(t) = self.timeout
+            && elapsed > t
+        {
+            return Err(RunError::new(
+                RunErrorKind::Timeout,
+                format!(
+                    "time limit exceeded at `{op}`: {:.3} s elapsed (wall-clock budget timeout = {:.3} s), {} instructions executed",
+                    elapsed.as_secs_f64(),
+                    t.as_secs_f64(),
+                    self.steps
+                ),
+                span,
+            )
+            .with_label("still running here")
+            .with_help("raise the limit with `--timeout SECONDS`"));
+        }
+        if let Some(p) = self.progress {
+            p(&super::Progress {
+                steps: self.steps,
+                blocks_done: self.block,
+                blocks: self.nblocks,
+                elapsed,
+            });
+        }
+        Ok(())
+    }
+
     fn account(&mut self, args: &Args) {
+        self.work = self.work.saturating_add(work_of(args));
         match args {
             Args::Load { dst, .. } => {
                 self.gm_to_chip += (dst.valid_row() * dst.valid_col() * dst.dtype().size()) as u64
@@ -83,22 +178,6 @@ impl Machine<'_> {
             }
             _ => {}
         }
-    }
-
-    fn step_limit(&self, span: Span) -> Result<(), RunError> {
-        if self.steps > self.max_steps {
-            return Err(RunError::new(
-                RunErrorKind::StepLimit,
-                format!(
-                    "step limit exceeded: {} instructions executed (max_steps = {})",
-                    self.steps, self.max_steps
-                ),
-                span,
-            )
-            .with_label("this loop was still running")
-            .with_help("a loop that never exits? raise the limit with `--max-steps N`"));
-        }
-        Ok(())
     }
 
     /// Runs function `fi` with `args` bound to its parameters; returns its results.
@@ -120,6 +199,15 @@ impl Machine<'_> {
             let at = pc;
             pc += 1;
             let span = || f.meta[at].span;
+            if self.steps > self.max_steps {
+                return Err(self
+                    .check_budget(f.meta[at].name, span())
+                    .err()
+                    .unwrap_or_else(|| internal(span(), "step budget")));
+            }
+            if self.steps & 0xffff == 0 {
+                self.tick(f.meta[at].name, span())?;
+            }
             match inst {
                 Inst::IntBin { op, ty, dst, a, b } => {
                     let (x, y) = (int(&fr, *a, span())?, int(&fr, *b, span())?);
@@ -226,7 +314,6 @@ impl Machine<'_> {
                     head,
                     exit,
                 } => {
-                    self.step_limit(span())?;
                     let x = int(&fr, *iv, span())?;
                     let s = int(&fr, *step, span())?;
                     match x.checked_add(s) {
@@ -238,7 +325,6 @@ impl Machine<'_> {
                     }
                 }
                 Inst::LoopBack { target } => {
-                    self.step_limit(span())?;
                     pc = *target as usize;
                 }
                 Inst::Call {
@@ -382,12 +468,18 @@ impl Machine<'_> {
                         .run(prepared)
                         .map_err(|e| RunError::pto(e, span()))?;
                     self.account(&prepared.op().args);
+                    if self.work > self.max_work {
+                        self.check_budget(f.meta[at].name, span())?;
+                    }
                 }
                 Inst::Tile { op, form } => {
                     let args = build_args(form, &fr, span())?;
                     let i = TileOp { op: *op, args };
                     self.core.exec(&i).map_err(|e| RunError::pto(e, span()))?;
                     self.account(&i.args);
+                    if self.work > self.max_work {
+                        self.check_budget(f.meta[at].name, span())?;
+                    }
                 }
                 Inst::Nop => {}
                 Inst::Unsupported { what } => {

@@ -44,8 +44,11 @@ use crate::ast::{DType, TargetArch};
 use crate::diag::{DiagKind, Diagnostic, Span};
 use exec::Machine;
 use lower::{ParamKind, PtrVal, Val, profile_name};
-use npusim_core::NpyArray;
+use npusim_core::npy::NpyHeader;
+use npusim_core::{ElemType, MemSpace, Memory, NpyArray};
 use npusim_pto::{PtoError, TileCore, TileLoc};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// What went wrong in a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +63,15 @@ pub enum RunErrorKind {
     Bounds,
     /// Integer division by zero in `arith`.
     Arith,
-    /// `max_steps` exceeded.
+    /// The step budget (`max_steps`: instructions, counted in every call, loop and block)
+    /// is exhausted.
     StepLimit,
+    /// The work budget (`max_work`: tile elements processed) is exhausted.
+    WorkLimit,
+    /// The wall-clock budget (`timeout`) is exhausted.
+    Timeout,
+    /// The arguments need more global memory than `max_memory`, or the host cannot provide it.
+    MemoryLimit,
     /// Calls nested too deeply.
     CallDepth,
     /// No such function, or a function without a body.
@@ -157,15 +167,58 @@ pub enum HostArg {
     Buffer(NpyArray),
     /// A literal for a scalar parameter, parsed for the parameter's type.
     Scalar(String),
+    /// A `.npy` file for a `!pto.ptr<T>` parameter, of which only the header has been read
+    /// ([`npusim_core::npy::read_npy_header`]); its data is read straight into global memory.
+    NpyFile {
+        /// The file.
+        path: PathBuf,
+        /// Its header.
+        header: NpyHeader,
+    },
 }
 
-/// Run settings.
+impl HostArg {
+    fn elem_shape(&self) -> Option<(ElemType, &[usize], u64)> {
+        match self {
+            HostArg::Buffer(a) => Some((a.dtype, &a.shape, a.data.len() as u64)),
+            HostArg::NpyFile { header, .. } => Some((header.dtype, &header.shape, header.data_len)),
+            HostArg::Scalar(_) => None,
+        }
+    }
+}
+
+/// What a progress callback sees (about every 2^16 instructions).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Instructions executed so far.
+    pub steps: u64,
+    /// Blocks finished.
+    pub blocks_done: u32,
+    /// Blocks in the run.
+    pub blocks: u32,
+    /// Time since the run started.
+    pub elapsed: Duration,
+}
+
+/// Run settings: the block count and the one execution budget (steps, work, wall clock,
+/// memory). Exceeding any budget is a [`RunError`] of its own kind naming the budget, the op
+/// and its source line.
 #[derive(Clone, Copy, Debug)]
 pub struct RunConfig {
     /// Number of blocks (cores); `pto.get_block_num` returns it. At least 1.
     pub blocks: u32,
-    /// Upper bound on executed instructions, checked at every loop back edge.
+    /// Upper bound on executed instructions, counted over every instruction of every call,
+    /// loop iteration and block.
     pub max_steps: u64,
+    /// Upper bound on tile elements processed (each tile instruction counts the elements of
+    /// its largest tile operand).
+    pub max_work: u64,
+    /// Wall-clock limit for the run (checked about every 2^16 instructions and every block).
+    pub timeout: Option<Duration>,
+    /// Upper bound on global memory in bytes (the sum of the bound buffers, 32-byte aligned).
+    pub max_memory: u64,
+    /// Called about every 2^16 instructions and after every block.
+    pub progress: Option<fn(&Progress)>,
 }
 
 impl Default for RunConfig {
@@ -173,9 +226,16 @@ impl Default for RunConfig {
         RunConfig {
             blocks: 1,
             max_steps: 100_000_000,
+            max_work: 100_000_000_000,
+            timeout: None,
+            max_memory: DEFAULT_MAX_MEMORY,
+            progress: None,
         }
     }
 }
+
+/// Default [`RunConfig::max_memory`]: 8 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 8 << 30;
 
 /// Counters of one run.
 #[derive(Clone, Debug, Default)]
@@ -192,21 +252,53 @@ pub struct RunStats {
     pub blocks: u32,
 }
 
-/// Result of a run: the final contents of every buffer argument, and the counters.
+/// Result of a run: global memory after the run (every buffer argument in it), and the
+/// counters.
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
-    /// Every pointer parameter's buffer after the run, by parameter name, with the shape and
-    /// element type of the array given for it.
-    pub buffers: Vec<(String, NpyArray)>,
+    gm: Memory,
+    /// (parameter name, GM address, element type, shape, bytes)
+    bufs: Vec<(String, u64, ElemType, Vec<usize>, u64)>,
     /// Counters.
     pub stats: RunStats,
 }
 
+/// A buffer argument after the run, borrowed from global memory.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferView<'a> {
+    /// Element type of the array given for the parameter.
+    pub dtype: ElemType,
+    /// Its shape.
+    pub shape: &'a [usize],
+    /// The bytes in global memory after the run.
+    pub data: &'a [u8],
+}
+
 impl RunOutcome {
-    /// The final buffer of a pointer parameter (name with or without `%`).
-    pub fn buffer(&self, name: &str) -> Option<&NpyArray> {
+    /// The final buffer of a pointer parameter (name with or without `%`), borrowed.
+    pub fn buffer_view(&self, name: &str) -> Option<BufferView<'_>> {
         let n = name.trim_start_matches('%');
-        self.buffers.iter().find(|(k, _)| k == n).map(|(_, a)| a)
+        let (_, addr, dtype, shape, len) = self.bufs.iter().find(|b| b.0 == n)?;
+        Some(BufferView {
+            dtype: *dtype,
+            shape,
+            data: self.gm.bytes(*addr, *len).ok()?,
+        })
+    }
+
+    /// The final buffer of a pointer parameter, copied into an array.
+    pub fn buffer(&self, name: &str) -> Option<NpyArray> {
+        let v = self.buffer_view(name)?;
+        Some(NpyArray {
+            dtype: v.dtype,
+            shape: v.shape.to_vec(),
+            data: v.data.to_vec(),
+        })
+    }
+
+    /// Names of the buffer arguments, in parameter order.
+    pub fn buffer_names(&self) -> Vec<&str> {
+        self.bufs.iter().map(|b| b.0.as_str()).collect()
     }
 }
 
@@ -354,7 +446,8 @@ impl Program {
         }
         // Bind them.
         let mut vals = Vec::with_capacity(f.params.len());
-        let mut bufs: Vec<(String, u64, NpyArray)> = Vec::new();
+        // (slot in vals, parameter name, argument, element type)
+        let mut pending: Vec<(usize, &String, &HostArg, DType)> = Vec::new();
         for ((pname, _, kind, pspan), g) in f.params.iter().zip(given) {
             let pspan = *pspan;
             let bind_err = |msg: String, label: &str| {
@@ -375,27 +468,25 @@ impl Program {
                     )
                     .with_help(format!("pass `--arg {pname}=VALUE` (a {s})")));
                 }
-                (ParamKind::Ptr(d), Some(HostArg::Buffer(arr))) => {
-                    let got = DType::from_elem_type(arr.dtype);
+                (ParamKind::Ptr(d), Some(a @ (HostArg::Buffer(_) | HostArg::NpyFile { .. }))) => {
+                    let Some((dtype, _, _)) = a.elem_shape() else {
+                        return Err(internal_err("buffer without element type"));
+                    };
+                    let got = DType::from_elem_type(dtype);
                     let ok = got == *d || (*d == DType::I1 && got == DType::U8);
                     if !ok {
                         return Err(bind_err(
                             format!(
                                 "element type mismatch: `%{pname}` points to {d}, but the .npy file given for it holds {} ({})",
                                 got.name(),
-                                arr.dtype.numpy_name()
+                                dtype.numpy_name()
                             ),
                             &format!("expects {d}"),
                         )
                         .with_help(format!("convert the array, e.g. `a.astype(np.{})`", npy_name(*d))));
                     }
-                    let addr = core.gm_bind::<u8>(&arr.data);
-                    bufs.push((pname.clone(), addr, arr.clone()));
-                    Val::Ptr(PtrVal {
-                        addr,
-                        elem: *d,
-                        len: arr.data.len() as u64,
-                    })
+                    pending.push((vals.len(), pname, a, *d));
+                    Val::Undef
                 }
                 (ParamKind::Ptr(d), Some(HostArg::Scalar(text))) => {
                     return Err(bind_err(
@@ -417,7 +508,7 @@ impl Program {
                         }
                     }
                 }
-                (ParamKind::Scalar(s), Some(HostArg::Buffer(_))) => {
+                (ParamKind::Scalar(s), Some(HostArg::Buffer(_) | HostArg::NpyFile { .. })) => {
                     return Err(bind_err(
                         format!("`%{pname}` is a scalar ({s}), not a buffer"),
                         "a scalar parameter",
@@ -440,6 +531,54 @@ impl Program {
                 f.span,
             ));
         }
+        // Size GM once from the bound buffers, then read each straight into it.
+        let total = pending.iter().try_fold(0u64, |acc, (_, _, a, _)| {
+            let len = a.elem_shape().map_or(0, |e| e.2);
+            acc.div_ceil(npusim_pto::TILE_ALIGN)
+                .checked_mul(npusim_pto::TILE_ALIGN)?
+                .checked_add(len)
+        });
+        let mem_err = |what: String| {
+            RunError::new(RunErrorKind::MemoryLimit, what, f.span)
+                .with_label("the arguments of this function")
+        };
+        let total = match total {
+            Some(t) if t <= cfg.max_memory => t,
+            t => {
+                return Err(mem_err(format!(
+                    "memory budget exceeded: the buffer arguments need {} bytes of global memory, more than max_memory = {} bytes",
+                    t.map_or_else(|| "more than 2^64".to_string(), |t| t.to_string()),
+                    cfg.max_memory
+                ))
+                .with_help("raise the limit with `--max-memory SIZE` (e.g. 16G)"));
+            }
+        };
+        core.gm_reserve(total)
+            .map_err(|e| mem_err(format!("memory budget: {e}")))?;
+        let mut bufs: Vec<(String, u64, ElemType, Vec<usize>, u64)> = Vec::new();
+        for (slot, pname, a, d) in pending {
+            let Some((dtype, shape, len)) = a.elem_shape() else {
+                return Err(internal_err("buffer without element type"));
+            };
+            let addr = core
+                .gm_alloc(len)
+                .map_err(|e| mem_err(format!("memory budget: {e}")))?;
+            let dst = core
+                .gm_mut()
+                .bytes_mut(addr, len)
+                .map_err(|e| internal_err(&e.to_string()))?;
+            match a {
+                HostArg::Buffer(arr) => dst.copy_from_slice(&arr.data),
+                HostArg::NpyFile { path, header } => {
+                    header.read_data_into(path, dst).map_err(|e| {
+                        RunError::new(RunErrorKind::Binding, format!("--arg {pname}: {e}"), f.span)
+                    })?
+                }
+                HostArg::Scalar(_) => {}
+            }
+            vals[slot] = Val::Ptr(PtrVal { addr, elem: d, len });
+            bufs.push((pname.clone(), addr, dtype, shape.to_vec(), len));
+        }
         let mut m = Machine {
             prog: self,
             core,
@@ -447,6 +586,11 @@ impl Program {
             nblocks: cfg.blocks,
             steps: 0,
             max_steps: cfg.max_steps,
+            work: 0,
+            max_work: cfg.max_work,
+            start: Instant::now(),
+            timeout: cfg.timeout,
+            progress: cfg.progress,
             counts: self.funcs.iter().map(|f| vec![0; f.code.len()]).collect(),
             gm_to_chip: 0,
             chip_to_gm: 0,
@@ -459,26 +603,12 @@ impl Program {
                 }
             }
             m.block = b;
+            // A block costs a step even when its function is empty.
+            m.steps = m.steps.saturating_add(1);
+            m.check_budget("block", f.span)?;
             m.call(fi, &vals)?;
         }
-        // Read the buffers back.
-        let mut buffers = Vec::with_capacity(bufs.len());
-        for (name, addr, arr) in bufs {
-            let data = m
-                .core
-                .gm()
-                .bytes(addr, arr.data.len() as u64)
-                .map_err(|e| RunError::new(RunErrorKind::Internal, e.to_string(), f.span))?
-                .to_vec();
-            buffers.push((
-                name,
-                NpyArray {
-                    dtype: arr.dtype,
-                    shape: arr.shape,
-                    data,
-                },
-            ));
-        }
+        let gm = std::mem::replace(m.core.gm_mut(), Memory::new(MemSpace::Gm, 0));
         let mut per: std::collections::BTreeMap<&'static str, u64> = Default::default();
         for (lf, counts) in self.funcs.iter().zip(&m.counts) {
             for (meta, c) in lf.meta.iter().zip(counts) {
@@ -490,7 +620,8 @@ impl Program {
         let mut per_op: Vec<(&'static str, u64)> = per.into_iter().collect();
         per_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         Ok(RunOutcome {
-            buffers,
+            gm,
+            bufs,
             stats: RunStats {
                 per_op,
                 steps: m.steps,
@@ -500,6 +631,10 @@ impl Program {
             },
         })
     }
+}
+
+fn internal_err(msg: &str) -> RunError {
+    RunError::new(RunErrorKind::Internal, msg, Span::default())
 }
 
 fn npy_name(d: DType) -> &'static str {
