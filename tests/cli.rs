@@ -12,9 +12,13 @@ fn golden_hau() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden/hau/bm1684x-cmodel.json")
 }
 
-/// The CLI replayed all 382 cases of the golden file and its exit status says whether all passed.
-/// (Whether all 382 reproduce is the npusim-tpu crate's own golden test.)
+/// The CLI replayed all 382 cases of the vendor golden file, every one passed, and it exited 0.
 fn assert_replayed_all(out: &std::process::Output) {
+    assert_passed_all(out, 382);
+}
+
+/// The last line is "N passed, 0 failed" with N = `cases`, and the exit status is success.
+fn assert_passed_all(out: &std::process::Output, cases: usize) {
     let text = String::from_utf8_lossy(&out.stdout);
     let last = text.lines().last().unwrap_or_default();
     let nums: Vec<usize> = last
@@ -22,8 +26,26 @@ fn assert_replayed_all(out: &std::process::Output) {
         .filter_map(|w| w.parse().ok())
         .collect();
     assert_eq!(nums.len(), 2, "{text}");
-    assert_eq!(nums[0] + nums[1], 382, "{text}");
-    assert_eq!(out.status.success(), nums[1] == 0, "{text}");
+    assert_eq!((nums[0], nums[1]), (cases, 0), "{text}");
+    assert!(out.status.success(), "{text}");
+}
+
+#[test]
+fn tpu_check_passes_every_committed_golden_file() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // bdc_div.json is left out on purpose: the C-model's f32 division is not modelled yet
+    // (npusim-tpu keeps it behind an ignored test).
+    for (file, cases) in [
+        ("golden/hau/denormals.json", 427),
+        ("golden/tpu/gdma.json", 99),
+    ] {
+        let out = npusim()
+            .args(["tpu", "check", file])
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert_passed_all(&out, cases);
+    }
 }
 
 #[test]
