@@ -132,23 +132,57 @@ impl Diagnostic {
     }
 
     /// Renders the diagnostic as rustc-style text (no colours), ending with a newline.
+    ///
+    /// What comes from the source is made safe for a terminal: control characters (other than
+    /// tab) are shown escaped (`\u{1b}`), a source line longer than [`MAX_SHOWN_CHARS`] is elided
+    /// around the span with `...`, and so are over-long messages, labels and help texts.
     pub fn render(&self, file_name: &str, src: &str) -> String {
         let start = floor_char_boundary(src, self.span.start.min(src.len()));
         let (line_no, col) = line_col(src, start);
         let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
-        let line_text = src[line_start..line_end].trim_end_matches('\r');
         let end = floor_char_boundary(src, self.span.end.clamp(start, line_end));
-        let caret_count = src[start..end].chars().count().max(1);
-        let pad: String = src[line_start..start]
+        let line: Vec<char> = src[line_start..line_end]
+            .trim_end_matches('\r')
             .chars()
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
+        let s = src[line_start..start].chars().count().min(line.len());
+        let e = (s + src[start..end].chars().count()).min(line.len());
+        // The window of the line that is shown: all of it, or MAX_SHOWN_CHARS around the span.
+        let (lo, hi) = if line.len() <= MAX_SHOWN_CHARS {
+            (0, line.len())
+        } else {
+            let lo = s.saturating_sub(MAX_SHOWN_CHARS / 3);
+            (lo, (lo + MAX_SHOWN_CHARS).min(line.len()))
+        };
+        let (s, e) = (s.min(hi), e.min(hi));
+        let mut line_text = String::new();
+        let mut pad = String::new();
+        if lo > 0 {
+            line_text.push_str("...");
+            pad.push_str("   ");
+        }
+        for &c in &line[lo..s] {
+            let shown = escape_char(c);
+            pad.extend(shown.chars().map(|c| if c == '\t' { '\t' } else { ' ' }));
+            line_text.push_str(&shown);
+        }
+        for &c in &line[s..hi] {
+            line_text.push_str(&escape_char(c));
+        }
+        let caret_count: usize = line[s..e]
+            .iter()
+            .map(|&c| escape_char(c).chars().count())
+            .sum();
+        if hi < line.len() {
+            line_text.push_str("...");
+        }
+        let caret_count = caret_count.max(1);
         let gutter = line_no.to_string().len();
         let blank = " ".repeat(gutter);
 
         let mut out = String::new();
-        let _ = writeln!(out, "error: {}", self.message);
+        let _ = writeln!(out, "error: {}", safe_text(&self.message));
         let _ = writeln!(out, "{blank}--> {file_name}:{line_no}:{col}");
         let _ = writeln!(out, "{blank} |");
         let _ = writeln!(out, "{line_no} | {line_text}");
@@ -156,14 +190,49 @@ impl Diagnostic {
         if self.label.is_empty() {
             let _ = writeln!(out, "{blank} | {pad}{carets}");
         } else {
-            let _ = writeln!(out, "{blank} | {pad}{carets} {}", self.label);
+            let _ = writeln!(out, "{blank} | {pad}{carets} {}", safe_text(&self.label));
         }
         if let Some(help) = &self.help {
             let _ = writeln!(out, "{blank} |");
-            let _ = writeln!(out, "{blank} = help: {help}");
+            let _ = writeln!(out, "{blank} = help: {}", safe_text(help));
         }
         out
     }
+}
+
+/// The most characters of a source line, or of a message, that a rendered diagnostic shows.
+pub const MAX_SHOWN_CHARS: usize = 160;
+
+/// A character as a terminal may safely show it: control characters other than tab escaped.
+fn escape_char(c: char) -> String {
+    if c.is_control() && c != '\t' {
+        format!("\\u{{{:x}}}", c as u32)
+    } else {
+        c.to_string()
+    }
+}
+
+/// A message, label or help text with control characters escaped (newlines kept) and the middle
+/// elided when it is longer than [`MAX_SHOWN_CHARS`] characters (a 12 MB token stays short).
+pub fn safe_text(text: &str) -> String {
+    let n = text.chars().count();
+    let shown: String = if n <= MAX_SHOWN_CHARS {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(MAX_SHOWN_CHARS / 2).collect();
+        let tail: String = text.chars().skip(n - MAX_SHOWN_CHARS / 2).collect();
+        format!("{head}...{tail}")
+    };
+    shown
+        .chars()
+        .map(|c| {
+            if c == '\n' {
+                "\n".to_string()
+            } else {
+                escape_char(c)
+            }
+        })
+        .collect()
 }
 
 /// Renders several diagnostics separated by blank lines, as rustc does.
@@ -211,6 +280,44 @@ mod tests {
             text,
             "error: unknown op `pto.tadf`\n --> k.pto:2:3\n  |\n2 |   pto.tadf ins()\n  |   ^^^^^^^^ not a known op\n  |\n  = help: did you mean `pto.tadd`?\n"
         );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_long_lines_elided() {
+        // ESC and NUL in the source and in the message are shown escaped, never raw.
+        let src = "module {\n  pto.t\u{1b}[2Jx\0 ins()\n}\n";
+        let d = Diagnostic::new(
+            DiagKind::UnknownOp,
+            "unknown op `pto.t\u{1b}[2Jx\0`",
+            Span::new(11, 22),
+        )
+        .with_label("not a known op");
+        let text = d.render("k.pto", src);
+        assert!(!text.contains('\u{1b}') && !text.contains('\0'), "{text:?}");
+        assert!(text.contains("pto.t\\u{1b}[2Jx\\u{0}"), "{text}");
+        // The carets cover the escaped span exactly.
+        let line = text.lines().nth(3).unwrap();
+        let carets = text.lines().nth(4).unwrap();
+        let col = line.find("pto.t").unwrap();
+        assert_eq!(carets.find('^'), Some(col), "{text}");
+        assert_eq!(
+            carets.matches('^').count(),
+            "pto.t\\u{1b}[2Jx\\u{0}".len(),
+            "{text}"
+        );
+
+        // A 1 MB line is shown as a window around the span, and the message is elided too.
+        let long = "a".repeat(1 << 20);
+        let src = format!("{long} pto.bad {long}\n");
+        let at = long.len() + 1;
+        let d = Diagnostic::new(DiagKind::Syntax, long.clone(), Span::new(at, at + 7));
+        let text = d.render("k.pto", &src);
+        assert!(text.len() < 4 * MAX_SHOWN_CHARS, "{} bytes", text.len());
+        let line = text.lines().nth(3).unwrap();
+        let carets = text.lines().nth(4).unwrap();
+        assert!(line.contains("...") && line.ends_with("..."), "{line}");
+        assert_eq!(carets.find('^'), line.find("pto.bad"), "{text}");
+        assert_eq!(carets.matches('^').count(), 7);
     }
 
     #[test]
