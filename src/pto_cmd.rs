@@ -305,6 +305,15 @@ pub fn run(args: RunArgs) -> Result<bool> {
                     read_npy_header(&p).with_context(|| format!("--arg {name}: cannot read"))?;
                 HostArg::NpyFile { path: p, header }
             }
+            Some(ParamInfo::Scalar(t)) => {
+                if t.is_float() && value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite()) {
+                    eprintln!(
+                        "warning: --arg {name}={value}: passing a non-finite {} to the kernel",
+                        t.name()
+                    );
+                }
+                HostArg::Scalar(value.to_string())
+            }
             _ => HostArg::Scalar(value.to_string()),
         };
         host.push((name.to_string(), v));

@@ -269,3 +269,132 @@ fn row3_work_and_time_budgets() {
     assert!(e.contains("time limit exceeded at `"), "{e}");
     assert!(t.elapsed().as_secs() < 10);
 }
+
+/// multicore_split with (64, 256) inputs and the given scalar arguments.
+fn run_split(dir: &Path, scalars: &[&str]) -> Output {
+    write_f32(&dir.join("x.npy"), &[64, 256]);
+    write_f32(&dir.join("y.npy"), &[64, 256]);
+    let mut a: Vec<String> = vec![
+        "run".into(),
+        "examples/pto/multicore_split.pto".into(),
+        format!("--arg=x={}", dir.join("x.npy").display()),
+        format!("--arg=y={}", dir.join("y.npy").display()),
+    ];
+    a.extend(scalars.iter().map(|s| format!("--arg={s}")));
+    npusim(&a.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[test]
+fn row11_scalar_arguments_are_range_checked() {
+    let d = tempfile::tempdir().unwrap();
+    // A finite literal that overflows f32 is an error naming the parameter, type and value.
+    let o = run_split(d.path(), &["n_rows=64", "alpha=1e999", "beta=0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("alpha") && e.contains("1e999") && e.contains("overflows f32"),
+        "{e}"
+    );
+    let o = run_split(d.path(), &["n_rows=64", "alpha=1e39", "beta=0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("overflows f32"), "{}", stderr(&o));
+    // The largest f32 is still taken.
+    let o = run_split(d.path(), &["n_rows=64", "alpha=3.4028235e38", "beta=0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // NaN and infinities spelled out are taken, with a warning.
+    for v in ["nan", "inf", "-Infinity"] {
+        let o = run_split(d.path(), &["n_rows=64", &format!("alpha={v}"), "beta=0"]);
+        assert_eq!(o.status.code(), Some(0), "{v}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("warning: --arg alpha="),
+            "{v}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run_split(d.path(), &["n_rows=64", "alpha=2", "beta=0"]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // u64::MAX does not fit `index` (a signed word); it used to become -1.
+    let o = run_split(
+        d.path(),
+        &["n_rows=18446744073709551615", "alpha=1", "beta=0"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("n_rows")
+            && e.contains("does not fit in index")
+            && e.contains("9223372036854775807"),
+        "{e}"
+    );
+    let o = run_split(d.path(), &["n_rows=-1e3", "alpha=1", "beta=0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not an integer"), "{}", stderr(&o));
+}
+
+#[test]
+fn row11_input_shape_checked_against_the_tensor_view() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let run = |xshape: &[usize]| {
+        write_f32(&dir.join("x.npy"), xshape);
+        write_f32(&dir.join("y.npy"), &[64, 256]);
+        npusim(&[
+            "run",
+            "examples/pto/multicore_split.pto",
+            &format!("--arg=x={}", dir.join("x.npy").display()),
+            &format!("--arg=y={}", dir.join("y.npy").display()),
+            "--arg=n_rows=64",
+            "--arg=alpha=1",
+            "--arg=beta=0",
+        ])
+    };
+    // The view is ?x256: a 3-D array or a wrong second dimension is refused, with the shapes.
+    for bad in [&[4usize, 16, 256][..], &[128, 128]] {
+        let o = run(bad);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("shape mismatch") && e.contains("?x256"),
+            "{bad:?}: {e}"
+        );
+    }
+    // The view's shape, with any size on the dynamic dimension, and a flat buffer are taken.
+    for good in [&[64usize, 256][..], &[80, 256], &[64 * 256]] {
+        let o = run(good);
+        assert_eq!(o.status.code(), Some(0), "{good:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn row11_ambiguous_entry_functions_are_an_error_listing_them() {
+    let d = tempfile::tempdir().unwrap();
+    let k = d.path().join("two.pto");
+    let body = |name: &str| {
+        format!(
+            "  func.func @{name}(%n: index) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{\n    return\n  }}\n"
+        )
+    };
+    std::fs::write(
+        &k,
+        format!("module {{\n{}{}}}\n", body("first"), body("second")),
+    )
+    .unwrap();
+    let ks = k.to_str().unwrap();
+    let o = npusim(&["run", ks, "--arg=n=1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("ambiguous entry") && e.contains("@first") && e.contains("@second"),
+        "{e}"
+    );
+    let o = npusim(&["run", ks, "--func", "second", "--arg=n=1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // `pto.entry` names the kernel: no ambiguity.
+    let marked = format!(
+        "module {{\n{}  func.func @second(%n: index) attributes {{pto.entry}} {{\n    return\n  }}\n}}\n",
+        body("first")
+    );
+    std::fs::write(&k, marked).unwrap();
+    let o = npusim(&["run", ks, "--arg=n=1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

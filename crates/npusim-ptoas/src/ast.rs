@@ -925,6 +925,8 @@ pub struct Func {
     pub values: Vec<ValueInfo>,
     /// `pto.kernel_kind` (`vector` / `cube`), if given.
     pub kernel_kind: Option<String>,
+    /// Marked `attributes {pto.entry}`: a kernel entry point.
+    pub is_entry: bool,
 }
 
 impl Func {
@@ -974,14 +976,32 @@ impl Module {
         &self.funcs[id.0 as usize]
     }
 
-    /// The function to run by default: the only function with a body, if exactly one has one;
-    /// otherwise the last defined function that no other function calls.
+    /// The function to run by default, when the module makes it unambiguous: the only
+    /// function marked `pto.entry`; else the only function with a body; else the only function
+    /// with a body that no other function calls. `None` when there is no such function or
+    /// when several qualify ([`Module::entry_candidates`] lists them).
     pub fn entry(&self) -> Option<FuncId> {
+        match self.entry_candidates().as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// The functions that could be the default entry under the rule of [`Module::entry`], in
+    /// source order: one element when the choice is clear, several when it is ambiguous.
+    pub fn entry_candidates(&self) -> Vec<FuncId> {
+        let id = |i: usize| FuncId(i as u32);
+        let marked: Vec<usize> = (0..self.funcs.len())
+            .filter(|&i| self.funcs[i].is_entry && self.funcs[i].body.is_some())
+            .collect();
+        if !marked.is_empty() {
+            return marked.into_iter().map(id).collect();
+        }
         let defined: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| self.funcs[i].body.is_some())
             .collect();
-        if defined.len() == 1 {
-            return Some(FuncId(defined[0] as u32));
+        if defined.len() <= 1 {
+            return defined.into_iter().map(id).collect();
         }
         let mut called = vec![false; self.funcs.len()];
         for f in &self.funcs {
@@ -991,9 +1011,9 @@ impl Module {
         }
         defined
             .into_iter()
-            .rev()
-            .find(|&i| !called[i])
-            .map(|i| FuncId(i as u32))
+            .filter(|&i| !called[i])
+            .map(id)
+            .collect()
     }
 }
 

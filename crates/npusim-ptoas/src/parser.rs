@@ -619,8 +619,10 @@ impl<'a> Parser<'a> {
         };
         self.f.results = results.clone();
         let mut kernel_kind = None;
+        let mut is_entry = false;
         if self.eat_kw("attributes") {
             for (key, attr, _) in self.attr_dict()? {
+                is_entry |= key == "pto.entry";
                 if key == "pto.kernel_kind"
                     && let Attr::Opaque { body, .. } = attr
                 {
@@ -662,6 +664,7 @@ impl<'a> Parser<'a> {
             body,
             values: ctx.values,
             kernel_kind,
+            is_entry,
         })
     }
 

@@ -210,6 +210,9 @@ pub(crate) struct LFunc {
     pub name: String,
     pub span: Span,
     pub params: Vec<(String, Slot, ParamKind, Span)>,
+    /// Per parameter: the shapes (`None` = dynamic dimension) of the tensor views the body
+    /// makes directly from it.
+    pub views: Vec<Vec<Vec<Option<u64>>>>,
     pub has_body: bool,
     pub code: Vec<Inst>,
     pub meta: Vec<Meta>,
@@ -222,6 +225,8 @@ pub struct Program {
     pub(crate) target: TargetArch,
     pub(crate) funcs: Vec<LFunc>,
     pub(crate) entry: Option<usize>,
+    /// The functions that could be the entry when [`Program::entry`] is ambiguous.
+    pub(crate) entry_candidates: Vec<usize>,
     pub(crate) unsupported: Vec<(Span, &'static str)>,
 }
 
@@ -271,6 +276,11 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         target,
         funcs,
         entry: module.entry().map(|FuncId(i)| i as usize),
+        entry_candidates: module
+            .entry_candidates()
+            .into_iter()
+            .map(|FuncId(i)| i as usize)
+            .collect(),
         unsupported: lw.unsupported,
     })
 }
@@ -404,6 +414,45 @@ fn const_val(ty: Option<ScalarType>, v: ConstValue) -> Val {
     })
 }
 
+/// Calls `visit` on every op of `b`, nested regions included.
+fn walk_ops(b: &Block, visit: &mut dyn FnMut(&ast::Op)) {
+    for op in &b.ops {
+        visit(op);
+        match &op.kind {
+            OpKind::For { body, .. } | OpKind::Section { body, .. } => walk_ops(body, visit),
+            OpKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                walk_ops(then_body, visit);
+                walk_ops(else_body, visit);
+            }
+            OpKind::While { before, after, .. } => {
+                walk_ops(before, visit);
+                walk_ops(after, visit);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The shapes of the tensor views made directly from each parameter of `f`.
+fn param_views(f: &ast::Func) -> Vec<Vec<Vec<Option<u64>>>> {
+    let mut views = vec![Vec::new(); f.params.len()];
+    if let Some(body) = &f.body {
+        walk_ops(body, &mut |op| {
+            if let OpKind::MakeTensorView { result, ptr, .. } = &op.kind
+                && let Some(k) = f.params.iter().position(|p| p == ptr)
+                && let Type::TensorView(vt) = &f.value(*result).ty
+            {
+                views[k].push(vt.shape.iter().map(|d| d.as_static()).collect());
+            }
+        });
+    }
+    views
+}
+
 fn mark_mutated(b: &Block, m: &mut [bool]) {
     for op in &b.ops {
         match &op.kind {
@@ -468,6 +517,7 @@ impl Lowerer {
             name: f.name.clone(),
             span: f.span,
             params,
+            views: param_views(f),
             has_body: f.body.is_some(),
             code: cx.code,
             meta: cx.meta,

@@ -357,12 +357,31 @@ impl Program {
                 })?
             }
             None => self.entry.ok_or_else(|| {
-                RunError::new(
-                    RunErrorKind::NoFunction,
-                    "cannot tell which function to run",
-                    Span::default(),
-                )
-                .with_help(format!("pick one with `--func NAME`: {}", all()))
+                if self.entry_candidates.len() > 1 {
+                    let names = self
+                        .entry_candidates
+                        .iter()
+                        .map(|&i| format!("@{}", self.funcs[i].name))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    RunError::new(
+                        RunErrorKind::NoFunction,
+                        format!(
+                            "ambiguous entry: {} functions could be the kernel ({names})",
+                            self.entry_candidates.len()
+                        ),
+                        self.funcs[self.entry_candidates[1]].span,
+                    )
+                    .with_label("a second candidate")
+                    .with_help(format!("pick one with `--func NAME`: {names}"))
+                } else {
+                    RunError::new(
+                        RunErrorKind::NoFunction,
+                        "cannot tell which function to run",
+                        Span::default(),
+                    )
+                    .with_help(format!("pick one with `--func NAME`: {}", all()))
+                }
             })?,
         };
         if !self.funcs[fi].has_body {
@@ -485,6 +504,14 @@ impl Program {
                         )
                         .with_help(format!("convert the array, e.g. `a.astype(np.{})`", npy_name(*d))));
                     }
+                    let Some((_, shape, _)) = a.elem_shape() else {
+                        return Err(internal_err("buffer without shape"));
+                    };
+                    check_view_shape(pname, shape, &f.views[vals.len()]).map_err(
+                        |(msg, help)| {
+                            bind_err(msg, "its tensor view fixes the shape").with_help(help)
+                        },
+                    )?;
                     pending.push((vals.len(), pname, a, *d));
                     Val::Undef
                 }
@@ -652,4 +679,46 @@ fn npy_name(d: DType) -> &'static str {
         DType::Bf16 => "bfloat16 (ml_dtypes)",
         DType::F32 => "float32",
     }
+}
+
+/// The shape rule for buffer arguments: a 1-D array is a flat buffer (as PTOAS's `.bin` files
+/// are) and is always taken; an array of rank 2 or more must have the rank and the static
+/// dimensions of one of the tensor views the function makes from the parameter (when it makes
+/// any). The byte count is checked separately, against what the kernel touches.
+fn check_view_shape(
+    pname: &str,
+    shape: &[usize],
+    views: &[Vec<Option<u64>>],
+) -> Result<(), (String, String)> {
+    if shape.len() <= 1 || views.is_empty() {
+        return Ok(());
+    }
+    let fits = |v: &Vec<Option<u64>>| {
+        v.len() == shape.len()
+            && v.iter()
+                .zip(shape)
+                .all(|(d, &n)| d.is_none_or(|d| d == n as u64))
+    };
+    if views.iter().any(fits) {
+        return Ok(());
+    }
+    let show = |v: &Vec<Option<u64>>| {
+        v.iter()
+            .map(|d| d.map_or("?".to_string(), |n| n.to_string()))
+            .collect::<Vec<_>>()
+            .join("x")
+    };
+    let wanted = views.iter().map(show).collect::<Vec<_>>().join(" or ");
+    let got = shape
+        .iter()
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join("x");
+    Err((
+        format!(
+            "shape mismatch: the array given for `%{pname}` is {got} ({}-D), but the kernel views `%{pname}` as {wanted}",
+            shape.len()
+        ),
+        format!("pass an array of shape {wanted}, or a flat 1-D array"),
+    ))
 }

@@ -402,13 +402,39 @@ pub(crate) fn cast(k: CastKind, v: Num) -> Num {
 }
 
 /// Parses a command-line literal for a scalar parameter of type `t`.
+/// Whether a float literal is an ordinary number rather than a spelled-out NaN or infinity.
+pub(crate) fn is_finite_literal(s: &str) -> bool {
+    let l = s.trim().to_ascii_lowercase();
+    !(l.contains("nan") || l.contains("inf"))
+}
+
+fn largest_finite(t: ScalarType) -> f64 {
+    match t {
+        ScalarType::F16 => f16::MAX.to_f64(),
+        ScalarType::Bf16 => bf16::MAX.to_f64(),
+        ScalarType::F32 => f32::MAX as f64,
+        _ => f64::MAX,
+    }
+}
+
 pub(crate) fn parse_literal(t: ScalarType, s: &str) -> Result<Num, String> {
     let s = s.trim();
     if t.is_float() {
         let v: f64 = s
             .parse()
             .map_err(|_| format!("`{s}` is not a {} number", t.name()))?;
-        return Ok(Num::Float(round_float(t, v)));
+        // NaN and infinities are taken only when spelled out (`nan`, `inf`, `-infinity`);
+        // a finite literal that overflows the type is an error, not an infinity.
+        let spelled_special = !is_finite_literal(s);
+        let r = round_float(t, v);
+        if !spelled_special && !r.is_finite() {
+            return Err(format!(
+                "`{s}` overflows {} (largest finite value {})",
+                t.name(),
+                round_float(t, largest_finite(t))
+            ));
+        }
+        return Ok(Num::Float(r));
     }
     if t == ScalarType::I1 {
         return match s {
@@ -424,13 +450,20 @@ pub(crate) fn parse_literal(t: ScalarType, s: &str) -> Result<Num, String> {
     }
     .map_err(|_| format!("`{s}` is not an integer"))?;
     let w = bits(t);
-    let (lo, hi): (i128, i128) = if w >= 64 {
+    // Integers are signless, so an iN takes -2^(N-1) ..= 2^N - 1; `index` is a signed
+    // machine word and takes only the i64 range.
+    let (lo, hi): (i128, i128) = if t == ScalarType::Index {
+        (i64::MIN as i128, i64::MAX as i128)
+    } else if w >= 64 {
         (i64::MIN as i128, u64::MAX as i128)
     } else {
         (-(1i128 << (w - 1)), (1i128 << w) - 1)
     };
     if v < lo || v > hi {
-        return Err(format!("`{s}` does not fit in {}", t.name()));
+        return Err(format!(
+            "`{s}` does not fit in {} (range {lo} ..= {hi})",
+            t.name()
+        ));
     }
     Ok(Num::Int(wrap(t, v as i64)))
 }
