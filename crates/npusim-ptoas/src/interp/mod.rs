@@ -684,7 +684,8 @@ fn npy_name(d: DType) -> &'static str {
 /// The shape rule for buffer arguments: a 1-D array is a flat buffer (as PTOAS's `.bin` files
 /// are) and is always taken; an array of rank 2 or more must have the rank and the static
 /// dimensions of one of the tensor views the function makes from the parameter (when it makes
-/// any). The byte count is checked separately, against what the kernel touches.
+/// any), or, for a view with no dynamic dimension, the same dimensions once size-1 axes are
+/// dropped. The byte count is checked separately, against what the kernel touches.
 fn check_view_shape(
     pname: &str,
     shape: &[usize],
@@ -693,11 +694,19 @@ fn check_view_shape(
     if shape.len() <= 1 || views.is_empty() {
         return Ok(());
     }
+    let squeezed =
+        |dims: &mut dyn Iterator<Item = u64>| dims.filter(|&d| d != 1).collect::<Vec<_>>();
     let fits = |v: &Vec<Option<u64>>| {
-        v.len() == shape.len()
+        let same_rank = v.len() == shape.len()
             && v.iter()
                 .zip(shape)
-                .all(|(d, &n)| d.is_none_or(|d| d == n as u64))
+                .all(|(d, &n)| d.is_none_or(|d| d == n as u64));
+        // A fully static view also takes the same elements with size-1 axes added or dropped
+        // (a (16, 1) column for a 1x16 view).
+        let same_squeezed = v.iter().all(Option::is_some)
+            && squeezed(&mut v.iter().flatten().copied())
+                == squeezed(&mut shape.iter().map(|&n| n as u64));
+        same_rank || same_squeezed
     };
     if views.iter().any(fits) {
         return Ok(());

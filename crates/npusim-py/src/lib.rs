@@ -1,0 +1,335 @@
+//! The native half of npusim's Python package (`npusim._native`), built with PyO3 for the
+//! stable ABI (abi3, Python >= 3.9).
+//!
+//! Arrays cross the boundary as `.npy` images (`bytes`): the Python side writes them with
+//! `numpy.save` (bf16 as `ml_dtypes` writes it) and reads results with `numpy.load`, so every
+//! element type npusim knows keeps its exact bits and numpy stays the only array library
+//! involved. The Python modules in `python/npusim/` give the user-facing API (`npusim.pto`,
+//! `npusim.tpu`); this module is deliberately small and stringly typed.
+//!
+//! Errors: every failure is raised as `npusim.NpusimError` carrying the typed error's text
+//! (for PTO-AS, the rustc-style rendering against the kernel source). Nothing here panics on
+//! user input; a panic would still surface as a Python exception (PyO3 catches it at the
+//! boundary), never as an abort of the interpreter.
+
+use npusim_core::npy::{parse_npy, to_npy_bytes};
+use npusim_ptoas::interp::{HostArg, LowerOptions, RunConfig, lower};
+use npusim_ptoas::{ParseOptions, TargetArch, parse_module_with, render_all};
+use npusim_tpu::{DataType, SystemAddr, TpuChip, TpuCore};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+create_exception!(
+    npusim,
+    NpusimError,
+    PyException,
+    "An error reported by the simulator (instruction, parameter, rule and value)."
+);
+
+fn err(msg: impl Into<String>) -> PyErr {
+    NpusimError::new_err(msg.into())
+}
+
+/// A PTO target from a chip name or alias (`a2a3`, `Ascend910B`, `a5`, ...).
+fn pto_target(name: Option<&str>) -> PyResult<Option<TargetArch>> {
+    let Some(name) = name else { return Ok(None) };
+    let p = npusim_core::ChipProfile::by_name(name)
+        .ok_or_else(|| err(format!("unknown chip `{name}` (see `npusim chips`)")))?;
+    [TargetArch::A2A3, TargetArch::A5]
+        .into_iter()
+        .find(|t| t.chip() == p.id)
+        .map(Some)
+        .ok_or_else(|| err(format!("chip `{}` has no PTO tile target", p.name)))
+}
+
+/// Parses and lowers; the error is the rendered diagnostics.
+fn load(
+    src: &str,
+    file: &str,
+    target: Option<TargetArch>,
+) -> PyResult<npusim_ptoas::interp::Program> {
+    let module = parse_module_with(src, ParseOptions { target })
+        .map_err(|d| err(render_all(&d, file, src)))?;
+    lower(&module, LowerOptions { target }).map_err(|d| err(render_all(&d, file, src)))
+}
+
+/// `pto_check(src, file, target) -> list[str]`: parses, verifies and lowers; returns the
+/// warnings (ops `run` cannot execute) as rendered text; raises on errors.
+#[pyfunction]
+#[pyo3(signature = (src, file, target=None))]
+fn pto_check(src: &str, file: &str, target: Option<&str>) -> PyResult<Vec<String>> {
+    let prog = load(src, file, pto_target(target)?)?;
+    Ok(prog
+        .unsupported()
+        .iter()
+        .map(|(span, what)| {
+            let op = src.get(span.start..span.end).unwrap_or("this op");
+            npusim_ptoas::Diagnostic::new(
+                npusim_ptoas::DiagKind::UnknownOp,
+                format!("`{op}` cannot be executed by npusim yet"),
+                *span,
+            )
+            .with_help(*what)
+            .render(file, src)
+            .replacen("error:", "warning:", 1)
+        })
+        .collect())
+}
+
+/// `pto_run(src, file, args, func, target, blocks, max_steps) -> dict[str, bytes]`.
+///
+/// `args` maps parameter names to `.npy` images (`bytes`, for pointers) or literals (`str`,
+/// for scalars). Returns the final contents of every buffer argument as `.npy` images.
+#[pyfunction]
+#[pyo3(signature = (src, file, args, func=None, target=None, blocks=1, max_steps=100_000_000))]
+#[allow(clippy::too_many_arguments)] // mirrors the Python signature
+fn pto_run<'py>(
+    py: Python<'py>,
+    src: &str,
+    file: &str,
+    args: &Bound<'py, PyDict>,
+    func: Option<&str>,
+    target: Option<&str>,
+    blocks: u32,
+    max_steps: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    if blocks == 0 {
+        return Err(err("blocks: must be at least 1, got 0"));
+    }
+    let prog = load(src, file, pto_target(target)?)?;
+    let mut host = Vec::with_capacity(args.len());
+    for (k, v) in args.iter() {
+        let name: String = k.extract()?;
+        let a = if let Ok(b) = v.cast::<PyBytes>() {
+            let arr =
+                parse_npy(b.as_bytes()).map_err(|e| err(format!("argument `{name}`: {e}")))?;
+            HostArg::Buffer(arr)
+        } else {
+            HostArg::Scalar(v.extract::<String>()?)
+        };
+        host.push((name, a));
+    }
+    let cfg = RunConfig {
+        blocks,
+        max_steps,
+        ..RunConfig::default()
+    };
+    // The simulator runs without the GIL: other Python threads keep going.
+    let outcome = py
+        .detach(|| prog.run(func, &host, &cfg))
+        .map_err(|e| err(e.render(file, src)))?;
+    let out = PyDict::new(py);
+    for name in outcome.buffer_names() {
+        let a = outcome
+            .buffer(name)
+            .ok_or_else(|| err(format!("no buffer for `{name}`")))?;
+        let bytes = to_npy_bytes(&a).map_err(|e| err(format!("result `{name}`: {e}")))?;
+        out.set_item(name, PyBytes::new(py, &bytes))?;
+    }
+    Ok(out)
+}
+
+/// `tpu_check(path) -> (passed, failed, report)`: replays a HAU/GDMA/BDC golden JSON file.
+#[pyfunction]
+fn tpu_check(py: Python<'_>, path: &str) -> PyResult<(usize, usize, String)> {
+    let r = py
+        .detach(|| npusim_tpu::replay_file(std::path::Path::new(path)))
+        .map_err(|e| err(e.to_string()))?;
+    Ok((r.passed, r.failed, r.to_string()))
+}
+
+fn tpu_chip(name: &str) -> PyResult<TpuChip> {
+    [TpuChip::Bm1684x, TpuChip::Bm1688]
+        .into_iter()
+        .find(|c| c.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| err(format!("unknown TPU chip `{name}` (BM1684X, BM1688)")))
+}
+
+fn data_type(name: &str) -> PyResult<DataType> {
+    (0..32)
+        .filter_map(|c| DataType::try_from(c).ok())
+        .find(|d| d.vendor_name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            err(format!(
+                "unknown data type `{name}` (DT_FP32, DT_INT32, ...)"
+            ))
+        })
+}
+
+/// A Sophgo TPU core with global memory, driven by the vendor's function names over system
+/// addresses (`npusim.tpu.Device` wraps it).
+#[pyclass(module = "npusim._native")]
+struct TpuDevice {
+    core: TpuCore,
+    /// Next free global-memory address of the bump allocator behind `alloc`.
+    next: SystemAddr,
+    end: SystemAddr,
+}
+
+#[pymethods]
+impl TpuDevice {
+    #[new]
+    #[pyo3(signature = (chip="BM1684X", gm_size=64 << 20))]
+    fn new(chip: &str, gm_size: u64) -> PyResult<Self> {
+        let core =
+            TpuCore::with_gm_size(tpu_chip(chip)?, gm_size).map_err(|e| err(e.to_string()))?;
+        let next = core.gm_base();
+        Ok(TpuDevice {
+            core,
+            next,
+            end: next.saturating_add(gm_size),
+        })
+    }
+
+    /// Reserves `nbytes` of global memory (aligned to 128 bytes); returns its address.
+    fn alloc(&mut self, nbytes: u64) -> PyResult<SystemAddr> {
+        let a = self.next.div_ceil(128) * 128;
+        let e = a
+            .checked_add(nbytes)
+            .filter(|&e| e <= self.end)
+            .ok_or_else(|| err(format!("alloc: {nbytes} bytes do not fit in global memory")))?;
+        self.next = e;
+        Ok(a)
+    }
+
+    fn write(&mut self, addr: SystemAddr, data: &[u8]) -> PyResult<()> {
+        self.core
+            .write_bytes(addr, data)
+            .map_err(|e| err(e.to_string()))
+    }
+
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        addr: SystemAddr,
+        nbytes: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self
+            .core
+            .read_bytes(addr, nbytes)
+            .map_err(|e| err(e.to_string()))?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    #[allow(clippy::too_many_arguments)] // the vendor's parameter list
+    fn tpu_hau_sort(
+        &mut self,
+        output_addr: SystemAddr,
+        input_addr: SystemAddr,
+        len: i32,
+        k: i32,
+        descended: bool,
+        dtype: &str,
+    ) -> PyResult<()> {
+        let dt = data_type(dtype)?;
+        self.core
+            .tpu_hau_sort(output_addr, input_addr, len, k, descended, dt)
+            .map_err(|e| err(e.to_string()))
+    }
+
+    #[allow(clippy::too_many_arguments)] // the vendor's parameter list
+    fn tpu_hau_sort_natural_index(
+        &mut self,
+        output_data_addr: SystemAddr,
+        output_idx_addr: SystemAddr,
+        input_addr: SystemAddr,
+        len: i32,
+        k: i32,
+        descended: bool,
+        dtype: &str,
+    ) -> PyResult<()> {
+        let dt = data_type(dtype)?;
+        self.core
+            .tpu_hau_sort_natural_index(
+                output_data_addr,
+                output_idx_addr,
+                input_addr,
+                len,
+                k,
+                descended,
+                dt,
+            )
+            .map_err(|e| err(e.to_string()))
+    }
+
+    #[allow(clippy::too_many_arguments)] // the vendor's parameter list
+    fn tpu_hau_sort_specific_index(
+        &mut self,
+        output_data_addr: SystemAddr,
+        output_idx_addr: SystemAddr,
+        input_data_addr: SystemAddr,
+        input_idx_addr: SystemAddr,
+        len: i32,
+        k: i32,
+        descended: bool,
+        dtype: &str,
+    ) -> PyResult<()> {
+        let dt = data_type(dtype)?;
+        self.core
+            .tpu_hau_sort_specific_index(
+                output_data_addr,
+                output_idx_addr,
+                input_data_addr,
+                input_idx_addr,
+                len,
+                k,
+                descended,
+                dt,
+            )
+            .map_err(|e| err(e.to_string()))
+    }
+
+    /// `c` is the constant's 32-bit pattern (`scalar_t`).
+    #[allow(clippy::too_many_arguments)] // the vendor's parameter list
+    #[pyo3(signature = (output_addr, param_addr, index_addr, c, line_num, line_len, index_len, start, end, dtype, fill_const))]
+    fn tpu_hau_line_gather(
+        &mut self,
+        output_addr: SystemAddr,
+        param_addr: SystemAddr,
+        index_addr: SystemAddr,
+        c: u32,
+        line_num: i32,
+        line_len: i32,
+        index_len: i32,
+        start: i32,
+        end: i32,
+        dtype: &str,
+        fill_const: bool,
+    ) -> PyResult<()> {
+        let dt = data_type(dtype)?;
+        self.core
+            .tpu_hau_line_gather(
+                output_addr,
+                param_addr,
+                index_addr,
+                npusim_tpu::Scalar::from_bits(c),
+                line_num,
+                line_len,
+                index_len,
+                start,
+                end,
+                dt,
+                fill_const,
+            )
+            .map_err(|e| err(e.to_string()))
+    }
+
+    /// `tpu_hau_poll()`: waits for the issued HAU instructions (all complete at issue here).
+    fn tpu_hau_poll(&mut self) -> u64 {
+        self.core.tpu_hau_poll()
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("NpusimError", m.py().get_type::<NpusimError>())?;
+    m.add_function(wrap_pyfunction!(pto_check, m)?)?;
+    m.add_function(wrap_pyfunction!(pto_run, m)?)?;
+    m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
+    m.add_class::<TpuDevice>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

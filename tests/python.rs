@@ -1,0 +1,74 @@
+//! The Python face's tests (`crates/npusim-py/tests`, pytest), run by `cargo test`.
+//!
+//! Builds the extension module with the same cargo, profile and target directory as this test,
+//! lays out the `npusim` package (the Python sources plus `_native.abi3.so`) in a temporary
+//! directory, and runs pytest on it. numpy, ml_dtypes and pytest are installed by
+//! `scripts/ensure-python-deps.sh` when missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>` of this test binary (`target/<profile>/deps/python-<hash>`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps")
+        .to_path_buf()
+}
+
+#[test]
+fn pytest_suite_of_the_python_package() {
+    let st = Command::new("bash")
+        .arg(root().join("scripts/ensure-python-deps.sh"))
+        .status()
+        .expect("bash");
+    assert!(st.success(), "could not install numpy/ml_dtypes/pytest");
+
+    let prof = profile_dir();
+    let target = prof.parent().expect("target dir").to_path_buf();
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .current_dir(root())
+        .args(["build", "-p", "npusim-py"])
+        .env("CARGO_TARGET_DIR", &target);
+    if prof.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    let st = build.status().expect("cargo build -p npusim-py");
+    assert!(st.success(), "building the Python extension failed");
+
+    let pkg = tempfile::tempdir().unwrap();
+    let dst = pkg.path().join("npusim");
+    std::fs::create_dir_all(&dst).unwrap();
+    let src = root().join("crates/npusim-py/python/npusim");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "py") {
+            std::fs::copy(&p, dst.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::copy(prof.join("lib_native.so"), dst.join("_native.abi3.so"))
+        .expect("the built extension module");
+
+    let out = Command::new("python3")
+        .current_dir(root())
+        .env("PYTHONPATH", pkg.path())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root().join("crates/npusim-py/tests"))
+        .output()
+        .expect("python3 -m pytest");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(out.status.success(), "pytest failed:\n{text}");
+    assert!(text.contains(" passed"), "{text}");
+}
