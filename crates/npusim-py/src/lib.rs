@@ -21,6 +21,8 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+mod tik;
+
 create_exception!(
     npusim,
     NpusimError,
@@ -322,6 +324,35 @@ impl TpuDevice {
     }
 }
 
+/// `tik_run(program_json, feed, max_steps) -> list[(name, bytes)]`: runs a program recorded
+/// by `npusim.tik` with `.npy` images fed by tensor name; returns the outputs in order.
+#[pyfunction]
+fn tik_run<'py>(
+    py: Python<'py>,
+    program: &str,
+    feed: &Bound<'py, PyDict>,
+    max_steps: u64,
+) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+    let prog: tik::Program =
+        serde_json::from_str(program).map_err(|e| err(format!("recorded program: {e}")))?;
+    let mut arrays = Vec::with_capacity(feed.len());
+    for (k, v) in feed.iter() {
+        let name: String = k.extract()?;
+        let b = v.cast::<PyBytes>()?;
+        let a = parse_npy(b.as_bytes()).map_err(|e| err(format!("feed_dict `{name}`: {e}")))?;
+        arrays.push((name, a));
+    }
+    let outs = py
+        .detach(|| tik::run(&prog, &arrays, max_steps))
+        .map_err(err)?;
+    outs.into_iter()
+        .map(|(n, a)| {
+            let bytes = to_npy_bytes(&a).map_err(|e| err(format!("output `{n}`: {e}")))?;
+            Ok((n, PyBytes::new(py, &bytes)))
+        })
+        .collect()
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -329,6 +360,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pto_check, m)?)?;
     m.add_function(wrap_pyfunction!(pto_run, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
+    m.add_function(wrap_pyfunction!(tik_run, m)?)?;
     m.add_class::<TpuDevice>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

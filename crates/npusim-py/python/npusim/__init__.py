@@ -2,6 +2,7 @@
 
 Families reachable from Python:
 
+* ``npusim.tik`` (also ``npusim.tbe.tik``) -- TIK kernels, recorded once and run by npusim.
 * ``npusim.pto`` -- PTO-AS kernels (the PTOAS MLIR dialect) on numpy arrays.
 * ``npusim.tpu`` -- the Sophgo TPU kernel API (HAU today) over simulated global memory.
 
@@ -10,6 +11,6 @@ text (instruction, parameter, rule and value; for kernels, rustc-style against t
 """
 
 from ._native import NpusimError, __version__
-from . import pto, tpu
+from . import pto, tik, tpu
 
-__all__ = ["NpusimError", "__version__", "pto", "tpu"]
+__all__ = ["NpusimError", "__version__", "pto", "tik", "tpu"]

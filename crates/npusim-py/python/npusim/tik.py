@@ -1,0 +1,302 @@
+"""TIK on npusim: a TIK script runs with one import changed.
+
+    from npusim.tbe import tik          # instead of: from tbe import tik
+    tik_instance = tik.Tik()
+    ...
+    tik_instance.BuildCCE(kernel_name="k", inputs=[a_gm], outputs=[b_gm])
+    out, = tik_instance.tikdb.start_debug(feed_dict={"a_gm": a}, interactive=False)
+
+As in TIK, running the Python code records the kernel: ``for_range`` and ``if_scope`` bodies
+are recorded once, with loop variables, ``Scalar``s and ``Expr``s left symbolic. The recorded
+program is executed by npusim (``start_debug``), not unrolled in Python. Every vector
+instruction of npusim's Ascend table is available under its TIK names (``vec_add`` and the
+legacy ``vadd`` with block strides, ``vector_dup``, ``vec_cmpv_gt``, ``vec_conv``...); errors
+raise :class:`npusim.NpusimError` naming the Python line, the instruction, the parameter, the
+rule and the value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from typing import Optional
+
+import numpy as np
+
+from . import _native
+
+scope_gm = "gm"
+scope_ubuf = "ubuf"
+scope_cbuf = "cbuf"
+scope_ca = "ca"
+scope_cb = "cb"
+scope_cc = "cc"
+
+_PRODUCTS = {
+    "Ascend310": "Ascend310", "Ascend910": "Ascend910", "Ascend310P": "Ascend310P",
+    "Ascend910B": "Ascend910B", "Ascend310B": "Ascend310B", "Ascend950": "Ascend950",
+}
+
+
+def _line() -> int:
+    """The line of the user's call (the first frame outside this module)."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename == __file__:
+        f = f.f_back
+    return f.f_lineno if f is not None else 0
+
+
+def _expr(v):
+    """JSON form of an int, float, Scalar or Expr."""
+    if isinstance(v, Expr):
+        return v._j
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(v)
+    raise TypeError(f"expected an int, float, Scalar or Expr, got {type(v).__name__}")
+
+
+class Expr:
+    """A symbolic scalar expression (loop variables, Scalars, arithmetic on them)."""
+
+    def __init__(self, j):
+        self._j = j
+
+    def _bin(self, op, other, swap=False):
+        a, b = _expr(self), _expr(other)
+        return Expr({"op": op, "a": b, "b": a} if swap else {"op": op, "a": a, "b": b})
+
+    def __add__(self, o): return self._bin("+", o)
+    def __radd__(self, o): return self._bin("+", o, True)
+    def __sub__(self, o): return self._bin("-", o)
+    def __rsub__(self, o): return self._bin("-", o, True)
+    def __mul__(self, o): return self._bin("*", o)
+    def __rmul__(self, o): return self._bin("*", o, True)
+    def __floordiv__(self, o): return self._bin("//", o)
+    def __rfloordiv__(self, o): return self._bin("//", o, True)
+    def __truediv__(self, o): return self._bin("/", o)
+    def __rtruediv__(self, o): return self._bin("/", o, True)
+    def __mod__(self, o): return self._bin("%", o)
+    def __rmod__(self, o): return self._bin("%", o, True)
+    def __lt__(self, o): return self._bin("<", o)
+    def __le__(self, o): return self._bin("<=", o)
+    def __gt__(self, o): return self._bin(">", o)
+    def __ge__(self, o): return self._bin(">=", o)
+    def __eq__(self, o): return self._bin("==", o)  # noqa: D105 (symbolic, as in TIK)
+    def __ne__(self, o): return self._bin("!=", o)
+    def __neg__(self): return Expr({"op": "-", "a": 0, "b": self._j})
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise TypeError("a TIK Expr has no Python truth value; use tik_instance.if_scope(...)")
+
+    def __index__(self):
+        raise TypeError("a TIK Expr is symbolic; it cannot be used as a Python int")
+
+
+class Scalar(Expr):
+    """``tik_instance.Scalar(dtype, name, init_value)``."""
+
+    def __init__(self, tik: "Tik", dtype: str, name: str, init_value):
+        self._tik = tik
+        self.dtype = dtype
+        self.name = name
+        self._var = tik._new_var(0 if init_value is None else init_value)
+        super().__init__({"var": self._var})
+
+    def set_as(self, value, src_offset=None):
+        if isinstance(value, TensorRef):
+            raise NotImplementedError("Scalar.set_as(tensor[i]) is not available in npusim.tik yet")
+        self._tik._emit({"k": "set", "var": self._var, "value": _expr(value), "line": _line()})
+
+
+class TensorRef:
+    """A tensor from a start element (``t[64]``, ``t[i * 128]``, ``t[r, c]``)."""
+
+    def __init__(self, tensor: "Tensor", off):
+        self.tensor = tensor
+        self.off = off
+
+    def _json(self):
+        return {"t": self.tensor.name, "off": _expr(self.off)}
+
+    def __getitem__(self, idx):
+        return TensorRef(self.tensor, self.off + self.tensor._flat(idx))
+
+
+class Tensor(TensorRef):
+    """``tik_instance.Tensor(dtype, shape, name=, scope=)``."""
+
+    def __init__(self, dtype, shape, name, scope):
+        self.dtype = dtype
+        self.shape = tuple(int(s) for s in shape)
+        self.name = name
+        self.scope = scope
+        super().__init__(self, 0)
+
+    def _flat(self, idx):
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        off = 0
+        stride = 1
+        strides = []
+        for s in reversed(self.shape):
+            strides.append(stride)
+            stride *= s
+        strides.reverse()
+        if len(idx) > len(self.shape):
+            raise IndexError(f"{self.name}: {len(idx)} indices for a {len(self.shape)}-D tensor")
+        for i, st in zip(idx, strides):
+            if isinstance(i, slice):
+                if i.step not in (None, 1):
+                    raise IndexError("tensor slices take no step")
+                i = 0 if i.start is None else i.start
+            off = off + i * st
+        return off
+
+    def __getitem__(self, idx):
+        return TensorRef(self, self._flat(idx))
+
+
+def _arg(v):
+    if isinstance(v, TensorRef):
+        return v._json()
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_expr(x) for x in v]
+    return _expr(v)
+
+
+class _Debugger:
+    def __init__(self, tik: "Tik"):
+        self._tik = tik
+
+    def start_debug(self, feed_dict, interactive=False, max_steps: int = 100_000_000):
+        """Runs the kernel with ``feed_dict`` ({input tensor name: ndarray}); returns the
+        outputs given to ``BuildCCE``, in order, as numpy arrays."""
+        t = self._tik
+        if t._outputs is None:
+            raise _native.NpusimError("start_debug: call BuildCCE(kernel_name, inputs, outputs) first")
+        program = {
+            "chip": t._chip,
+            "decls": [{"name": d.name, "dtype": d.dtype, "shape": list(d.shape),
+                       "scope": d.scope} for d in t._tensors],
+            "body": t._root,
+            "vars": t._vars,
+            "inputs": [x.name for x in t._inputs],
+            "outputs": [x.name for x in t._outputs],
+        }
+        feed = {}
+        for k, v in feed_dict.items():
+            buf = io.BytesIO()
+            np.save(buf, np.ascontiguousarray(v), allow_pickle=False)
+            feed[k] = buf.getvalue()
+        outs = _native.tik_run(json.dumps(program), feed, max_steps)
+        return [np.load(io.BytesIO(b), allow_pickle=False) for _, b in outs]
+
+
+class Tik:
+    """``tik.Tik()``: a kernel under construction. ``soc`` picks the chip by product name."""
+
+    def __init__(self, disable_debug=False, soc: str = "Ascend910B", **_):
+        self._chip = _PRODUCTS.get(soc, soc)
+        self._tensors: list[Tensor] = []
+        self._vars: list = []
+        self._root: list = []
+        self._stack = [self._root]
+        self._last_if: Optional[dict] = None
+        self._inputs = None
+        self._outputs = None
+        self.tikdb = _Debugger(self)
+
+    # -- recording ------------------------------------------------------------------------
+    def _emit(self, stmt):
+        self._stack[-1].append(stmt)
+        self._last_if = stmt if stmt.get("k") == "if" else None
+
+    def _new_var(self, init):
+        self._vars.append(_expr(init))
+        return len(self._vars) - 1
+
+    def Tensor(self, dtype, shape, name, scope=scope_ubuf, **_):
+        if any(t.name == name for t in self._tensors):
+            raise _native.NpusimError(f"Tensor: the name `{name}` is already used")
+        t = Tensor(dtype, shape, name, scope)
+        self._tensors.append(t)
+        return t
+
+    def Scalar(self, dtype="int64", name="reg_buf", init_value=None):
+        return Scalar(self, dtype, name, init_value)
+
+    @contextlib.contextmanager
+    def for_range(self, begin, end=None, name="i", thread_num=1, block_num=1, **_):
+        if end is None:
+            begin, end = 0, begin
+        var = self._new_var(0)
+        body: list = []
+        self._emit({"k": "for", "var": var, "begin": _expr(begin), "end": _expr(end),
+                    "body": body, "line": _line()})
+        self._stack.append(body)
+        try:
+            yield Expr({"var": var})
+        finally:
+            self._stack.pop()
+            self._last_if = None
+
+    @contextlib.contextmanager
+    def if_scope(self, cond):
+        then: list = []
+        stmt = {"k": "if", "cond": _expr(cond), "then": then, "else": [], "line": _line()}
+        self._emit(stmt)
+        self._stack.append(then)
+        try:
+            yield
+        finally:
+            self._stack.pop()
+            self._last_if = stmt
+
+    @contextlib.contextmanager
+    def else_scope(self):
+        stmt = self._last_if
+        if stmt is None:
+            raise _native.NpusimError("else_scope must follow an if_scope directly")
+        self._stack.append(stmt["else"])
+        try:
+            yield
+        finally:
+            self._stack.pop()
+            self._last_if = None
+
+    @contextlib.contextmanager
+    def new_stmt_scope(self, disable_sync=False):
+        yield
+
+    def _call(self, name, *args):
+        self._emit({"k": "call", "name": name, "args": [_arg(a) for a in args], "line": _line()})
+
+    def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *_, **__):
+        self._call("data_move", dst, src, sid, nburst, burst, src_stride, dst_stride)
+
+    def __getattr__(self, name):
+        if name.startswith("v"):
+            def instr(*args, **kwargs):
+                if kwargs:
+                    raise TypeError(f"{name}: pass the parameters by position, in TIK's order")
+                self._call(name, *args)
+            return instr
+        raise AttributeError(name)
+
+    def BuildCCE(self, kernel_name, inputs, outputs, **_):
+        for t in list(inputs) + list(outputs):
+            if t.scope != scope_gm:
+                raise _native.NpusimError(
+                    f"BuildCCE: `{t.name}` is in {t.scope}; inputs and outputs live in GM")
+        self._inputs = list(inputs)
+        self._outputs = list(outputs)
+        self.kernel_name = kernel_name
