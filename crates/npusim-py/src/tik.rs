@@ -77,8 +77,14 @@ pub enum Stmt {
 pub enum Expr {
     Int(i64),
     Float(f64),
-    Var { var: usize },
-    Node { op: String, a: Box<Expr>, b: Box<Expr> },
+    Var {
+        var: usize,
+    },
+    Node {
+        op: String,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
 }
 
 /// A call argument.
@@ -140,14 +146,22 @@ fn eval_op(op: &str, a: Num, b: Num) -> RunResult<Num> {
                     return Err("integer division by zero in an Expr".into());
                 }
                 let q = x.wrapping_div(y);
-                Ok(I(if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q }))
+                Ok(I(if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }))
             }
             "%" => {
                 if y == 0 {
                     return Err("integer modulo by zero in an Expr".into());
                 }
                 let r = x.wrapping_rem(y);
-                Ok(I(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }))
+                Ok(I(if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }))
             }
             "<" => cmp(x < y),
             "<=" => cmp(x <= y),
@@ -377,11 +391,22 @@ impl<'p> Machine<'p> {
             let v: Vec<i64> = (2..7)
                 .map(|i| self.int(&a[i], "data_move"))
                 .collect::<RunResult<_>>()?;
-            let m = DataMove::new(self.chip, "data_move", &dst, &src, v[0], v[1], v[2], v[3], v[4])
-                .map_err(e)?;
+            let m = DataMove::new(
+                self.chip,
+                "data_move",
+                &dst,
+                &src,
+                v[0],
+                v[1],
+                v[2],
+                v[3],
+                v[4],
+            )
+            .map_err(e)?;
             return Ok(Op::Move(m));
         }
-        let instr = Instr::by_name(name).ok_or_else(|| "not an instruction npusim knows".to_string())?;
+        let instr =
+            Instr::by_name(name).ok_or_else(|| "not an instruction npusim knows".to_string())?;
         let tik_name: &'static str = if instr.tik_name() == name {
             instr.tik_name()
         } else {
@@ -435,7 +460,18 @@ impl<'p> Machine<'p> {
                 } else {
                     ([1, 1, 1], [v[1], v[2], v[3]])
                 };
-                self.vec(instr, tik_name, &dst, &[&s0, &s1], None, CastRound::None, mask, v[0], blk, rep)
+                self.vec(
+                    instr,
+                    tik_name,
+                    &dst,
+                    &[&s0, &s1],
+                    None,
+                    CastRound::None,
+                    mask,
+                    v[0],
+                    blk,
+                    rep,
+                )
             }
             Shape::Unary | Shape::Convert => {
                 let conv = shape == Shape::Convert;
@@ -458,7 +494,18 @@ impl<'p> Machine<'p> {
                 } else {
                     ([1, 1, 1], [v[1], v[2], 0])
                 };
-                self.vec(instr, tik_name, &dst, &[&src], None, round, mask, v[0], blk, rep)
+                self.vec(
+                    instr,
+                    tik_name,
+                    &dst,
+                    &[&src],
+                    None,
+                    round,
+                    mask,
+                    v[0],
+                    blk,
+                    rep,
+                )
             }
             Shape::Scalar | Shape::ScalarDst => {
                 need(if legacy { 9 } else { 7 })?;
@@ -472,7 +519,18 @@ impl<'p> Machine<'p> {
                 } else {
                     ([1, 1, 1], [v[1], v[2], 0])
                 };
-                self.vec(instr, tik_name, &dst, &[&src], Some(sc), CastRound::None, mask, v[0], blk, rep)
+                self.vec(
+                    instr,
+                    tik_name,
+                    &dst,
+                    &[&src],
+                    Some(sc),
+                    CastRound::None,
+                    mask,
+                    v[0],
+                    blk,
+                    rep,
+                )
             }
             Shape::Dup => {
                 need(if legacy { 6 } else { 5 })?;
@@ -485,7 +543,18 @@ impl<'p> Machine<'p> {
                 } else {
                     ([1, 1, 1], [v[1], 0, 0])
                 };
-                self.vec(instr, tik_name, &dst, &[], Some(sc), CastRound::None, mask, v[0], blk, rep)
+                self.vec(
+                    instr,
+                    tik_name,
+                    &dst,
+                    &[],
+                    Some(sc),
+                    CastRound::None,
+                    mask,
+                    v[0],
+                    blk,
+                    rep,
+                )
             }
             other => Err(format!(
                 "the {other:?} form is not available from npusim.tik yet"
@@ -558,8 +627,12 @@ pub fn run(
     let mut tensors = Vec::with_capacity(p.decls.len());
     let (mut gm_used, mut ub_used) = (0u64, 0u64);
     for d in &p.decls {
-        let dtype = ElemType::parse(&d.dtype)
-            .ok_or_else(|| format!("Tensor `{}`: `{}` is not a TIK element type", d.name, d.dtype))?;
+        let dtype = ElemType::parse(&d.dtype).ok_or_else(|| {
+            format!(
+                "Tensor `{}`: `{}` is not a TIK element type",
+                d.name, d.dtype
+            )
+        })?;
         let bytes = d
             .shape
             .iter()
@@ -630,7 +703,10 @@ pub fn run(
             cache: HashMap::new(),
             key_buf: Vec::new(),
         };
-        p.vars.iter().map(|e| tmp.eval(e)).collect::<RunResult<Vec<_>>>()?
+        p.vars
+            .iter()
+            .map(|e| tmp.eval(e))
+            .collect::<RunResult<Vec<_>>>()?
     };
     let mut m = Machine {
         chip,
