@@ -333,7 +333,7 @@ fn tik_run<'py>(
     feed: &Bound<'py, PyDict>,
     max_steps: u64,
 ) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
-    let prog: tik::Program =
+    let mut prog: tik::Program =
         serde_json::from_str(program).map_err(|e| err(format!("recorded program: {e}")))?;
     let mut arrays = Vec::with_capacity(feed.len());
     for (k, v) in feed.iter() {
@@ -343,7 +343,7 @@ fn tik_run<'py>(
         arrays.push((name, a));
     }
     let outs = py
-        .detach(|| tik::run(&prog, &arrays, max_steps))
+        .detach(|| tik::run(&mut prog, &arrays, max_steps))
         .map_err(err)?;
     outs.into_iter()
         .map(|(n, a)| {

@@ -18,7 +18,6 @@ use npusim_ascend::ops::{DataMove, Op, Scalar, Vcmpv};
 use npusim_ascend::vector::{Face, VecArgs, VecOp};
 use npusim_core::{ChipProfile, ElemType, MemSpace, NpyArray};
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A recorded kernel.
@@ -68,7 +67,28 @@ pub enum Stmt {
         name: String,
         args: Vec<Arg>,
         line: u32,
+        /// Index of this call's instruction cache entry (numbered before the run).
+        #[serde(skip)]
+        slot: usize,
     },
+}
+
+/// Numbers every call statement (its instruction-cache slot); returns the count.
+fn number_calls(body: &mut [Stmt], next: &mut usize) {
+    for s in body {
+        match s {
+            Stmt::For { body, .. } => number_calls(body, next),
+            Stmt::If { then, els, .. } => {
+                number_calls(then, next);
+                number_calls(els, next);
+            }
+            Stmt::Set { .. } => {}
+            Stmt::Call { slot, .. } => {
+                *slot = *next;
+                *next += 1;
+            }
+        }
+    }
 }
 
 /// A scalar expression.
@@ -128,9 +148,8 @@ struct Machine<'p> {
     vars: Vec<Num>,
     steps: u64,
     max_steps: u64,
-    /// Built instructions by statement, with the parameters they were built from.
-    cache: HashMap<usize, (Vec<Num>, Op)>,
-    key_buf: Vec<Num>,
+    /// Built instructions by call slot, with the parameters they were built from.
+    cache: Vec<Option<(Vec<Num>, Option<Op>)>>,
 }
 
 fn eval_op(op: &str, a: Num, b: Num) -> RunResult<Num> {
@@ -330,49 +349,70 @@ impl<'p> Machine<'p> {
                     .ok_or_else(|| format!("line {line}: unknown Scalar"))? = v;
                 Ok(())
             }
-            Stmt::Call { name, args, line } => {
+            Stmt::Call {
+                name,
+                args,
+                line,
+                slot,
+            } => {
                 self.tick(*line)?;
-                self.call(s, name, args)
+                self.call(*slot, name, args)
                     .map_err(|e| format!("line {line}: {name}: {e}"))
             }
         }
     }
 
-    /// The evaluated parameters of a call: equal keys build equal instructions.
-    fn key(&self, a: &[Arg], out: &mut Vec<Num>) -> RunResult<()> {
-        out.clear();
+    /// Whether the evaluated parameters of a call equal `key` (equal parameters build equal
+    /// instructions); on a mismatch `key` is refilled with the new values.
+    fn same_key(&self, a: &[Arg], key: &mut Vec<Num>) -> RunResult<bool> {
+        let mut i = 0;
+        let mut same = true;
+        let mut push = |v: Num, key: &mut Vec<Num>| {
+            if same && key.get(i) == Some(&v) {
+            } else {
+                if same {
+                    key.truncate(i);
+                    same = false;
+                }
+                key.push(v);
+            }
+            i += 1;
+        };
         for x in a {
             match x {
-                Arg::Tensor { off, .. } => out.push(self.eval(off)?),
-                Arg::Expr(e) => out.push(self.eval(e)?),
+                Arg::Tensor { off, .. } => push(self.eval(off)?, key),
+                Arg::Expr(e) => push(self.eval(e)?, key),
                 Arg::List(l) => {
                     for e in l {
-                        out.push(self.eval(e)?);
+                        push(self.eval(e)?, key);
                     }
                 }
                 Arg::Str(_) => {}
             }
         }
-        Ok(())
+        Ok(same && key.len() == i)
     }
 
     /// Runs a call, reusing the instruction built for the same statement when its evaluated
     /// parameters did not change (the common case in loops): decode once, run many times.
-    fn call(&mut self, s: &Stmt, name: &str, a: &[Arg]) -> RunResult<()> {
-        let id = s as *const Stmt as usize;
-        let mut key = std::mem::take(&mut self.key_buf);
-        self.key(a, &mut key)?;
+    fn call(&mut self, slot: usize, name: &str, a: &[Arg]) -> RunResult<()> {
         let e = |r: npusim_ascend::AscendError| r.to_string();
-        if let Some((k, op)) = self.cache.get(&id)
-            && *k == key
-        {
-            self.key_buf = key;
-            return op.execute(&mut self.core).map_err(e);
+        let mut entry = self
+            .cache
+            .get_mut(slot)
+            .ok_or("call slot out of range")?
+            .take()
+            .unwrap_or_default();
+        let hit = self.same_key(a, &mut entry.0)?;
+        if !hit || entry.1.is_none() {
+            entry.1 = Some(self.build(name, a)?);
         }
-        let op = self.build(name, a)?;
-        op.execute(&mut self.core).map_err(e)?;
-        self.cache.insert(id, (key, op));
-        Ok(())
+        let r = match &entry.1 {
+            Some(op) => op.execute(&mut self.core).map_err(e),
+            None => Err("no instruction".into()),
+        };
+        self.cache[slot] = Some(entry);
+        r
     }
 
     fn build(&self, name: &str, a: &[Arg]) -> RunResult<Op> {
@@ -619,10 +659,12 @@ fn tik_round(s: &str) -> RunResult<CastRound> {
 
 /// Runs a recorded program with the fed arrays; returns the outputs in `program.outputs` order.
 pub fn run(
-    p: &Program,
+    p: &mut Program,
     feed: &[(String, NpyArray)],
     max_steps: u64,
 ) -> RunResult<Vec<(String, NpyArray)>> {
+    let mut calls = 0;
+    number_calls(&mut p.body, &mut calls);
     let chip = ChipProfile::by_name(&p.chip).ok_or_else(|| format!("unknown chip `{}`", p.chip))?;
     let mut tensors = Vec::with_capacity(p.decls.len());
     let (mut gm_used, mut ub_used) = (0u64, 0u64);
@@ -700,8 +742,7 @@ pub fn run(
             vars: Vec::new(),
             steps: 0,
             max_steps,
-            cache: HashMap::new(),
-            key_buf: Vec::new(),
+            cache: Vec::new(),
         };
         p.vars
             .iter()
@@ -715,8 +756,7 @@ pub fn run(
         vars,
         steps: 0,
         max_steps,
-        cache: HashMap::new(),
-        key_buf: Vec::new(),
+        cache: vec![None; calls],
     };
     m.exec_block(&p.body)?;
     p.outputs

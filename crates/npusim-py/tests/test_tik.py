@@ -148,3 +148,21 @@ def test_loops_stay_symbolic_and_are_bounded():
     assert len(t._root) == 1 and len(t._root[0]["body"]) == 1
     with pytest.raises(npusim.NpusimError, match="step limit"):
         t.tikdb.start_debug(feed_dict={"g": np.zeros(128, np.float16)}, max_steps=1000)
+
+
+def test_instruction_reuse_follows_changing_scalars_and_offsets():
+    t = tik.Tik()
+    g = t.Tensor("float32", (128,), name="g", scope=tik.scope_gm)
+    a = t.Tensor("float32", (128,), name="a", scope=tik.scope_ubuf)
+    s = t.Scalar("float32", name="s", init_value=0.0)
+    t.data_move(a, g, 0, 1, 16, 0, 0)
+    with t.for_range(0, 4) as i:
+        s.set_as(i + 1)
+        t.vec_adds(64, a, a, s, 2, 8, 8)       # a += 1, 2, 3, 4: the scalar changes
+        t.vec_adds(8, a[i * 8], a[i * 8], 100.0, 1, 8, 8)  # one block, at a moving offset
+    t.data_move(g, a, 0, 1, 16, 0, 0)
+    t.BuildCCE(kernel_name="k", inputs=[g], outputs=[g])
+    out, = t.tikdb.start_debug(feed_dict={"g": np.zeros(128, np.float32)})
+    want = np.full(128, 10.0, np.float32)
+    want[:32] += 100.0
+    assert np.array_equal(out, want)
