@@ -61,7 +61,7 @@ declare -A CMD
 CMD[vector_add]="$NPUSIM run $ex/vector_add.pto --arg x=$d/va_x.npy --arg y=$d/va_y.npy --arg z=$d/va_z.npy --arg n_rows=4096 --out z=$d/va_out.npy"
 CMD[row_softmax]="$NPUSIM run $ex/bench/row_softmax_blocks.pto --blocks 8 --arg x=$d/sm_x.npy --arg y=$d/sm_y.npy --arg n_rows=32 --out y=$d/sm_out.npy"
 CMD[tadd_loop]="$NPUSIM run $ex/bench/tadd_loop.pto --arg a=$d/ta_a.npy --arg b=$d/ta_b.npy --arg c=$d/ta_c.npy --arg iters=100000 --out c=$d/ta_out.npy"
-CMD[texp_loop]="$NPUSIM run $ex/bench/texp_loop.pto --arg a=$d/te_a.npy --arg b=$d/te_a.npy --arg c=$d/te_c.npy --arg iters=1000 --out c=$d/te_out.npy"
+CMD[texp_loop]="$NPUSIM run $ex/bench/texp_loop.pto --arg a=$d/te_c.npy --arg b=$d/te_a.npy --arg c=$d/te_c.npy --arg iters=1000 --out c=$d/te_out.npy"
 order=(vector_add row_softmax tadd_loop texp_loop)
 
 # Check each workload once and its result against numpy.
