@@ -13,7 +13,10 @@ use npusim_core::npy::{npy_header_bytes, read_npy_header};
 use npusim_ptoas::interp::{
     HostArg, LowerOptions, ParamInfo, Program, Progress, RunConfig, RunError, RunOutcome, lower,
 };
-use npusim_ptoas::{ParseOptions, TargetArch, parse_module_with, render_all};
+use npusim_ptoas::{
+    Block, Dim, Func, GmLayout, Module, OpKind, ParseOptions, ScalarType, TargetArch, Type,
+    parse_module_with, render_all,
+};
 use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -28,7 +31,10 @@ npusim run examples/pto/multicore_split.pto --blocks 3 --arg x=x.npy --arg y=y.n
 --arg n_rows=64 --arg alpha=1.5 --arg beta=-0.25 --out y=out.npy\n  \
 npusim run kernel.pto --func my_kernel --target a5 --arg a=a.npy --arg %n=16\n\n\
 Pointer parameters take .npy files whose element type must match the pointer's (bf16 as <V2, as\n\
-ml_dtypes writes it); scalar parameters take literals. `--out NAME=FILE.npy` writes the final\n\
+ml_dtypes writes it) and whose shape must fit the tensor view the kernel makes of it where the
+kernel fixes its sizes (dimensions of size 1 ignored); scalar parameters take literals checked
+against the parameter's type (integers in the type's signed range or as 0x bit patterns; floats
+that overflow are errors, `nan`/`inf` run with a warning). `--out NAME=FILE.npy` writes the final\n\
 contents of a pointer parameter's buffer (`--out NAME=-`: to stdout, the summary then goes to\n\
 stderr). Output paths are checked before the run; outputs are written to temporary files beside\n\
 their destinations and renamed into place only when every one was written (all or nothing);\n\
@@ -40,7 +46,8 @@ On a terminal, long runs show progress on stderr.")]
 pub struct RunArgs {
     /// The kernel file (PTOAS MLIR text).
     pub kernel: PathBuf,
-    /// The function to run (default: the module's only or outermost function).
+    /// The function to run (default: the module's only function that no other calls; with
+    /// several such functions, `--func` is required).
     #[arg(long, value_name = "NAME")]
     pub func: Option<String>,
     /// Target: a chip name or alias from `npusim chips` with a PTO tile unit (a2a3, a2, a3,
@@ -149,7 +156,7 @@ fn load(
     src: &str,
     file: &str,
     target: Option<TargetArch>,
-) -> Option<(Program, Duration, Duration)> {
+) -> Option<(Module, Program, Duration, Duration)> {
     let t0 = Instant::now();
     let module = match parse_module_with(src, ParseOptions { target }) {
         Ok(m) => m,
@@ -168,7 +175,7 @@ fn load(
             return None;
         }
     };
-    Some((prog, t1 - t0, t1.elapsed()))
+    Some((module, prog, t1 - t0, t1.elapsed()))
 }
 
 fn split_kv<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str)> {
@@ -276,13 +283,287 @@ fn show_progress(p: &Progress) {
     );
 }
 
+/// Whether array dimensions `a` (1s removed) are the view dimensions `v` (static 1s removed)
+/// in order, each `None` (`?`) taking one dimension of any size or none (a 1).
+fn dims_fit(v: &[Option<u64>], a: &[u64]) -> bool {
+    match v.split_first() {
+        None => a.is_empty(),
+        Some((None, rest)) => dims_fit(rest, a) || (!a.is_empty() && dims_fit(rest, &a[1..])),
+        Some((Some(d), rest)) => a.first() == Some(d) && dims_fit(rest, &a[1..]),
+    }
+}
+
+/// Calls `f` on every op of `block` and of the regions nested in it.
+fn for_each_op<'a>(block: &'a Block, f: &mut impl FnMut(&'a npusim_ptoas::Op)) {
+    for op in &block.ops {
+        f(op);
+        match &op.kind {
+            OpKind::For { body, .. } | OpKind::Section { body, .. } => for_each_op(body, f),
+            OpKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                for_each_op(then_body, f);
+                for_each_op(else_body, f);
+            }
+            OpKind::While { before, after, .. } => {
+                for_each_op(before, f);
+                for_each_op(after, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The functions that could be the kernel (`Module::entry_candidates`: the functions marked
+/// `pto.entry`, else the only defined one, else every defined function that no function calls).
+/// More than one without `--func` is an error (the module does not say which to run).
+fn entry_candidates(m: &Module) -> Vec<&Func> {
+    m.entry_candidates()
+        .into_iter()
+        .map(|id| m.func(id))
+        .collect()
+}
+
+/// The function `run` will run, if the module has it.
+fn run_func<'a>(m: &'a Module, func: Option<&str>) -> Option<&'a Func> {
+    let id = match func {
+        Some(n) => m.func_by_name(n.trim_start_matches('@'))?,
+        None => m.entry()?,
+    };
+    m.funcs.get(id.0 as usize)
+}
+
+/// Range check of a scalar `--arg` against its parameter's type, before the run.
+///
+/// Floats: a value that rounds to infinity in the parameter's type (`1e999`, or `1e39` for
+/// f32) is an error; NaN and infinities are accepted when written as such (`nan`, `inf`,
+/// `-inf`), with a warning (returned). Integers: decimal literals must lie in the type's
+/// signed range (`index` is 64-bit; MLIR's loop bounds and `index` arithmetic are signed), a
+/// hexadecimal literal (`0x...`) gives a bit pattern of at most the type's width. Text that is
+/// not a number at all is left to the binding, which reports it.
+fn check_scalar(name: &str, t: ScalarType, text: &str) -> Result<Option<String>> {
+    let s = text.trim();
+    let tn = t.name();
+    if t.is_float() {
+        let Ok(v) = s.parse::<f64>() else {
+            return Ok(None);
+        };
+        let word = s.to_ascii_lowercase();
+        let word = word.trim_start_matches(['+', '-']);
+        let named = word == "nan" || word == "inf" || word == "infinity";
+        if v.is_nan() || (v.is_infinite() && named) {
+            return Ok(Some(format!(
+                "--arg {name}={s}: `%{name}` ({tn}) gets {}; the kernel computes with it as given",
+                if v.is_nan() {
+                    "NaN"
+                } else if v > 0.0 {
+                    "+infinity"
+                } else {
+                    "-infinity"
+                }
+            )));
+        }
+        let (overflows, max) = match t {
+            ScalarType::F16 => (
+                half::f16::from_f64(v).is_infinite(),
+                f32::from(half::f16::MAX),
+            ),
+            ScalarType::Bf16 => (
+                half::bf16::from_f64(v).is_infinite(),
+                f32::from(half::bf16::MAX),
+            ),
+            _ => ((v as f32).is_infinite(), f32::MAX),
+        };
+        if overflows {
+            bail!(
+                "--arg {name}={s}: the value overflows `%{name}`'s type {tn} (finite range \
+                 -{max:e}..={max:e}); write `inf` or `-inf` to pass an infinity on purpose"
+            );
+        }
+        return Ok(None);
+    }
+    let width = match t {
+        ScalarType::I8 => 8u32,
+        ScalarType::I16 => 16,
+        ScalarType::I32 => 32,
+        ScalarType::I64 | ScalarType::Index => 64,
+        _ => return Ok(None),
+    };
+    let (lo, hi) = (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1);
+    let range = || {
+        format!(
+            "{lo}..={hi} (or a bit pattern 0x0..=0x{:x})",
+            (1u128 << width) - 1
+        )
+    };
+    let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
+    let digits = |d: &str, hex: bool| {
+        !d.is_empty()
+            && d.chars().all(|c| {
+                if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+    };
+    let in_range = match hex {
+        Some(h) if digits(h, true) => {
+            u128::from_str_radix(h, 16).is_ok_and(|v| v < (1u128 << width))
+        }
+        Some(_) => return Ok(None),
+        None => {
+            let d = s.strip_prefix(['+', '-']).unwrap_or(s);
+            if !digits(d, false) {
+                return Ok(None);
+            }
+            s.parse::<i128>().is_ok_and(|v| (lo..=hi).contains(&v))
+        }
+    };
+    if !in_range {
+        bail!(
+            "--arg {name}={s}: out of range for `%{name}` ({tn}): decimal values must lie in {}",
+            range()
+        );
+    }
+    Ok(None)
+}
+
+/// Checks a `.npy` input's shape against the tensor views the kernel makes directly from its
+/// pointer parameter, where the kernel fixes the shape.
+///
+/// The rule: a `pto.make_tensor_view` of the parameter itself, in row-major (`nd` or no)
+/// layout, whose strides are the contiguous row-major strides of its shape (all known), and
+/// which has at least one fixed size (a static dimension in its type, or a constant size
+/// operand) other than 1s, describes the whole array. Dimensions of size 1 are ignored on
+/// both sides (they do not change a row-major layout); then the array's dimensions must be
+/// the view's, in order: a fixed size exactly, a `?` any size (or 1, i.e. absent). So a view
+/// `?x256` takes (64, 256), (1, 64, 256), (1, 256) and (64, 256, 1), not (4, 16, 256) or
+/// (128, 128). A 1-D array is a flat buffer and always taken (PTOAS's validation flow hands
+/// kernels flat `.bin` files). With several such views, one must fit. Views of offset pointers, strided or column-major views, fully dynamic views and
+/// views made in called functions are not checked (the kernel's bounds checks still apply
+/// when it runs).
+fn check_shape(f: &Func, name: &str, shape: &[usize], src: &str) -> Result<()> {
+    // A 1-D array is a flat buffer, as PTOAS's own validation hands kernels their `.bin`
+    // inputs: always taken (its byte count is checked at binding).
+    if shape.len() <= 1 {
+        return Ok(());
+    }
+    let Some(pid) = f.params.iter().copied().find(|&p| f.value(p).name == name) else {
+        return Ok(());
+    };
+    let Some(body) = &f.body else {
+        return Ok(());
+    };
+    let known = |v: &npusim_ptoas::ValueId| {
+        f.values
+            .get(v.index())
+            .and_then(|i| i.const_int)
+            .and_then(|c| u64::try_from(c).ok())
+    };
+    // (fixed sizes per dimension, the view's type, the op's span)
+    let mut views: Vec<(Vec<Option<u64>>, String, npusim_ptoas::Span)> = Vec::new();
+    for_each_op(body, &mut |op| {
+        let OpKind::MakeTensorView {
+            result,
+            ptr,
+            shape: sizes,
+            strides,
+            layout,
+        } = &op.kind
+        else {
+            return;
+        };
+        if *ptr != pid || !matches!(layout, None | Some(GmLayout::Nd)) {
+            return;
+        }
+        let Some(Type::TensorView(vt)) = f.values.get(result.index()).map(|v| &v.ty) else {
+            return;
+        };
+        let dims: Vec<Option<u64>> = vt
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match d {
+                Dim::Static(n) => Some(*n),
+                Dim::Dynamic => sizes.get(i).and_then(known),
+            })
+            .collect();
+        if strides.len() != dims.len() || dims.is_empty() {
+            return;
+        }
+        let mut expect = Some(1u64);
+        for i in (0..dims.len()).rev() {
+            if strides.get(i).and_then(known) != expect || expect.is_none() {
+                return;
+            }
+            expect = dims[i].and_then(|d| expect.and_then(|e| e.checked_mul(d)));
+        }
+        if dims.iter().filter(|d| **d != Some(1)).all(Option::is_none) {
+            return;
+        }
+        views.push((dims, format!("{}", Type::TensorView(vt.clone())), op.span));
+    });
+    if views.is_empty() {
+        return Ok(());
+    }
+    let got: Vec<u64> = shape
+        .iter()
+        .map(|&d| d as u64)
+        .filter(|&d| d != 1)
+        .collect();
+    let fits = |dims: &[Option<u64>]| {
+        let want: Vec<Option<u64>> = dims.iter().copied().filter(|d| *d != Some(1)).collect();
+        dims_fit(&want, &got)
+    };
+    if views.iter().any(|(d, _, _)| fits(d)) {
+        return Ok(());
+    }
+    let show = |dims: &[Option<u64>]| {
+        let parts: Vec<String> = dims
+            .iter()
+            .map(|d| d.map_or_else(|| "?".to_string(), |n| n.to_string()))
+            .collect();
+        format!(
+            "({}{})",
+            parts.join(", "),
+            if parts.len() == 1 { "," } else { "" }
+        )
+    };
+    let actual = format!(
+        "({}{})",
+        shape
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if shape.len() == 1 { "," } else { "" }
+    );
+    let expected = views
+        .iter()
+        .map(|(d, ty, span)| {
+            let line = src
+                .get(..span.start)
+                .map_or(0, |p| p.matches('\n').count() + 1);
+            format!("{} ({}-D, {ty}, line {line})", show(d), d.len())
+        })
+        .collect::<Vec<_>>()
+        .join(" or ");
+    bail!(
+        "--arg {name}: the array's shape {actual} ({}-D) does not fit the kernel's view of `%{name}`: expected shape {expected}; `?` takes any size, dimensions of size 1 are ignored",
+        shape.len()
+    )
+}
+
 /// Runs a kernel.
 pub fn run(args: RunArgs) -> Result<bool> {
     let path = &args.kernel;
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((prog, t_parse, t_lower)) = load(&src, &file, args.target) else {
+    let Some((module, prog, t_parse, t_lower)) = load(&src, &file, args.target) else {
         return Ok(false);
     };
     let report = |e: RunError| {
@@ -290,6 +571,20 @@ pub fn run(args: RunArgs) -> Result<bool> {
         false
     };
     let func = args.func.as_deref();
+    if func.is_none() {
+        let entries = entry_candidates(&module);
+        if entries.len() > 1 {
+            bail!(
+                "{file}: {} functions could be the kernel to run: {}; pick one with `--func NAME`",
+                entries.len(),
+                entries
+                    .iter()
+                    .map(|f| format!("@{}", f.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
     let params = match prog.params(func) {
         Ok(p) => p,
         Err(e) => return Ok(report(e)),
@@ -303,14 +598,14 @@ pub fn run(args: RunArgs) -> Result<bool> {
                 let p = PathBuf::from(value);
                 let header =
                     read_npy_header(&p).with_context(|| format!("--arg {name}: cannot read"))?;
+                if let Some(f) = run_func(&module, func) {
+                    check_shape(f, name, &header.shape, &src)?;
+                }
                 HostArg::NpyFile { path: p, header }
             }
             Some(ParamInfo::Scalar(t)) => {
-                if t.is_float() && value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite()) {
-                    eprintln!(
-                        "warning: --arg {name}={value}: passing a non-finite {} to the kernel",
-                        t.name()
-                    );
+                if let Some(w) = check_scalar(name, t, value)? {
+                    eprintln!("warning: {w}");
                 }
                 HostArg::Scalar(value.to_string())
             }
@@ -499,7 +794,7 @@ pub fn check(args: CheckArgs) -> Result<bool> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((prog, tp, tl)) = load(&src, &file, args.target) else {
+    let Some((_, prog, tp, tl)) = load(&src, &file, args.target) else {
         return Ok(false);
     };
     for (span, what) in prog.unsupported() {
@@ -786,7 +1081,7 @@ pub fn demo() -> Result<bool> {
     let mut all = true;
     for c in demo_cases() {
         let file = format!("examples/pto/{}.pto", c.name);
-        let Some((prog, _, _)) = load(c.src, &file, None) else {
+        let Some((_, prog, _, _)) = load(c.src, &file, None) else {
             all = false;
             continue;
         };

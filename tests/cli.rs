@@ -152,3 +152,94 @@ fn tpu_check_replays_the_golden_file_and_hau_check_is_an_alias() {
         assert_replayed_all(&out);
     }
 }
+
+/// The issue-11 benchmark kernels (examples/pto/bench) run and compute what they say: TADD
+/// loop against a scalar f32 model, TEXP loop against an f64 exp (relative 1e-6), the
+/// block-split softmax against an f64 softmax.
+#[test]
+fn bench_kernels_compute_their_workloads() {
+    use npusim_core::NpyArray;
+    use npusim_core::npy::{read_npy, write_npy};
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n);
+    let save = |n: &str, shape: &[usize], v: &[f32]| {
+        write_npy(&p(n), &NpyArray::from_elems(shape.to_vec(), v)).unwrap()
+    };
+    let run = |args: &[String]| {
+        let o = npusim()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let s = |x: &str| x.to_string();
+    let arg = |n: &str, f: &str| format!("--arg={n}={}", p(f).display());
+    // TADD: a += b, 37 times.
+    let a: Vec<f32> = (0..256).map(|i| i as f32 * 0.37 - 20.0).collect();
+    let b: Vec<f32> = (0..256).map(|i| (i % 7) as f32 * 0.011 + 1e-3).collect();
+    save("a.npy", &[16, 16], &a);
+    save("b.npy", &[16, 16], &b);
+    run(&[
+        s("run"),
+        s("examples/pto/bench/tadd_loop.pto"),
+        arg("a", "a.npy"),
+        arg("b", "b.npy"),
+        arg("c", "a.npy"),
+        s("--arg=iters=37"),
+        format!("--out=c={}", p("c.npy").display()),
+    ]);
+    let got = read_npy(&p("c.npy")).unwrap().to_elems::<f32>().unwrap();
+    let want: Vec<f32> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (0..37).fold(*x, |acc, _| acc + y))
+        .collect();
+    assert_eq!(got, want);
+    // TEXP: a = exp(b), 3 times.
+    let e: Vec<f32> = (0..64 * 128)
+        .map(|i| (i % 97) as f32 * 0.01 - 0.5)
+        .collect();
+    save("e.npy", &[64, 128], &e);
+    save("z.npy", &[64, 128], &[0.0; 64 * 128]);
+    run(&[
+        s("run"),
+        s("examples/pto/bench/texp_loop.pto"),
+        arg("a", "z.npy"),
+        arg("b", "e.npy"),
+        arg("c", "z.npy"),
+        s("--arg=iters=3"),
+        format!("--out=c={}", p("ce.npy").display()),
+    ]);
+    let got = read_npy(&p("ce.npy")).unwrap().to_elems::<f32>().unwrap();
+    for (g, x) in got.iter().zip(&e) {
+        let w = (*x as f64).exp();
+        assert!(
+            ((*g as f64) - w).abs() <= 1e-6 * w,
+            "exp({x}) = {w}, got {g}"
+        );
+    }
+    // Softmax over 64 rows split over 3 blocks (8-row tiles round-robin).
+    let x: Vec<f32> = (0..64 * 1024)
+        .map(|i| ((i * 7919) % 1000) as f32 * 0.01 - 5.0)
+        .collect();
+    save("x.npy", &[64, 1024], &x);
+    run(&[
+        s("run"),
+        s("examples/pto/bench/row_softmax_blocks.pto"),
+        s("--blocks=3"),
+        arg("x", "x.npy"),
+        arg("y", "x.npy"),
+        s("--arg=n_rows=64"),
+        format!("--out=y={}", p("y.npy").display()),
+    ]);
+    let got = read_npy(&p("y.npy")).unwrap().to_elems::<f32>().unwrap();
+    for (row, g) in x.chunks(1024).zip(got.chunks(1024)) {
+        let m = row.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b as f64));
+        let s: f64 = row.iter().map(|v| (*v as f64 - m).exp()).sum();
+        for (v, gv) in row.iter().zip(g) {
+            let w = (*v as f64 - m).exp() / s;
+            assert!(((*gv as f64) - w).abs() <= 1e-5 * w + 1e-9, "{gv} vs {w}");
+        }
+    }
+}

@@ -270,133 +270,221 @@ fn row3_work_and_time_budgets() {
     assert!(t.elapsed().as_secs() < 10);
 }
 
-/// multicore_split with (64, 256) inputs and the given scalar arguments.
-fn run_split(dir: &Path, scalars: &[&str]) -> Output {
-    write_f32(&dir.join("x.npy"), &[64, 256]);
-    write_f32(&dir.join("y.npy"), &[64, 256]);
-    let mut a: Vec<String> = vec![
-        "run".into(),
-        "examples/pto/multicore_split.pto".into(),
-        format!("--arg=x={}", dir.join("x.npy").display()),
-        format!("--arg=y={}", dir.join("y.npy").display()),
+/// A kernel with one parameter of each scalar type the range check covers.
+const SCALARS: &str = "module {
+  func.func @s(%k: i32, %i: index, %b: i8, %h: f16, %w: bf16, %e: f32) {
+    return
+  }
+}
+";
+
+fn run_scalars(dir: &Path, over: &[(&str, &str)]) -> Output {
+    let k = dir.join("scalars.pto");
+    std::fs::write(&k, SCALARS).unwrap();
+    let mut vals = [
+        ("k", "1"),
+        ("i", "1"),
+        ("b", "1"),
+        ("h", "1"),
+        ("w", "1"),
+        ("e", "1"),
     ];
-    a.extend(scalars.iter().map(|s| format!("--arg={s}")));
+    for (n, v) in over {
+        vals.iter_mut().find(|(m, _)| m == n).unwrap().1 = v;
+    }
+    let mut a = vec!["run".to_string(), k.display().to_string()];
+    a.extend(vals.iter().map(|(n, v)| format!("--arg={n}={v}")));
     npusim(&a.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 #[test]
-fn row11_scalar_arguments_are_range_checked() {
+fn row11_scalar_args_range_checked_against_the_parameter_type() {
     let d = tempfile::tempdir().unwrap();
-    // A finite literal that overflows f32 is an error naming the parameter, type and value.
-    let o = run_split(d.path(), &["n_rows=64", "alpha=1e999", "beta=0"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let e = stderr(&o);
-    assert!(
-        e.contains("alpha") && e.contains("1e999") && e.contains("overflows f32"),
-        "{e}"
-    );
-    let o = run_split(d.path(), &["n_rows=64", "alpha=1e39", "beta=0"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("overflows f32"), "{}", stderr(&o));
-    // The largest f32 is still taken.
-    let o = run_split(d.path(), &["n_rows=64", "alpha=3.4028235e38", "beta=0"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // NaN and infinities spelled out are taken, with a warning.
-    for v in ["nan", "inf", "-Infinity"] {
-        let o = run_split(d.path(), &["n_rows=64", &format!("alpha={v}"), "beta=0"]);
-        assert_eq!(o.status.code(), Some(0), "{v}: {}", stderr(&o));
+    // Overflowing floats are command-line errors naming parameter, type and value.
+    for (n, v, t) in [
+        ("e", "1e999", "f32"),
+        ("e", "-1e39", "f32"),
+        ("h", "70000", "f16"),
+        ("w", "1e39", "bf16"),
+    ] {
+        let o = run_scalars(d.path(), &[(n, v)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{n}={v}: {e}");
         assert!(
-            stderr(&o).contains("warning: --arg alpha="),
-            "{v}: {}",
-            stderr(&o)
+            e.contains(&format!("--arg {n}={v}")) && e.contains("overflows") && e.contains(t),
+            "{e}"
+        );
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("ran "));
+    }
+    // NaN and infinities written as such run, with a warning.
+    for v in ["nan", "inf", "-inf", "NaN", "infinity"] {
+        let o = run_scalars(d.path(), &[("e", v)]);
+        let e = stderr(&o);
+        assert!(o.status.success(), "{v}: {e}");
+        assert!(
+            e.contains("warning:") && e.contains(&format!("--arg e={v}")),
+            "{e}"
         );
     }
-    let o = run_split(d.path(), &["n_rows=64", "alpha=2", "beta=0"]);
-    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
-    // u64::MAX does not fit `index` (a signed word); it used to become -1.
-    let o = run_split(
-        d.path(),
-        &["n_rows=18446744073709551615", "alpha=1", "beta=0"],
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let e = stderr(&o);
-    assert!(
-        e.contains("n_rows")
-            && e.contains("does not fit in index")
-            && e.contains("9223372036854775807"),
-        "{e}"
-    );
-    let o = run_split(d.path(), &["n_rows=-1e3", "alpha=1", "beta=0"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("is not an integer"), "{}", stderr(&o));
+    // Integers: the signed range of the type; hex gives a bit pattern of the type's width.
+    for (n, v, range) in [
+        (
+            "i",
+            "18446744073709551615",
+            "-9223372036854775808..=9223372036854775807",
+        ),
+        (
+            "i",
+            "99999999999999999999999999999999999999999",
+            "..=9223372036854775807",
+        ),
+        ("k", "2147483648", "-2147483648..=2147483647"),
+        ("k", "-2147483649", "-2147483648..=2147483647"),
+        ("k", "0x100000000", "0xffffffff"),
+        ("b", "128", "-128..=127"),
+    ] {
+        let o = run_scalars(d.path(), &[(n, v)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{n}={v}: {e}");
+        assert!(
+            e.contains(&format!("--arg {n}={v}: out of range for `%{n}`")) && e.contains(range),
+            "{e}"
+        );
+    }
+    for (n, v) in [
+        ("i", "9223372036854775807"),
+        ("i", "-9223372036854775808"),
+        ("i", "0xffffffffffffffff"),
+        ("k", "-2147483648"),
+        ("k", "0xffffffff"),
+        ("b", "-128"),
+        ("h", "65504"),
+        ("e", "3.4028235e38"),
+        ("e", "1e-50"),
+    ] {
+        let o = run_scalars(d.path(), &[(n, v)]);
+        assert!(o.status.success(), "{n}={v}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    }
 }
 
 #[test]
 fn row11_input_shape_checked_against_the_tensor_view() {
     let d = tempfile::tempdir().unwrap();
-    let dir = d.path();
-    let run = |xshape: &[usize]| {
-        write_f32(&dir.join("x.npy"), xshape);
-        write_f32(&dir.join("y.npy"), &[64, 256]);
-        npusim(&[
-            "run",
-            "examples/pto/multicore_split.pto",
-            &format!("--arg=x={}", dir.join("x.npy").display()),
-            &format!("--arg=y={}", dir.join("y.npy").display()),
-            "--arg=n_rows=64",
-            "--arg=alpha=1",
-            "--arg=beta=0",
-        ])
+    let va = |x_shape: &[usize]| {
+        write_f32(&d.path().join("x.npy"), x_shape);
+        write_f32(&d.path().join("y.npy"), &[64, 256]);
+        write_f32(&d.path().join("z.npy"), &[64, 256]);
+        let a: Vec<String> = ["x", "y", "z"]
+            .iter()
+            .map(|n| format!("--arg={n}={}", d.path().join(format!("{n}.npy")).display()))
+            .collect();
+        let mut v = vec!["run", "examples/pto/vector_add.pto", "--arg", "n_rows=64"];
+        v.extend(a.iter().map(String::as_str));
+        npusim(&v)
     };
-    // The view is ?x256: a 3-D array or a wrong second dimension is refused, with the shapes.
-    for bad in [&[4usize, 16, 256][..], &[128, 128]] {
-        let o = run(bad);
-        assert_eq!(o.status.code(), Some(1), "{bad:?}: {}", stderr(&o));
+    // vector_add views %x as ?x256 with row-major strides: the byte count of a 1-D or 3-D
+    // array would fit, the shape does not.
+    for (shape, shown) in [
+        (&[4, 16, 256][..], "(4, 16, 256) (3-D)"),
+        (&[64, 128, 2][..], "(64, 128, 2) (3-D)"),
+        (&[128, 128][..], "(128, 128) (2-D)"),
+    ] {
+        let o = va(shape);
         let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{shape:?}: {e}");
         assert!(
-            e.contains("shape mismatch") && e.contains("?x256"),
-            "{bad:?}: {e}"
+            e.contains(&format!("--arg x: the array's shape {shown}"))
+                && e.contains(
+                    "expected shape (?, 256) (2-D, !pto.tensor_view<?x256xf32>, line 12)"
+                ),
+            "{e}"
         );
     }
-    // The view's shape, with any size on the dynamic dimension, and a flat buffer are taken.
-    // (Size-1 axes may differ only for fully static views: see online_softmax_step's (16, 1)
-    // columns for its 1x16 views, run in tests/pto_examples.rs.)
-    for good in [&[64usize, 256][..], &[80, 256], &[64 * 256]] {
-        let o = run(good);
-        assert_eq!(o.status.code(), Some(0), "{good:?}: {}", stderr(&o));
+    // Compatible: leading 1s, more rows than the run uses, and a flat 1-D buffer (as
+    // PTOAS's validation passes `.bin` files).
+    for shape in [
+        &[64 * 256][..],
+        &[64, 256][..],
+        &[1, 64, 256][..],
+        &[1, 1, 64, 256][..],
+        &[80, 256][..],
+    ] {
+        let o = va(shape);
+        assert!(o.status.success(), "{shape:?}: {}", stderr(&o));
     }
 }
 
+const TWO_ENTRIES: &str = "module {
+  func.func @first(%n: index) attributes {pto.entry} {
+    return
+  }
+  func.func @helper(%n: index) {
+    return
+  }
+  func.func @second(%n: index) attributes {pto.entry} {
+    func.call @helper(%n) : (index) -> ()
+    return
+  }
+}
+";
+
 #[test]
-fn row11_ambiguous_entry_functions_are_an_error_listing_them() {
+fn row11_ambiguous_entry_functions_are_an_error() {
     let d = tempfile::tempdir().unwrap();
     let k = d.path().join("two.pto");
-    let body = |name: &str| {
-        format!(
-            "  func.func @{name}(%n: index) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{\n    return\n  }}\n"
-        )
+    std::fs::write(&k, TWO_ENTRIES).unwrap();
+    let k = k.to_str().unwrap();
+    let o = npusim(&["run", k, "--arg", "n=1"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("2 functions could be the kernel to run: @first, @second")
+            && e.contains("--func"),
+        "{e}"
+    );
+    for f in ["first", "@second", "helper"] {
+        let o = npusim(&["run", k, "--func", f, "--arg", "n=1"]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+    }
+    // One uncalled function among several is still the default.
+    let one = TWO_ENTRIES.replace(
+        "func.call @helper(%n)",
+        "func.call @first(%n) : (index) -> ()\n    func.call @helper(%n)",
+    );
+    let k1 = d.path().join("one.pto");
+    std::fs::write(&k1, one).unwrap();
+    let o = npusim(&["run", k1.to_str().unwrap(), "--arg", "n=1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("6 instructions executed"));
+}
+
+#[test]
+fn row11_pto_entry_names_the_kernel_among_uncalled_functions() {
+    let d = tempfile::tempdir().unwrap();
+    let k = d.path().join("marked.pto");
+    let body = |name: &str, attr: &str| {
+        format!("  func.func @{name}(%n: index){attr} {{\n    return\n  }}\n")
     };
     std::fs::write(
         &k,
-        format!("module {{\n{}{}}}\n", body("first"), body("second")),
+        format!("module {{\n{}{}}}\n", body("first", ""), body("second", "")),
     )
     .unwrap();
     let ks = k.to_str().unwrap();
     let o = npusim(&["run", ks, "--arg=n=1"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let e = stderr(&o);
-    assert!(
-        e.contains("ambiguous entry") && e.contains("@first") && e.contains("@second"),
-        "{e}"
-    );
-    let o = npusim(&["run", ks, "--func", "second", "--arg=n=1"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // `pto.entry` names the kernel: no ambiguity.
-    let marked = format!(
-        "module {{\n{}  func.func @second(%n: index) attributes {{pto.entry}} {{\n    return\n  }}\n}}\n",
-        body("first")
-    );
-    std::fs::write(&k, marked).unwrap();
+    assert!(stderr(&o).contains("@first, @second"), "{}", stderr(&o));
+    // `attributes {pto.entry}` on one of them makes it the kernel.
+    std::fs::write(
+        &k,
+        format!(
+            "module {{\n{}{}}}\n",
+            body("first", ""),
+            body("second", " attributes {pto.entry}")
+        ),
+    )
+    .unwrap();
     let o = npusim(&["run", ks, "--arg=n=1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }

@@ -977,9 +977,9 @@ impl Module {
     }
 
     /// The function to run by default, when the module makes it unambiguous: the only
-    /// function marked `pto.entry`; else the only function with a body; else the only function
-    /// with a body that no other function calls. `None` when there is no such function or
-    /// when several qualify ([`Module::entry_candidates`] lists them).
+    /// function with a body; else the only defined function that no other function calls;
+    /// else, among those, the only one marked `pto.entry`. `None` when there is no such
+    /// function or when several qualify ([`Module::entry_candidates`] lists them).
     pub fn entry(&self) -> Option<FuncId> {
         match self.entry_candidates().as_slice() {
             [one] => Some(*one),
@@ -991,12 +991,6 @@ impl Module {
     /// source order: one element when the choice is clear, several when it is ambiguous.
     pub fn entry_candidates(&self) -> Vec<FuncId> {
         let id = |i: usize| FuncId(i as u32);
-        let marked: Vec<usize> = (0..self.funcs.len())
-            .filter(|&i| self.funcs[i].is_entry && self.funcs[i].body.is_some())
-            .collect();
-        if !marked.is_empty() {
-            return marked.into_iter().map(id).collect();
-        }
         let defined: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| self.funcs[i].body.is_some())
             .collect();
@@ -1009,11 +1003,16 @@ impl Module {
                 mark_calls(b, &mut called);
             }
         }
-        defined
-            .into_iter()
-            .filter(|&i| !called[i])
-            .map(id)
-            .collect()
+        let uncalled: Vec<usize> = defined.into_iter().filter(|&i| !called[i]).collect();
+        let marked: Vec<usize> = uncalled
+            .iter()
+            .copied()
+            .filter(|&i| self.funcs[i].is_entry)
+            .collect();
+        if uncalled.len() > 1 && !marked.is_empty() {
+            return marked.into_iter().map(id).collect();
+        }
+        uncalled.into_iter().map(id).collect()
     }
 }
 

@@ -437,12 +437,18 @@ fn walk_ops(b: &Block, visit: &mut dyn FnMut(&ast::Op)) {
     }
 }
 
-/// The shapes of the tensor views made directly from each parameter of `f`.
+/// The shapes of the row-major (`nd`) tensor views made directly from each parameter of `f`.
 fn param_views(f: &ast::Func) -> Vec<Vec<Vec<Option<u64>>>> {
     let mut views = vec![Vec::new(); f.params.len()];
     if let Some(body) = &f.body {
         walk_ops(body, &mut |op| {
-            if let OpKind::MakeTensorView { result, ptr, .. } = &op.kind
+            if let OpKind::MakeTensorView {
+                result,
+                ptr,
+                layout,
+                ..
+            } = &op.kind
+                && matches!(layout, None | Some(GmLayout::Nd))
                 && let Some(k) = f.params.iter().position(|p| p == ptr)
                 && let Type::TensorView(vt) = &f.value(*result).ty
             {

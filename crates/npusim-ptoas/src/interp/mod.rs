@@ -682,10 +682,12 @@ fn npy_name(d: DType) -> &'static str {
 }
 
 /// The shape rule for buffer arguments: a 1-D array is a flat buffer (as PTOAS's `.bin` files
-/// are) and is always taken; an array of rank 2 or more must have the rank and the static
-/// dimensions of one of the tensor views the function makes from the parameter (when it makes
-/// any), or, for a view with no dynamic dimension, the same dimensions once size-1 axes are
-/// dropped. The byte count is checked separately, against what the kernel touches.
+/// are) and is always taken; an array of rank 2 or more must match one of the row-major tensor
+/// views the function makes from the parameter (when it makes any): with size-1 dimensions
+/// dropped on both sides, the array's dimensions are the view's in order, a static size
+/// exactly, a `?` any one size or none. So a `?x256` view takes (64, 256), (1, 64, 256) and
+/// (64, 256, 1), not (4, 16, 256) or (128, 128); a 1x16 view takes (16, 1). The byte count is
+/// checked separately, against what the kernel touches.
 fn check_view_shape(
     pname: &str,
     shape: &[usize],
@@ -694,19 +696,14 @@ fn check_view_shape(
     if shape.len() <= 1 || views.is_empty() {
         return Ok(());
     }
-    let squeezed =
-        |dims: &mut dyn Iterator<Item = u64>| dims.filter(|&d| d != 1).collect::<Vec<_>>();
     let fits = |v: &Vec<Option<u64>>| {
-        let same_rank = v.len() == shape.len()
-            && v.iter()
-                .zip(shape)
-                .all(|(d, &n)| d.is_none_or(|d| d == n as u64));
-        // A fully static view also takes the same elements with size-1 axes added or dropped
-        // (a (16, 1) column for a 1x16 view).
-        let same_squeezed = v.iter().all(Option::is_some)
-            && squeezed(&mut v.iter().flatten().copied())
-                == squeezed(&mut shape.iter().map(|&n| n as u64));
-        same_rank || same_squeezed
+        let view: Vec<Option<u64>> = v.iter().copied().filter(|&d| d != Some(1)).collect();
+        let arr: Vec<u64> = shape
+            .iter()
+            .map(|&n| n as u64)
+            .filter(|&n| n != 1)
+            .collect();
+        dims_fit(&view, &arr)
     };
     if views.iter().any(fits) {
         return Ok(());
@@ -730,4 +727,14 @@ fn check_view_shape(
         ),
         format!("pass an array of shape {wanted}, or a flat 1-D array"),
     ))
+}
+
+/// Whether array dimensions `a` are the view dimensions `v` in order, each `None` (`?`) taking
+/// one dimension of any size or none.
+fn dims_fit(v: &[Option<u64>], a: &[u64]) -> bool {
+    match v.split_first() {
+        None => a.is_empty(),
+        Some((None, rest)) => dims_fit(rest, a) || (!a.is_empty() && dims_fit(rest, &a[1..])),
+        Some((Some(d), rest)) => a.first() == Some(d) && dims_fit(rest, &a[1..]),
+    }
 }

@@ -443,22 +443,21 @@ pub(crate) fn parse_literal(t: ScalarType, s: &str) -> Result<Num, String> {
             _ => Err(format!("`{s}` is not an i1 (use true, false, 1 or 0)")),
         };
     }
-    let v: i128 = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        i128::from_str_radix(h, 16)
-    } else {
-        s.parse()
-    }
-    .map_err(|_| format!("`{s}` is not an integer"))?;
+    // Decimal literals lie in the type's signed range (`index` and loop arithmetic are signed);
+    // a hexadecimal literal is a bit pattern of at most the type's width.
     let w = bits(t);
-    // Integers are signless, so an iN takes -2^(N-1) ..= 2^N - 1; `index` is a signed
-    // machine word and takes only the i64 range.
-    let (lo, hi): (i128, i128) = if t == ScalarType::Index {
-        (i64::MIN as i128, i64::MAX as i128)
-    } else if w >= 64 {
-        (i64::MIN as i128, u64::MAX as i128)
-    } else {
-        (-(1i128 << (w - 1)), (1i128 << w) - 1)
-    };
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        let v = u128::from_str_radix(h, 16).map_err(|_| format!("`{s}` is not an integer"))?;
+        if v >> w != 0 {
+            return Err(format!(
+                "`{s}` does not fit in {} (a bit pattern of at most {w} bits)",
+                t.name()
+            ));
+        }
+        return Ok(Num::Int(wrap(t, v as u64 as i64)));
+    }
+    let v: i128 = s.parse().map_err(|_| format!("`{s}` is not an integer"))?;
+    let (lo, hi): (i128, i128) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
     if v < lo || v > hi {
         return Err(format!(
             "`{s}` does not fit in {} (range {lo} ..= {hi})",
@@ -511,8 +510,24 @@ mod tests {
     #[test]
     fn literals() {
         assert_eq!(parse_literal(S::F32, "0.1"), Ok(Num::Float(0.1f32 as f64)));
-        assert_eq!(parse_literal(S::I8, "255"), Ok(Num::Int(-1)));
-        assert!(parse_literal(S::I8, "256").is_err());
+        // Decimal: the signed range; hex: a bit pattern of the type's width.
+        assert!(parse_literal(S::I8, "255").is_err());
+        assert_eq!(parse_literal(S::I8, "-128"), Ok(Num::Int(-128)));
+        assert_eq!(parse_literal(S::I8, "0xff"), Ok(Num::Int(-1)));
+        assert!(parse_literal(S::I8, "0x100").is_err());
+        assert_eq!(
+            parse_literal(S::Index, "0xffffffffffffffff"),
+            Ok(Num::Int(-1))
+        );
+        assert!(parse_literal(S::Index, "18446744073709551615").is_err());
+        // A finite literal that overflows is an error; NaN and infinities spelled out are not.
+        assert!(parse_literal(S::F32, "1e39").is_err());
+        assert!(parse_literal(S::F16, "65520").is_err());
+        assert_eq!(parse_literal(S::F16, "65504"), Ok(Num::Float(65504.0)));
+        assert!(
+            matches!(parse_literal(S::F32, "-inf"), Ok(Num::Float(v)) if v == f64::NEG_INFINITY)
+        );
+        assert!(matches!(parse_literal(S::F32, "nan"), Ok(Num::Float(v)) if v.is_nan()));
         assert!(parse_literal(S::Index, "abc").is_err());
         assert_eq!(parse_literal(S::I1, "true"), Ok(Num::Int(1)));
     }
