@@ -18,6 +18,10 @@
 # same way, right after npusim, and prints the ratio npusim / peer. A peer command is a plain
 # command line (no shell syntax); `$BENCH_DIR` in it is replaced by the input folder (va_x.npy
 # etc., plus raw little-endian f32 copies va_x.bin).
+# (Side-by-side figures so far came from one small C++ program, a function per workload,
+# written against the pto-isa headers and built as its demos/cpu CMake does: clang++-19
+# -std=c++20 -O2 -D__CPU_SIM -D__PTO_AUTO__ -D_FORTIFY_SOURCE=2 -fstack-protector-strong;
+# built without __PTO_AUTO__ it died of SIGSEGV. Nothing of it is in this repository.)
 #
 # Environment: RUNS (default 20), WARMUP (default 3), NPUSIM (a prebuilt binary; default: build
 # target/release/npusim with cargo), KEEP=1 keeps the input folder.
