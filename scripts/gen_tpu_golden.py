@@ -49,58 +49,34 @@ How it drives the C-model
 
 import argparse
 import ctypes
-import json
 import os
 import random
-import struct
-import subprocess
 import sys
 
-DTYPE_CODE = {"u8": 0, "i8": 1, "f16": 3, "f32": 5, "u16": 6, "i16": 7, "u32": 8,
-              "i32": 9, "bf16": 11}
-ESIZE = {"u8": 1, "i8": 1, "f16": 2, "bf16": 2, "i16": 2, "u16": 2, "f32": 4, "i32": 4,
-         "u32": 4}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cmodel import (DTYPE_CODE, ESIZE, FILL, dim4, get, open_lib, put, run_all,  # noqa: E402
+                    worker, write_doc)
+
 NPU, LMEM, EU_BYTES = 64, 1 << 18, 64
-FILL = 0xAB
-GMEM = 64 << 20
-MARK = "@@npusim-golden@@"
-FMT = {1: "B", 2: "H", 4: "I"}
-
-
-class dim4(ctypes.Structure):
-    _fields_ = [(c, ctypes.c_int) for c in "nchw"]
 
 
 class CModel:
     def __init__(self, lib_path):
-        libm = ctypes.CDLL("libm.so.6")
-        env = ctypes.create_string_buffer(128)
-        libm.fegetenv(env)
-        lib = ctypes.CDLL(lib_path)
+        lib = open_lib(lib_path)
         U64, I, U32, P = ctypes.c_ulonglong, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p
-        lib.cmodel_init.argtypes = [I, U64]
-        lib.get_global_memaddr.restype = P
-        lib.get_global_memaddr.argtypes = [I]
-        lib.cmodel_get_gmem_start_addr.restype = U64
-        lib.tpu_local_mem_addr.restype = P
-        lib.tpu_local_mem_addr.argtypes = [I, U32]
         for name, d, s in (("S2L", U32, U64), ("L2S", U64, U32), ("S2S", U64, U64),
                            ("L2L", U32, U32)):
             getattr(lib, "tpu_gdma_cpy_" + name).argtypes = [d, s, P, P, P, I]
-        lib.cmodel_init(0, GMEM)
-        lib.tpu_initialize()
-        libm.fesetenv(env)
         self.lib = lib
         self.gm = lib.get_global_memaddr(0)
         self.gm_dev = lib.cmodel_get_gmem_start_addr()
         self.lm = lib.tpu_local_mem_addr(0, 0)
 
     def put(self, host, words, es):
-        data = struct.pack("<%d%s" % (len(words), FMT[es]), *words)
-        ctypes.memmove(host, data, len(data))
+        put(host, words, es)
 
     def get(self, host, n, es):
-        return list(struct.unpack("<%d%s" % (n, FMT[es]), ctypes.string_at(host, n * es)))
+        return get(host, n, es)
 
     def region_put(self, local, addr, extent, es, words, c):
         if local:
@@ -172,14 +148,6 @@ class CModel:
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
         return c
-
-
-def worker(lib_path):
-    cases = json.load(sys.stdin)
-    model = CModel(lib_path)
-    out = [model.run(c) for c in cases]
-    sys.stdout.flush()
-    sys.stdout.write("\n" + MARK + json.dumps(out))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,34 +345,14 @@ def bdc_cases(rng, div=False):
     return cases
 
 
-def run_batch(lib, cases):
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--lib", lib],
-                       input=json.dumps(cases), capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.returncode
-    return json.loads(p.stdout.split(MARK, 1)[1]), 0
-
-
-def run_all(lib, cases, batch=32):
-    done = []
-    for i in range(0, len(cases), batch):
-        chunk = cases[i:i + batch]
-        out, _ = run_batch(lib, chunk)
-        if out is not None:
-            done.extend(out)
-            continue
-        for c in chunk:
-            o, rc = run_batch(lib, [c])
-            if o is None:
-                c = dict(c)
-                c["expect_error"] = True
-                c["cmodel_exit"] = rc
-                c["out_fill_byte"] = FILL
-                c["out"] = []
-                done.append(c)
-            else:
-                done.extend(o)
-    return done
+def killed(_i, c, rc):
+    """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
+    c = dict(c)
+    c["expect_error"] = True
+    c["cmodel_exit"] = rc
+    c["out_fill_byte"] = FILL
+    c["out"] = []
+    return c
 
 
 def main():
@@ -418,25 +366,17 @@ def main():
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
-        worker(a.lib)
+        worker(lambda: CModel(a.lib))
         return
     if not a.out:
         ap.error("--out is required")
     rng = random.Random(a.seed)
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True)}[a.kind](rng)
-    done = run_all(a.lib, ap_cases)
-    doc = {"source": "Sophgo BM1684X C-model (libcmodel_bm1684x.so, PyPI tpu-mlir 1.30.2), "
-                     "scripts/gen_tpu_golden.py",
-           "seed": a.seed,
-           "note": "arrays are bit patterns of the element size; local regions are listed lane "
-                   "by lane over the lanes the tensor uses; outputs were pre-filled with out_fill_byte",
-           "cases": done}
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, separators=(",", ":"))
-        f.write("\n")
-    os.replace(tmp, a.out)
+    done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
+    write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
+              "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "
+              "out_fill_byte", done, "scripts/gen_tpu_golden.py")
     rejected = sum(1 for c in done if c.get("expect_error"))
     print("%d cases (%d rejected by the C-model) written to %s" % (len(done), rejected, a.out),
           file=sys.stderr)
