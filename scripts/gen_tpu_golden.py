@@ -10,6 +10,7 @@ How to run
     python3 scripts/gen_tpu_golden.py --lib /tmp/wheel/tpu_mlir/lib/libcmodel_bm1684x.so \
         --kind gdma --out golden/tpu/gdma.json [--seed 16]
     ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
+    ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -39,6 +40,13 @@ What it writes
   (or null: aligned), `<name>_extent`, input data `<name>` listed lane by lane as for GDMA;
   `out` is the destination region after the call.
   Arrays hold unsigned bit patterns of the element size.
+  Case `op` = `bdc_unary` (`func` = `cast`: `tpu_bdc_cast(dst, src, shape, dst_stride,
+  src_stride, dst_dtype, src_dtype, mode)`; `set_C`: `tpu_bdc_set_C(dst, C, shape, dst_stride,
+  dtype)`; `cpy`: `tpu_bdc_cpy(dst, src, shape, dst_stride, src_stride, dtype)`; `npu_bcast`:
+  `tpu_bdc_npu_bcast(dst, src, shape, dtype)`): `dst_dtype`, `src_dtype` (equal except for a
+  cast), `mode` (rounding_mode_t code), `c_bits`, and per operand `<name>_addr`,
+  `<name>_stride`, `<name>_extent` (in that operand's elements), `src_channels` (how many
+  channels the source listing covers: C, or 1 for npu_bcast), `src`, `out` as above.
 
 How it drives the C-model
   As scripts/gen_hau_golden.py: `cmodel_init` then `tpu_initialize`, the FP environment
@@ -51,6 +59,7 @@ import argparse
 import ctypes
 import os
 import random
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +115,8 @@ class CModel:
     def run(self, c):
         if c["op"] in ("bdc_bin", "bdc_const"):
             return self.run_bdc(c)
+        if c["op"] == "bdc_unary":
+            return self.run_unary(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -147,6 +158,38 @@ class CModel:
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
+        return c
+
+
+    def run_unary(self, c):
+        """`bdc_unary`: tpu_bdc_cast / set_C / cpy / npu_bcast."""
+        des, ses = ESIZE[c["dst_dtype"]], ESIZE[c["src_dtype"]]
+        ch = c["shape"][1]
+        if c["func"] != "set_C":
+            self.region_put(True, c["src_addr"], c["src_extent"], ses, c["src"],
+                            c["src_channels"])
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], des, ch)
+        shape = ctypes.byref(dim4(*c["shape"]))
+        st = lambda k: ctypes.byref(dim4(*c[k])) if c.get(k) else None
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        dt, sdt = DTYPE_CODE[c["dst_dtype"]], DTYPE_CODE[c["src_dtype"]]
+        if c["func"] == "cast":
+            f.argtypes = [U32, U32, P, P, P, I, I, I]
+            f(c["dst_addr"], c["src_addr"], shape, st("dst_stride"), st("src_stride"), dt, sdt,
+              c["mode"])
+        elif c["func"] == "set_C":
+            f.argtypes = [U32, U32, P, P, I]
+            f(c["dst_addr"], c["c_bits"], shape, st("dst_stride"), dt)
+        elif c["func"] == "cpy":
+            f.argtypes = [U32, U32, P, P, P, I]
+            f(c["dst_addr"], c["src_addr"], shape, st("dst_stride"), st("src_stride"), dt)
+        else:
+            f.argtypes = [U32, U32, P, I]
+            f(c["dst_addr"], c["src_addr"], shape, dt)
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
         return c
 
 
@@ -345,6 +388,155 @@ def bdc_cases(rng, div=False):
     return cases
 
 
+def bits_of_f32(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+INT_RANGE = {"u8": (0, 255), "i8": (-128, 127), "u16": (0, 65535), "i16": (-32768, 32767),
+             "u32": (0, (1 << 32) - 1), "i32": (-(1 << 31), (1 << 31) - 1)}
+
+
+def any_value(rng, dtype):
+    """A bit pattern of `dtype`: adversarial for floats (specials, ties, denormals) and ints
+    (extremes)."""
+    es = ESIZE[dtype]
+    mask = (1 << (8 * es)) - 1
+    if dtype in INT_RANGE:
+        lo, hi = INT_RANGE[dtype]
+        r = rng.random()
+        if r < 0.3:
+            v = rng.choice([lo, hi, 0, 1, -1 if lo < 0 else 2, lo + 1, hi - 1, 127, 128, 255,
+                            256, 32767, 32768, 65535, 65536, 16777217])
+            v = min(max(v, lo), hi)
+        elif r < 0.6:
+            v = rng.randint(-300, 300)
+            v = min(max(v, lo), hi)
+        else:
+            v = rng.randint(lo, hi)
+        return v & mask
+    r = rng.random()
+    if dtype == "f32" and r < 0.3:
+        # halves and near-halves (float -> int ties), f16/bf16 rounding ties, big values
+        k = rng.choice([0, 1, 2, 3])
+        if k == 0:
+            return bits_of_f32(rng.randint(-300, 300) + 0.5)
+        if k == 1:
+            return (rng.randrange(0x38800000, 0x47800000) & ~0x1FFF | 0x1000) | \
+                (rng.getrandbits(1) << 31)
+        if k == 2:
+            return (rng.getrandbits(31) & ~0xFFFF | 0x8000) | (rng.getrandbits(1) << 31)
+        return bits_of_f32(rng.choice([2.0 ** 31, -2.0 ** 31, 2.0 ** 32, 65504.0, 65520.0,
+                                       65519.0, 3.0e9, -3.0e9, 1e10, -1e10, 255.5, -128.5,
+                                       127.5, 32767.5, -32768.5, 0.49999997, -0.5, 0.5, 1.5,
+                                       2.5, -1.5, -2.5]))
+    if dtype in ("f16", "bf16") and r < 0.15:
+        return ((rng.randint(-300, 300) if dtype == "f16" else rng.randint(-100, 100)) * 2
+                + 1) & mask
+    return fp_value(rng, dtype) & mask
+
+
+def unary_case(rng, func, dst_dtype, src_dtype, shape, starts, mode=0, strides=None,
+               src_channels=None):
+    c = {"op": "bdc_unary", "func": func, "dst_dtype": dst_dtype, "src_dtype": src_dtype,
+         "shape": list(shape)}
+    if func == "cast":
+        c["mode"] = mode
+    chs = {"dst": shape[1], "src": src_channels or shape[1]}
+    offs = {"dst": 0x10000, "src": 0x200}
+    names = ["dst"] if func == "set_C" else ["dst", "src"]
+    for i, nm in enumerate(names):
+        dtype = dst_dtype if nm == "dst" else src_dtype
+        es = ESIZE[dtype]
+        start = starts[i]
+        addr = start * LMEM + offs[nm]
+        sh = [shape[0], chs[nm], shape[2], shape[3]]
+        st = strides[i] if strides else None
+        stride = st or default_stride(True, start, sh, es)
+        c[nm + "_addr"] = addr
+        if nm == "src":
+            c["src_channels"] = chs[nm]
+        if func != "npu_bcast":
+            c[nm + "_stride"] = st
+        c[nm + "_extent"] = extent(True, start, sh, stride)
+        if nm == "src":
+            vals = []
+            n = c["src_extent"] * min(chs[nm], NPU)
+            while len(vals) < n:
+                vals.append(any_value(rng, dtype))
+            # put the specials of the type first so every case sees them
+            if dtype in ("f32", "f16", "bf16"):
+                sp = F32_SPECIAL if dtype == "f32" else H_SPECIAL[dtype]
+                vals[:min(n, len(sp))] = sp[:n]
+            c["src"] = vals
+    if func == "set_C":
+        v = any_value(rng, dst_dtype)
+        es = ESIZE[dst_dtype]
+        c["c_bits"] = v | (0xFFFF0000 if es == 2 and v & 0x8000 else 0) | \
+            (0xFFFFFF00 if es == 1 and v & 0x80 else 0)
+    return c
+
+
+def compact_stride(start, shape):
+    n, ch, h, w = shape
+    return [h * w * ((start + ch + NPU - 1) // NPU), h * w, w, 1]
+
+
+def cast_cases(rng):
+    cases = []
+    dts = list(DTYPE_CODE)
+    for sdt in dts:
+        for ddt in dts:
+            if sdt == ddt:
+                continue
+            for mode in range(7):
+                shape = (1, rng.choice([1, 3, 5]), rng.randint(1, 2), rng.randint(8, 24))
+                s = rng.randrange(NPU) if mode % 2 else 0
+                cases.append(unary_case(rng, "cast", ddt, sdt, shape, [s, s], mode))
+    # odd shapes, explicit strides, start lanes past 0 and channels across the wrap
+    for i in range(12):
+        sdt, ddt = rng.choice([("f32", "f16"), ("f32", "bf16"), ("f16", "f32"), ("f32", "i8"),
+                               ("f32", "i32"), ("i32", "f32"), ("i16", "i8"), ("u8", "f16")])
+        shape = (rng.randint(1, 2), rng.choice([64, 65, 70]), rng.randint(1, 3),
+                 rng.randint(1, 7))
+        s = rng.randrange(NPU)
+        st = [compact_stride(s, shape)] * 2 if i % 2 else None
+        cases.append(unary_case(rng, "cast", ddt, sdt, shape, [s, s], rng.randrange(7), st))
+    # rejections: a misaligned address, operands on different start lanes, a bad mode
+    c = unary_case(rng, "cast", "f16", "f32", (1, 2, 1, 4), [0, 0])
+    c["src_addr"] += 4
+    cases.append(c)
+    cases.append(unary_case(rng, "cast", "f16", "f32", (1, 2, 1, 4), [0, 3]))
+    cases.append(unary_case(rng, "cast", "f16", "f32", (1, 2, 1, 4), [0, 0], 7))
+    return cases
+
+
+def move_cases(rng):
+    cases = []
+    for dtype in DTYPE_CODE:
+        for i in range(3):
+            shape = (rng.randint(1, 2), rng.choice([1, 5, 64, 70]), rng.randint(1, 3),
+                     rng.randint(1, 9))
+            s = rng.randrange(NPU) if i else 0
+            st = [compact_stride(s, shape)] if i == 2 else None
+            cases.append(unary_case(rng, "set_C", dtype, dtype, shape, [s], strides=st))
+            st2 = [compact_stride(s, shape)] * 2 if i == 2 else None
+            cases.append(unary_case(rng, "cpy", dtype, dtype, shape, [s, s], strides=st2))
+            t = rng.randrange(NPU) if i == 1 else s
+            cases.append(unary_case(rng, "cpy", dtype, dtype, shape, [s, t]))
+            bshape = (shape[0], rng.choice([1, 7, 64]), shape[2], shape[3])
+            cases.append(unary_case(rng, "npu_bcast", dtype, dtype, bshape, [s, t],
+                                    src_channels=1))
+    # rejections and edges
+    c = unary_case(rng, "cpy", "f32", "f32", (1, 2, 1, 4), [0, 0])
+    c["dst_addr"] += 4
+    cases.append(c)
+    cases.append(unary_case(rng, "npu_bcast", "f32", "f32", (1, 65, 1, 4), [0, 0],
+                            src_channels=1))
+    cases.append(unary_case(rng, "npu_bcast", "f32", "f32", (1, 64, 1, 4), [5, 0],
+                            src_channels=1))
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -360,7 +552,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -372,7 +564,8 @@ def main():
         ap.error("--out is required")
     rng = random.Random(a.seed)
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
-                "bdc_div": lambda r: bdc_cases(r, True)}[a.kind](rng)
+                "bdc_div": lambda r: bdc_cases(r, True),
+                "cast": cast_cases, "move": move_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

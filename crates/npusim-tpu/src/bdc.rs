@@ -210,7 +210,8 @@ enum Rhs<'a> {
 }
 
 impl TpuCore {
-    fn bdc_view(
+    /// Resolves a local BDC operand: EU alignment, NULL stride = aligned layout, footprint.
+    pub(crate) fn bdc_view(
         &self,
         op: &'static str,
         param: &'static str,
