@@ -117,6 +117,8 @@ class CModel:
             return self.run_bdc(c)
         if c["op"] == "bdc_unary":
             return self.run_unary(c)
+        if c["op"] == "bdc_cmp":
+            return self.run_cmp(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -160,6 +162,34 @@ class CModel:
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
         return c
 
+
+    def run_cmp(self, c):
+        """`bdc_cmp`: tpu_bdc_equal/greater/less (dst, src0, src1, true_val, ...) and the `_C`
+        forms (dst, src, C, true_val, ...), dst_dtype then src_dtype."""
+        des, ses = ESIZE[c["dst_dtype"]], ESIZE[c["src_dtype"]]
+        ch = c["shape"][1]
+        const = c["func"].endswith("_C")
+        names = ["src"] if const else ["src0", "src1"]
+        for nm in names:
+            self.region_put(True, c[nm + "_addr"], c[nm + "_extent"], ses, c[nm], ch)
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], des, ch)
+        shape = ctypes.byref(dim4(*c["shape"]))
+        st = lambda k: ctypes.byref(dim4(*c[k])) if c.get(k) else None
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        dt, sdt = DTYPE_CODE[c["dst_dtype"]], DTYPE_CODE[c["src_dtype"]]
+        if const:
+            f.argtypes = [U32, U32, U32, U32, P, P, P, I, I]
+            f(c["dst_addr"], c["src_addr"], c["c_bits"], c["true_bits"], shape,
+              st("dst_stride"), st("src_stride"), dt, sdt)
+        else:
+            f.argtypes = [U32, U32, U32, U32, P, P, P, P, I, I]
+            f(c["dst_addr"], c["src0_addr"], c["src1_addr"], c["true_bits"], shape,
+              st("dst_stride"), st("src0_stride"), st("src1_stride"), dt, sdt)
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
+        return c
 
     def run_unary(self, c):
         """`bdc_unary`: tpu_bdc_cast / set_C / cpy / npu_bcast."""
@@ -332,7 +362,8 @@ BDC_CONST = ["fp_add_C", "fp_sub_C", "fp_C_sub", "fp_mul_C", "fp_div_C", "fp_C_d
              "min_C"]
 
 
-def bdc_case(rng, func, dtype, shape, starts, const, strides=None):
+def bdc_case(rng, func, dtype, shape, starts, const, strides=None, gen=None):
+    gen = gen or fp_value
     es = ESIZE[dtype]
     names = ["dst", "src"] if const else ["dst", "src0", "src1"]
     c = {"op": "bdc_const" if const else "bdc_bin", "func": func, "dtype": dtype,
@@ -349,9 +380,9 @@ def bdc_case(rng, func, dtype, shape, starts, const, strides=None):
         c[nm + "_stride"] = st
         c[nm + "_extent"] = extent(True, start, shape, stride)
         if nm != "dst":
-            c[nm] = [fp_value(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
+            c[nm] = [gen(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
     if const:
-        v = fp_value(rng, dtype)
+        v = gen(rng, dtype)
         c["c_bits"] = v if dtype == "f32" else (v | 0xFFFF0000 if v & 0x8000 else v)
     return c
 
@@ -537,6 +568,103 @@ def move_cases(rng):
     return cases
 
 
+def sext(v, es):
+    """A bit pattern of `es` bytes as the 32-bit scalar_t callers pass (sign-extended)."""
+    if es == 2 and v & 0x8000:
+        return v | 0xFFFF0000
+    if es == 1 and v & 0x80:
+        return v | 0xFFFFFF00
+    return v
+
+
+def cmp_case(rng, func, dst_dtype, src_dtype, shape, starts, strides=None):
+    const = func.endswith("_C")
+    names = ["dst", "src"] if const else ["dst", "src0", "src1"]
+    c = {"op": "bdc_cmp", "func": func, "dst_dtype": dst_dtype, "src_dtype": src_dtype,
+         "shape": list(shape)}
+    offs = [0x100, 0x10000, 0x20000]
+    for i, nm in enumerate(names):
+        dtype = dst_dtype if nm == "dst" else src_dtype
+        es = ESIZE[dtype]
+        start = starts[i]
+        st = strides[i] if strides else None
+        stride = st or default_stride(True, start, shape, es)
+        c[nm + "_addr"] = start * LMEM + offs[i]
+        c[nm + "_stride"] = st
+        c[nm + "_extent"] = extent(True, start, shape, stride)
+    n = c[names[1] + "_extent"] * min(shape[1], NPU)
+    es = ESIZE[src_dtype]
+    if const:
+        c["src"] = [any_value(rng, src_dtype) for _ in range(n)]
+        c["c_bits"] = sext(rng.choice(c["src"]) if rng.random() < 0.7
+                           else any_value(rng, src_dtype), es)
+    else:
+        a = [any_value(rng, src_dtype) for _ in range(n)]
+        # a third of the pairs equal, so equal/greater/less all fire; specials against specials
+        b = [x if rng.random() < 0.3 else any_value(rng, src_dtype) for x in a]
+        if src_dtype in ("f32", "f16", "bf16"):
+            sp = F32_SPECIAL if src_dtype == "f32" else H_SPECIAL[src_dtype]
+            k = min(n, len(sp) * len(sp))
+            for j in range(k):
+                a[j], b[j] = sp[j // len(sp)], sp[j % len(sp)]
+        c["src0"], c["src1"] = a, b
+    tv = rng.choice([1, 0xFFFFFFFF, 0x3F800000, rng.getrandbits(32)])
+    c["true_bits"] = tv
+    return c
+
+
+CMP_FUNCS = ["equal", "greater", "less", "equal_C", "greater_C", "less_C"]
+
+
+def cmp_cases(rng):
+    cases = []
+    dts = list(DTYPE_CODE)
+    for func in CMP_FUNCS:
+        for sdt in dts:
+            for k in range(2):
+                ddt = sdt if k == 0 else rng.choice(dts)
+                shape = (1, rng.choice([1, 3, 5]), rng.randint(1, 3),
+                         rng.randint(8, 24) if sdt in ("f32", "f16", "bf16") else
+                         rng.randint(1, 12))
+                if sdt in ("f32", "f16", "bf16") and not func.endswith("_C"):
+                    shape = (1, 1, 15, 16)  # room for every special pair
+                s = rng.randrange(NPU) if k else 0
+                starts = [s] * (2 if func.endswith("_C") else 3)
+                cases.append(cmp_case(rng, func, ddt, sdt, shape, starts))
+    for i in range(6):
+        func = rng.choice(CMP_FUNCS)
+        sdt = rng.choice(dts)
+        shape = (rng.randint(1, 2), rng.choice([64, 65, 70]), rng.randint(1, 2), rng.randint(1, 5))
+        s = rng.randrange(NPU)
+        nops = 2 if func.endswith("_C") else 3
+        st = [compact_stride(s, shape)] * nops if i % 2 else None
+        cases.append(cmp_case(rng, func, sdt, sdt, shape, [s] * nops, st))
+    # rejections: misaligned source, operands on different start NPUs
+    c = cmp_case(rng, "greater", "f32", "f32", (1, 2, 1, 4), [0, 0, 0])
+    c["src1_addr"] += 4
+    cases.append(c)
+    cases.append(cmp_case(rng, "less", "i8", "i8", (1, 2, 1, 4), [0, 0, 9]))
+    return cases
+
+
+BIT_FUNCS = ["and", "or", "xor", "and_C", "or_C", "xor_C"]
+
+
+def bit_cases(rng):
+    cases = []
+    for func in BIT_FUNCS:
+        const = func.endswith("_C")
+        for dtype in DTYPE_CODE:
+            for i in range(2):
+                shape = (rng.randint(1, 2), rng.choice([1, 5, 17, 70]), 1, rng.randint(1, 9))
+                s = rng.randrange(NPU) if i else 0
+                starts = [s, s] if const else [s, s, s]
+                n, ch, h, w = shape
+                st = [compact_stride(s, shape)] * len(starts)  # small file: compact layout
+                cases.append(bdc_case(rng, func, dtype, shape, starts, const, st, any_value))
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -552,7 +680,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -565,7 +693,8 @@ def main():
     rng = random.Random(a.seed)
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True),
-                "cast": cast_cases, "move": move_cases}[a.kind](rng)
+                "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
+                "bit": bit_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -46,6 +46,51 @@ enum Case {
     BdcConst(BdcCase),
     #[serde(rename = "bdc_unary")]
     BdcUnary(UnaryCase),
+    #[serde(rename = "bdc_cmp")]
+    BdcCmp(CmpCase),
+}
+
+/// `bdc_cmp` case: `tpu_bdc_equal/greater/less` and `_C` (`scripts/gen_tpu_golden.py`).
+#[derive(Debug, Deserialize)]
+struct CmpCase {
+    func: String,
+    dst_dtype: String,
+    src_dtype: String,
+    shape: [i32; 4],
+    true_bits: u32,
+    #[serde(default)]
+    c_bits: u32,
+    dst_addr: u32,
+    dst_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    #[serde(default)]
+    src0_addr: u32,
+    #[serde(default)]
+    src0_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src0_extent: u64,
+    #[serde(default)]
+    src0: Vec<u32>,
+    #[serde(default)]
+    src1_addr: u32,
+    #[serde(default)]
+    src1_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src1_extent: u64,
+    #[serde(default)]
+    src1: Vec<u32>,
+    #[serde(default)]
+    src_addr: u32,
+    #[serde(default)]
+    src_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src_extent: u64,
+    #[serde(default)]
+    src: Vec<u32>,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
 }
 
 /// `bdc_unary` case: `tpu_bdc_cast`, `set_C`, `cpy`, `npu_bcast` (`scripts/gen_tpu_golden.py`
@@ -182,6 +227,7 @@ impl Case {
             Case::BdcBin(_) => "bdc_bin",
             Case::BdcConst(_) => "bdc_const",
             Case::BdcUnary(_) => "bdc_unary",
+            Case::BdcCmp(_) => "bdc_cmp",
         }
     }
 }
@@ -372,6 +418,7 @@ impl Replayer {
             Case::BdcBin(c) => run_bdc(self, c, false),
             Case::BdcConst(c) => run_bdc(self, c, true),
             Case::BdcUnary(c) => run_unary(self, c),
+            Case::BdcCmp(c) => run_cmp(self, c),
         };
         match result {
             Ok(()) => self.report.passed += 1,
@@ -900,6 +947,12 @@ fn run_bdc(rp: &mut Replayer, c: &BdcCase, is_const: bool) -> Result<(), Failure
         (true, "fp_C_div") => core.tpu_bdc_fp_C_div(d, a, k, &shape, ds, ss, dtype),
         (true, "max_C") => core.tpu_bdc_max_C(d, a, k, &shape, ds, ss, dtype),
         (true, "min_C") => core.tpu_bdc_min_C(d, a, k, &shape, ds, ss, dtype),
+        (false, "and") => core.tpu_bdc_and(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "or") => core.tpu_bdc_or(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "xor") => core.tpu_bdc_xor(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (true, "and_C") => core.tpu_bdc_and_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "or_C") => core.tpu_bdc_or_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "xor_C") => core.tpu_bdc_xor_C(d, a, k, &shape, ds, ss, dtype),
         (_, other) => {
             return Err(FailureKind::Malformed(format!(
                 "unknown BDC func {other:?}"
@@ -1056,6 +1109,60 @@ fn run_unary(rp: &mut Replayer, c: &UnaryCase) -> Result<(), FailureKind> {
         "set_C" => core.tpu_bdc_set_C(d, Scalar::from_bits(c.c_bits), &shape, ds, ddt),
         "cpy" => core.tpu_bdc_cpy(d, s, &shape, ds, ss, ddt),
         "npu_bcast" => core.tpu_bdc_npu_bcast(d, s, &shape, ddt),
+        other => {
+            return Err(FailureKind::Malformed(format!(
+                "unknown BDC func {other:?}"
+            )));
+        }
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let got = get_region(core, c.dst_addr, c.dst_extent, des, ch)?;
+    first_diff("out", &c.out, &got)
+}
+
+fn run_cmp(rp: &mut Replayer, c: &CmpCase) -> Result<(), FailureKind> {
+    let (ddt, sdt) = (dtype_of(&c.dst_dtype)?, dtype_of(&c.src_dtype)?);
+    let (des, ses) = (esize_of(ddt)?, esize_of(sdt)?);
+    let core = rp.core(1 << 20)?;
+    let ch = c.shape[1];
+    let is_const = c.func.ends_with("_C");
+    if !c.expect_error {
+        if is_const {
+            put_region(core, c.src_addr, c.src_extent, ses, ch, &c.src)?;
+        } else {
+            put_region(core, c.src0_addr, c.src0_extent, ses, ch, &c.src0)?;
+            put_region(core, c.src1_addr, c.src1_extent, ses, ch, &c.src1)?;
+        }
+        fill_region(core, c.dst_addr, c.dst_extent, des, ch, c.out_fill_byte)?;
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, s0, s1, ss) = (
+        st(&c.dst_stride),
+        st(&c.src0_stride),
+        st(&c.src1_stride),
+        st(&c.src_stride),
+    );
+    let (ds, s0, s1, ss) = (ds.as_ref(), s0.as_ref(), s1.as_ref(), ss.as_ref());
+    let (d, a0, a1, a) = (c.dst_addr, c.src0_addr, c.src1_addr, c.src_addr);
+    let (k, tv) = (Scalar::from_bits(c.c_bits), Scalar::from_bits(c.true_bits));
+    let result = match c.func.as_str() {
+        "equal" => core.tpu_bdc_equal(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
+        "greater" => core.tpu_bdc_greater(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
+        "less" => core.tpu_bdc_less(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
+        "equal_C" => core.tpu_bdc_equal_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
+        "greater_C" => core.tpu_bdc_greater_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
+        "less_C" => core.tpu_bdc_less_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
         other => {
             return Err(FailureKind::Malformed(format!(
                 "unknown BDC func {other:?}"

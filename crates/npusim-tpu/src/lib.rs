@@ -26,6 +26,7 @@
 
 pub mod bdc;
 pub mod bdc_data;
+pub mod bdc_logic;
 pub mod chip;
 pub mod demo;
 pub mod device;
