@@ -35,9 +35,11 @@ def main():
             t = time.perf_counter()
             fn()
             ts.append(time.perf_counter() - t)
+        mean = sum(ts) / len(ts)
         ts.sort()
-        print("%-34s best %10.1f us  median %10.1f us" % (name, ts[0] * 1e6,
-                                                          ts[len(ts) // 2] * 1e6))
+        print("%-38s best %10.1f us  p10 %10.1f us  median %10.1f us  mean %10.1f us"
+              % (name, ts[0] * 1e6, ts[len(ts) // 10] * 1e6, ts[len(ts) // 2] * 1e6,
+                 mean * 1e6))
 
     def add(shape):
         L.tpu_bdc_fp_add(0x20000, 0, 0x10000, ctypes.byref(shape), None, None, None, 5)
