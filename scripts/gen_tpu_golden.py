@@ -119,6 +119,8 @@ class CModel:
             return self.run_unary(c)
         if c["op"] == "bdc_cmp":
             return self.run_cmp(c)
+        if c["op"] == "bdc_int":
+            return self.run_int(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -186,6 +188,39 @@ class CModel:
             f.argtypes = [U32, U32, U32, U32, P, P, P, P, I, I]
             f(c["dst_addr"], c["src0_addr"], c["src1_addr"], c["true_bits"], shape,
               st("dst_stride"), st("src0_stride"), st("src1_stride"), dt, sdt)
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
+        return c
+
+    def run_int(self, c):
+        """`bdc_int`: tpu_bdc_int_add/sub/mul (dst, src0, src1, shape, strides, dst_dtype,
+        src0_dtype, src1_dtype, shift, rounding_mode, saturation) and the `_C` forms
+        (dst, src, C, shape, strides, dst_dtype, src_dtype, C_dtype, shift, mode, saturation)."""
+        ch = c["shape"][1]
+        const = c["func"].endswith("_C")
+        names = ["src"] if const else ["src0", "src1"]
+        for nm in names:
+            self.region_put(True, c[nm + "_addr"], c[nm + "_extent"], ESIZE[c[nm + "_dtype"]],
+                            c[nm], ch)
+        des = ESIZE[c["dst_dtype"]]
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], des, ch)
+        shape = ctypes.byref(dim4(*c["shape"]))
+        st = lambda k: ctypes.byref(dim4(*c[k])) if c.get(k) else None
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P, B, CH = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p, ctypes.c_bool, \
+            ctypes.c_byte
+        D = DTYPE_CODE
+        if const:
+            f.argtypes = [U32, U32, U32, P, P, P, I, I, I, CH, I, B]
+            f(c["dst_addr"], c["src_addr"], c["c_bits"], shape, st("dst_stride"),
+              st("src_stride"), D[c["dst_dtype"]], D[c["src_dtype"]], D[c["C_dtype"]],
+              c["shift"], c["mode"], c["saturation"])
+        else:
+            f.argtypes = [U32, U32, U32, P, P, P, P, I, I, I, CH, I, B]
+            f(c["dst_addr"], c["src0_addr"], c["src1_addr"], shape, st("dst_stride"),
+              st("src0_stride"), st("src1_stride"), D[c["dst_dtype"]], D[c["src0_dtype"]],
+              D[c["src1_dtype"]], c["shift"], c["mode"], c["saturation"])
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
@@ -665,6 +700,56 @@ def bit_cases(rng):
     return cases
 
 
+INT_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32"]
+
+
+def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
+    const = func.endswith("_C")
+    names = ["dst", "src"] if const else ["dst", "src0", "src1"]
+    c = {"op": "bdc_int", "func": func, "dst_dtype": dst_dtype, "shape": list(shape),
+         "shift": shift, "mode": mode, "saturation": sat}
+    offs = [0x100, 0x10000, 0x20000]
+    for i, nm in enumerate(names):
+        dtype = dst_dtype if nm == "dst" else src_dtypes[i - 1]
+        es = ESIZE[dtype]
+        start = starts[i]
+        st = compact_stride(start, shape)
+        c[nm + "_addr"] = start * LMEM + offs[i]
+        c[nm + "_stride"] = st
+        c[nm + "_extent"] = extent(True, start, shape, st)
+        if nm != "dst":
+            c[nm + "_dtype"] = dtype
+            c[nm] = [any_value(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
+    if const:
+        c["C_dtype"] = src_dtypes[1]
+        c["c_bits"] = sext(any_value(rng, src_dtypes[1]), ESIZE[src_dtypes[1]])
+    return c
+
+
+def int_cases(rng):
+    """Probe set for tpu_bdc_int_add/sub/mul (+ _C, int_C_sub) with mixed dtypes, shifts,
+    rounding modes and saturation. Not committed as a golden file yet: the simulator does not
+    implement these functions (issue #16); the C-model rejects many dtype combinations (e.g.
+    every int_C_sub of this set, int_sub with an unsigned destination), rules still to derive."""
+    cases = []
+    for func in ["int_add", "int_sub", "int_mul", "int_add_C", "int_sub_C", "int_C_sub",
+                 "int_mul_C"]:
+        for k in range(14):
+            a, b = rng.choice(INT_TYPES), rng.choice(INT_TYPES)
+            if k < 6:  # same type in and out
+                b = a
+            d = a if k < 6 else rng.choice(INT_TYPES)
+            shift = rng.choice([0, 0, 1, 3, 7, -2]) if "mul" not in func else \
+                rng.choice([0, 1, 5, 8])
+            mode = rng.randrange(5) if k % 3 else 0
+            sat = bool(k % 2)
+            shape = (1, rng.choice([1, 3, 17]), 1, rng.randint(4, 24))
+            s = rng.randrange(NPU) if k % 4 else 0
+            starts = [s, s] if func.endswith("_C") else [s, s, s]
+            cases.append(int_case(rng, func, d, [a, b], shape, starts, shift, mode, sat))
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -680,7 +765,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -694,7 +779,7 @@ def main():
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
-                "bit": bit_cases}[a.kind](rng)
+                "bit": bit_cases, "int": int_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "
