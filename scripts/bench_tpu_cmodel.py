@@ -8,11 +8,12 @@ Run: python3 scripts/bench_tpu_cmodel.py --lib /tmp/wheel/tpu_mlir/lib/libcmodel
 """
 import argparse
 import ctypes
+import os
+import sys
 import time
 
-
-class dim4(ctypes.Structure):
-    _fields_ = [(c, ctypes.c_int) for c in "nchw"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cmodel import dim4, open_lib  # noqa: E402
 
 
 def main():
@@ -20,16 +21,8 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--reps", type=int, default=200)
     a = ap.parse_args()
-    libm = ctypes.CDLL("libm.so.6")
-    env = ctypes.create_string_buffer(128)
-    libm.fegetenv(env)
-    L = ctypes.CDLL(a.lib)
+    L = open_lib(a.lib)
     U64, U32, P, I = ctypes.c_ulonglong, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int
-    L.cmodel_init.argtypes = [I, U64]
-    L.cmodel_init(0, 64 << 20)
-    L.tpu_initialize()
-    libm.fesetenv(env)
-    L.cmodel_get_gmem_start_addr.restype = U64
     L.tpu_bdc_fp_add.argtypes = [U32, U32, U32, P, P, P, P, I]
     L.tpu_gdma_cpy_S2L.argtypes = [U32, U64, P, P, P, I]
     g = L.cmodel_get_gmem_start_addr()
@@ -42,9 +35,11 @@ def main():
             t = time.perf_counter()
             fn()
             ts.append(time.perf_counter() - t)
+        mean = sum(ts) / len(ts)
         ts.sort()
-        print("%-34s best %10.1f us  median %10.1f us" % (name, ts[0] * 1e6,
-                                                          ts[len(ts) // 2] * 1e6))
+        print("%-38s best %10.1f us  p10 %10.1f us  median %10.1f us  mean %10.1f us"
+              % (name, ts[0] * 1e6, ts[len(ts) // 10] * 1e6, ts[len(ts) // 2] * 1e6,
+                 mean * 1e6))
 
     def add(shape):
         L.tpu_bdc_fp_add(0x20000, 0, 0x10000, ctypes.byref(shape), None, None, None, 5)

@@ -38,20 +38,12 @@ How it drives the C-model (traps handled)
 
 import argparse
 import ctypes
-import json
 import os
 import random
-import struct
-import subprocess
 import sys
 
-DTYPE_CODE = {"u8": 0, "i8": 1, "f16": 3, "f32": 5, "u16": 6, "i16": 7, "u32": 8,
-              "i32": 9, "bf16": 11}
-ESIZE = {"u8": 1, "i8": 1, "f16": 2, "bf16": 2, "i16": 2, "u16": 2, "f32": 4, "i32": 4,
-         "u32": 4}
-FILL = 0xAB
-MARK = "@@npusim-golden@@"
-GMEM = 64 << 20
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cmodel import DTYPE_CODE, ESIZE, FILL, get, open_lib, put, run_all, worker, write_doc  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # Worker: runs cases on the C-model.
@@ -59,39 +51,25 @@ GMEM = 64 << 20
 
 class CModel:
     def __init__(self, lib_path):
-        libm = ctypes.CDLL("libm.so.6")
-        env = ctypes.create_string_buffer(128)
-        libm.fegetenv(env)
-        lib = ctypes.CDLL(lib_path)
+        lib = open_lib(lib_path)
         U64, I, B, U32 = ctypes.c_ulonglong, ctypes.c_int, ctypes.c_bool, ctypes.c_uint32
-        lib.cmodel_init.argtypes = [I, U64]
-        lib.get_global_memaddr.restype = ctypes.c_void_p
-        lib.get_global_memaddr.argtypes = [I]
-        lib.cmodel_get_gmem_start_addr.restype = U64
         lib.tpu_hau_sort.argtypes = [U64, U64, I, I, B, I]
         lib.tpu_hau_sort_natural_index.argtypes = [U64, U64, U64, I, I, B, I]
         lib.tpu_hau_sort_specific_index.argtypes = [U64, U64, U64, U64, I, I, B, I]
         # scalar_t is a 32-bit union passed by value: an INTEGER-class argument.
         lib.tpu_hau_line_gather.argtypes = [U64, U64, U64, U32, I, I, I, I, I, I, B]
-        lib.cmodel_init(0, GMEM)
-        lib.tpu_initialize()
-        libm.fesetenv(env)
         self.lib = lib
         self.host = lib.get_global_memaddr(0)
         self.dev = lib.cmodel_get_gmem_start_addr()
 
     def write(self, off, words, esize):
-        fmt = {1: "B", 2: "H", 4: "I"}[esize]
-        data = struct.pack("<%d%s" % (len(words), fmt), *words)
-        ctypes.memmove(self.host + off, data, len(data))
+        put(self.host + off, words, esize)
 
     def fill(self, off, nbytes):
         ctypes.memset(self.host + off, FILL, nbytes)
 
     def read(self, off, n, esize):
-        fmt = {1: "B", 2: "H", 4: "I"}[esize]
-        return list(struct.unpack("<%d%s" % (n, fmt), ctypes.string_at(self.host + off,
-                                                                     n * esize)))
+        return get(self.host + off, n, esize)
 
     def run(self, c):
         lib, d = self.lib, self.dev
@@ -136,15 +114,6 @@ class CModel:
 
 def align64(x):
     return (x + 63) & ~63
-
-
-def worker(lib_path):
-    cases = json.load(sys.stdin)
-    model = CModel(lib_path)
-    out = [model.run(c) for c in cases]
-    # The C-model prints to stdout itself; the result follows a marker.
-    sys.stdout.flush()
-    sys.stdout.write("\n" + MARK + json.dumps(out))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,30 +280,10 @@ def gather_cases(rng):
 # Driver: batches in subprocesses, isolating any case that kills the model.
 
 
-def run_batch(lib, cases):
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--lib", lib],
-                       input=json.dumps(cases), capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.returncode
-    return json.loads(p.stdout.split(MARK, 1)[1]), 0
-
-
-def run_all(lib, cases, batch=64):
-    done = []
-    for i in range(0, len(cases), batch):
-        chunk = cases[i:i + batch]
-        out, rc = run_batch(lib, chunk)
-        if out is not None:
-            done.extend(out)
-            continue
-        for j, c in enumerate(chunk):
-            o, rc = run_batch(lib, [c])
-            if o is None:
-                print("case %d (%s) killed the C-model (exit %d); left out"
-                      % (i + j, c["op"], rc), file=sys.stderr)
-            else:
-                done.extend(o)
-    return done
+def killed(i, c, rc):
+    print("case %d (%s) killed the C-model (exit %d); left out" % (i, c["op"], rc),
+          file=sys.stderr)
+    return None
 
 
 def main():
@@ -345,24 +294,16 @@ def main():
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
-        worker(a.lib)
+        worker(lambda: CModel(a.lib))
         return
     if not a.out:
         ap.error("--out is required")
     rng = random.Random(a.seed)
     cases = sort_cases(rng) + gather_cases(rng)
-    done = run_all(a.lib, cases)
-    doc = {"source": "Sophgo BM1684X C-model (libcmodel_bm1684x.so, PyPI tpu-mlir 1.30.2), "
-                     "scripts/gen_hau_golden.py",
-           "seed": a.seed,
-           "note": "arrays are bit patterns (u8/u16/u32 per element size); outputs were "
-                   "pre-filled with out_fill_byte; f32 denormal-heavy cases (issue 19)",
-           "cases": done}
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, separators=(",", ":"))
-        f.write("\n")
-    os.replace(tmp, a.out)
+    done = run_all(os.path.abspath(__file__), a.lib, cases, 64, killed)
+    write_doc(a.out, a.seed, "arrays are bit patterns (u8/u16/u32 per element size); outputs "
+              "were pre-filled with out_fill_byte; f32 denormal-heavy cases (issue 19)", done,
+              "scripts/gen_hau_golden.py")
     print("%d cases written to %s" % (len(done), a.out), file=sys.stderr)
 
 

@@ -241,5 +241,23 @@ fn bench_kernels_compute_their_workloads() {
             let w = (*v as f64 - m).exp() / s;
             assert!(((*gv as f64) - w).abs() <= 1e-5 * w + 1e-9, "{gv} vs {w}");
         }
+/// Issue #16: the BDC cast/move/compare/bitwise C-model vectors replay with 0 failed through
+/// `npusim tpu check` (the one command for HAU and TPU golden files).
+#[test]
+fn tpu_check_passes_the_bdc_cast_move_cmp_bit_files() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for (file, cases) in [
+        ("golden/tpu/bdc.json", 103),
+        ("golden/tpu/cast.json", 519),
+        ("golden/tpu/move.json", 111),
+        ("golden/tpu/cmp.json", 116),
+        ("golden/tpu/bit.json", 108),
+    ] {
+        let out = npusim()
+            .args(["tpu", "check", file])
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert_passed_all(&out, cases);
     }
 }

@@ -210,7 +210,8 @@ enum Rhs<'a> {
 }
 
 impl TpuCore {
-    fn bdc_view(
+    /// Resolves a local BDC operand: EU alignment, NULL stride = aligned layout, footprint.
+    pub(crate) fn bdc_view(
         &self,
         op: &'static str,
         param: &'static str,
@@ -433,7 +434,8 @@ fn as_f32(b: &[u8]) -> Option<&[f32]> {
 /// The f32 fast path of the row driver: rows with unit w strides are decoded into row
 /// buffers, combined by `fast` in one tight loop (IEEE arithmetic, vectorisable), and encoded
 /// back; an element whose result is NaN is recomputed by `exact` (which applies the NaN rule).
-/// Rows may overlap: each is read whole before it is written.
+/// Rows may overlap: each chunk of up to 128 elements is read whole before it is written
+/// (in-place calls, dst == src, are exact).
 fn f32_rows(
     store: &mut [u8],
     d: &LocalView,
@@ -453,55 +455,68 @@ fn f32_rows(
         walk.h = 1;
     }
     let w = walk.w as usize;
-    let (mut xa, mut xb, mut xr) = (vec![0f32; w], vec![c; w], vec![0f32; w]);
+    // Fixed-size stack buffers, one chunk of a row at a time: no allocation per call.
+    const CHUNK: usize = 128;
+    let (mut xa, mut xb, mut xr) = ([0f32; CHUNK], [c; CHUNK], [0f32; CHUNK]);
     let load = |src: &[u8], out: &mut [f32]| {
         for (o, ch) in out.iter_mut().zip(src.chunks_exact(4)) {
             *o = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
         }
     };
     for_each_row(&walk, |_, n, ch, h| {
-        let a0 = a.row(n, ch, h);
-        let b0 = b.map(|b| b.row(n, ch, h));
-        let d0 = d.row(n, ch, h);
-        // Aligned rows (the usual case: local tensors sit on 4-byte offsets of an aligned store)
-        // are read as f32 slices directly; others are decoded.
-        let xs: &[f32] = match as_f32(&store[a0..a0 + 4 * w]) {
-            Some(s) => s,
-            None => {
-                load(&store[a0..a0 + 4 * w], &mut xa);
-                &xa
-            }
-        };
-        let ys: &[f32] = match b0 {
-            Some(b0) => match as_f32(&store[b0..b0 + 4 * w]) {
+        let a_row = a.row(n, ch, h);
+        let b_row = b.map(|b| b.row(n, ch, h));
+        let d_row = d.row(n, ch, h);
+        let mut done = 0;
+        while done < w {
+            let m = (w - done).min(CHUNK);
+            let a0 = a_row + 4 * done;
+            let d0 = d_row + 4 * done;
+            // Aligned rows (the usual case: local tensors sit on 4-byte offsets of an aligned
+            // store) are read as f32 slices directly; others are decoded.
+            let xs: &[f32] = match as_f32(&store[a0..a0 + 4 * m]) {
                 Some(s) => s,
                 None => {
-                    load(&store[b0..b0 + 4 * w], &mut xb);
-                    &xb
+                    load(&store[a0..a0 + 4 * m], &mut xa[..m]);
+                    &xa[..m]
                 }
-            },
-            None => &xb,
-        };
-        let mut any_nan = false;
-        for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
-            *r = fast(x, y);
-            any_nan |= r.is_nan();
-        }
-        if any_nan {
+            };
+            let ys: &[f32] = match b_row {
+                Some(b0) => {
+                    let b0 = b0 + 4 * done;
+                    match as_f32(&store[b0..b0 + 4 * m]) {
+                        Some(s) => s,
+                        None => {
+                            load(&store[b0..b0 + 4 * m], &mut xb[..m]);
+                            &xb[..m]
+                        }
+                    }
+                }
+                None => &xb[..m],
+            };
+            let xr = &mut xr[..m];
+            let mut any_nan = false;
             for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
-                if r.is_nan() {
-                    *r = exact(x, y);
+                *r = fast(x, y);
+                any_nan |= r.is_nan();
+            }
+            if any_nan {
+                for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
+                    if r.is_nan() {
+                        *r = exact(x, y);
+                    }
                 }
             }
-        }
-        let out = &mut store[d0..d0 + 4 * w];
-        match bytemuck::try_cast_slice_mut::<u8, f32>(out) {
-            Ok(o) if cfg!(target_endian = "little") => o.copy_from_slice(&xr),
-            _ => {
-                for (o, v) in out.chunks_exact_mut(4).zip(xr.iter()) {
-                    o.copy_from_slice(&v.to_le_bytes());
+            let out = &mut store[d0..d0 + 4 * m];
+            match bytemuck::try_cast_slice_mut::<u8, f32>(out) {
+                Ok(o) if cfg!(target_endian = "little") => o.copy_from_slice(xr),
+                _ => {
+                    for (o, v) in out.chunks_exact_mut(4).zip(xr.iter()) {
+                        o.copy_from_slice(&v.to_le_bytes());
+                    }
                 }
             }
+            done += m;
         }
     });
 }

@@ -309,4 +309,45 @@ pub enum TpuError {
         /// The rule broken.
         rule: &'static str,
     },
+    /// A rounding mode the chip's BDC does not take.
+    #[error(
+        "unsupported rounding mode: {op}: mode = {mode}, must be RM_HALF_TO_EVEN, \
+             RM_HALF_AWAY_FROM_ZERO, RM_TOWARDS_ZERO, RM_DOWN or RM_UP"
+    )]
+    UnsupportedRoundingMode {
+        /// Function.
+        op: &'static str,
+        /// The mode passed (vendor name, or the code when it names none).
+        mode: &'static str,
+    },
+    /// Operands that must start on the same NPU do not.
+    #[error(
+        "operands on different NPUs: {op}: {param} starts on NPU {start}, dst_addr on NPU \
+         {dst_start}, must be the same"
+    )]
+    StartNpuMismatch {
+        /// Function.
+        op: &'static str,
+        /// Which operand.
+        param: &'static str,
+        /// Its start NPU.
+        start: u32,
+        /// The destination's start NPU.
+        dst_start: u32,
+    },
+    /// Channels that would run past the last NPU.
+    #[error(
+        "channels past the last NPU: {op}: dst_addr starts on NPU {start} with shape.c = {c}, \
+         must satisfy start + c <= {npu_num}"
+    )]
+    ChannelsPastLanes {
+        /// Function.
+        op: &'static str,
+        /// Start NPU of dst.
+        start: u32,
+        /// Channels.
+        c: i32,
+        /// NPU count.
+        npu_num: u32,
+    },
 }

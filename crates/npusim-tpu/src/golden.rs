@@ -44,6 +44,85 @@ enum Case {
     BdcBin(BdcCase),
     #[serde(rename = "bdc_const")]
     BdcConst(BdcCase),
+    #[serde(rename = "bdc_unary")]
+    BdcUnary(UnaryCase),
+    #[serde(rename = "bdc_cmp")]
+    BdcCmp(CmpCase),
+}
+
+/// `bdc_cmp` case: `tpu_bdc_equal/greater/less` and `_C` (`scripts/gen_tpu_golden.py`).
+#[derive(Debug, Deserialize)]
+struct CmpCase {
+    func: String,
+    dst_dtype: String,
+    src_dtype: String,
+    shape: [i32; 4],
+    true_bits: u32,
+    #[serde(default)]
+    c_bits: u32,
+    dst_addr: u32,
+    dst_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    #[serde(default)]
+    src0_addr: u32,
+    #[serde(default)]
+    src0_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src0_extent: u64,
+    #[serde(default)]
+    src0: Vec<u32>,
+    #[serde(default)]
+    src1_addr: u32,
+    #[serde(default)]
+    src1_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src1_extent: u64,
+    #[serde(default)]
+    src1: Vec<u32>,
+    #[serde(default)]
+    src_addr: u32,
+    #[serde(default)]
+    src_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src_extent: u64,
+    #[serde(default)]
+    src: Vec<u32>,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
+}
+
+/// `bdc_unary` case: `tpu_bdc_cast`, `set_C`, `cpy`, `npu_bcast` (`scripts/gen_tpu_golden.py`
+/// documents the fields).
+#[derive(Debug, Deserialize)]
+struct UnaryCase {
+    func: String,
+    dst_dtype: String,
+    src_dtype: String,
+    shape: [i32; 4],
+    #[serde(default)]
+    mode: i32,
+    dst_addr: u32,
+    #[serde(default)]
+    dst_stride: Option<[i32; 4]>,
+    dst_extent: u64,
+    #[serde(default)]
+    src_addr: u32,
+    #[serde(default)]
+    src_stride: Option<[i32; 4]>,
+    #[serde(default)]
+    src_extent: u64,
+    #[serde(default)]
+    src_channels: i32,
+    #[serde(default)]
+    src: Vec<u32>,
+    #[serde(default)]
+    c_bits: u32,
+    out_fill_byte: u8,
+    out: Vec<u32>,
+    #[serde(default)]
+    expect_error: bool,
 }
 
 /// One local operand of a BDC case.
@@ -147,6 +226,8 @@ impl Case {
             Case::GdmaCpy(_) => "gdma_cpy",
             Case::BdcBin(_) => "bdc_bin",
             Case::BdcConst(_) => "bdc_const",
+            Case::BdcUnary(_) => "bdc_unary",
+            Case::BdcCmp(_) => "bdc_cmp",
         }
     }
 }
@@ -336,6 +417,8 @@ impl Replayer {
             Case::GdmaCpy(c) => run_gdma(self, c),
             Case::BdcBin(c) => run_bdc(self, c, false),
             Case::BdcConst(c) => run_bdc(self, c, true),
+            Case::BdcUnary(c) => run_unary(self, c),
+            Case::BdcCmp(c) => run_cmp(self, c),
         };
         match result {
             Ok(()) => self.report.passed += 1,
@@ -864,6 +947,12 @@ fn run_bdc(rp: &mut Replayer, c: &BdcCase, is_const: bool) -> Result<(), Failure
         (true, "fp_C_div") => core.tpu_bdc_fp_C_div(d, a, k, &shape, ds, ss, dtype),
         (true, "max_C") => core.tpu_bdc_max_C(d, a, k, &shape, ds, ss, dtype),
         (true, "min_C") => core.tpu_bdc_min_C(d, a, k, &shape, ds, ss, dtype),
+        (false, "and") => core.tpu_bdc_and(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "or") => core.tpu_bdc_or(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (false, "xor") => core.tpu_bdc_xor(d, a0, a1, &shape, ds, s0, s1, dtype),
+        (true, "and_C") => core.tpu_bdc_and_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "or_C") => core.tpu_bdc_or_C(d, a, k, &shape, ds, ss, dtype),
+        (true, "xor_C") => core.tpu_bdc_xor_C(d, a, k, &shape, ds, ss, dtype),
         (_, other) => {
             return Err(FailureKind::Malformed(format!(
                 "unknown BDC func {other:?}"
@@ -897,6 +986,201 @@ fn run_bdc(rp: &mut Replayer, c: &BdcCase, is_const: bool) -> Result<(), Failure
             u32::from_le_bytes(a)
         })
         .collect();
+    first_diff("out", &c.out, &got)
+}
+
+fn esize_of(dtype: DataType) -> Result<usize, FailureKind> {
+    match dtype.bits() {
+        8 => Ok(1),
+        16 => Ok(2),
+        32 => Ok(4),
+        b => Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
+    }
+}
+
+/// Writes a local region listed lane by lane (`extent` elements per lane over the lanes `c`
+/// channels at `addr` use), after checking it stays inside its lanes.
+fn put_region(
+    core: &mut TpuCore,
+    addr: u32,
+    extent: u64,
+    esize: usize,
+    c: i32,
+    data: &[u32],
+) -> Result<(), FailureKind> {
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    if u64::from(addr) >= p.local_space() || u64::from(addr) % lmem + extent * esize as u64 > lmem {
+        return Err(FailureKind::Malformed(
+            "local region outside its lane".into(),
+        ));
+    }
+    let n = lanes(&p, u64::from(addr), c).count();
+    check_len("src", data, extent as usize * n)?;
+    let per = extent as usize;
+    for (i, lane) in lanes(&p, u64::from(addr), c).enumerate() {
+        let bytes: Vec<u8> = data[i * per..(i + 1) * per]
+            .iter()
+            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
+            .collect();
+        core.write_local((lane * lmem + u64::from(addr) % lmem) as u32, &bytes)
+            .map_err(refused)?;
+    }
+    Ok(())
+}
+
+/// Fills a local region (lane by lane) with one byte.
+fn fill_region(
+    core: &mut TpuCore,
+    addr: u32,
+    extent: u64,
+    esize: usize,
+    c: i32,
+    byte: u8,
+) -> Result<(), FailureKind> {
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    if u64::from(addr) >= p.local_space() || u64::from(addr) % lmem + extent * esize as u64 > lmem {
+        return Err(FailureKind::Malformed(
+            "local region outside its lane".into(),
+        ));
+    }
+    let fill = vec![byte; extent as usize * esize];
+    for lane in lanes(&p, u64::from(addr), c) {
+        core.write_local((lane * lmem + u64::from(addr) % lmem) as u32, &fill)
+            .map_err(refused)?;
+    }
+    Ok(())
+}
+
+/// Reads a local region lane by lane as bit patterns.
+fn get_region(
+    core: &TpuCore,
+    addr: u32,
+    extent: u64,
+    esize: usize,
+    c: i32,
+) -> Result<Vec<u32>, FailureKind> {
+    let p = TpuChip::Bm1684x.local();
+    let lmem = u64::from(p.local_mem_per_npu);
+    let mut raw = Vec::new();
+    for lane in lanes(&p, u64::from(addr), c) {
+        let a = (lane * lmem + u64::from(addr) % lmem) as u32;
+        raw.extend(
+            core.read_local(a, extent as usize * esize)
+                .map_err(refused)?,
+        );
+    }
+    Ok(raw
+        .chunks_exact(esize)
+        .map(|ch| {
+            let mut a = [0u8; 4];
+            a[..esize].copy_from_slice(ch);
+            u32::from_le_bytes(a)
+        })
+        .collect())
+}
+
+fn run_unary(rp: &mut Replayer, c: &UnaryCase) -> Result<(), FailureKind> {
+    use crate::bdc_data::RoundingMode;
+    let (ddt, sdt) = (dtype_of(&c.dst_dtype)?, dtype_of(&c.src_dtype)?);
+    let (des, ses) = (esize_of(ddt)?, esize_of(sdt)?);
+    let core = rp.core(1 << 20)?;
+    let ch = c.shape[1];
+    if !c.expect_error {
+        if c.func != "set_C" {
+            put_region(core, c.src_addr, c.src_extent, ses, c.src_channels, &c.src)?;
+        }
+        fill_region(core, c.dst_addr, c.dst_extent, des, ch, c.out_fill_byte)?;
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, ss) = (st(&c.dst_stride), st(&c.src_stride));
+    let (ds, ss) = (ds.as_ref(), ss.as_ref());
+    let (d, s) = (c.dst_addr, c.src_addr);
+    let result = match c.func.as_str() {
+        "cast" => match RoundingMode::from_code(c.mode) {
+            Some(mode) => core.tpu_bdc_cast(d, s, &shape, ds, ss, ddt, sdt, mode),
+            None => Err(crate::error::TpuError::UnsupportedRoundingMode {
+                op: "tpu_bdc_cast",
+                mode: "an unknown code",
+            }),
+        },
+        "set_C" => core.tpu_bdc_set_C(d, Scalar::from_bits(c.c_bits), &shape, ds, ddt),
+        "cpy" => core.tpu_bdc_cpy(d, s, &shape, ds, ss, ddt),
+        "npu_bcast" => core.tpu_bdc_npu_bcast(d, s, &shape, ddt),
+        other => {
+            return Err(FailureKind::Malformed(format!(
+                "unknown BDC func {other:?}"
+            )));
+        }
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let got = get_region(core, c.dst_addr, c.dst_extent, des, ch)?;
+    first_diff("out", &c.out, &got)
+}
+
+fn run_cmp(rp: &mut Replayer, c: &CmpCase) -> Result<(), FailureKind> {
+    let (ddt, sdt) = (dtype_of(&c.dst_dtype)?, dtype_of(&c.src_dtype)?);
+    let (des, ses) = (esize_of(ddt)?, esize_of(sdt)?);
+    let core = rp.core(1 << 20)?;
+    let ch = c.shape[1];
+    let is_const = c.func.ends_with("_C");
+    if !c.expect_error {
+        if is_const {
+            put_region(core, c.src_addr, c.src_extent, ses, ch, &c.src)?;
+        } else {
+            put_region(core, c.src0_addr, c.src0_extent, ses, ch, &c.src0)?;
+            put_region(core, c.src1_addr, c.src1_extent, ses, ch, &c.src1)?;
+        }
+        fill_region(core, c.dst_addr, c.dst_extent, des, ch, c.out_fill_byte)?;
+    }
+    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
+    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
+    let (ds, s0, s1, ss) = (
+        st(&c.dst_stride),
+        st(&c.src0_stride),
+        st(&c.src1_stride),
+        st(&c.src_stride),
+    );
+    let (ds, s0, s1, ss) = (ds.as_ref(), s0.as_ref(), s1.as_ref(), ss.as_ref());
+    let (d, a0, a1, a) = (c.dst_addr, c.src0_addr, c.src1_addr, c.src_addr);
+    let (k, tv) = (Scalar::from_bits(c.c_bits), Scalar::from_bits(c.true_bits));
+    let result = match c.func.as_str() {
+        "equal" => core.tpu_bdc_equal(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
+        "greater" => core.tpu_bdc_greater(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
+        "less" => core.tpu_bdc_less(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
+        "equal_C" => core.tpu_bdc_equal_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
+        "greater_C" => core.tpu_bdc_greater_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
+        "less_C" => core.tpu_bdc_less_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
+        other => {
+            return Err(FailureKind::Malformed(format!(
+                "unknown BDC func {other:?}"
+            )));
+        }
+    };
+    match (result, c.expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    core.tpu_poll();
+    let got = get_region(core, c.dst_addr, c.dst_extent, des, ch)?;
     first_diff("out", &c.out, &got)
 }
 

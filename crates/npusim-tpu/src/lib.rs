@@ -25,6 +25,8 @@
 //! * [`demo`]: the top-K example of `npusim demo`.
 
 pub mod bdc;
+pub mod bdc_data;
+pub mod bdc_logic;
 pub mod chip;
 pub mod demo;
 pub mod device;

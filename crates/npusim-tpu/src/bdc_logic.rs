@@ -1,0 +1,380 @@
+//! BDC compares and bitwise instructions on local memory (issue #16).
+//!
+//! Signatures as declared in `tpu_kernel.h` of `tpu_6_0`; parameter names and order are the
+//! vendor's:
+//! - `tpu_bdc_equal/greater/less(dst_addr, src0_addr, src1_addr, true_val, shape, dst_stride,
+//!   src0_stride, src1_stride, dst_dtype, src_dtype)` and the `_C` forms `(dst_addr, src_addr,
+//!   C, true_val, shape, dst_stride, src_stride, dst_dtype, src_dtype)`: `dst = cmp ? true_val :
+//!   0`, written with `dst_dtype`'s width;
+//! - `tpu_bdc_and/or/xor(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride,
+//!   src1_stride, dtype)` and `_C(dst_addr, src_addr, C, shape, dst_stride, src_stride, dtype)`
+//!   on the raw bits of any 8/16/32-bit type.
+//!
+//! One table row per instruction ([`CmpOp`], [`BitOp`], each with its pure element function)
+//! and one lane/row driver ([`run_binary`]) shared by both families.
+//!
+//! Numerics (pinned by `golden/tpu/cmp.json`, `golden/tpu/bit.json` from the BM1684X C-model):
+//! `equal` compares the raw bits (`+0 != -0`, a NaN equals its own pattern, a denormal is not
+//! flushed); `greater` is `a > b` on the values, `less` is `x != y && !(a >= b)` (a NaN on either
+//! side gives true unless both are the same pattern), with f32/bf16 denormals flushed to zero (f16 keeps them); integers compare as
+//! their signed or unsigned values. A second operand on another start NPU is accepted (its
+//! channel c is read from its own lane).
+//!
+//! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; every local address a multiple of
+//! the EU width in bytes; compares: `dst_dtype` no wider than `src_dtype` (the C-model
+//! asserts it); 8/16/32-bit types only.
+
+use crate::chip::BdcDenormals;
+use crate::device::{Scalar, TpuCore};
+use crate::dtype::DataType;
+use crate::error::TpuError;
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+
+/// A compare instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `a == b`.
+    Equal,
+    /// `a > b`.
+    Greater,
+    /// `a < b`.
+    Less,
+}
+
+impl CmpOp {
+    /// The element function: raw bits `x`, `y` of the source width and their decoded values
+    /// `a`, `b`. `equal` compares the bits (so `+0 != -0` and a NaN equals its own pattern);
+    /// `greater` is `a > b`; `less` is `x != y && !(a >= b)` (a NaN on
+    /// either side gives true unless both are the same pattern).
+    #[inline(always)]
+    pub fn holds(self, x: u32, y: u32, a: f64, b: f64) -> bool {
+        match self {
+            CmpOp::Equal => x == y,
+            CmpOp::Greater => a > b,
+            #[allow(clippy::neg_cmp_op_on_partial_ord)]
+            CmpOp::Less => x != y && !(a >= b),
+        }
+    }
+}
+
+/// A bitwise instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+    /// `a ^ b`.
+    Xor,
+}
+
+impl BitOp {
+    /// The element function over raw bits.
+    #[inline(always)]
+    pub fn apply(self, a: u32, b: u32) -> u32 {
+        match self {
+            BitOp::And => a & b,
+            BitOp::Or => a | b,
+            BitOp::Xor => a ^ b,
+        }
+    }
+}
+
+/// How a compare reads its source elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Signed(u32),
+    Unsigned,
+    F32 { flush: bool },
+    F16,
+    Bf16 { flush: bool },
+}
+
+/// A comparable value: integers exactly as i64, floats as f64 (exact for every source).
+#[inline(always)]
+fn key(k: Key, bits: u32) -> f64 {
+    match k {
+        Key::Signed(w) => {
+            let s = 32 - w;
+            f64::from(((bits << s) as i32) >> s)
+        }
+        Key::Unsigned => f64::from(bits),
+        Key::F32 { flush } => {
+            let b = if flush && bits & 0x7f80_0000 == 0 {
+                0
+            } else {
+                bits
+            };
+            f64::from(f32::from_bits(b))
+        }
+        Key::F16 => f64::from(half::f16::from_bits(bits as u16).to_f32()),
+        Key::Bf16 { flush } => {
+            let b = if flush && bits & 0x7f80 == 0 { 0 } else { bits };
+            f64::from(f32::from_bits(b << 16))
+        }
+    }
+}
+
+fn esize(op: &'static str, dtype: DataType) -> Result<usize, TpuError> {
+    match dtype {
+        DataType::Uint8 | DataType::Int8 => Ok(1),
+        DataType::Uint16 | DataType::Int16 | DataType::Fp16 | DataType::Bfp16 => Ok(2),
+        DataType::Uint32 | DataType::Int32 | DataType::Fp32 => Ok(4),
+        _ => Err(TpuError::UnsupportedDtype {
+            op,
+            dtype,
+            rule: "must be an 8-, 16- or 32-bit integer type, DT_FP16, DT_BFP16 or DT_FP32",
+        }),
+    }
+}
+
+#[inline(always)]
+fn load(b: &[u8], es: usize) -> u32 {
+    match es {
+        1 => u32::from(b[0]),
+        2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+    }
+}
+
+/// The shared lane/row driver: for every element, `out = f(src0 bits, src1 bits or C)`,
+/// written with the destination's width. Each row is read whole before it is written.
+fn run_binary(
+    store: &mut [u8],
+    d: &LocalView,
+    a: &LocalView,
+    b: Option<&LocalView>,
+    c_bits: u32,
+    f: impl Fn(u32, u32) -> u32,
+) {
+    let (des, ses) = (d.esize as usize, a.esize as usize);
+    let w = d.shape.w as usize;
+    let (dws, aws) = (d.stride.w as usize * des, a.stride.w as usize * ses);
+    let mut row = vec![0u32; w];
+    for_each_row(&d.shape, |_, n, c, h| {
+        let (d0, a0) = (d.row(n, c, h), a.row(n, c, h));
+        match b {
+            Some(b) => {
+                let (b0, bws) = (b.row(n, c, h), b.stride.w as usize * ses);
+                for (i, r) in row.iter_mut().enumerate() {
+                    *r = f(
+                        load(&store[a0 + i * aws..], ses),
+                        load(&store[b0 + i * bws..], ses),
+                    );
+                }
+            }
+            None => {
+                for (i, r) in row.iter_mut().enumerate() {
+                    *r = f(load(&store[a0 + i * aws..], ses), c_bits);
+                }
+            }
+        }
+        for (i, r) in row.iter().enumerate() {
+            store[d0 + i * dws..d0 + i * dws + des].copy_from_slice(&r.to_le_bytes()[..des]);
+        }
+    });
+}
+
+impl TpuCore {
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_compare(
+        &mut self,
+        op: &'static str,
+        f: CmpOp,
+        dst: LocalAddr,
+        dst_stride: Option<&Dim4>,
+        src: LocalAddr,
+        src_stride: Option<&Dim4>,
+        rhs: Option<(LocalAddr, Option<&Dim4>)>,
+        c_bits: u32,
+        true_val: Scalar,
+        shape: &Dim4,
+        dst_dtype: DataType,
+        src_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        let (des, ses) = (esize(op, dst_dtype)?, esize(op, src_dtype)?);
+        if des > ses {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst_dtype,
+                rule: "dst_dtype must not be wider than src_dtype",
+            });
+        }
+        check_shape(op, shape)?;
+        let (sname, rname) = if rhs.is_some() {
+            ("src0_addr", "src1_addr")
+        } else {
+            ("src_addr", "C")
+        };
+        let d = self.bdc_view(op, "dst_addr", dst, shape, dst_stride, dst_dtype)?;
+        let a = self.bdc_view(op, sname, src, shape, src_stride, src_dtype)?;
+        let b = match rhs {
+            Some((addr, s)) => Some(self.bdc_view(op, rname, addr, shape, s, src_dtype)?),
+            None => None,
+        };
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let k = match src_dtype {
+            DataType::Int8 => Key::Signed(8),
+            DataType::Int16 => Key::Signed(16),
+            DataType::Int32 => Key::Signed(32),
+            DataType::Fp32 => Key::F32 { flush },
+            DataType::Fp16 => Key::F16,
+            DataType::Bfp16 => Key::Bf16 { flush },
+            _ => Key::Unsigned,
+        };
+        let mask = if ses == 4 {
+            u32::MAX
+        } else {
+            (1u32 << (8 * ses)) - 1
+        };
+        let tv = true_val.bits();
+        let store = self.local_store_mut();
+        run_binary(store, &d, &a, b.as_ref(), c_bits & mask, |x, y| {
+            if f.holds(x, y, key(k, x), key(k, y)) {
+                tv
+            } else {
+                0
+            }
+        });
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_bitwise(
+        &mut self,
+        op: &'static str,
+        f: BitOp,
+        dst: LocalAddr,
+        dst_stride: Option<&Dim4>,
+        src: LocalAddr,
+        src_stride: Option<&Dim4>,
+        rhs: Option<(LocalAddr, Option<&Dim4>)>,
+        c_bits: u32,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
+        esize(op, dtype)?;
+        check_shape(op, shape)?;
+        let (sname, rname) = if rhs.is_some() {
+            ("src0_addr", "src1_addr")
+        } else {
+            ("src_addr", "C")
+        };
+        let d = self.bdc_view(op, "dst_addr", dst, shape, dst_stride, dtype)?;
+        let a = self.bdc_view(op, sname, src, shape, src_stride, dtype)?;
+        let b = match rhs {
+            Some((addr, s)) => Some(self.bdc_view(op, rname, addr, shape, s, dtype)?),
+            None => None,
+        };
+        let store = self.local_store_mut();
+        run_binary(store, &d, &a, b.as_ref(), c_bits, |x, y| f.apply(x, y));
+        Ok(())
+    }
+}
+
+macro_rules! cmp_ops {
+    ($( $(#[$m:meta])* $name:ident, $cname:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src0_addr: LocalAddr,
+                    src1_addr: LocalAddr,
+                    true_val: Scalar,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src0_stride: Option<&Dim4>,
+                    src1_stride: Option<&Dim4>,
+                    dst_dtype: DataType,
+                    src_dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_compare(stringify!($name), $op, dst_addr, dst_stride, src0_addr,
+                        src0_stride, Some((src1_addr, src1_stride)), 0, true_val, shape,
+                        dst_dtype, src_dtype)
+                }
+
+                $(#[$m])*
+                /// (`_C` form: the second operand is the scalar `C`.)
+                #[allow(clippy::too_many_arguments, non_snake_case)]
+                pub fn $cname(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src_addr: LocalAddr,
+                    C: Scalar,
+                    true_val: Scalar,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src_stride: Option<&Dim4>,
+                    dst_dtype: DataType,
+                    src_dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_compare(stringify!($cname), $op, dst_addr, dst_stride, src_addr,
+                        src_stride, None, C.bits(), true_val, shape, dst_dtype, src_dtype)
+                }
+            )*
+        }
+    };
+}
+
+cmp_ops! {
+    /// `tpu_bdc_equal`: `dst = src0 == src1 ? true_val : 0`.
+    tpu_bdc_equal, tpu_bdc_equal_C => CmpOp::Equal,
+    /// `tpu_bdc_greater`: `dst = src0 > src1 ? true_val : 0`.
+    tpu_bdc_greater, tpu_bdc_greater_C => CmpOp::Greater,
+    /// `tpu_bdc_less`: `dst = src0 < src1 ? true_val : 0`.
+    tpu_bdc_less, tpu_bdc_less_C => CmpOp::Less,
+}
+
+macro_rules! bit_ops {
+    ($( $(#[$m:meta])* $name:ident, $cname:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src0_addr: LocalAddr,
+                    src1_addr: LocalAddr,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src0_stride: Option<&Dim4>,
+                    src1_stride: Option<&Dim4>,
+                    dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_bitwise(stringify!($name), $op, dst_addr, dst_stride, src0_addr,
+                        src0_stride, Some((src1_addr, src1_stride)), 0, shape, dtype)
+                }
+
+                $(#[$m])*
+                /// (`_C` form: the second operand is the scalar `C`.)
+                #[allow(clippy::too_many_arguments, non_snake_case)]
+                pub fn $cname(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src_addr: LocalAddr,
+                    C: Scalar,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src_stride: Option<&Dim4>,
+                    dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_bitwise(stringify!($cname), $op, dst_addr, dst_stride, src_addr,
+                        src_stride, None, C.bits(), shape, dtype)
+                }
+            )*
+        }
+    };
+}
+
+bit_ops! {
+    /// `tpu_bdc_and`: `dst = src0 & src1`.
+    tpu_bdc_and, tpu_bdc_and_C => BitOp::And,
+    /// `tpu_bdc_or`: `dst = src0 | src1`.
+    tpu_bdc_or, tpu_bdc_or_C => BitOp::Or,
+    /// `tpu_bdc_xor`: `dst = src0 ^ src1`.
+    tpu_bdc_xor, tpu_bdc_xor_C => BitOp::Xor,
+}

@@ -1,0 +1,125 @@
+//! Issue #16, BDC compares and bitwise instructions: a plain model written here (aligned
+//! layout, lane `(s + c) % 64`) against the simulator, and one test per C-model assert.
+//! Bit-exactness against the C-model is in tests/golden.rs (golden/tpu/cmp.json, bit.json).
+
+use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+use proptest::prelude::*;
+
+fn core() -> TpuCore {
+    TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 20).unwrap()
+}
+
+/// Byte address of element (n, c, h, w) of an aligned i16 tensor.
+fn addr16(addr: u32, s: Dim4, n: usize, c: usize, h: usize, w: usize) -> usize {
+    let start = (addr >> 18) as usize;
+    let cs = (s.h as usize * s.w as usize).div_ceil(32) * 32;
+    let ns = cs * (start + s.c as usize).div_ceil(64);
+    let (lane, slot) = ((start + c) % 64, (start + c) / 64);
+    lane * (1 << 18) + (addr as usize & 0x3ffff) + 2 * (n * ns + slot * cs + h * s.w as usize + w)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn i16_greater_xor_equal_plain_model(
+        start in 0u32..64, c in 1i32..70, h in 1i32..3, w in 1i32..9,
+        vals in prop::collection::vec(any::<i16>(), 64), k in any::<i16>(),
+    ) {
+        let s = Dim4::new(1, c, h, w);
+        let mut core = core();
+        let (a, d, e) = (start << 18, (start << 18) + 0x10000, (start << 18) + 0x20000);
+        let mut idx = Vec::new();
+        for ci in 0..c as usize {
+            for hi in 0..h as usize {
+                for wi in 0..w as usize {
+                    idx.push((ci, hi, wi));
+                }
+            }
+        }
+        for (j, &(ci, hi, wi)) in idx.iter().enumerate() {
+            let p = addr16(a, s, 0, ci, hi, wi);
+            core.local_store_mut()[p..p + 2].copy_from_slice(&vals[j % 64].to_le_bytes());
+        }
+        let kk = Scalar::from_i32(i32::from(k));
+        core.tpu_bdc_greater_C(d, a, kk, Scalar::from_i32(7), &s, None, None, DataType::Int16,
+            DataType::Int16).unwrap();
+        core.tpu_bdc_xor_C(e, a, kk, &s, None, None, DataType::Int16).unwrap();
+        for (j, &(ci, hi, wi)) in idx.iter().enumerate() {
+            let v = vals[j % 64];
+            let (p, q) = (addr16(d, s, 0, ci, hi, wi), addr16(e, s, 0, ci, hi, wi));
+            let st = core.local_store();
+            prop_assert_eq!(i16::from_le_bytes([st[p], st[p + 1]]), if v > k { 7 } else { 0 });
+            prop_assert_eq!(i16::from_le_bytes([st[q], st[q + 1]]), v ^ k);
+        }
+    }
+}
+
+#[test]
+fn restriction_compare_dst_not_wider_than_src() {
+    let mut c = core();
+    let s = Dim4::new(1, 2, 1, 4);
+    assert_eq!(
+        c.tpu_bdc_equal(
+            0,
+            0x10000,
+            0x20000,
+            Scalar::from_i32(1),
+            &s,
+            None,
+            None,
+            None,
+            DataType::Int32,
+            DataType::Int8
+        ),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_equal",
+            dtype: DataType::Int32,
+            rule: "dst_dtype must not be wider than src_dtype"
+        })
+    );
+}
+
+#[test]
+fn restriction_alignment_and_dtype() {
+    let mut c = core();
+    let s = Dim4::new(1, 2, 1, 4);
+    assert!(matches!(
+        c.tpu_bdc_greater(
+            0,
+            0x10000,
+            0x20004,
+            Scalar::from_i32(1),
+            &s,
+            None,
+            None,
+            None,
+            DataType::Fp32,
+            DataType::Fp32
+        ),
+        Err(TpuError::Misaligned {
+            param: "src1_addr",
+            addr: 0x20004,
+            ..
+        })
+    ));
+    assert!(matches!(
+        c.tpu_bdc_and(0, 0x10000, 0x20000, &s, None, None, None, DataType::Int4),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_and",
+            ..
+        })
+    ));
+    assert!(matches!(
+        c.tpu_bdc_or_C(
+            0,
+            0x10000,
+            Scalar::from_i32(1),
+            &Dim4::new(1, 0, 1, 1),
+            None,
+            None,
+            DataType::Int8
+        ),
+        Err(TpuError::DimOutOfRange { .. })
+    ));
+}
