@@ -299,9 +299,23 @@ pub mod chunk {
         exp_body::<true>(x)
     }
 
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    fn exp_avx512(x: &mut [f32]) {
+        exp_body::<true>(x)
+    }
+
     /// `super::exp` over a slice: a vectorised f64 evaluation, with the exact path for lanes
     /// near an f32 rounding midpoint and for results outside the normal f32 range.
     pub fn exp(x: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the features were detected at run time.
+            unsafe { exp_avx512(x) };
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
