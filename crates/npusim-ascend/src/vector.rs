@@ -273,8 +273,8 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
     if IO::IS_F32
         && let (Ok(o), Ok(x), Ok(y)) = (
             bytemuck::try_cast_slice_mut::<u8, f32>(dst),
-            bytemuck::try_cast_slice::<u8, f32>(a),
-            bytemuck::try_cast_slice::<u8, f32>(b),
+            f32_view(a),
+            f32_view(b),
         )
     {
         run_f32_lanes::<OP, SRC, RD>(ctx, o, x, y);
@@ -305,6 +305,16 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
         }
         IO::store(x, &mut dst[lo..hi]);
         i += m;
+    }
+}
+
+/// A source as f32 lanes; an absent source (empty, whose dangling pointer is not 4-aligned)
+/// is an empty view.
+fn f32_view(b: &[u8]) -> std::result::Result<&[f32], bytemuck::PodCastError> {
+    if b.is_empty() {
+        Ok(&[])
+    } else {
+        bytemuck::try_cast_slice::<u8, f32>(b)
     }
 }
 
