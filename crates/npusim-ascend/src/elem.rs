@@ -205,61 +205,59 @@ pub mod chunk {
     }
     plain!(ln, abs, sqrt, rsqrt, reciprocal);
 
-    const INV_LN2: f64 = std::f64::consts::LOG2_E;
-    /// ln 2 split so that `n · LN2_HI` is exact for |n| < 2^32 (fdlibm's constants).
-    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    /// 16 / ln 2.
+    const INV_LN2_16: f64 = 16.0 * std::f64::consts::LOG2_E;
+    /// ln 2 / 16 split so that `n · LN2_16_HI` is exact for |n| < 2^32 (fdlibm's ln 2
+    /// constants divided by 16, which is exact).
+    const LN2_16_HI: f64 = 6.931_471_803_691_238e-1 / 16.0;
+    const LN2_16_LO: f64 = 1.908_214_929_270_587_7e-10 / 16.0;
     /// 1.5 · 2^52: adding it rounds to an integer held in the low mantissa bits.
     const MAGIC: f64 = 6_755_399_441_055_744.0;
-    /// Lanes whose fast f64 result lies within this many f64 ulps of an f32 rounding midpoint
-    /// take the exact path. The fast result's error is a few ulps (Taylor remainder below
-    /// 1e-17 relative on |r| <= ln2/2, Horner and reduction rounding a few ulps) and libm's
-    /// `exp` is within 1 ulp, so outside this band both round to the same f32.
-    const GUARD: i64 = 1 << 10;
+    /// 2^(j/16) for j in 0..16, each correctly rounded to f64.
+    const EXP2_16: [f64; 16] = [
+        1.0,
+        1.044_273_782_427_413_8,
+        1.090_507_732_665_257_7,
+        1.138_788_634_756_691_6,
+        1.189_207_115_002_721,
+        1.241_857_812_073_484,
+        1.296_839_554_651_009_6,
+        1.354_255_546_936_892_7,
+        std::f64::consts::SQRT_2,
+        1.476_826_145_939_499_3,
+        1.542_210_825_407_940_7,
+        1.610_490_331_949_254_3,
+        1.681_792_830_507_429,
+        1.756_252_160_373_299_5,
+        1.834_008_086_409_342_4,
+        1.915_206_561_397_147_4,
+    ];
+    /// Lanes whose fast f64 result lies within this many f64 ulps (2^13, about 1e-12
+    /// relative) of an f32 rounding midpoint take the exact path. The fast result's error: the
+    /// degree-5 Taylor remainder below 1.5e-13 relative on |r| <= ln2/32, the table's and the
+    /// evaluation's rounding a few ulps; libm's `exp` is within 1 ulp. Outside this band both
+    /// round to the same f32; about one lane in 2^15 takes the exact path.
+    const GUARD: i64 = 1 << 13;
 
     /// exp in f64 without branches: (result rounded to f32, whether it is certainly equal to
-    /// `super::exp`).
+    /// `super::exp`). x = (16k + j)·ln2/16 + r; e^x = 2^k · 2^(j/16) · e^r.
     #[inline(always)]
     fn exp_fast<const FMA: bool>(a: f32) -> (f32, bool) {
         let x = a as f64;
-        let t = x * INV_LN2 + MAGIC;
+        let fma = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
+        let t = fma(x, INV_LN2_16, MAGIC);
         let n = t - MAGIC;
         let ni = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
-        let r = (x - n * LN2_HI) - n * LN2_LO;
-        // Taylor series of e^r to degree 11, evaluated by Estrin's scheme (short dependency
-        // chains); remainder below 7e-15 relative on |r| <= ln2/2 (about 30 f64 ulps), plus a
-        // few ulps of evaluation rounding: well inside GUARD.
-        let fma = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
-        const A: [f64; 12] = [
-            1.0,
-            1.0,
-            0.5,
-            1.0 / 6.0,
-            1.0 / 24.0,
-            1.0 / 120.0,
-            1.0 / 720.0,
-            1.0 / 5_040.0,
-            1.0 / 40_320.0,
-            1.0 / 362_880.0,
-            1.0 / 3_628_800.0,
-            1.0 / 39_916_800.0,
-        ];
+        let r = fma(-n, LN2_16_LO, fma(-n, LN2_16_HI, x));
+        // Taylor series of e^r to degree 5 by Estrin's scheme.
         let r2 = r * r;
-        let r4 = r2 * r2;
-        let r8 = r4 * r4;
-        let q0 = fma(A[1], r, A[0]);
-        let q1 = fma(A[3], r, A[2]);
-        let q2 = fma(A[5], r, A[4]);
-        let q3 = fma(A[7], r, A[6]);
-        let q4 = fma(A[9], r, A[8]);
-        let q5 = fma(A[11], r, A[10]);
-        let s0 = fma(q1, r2, q0);
-        let s1 = fma(q3, r2, q2);
-        let s2 = fma(q5, r2, q4);
-        let t0 = fma(s1, r4, s0);
-        let p = fma(s2, r8, t0);
-        let scale = f64::from_bits((ni.wrapping_add(1023) as u64) << 52);
-        let y = p * scale;
+        let q0 = fma(1.0, r, 1.0);
+        let q1 = fma(1.0 / 6.0, r, 0.5);
+        let q2 = fma(1.0 / 120.0, r, 1.0 / 24.0);
+        let p = fma(fma(q2, r2, q1), r2, q0);
+        let tab = EXP2_16[(ni & 15) as usize];
+        let scale = f64::from_bits(((ni >> 4).wrapping_add(1023) as u64) << 52);
+        let y = p * tab * scale;
         let low = (y.to_bits() & ((1 << 29) - 1)) as i64;
         let d = (low - (1 << 28)).abs();
         // Normal f32 results only (exp(-87) > f32::MIN_POSITIVE, exp(88) < f32::MAX); NaN
@@ -299,9 +297,23 @@ pub mod chunk {
         exp_body::<true>(x)
     }
 
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    fn exp_avx512(x: &mut [f32]) {
+        exp_body::<true>(x)
+    }
+
     /// `super::exp` over a slice: a vectorised f64 evaluation, with the exact path for lanes
     /// near an f32 rounding midpoint and for results outside the normal f32 range.
     pub fn exp(x: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the features were detected at run time.
+            unsafe { exp_avx512(x) };
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {

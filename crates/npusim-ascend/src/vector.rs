@@ -63,6 +63,8 @@ pub trait FloatIo {
     const SIZE: usize;
     /// True for f16 (unary ops may go through a table of every input).
     const IS_F16: bool = false;
+    /// True for f32 (the fast kernel works on the memory's f32 lanes in place).
+    const IS_F32: bool = false;
     /// Largest finite value, as f32.
     const MAX: f32;
     /// Fast slice widening.
@@ -119,6 +121,7 @@ impl FloatIo for Bf16Io {
 pub struct F32Io;
 impl FloatIo for F32Io {
     const SIZE: usize = 4;
+    const IS_F32: bool = true;
     const MAX: f32 = f32::MAX;
     #[inline]
     fn load(b: &[u8], out: &mut [f32]) {
@@ -267,6 +270,16 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
         }
         return;
     }
+    if IO::IS_F32
+        && let (Ok(o), Ok(x), Ok(y)) = (
+            bytemuck::try_cast_slice_mut::<u8, f32>(dst),
+            f32_view(a),
+            f32_view(b),
+        )
+    {
+        run_f32_lanes::<OP, SRC, RD>(ctx, o, x, y);
+        return;
+    }
     let mut x = [0f32; CHUNK];
     let mut y = [0f32; CHUNK];
     let mut z = [0f32; CHUNK];
@@ -292,6 +305,104 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
         }
         IO::store(x, &mut dst[lo..hi]);
         i += m;
+    }
+}
+
+/// A source as f32 lanes; an absent source (empty, whose dangling pointer is not 4-aligned)
+/// is an empty view.
+fn f32_view(b: &[u8]) -> std::result::Result<&[f32], bytemuck::PodCastError> {
+    if b.is_empty() {
+        Ok(&[])
+    } else {
+        bytemuck::try_cast_slice::<u8, f32>(b)
+    }
+}
+
+/// The f32 fast kernel on the memory's own lanes (32-byte aligned operands; little-endian
+/// host): the element function straight from the sources into the destination, one pass, no
+/// staging copies; multiversioned for AVX2.
+fn run_f32_lanes<OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    o: &mut [f32],
+    x: &[f32],
+    y: &[f32],
+) {
+    #[cfg(all(target_arch = "x86_64", target_endian = "little"))]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the feature was detected at run time.
+        unsafe { f32_lanes_avx2::<OP, SRC, RD>(ctx, o, x, y) };
+        return;
+    }
+    f32_lanes_body::<OP, SRC, RD>(ctx, o, x, y)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn f32_lanes_avx2<OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    o: &mut [f32],
+    x: &[f32],
+    y: &[f32],
+) {
+    f32_lanes_body::<OP, SRC, RD>(ctx, o, x, y)
+}
+
+#[inline(always)]
+fn f32_lanes_body<OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    o: &mut [f32],
+    x: &[f32],
+    y: &[f32],
+) {
+    #[cfg(target_endian = "big")]
+    compile_error!("the f32 lane kernel reads memory as host f32");
+    static ZERO: [f32; CHUNK] = [0.0; CHUNK];
+    let s = ctx.scalar_f;
+    for (k, oc) in o.chunks_mut(CHUNK).enumerate() {
+        let m = oc.len();
+        let base = k * CHUNK;
+        match SRC {
+            SRC_UNARY if !RD => {
+                let Some(xc) = x.get(base..base + m) else {
+                    return;
+                };
+                oc.copy_from_slice(xc);
+                OP::apply_chunk(oc, &ZERO[..m], &ZERO[..m]);
+            }
+            SRC_TENSOR => {
+                let (Some(xc), Some(yc)) = (x.get(base..base + m), y.get(base..base + m)) else {
+                    return;
+                };
+                for ((d, a), b) in oc.iter_mut().zip(xc).zip(yc) {
+                    let z = if RD { *d } else { 0.0 };
+                    *d = OP::apply(*a, *b, z);
+                }
+            }
+            SRC_SCALAR => {
+                let Some(xc) = x.get(base..base + m) else {
+                    return;
+                };
+                for (d, a) in oc.iter_mut().zip(xc) {
+                    let z = if RD { *d } else { 0.0 };
+                    *d = OP::apply(*a, s, z);
+                }
+            }
+            _ => {
+                for (j, d) in oc.iter_mut().enumerate() {
+                    let a = if SRC == SRC_NONE || SRC == SRC_DUP {
+                        0.0
+                    } else {
+                        x.get(base + j).copied().unwrap_or(0.0)
+                    };
+                    let b = if SRC == SRC_DUP { s } else { 0.0 };
+                    let z = if RD { *d } else { 0.0 };
+                    *d = OP::apply(a, b, z);
+                }
+            }
+        }
+        if ctx.mode == OverflowMode::Saturate {
+            saturate(oc, f32::MAX);
+        }
     }
 }
 

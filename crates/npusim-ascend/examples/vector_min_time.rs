@@ -1,0 +1,164 @@
+//! Best-of timing of the element-wise benchmark cases (same operands as `benches/vector.rs`):
+//! on a shared machine the minimum over many calls is the figure comparable with numpy's
+//! `min(timeit.repeat(...))` in `benches/numpy_baseline.py`. Run with
+//! `cargo run --release -p npusim-ascend --example vector_min_time`.
+
+use half::f16;
+use npusim_ascend::core::{Operand, VectorCore};
+use npusim_ascend::isa::{CastRound, Instr};
+use npusim_ascend::mask::MaskArg;
+use npusim_ascend::ops::Scalar;
+use npusim_ascend::vector::{Face, VecArgs, VecOp};
+use npusim_core::{ChipId, ChipProfile, ElemType, MemSpace};
+use std::time::Instant;
+
+const REPEATS: u64 = 255;
+
+/// Label, instruction, destination type, source type, source count, scalar.
+type Case = (
+    &'static str,
+    Instr,
+    ElemType,
+    ElemType,
+    usize,
+    Option<Scalar>,
+);
+
+fn operand(name: &str, dtype: ElemType, base: u64, elems: u64) -> Operand {
+    Operand {
+        tensor: name.into(),
+        space: MemSpace::Ub,
+        dtype,
+        tensor_base: base,
+        tensor_bytes: elems * dtype.size() as u64,
+        offset: 0,
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let chip = ChipId::Ascend910B;
+    let profile = ChipProfile::get(chip);
+    let cases: [Case; 8] = [
+        (
+            "vec_add f16",
+            Instr::Add,
+            ElemType::F16,
+            ElemType::F16,
+            2,
+            None,
+        ),
+        (
+            "vec_add f32",
+            Instr::Add,
+            ElemType::F32,
+            ElemType::F32,
+            2,
+            None,
+        ),
+        (
+            "vec_muls f16",
+            Instr::Muls,
+            ElemType::F16,
+            ElemType::F16,
+            1,
+            Some(Scalar::Float(1.5)),
+        ),
+        (
+            "vec_muls f32",
+            Instr::Muls,
+            ElemType::F32,
+            ElemType::F32,
+            1,
+            Some(Scalar::Float(1.5)),
+        ),
+        (
+            "vec_conv f32->f16",
+            Instr::Cast,
+            ElemType::F16,
+            ElemType::F32,
+            1,
+            None,
+        ),
+        (
+            "vec_conv f16->f32",
+            Instr::Cast,
+            ElemType::F32,
+            ElemType::F16,
+            1,
+            None,
+        ),
+        (
+            "vec_exp f16",
+            Instr::Exp,
+            ElemType::F16,
+            ElemType::F16,
+            1,
+            None,
+        ),
+        (
+            "vec_exp f32",
+            Instr::Exp,
+            ElemType::F32,
+            ElemType::F32,
+            1,
+            None,
+        ),
+    ];
+    for (label, instr, t, src_t, nsrc, scalar) in cases {
+        let mut core = VectorCore::new(chip, 0);
+        let f32s: Vec<f32> = (0..16320u32)
+            .map(|i| (i.wrapping_mul(2654435761) % 2000) as f32 / 100.0 - 10.0)
+            .collect();
+        let f16s: Vec<f16> = (0..32640u32)
+            .map(|i| f16::from_f32((i.wrapping_mul(2654435761) % 2000) as f32 / 100.0 - 10.0))
+            .collect();
+        for base in [0u64, 65536] {
+            if src_t == ElemType::F32 {
+                core.ub_mut().write_elems(base, &f32s)?;
+            } else {
+                core.ub_mut().write_elems(base, &f16s)?;
+            }
+        }
+        let lanes = 256 / t.size().max(src_t.size()) as u64;
+        let n = REPEATS * lanes;
+        let (a, b, d) = (
+            operand("a", src_t, 0, n),
+            operand("b", src_t, 65536, n),
+            operand("d", t, 131072, n),
+        );
+        let srcs: Vec<&Operand> = [&a, &b][..nsrc].to_vec();
+        let rep = |x: ElemType| (lanes * x.size() as u64 / 32) as i64;
+        let op = VecOp::new(
+            profile,
+            &VecArgs {
+                instr,
+                name: label,
+                face: Face::Tik,
+                dst: &d,
+                srcs: &srcs,
+                scalar,
+                round: CastRound::None,
+                mask: MaskArg::Count(lanes),
+                is_set_mask: true,
+                repeat: REPEATS as i64,
+                blk: [1, 1, 1],
+                rep: [rep(t), rep(src_t), rep(src_t)],
+                blk_max: 255,
+            },
+        )?;
+        let mut best = f64::INFINITY;
+        for _ in 0..7 {
+            let t0 = Instant::now();
+            for _ in 0..200 {
+                op.execute(&mut core)?;
+            }
+            best = best.min(t0.elapsed().as_secs_f64() / 200.0);
+        }
+        println!(
+            "{label} 255rep: {:.2} us/call, {:.3} G elements/s",
+            best * 1e6,
+            n as f64 / best / 1e9
+        );
+    }
+    Ok(())
+}
