@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod ascendc_cmd;
 mod pto_cmd;
 
 #[derive(Parser)]
@@ -41,6 +42,9 @@ enum Command {
     Run(pto_cmd::RunArgs),
     /// Parse and verify a PTO-AS kernel without running it.
     Check(pto_cmd::CheckArgs),
+    /// Ascend C kernels on the host: build with g++ against npusim's face and run.
+    #[command(subcommand)]
+    Ascendc(ascendc_cmd::AscendcCommand),
     /// List the chip profiles and the behaviour each one carries.
     #[command(after_help = "Example:\n  npusim chips")]
     Chips,
@@ -117,6 +121,7 @@ fn run(cli: Cli) -> Result<bool> {
         Command::Demo => demo(),
         Command::Run(args) => pto_cmd::run(args),
         Command::Check(args) => pto_cmd::check(args),
+        Command::Ascendc(c) => ascendc_cmd::main(c),
         Command::Chips => {
             chips();
             Ok(true)

@@ -241,6 +241,9 @@ fn bench_kernels_compute_their_workloads() {
             let w = (*v as f64 - m).exp() / s;
             assert!(((*gv as f64) - w).abs() <= 1e-5 * w + 1e-9, "{gv} vs {w}");
         }
+    }
+}
+
 /// Issue #16: the BDC cast/move/compare/bitwise C-model vectors replay with 0 failed through
 /// `npusim tpu check` (the one command for HAU and TPU golden files).
 #[test]

@@ -1,0 +1,824 @@
+// kernel_operator.h: npusim's header-only Ascend C face (written for npusim, not CANN's header).
+//
+// Ascend C kernels compile with the host C++ compiler against this header and run on npusim's
+// Ascend vector unit through the C ABI of npusim.h (crate npusim-capi). Every call below takes
+// its call site as a defaulted last argument (npusim_face::Loc); a failing call stops the kernel
+// with "file:line: instr: param = value: rule".
+//
+// Two ways to run:
+//  - `npusim ascendc run KERNEL.cpp --kernel NAME --blocks N --arg x=x.npy --out ...` builds the
+//    kernel into a shared object and runs it (the binary calls npusim_face_attach / _run below);
+//  - define NPUSIM_LINKED, link libnpusim_capi.a, and call ICPU_RUN_KF(kernel, blockDim, args...)
+//    with GM buffers from AscendC::GmAlloc (fill/read them with AscendC::GmWrite / GmRead).
+#ifndef NPUSIM_KERNEL_OPERATOR_H
+#define NPUSIM_KERNEL_OPERATOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "npusim.h"
+
+#define __aicore__
+#define __global__
+#define __gm__
+#ifndef GM_ADDR
+#define GM_ADDR uint8_t*
+#endif
+
+namespace npusim_face {
+
+// The call site of a face call.
+struct Loc {
+    const char* file;
+    int line;
+    explicit Loc(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
+};
+
+struct State {
+    const npusim_api_v1* api = nullptr;
+    npusim_device* dev = nullptr;
+};
+inline State& state() {
+    static thread_local State s;
+    return s;
+}
+
+// Thrown by a failing face call; caught by npusim_face_run / ICPU_RUN_KF.
+struct KernelError : std::exception {
+    int code;
+    explicit KernelError(int c) : code(c) {}
+    const char* what() const noexcept override { return "npusim kernel error"; }
+};
+
+inline const npusim_api_v1* api() {
+    const npusim_api_v1* a = state().api;
+    if (!a) {
+        std::fprintf(stderr,
+                     "npusim: an AscendC call ran outside a launch (use `npusim ascendc run` or "
+                     "ICPU_RUN_KF with NPUSIM_LINKED)\n");
+        std::abort();
+    }
+    return a;
+}
+inline npusim_device* dev() { return (api(), state().dev); }
+
+[[noreturn]] inline void raise(int code, const Loc& loc) {
+    api()->locate(loc.file, (uint32_t)loc.line);
+    throw KernelError(code);
+}
+inline void check(int status, const Loc& loc) {
+    if (status != NPUSIM_OK) raise(status, loc);
+}
+[[noreturn]] inline void fail(int code, const char* instr, const char* param, const char* rule,
+                              const std::string& value, const Loc& loc) {
+    api()->fail(code, instr, param, rule, value.c_str());
+    raise(code, loc);
+}
+
+}  // namespace npusim_face
+
+namespace AscendC {
+
+using npusim_face::Loc;
+
+// ---------------------------------------------------------------- element types
+
+struct half {
+    uint16_t bits = 0;
+    half() = default;
+    template <class U, class = std::enable_if_t<std::is_arithmetic<U>::value>>
+    half(U v) : bits(npusim_face::api()->f32_to_f16((float)v)) {}
+    operator float() const { return npusim_face::api()->f16_to_f32(bits); }
+    static half FromBits(uint16_t b) {
+        half h;
+        h.bits = b;
+        return h;
+    }
+};
+
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    template <class U, class = std::enable_if_t<std::is_arithmetic<U>::value>>
+    bfloat16_t(U v) : bits(npusim_face::api()->f32_to_bf16((float)v)) {}
+    operator float() const { return npusim_face::api()->bf16_to_f32(bits); }
+    static bfloat16_t FromBits(uint16_t b) {
+        bfloat16_t h;
+        h.bits = b;
+        return h;
+    }
+};
+
+template <class T> struct DType;
+#define NPUSIM_DTYPE(T, code) \
+    template <> struct DType<T> { static constexpr uint32_t value = code; }
+NPUSIM_DTYPE(uint8_t, NPUSIM_DT_U8);
+NPUSIM_DTYPE(int8_t, NPUSIM_DT_I8);
+NPUSIM_DTYPE(uint16_t, NPUSIM_DT_U16);
+NPUSIM_DTYPE(int16_t, NPUSIM_DT_I16);
+NPUSIM_DTYPE(uint32_t, NPUSIM_DT_U32);
+NPUSIM_DTYPE(int32_t, NPUSIM_DT_I32);
+NPUSIM_DTYPE(uint64_t, NPUSIM_DT_U64);
+NPUSIM_DTYPE(int64_t, NPUSIM_DT_I64);
+NPUSIM_DTYPE(half, NPUSIM_DT_F16);
+NPUSIM_DTYPE(bfloat16_t, NPUSIM_DT_BF16);
+NPUSIM_DTYPE(float, NPUSIM_DT_F32);
+#undef NPUSIM_DTYPE
+
+template <class T> struct Id { using type = T; };
+
+template <class T> inline npusim_scalar ToScalar(const T& v) {
+    npusim_scalar s{};
+    if (std::is_integral<T>::value) {
+        s.kind = 0;
+        s.i = (int64_t)v;
+    } else {
+        s.kind = 1;
+        s.f = (double)(float)v;
+    }
+    return s;
+}
+
+template <class T> inline T FromBits(uint64_t bits) {
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+}
+template <class T> inline uint64_t ToBits(const T& v) {
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+
+// ---------------------------------------------------------------- positions, modes
+
+enum class TPosition { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM, SPM, SHM, TSCM, MAX };
+using QuePosition = TPosition;
+
+enum class CMPMODE : uint32_t { LT = 0, GT = 1, EQ = 2, LE = 3, GE = 4, NE = 5 };
+enum class SELMODE : uint32_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE = 1, VSEL_TENSOR_TENSOR_MODE = 2 };
+enum class RoundMode : uint32_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+enum class MaskMode { NORMAL = 0, COUNTER = 1 };
+
+struct BinaryRepeatParams {
+    uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1;
+    uint8_t dstRepStride = 8, src0RepStride = 8, src1RepStride = 8;
+    BinaryRepeatParams() = default;
+    BinaryRepeatParams(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint8_t e, uint8_t f)
+        : dstBlkStride(a), src0BlkStride(b), src1BlkStride(c), dstRepStride(d), src0RepStride(e), src1RepStride(f) {}
+};
+struct UnaryRepeatParams {
+    uint16_t dstBlkStride = 1, srcBlkStride = 1;
+    uint8_t dstRepStride = 8, srcRepStride = 8;
+    UnaryRepeatParams() = default;
+    UnaryRepeatParams(uint16_t a, uint16_t b, uint8_t c, uint8_t d)
+        : dstBlkStride(a), srcBlkStride(b), dstRepStride(c), srcRepStride(d) {}
+};
+struct DataCopyParams {
+    uint16_t blockCount = 1, blockLen = 0, srcStride = 0, dstStride = 0;
+    DataCopyParams() = default;
+    DataCopyParams(uint16_t c, uint16_t l, uint16_t s, uint16_t d) : blockCount(c), blockLen(l), srcStride(s), dstStride(d) {}
+};
+
+// MASK_PLACEHOLDER: pass with isSetMask = false.
+constexpr uint64_t MASK_PLACEHOLDER = 0;
+
+// ---------------------------------------------------------------- tensors
+
+template <class T> class LocalTensor;
+
+template <class T> class GlobalTensor {
+public:
+    npusim_tensor t{NPUSIM_GM, DType<T>::value, 0, 0, 0};
+
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize = 0, Loc loc = Loc()) {
+        uint64_t v = (uint64_t)(uintptr_t)buffer;
+        uint64_t gm = 0;
+        npusim_face::check(npusim_face::api()->device_info(npusim_face::dev(), &gm, nullptr, nullptr, nullptr), loc);
+        if (v < NPUSIM_GM_VBASE || v - NPUSIM_GM_VBASE > gm) {
+            char b[40];
+            std::snprintf(b, sizeof b, "%#llx", (unsigned long long)v);
+            npusim_face::fail(NPUSIM_E_ARG, "SetGlobalBuffer", "buffer",
+                              "must point into a GM buffer passed to the kernel", b, loc);
+        }
+        uint64_t addr = v - NPUSIM_GM_VBASE;
+        uint64_t bytes = bufferSize ? bufferSize * sizeof(T) : gm - addr;
+        if (bytes > gm - addr) {
+            npusim_face::fail(NPUSIM_E_MEMORY, "SetGlobalBuffer", "bufferSize",
+                              "must lie inside GM", std::to_string(bufferSize), loc);
+        }
+        t.base = addr;
+        t.bytes = bytes;
+        t.offset = 0;
+    }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor g = *this;
+        g.t.offset += offset;
+        return g;
+    }
+    T GetValue(uint64_t i, Loc loc = Loc()) const {
+        uint64_t b = 0;
+        npusim_face::check(npusim_face::api()->get_value(npusim_face::dev(), &t, i, &b), loc);
+        return FromBits<T>(b);
+    }
+    void SetValue(uint64_t i, const typename Id<T>::type& v, Loc loc = Loc()) const {
+        npusim_face::check(npusim_face::api()->set_value(npusim_face::dev(), &t, i, ToBits(v)), loc);
+    }
+    uint64_t GetSize() const { return t.bytes / sizeof(T) - t.offset; }
+    __gm__ T* GetPhyAddr() const { return (__gm__ T*)(uintptr_t)(NPUSIM_GM_VBASE + t.base + t.offset * sizeof(T)); }
+};
+
+template <class T> class LocalTensor {
+public:
+    npusim_tensor t{NPUSIM_UB, DType<T>::value, 0, 0, 0};
+
+    LocalTensor() = default;
+    LocalTensor operator[](uint64_t offset) const {
+        LocalTensor l = *this;
+        l.t.offset += offset;
+        return l;
+    }
+    T GetValue(uint64_t i, Loc loc = Loc()) const {
+        uint64_t b = 0;
+        npusim_face::check(npusim_face::api()->get_value(npusim_face::dev(), &t, i, &b), loc);
+        return FromBits<T>(b);
+    }
+    void SetValue(uint64_t i, const typename Id<T>::type& v, Loc loc = Loc()) const {
+        npusim_face::check(npusim_face::api()->set_value(npusim_face::dev(), &t, i, ToBits(v)), loc);
+    }
+    uint32_t GetSize() const { return (uint32_t)(t.bytes / sizeof(T) - t.offset); }
+    template <class U> LocalTensor<U> ReinterpretCast() const {
+        LocalTensor<U> u;
+        u.t = t;
+        u.t.dtype = DType<U>::value;
+        u.t.offset = t.offset * sizeof(T) / sizeof(U);
+        return u;
+    }
+};
+
+// ---------------------------------------------------------------- pipe, queues, buffers
+
+class TPipe;
+
+template <TPosition pos, int depth> class TQue {
+public:
+    static constexpr int kMaxBuffers = 16;
+    static_assert(depth >= 0, "TQue depth must not be negative");
+
+    template <class T> LocalTensor<T> AllocTensor(Loc loc = Loc()) {
+        ensure_init("AllocTensor", loc);
+        for (int i = 0; i < num_; ++i) {
+            if (state_[i] == kFree) {
+                state_[i] = kHeld;
+                return view<T>(i);
+            }
+        }
+        npusim_face::fail(NPUSIM_E_QUEUE, "AllocTensor", "queue",
+                          "no free buffer: every buffer of the queue is allocated or queued (FreeTensor each tensor after use)",
+                          std::to_string(num_) + " buffers in use", loc);
+    }
+    template <class T> bool EnQue(const LocalTensor<T>& tensor, Loc loc = Loc()) {
+        ensure_init("EnQue", loc);
+        int i = find(tensor, "EnQue", loc);
+        if (state_[i] != kHeld) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "EnQue", "tensor",
+                              state_[i] == kQueued ? "the tensor is already queued" : "the tensor was freed (AllocTensor it first)",
+                              addr_text(i), loc);
+        }
+        int cap = depth == 0 ? num_ : depth;
+        if (count_ >= cap) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "EnQue", "depth",
+                              "the queue is full: EnQue beyond the TQue depth without a DeQue",
+                              std::to_string(count_) + " of " + std::to_string(cap) + " queued", loc);
+        }
+        fifo_[(head_ + count_) % kMaxBuffers] = i;
+        ++count_;
+        state_[i] = kQueued;
+        return true;
+    }
+    template <class T> LocalTensor<T> DeQue(Loc loc = Loc()) {
+        ensure_init("DeQue", loc);
+        if (count_ == 0) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "DeQue", "queue",
+                              "the queue is empty: DeQue needs a tensor EnQue'd before it", "0 tensors queued", loc);
+        }
+        int i = fifo_[head_];
+        head_ = (head_ + 1) % kMaxBuffers;
+        --count_;
+        state_[i] = kHeld;
+        return view<T>(i);
+    }
+    template <class T> void FreeTensor(const LocalTensor<T>& tensor, Loc loc = Loc()) {
+        ensure_init("FreeTensor", loc);
+        int i = find(tensor, "FreeTensor", loc);
+        if (state_[i] == kFree) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "FreeTensor", "tensor",
+                              "double free: the buffer is already free", addr_text(i), loc);
+        }
+        if (state_[i] == kQueued) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "FreeTensor", "tensor",
+                              "the tensor is still queued (DeQue it first)", addr_text(i), loc);
+        }
+        state_[i] = kFree;
+    }
+    bool HasTensorInQue() const { return count_ > 0; }
+    int GetTensorCountInQue() const { return count_; }
+
+    // Used by TPipe::InitBuffer.
+    void npusim_init(int num, uint32_t len, Loc loc) {
+        if (num_ != 0) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "TPipe::InitBuffer", "que", "the queue already has buffers",
+                              std::to_string(num_), loc);
+        }
+        if (num < 1 || num > kMaxBuffers) {
+            npusim_face::fail(NPUSIM_E_ARG, "TPipe::InitBuffer", "num", "must be in [1, 16]", std::to_string(num), loc);
+        }
+        uint64_t al = ((uint64_t)len + 31) / 32 * 32;
+        uint64_t base = 0;
+        npusim_face::check(npusim_face::api()->alloc(npusim_face::dev(), NPUSIM_UB, al * (uint64_t)num, &base), loc);
+        for (int i = 0; i < num; ++i) {
+            addr_[i] = base + al * (uint64_t)i;
+            state_[i] = kFree;
+        }
+        num_ = num;
+        len_ = len;
+    }
+
+private:
+    enum { kFree = 0, kHeld = 1, kQueued = 2 };
+    int num_ = 0, head_ = 0, count_ = 0;
+    uint32_t len_ = 0;
+    uint64_t addr_[kMaxBuffers] = {};
+    int state_[kMaxBuffers] = {};
+    int fifo_[kMaxBuffers] = {};
+
+    void ensure_init(const char* instr, const Loc& loc) const {
+        if (num_ == 0) {
+            npusim_face::fail(NPUSIM_E_QUEUE, instr, "queue", "TPipe::InitBuffer must give the queue its buffers first",
+                              "0 buffers", loc);
+        }
+    }
+    template <class T> LocalTensor<T> view(int i) const {
+        LocalTensor<T> l;
+        l.t.base = addr_[i];
+        l.t.bytes = len_;
+        l.t.offset = 0;
+        return l;
+    }
+    std::string addr_text(int i) const {
+        char b[48];
+        std::snprintf(b, sizeof b, "UB buffer at %#llx", (unsigned long long)addr_[i]);
+        return b;
+    }
+    template <class T> int find(const LocalTensor<T>& tensor, const char* instr, const Loc& loc) const {
+        for (int i = 0; i < num_; ++i) {
+            if (addr_[i] == tensor.t.base) return i;
+        }
+        char b[48];
+        std::snprintf(b, sizeof b, "UB address %#llx", (unsigned long long)tensor.t.base);
+        npusim_face::fail(NPUSIM_E_QUEUE, instr, "tensor", "the tensor is not a buffer of this queue", b, loc);
+    }
+};
+
+template <TPosition pos> class TBuf {
+public:
+    template <class T> LocalTensor<T> Get(Loc loc = Loc()) const { return Get<T>(len_ / sizeof(T), loc); }
+    template <class T> LocalTensor<T> Get(uint32_t len, Loc loc = Loc()) const {
+        if (!init_) {
+            npusim_face::fail(NPUSIM_E_QUEUE, "TBuf::Get", "buf", "TPipe::InitBuffer must give the TBuf its buffer first",
+                              "0 bytes", loc);
+        }
+        if ((uint64_t)len * sizeof(T) > len_) {
+            npusim_face::fail(NPUSIM_E_MEMORY, "TBuf::Get", "len", "must fit in the TBuf's buffer",
+                              std::to_string(len) + " elements of " + std::to_string(sizeof(T)) + " bytes > " +
+                                  std::to_string(len_) + " bytes",
+                              loc);
+        }
+        LocalTensor<T> l;
+        l.t.base = base_;
+        l.t.bytes = (uint64_t)len * sizeof(T);
+        return l;
+    }
+    template <class T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset, Loc loc = Loc()) const {
+        LocalTensor<T> l = Get<T>(0, loc);
+        if ((uint64_t)bufOffset + (uint64_t)size * sizeof(T) > len_) {
+            npusim_face::fail(NPUSIM_E_MEMORY, "TBuf::GetWithOffset", "bufOffset", "the view must fit in the TBuf's buffer",
+                              std::to_string(bufOffset), loc);
+        }
+        l.t.base = base_ + bufOffset;
+        l.t.bytes = (uint64_t)size * sizeof(T);
+        return l;
+    }
+    void npusim_init(uint32_t len, Loc loc) {
+        uint64_t al = ((uint64_t)len + 31) / 32 * 32;
+        npusim_face::check(npusim_face::api()->alloc(npusim_face::dev(), NPUSIM_UB, al, &base_), loc);
+        len_ = len;
+        init_ = true;
+    }
+
+private:
+    uint64_t base_ = 0;
+    uint32_t len_ = 0;
+    bool init_ = false;
+};
+
+class TPipe {
+public:
+    template <TPosition pos, int depth>
+    void InitBuffer(TQue<pos, depth>& que, int num, uint32_t len, Loc loc = Loc()) {
+        que.npusim_init(num, len, loc);
+    }
+    template <TPosition pos> void InitBuffer(TBuf<pos>& buf, uint32_t len, Loc loc = Loc()) {
+        buf.npusim_init(len, loc);
+    }
+    void Destroy() {}
+    void Init() {}
+};
+
+// ---------------------------------------------------------------- block info, GM on the host
+
+inline int64_t GetBlockIdx() {
+    uint32_t i = 0;
+    npusim_face::check(npusim_face::api()->device_info(npusim_face::dev(), nullptr, nullptr, &i, nullptr), Loc());
+    return i;
+}
+inline int64_t GetBlockNum() {
+    uint32_t n = 0;
+    npusim_face::check(npusim_face::api()->device_info(npusim_face::dev(), nullptr, nullptr, nullptr, &n), Loc());
+    return n;
+}
+
+// ---------------------------------------------------------------- data movement
+
+template <class T> inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->data_copy(npusim_face::dev(), &dst.t, &src.t, count), loc);
+}
+template <class T> inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->data_copy(npusim_face::dev(), &dst.t, &src.t, count), loc);
+}
+template <class T> inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->data_copy(npusim_face::dev(), &dst.t, &src.t, count), loc);
+}
+template <class D, class S> inline void DataCopy(const D& dst, const S& src, const DataCopyParams& p, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->data_copy_params(npusim_face::dev(), &dst.t, &src.t, p.blockCount, p.blockLen,
+                                                            p.srcStride, p.dstStride),
+                       loc);
+}
+
+// ---------------------------------------------------------------- element-wise rows
+
+namespace detail {
+inline npusim_mask Count(uint64_t n) { return npusim_mask{1, 0, 0, n}; }
+inline npusim_mask Bits(const uint64_t m[2]) { return npusim_mask{0, m[0], m[1], 0}; }
+inline npusim_mask Placeholder() { return npusim_mask{2, 0, 0, 0}; }
+template <class T>
+inline void VecCount(const char* name, const npusim_tensor& dst, const npusim_tensor* srcs, uint32_t n,
+                     const npusim_scalar* s, uint32_t round, int64_t count, const Loc& loc) {
+    npusim_face::check(npusim_face::api()->vec_count(npusim_face::dev(), name, &dst, srcs, n, s, round, count), loc);
+}
+inline void VecRepeat(const char* name, const npusim_tensor& dst, const npusim_tensor* srcs, uint32_t n,
+                      const npusim_scalar* s, uint32_t round, const npusim_mask& m, bool setMask, int32_t repeat,
+                      const int64_t blk[3], const int64_t rep[3], const Loc& loc) {
+    npusim_face::check(npusim_face::api()->vec_repeat(npusim_face::dev(), name, &dst, srcs, n, s, round, &m,
+                                                      setMask ? 1u : 0u, repeat, blk, rep),
+                       loc);
+}
+inline npusim_mask MaskOf(bool setMask, const npusim_mask& m) { return setMask ? m : Placeholder(); }
+}  // namespace detail
+
+#define NPUSIM_BINARY(NAME)                                                                                          \
+    template <class T>                                                                                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     const int32_t& count, Loc loc = Loc()) {                                                        \
+        npusim_tensor s[2] = {src0.t, src1.t};                                                                       \
+        detail::VecCount<T>(#NAME, dst.t, s, 2, nullptr, 0, count, loc);                                             \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     uint64_t mask, uint8_t repeat, const BinaryRepeatParams& p, Loc loc = Loc()) {                  \
+        npusim_tensor s[2] = {src0.t, src1.t};                                                                       \
+        int64_t blk[3] = {p.dstBlkStride, p.src0BlkStride, p.src1BlkStride};                                         \
+        int64_t rep[3] = {p.dstRepStride, p.src0RepStride, p.src1RepStride};                                         \
+        detail::VecRepeat(#NAME, dst.t, s, 2, nullptr, 0, detail::MaskOf(isSetMask, detail::Count(mask)), isSetMask, \
+                          repeat, blk, rep, loc);                                                                    \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     const uint64_t mask[2], uint8_t repeat, const BinaryRepeatParams& p, Loc loc = Loc()) {         \
+        npusim_tensor s[2] = {src0.t, src1.t};                                                                       \
+        int64_t blk[3] = {p.dstBlkStride, p.src0BlkStride, p.src1BlkStride};                                         \
+        int64_t rep[3] = {p.dstRepStride, p.src0RepStride, p.src1RepStride};                                         \
+        detail::VecRepeat(#NAME, dst.t, s, 2, nullptr, 0, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask,  \
+                          repeat, blk, rep, loc);                                                                    \
+    }
+
+NPUSIM_BINARY(Add)
+NPUSIM_BINARY(Sub)
+NPUSIM_BINARY(Mul)
+NPUSIM_BINARY(Div)
+NPUSIM_BINARY(Max)
+NPUSIM_BINARY(Min)
+NPUSIM_BINARY(And)
+NPUSIM_BINARY(Or)
+NPUSIM_BINARY(AddRelu)
+NPUSIM_BINARY(SubRelu)
+NPUSIM_BINARY(MulAddDst)
+NPUSIM_BINARY(FusedMulAdd)
+NPUSIM_BINARY(MulAddRelu)
+#undef NPUSIM_BINARY
+
+#define NPUSIM_UNARY(NAME)                                                                                           \
+    template <class T>                                                                                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, Loc loc = Loc()) {  \
+        detail::VecCount<T>(#NAME, dst.t, &src.t, 1, nullptr, 0, count, loc);                                        \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, uint8_t repeat,            \
+                     const UnaryRepeatParams& p, Loc loc = Loc()) {                                                  \
+        int64_t blk[3] = {p.dstBlkStride, p.srcBlkStride, 1};                                                        \
+        int64_t rep[3] = {p.dstRepStride, p.srcRepStride, 0};                                                        \
+        detail::VecRepeat(#NAME, dst.t, &src.t, 1, nullptr, 0, detail::MaskOf(isSetMask, detail::Count(mask)),       \
+                          isSetMask, repeat, blk, rep, loc);                                                         \
+    }
+
+NPUSIM_UNARY(Exp)
+NPUSIM_UNARY(Abs)
+NPUSIM_UNARY(Sqrt)
+NPUSIM_UNARY(Reciprocal)
+NPUSIM_UNARY(Ln)
+NPUSIM_UNARY(Not)
+NPUSIM_UNARY(Relu)
+NPUSIM_UNARY(Rsqrt)
+#undef NPUSIM_UNARY
+
+#define NPUSIM_SCALAR(NAME)                                                                                          \
+    template <class T>                                                                                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const typename Id<T>::type& scalarValue, \
+                     const int32_t& count, Loc loc = Loc()) {                                                        \
+        npusim_scalar s = ToScalar(scalarValue);                                                                     \
+        detail::VecCount<T>(#NAME, dst.t, &src.t, 1, &s, 0, count, loc);                                            \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const typename Id<T>::type& scalarValue, \
+                     uint64_t mask, uint8_t repeat, const UnaryRepeatParams& p, Loc loc = Loc()) {                   \
+        npusim_scalar s = ToScalar(scalarValue);                                                                     \
+        int64_t blk[3] = {p.dstBlkStride, p.srcBlkStride, 1};                                                        \
+        int64_t rep[3] = {p.dstRepStride, p.srcRepStride, 0};                                                        \
+        detail::VecRepeat(#NAME, dst.t, &src.t, 1, &s, 0, detail::MaskOf(isSetMask, detail::Count(mask)), isSetMask, \
+                          repeat, blk, rep, loc);                                                                    \
+    }
+
+NPUSIM_SCALAR(Adds)
+NPUSIM_SCALAR(Muls)
+NPUSIM_SCALAR(Maxs)
+NPUSIM_SCALAR(Mins)
+NPUSIM_SCALAR(LeakyRelu)
+NPUSIM_SCALAR(ShiftLeft)
+NPUSIM_SCALAR(ShiftRight)
+#undef NPUSIM_SCALAR
+
+template <class D, class S>
+inline void Axpy(const LocalTensor<D>& dst, const LocalTensor<S>& src, const S& scalarValue, const int32_t& count,
+                 Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(scalarValue);
+    detail::VecCount<D>("Axpy", dst.t, &src.t, 1, &s, 0, count, loc);
+}
+
+template <class D, class S>
+inline void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode& round, const uint32_t count,
+                 Loc loc = Loc()) {
+    detail::VecCount<D>("Cast", dst.t, &src.t, 1, nullptr, (uint32_t)round, count, loc);
+}
+
+template <class T>
+inline void Duplicate(const LocalTensor<T>& dst, const typename Id<T>::type& scalarValue, const int32_t& count,
+                      Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(scalarValue);
+    detail::VecCount<T>("Duplicate", dst.t, nullptr, 0, &s, 0, count, loc);
+}
+template <class T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const typename Id<T>::type& scalarValue, uint64_t mask,
+                      const uint8_t repeat, const uint16_t dstBlockStride, const uint8_t dstRepeatStride,
+                      Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(scalarValue);
+    int64_t blk[3] = {dstBlockStride, 1, 1};
+    int64_t rep[3] = {dstRepeatStride, 0, 0};
+    detail::VecRepeat("Duplicate", dst.t, nullptr, 0, &s, 0, detail::MaskOf(isSetMask, detail::Count(mask)),
+                      isSetMask, repeat, blk, rep, loc);
+}
+
+// ---------------------------------------------------------------- reductions, compare, select
+
+template <class T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const int32_t repeat,
+                          const int32_t maskCount, const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride, Loc loc = Loc()) {
+    npusim_mask m = detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)maskCount));
+    npusim_face::check(npusim_face::api()->pair_reduce_sum(npusim_face::dev(), &dstLocal.t, &srcLocal.t, repeat, &m,
+                                                           isSetMask ? 1u : 0u, dstRepStride, srcBlkStride,
+                                                           srcRepStride),
+                       loc);
+}
+template <class T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const int32_t repeat,
+                          const uint64_t mask[2], const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride, Loc loc = Loc()) {
+    npusim_mask m = detail::MaskOf(isSetMask, detail::Bits(mask));
+    npusim_face::check(npusim_face::api()->pair_reduce_sum(npusim_face::dev(), &dstLocal.t, &srcLocal.t, repeat, &m,
+                                                           isSetMask ? 1u : 0u, dstRepStride, srcBlkStride,
+                                                           srcRepStride),
+                       loc);
+}
+
+#define NPUSIM_REDUCE(NAME)                                                                                          \
+    template <class T>                                                                                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,     \
+                     const int32_t count, Loc loc = Loc()) {                                                         \
+        (void)sharedTmpBuffer;                                                                                       \
+        npusim_face::check(npusim_face::api()->reduce_all(npusim_face::dev(), #NAME, &dst.t, &src.t, count), loc);   \
+    }
+NPUSIM_REDUCE(ReduceSum)
+NPUSIM_REDUCE(ReduceMax)
+NPUSIM_REDUCE(ReduceMin)
+#undef NPUSIM_REDUCE
+
+template <class T, class U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+                    uint32_t count, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->compare(npusim_face::dev(), (uint32_t)mode, &dst.t, &src0.t, &src1.t,
+                                                   nullptr, count),
+                       loc);
+}
+template <class T, class U>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const typename Id<T>::type& src1Scalar,
+                          CMPMODE mode, uint32_t count, Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(src1Scalar);
+    npusim_face::check(
+        npusim_face::api()->compare(npusim_face::dev(), (uint32_t)mode, &dst.t, &src0.t, nullptr, &s, count), loc);
+}
+template <class T, class U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE mode, uint32_t count, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->select(npusim_face::dev(), (uint32_t)mode, &dst.t, &selMask.t, &src0.t,
+                                                  &src1.t, nullptr, count),
+                       loc);
+}
+template <class T, class U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const typename Id<T>::type& src1, SELMODE mode, uint32_t count, Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(src1);
+    npusim_face::check(npusim_face::api()->select(npusim_face::dev(), (uint32_t)mode, &dst.t, &selMask.t, &src0.t,
+                                                  nullptr, &s, count),
+                       loc);
+}
+
+// ---------------------------------------------------------------- mask registers
+
+template <class T, MaskMode mode = MaskMode::NORMAL>
+inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_mask(npusim_face::dev(), 0, maskHigh, maskLow), loc);
+}
+template <class T, MaskMode mode = MaskMode::NORMAL>
+inline void SetVectorMask(int32_t len, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_mask(npusim_face::dev(), 1, (uint64_t)(int64_t)len, 0), loc);
+}
+inline void SetMaskCount(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_mask(npusim_face::dev(), 2, 0, 0), loc);
+}
+inline void SetMaskNorm(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_mask(npusim_face::dev(), 3, 0, 0), loc);
+}
+inline void ResetMask(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_mask(npusim_face::dev(), 4, 0, 0), loc);
+}
+
+// Synchronisation is implicit (calls run in program order).
+inline void PipeBarrier() {}
+template <int pipe> inline void PipeBarrier() {}
+
+}  // namespace AscendC
+
+using AscendC::bfloat16_t;
+using AscendC::half;
+
+// ---------------------------------------------------------------- the launch boundary
+
+namespace npusim_face {
+
+template <std::size_t I> using ArgT = uint8_t*;
+
+template <std::size_t... I> inline void call(const void* f, const uint64_t* a, std::index_sequence<I...>) {
+    using F = void (*)(ArgT<I>...);
+    reinterpret_cast<F>(const_cast<void*>(f))(reinterpret_cast<uint8_t*>((uintptr_t)a[I])...);
+}
+
+template <std::size_t N> inline void call_n(const void* f, uint32_t n, const uint64_t* a) {
+    if (n == N) {
+        call(f, a, std::make_index_sequence<N>{});
+    } else if constexpr (N < 16) {
+        call_n<N + 1>(f, n, a);
+    }
+}
+
+// Runs `body` and turns any exception into a status (nothing unwinds past this point).
+template <class F> inline int guarded(F body) {
+    try {
+        body();
+        return NPUSIM_OK;
+    } catch (const KernelError& e) {
+        return e.code;
+    } catch (const std::exception& e) {
+        state().api->fail(NPUSIM_E_PANIC, "kernel", "C++ exception", "a kernel must not throw", e.what());
+        return NPUSIM_E_PANIC;
+    } catch (...) {
+        state().api->fail(NPUSIM_E_PANIC, "kernel", "C++ exception", "a kernel must not throw", "unknown exception");
+        return NPUSIM_E_PANIC;
+    }
+}
+
+}  // namespace npusim_face
+
+// Called by the npusim binary: attach the library's table and device (null detaches).
+extern "C" __attribute__((weak, visibility("default"))) int npusim_face_attach(const npusim_api_v1* api,
+                                                                                npusim_device* dev) {
+    if (api && api->abi_version != NPUSIM_ABI_VERSION) return NPUSIM_E_ARG;
+    npusim_face::state().api = api;
+    npusim_face::state().dev = dev;
+    return NPUSIM_OK;
+}
+
+// Called by the npusim binary: one block of `entry` with `nargs` GM pointers.
+extern "C" __attribute__((weak, visibility("default"))) int npusim_face_run(const void* entry, uint32_t nargs,
+                                                                             const uint64_t* args, uint32_t idx,
+                                                                             uint32_t num) {
+    (void)idx;
+    (void)num;
+    if (!npusim_face::state().api || nargs > 16) return NPUSIM_E_ARG;
+    return npusim_face::guarded([&] { npusim_face::call_n<0>(entry, nargs, args); });
+}
+
+#ifdef NPUSIM_LINKED
+// Linking libnpusim_capi: a process-wide device (chip from $NPUSIM_CHIP, default ascend910b;
+// GM size from $NPUSIM_GM_BYTES, default 64 MiB), GM buffers, and the CPU-debug-style launcher.
+namespace npusim_face {
+inline void attach_linked() {
+    if (state().api) return;
+    const npusim_api_v1* a = npusim_api(NPUSIM_ABI_VERSION);
+    const char* chip = std::getenv("NPUSIM_CHIP");
+    const char* gm = std::getenv("NPUSIM_GM_BYTES");
+    npusim_device* d = nullptr;
+    if (!a || npusim_device_new(chip ? chip : "ascend910b", gm ? std::strtoull(gm, nullptr, 0) : (64u << 20), &d)) {
+        std::fprintf(stderr, "npusim: %s\n", npusim_last_error());
+        std::exit(1);
+    }
+    state().api = a;
+    state().dev = d;
+}
+template <class... A> inline int run_kf(const char* name, void (*kernel)(A...), uint32_t blocks, const char* file,
+                                        int line, A... args) {
+    attach_linked();
+    for (uint32_t b = 0; b < blocks; ++b) {
+        int s = npusim_block_begin(state().dev, b, blocks);
+        if (s == NPUSIM_OK) s = guarded([&] { kernel(args...); });
+        if (s != NPUSIM_OK) {
+            std::fprintf(stderr, "%s:%d: ICPU_RUN_KF(%s) block %u of %u: %s\n", file, line, name, b, blocks,
+                         npusim_last_error());
+            return s;
+        }
+    }
+    return NPUSIM_OK;
+}
+}  // namespace npusim_face
+namespace AscendC {
+// A GM buffer of `bytes` (32-byte aligned), as the kernel receives it.
+inline uint8_t* GmAlloc(uint64_t bytes) {
+    npusim_face::attach_linked();
+    uint64_t a = 0;
+    if (npusim_alloc(npusim_face::state().dev, NPUSIM_GM, bytes, &a)) {
+        std::fprintf(stderr, "npusim: GmAlloc: %s\n", npusim_last_error());
+        std::exit(1);
+    }
+    return reinterpret_cast<uint8_t*>((uintptr_t)(NPUSIM_GM_VBASE + a));
+}
+inline void GmFree(void*) {}
+inline int GmWrite(uint8_t* gm, const void* data, uint64_t bytes) {
+    return npusim_write(npusim_face::state().dev, NPUSIM_GM, (uint64_t)(uintptr_t)gm - NPUSIM_GM_VBASE, data, bytes);
+}
+inline int GmRead(const uint8_t* gm, void* data, uint64_t bytes) {
+    return npusim_read(npusim_face::state().dev, NPUSIM_GM, (uint64_t)(uintptr_t)gm - NPUSIM_GM_VBASE, data, bytes);
+}
+}  // namespace AscendC
+// ICPU_RUN_KF(kernel, blockDim, args...): runs blocks 0..blockDim-1 in order; on error prints
+// "file:line: ICPU_RUN_KF(kernel) block b of n: <call site>: <message>" and yields the status.
+#define ICPU_RUN_KF(kernel, blockDim, ...) \
+    npusim_face::run_kf(#kernel, kernel, (uint32_t)(blockDim), __FILE__, __LINE__, __VA_ARGS__)
+#endif  // NPUSIM_LINKED
+
+#endif  // NPUSIM_KERNEL_OPERATOR_H

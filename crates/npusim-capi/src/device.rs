@@ -1,0 +1,827 @@
+//! The safe Rust device behind the C ABI: one Ascend vector core (Unified Buffer, mask
+//! registers) and one global memory shared by every block of a launch.
+//!
+//! Blocks run one after another on the same [`VectorCore`]: [`Device::block_begin`] zeroes the
+//! UB, frees every UB region and resets the mask state, so each block sees a fresh AI Core as
+//! on the chip, while GM persists across blocks (the order is block 0, 1, 2, ...; kernels whose
+//! blocks write disjoint GM, as Ascend C kernels do, give the same result in any order).
+
+use npusim_ascend::core::{Operand, VectorCore};
+use npusim_ascend::isa::{CastRound, Instr, Shape};
+use npusim_ascend::mask::{MaskArg, MaskRegister};
+use npusim_ascend::ops::{DataMove, PairReduceSum, Scalar, Vcmpv};
+use npusim_ascend::reduce::RepeatOrder;
+use npusim_ascend::select::{SelectOp, Src1};
+use npusim_ascend::vector::{Face, VecArgs, VecOp};
+use npusim_ascend::{AscendError, mask};
+use npusim_core::{ChipId, ChipProfile, CmpMode, ElemType, MemSpace, MemoryError};
+use std::sync::Arc;
+
+/// Alignment of every region handed out by [`Device::gm_alloc`] and [`Device::ub_alloc`]
+/// (the 32-byte block of the Ascend C general restrictions).
+pub const REGION_ALIGN: u64 = 32;
+
+/// An error of the C ABI layer. Every variant names the API call (`instr`) and, where there is
+/// one, the parameter, the rule and the offending value.
+#[derive(Debug, thiserror::Error)]
+pub enum CapiError {
+    /// An error of the vector unit model (restriction, type, alignment, bounds).
+    #[error(transparent)]
+    Ascend(#[from] AscendError),
+    /// A memory access outside the memory.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// A rule of this layer or of the C++ face (queue discipline, arguments).
+    #[error("{instr}: {param} = {value}: {rule}")]
+    Rule {
+        instr: String,
+        param: String,
+        rule: String,
+        value: String,
+    },
+    /// UB or GM capacity exhausted by an allocation.
+    #[error(
+        "{instr}: {space} overflow: {bytes} bytes requested with {used} of {capacity} bytes in use"
+    )]
+    Capacity {
+        instr: &'static str,
+        space: MemSpace,
+        bytes: u64,
+        used: u64,
+        capacity: u64,
+    },
+    /// A panic inside the library, caught at the ABI boundary.
+    #[error("internal error (caught panic): {0}")]
+    Panic(String),
+}
+
+impl CapiError {
+    /// A [`CapiError::Rule`].
+    pub fn rule(instr: &str, param: &str, rule: &str, value: impl ToString) -> CapiError {
+        CapiError::Rule {
+            instr: instr.into(),
+            param: param.into(),
+            rule: rule.into(),
+            value: value.to_string(),
+        }
+    }
+
+    /// The C status code (`NPUSIM_E_*` in `npusim.h`).
+    pub fn code(&self) -> i32 {
+        match self {
+            CapiError::Ascend(AscendError::IllegalType { .. })
+            | CapiError::Ascend(AscendError::TypeMismatch { .. }) => crate::abi::NPUSIM_E_TYPE,
+            CapiError::Ascend(AscendError::Misaligned { .. }) => crate::abi::NPUSIM_E_ALIGN,
+            CapiError::Ascend(AscendError::OutOfMemory { .. })
+            | CapiError::Ascend(AscendError::TensorOverflow { .. })
+            | CapiError::Ascend(AscendError::Memory(_))
+            | CapiError::Memory(_)
+            | CapiError::Capacity { .. } => crate::abi::NPUSIM_E_MEMORY,
+            CapiError::Ascend(_) => crate::abi::NPUSIM_E_RULE,
+            CapiError::Rule { .. } => crate::abi::NPUSIM_E_RULE,
+            CapiError::Panic(_) => crate::abi::NPUSIM_E_PANIC,
+        }
+    }
+}
+
+/// Result of this crate.
+pub type Result<T> = std::result::Result<T, CapiError>;
+
+/// A tensor operand as the C ABI passes it (`npusim_tensor`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tensor {
+    /// `NPUSIM_GM` (0) or `NPUSIM_UB` (1).
+    pub space: u32,
+    /// `NPUSIM_DT_*`: the index in [`ElemType::ALL`].
+    pub dtype: u32,
+    /// Byte address of the tensor's first element.
+    pub base: u64,
+    /// The tensor's size in bytes.
+    pub bytes: u64,
+    /// The view's start, in elements from `base`.
+    pub offset: u64,
+}
+
+impl Tensor {
+    /// The element type.
+    pub fn elem_type(&self, instr: &str, param: &str) -> Result<ElemType> {
+        ElemType::ALL
+            .get(self.dtype as usize)
+            .copied()
+            .ok_or_else(|| CapiError::rule(instr, param, "unknown NPUSIM_DT_* code", self.dtype))
+    }
+
+    /// The memory space.
+    pub fn mem_space(&self, instr: &str, param: &str) -> Result<MemSpace> {
+        match self.space {
+            0 => Ok(MemSpace::Gm),
+            1 => Ok(MemSpace::Ub),
+            s => Err(CapiError::rule(
+                instr,
+                param,
+                "space must be NPUSIM_GM (0) or NPUSIM_UB (1)",
+                s,
+            )),
+        }
+    }
+
+    /// The npusim-ascend operand.
+    pub fn operand(&self, instr: &str, param: &str) -> Result<Operand> {
+        let space = self.mem_space(instr, param)?;
+        let dtype = self.elem_type(instr, param)?;
+        let name = format!(
+            "{}@{:#x}",
+            if space == MemSpace::Gm {
+                "GlobalTensor"
+            } else {
+                "LocalTensor"
+            },
+            self.base
+        );
+        Ok(Operand {
+            tensor: Arc::from(name.as_str()),
+            space,
+            dtype,
+            tensor_base: self.base,
+            tensor_bytes: self.bytes,
+            offset: self.offset,
+        })
+    }
+}
+
+/// A scalar argument (`npusim_scalar`): `kind` 0 an integer in `i`, 1 a float in `f`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CScalar {
+    pub kind: u32,
+    pub i: i64,
+    pub f: f64,
+}
+
+impl CScalar {
+    fn scalar(&self) -> Scalar {
+        if self.kind == 0 {
+            Scalar::Int(self.i)
+        } else {
+            Scalar::Float(self.f)
+        }
+    }
+}
+
+/// A mask argument (`npusim_mask`): `kind` 0 bit-wise (`lo`, `hi`), 1 continuous (`count`),
+/// 2 `MASK_PLACEHOLDER`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CMask {
+    pub kind: u32,
+    pub lo: u64,
+    pub hi: u64,
+    pub count: u64,
+}
+
+impl CMask {
+    fn arg(&self, instr: &str) -> Result<MaskArg> {
+        match self.kind {
+            0 => Ok(MaskArg::Bits {
+                lo: self.lo,
+                hi: self.hi,
+            }),
+            1 => Ok(MaskArg::Count(self.count)),
+            2 => Ok(MaskArg::Placeholder),
+            k => Err(CapiError::rule(
+                instr,
+                "mask.kind",
+                "must be 0 (bits), 1 (count) or 2 (placeholder)",
+                k,
+            )),
+        }
+    }
+}
+
+/// Ascend C's `CMPMODE` numbering: LT, GT, EQ, LE, GE, NE.
+pub fn cmp_mode(instr: &str, mode: u32) -> Result<CmpMode> {
+    const MODES: [CmpMode; 6] = [
+        CmpMode::Lt,
+        CmpMode::Gt,
+        CmpMode::Eq,
+        CmpMode::Le,
+        CmpMode::Ge,
+        CmpMode::Ne,
+    ];
+    MODES.get(mode as usize).copied().ok_or_else(|| {
+        CapiError::rule(
+            instr,
+            "cmpMode",
+            "must be LT, GT, EQ, LE, GE or NE (0..=5)",
+            mode,
+        )
+    })
+}
+
+/// One simulated device: a vector core and its allocators.
+#[derive(Debug)]
+pub struct Device {
+    core: VectorCore,
+    gm_used: u64,
+    ub_used: u64,
+    block_idx: u32,
+    block_num: u32,
+}
+
+impl Device {
+    /// A device of the chip named `chip` (a profile name or alias: `ascend910b`, `910b`,
+    /// `a2`, ...) with `gm_bytes` of global memory.
+    pub fn new(chip: &str, gm_bytes: u64) -> Result<Device> {
+        let profile = ChipProfile::by_name(chip).ok_or_else(|| {
+            let names: Vec<&str> = [
+                ChipId::Ascend310,
+                ChipId::Ascend910,
+                ChipId::Ascend310P,
+                ChipId::Ascend910B,
+                ChipId::Ascend310B,
+                ChipId::Ascend950,
+            ]
+            .iter()
+            .map(|c| ChipProfile::get(*c).name)
+            .collect();
+            CapiError::rule(
+                "npusim_device_new",
+                "chip",
+                &format!("must name a chip profile ({})", names.join(", ")),
+                chip,
+            )
+        })?;
+        if gm_bytes > (1 << 34) {
+            return Err(CapiError::rule(
+                "npusim_device_new",
+                "gm_bytes",
+                "must be at most 16 GiB",
+                gm_bytes,
+            ));
+        }
+        Ok(Device {
+            core: VectorCore::new(profile.id, gm_bytes as usize),
+            gm_used: 0,
+            ub_used: 0,
+            block_idx: 0,
+            block_num: 1,
+        })
+    }
+
+    /// The chip's profile.
+    pub fn chip(&self) -> &'static ChipProfile {
+        self.core.chip()
+    }
+
+    /// The core, for inspection.
+    pub fn core(&self) -> &VectorCore {
+        &self.core
+    }
+
+    /// GM size in bytes.
+    pub fn gm_size(&self) -> u64 {
+        self.core
+            .memory(MemSpace::Gm)
+            .map_or(0, |m| m.capacity() as u64)
+    }
+
+    /// UB capacity in bytes.
+    pub fn ub_size(&self) -> u64 {
+        self.core.ub().capacity() as u64
+    }
+
+    /// `(GetBlockIdx(), GetBlockNum())`.
+    pub fn block(&self) -> (u32, u32) {
+        (self.block_idx, self.block_num)
+    }
+
+    fn alloc(&mut self, instr: &'static str, space: MemSpace, bytes: u64) -> Result<u64> {
+        let capacity = match space {
+            MemSpace::Ub => self.ub_size(),
+            _ => self.gm_size(),
+        };
+        let used = if space == MemSpace::Ub {
+            &mut self.ub_used
+        } else {
+            &mut self.gm_used
+        };
+        let base = used.div_ceil(REGION_ALIGN) * REGION_ALIGN;
+        if bytes > capacity || base > capacity - bytes {
+            return Err(CapiError::Capacity {
+                instr,
+                space,
+                bytes,
+                used: base,
+                capacity,
+            });
+        }
+        *used = base + bytes;
+        Ok(base)
+    }
+
+    /// A GM region of `bytes`, 32-byte aligned.
+    pub fn gm_alloc(&mut self, bytes: u64) -> Result<u64> {
+        self.alloc("GmAlloc", MemSpace::Gm, bytes)
+    }
+
+    /// A UB region of `bytes`, 32-byte aligned, within the chip's UB capacity
+    /// (`TPipe::InitBuffer`).
+    pub fn ub_alloc(&mut self, bytes: u64) -> Result<u64> {
+        self.alloc("TPipe::InitBuffer", MemSpace::Ub, bytes)
+    }
+
+    /// Starts block `idx` of `num`: a fresh UB (zeroed, nothing allocated) and mask state.
+    pub fn block_begin(&mut self, idx: u32, num: u32) -> Result<()> {
+        if num == 0 || idx >= num {
+            return Err(CapiError::rule(
+                "npusim_block_begin",
+                "idx",
+                "must be below the block count",
+                format!("{idx} of {num}"),
+            ));
+        }
+        self.block_idx = idx;
+        self.block_num = num;
+        self.ub_used = 0;
+        self.core.ub_mut().as_mut_slice().fill(0);
+        self.core.mask = MaskRegister::default();
+        self.core.cmpmask = 0;
+        self.core.atomic = None;
+        self.core.deq_scale = 1.0;
+        Ok(())
+    }
+
+    /// Writes raw bytes at `addr` of a space.
+    pub fn write(&mut self, space: MemSpace, addr: u64, data: &[u8]) -> Result<()> {
+        self.core.memory_mut(space)?.write(addr, data)?;
+        Ok(())
+    }
+
+    /// Reads `len` raw bytes at `addr` of a space.
+    pub fn read(&self, space: MemSpace, addr: u64, len: u64) -> Result<Vec<u8>> {
+        Ok(self.core.memory(space)?.bytes(addr, len)?.to_vec())
+    }
+
+    /// The byte address of element `index` of a tensor view, checked against the tensor.
+    fn element_addr(
+        &self,
+        instr: &'static str,
+        t: &Tensor,
+        index: u64,
+    ) -> Result<(MemSpace, u64, usize)> {
+        let op = t.operand(instr, "tensor")?;
+        let size = op.dtype.size() as u64;
+        let elems = op.tensor_bytes / size;
+        let at = op.offset.checked_add(index).filter(|i| *i < elems);
+        let Some(at) = at else {
+            return Err(CapiError::rule(
+                instr,
+                "index",
+                &format!("must lie inside the tensor ({elems} elements)"),
+                op.offset.saturating_add(index),
+            ));
+        };
+        Ok((op.space, op.tensor_base + at * size, size as usize))
+    }
+
+    /// `GetValue(index)`: the element's bytes (little-endian, zero-extended to 8 bytes).
+    pub fn get_value(&self, t: &Tensor, index: u64) -> Result<u64> {
+        let (space, addr, size) = self.element_addr("GetValue", t, index)?;
+        let b = self.core.memory(space)?.bytes(addr, size as u64)?;
+        let mut v = [0u8; 8];
+        v[..size].copy_from_slice(b);
+        Ok(u64::from_le_bytes(v))
+    }
+
+    /// `SetValue(index, value)`: the element's bytes (the low `sizeof(T)` bytes of `bits`).
+    pub fn set_value(&mut self, t: &Tensor, index: u64, bits: u64) -> Result<()> {
+        let (space, addr, size) = self.element_addr("SetValue", t, index)?;
+        self.core
+            .memory_mut(space)?
+            .write(addr, &bits.to_le_bytes()[..size])?;
+        Ok(())
+    }
+
+    /// The element-wise instruction of the table row whose Ascend C name is `name`.
+    pub fn elementwise(name: &str) -> Result<Instr> {
+        Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| {
+                i.ascendc_name() == name
+                    && matches!(
+                        i.shape(),
+                        Shape::Binary
+                            | Shape::BinaryAcc
+                            | Shape::Ternary
+                            | Shape::Unary
+                            | Shape::Scalar
+                            | Shape::ScalarDst
+                            | Shape::Convert
+                            | Shape::Dup
+                    )
+            })
+            .ok_or_else(|| {
+                CapiError::rule(
+                    "npusim_vec",
+                    "instr",
+                    "must be the Ascend C name of an element-wise row of the instruction table",
+                    name,
+                )
+            })
+    }
+
+    fn round(instr: &str, round: u32) -> Result<CastRound> {
+        CastRound::ALL.get(round as usize).copied().ok_or_else(|| {
+            CapiError::rule(instr, "roundMode", "must be a RoundMode (0..=6)", round)
+        })
+    }
+
+    /// The count form of an element-wise instruction (`Add(dst, src0, src1, count)`).
+    pub fn vec_count(
+        &mut self,
+        name: &str,
+        dst: &Tensor,
+        srcs: &[Tensor],
+        scalar: Option<CScalar>,
+        round: u32,
+        count: i64,
+    ) -> Result<()> {
+        let instr = Self::elementwise(name)?;
+        let n = instr.ascendc_name();
+        let d = dst.operand(n, "dst")?;
+        let s: Vec<Operand> = srcs
+            .iter()
+            .map(|t| t.operand(n, "src"))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Operand> = s.iter().collect();
+        let round = Self::round(n, round)?;
+        VecOp::count(
+            self.core.chip(),
+            instr,
+            n,
+            &d,
+            &refs,
+            scalar.map(|s| s.scalar()),
+            round,
+            count,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// The mask/repeat form of an element-wise instruction.
+    #[allow(clippy::too_many_arguments)]
+    pub fn vec_repeat(
+        &mut self,
+        name: &str,
+        dst: &Tensor,
+        srcs: &[Tensor],
+        scalar: Option<CScalar>,
+        round: u32,
+        mask: &CMask,
+        is_set_mask: bool,
+        repeat: i32,
+        blk: [i64; 3],
+        rep: [i64; 3],
+    ) -> Result<()> {
+        let instr = Self::elementwise(name)?;
+        let n = instr.ascendc_name();
+        let d = dst.operand(n, "dst")?;
+        let s: Vec<Operand> = srcs
+            .iter()
+            .map(|t| t.operand(n, "src"))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Operand> = s.iter().collect();
+        let blk_max = match instr.shape() {
+            Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::Dup => 255,
+            _ => 65535,
+        };
+        VecOp::new(
+            self.core.chip(),
+            &VecArgs {
+                instr,
+                name: n,
+                face: Face::AscendC,
+                dst: &d,
+                srcs: &refs,
+                scalar: scalar.map(|s| s.scalar()),
+                round: Self::round(n, round)?,
+                mask: mask.arg(n)?,
+                is_set_mask,
+                repeat: repeat as i64,
+                blk,
+                rep,
+                blk_max,
+            },
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `DataCopy(dst, src, count)`: GM↔UB or UB→UB; `count * sizeof(T)` must be a whole number
+    /// of 32-byte blocks (the DataCopy page: the length is counted in 32-byte blocks; this layer
+    /// reports a remainder instead of dropping it silently).
+    pub fn data_copy(&mut self, dst: &Tensor, src: &Tensor, count: u32) -> Result<()> {
+        let d = dst.operand("DataCopy", "dst")?;
+        let s = src.operand("DataCopy", "src")?;
+        let bytes = count as u64 * s.dtype.size() as u64;
+        if !bytes.is_multiple_of(32) {
+            return Err(CapiError::rule(
+                "DataCopy",
+                "count",
+                &format!(
+                    "count * sizeof({}) must be a multiple of 32 bytes",
+                    s.dtype.cpp_name()
+                ),
+                count,
+            ));
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        DataMove::new(
+            self.core.chip(),
+            "DataCopy",
+            &d,
+            &s,
+            0,
+            1,
+            (bytes / 32) as i64,
+            0,
+            0,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `DataCopy(dst, src, DataCopyParams{blockCount, blockLen, srcStride, dstStride})`.
+    pub fn data_copy_params(&mut self, dst: &Tensor, src: &Tensor, params: [u16; 4]) -> Result<()> {
+        let d = dst.operand("DataCopy", "dst")?;
+        let s = src.operand("DataCopy", "src")?;
+        let [bc, bl, ss, ds] = params.map(|p| p as i64);
+        DataMove::new(self.core.chip(), "DataCopy", &d, &s, 0, bc, bl, ss, ds)?
+            .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `PairReduceSum<T, isSetMask>(dst, src, repeat, mask, dstRepStride, srcBlkStride,
+    /// srcRepStride)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pair_reduce_sum(
+        &mut self,
+        dst: &Tensor,
+        src: &Tensor,
+        repeat: i32,
+        mask: &CMask,
+        is_set_mask: bool,
+        strides: [i32; 3],
+    ) -> Result<()> {
+        let d = dst.operand("PairReduceSum", "dstLocal")?;
+        let s = src.operand("PairReduceSum", "srcLocal")?;
+        PairReduceSum::new(
+            self.core.chip(),
+            &d,
+            &s,
+            repeat as i64,
+            mask.arg("PairReduceSum")?,
+            is_set_mask,
+            strides[0] as i64,
+            strides[1] as i64,
+            strides[2] as i64,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `ReduceSum / ReduceMax / ReduceMin(dst, src, tmp, count)`: sums in the chip's order as
+    /// npusim-ascend's Ascend C face (sequential repeats on 910B/950, trees elsewhere).
+    pub fn reduce_all(&mut self, name: &str, dst: &Tensor, src: &Tensor, count: i32) -> Result<()> {
+        let instr = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| i.shape() == Shape::ReduceAll && i.ascendc_name() == name)
+            .ok_or_else(|| {
+                CapiError::rule(
+                    "npusim_reduce_all",
+                    "instr",
+                    "must be ReduceSum, ReduceMax or ReduceMin",
+                    name,
+                )
+            })?;
+        let n = instr.ascendc_name();
+        let order = match self.core.chip().id {
+            ChipId::Ascend910B | ChipId::Ascend950 => RepeatOrder::Sequential255,
+            _ => RepeatOrder::Tree,
+        };
+        let d = dst.operand(n, "dst")?;
+        let s = src.operand(n, "src")?;
+        npusim_ascend::reduce::reduce_all(
+            &mut self.core,
+            instr,
+            n,
+            &d,
+            &s,
+            count as i64,
+            8,
+            order,
+        )?;
+        Ok(())
+    }
+
+    /// `Compare(dst, src0, src1, cmpMode, count)` (tensor src1) or `CompareScalar(dst, src0,
+    /// scalar, cmpMode, count)`: one bit per element into a `uint8_t` tensor; `count *
+    /// sizeof(T)` must be a multiple of 256 bytes.
+    pub fn compare(
+        &mut self,
+        mode: u32,
+        dst: &Tensor,
+        src0: &Tensor,
+        src1: Option<&Tensor>,
+        scalar: Option<CScalar>,
+        count: u32,
+    ) -> Result<()> {
+        let name = if src1.is_some() {
+            "Compare"
+        } else {
+            "CompareScalar"
+        };
+        let mode = cmp_mode(name, mode)?;
+        let d = dst.operand(name, "dst")?;
+        let s0 = src0.operand(name, "src0")?;
+        let s1 = src1.map(|t| t.operand(name, "src1")).transpose()?;
+        let size = s0.dtype.size() as u64;
+        let bytes = count as u64 * size;
+        if !bytes.is_multiple_of(256) {
+            return Err(CapiError::rule(
+                name,
+                "count",
+                "count * sizeof(T) must be a multiple of 256 bytes",
+                count,
+            ));
+        }
+        if s1.is_none() {
+            let instr = Instr::ALL
+                .iter()
+                .copied()
+                .find(|i| i.shape() == Shape::CmpBitsScalar && i.cmp_mode() == Some(mode))
+                .unwrap_or(Instr::VcmpvsEq);
+            instr.check_type(name, self.core.chip().id, "src0", s0.dtype)?;
+        }
+        let lanes = 256 / size;
+        let mut done = 0u64;
+        while done < bytes / 256 {
+            let rep = (bytes / 256 - done).min(255);
+            let dd = d.at(done * lanes / 8);
+            let a = s0.at(done * lanes);
+            let op = match &s1 {
+                Some(b) => Vcmpv::new(
+                    self.core.chip(),
+                    mode,
+                    &dd,
+                    &a,
+                    &b.at(done * lanes),
+                    rep as i64,
+                    8,
+                    8,
+                )?,
+                None => Vcmpv::strided(
+                    self.core.chip(),
+                    "CompareScalar",
+                    mode,
+                    &dd,
+                    &a,
+                    None,
+                    scalar.map(|s| s.scalar()),
+                    rep as i64,
+                    [1, 1],
+                    [8, 8],
+                )?,
+            };
+            op.execute(&mut self.core)?;
+            done += rep;
+        }
+        Ok(())
+    }
+
+    /// `Select(dst, selMask, src0, src1, selMode, count)`: src1 a tensor (modes 0, 2) or a
+    /// scalar (mode 1); full repeats, then a tail repeat with a prefix mask.
+    #[allow(clippy::too_many_arguments)]
+    pub fn select(
+        &mut self,
+        mode: u32,
+        dst: &Tensor,
+        sel: &Tensor,
+        src0: &Tensor,
+        src1: Option<&Tensor>,
+        scalar: Option<CScalar>,
+        count: u32,
+    ) -> Result<()> {
+        let d = dst.operand("Select", "dst")?;
+        let m = sel.operand("Select", "selMask")?;
+        let s0 = src0.operand("Select", "src0")?;
+        let s1 = src1.map(|t| t.operand("Select", "src1")).transpose()?;
+        let sc = match (&s1, scalar) {
+            (None, Some(s)) => Some(s.scalar()),
+            (None, None) => {
+                return Err(CapiError::rule(
+                    "Select",
+                    "src1",
+                    "a tensor or a scalar must be given",
+                    "none",
+                ));
+            }
+            _ => None,
+        };
+        let size = d.dtype.size() as u64;
+        let lanes = 256 / size;
+        let count = count as u64;
+        let full = count / lanes;
+        let sel_size = m.dtype.size() as u64;
+        let mut done = 0u64;
+        let step = |done: u64, rep: u64, mask: u64, core: &mut VectorCore| -> Result<()> {
+            let dd = d.at(done * lanes);
+            let a = s0.at(done * lanes);
+            let b_owned = s1.as_ref().map(|b| b.at(done * lanes));
+            let b = match (&b_owned, sc) {
+                (Some(b), _) => Src1::Tensor(b),
+                (None, Some(s)) => Src1::Scalar(s),
+                (None, None) => Src1::Scalar(Scalar::Int(0)),
+            };
+            let mm = if mode == 0 {
+                m.clone()
+            } else {
+                m.at(done * lanes / 8 / sel_size)
+            };
+            SelectOp::new(
+                core.chip(),
+                "Select",
+                mode as i64,
+                &dd,
+                &mm,
+                &a,
+                b,
+                MaskArg::Count(mask),
+                true,
+                rep as i64,
+                [1, 1, 1],
+                [8, 8, 8],
+            )?
+            .execute(core)?;
+            Ok(())
+        };
+        while done < full {
+            let rep = (full - done).min(255);
+            step(done, rep, lanes, &mut self.core)?;
+            done += rep;
+        }
+        let tail = count - full * lanes;
+        if tail > 0 {
+            step(full, 1, tail, &mut self.core)?;
+        }
+        Ok(())
+    }
+
+    /// `SetVectorMask<T>(maskHigh, maskLow)`.
+    pub fn set_vector_mask(&mut self, hi: u64, lo: u64) {
+        self.core.mask.bits = (hi as u128) << 64 | lo as u128;
+    }
+
+    /// `SetVectorMask<T>(len)`: the low `len` bits in normal mode, the count in counter mode.
+    pub fn set_vector_mask_len(&mut self, len: u64) {
+        self.core.mask.bits = match self.core.mask.mode {
+            mask::MaskMode::Counter => len as u128,
+            mask::MaskMode::Normal => {
+                let n = len.min(128) as u32;
+                if n == 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << n) - 1
+                }
+            }
+        };
+    }
+
+    /// `SetMaskCount()` (`true`) / `SetMaskNorm()` (`false`).
+    pub fn set_mask_mode(&mut self, counter: bool) -> Result<()> {
+        if counter && !self.core.chip().vector.counter_mode {
+            return Err(AscendError::NotSupported {
+                instr: "SetMaskCount",
+                chip: self.core.chip().id,
+            }
+            .into());
+        }
+        self.core.mask.mode = if counter {
+            mask::MaskMode::Counter
+        } else {
+            mask::MaskMode::Normal
+        };
+        Ok(())
+    }
+
+    /// `ResetMask()`: all lanes.
+    pub fn reset_mask(&mut self) {
+        self.core.mask.bits = MaskRegister::default().bits;
+    }
+}

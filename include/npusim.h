@@ -1,0 +1,186 @@
+/* npusim.h: the C ABI of npusim's Ascend vector unit (crate npusim-capi).
+ *
+ * Every function returns NPUSIM_OK (0) or an NPUSIM_E_* code; npusim_last_error() then gives a
+ * message naming the instruction, the parameter, the rule and the value (per thread, valid until
+ * the next failing call). No call unwinds: panics inside the library become NPUSIM_E_PANIC.
+ *
+ * Link libnpusim_capi.a / libnpusim_capi.so and call the functions directly, or get the same
+ * functions as one table with npusim_api(NPUSIM_ABI_VERSION) (the C++ face kernel_operator.h
+ * uses the table).
+ */
+#ifndef NPUSIM_H
+#define NPUSIM_H
+
+#include <stdint.h>
+
+#define NPUSIM_ABI_VERSION 1
+
+/* Status codes. */
+#define NPUSIM_OK 0
+#define NPUSIM_E_ARG 1    /* null pointer, unknown name or code */
+#define NPUSIM_E_RULE 2   /* a documented restriction of the instruction */
+#define NPUSIM_E_MEMORY 3 /* capacity exhausted, access outside a tensor or memory */
+#define NPUSIM_E_TYPE 4   /* an element type the instruction does not take on this chip */
+#define NPUSIM_E_ALIGN 5  /* an address misses its alignment rule */
+#define NPUSIM_E_QUEUE 6  /* misuse of the TQue discipline (reported by a face) */
+#define NPUSIM_E_PANIC 7  /* internal error caught at the boundary */
+
+/* Memory spaces. */
+#define NPUSIM_GM 0
+#define NPUSIM_UB 1
+
+/* Element types (npusim_tensor.dtype). */
+#define NPUSIM_DT_U8 0
+#define NPUSIM_DT_I8 1
+#define NPUSIM_DT_U16 2
+#define NPUSIM_DT_I16 3
+#define NPUSIM_DT_U32 4
+#define NPUSIM_DT_I32 5
+#define NPUSIM_DT_U64 6
+#define NPUSIM_DT_I64 7
+#define NPUSIM_DT_F16 8
+#define NPUSIM_DT_BF16 9
+#define NPUSIM_DT_F32 10
+
+/* The kernel-pointer value of GM address 0: a kernel receives GM buffers as
+ * (__gm__ uint8_t*)(NPUSIM_GM_VBASE + address); the face never dereferences them. */
+#define NPUSIM_GM_VBASE 0x100000000000ULL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct npusim_device npusim_device;
+
+/* A tensor view: `bytes` of `space` from `base`, viewed from element `offset`. */
+typedef struct npusim_tensor {
+    uint32_t space;
+    uint32_t dtype;
+    uint64_t base;
+    uint64_t bytes;
+    uint64_t offset;
+} npusim_tensor;
+
+/* A scalar: kind 0 = integer `i`, kind 1 = float `f`. */
+typedef struct npusim_scalar {
+    uint32_t kind;
+    int64_t i;
+    double f;
+} npusim_scalar;
+
+/* A mask: kind 0 = bit-wise {lo, hi}, 1 = continuous `count`, 2 = MASK_PLACEHOLDER. */
+typedef struct npusim_mask {
+    uint32_t kind;
+    uint64_t lo;
+    uint64_t hi;
+    uint64_t count;
+} npusim_mask;
+
+uint32_t npusim_abi_version(void);
+const char* npusim_last_error(void);
+
+/* chip: a profile name or alias ("ascend910b", "910b", "a2", "ascend910", "310p", ...). */
+int npusim_device_new(const char* chip, uint64_t gm_bytes, npusim_device** out);
+void npusim_device_free(npusim_device* dev);
+int npusim_device_info(npusim_device* dev, uint64_t* gm_bytes, uint64_t* ub_bytes,
+                       uint32_t* block_idx, uint32_t* block_num);
+/* A 32-byte aligned region of NPUSIM_GM or NPUSIM_UB, capacity checked. */
+int npusim_alloc(npusim_device* dev, uint32_t space, uint64_t bytes, uint64_t* addr);
+/* Block idx of num: zeroed UB, no UB allocation, reset mask. GM persists. */
+int npusim_block_begin(npusim_device* dev, uint32_t idx, uint32_t num);
+int npusim_write(npusim_device* dev, uint32_t space, uint64_t addr, const void* data, uint64_t len);
+int npusim_read(npusim_device* dev, uint32_t space, uint64_t addr, void* data, uint64_t len);
+/* Element `index` of a view; bits little-endian, zero-extended. */
+int npusim_get_value(npusim_device* dev, const npusim_tensor* t, uint64_t index, uint64_t* bits);
+int npusim_set_value(npusim_device* dev, const npusim_tensor* t, uint64_t index, uint64_t bits);
+
+/* Element-wise rows by their Ascend C name ("Add", "Exp", "Adds", "Cast", "Duplicate", ...).
+ * round: RoundMode (0 CAST_NONE, 1 RINT, 2 FLOOR, 3 CEIL, 4 ROUND, 5 TRUNC, 6 ODD); scalar may
+ * be NULL. */
+int npusim_vec_count(npusim_device* dev, const char* instr, const npusim_tensor* dst,
+                     const npusim_tensor* srcs, uint32_t nsrcs, const npusim_scalar* scalar,
+                     uint32_t round, int64_t count);
+/* blk/rep: block and repeat strides of dst, src0, src1 (3 values each). */
+int npusim_vec_repeat(npusim_device* dev, const char* instr, const npusim_tensor* dst,
+                      const npusim_tensor* srcs, uint32_t nsrcs, const npusim_scalar* scalar,
+                      uint32_t round, const npusim_mask* mask, uint32_t is_set_mask,
+                      int32_t repeat, const int64_t* blk, const int64_t* rep);
+/* count * sizeof(T) must be a multiple of 32 bytes. */
+int npusim_data_copy(npusim_device* dev, const npusim_tensor* dst, const npusim_tensor* src,
+                     uint32_t count);
+int npusim_data_copy_params(npusim_device* dev, const npusim_tensor* dst,
+                            const npusim_tensor* src, uint16_t block_count, uint16_t block_len,
+                            uint16_t src_stride, uint16_t dst_stride);
+int npusim_pair_reduce_sum(npusim_device* dev, const npusim_tensor* dst, const npusim_tensor* src,
+                           int32_t repeat, const npusim_mask* mask, uint32_t is_set_mask,
+                           int32_t dst_rep_stride, int32_t src_blk_stride,
+                           int32_t src_rep_stride);
+/* "ReduceSum", "ReduceMax", "ReduceMin". */
+int npusim_reduce_all(npusim_device* dev, const char* instr, const npusim_tensor* dst,
+                      const npusim_tensor* src, int32_t count);
+/* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
+int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
+                   const npusim_tensor* src0, const npusim_tensor* src1,
+                   const npusim_scalar* scalar, uint32_t count);
+/* sel_mode: SELMODE 0 CMPMASK_SPR, 1 TENSOR_SCALAR, 2 TENSOR_TENSOR. */
+int npusim_select(npusim_device* dev, uint32_t sel_mode, const npusim_tensor* dst,
+                  const npusim_tensor* sel_mask, const npusim_tensor* src0,
+                  const npusim_tensor* src1, const npusim_scalar* scalar, uint32_t count);
+/* op 0 SetVectorMask(hi = a, lo = b), 1 SetVectorMask(len = a), 2 SetMaskCount,
+ * 3 SetMaskNorm, 4 ResetMask. */
+int npusim_set_mask(npusim_device* dev, uint32_t op, uint64_t a, uint64_t b);
+/* Records a face-detected error in the common format; returns code. */
+int npusim_fail(int32_t code, const char* instr, const char* param, const char* rule,
+                const char* value);
+/* Prefixes this thread's last error with "file:line: ". */
+void npusim_locate(const char* file, uint32_t line);
+
+/* Bit-exact conversions (round to nearest even). */
+uint16_t npusim_f32_to_f16(float v);
+float npusim_f16_to_f32(uint16_t bits);
+uint16_t npusim_f32_to_bf16(float v);
+float npusim_bf16_to_f32(uint16_t bits);
+
+/* The same functions as one table (same order as the Rust `Api` struct). */
+typedef struct npusim_api_v1 {
+    uint32_t abi_version;
+    const char* (*last_error)(void);
+    int (*device_info)(npusim_device*, uint64_t*, uint64_t*, uint32_t*, uint32_t*);
+    int (*alloc)(npusim_device*, uint32_t, uint64_t, uint64_t*);
+    int (*write)(npusim_device*, uint32_t, uint64_t, const void*, uint64_t);
+    int (*read)(npusim_device*, uint32_t, uint64_t, void*, uint64_t);
+    int (*get_value)(npusim_device*, const npusim_tensor*, uint64_t, uint64_t*);
+    int (*set_value)(npusim_device*, const npusim_tensor*, uint64_t, uint64_t);
+    int (*vec_count)(npusim_device*, const char*, const npusim_tensor*, const npusim_tensor*,
+                     uint32_t, const npusim_scalar*, uint32_t, int64_t);
+    int (*vec_repeat)(npusim_device*, const char*, const npusim_tensor*, const npusim_tensor*,
+                      uint32_t, const npusim_scalar*, uint32_t, const npusim_mask*, uint32_t,
+                      int32_t, const int64_t*, const int64_t*);
+    int (*data_copy)(npusim_device*, const npusim_tensor*, const npusim_tensor*, uint32_t);
+    int (*data_copy_params)(npusim_device*, const npusim_tensor*, const npusim_tensor*, uint16_t,
+                            uint16_t, uint16_t, uint16_t);
+    int (*pair_reduce_sum)(npusim_device*, const npusim_tensor*, const npusim_tensor*, int32_t,
+                           const npusim_mask*, uint32_t, int32_t, int32_t, int32_t);
+    int (*reduce_all)(npusim_device*, const char*, const npusim_tensor*, const npusim_tensor*,
+                      int32_t);
+    int (*compare)(npusim_device*, uint32_t, const npusim_tensor*, const npusim_tensor*,
+                   const npusim_tensor*, const npusim_scalar*, uint32_t);
+    int (*select)(npusim_device*, uint32_t, const npusim_tensor*, const npusim_tensor*,
+                  const npusim_tensor*, const npusim_tensor*, const npusim_scalar*, uint32_t);
+    int (*set_mask)(npusim_device*, uint32_t, uint64_t, uint64_t);
+    int (*fail)(int32_t, const char*, const char*, const char*, const char*);
+    void (*locate)(const char*, uint32_t);
+    uint16_t (*f32_to_f16)(float);
+    float (*f16_to_f32)(uint16_t);
+    uint16_t (*f32_to_bf16)(float);
+    float (*bf16_to_f32)(uint16_t);
+} npusim_api_v1;
+
+/* The table, or NULL when version != NPUSIM_ABI_VERSION. */
+const npusim_api_v1* npusim_api(uint32_t version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUSIM_H */
