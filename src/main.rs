@@ -155,7 +155,19 @@ fn error_text(e: &anyhow::Error) -> String {
     text
 }
 
+/// Writing to a closed pipe (`npusim tpu check FILE | head`) ends the process quietly, as it
+/// does for other Unix tools, instead of panicking in `println!`.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread exists; `SIG_DFL` is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(true) => ExitCode::SUCCESS,

@@ -264,3 +264,21 @@ fn tpu_check_passes_the_bdc_cast_move_cmp_bit_files() {
         assert_passed_all(&out, cases);
     }
 }
+
+/// Writing into a closed pipe ends `npusim` quietly (SIGPIPE), never with a panic message.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_pipe_is_not_a_panic() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut child = npusim()
+        .args(["tpu", "check", "golden/tpu/cast.json"])
+        .current_dir(&root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away, as `| head` does
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
