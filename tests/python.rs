@@ -21,6 +21,22 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// Copies the `.py` files of a package directory tree.
+fn copy_py_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        if p.is_dir() {
+            if name != "__pycache__" {
+                copy_py_tree(&p, &dst.join(name));
+            }
+        } else if p.extension().is_some_and(|x| x == "py") {
+            std::fs::copy(&p, dst.join(name)).unwrap();
+        }
+    }
+}
+
 #[test]
 fn pytest_suite_of_the_python_package() {
     let st = Command::new("bash")
@@ -44,14 +60,7 @@ fn pytest_suite_of_the_python_package() {
 
     let pkg = tempfile::tempdir().unwrap();
     let dst = pkg.path().join("npusim");
-    std::fs::create_dir_all(&dst).unwrap();
-    let src = root().join("crates/npusim-py/python/npusim");
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "py") {
-            std::fs::copy(&p, dst.join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    copy_py_tree(&root().join("crates/npusim-py/python/npusim"), &dst);
     std::fs::copy(prof.join("lib_native.so"), dst.join("_native.abi3.so"))
         .expect("the built extension module");
 
