@@ -252,3 +252,72 @@ fn a_compile_error_is_reported_with_the_compiler_message() {
         "{err}"
     );
 }
+
+/// The CMake path of issue 17 ("the same works from CMake for users with their own build"):
+/// `examples/ascendc/CMakeLists.txt` links a host program of the user's (`main_linked.cpp`,
+/// which includes `add.cpp`) against `libnpusim_capi.a`, with no npusim binary involved.
+/// Skipped, with a message, where cmake is not installed.
+#[test]
+fn a_user_cmake_build_links_the_static_library_and_runs_the_kernel() {
+    require_gxx();
+    if !Command::new("cmake")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: cmake is not installed (apt-get install cmake)");
+        return;
+    }
+    // target/<profile>/deps/ascendc-<hash> -> target/<profile>
+    let exe = std::env::current_exe().unwrap();
+    let prof = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+    let target = prof.parent().unwrap().to_path_buf();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .current_dir(&root)
+        .args(["build", "-p", "npusim-capi"])
+        .env("CARGO_TARGET_DIR", &target);
+    if prof.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    assert!(
+        build.status().unwrap().success(),
+        "cargo build -p npusim-capi"
+    );
+    let lib = prof.join("libnpusim_capi.a");
+    assert!(lib.exists(), "{} was not built", lib.display());
+
+    let d = tempfile::tempdir().unwrap();
+    let bin = d.path().join("build");
+    let run = |args: &[&str]| {
+        let out = Command::new("cmake").args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "cmake {args:?}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let lib_arg = format!("-DNPUSIM_LIB={}", lib.display());
+    run(&[
+        "-S",
+        root.join("examples/ascendc").to_str().unwrap(),
+        "-B",
+        bin.to_str().unwrap(),
+        &lib_arg,
+    ]);
+    run(&["--build", bin.to_str().unwrap()]);
+    let out = Command::new(bin.join("add_linked")).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // z = x + y with x[i] = (i % 64) / 2 and y = 1.25, all exact in f16.
+    for (i, want) in ["1.25", "1.75", "2.25", "2.75"].iter().enumerate() {
+        assert!(text.contains(&format!("z[{i}] = {want}\n")), "{text}");
+    }
+    assert!(text.contains("checked 16384 elements, 0 wrong"), "{text}");
+}
