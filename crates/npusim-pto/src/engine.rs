@@ -25,6 +25,9 @@ use std::sync::Arc;
 /// Elements per chunk of the fast path's converting loop (f16/bf16, in-place operands).
 pub const CHUNK: usize = 64;
 
+/// Elements per scratch copy of an in-place destination (one CHUNK).
+const INPLACE_CHUNK: usize = 64;
+
 /// Dispatches on an element type: binds a type alias to the storage type and evaluates the body.
 /// `all` covers every type, `float` f16/bf16/f32, `int` the eight integer types; a type outside
 /// the class evaluates `$else`.
@@ -366,11 +369,44 @@ fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
         return;
     }
     let align = std::mem::align_of::<T::C>();
-    let direct = T::STORED_AS_COMPUTE
-        && !plan.in_place
+    let aligned = T::STORED_AS_COMPUTE
         && mem.as_ptr().align_offset(align) == 0
         && plan.all_multiples_of(align);
-    if direct {
+    if aligned && plan.in_place {
+        // In place (`c = a + c`): the destination row is copied chunk by chunk into one scratch
+        // chunk that stands for the in-place sources; other sources and the destination are
+        // used where they lie. One copy of the destination instead of a copy of every operand.
+        let size = std::mem::size_of::<T::C>();
+        let n = nb / size;
+        let base = mem.as_mut_ptr();
+        let mut scratch = [T::C::default(); INPLACE_CHUNK];
+        for r in 0..plan.rows {
+            let (d0, srcs) = plan.row(r);
+            let mut c0 = 0;
+            while c0 < n {
+                let m = INPLACE_CHUNK.min(n - c0);
+                // SAFETY: as in the direct path below: every row lies inside `mem` and is
+                // aligned for the compute type, whose bit patterns are all values. A source
+                // `At` row is disjoint from the destination row (`RowPlan::new`), so the `&mut`
+                // destination chunk overlaps none of the shared slices; in-place sources read
+                // `scratch`, a copy of the destination chunk taken before it is written.
+                unsafe {
+                    let dp = base.add(d0 + c0 * size).cast::<T::C>();
+                    std::ptr::copy_nonoverlapping(dp.cast_const(), scratch.as_mut_ptr(), m);
+                    let d = std::slice::from_raw_parts_mut(dp, m);
+                    let s: [&[T::C]; K] = std::array::from_fn(|k| match srcs[k] {
+                        RowSrc::Dst => &scratch[..m],
+                        RowSrc::At(a) => std::slice::from_raw_parts(
+                            base.add(a + c0 * size).cast::<T::C>().cast_const(),
+                            m,
+                        ),
+                    });
+                    f.row(d, s);
+                }
+                c0 += m;
+            }
+        }
+    } else if aligned {
         let n = nb / std::mem::size_of::<T::C>();
         let base = mem.as_mut_ptr();
         for r in 0..plan.rows {
