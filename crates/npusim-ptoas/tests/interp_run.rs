@@ -433,3 +433,57 @@ fn bf16_round_trip_through_f32() {
     let e = run(&p, vec![("x", a), ("s", s("3"))], 1).unwrap_err();
     assert!(e.to_string().contains("points to bf16"), "{e}");
 }
+
+/// Each block stores two tiles it never wrote (one placed at lowering, one at a run-time
+/// address far up in UB), then loads the input into both. Every block must see zeros: a later
+/// block starts on cleared on-chip memories wherever an earlier block could have written.
+const UNWRITTEN: &str = r#"
+module {
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %hi: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %bid_i64 = pto.get_block_idx
+    %bid = arith.index_cast %bid_i64 : i64 to index
+    %row = arith.muli %bid, %c2 : index
+    %row1 = arith.addi %row, %c1 : index
+    %xv = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<8x16xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<8x16xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<8x16xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %ya = pto.partition_view %yv, offsets = [%row, %c0], sizes = [%c1, %c16] : !pto.tensor_view<8x16xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %yb = pto.partition_view %yv, offsets = [%row1, %c0], sizes = [%c1, %c16] : !pto.tensor_view<8x16xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+    %u = pto.alloc_tile addr = %hi : !pto.tile_buf<vec, 1x16xf32>
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x16xf32>) outs(%ya : !pto.partition_tensor_view<1x16xf32>)
+    pto.tstore ins(%u : !pto.tile_buf<vec, 1x16xf32>) outs(%yb : !pto.partition_tensor_view<1x16xf32>)
+    pto.tload ins(%xp : !pto.partition_tensor_view<1x16xf32>) outs(%t : !pto.tile_buf<vec, 1x16xf32>)
+    pto.tload ins(%xp : !pto.partition_tensor_view<1x16xf32>) outs(%u : !pto.tile_buf<vec, 1x16xf32>)
+    return
+  }
+}
+"#;
+
+#[test]
+fn every_block_starts_on_cleared_on_chip_memories() {
+    let p = prog(UNWRITTEN);
+    let x: Vec<f32> = (0..128).map(|i| i as f32 + 1.0).collect();
+    let o = run(
+        &p,
+        vec![
+            ("x", f32s(&[8, 16], &x)),
+            ("y", f32s(&[8, 16], &[7.0; 128])),
+            // 128 KiB up in UB: far beyond the tiles placed at lowering.
+            ("hi", s("131072")),
+        ],
+        4,
+    )
+    .unwrap();
+    let y = out_f32(&o, "y");
+    assert_eq!(
+        y,
+        vec![0.0; 128],
+        "a block saw an earlier block's tile data"
+    );
+}

@@ -27,6 +27,10 @@ pub(crate) struct Machine<'p> {
     pub gm_to_chip: u64,
     pub chip_to_gm: u64,
     pub depth: u32,
+    /// Per location, the end of the highest byte any tile of this run occupies (starts from
+    /// the program's static placement, grows with runtime-placed tiles): the part of each
+    /// on-chip memory a block can have written.
+    pub extent: [u64; 7],
 }
 
 fn internal(span: Span, msg: &str) -> RunError {
@@ -450,6 +454,8 @@ impl Machine<'_> {
                         .core
                         .alloc_named(d, "alloc_tile", "tile")
                         .map_err(|e| RunError::pto(e, span()))?;
+                    let e = &mut self.extent[t.loc() as usize];
+                    *e = (*e).max(t.addr().saturating_add(t.size_bytes()));
                     set(&mut fr, *dst, Val::Tile(t));
                 }
                 Inst::SetValid { tile, rows, cols } => {

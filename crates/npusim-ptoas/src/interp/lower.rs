@@ -228,6 +228,9 @@ pub struct Program {
     /// The functions that could be the entry when [`Program::entry`] is ambiguous.
     pub(crate) entry_candidates: Vec<usize>,
     pub(crate) unsupported: Vec<(Span, &'static str)>,
+    /// Per location (index `TileLoc as usize`), the end of the highest byte any tile placed at
+    /// lowering occupies: what a block can have written there besides runtime-placed tiles.
+    pub(crate) extent: [u64; 7],
 }
 
 /// Options of [`lower`].
@@ -262,6 +265,7 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         core,
         target,
         bump: [0; 7],
+        extent: [0; 7],
         diags: Vec::new(),
         unsupported: Vec::new(),
     };
@@ -282,6 +286,7 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
             .map(|FuncId(i)| i as usize)
             .collect(),
         unsupported: lw.unsupported,
+        extent: lw.extent,
     })
 }
 
@@ -289,6 +294,7 @@ struct Lowerer {
     core: TileCore,
     target: TargetArch,
     bump: [u64; 7],
+    extent: [u64; 7],
     diags: Vec<Diagnostic>,
     unsupported: Vec<(Span, &'static str)>,
 }
@@ -1032,6 +1038,8 @@ impl Lowerer {
         if addr_slot.is_none() && vrow.is_none() && vcol.is_none() {
             match self.core.alloc_named(desc, "alloc_tile", "tile") {
                 Ok(t) => {
+                    let e = &mut self.extent[t.loc() as usize];
+                    *e = (*e).max(t.addr().saturating_add(t.size_bytes()));
                     // A tile that set_validshape changes is re-created each time its
                     // alloc_tile runs; any other is a constant of the function.
                     if !cx.mutated[result.index()] {

@@ -622,11 +622,18 @@ impl Program {
             gm_to_chip: 0,
             chip_to_gm: 0,
             depth: 0,
+            extent: self.extent,
         };
         for b in 0..cfg.blocks {
             if b > 0 {
+                // Every block starts on zeroed on-chip memories; only the bytes a tile of this
+                // run covers can have been written, so only those are cleared.
                 for loc in TileLoc::ALL {
-                    m.core.mem_mut(loc).fill(0);
+                    let mem = m.core.mem_mut(loc);
+                    let end = usize::try_from(m.extent[loc as usize])
+                        .unwrap_or(usize::MAX)
+                        .min(mem.len());
+                    mem[..end].fill(0);
                 }
             }
             m.block = b;
