@@ -8,8 +8,8 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use npusim_core::NpyArray;
 use npusim_core::npy::{npy_header_bytes, read_npy_header};
+use npusim_core::{NpyArray, PolicyName};
 use npusim_ptoas::interp::{
     HostArg, LowerOptions, ParamInfo, Program, Progress, RunConfig, RunError, RunOutcome, lower,
 };
@@ -29,7 +29,8 @@ npusim run examples/pto/vector_add.pto --arg x=x.npy --arg y=y.npy --arg z=z.npy
 --arg n_rows=64 --out z=out.npy\n  \
 npusim run examples/pto/multicore_split.pto --blocks 3 --arg x=x.npy --arg y=y.npy \\\n      \
 --arg n_rows=64 --arg alpha=1.5 --arg beta=-0.25 --out y=out.npy\n  \
-npusim run kernel.pto --func my_kernel --target a5 --arg a=a.npy --arg %n=16\n\n\
+npusim run kernel.pto --func my_kernel --target a5 --arg a=a.npy --arg %n=16\n  \
+npusim run kernel.pto --policy pto-cpu-sim --arg x=x.npy --out y=y.npy   # as the pto-isa CPU sim\n\n\
 Pointer parameters take .npy files whose element type must match the pointer's (bf16 as <V2, as\n\
 ml_dtypes writes it) and whose shape must fit the tensor view the kernel makes of it where the
 kernel fixes its sizes (dimensions of size 1 ignored); scalar parameters take literals checked
@@ -79,6 +80,20 @@ pub struct RunArgs {
     /// suffix (powers of 1024).
     #[arg(long, default_value = "8G", value_name = "SIZE", value_parser = parse_size)]
     pub max_memory: u64,
+    /// Numeric policy: `hw` (the chip's own numerics) or `pto-cpu-sim` (the public pto-isa
+    /// CPU simulator as its CMake builds it: C++ min/max, TROWSUM in 4 lanes x 2 interleaved
+    /// partial sums, matmul accumulator added after the K loop, TDIVS as a real division).
+    #[arg(long, default_value = "hw", value_name = "POLICY", value_parser = parse_policy)]
+    pub policy: PolicyName,
+}
+
+fn parse_policy(s: &str) -> Result<PolicyName, String> {
+    PolicyName::parse(s).ok_or_else(|| {
+        format!(
+            "unknown policy `{s}`; policies: {}",
+            PolicyName::NAMES.join(", ")
+        )
+    })
 }
 
 fn parse_target(s: &str) -> Result<TargetArch, String> {
@@ -156,6 +171,7 @@ fn load(
     src: &str,
     file: &str,
     target: Option<TargetArch>,
+    policy: PolicyName,
 ) -> Option<(Module, Program, Duration, Duration)> {
     let t0 = Instant::now();
     let module = match parse_module_with(src, ParseOptions { target }) {
@@ -167,7 +183,7 @@ fn load(
         }
     };
     let t1 = Instant::now();
-    let prog = match lower(&module, LowerOptions { target }) {
+    let prog = match lower(&module, LowerOptions { target, policy }) {
         Ok(p) => p,
         Err(d) => {
             eprint!("{}", render_all(&d, file, src));
@@ -563,7 +579,7 @@ pub fn run(args: RunArgs) -> Result<bool> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((module, prog, t_parse, t_lower)) = load(&src, &file, args.target) else {
+    let Some((module, prog, t_parse, t_lower)) = load(&src, &file, args.target, args.policy) else {
         return Ok(false);
     };
     let report = |e: RunError| {
@@ -747,9 +763,13 @@ fn summary(
     let s = &o.stats;
     let _ = writeln!(
         w,
-        "ran {} on {}: {} block(s), {} instructions executed",
+        "ran {} on {}{}: {} block(s), {} instructions executed",
         args.kernel.display(),
         prog.target().name(),
+        match args.policy {
+            PolicyName::Hw => String::new(),
+            p => format!(" (policy {})", p.name()),
+        },
         s.blocks,
         s.steps
     );
@@ -794,7 +814,7 @@ pub fn check(args: CheckArgs) -> Result<bool> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((_, prog, tp, tl)) = load(&src, &file, args.target) else {
+    let Some((_, prog, tp, tl)) = load(&src, &file, args.target, PolicyName::Hw) else {
         return Ok(false);
     };
     for (span, what) in prog.unsupported() {
@@ -1081,7 +1101,7 @@ pub fn demo() -> Result<bool> {
     let mut all = true;
     for c in demo_cases() {
         let file = format!("examples/pto/{}.pto", c.name);
-        let Some((_, prog, _, _)) = load(c.src, &file, None) else {
+        let Some((_, prog, _, _)) = load(c.src, &file, None, PolicyName::Hw) else {
             all = false;
             continue;
         };

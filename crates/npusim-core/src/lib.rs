@@ -29,5 +29,7 @@ pub use dtype::{ElemType, Element, FloatElement};
 pub use half::{bf16, f16};
 pub use memory::{MemSpace, Memory, MemoryError};
 pub use npy::{NpyArray, NpyError};
-pub use tile_policy::{MatmulOrder, NanMinMaxPolicy, ReductionOrder, TileArch, TilePolicy};
+pub use tile_policy::{
+    MatmulOrder, NanMinMaxPolicy, PolicyName, ReductionOrder, TileArch, TilePolicy,
+};
 pub use vocab::{CmpMode, PadValue, Scalar, TileLoc};

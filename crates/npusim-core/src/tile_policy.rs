@@ -31,6 +31,63 @@ pub enum ReductionOrder {
     Sequential,
     /// Adjacent-pair binary tree.
     Tree,
+    /// What a loop vectorizer makes of a sum marked for vectorisation: `lanes * accumulators`
+    /// partial sums, partial `k` taking elements `j ≡ k (mod lanes * accumulators)` of the
+    /// leading whole groups, each from 0 in order; the accumulator vectors are added lane-wise
+    /// (the second onto the first, then the third onto that, ...), their lanes are added left
+    /// to right from 0, and the elements after the last whole group follow one by one. The
+    /// pto-isa CPU simulator's TROWSUM built with clang -O2 as its CMake does sums so, with
+    /// 4 lanes and 2 accumulators. Products are not vectorised there and stay sequential.
+    Interleaved {
+        /// Lanes of a vector accumulator (4: SSE f32).
+        lanes: u8,
+        /// Vector accumulators (the vectorizer's interleave count).
+        accumulators: u8,
+    },
+}
+
+impl ReductionOrder {
+    /// The sum of `v` in this order, with `add` the compute type's rounding addition and `zero`
+    /// its zero. The tree and the sequential forms serve as the reference for faster twins.
+    pub fn sum<N: Copy>(self, v: &[N], zero: N, add: impl Fn(N, N) -> N) -> N {
+        match self {
+            ReductionOrder::Sequential => v.iter().fold(zero, |a, b| add(a, *b)),
+            ReductionOrder::Tree => {
+                let mut cur = v.to_vec();
+                while cur.len() > 1 {
+                    cur = cur
+                        .chunks(2)
+                        .map(|c| if c.len() == 2 { add(c[0], c[1]) } else { c[0] })
+                        .collect();
+                }
+                cur.first().copied().unwrap_or(zero)
+            }
+            ReductionOrder::Interleaved {
+                lanes,
+                accumulators,
+            } => {
+                let (l, w) = (
+                    usize::from(lanes.max(1)),
+                    usize::from(lanes.max(1)) * usize::from(accumulators.max(1)),
+                );
+                let whole = v.len() / w * w;
+                let mut part = vec![zero; w];
+                for group in v[..whole].chunks_exact(w) {
+                    for (p, x) in part.iter_mut().zip(group) {
+                        *p = add(*p, *x);
+                    }
+                }
+                let mut lanes_sum = part[..l].to_vec();
+                for acc in part[l..].chunks_exact(l) {
+                    for (s, x) in lanes_sum.iter_mut().zip(acc) {
+                        *s = add(*x, *s);
+                    }
+                }
+                let folded = lanes_sum.iter().fold(zero, |a, b| add(a, *b));
+                v[whole..].iter().fold(folded, |a, b| add(a, *b))
+            }
+        }
+    }
 }
 
 /// The order of a matmul's K-sum and where the accumulator's old value (TMATMUL_ACC) or the
@@ -92,10 +149,53 @@ impl TilePolicy {
         TilePolicy {
             arch,
             nan_min_max: NanMinMaxPolicy::CppStd,
-            reduction_order: ReductionOrder::Sequential,
+            reduction_order: ReductionOrder::Interleaved {
+                lanes: 4,
+                accumulators: 2,
+            },
             divs_by_reciprocal: false,
             pad_null_fills_zero: true,
             matmul_order: MatmulOrder::AccAfterK,
+        }
+    }
+}
+
+/// The numeric policies a run can choose by name (`npusim run --policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PolicyName {
+    /// The chip's own numerics ([`TilePolicy`] of its profile): the default.
+    #[default]
+    Hw,
+    /// The public pto-isa CPU simulator as its CMake builds it ([`TilePolicy::pto_cpu_sim`]).
+    PtoCpuSim,
+}
+
+impl PolicyName {
+    /// Every name, in the spelling the command line takes.
+    pub const NAMES: [&'static str; 2] = ["hw", "pto-cpu-sim"];
+
+    /// The policy called `name` (`hw`, `pto-cpu-sim`).
+    pub fn parse(name: &str) -> Option<PolicyName> {
+        match name {
+            "hw" | "hardware" => Some(PolicyName::Hw),
+            "pto-cpu-sim" | "pto_cpu_sim" => Some(PolicyName::PtoCpuSim),
+            _ => None,
+        }
+    }
+
+    /// The command-line spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyName::Hw => "hw",
+            PolicyName::PtoCpuSim => "pto-cpu-sim",
+        }
+    }
+
+    /// The tile policy this name selects, given the chip's own.
+    pub fn tile_policy(self, hw: TilePolicy) -> TilePolicy {
+        match self {
+            PolicyName::Hw => hw,
+            PolicyName::PtoCpuSim => TilePolicy::pto_cpu_sim(hw.arch),
         }
     }
 }

@@ -55,8 +55,10 @@
 //!   profiles propagate NaN; `pto_cpu_sim` reproduces C++ `std::max/min`. ±0: min prefers −0,
 //!   max +0 (except under `CppStd`).
 //! - **Reduction order** follows [`npusim_core::ReductionOrder`]: hardware profiles use an
-//!   adjacent-pair tree, `pto_cpu_sim` sums left to right from 0 in an f32 accumulator, as the
-//!   public CPU simulator does. Use
+//!   adjacent-pair tree; `pto_cpu_sim` sums rows in an f32 accumulator the way the public CPU
+//!   simulator's vectorised TROWSUM loop does when built with clang -O2 as its CMake does
+//!   (`ReductionOrder::Interleaved { lanes: 4, accumulators: 2 }`; products and column sums
+//!   left to right). `npusim run --policy pto-cpu-sim` selects it. Use
 //!   `profile.with_tile_policy(TilePolicy::pto_cpu_sim(arch))` (or [`TileCore::set_policy`])
 //!   to cross-check against that simulator.
 //! - **Denormals** are kept (no flush to zero), like the CPU simulator; the hardware FTZ is not

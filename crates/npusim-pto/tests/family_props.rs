@@ -212,7 +212,28 @@ fn reduce_sum_prod(t: ElemType, xs: &[u64], prod: bool, order: ReductionOrder) -
                 }
                 cur[0]
             }
-            ReductionOrder::Sequential => v
+            ReductionOrder::Interleaved {
+                lanes,
+                accumulators,
+            } if !prod => {
+                // Written out: partial k sums elements k, k + w, k + 2w, ... of the whole
+                // groups; lane i of the result is partial i plus partials i + l, i + 2l, ...
+                // (each onto the running lane value); lanes then left to right; tail last.
+                let (l, a) = (lanes as usize, accumulators as usize);
+                let w = l * a;
+                let whole = v.len() - v.len() % w;
+                let partial = |k: usize| (k..whole).step_by(w).fold(0.0, |acc, j| op(acc, v[j]));
+                let mut total = 0.0;
+                for i in 0..l {
+                    let mut lane = partial(i);
+                    for m in 1..a {
+                        lane = op(partial(i + m * l), lane);
+                    }
+                    total = op(total, lane);
+                }
+                v[whole..].iter().fold(total, |acc, b| op(acc, *b))
+            }
+            ReductionOrder::Sequential | ReductionOrder::Interleaved { .. } => v
                 .iter()
                 .fold(if prod { 1.0 } else { 0.0 }, |a, b| op(a, *b)),
         };

@@ -54,7 +54,14 @@ fn load(
 ) -> PyResult<npusim_ptoas::interp::Program> {
     let module = parse_module_with(src, ParseOptions { target })
         .map_err(|d| err(render_all(&d, file, src)))?;
-    lower(&module, LowerOptions { target }).map_err(|d| err(render_all(&d, file, src)))
+    lower(
+        &module,
+        LowerOptions {
+            target,
+            ..LowerOptions::default()
+        },
+    )
+    .map_err(|d| err(render_all(&d, file, src)))
 }
 
 /// `pto_check(src, file, target) -> list[str]`: parses, verifies and lowers; returns the

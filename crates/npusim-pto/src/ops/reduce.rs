@@ -6,7 +6,8 @@
 //!
 //! Row sums and products follow the chip's [`ReductionOrder`]: `Sequential` accumulates left to
 //! right from 0 (or 1) in the compute type (f32 for f16/bf16/f32), as the public CPU simulator
-//! does; `Tree` adds adjacent pairs level by level (the exact A5 grouping is not documented; this
+//! does; `Interleaved` (sums only) is that simulator's vectorised loop as clang builds it
+//! (see [`ReductionOrder::Interleaved`]); `Tree` adds adjacent pairs level by level (the exact A5 grouping is not documented; this
 //! is the plain pairwise tree). Max/min start from the first element. Arg reductions keep the
 //! first index on ties, and a NaN wins only in the first position (all comparisons with NaN are
 //! false). Column reductions are sequential (the pages' form without `tmp`).
@@ -47,6 +48,7 @@ fn fold<N: Num>(r: Red, v: &[N], order: ReductionOrder, p: NanMinMaxPolicy) -> N
         Red::Min => min_p(a, b, p),
     };
     match (r, order) {
+        (Red::Sum, ReductionOrder::Interleaved { .. }) => order.sum(v, N::zero(), |a, b| a.add(b)),
         (Red::Sum | Red::Prod, ReductionOrder::Tree) if !v.is_empty() => {
             let mut cur = v.to_vec();
             while cur.len() > 1 {
@@ -169,6 +171,15 @@ fn arg<N: Num>(v: &[N], max: bool) -> usize {
 /// type, chunks widened on a small stack buffer otherwise.
 fn fold_bytes<T: Elem>(red: Red, bytes: &[u8], order: ReductionOrder, p: NanMinMaxPolicy) -> T::C {
     let tree = order == ReductionOrder::Tree && matches!(red, Red::Sum | Red::Prod);
+    if let (Red::Sum, ReductionOrder::Interleaved { .. }) = (red, order) {
+        let add = |a: T::C, b: T::C| a.add(b);
+        if let Some(v) = T::view(bytes) {
+            return order.sum(v, T::C::zero(), add);
+        }
+        let mut v = vec![T::C::default(); bytes.len() / std::mem::size_of::<T>()];
+        T::load(bytes, &mut v);
+        return order.sum(&v, T::C::zero(), add);
+    }
     match red {
         Red::Sum => fold_with::<T, _>(bytes, tree, Some(T::C::zero()), |a, b| a.add(b)),
         Red::Prod => fold_with::<T, _>(bytes, tree, Some(T::C::one()), |a, b| a.mul(b)),

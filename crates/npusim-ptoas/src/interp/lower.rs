@@ -223,6 +223,8 @@ pub(crate) struct LFunc {
 #[derive(Clone, Debug)]
 pub struct Program {
     pub(crate) target: TargetArch,
+    /// The numeric policy the program was checked under and runs under.
+    pub(crate) policy: npusim_core::TilePolicy,
     pub(crate) funcs: Vec<LFunc>,
     pub(crate) entry: Option<usize>,
     /// The functions that could be the entry when [`Program::entry`] is ambiguous.
@@ -238,6 +240,8 @@ pub struct Program {
 pub struct LowerOptions {
     /// Target; overrides the module's `pto.target_arch` (default a2a3).
     pub target: Option<TargetArch>,
+    /// Numeric policy (default: the chip's own).
+    pub policy: npusim_core::PolicyName,
 }
 
 /// The chip profile name of a target.
@@ -261,6 +265,9 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
             Span::default(),
         )]
     })?;
+    let mut core = core;
+    let tile_policy = opts.policy.tile_policy(core.policy());
+    core.set_policy(tile_policy);
     let mut lw = Lowerer {
         core,
         target,
@@ -278,6 +285,7 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
     }
     Ok(Program {
         target,
+        policy: tile_policy,
         funcs,
         entry: module.entry().map(|FuncId(i)| i as usize),
         entry_candidates: module

@@ -318,6 +318,10 @@ impl Program {
     pub fn target(&self) -> TargetArch {
         self.target
     }
+    /// The numeric policy it runs under.
+    pub fn policy(&self) -> npusim_core::TilePolicy {
+        self.policy
+    }
 
     /// Ops the program contains that `npusim-pto` does not implement yet (each fails if
     /// reached), with their spans.
@@ -427,6 +431,7 @@ impl Program {
         let mut core = TileCore::by_name(profile_name(self.target)).ok_or_else(|| {
             RunError::new(RunErrorKind::Internal, "no chip profile", Span::default())
         })?;
+        core.set_policy(self.policy);
         let param_list = || {
             f.params
                 .iter()
