@@ -135,6 +135,7 @@ impl TileCore {
         operand: &'static str,
     ) -> Result<Tile, PtoError> {
         let t = Tile::validate(desc, op, operand)?;
+        crate::ops::movement::check_declared(&desc, self.arch(), op, operand)?;
         self.check_addr(&t, op, operand)?;
         Ok(t)
     }

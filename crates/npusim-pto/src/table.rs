@@ -57,8 +57,14 @@ pub enum Class {
     Store,
     /// `tile, global tensor`: a hint with no architectural effect (not modelled yet)
     Prefetch,
-    /// `dst, src` between locations (TMOV, TTRANS; not modelled yet)
+    /// `dst, src [, fp | scalar]` between locations, with the fixpipe modes (TMOV)
     Move,
+    /// `dst, src, row, col`: a sub-tile read at an offset (TEXTRACT)
+    Extract,
+    /// `dst, src, row, col`: a sub-tile written at an offset (TINSERT)
+    Insert,
+    /// `dst, src [, tmp]` (TTRANS; not modelled yet)
+    Transpose,
     /// `c, a, b` on the cube (TMATMUL)
     Matmul,
     /// `c, c_in, a, b` (TMATMUL_ACC)
@@ -262,8 +268,11 @@ macro_rules! for_each_tile_op {
             (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table"),
             // ---- not modelled yet: rows so that every front end knows the instruction ----
             (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
-            (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "not modelled yet; type lists not transcribed"),
-            (Ttrans TTrans, "TTRANS", "pto.ttrans", Move, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
+            (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),
+            (TmovFp TMovFp, "TMOV_FP", "pto.tmov.fp", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV_FP.md", "TMOV with the fp (Scaling) tile; checked by ops::movement"),
+            (Textract TExtract, "TEXTRACT", "pto.textract", Extract, -, (own), MM_IN, MM_IN, Own, "docs/isa/TEXTRACT.md", "A2A3 int8/half/bfloat16/float; checked by ops::movement"),
+            (Tinsert TInsert, "TINSERT", "pto.tinsert", Insert, -, (own), ALL11, ALL11, Own, "docs/isa/TINSERT.md", "page not in pto-isa docs/isa; PTOAS manual semantics; checked by ops::movement"),
+            (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
             (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),
             (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_ACC.md", "ins (cIn, a, b); types of A; triples checked by ops::cube"),
             (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_BIAS.md", "ins (a, b, bias); types of A; triples checked by ops::cube"),
