@@ -67,6 +67,9 @@ fn gemm_256x256x512_is_bit_exact_under_the_hardware_order() {
     let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
     let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
     let mut mismatches = 0;
+    // The test must tell orders apart: a single chain over all of K (the CPU simulator's
+    // order) differs from the hardware order on some elements of these inputs.
+    let mut chain_differs = 0;
     for i in 0..m {
         for j in 0..n {
             // The documented hardware order: K-blocks of 16, each chain from 0.
@@ -82,7 +85,14 @@ fn gemm_256x256x512_is_bit_exact_under_the_hardware_order() {
                 }
                 c += p;
             }
+            let mut chain = 0f32;
+            for kk in 0..k {
+                chain += af[i * k + kk] * bf[kk * n + j];
+            }
             let g = got[i * n + j];
+            if g.to_bits() != chain.to_bits() {
+                chain_differs += 1;
+            }
             if g.to_bits() != c.to_bits() {
                 mismatches += 1;
             }
@@ -92,6 +102,10 @@ fn gemm_256x256x512_is_bit_exact_under_the_hardware_order() {
             );
         }
     }
+    assert!(
+        chain_differs > 0,
+        "inputs do not separate the summation orders"
+    );
     assert_eq!(
         mismatches, 0,
         "elements differing from the hardware-order model"

@@ -171,7 +171,7 @@ macro_rules! for_each_tile_op {
         $m! {
             // ---- memory ----
             (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, ALL11, Own, "docs/isa/TLOAD.md", ""),
-            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc (fixpipe) stores are not modelled"),
+            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc through the fixpipe (float -> half/bfloat16 narrowing, no quant modes)"),
             // ---- elementwise tile-tile ----
             (Tadd TAdd, "TADD", "pto.tadd", Binary, -, (e2 all add), A2_BASIC, ALL11, Dst, "docs/isa/TADD.md", ""),
             (Tsub TSub, "TSUB", "pto.tsub", Binary, -, (e2 all sub), A2_BASIC, ALL11, Same, "docs/isa/TSUB.md", ""),

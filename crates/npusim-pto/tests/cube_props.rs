@@ -367,18 +367,26 @@ fn matmul_restrictions_are_typed_errors() {
         let e = core.tmatmul_bias(&c, &l, &r, &c).unwrap_err();
         assert!(e.to_string().contains("must be Bias"), "{e}");
     }
-    // A5 layout rule: a row-major (Zz) Left tile is rejected on A5, accepted on A2A3.
+    // A5 layout rule: a row-major (Zz) Left tile is rejected on A5 when it is declared,
+    // accepted on A2A3 (and then usable by TMATMUL).
     for (arch, ok) in [("a2a3", true), ("a5", false)] {
         let mut core = TileCore::by_name(arch).unwrap();
         let (_, r, c) = tiles(&core, ElemType::F16, ElemType::F32);
-        let zz = core
-            .alloc(
-                TileDesc::new(TileLoc::Left, ElemType::F16, 16, 32)
-                    .layout(BLayout::RowMajor, SLayout::RowMajor)
-                    .valid(16, 32),
-            )
-            .unwrap();
-        let res = core.tmatmul(&c, &zz, &r);
-        assert_eq!(res.is_ok(), ok, "{arch}: {res:?}");
+        let zz = core.alloc(
+            TileDesc::new(TileLoc::Left, ElemType::F16, 16, 32)
+                .layout(BLayout::RowMajor, SLayout::RowMajor)
+                .valid(16, 32),
+        );
+        match zz {
+            Ok(zz) => {
+                assert!(ok, "{arch}: Zz Left accepted at declaration");
+                let res = core.tmatmul(&c, &zz, &r);
+                assert!(res.is_ok(), "{arch}: {res:?}");
+            }
+            Err(e) => {
+                assert!(!ok, "{arch}: {e}");
+                assert!(e.to_string().contains("must be Nz"), "{e}");
+            }
+        }
     }
 }

@@ -491,7 +491,7 @@ fn insert_and_store(a5: bool, t_sel: u8, seed: u64) -> Result<(), TestCaseError>
             ap.put(&mut core, r, c, b);
         }
     }
-    let gt_t = if seed % 2 == 0 {
+    let gt_t = if seed.is_multiple_of(2) {
         ElemType::F16
     } else {
         ElemType::Bf16

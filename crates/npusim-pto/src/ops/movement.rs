@@ -161,11 +161,12 @@ pub fn mov_pair_legal(arch: TileArch, src: TileLoc, dst: TileLoc) -> bool {
 /// The legal fixpipe conversions (`src` Acc type, `dst` type, with a scale or not).
 pub fn fix_pair_legal(src: ElemType, dst: ElemType, scaled: bool) -> bool {
     use ElemType::*;
-    match (src, dst, scaled) {
-        (F32, F32 | F16 | Bf16, false) | (I32, I32, false) => true,
-        (F32 | I32, F32 | F16 | Bf16 | I8, true) => true,
-        _ => false,
-    }
+    matches!(
+        (src, dst, scaled),
+        (F32, F32 | F16 | Bf16, false)
+            | (I32, I32, false)
+            | (F32 | I32, F32 | F16 | Bf16 | I8, true)
+    )
 }
 
 /// The element types a cube-side move (Mat → Left/Right, TEXTRACT) carries.
