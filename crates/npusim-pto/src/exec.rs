@@ -390,8 +390,6 @@ macro_rules! handle {
     (MatmulBias, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
     };
-    (Gemv, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Gemv, $c, $op) };
-    (GemvAcc, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending GemvAcc, $c, $op) };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Print, $c, $op) };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

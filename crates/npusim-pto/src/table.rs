@@ -65,16 +65,12 @@ pub enum Class {
     Insert,
     /// `dst, src [, tmp]` (TTRANS; not modelled yet)
     Transpose,
-    /// `c, a, b` on the cube (TMATMUL)
+    /// `c, a, b` on the cube (TMATMUL, TGEMV)
     Matmul,
-    /// `c, c_in, a, b` (TMATMUL_ACC)
+    /// `c, c_in, a, b` (TMATMUL_ACC, TGEMV_ACC)
     MatmulAcc,
-    /// `c, a, b, bias` (TMATMUL_BIAS)
+    /// `c, a, b, bias` (TMATMUL_BIAS, TGEMV_BIAS)
     MatmulBias,
-    /// `c, a, b` matrix-vector (not modelled yet)
-    Gemv,
-    /// `c, acc or bias, a, b` matrix-vector (not modelled yet)
-    GemvAcc,
     /// `tile` (not modelled yet)
     Print,
 }
@@ -276,9 +272,9 @@ macro_rules! for_each_tile_op {
             (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),
             (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_ACC.md", "ins (cIn, a, b); types of A; triples checked by ops::cube"),
             (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_BIAS.md", "ins (a, b, bias); types of A; triples checked by ops::cube"),
-            (Tgemv TGemv, "TGEMV", "pto.tgemv", Gemv, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV.md", "not modelled yet; type lists not transcribed"),
-            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_ACC.md", "not modelled yet; type lists not transcribed"),
-            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_BIAS.md", "not modelled yet; type lists not transcribed"),
+            (Tgemv TGemv, "TGEMV", "pto.tgemv", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV.md", "TMATMUL with m = 1; types of A; triples checked by ops::cube"),
+            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_ACC.md", "ins (cIn, a, b); TMATMUL_ACC with m = 1"),
+            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_BIAS.md", "ins (a, b, bias); TMATMUL_BIAS with m = 1"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }
     };

@@ -137,7 +137,7 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Convert => OpClass::Cvt,
         C::Load | C::Store | C::Prefetch => OpClass::Memory,
         C::Move | C::Extract | C::Insert | C::Transpose => OpClass::Move,
-        C::Matmul | C::MatmulAcc | C::MatmulBias | C::Gemv | C::GemvAcc => OpClass::Matmul,
+        C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
         C::Print => OpClass::Debug,
     }
 }
@@ -156,8 +156,8 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Extract | C::Insert, _) => &["TSS"],
         (C::Unary | C::Transpose | C::Expand, _) => &["T"],
         (C::Binary, X::Tmp) => &["TT", "TTT"],
-        (C::Binary | C::Partial | C::Compare | C::Matmul | C::Gemv, _) => &["TT"],
-        (C::Ternary | C::MatmulAcc | C::MatmulBias | C::GemvAcc, _) => &["TTT"],
+        (C::Binary | C::Partial | C::Compare | C::Matmul, _) => &["TT"],
+        (C::Ternary | C::MatmulAcc | C::MatmulBias, _) => &["TTT"],
         (C::TileScalarTile, _) => &["TST"],
         (C::TileScalar, X::Tmp) => &["TS", "TST"],
         (C::TileScalar, X::ScalarFirst) => &["TS", "ST"],

@@ -1116,9 +1116,6 @@ impl Lowerer {
             (P::Transpose, _) => {
                 return unsupported(self, cx, "pto.ttrans is not supported yet by npusim-pto");
             }
-            (P::Gemv | P::GemvAcc, _) => {
-                return unsupported(self, cx, "pto.tgemv* is not supported yet by npusim-pto");
-            }
             (P::Matmul, "TT") => Args::Binary {
                 dst: o(0),
                 src0: i(0),
