@@ -111,3 +111,89 @@ fn gemm_256x256x512_is_bit_exact_under_the_hardware_order() {
         "elements differing from the hardware-order model"
     );
 }
+
+/// `attention_head.pto` (A5): `o = softmax((q · kᵀ) · 0.125, axis=1)` rounded to f16, times `v`.
+/// The reference is this file's f64 model: the scores, the softmax and the second product in
+/// f64, with `p` rounded to f16 as the kernel does before the second matmul. The kernel computes
+/// in f32 (cube products under the K-block order, TEXP/TROWSUM/TROWEXPANDDIV on the vector
+/// unit), so the comparison has a stated tolerance: |o - ref| <= 1e-3 · Σ_k |p_k · v_kj| + 1e-6
+/// per element (one f16 rounding of a `p` value may land on the other side of the f64 model's),
+/// and the mean absolute error over the tile must stay below 1e-5.
+#[test]
+fn attention_head_matches_an_f64_model() {
+    let (s, d, n) = (16usize, 64usize, 64usize);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let gen_ = |len: usize, seed: u64| -> Vec<half::f16> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                half::f16::from_f32(((x >> 40) % 4001) as f32 / 1000.0 - 2.0)
+            })
+            .collect()
+    };
+    let q = gen_(s * d, 0x5151);
+    let k = gen_(n * d, 0x7373);
+    let v = gen_(n * d, 0x9191);
+    write_npy(&p.join("q.npy"), vec![s, d], &q);
+    write_npy(&p.join("k.npy"), vec![n, d], &k);
+    write_npy(&p.join("v.npy"), vec![n, d], &v);
+    write_npy(&p.join("o.npy"), vec![s, d], &vec![0f32; s * d]);
+    let arg = |name: &str| format!("{name}={}", p.join(format!("{name}.npy")).display());
+    let out = Command::new(env!("CARGO_BIN_EXE_npusim"))
+        .arg("run")
+        .arg(root().join("examples/pto/attention_head.pto"))
+        .args(["--arg", &arg("q"), "--arg", &arg("k"), "--arg", &arg("v")])
+        .args(["--arg", &arg("o")])
+        .args(["--out", &format!("o={}", p.join("out.npy").display())])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<f32> = read_npy(&p.join("out.npy")).unwrap().to_elems().unwrap();
+    assert_eq!(got.len(), s * d);
+    let f = |x: &half::f16| x.to_f64();
+    let mut err_sum = 0f64;
+    for i in 0..s {
+        // scores: row i of q times key j (row j of k)
+        let sc: Vec<f64> = (0..n)
+            .map(|j| {
+                (0..d)
+                    .map(|t| f(&q[i * d + t]) * f(&k[j * d + t]))
+                    .sum::<f64>()
+                    * 0.125
+            })
+            .collect();
+        let mx = sc.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = sc.iter().map(|x| (x - mx).exp()).collect();
+        let tot: f64 = e.iter().sum();
+        let pr: Vec<f64> = e
+            .iter()
+            .map(|x| half::f16::from_f64(x / tot).to_f64())
+            .collect();
+        for c in 0..d {
+            let (mut want, mut mag) = (0f64, 0f64);
+            for j in 0..n {
+                let t = pr[j] * f(&v[j * d + c]);
+                want += t;
+                mag += t.abs();
+            }
+            let g = got[i * d + c] as f64;
+            let err = (g - want).abs();
+            err_sum += err;
+            assert!(
+                err <= 1e-3 * mag + 1e-6,
+                "o[{i}, {c}] = {g}, model {want} (scale {mag})"
+            );
+        }
+    }
+    let mean = err_sum / (s * d) as f64;
+    assert!(mean < 1e-5, "mean abs error {mean}");
+}

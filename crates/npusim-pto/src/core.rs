@@ -242,6 +242,15 @@ impl TileCore {
         Ok(out)
     }
 
+    /// Two different locations' memories: `src` to read, `dst` to write (`None` when equal).
+    pub(crate) fn two_mems(&mut self, src: TileLoc, dst: TileLoc) -> Option<(&[u8], &mut [u8])> {
+        let [s, d] = self
+            .mems
+            .get_disjoint_mut([loc_index(src), loc_index(dst)])
+            .ok()?;
+        Some((s.as_slice(), d.as_mut_slice()))
+    }
+
     /// Global memory and a location's memory, both writable (the GM transfers).
     pub(crate) fn gm_and_mem_mut(&mut self, loc: TileLoc) -> (&mut [u8], &mut [u8]) {
         (

@@ -412,7 +412,9 @@ fn mat_move(
 /// TINSERT Vec (ND) -> Mat (Nz) at an offset, and TSTORE of an Acc tile to a half/bfloat16 ND
 /// tensor.
 fn insert_and_store(a5: bool, t_sel: u8, seed: u64) -> Result<(), TestCaseError> {
-    let mut core = TileCore::by_name(arch_of(a5)).unwrap();
+    // Vec -> Mat insertion exists on A5 only (the A2A3 pair is Acc -> Mat, checked below).
+    let _ = a5;
+    let mut core = TileCore::by_name(arch_of(true)).unwrap();
     let t = [ElemType::F16, ElemType::F32, ElemType::I8, ElemType::I32][t_sel as usize % 4];
     let size = t.size();
     let (sr, sc) = (16, 32);
@@ -707,8 +709,95 @@ fn extract_insert_restrictions() {
     let vec = a2
         .alloc(desc(TileLoc::Vec, ElemType::F16, 16, 16, Lay::Nd))
         .unwrap();
-    let e = err_of(a2.tinsert(&mat, &vec, 20, 0));
+    let e = err_of(a2.tinsert(&mat, &vec, 0, 0));
+    assert!(
+        e.contains("TINSERT: dst: location pair") && e.contains("Vec->Mat on a2a3"),
+        "{e}"
+    );
+    let mut a5 = TileCore::by_name("a5").unwrap();
+    let mat5 = a5
+        .alloc(desc(TileLoc::Mat, ElemType::F16, 32, 32, Lay::Nz))
+        .unwrap();
+    let vec5 = a5
+        .alloc(desc(TileLoc::Vec, ElemType::F16, 16, 16, Lay::Nd))
+        .unwrap();
+    let e = err_of(a5.tinsert(&mat5, &vec5, 20, 0));
     assert!(e.contains("must fit the tile's shape"), "{e}");
     let e = err_of(a2.tinsert(&left, &vec, 0, 0));
     assert!(e.contains("TINSERT: dst: location pair"), "{e}");
+}
+
+/// TINSERT Acc (f32, Nz 16x16 boxes) -> Mat (f16, Nz) at an offset goes through the fixpipe:
+/// each value rounded to half (nearest even), the rest of the Mat tile untouched. Model: this
+/// file's layout formulas and the `half` crate's rounding. Both arches.
+#[test]
+fn insert_from_acc_narrows_through_the_fixpipe() {
+    for arch in ["a2a3", "a5"] {
+        let mut core = TileCore::by_name(arch).unwrap();
+        let acc = core
+            .alloc(desc(TileLoc::Acc, ElemType::F32, 16, 32, Lay::Nz))
+            .unwrap();
+        let mat = core
+            .alloc(desc(TileLoc::Mat, ElemType::F16, 48, 64, Lay::Nz))
+            .unwrap();
+        let ap = Placed {
+            loc: TileLoc::Acc,
+            lay: Lay::Nz,
+            size: 4,
+            rows: 16,
+            cols: 32,
+            acc: true,
+            addr: 0,
+        };
+        let mp = Placed {
+            loc: TileLoc::Mat,
+            lay: Lay::Nz,
+            size: 2,
+            rows: 48,
+            cols: 64,
+            acc: false,
+            addr: 0,
+        };
+        let mut s = 0x2468u64;
+        let mut vals = vec![0u64; 16 * 32];
+        for r in 0..16 {
+            for c in 0..32 {
+                let b = special(ElemType::F32, &mut s);
+                vals[r * 32 + c] = b;
+                ap.put(&mut core, r, c, b);
+            }
+        }
+        for r in 0..48 {
+            for c in 0..64 {
+                mp.put(&mut core, r, c, 0x1111);
+            }
+        }
+        core.tinsert(&mat, &acc, 16, 32).unwrap();
+        for r in 0..48 {
+            for c in 0..64 {
+                let inside = (16..32).contains(&r) && (32..64).contains(&c);
+                let got = mp.get(&core, r, c);
+                if inside {
+                    let x = f32::from_bits(vals[(r - 16) * 32 + c - 32] as u32);
+                    let want = half::f16::from_f32(x);
+                    let g = half::f16::from_bits(got as u16);
+                    assert!(
+                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                        "{arch} ({r}, {c}): {g} vs {want}"
+                    );
+                } else {
+                    assert_eq!(got, 0x1111, "{arch} ({r}, {c}) outside the window");
+                }
+            }
+        }
+        // int32 Acc into an f16 Mat tile has no unscaled fixpipe conversion.
+        let acc_i = core
+            .alloc(desc(TileLoc::Acc, ElemType::I32, 16, 32, Lay::Nz).at(4096))
+            .unwrap();
+        let e = err_of(core.tinsert(&mat, &acc_i, 0, 0));
+        assert!(
+            e.contains("TINSERT") && e.contains("int32 -> float16"),
+            "{e}"
+        );
+    }
 }

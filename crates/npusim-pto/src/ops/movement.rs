@@ -34,11 +34,13 @@
 //! converts to f32 first, rounding to nearest even).
 //!
 //! ## TEXTRACT and TINSERT
-//! Same element type; TEXTRACT copies `dst`'s valid region from `src` at `(row, col)` and needs
+//! TEXTRACT (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
 //! `row + dst.rows <= src.rows`, `col + dst.cols <= src.cols`; on A2A3 its types are int8, half,
-//! bfloat16, float and its source layout boxed (Zn, Zz or Nz). TINSERT copies `src`'s valid
-//! region into `dst` at `(row, col)` and needs it to fit `dst`'s shape. Negative offsets are
-//! errors.
+//! bfloat16, float and its source layout boxed (Zn, Zz or Nz). TINSERT (pto-isa
+//! `docs/isa/tile/ops/layout-and-rearrangement/tinsert.md`) copies `src`'s valid region into
+//! `dst` at `(row, col)` and needs it to fit `dst`'s shape; its pairs are Acc → Mat (through the
+//! fixpipe: float to float/half/bfloat16, int32 to int32) and, on A5 only, Vec → Mat and Vec →
+//! Vec (same element type). Negative offsets are errors.
 
 use super::{same_type, vr_err};
 use crate::core::TileCore;
@@ -252,7 +254,7 @@ impl TileCore {
             (src.valid_row(), src.valid_col())
         };
         if from_acc {
-            return self.tmov_fix(dst, src, mode, rows, cols);
+            return self.tmov_fix(dst, src, mode, (rows, cols), (0, 0), op);
         }
         match dst.loc() {
             TileLoc::Bias => {
@@ -353,10 +355,10 @@ impl TileCore {
         dst: &Tile,
         src: &Tile,
         mode: MovMode<'_>,
-        rows: usize,
-        cols: usize,
+        (rows, cols): (usize, usize),
+        at: (usize, usize),
+        op: OpCode,
     ) -> Result<(), PtoError> {
-        let op = OpCode::Tmov;
         let n = op.name();
         let scaled = mode.scalar.is_some() || mode.fp.is_some();
         if !fix_pair_legal(src.dtype(), dst.dtype(), scaled) {
@@ -407,12 +409,12 @@ impl TileCore {
             }
             None => None,
         };
-        fits(op, "dst", dst, 0, 0, rows, cols)?;
+        fits(op, "dst", dst, at.0, at.1, rows, cols)?;
         let scalar = mode.scalar.map(scale_of).unwrap_or(1.0);
         let relu = mode.relu;
         // Plain moves of equal types carry bits (NaN payloads kept).
         if !scaled && !relu && src.dtype() == dst.dtype() {
-            self.copy_bits(dst, (0, 0), src, (0, 0), rows, cols);
+            self.copy_bits(dst, at, src, (0, 0), rows, cols);
             return Ok(());
         }
         let mut v: Vec<f32> = match src.dtype() {
@@ -424,7 +426,7 @@ impl TileCore {
                         *x = (*x).max(0);
                     }
                 }
-                self.write_rect_at::<i32>(dst, (0, 0), rows, cols, &w);
+                self.write_rect_at::<i32>(dst, at, rows, cols, &w);
                 return Ok(());
             }
             ElemType::I32 => self
@@ -449,13 +451,13 @@ impl TileCore {
             }
         }
         match dst.dtype() {
-            ElemType::F16 => self.write_rect_at::<half::f16>(dst, (0, 0), rows, cols, &v),
-            ElemType::Bf16 => self.write_rect_at::<half::bf16>(dst, (0, 0), rows, cols, &v),
+            ElemType::F16 => self.write_rect_at::<half::f16>(dst, at, rows, cols, &v),
+            ElemType::Bf16 => self.write_rect_at::<half::bf16>(dst, at, rows, cols, &v),
             ElemType::I8 => {
                 let w: Vec<i8> = v.iter().map(|&x| f32_to_i8_sat(x)).collect();
-                self.write_rect_at::<i8>(dst, (0, 0), rows, cols, &w);
+                self.write_rect_at::<i8>(dst, at, rows, cols, &w);
             }
-            _ => self.write_rect_at::<f32>(dst, (0, 0), rows, cols, &v),
+            _ => self.write_rect_at::<f32>(dst, at, rows, cols, &v),
         }
         Ok(())
     }
@@ -523,22 +525,27 @@ impl TileCore {
         let n = op.name();
         self.check_addr(dst, n, "dst")?;
         self.check_addr(src, n, "src")?;
-        same_type(op, "dst", dst, "src", src)?;
-        let ok = matches!(
-            (src.loc(), dst.loc()),
-            (TileLoc::Vec | TileLoc::Mat | TileLoc::Acc, TileLoc::Mat)
-                | (TileLoc::Vec, TileLoc::Vec)
-        );
+        let arch = self.arch();
+        let ok = match (src.loc(), dst.loc()) {
+            (TileLoc::Acc, TileLoc::Mat) => true,
+            (TileLoc::Vec, TileLoc::Mat | TileLoc::Vec) => arch == TileArch::A5,
+            _ => false,
+        };
         if !ok {
             return Err(st(
                 n,
                 "dst",
-                "location pair must be Vec/Mat/Acc->Mat or Vec->Vec",
-                format!("{:?}->{:?}", src.loc(), dst.loc()),
+                "location pair must be Acc->Mat (a5 also Vec->Mat, Vec->Vec)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
             ));
         }
         let (r0, c0) = offsets(op, row, col)?;
         let (vr, vc) = (src.valid_row(), src.valid_col());
+        if src.loc() == TileLoc::Acc {
+            // Acc -> Mat goes through the fixpipe (float narrows to half/bfloat16).
+            return self.tmov_fix(dst, src, MovMode::default(), (vr, vc), (r0, c0), op);
+        }
+        same_type(op, "dst", dst, "src", src)?;
         fits(op, "dst", dst, r0, c0, vr, vc)?;
         self.copy_bits(dst, (r0, c0), src, (0, 0), vr, vc);
         Ok(())
@@ -557,8 +564,78 @@ impl TileCore {
         cols: usize,
     ) {
         let size = src.dtype().size();
+        if self.copy_nz_nd(dst, do_, src, so, rows, cols) {
+            return;
+        }
+        // Fast form: both tiles laid out in row runs in different memories (Acc Nz -> Vec ND,
+        // Mat -> Left Nz, ...): each row copied run by run, memory to memory.
+        let row_wise = |t: &Tile| t.row_run(0, 0) >= t.col_run(0, 0);
+        if row_wise(src) && row_wise(dst) && src.loc() != dst.loc() {
+            let (s, d) = (*src, *dst);
+            if let Some((sm, dm)) = self.two_mems(s.loc(), d.loc()) {
+                for r in 0..rows {
+                    let mut c = 0;
+                    while c < cols {
+                        let (sr, sc) = (so.0 + r, so.1 + c);
+                        let (dr, dc) = (do_.0 + r, do_.1 + c);
+                        let len = s.row_run(sr, sc).min(d.row_run(dr, dc)).min(cols - c);
+                        let (a, b) = (s.byte_addr(sr, sc) as usize, d.byte_addr(dr, dc) as usize);
+                        let n = len * size;
+                        if let (Some(x), Some(y)) = (sm.get(a..a + n), dm.get_mut(b..b + n)) {
+                            y.copy_from_slice(x);
+                        }
+                        c += len;
+                    }
+                }
+                return;
+            }
+        }
         let buf = self.read_bytes(src, so, rows, cols, size);
         self.write_bytes(dst, do_, rows, cols, size, &buf);
+    }
+
+    /// The hot moves between a Nz tile and a plain row-major one (Acc -> Vec, Vec -> Mat) in
+    /// different memories, whole rectangles from `(0, 0)`: a Nz tile is a row of column strips,
+    /// each strip a row-major `rows x box_cols` block (element `(r, c)` at
+    /// `(c / bc) · rows · bc + r · bc + c % bc`), so each strip row is one run and no division
+    /// runs per element. Returns false when the case does not apply.
+    fn copy_nz_nd(
+        &mut self,
+        dst: &Tile,
+        do_: (usize, usize),
+        src: &Tile,
+        so: (usize, usize),
+        rows: usize,
+        cols: usize,
+    ) -> bool {
+        let nz = |t: &Tile| {
+            t.desc().blayout == BLayout::ColMajor && t.desc().slayout == SLayout::RowMajor
+        };
+        let to_nd = nz(src) && dst.is_row_major_plain();
+        let from_nd = nz(dst) && src.is_row_major_plain();
+        if so != (0, 0) || do_ != (0, 0) || src.loc() == dst.loc() || !(to_nd || from_nd) {
+            return false;
+        }
+        let size = src.dtype().size();
+        let (z, p) = if to_nd { (*src, *dst) } else { (*dst, *src) };
+        let bc = z.inner().1.max(1);
+        let (zb, pb, zrows, pcols) = (z.addr() as usize, p.addr() as usize, z.rows(), p.cols());
+        let Some((sm, dm)) = self.two_mems(src.loc(), dst.loc()) else {
+            return false;
+        };
+        for (strip, c0) in (0..cols).step_by(bc).enumerate() {
+            let w = bc.min(cols - c0) * size;
+            let zs = zb + strip * zrows * bc * size;
+            for r in 0..rows {
+                let za = zs + r * bc * size;
+                let pa = pb + (r * pcols + c0) * size;
+                let (sa, da) = if to_nd { (za, pa) } else { (pa, za) };
+                if let (Some(x), Some(y)) = (sm.get(sa..sa + w), dm.get_mut(da..da + w)) {
+                    y.copy_from_slice(x);
+                }
+            }
+        }
+        true
     }
 
     /// A rectangle's elements as bytes, row-major.
