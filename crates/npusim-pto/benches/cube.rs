@@ -53,5 +53,39 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// TMOV Acc (Nz, f32) -> Vec (ND) 128x128 on A5: plain, and narrowing to half with ReLU.
+fn bench_tmov(c: &mut Criterion) {
+    let mut core = TileCore::by_name("a5").unwrap();
+    let acc = core
+        .alloc(
+            TileDesc::new(TileLoc::Acc, ElemType::F32, 128, 128)
+                .layout(BLayout::ColMajor, SLayout::RowMajor)
+                .fractal(1024),
+        )
+        .unwrap();
+    let v32 = core.alloc(TileDesc::vec(ElemType::F32, 128, 128)).unwrap();
+    let v16 = core
+        .alloc(TileDesc::vec(ElemType::F16, 128, 128).at(128 * 128 * 4))
+        .unwrap();
+    let mut g = c.benchmark_group("tmov_acc_to_vec_128x128");
+    g.throughput(Throughput::Elements(128 * 128));
+    g.bench_function("f32", |bn| {
+        bn.iter(|| {
+            core.tmov(black_box(&v32), &acc, ops::movement::MovMode::default())
+                .unwrap()
+        })
+    });
+    g.bench_function("f32_to_f16_relu", |bn| {
+        bn.iter(|| {
+            let mode = ops::movement::MovMode {
+                relu: true,
+                ..Default::default()
+            };
+            core.tmov(black_box(&v16), &acc, mode).unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_tmov);
 criterion_main!(benches);

@@ -135,6 +135,7 @@ impl TileCore {
         operand: &'static str,
     ) -> Result<Tile, PtoError> {
         let t = Tile::validate(desc, op, operand)?;
+        crate::ops::movement::check_declared(&desc, self.arch(), op, operand)?;
         self.check_addr(&t, op, operand)?;
         Ok(t)
     }
@@ -239,6 +240,15 @@ impl TileCore {
             }
         }
         Ok(out)
+    }
+
+    /// Two different locations' memories: `src` to read, `dst` to write (`None` when equal).
+    pub(crate) fn two_mems(&mut self, src: TileLoc, dst: TileLoc) -> Option<(&[u8], &mut [u8])> {
+        let [s, d] = self
+            .mems
+            .get_disjoint_mut([loc_index(src), loc_index(dst)])
+            .ok()?;
+        Some((s.as_slice(), d.as_mut_slice()))
     }
 
     /// Global memory and a location's memory, both writable (the GM transfers).

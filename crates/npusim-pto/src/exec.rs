@@ -26,6 +26,7 @@ use crate::ops::elementwise::{
     tile_scalar_tile_meaning, unary_meaning,
 };
 use crate::ops::memory::GlobalTensor;
+use crate::ops::movement::MovMode;
 use crate::ops::{CmpMode, Scalar, StaticChecks};
 use crate::table::{Class, OpCode};
 use crate::tile::Tile;
@@ -73,6 +74,15 @@ macro_rules! field_map {
     };
     (global, $m:ident, $x:expr) => {
         $m.global($x)?
+    };
+    (opt_scalar, $m:ident, $x:expr) => {
+        match $x {
+            Some(s) => Some($m.scalar(s)?),
+            None => None,
+        }
+    };
+    (plain, $m:ident, $x:expr) => {
+        *$x
     };
     (cmp, $m:ident, $x:expr) => {
         *$x
@@ -123,6 +133,10 @@ forms! {
     SelectScalar { dst: tile(O), mask: tile(O), src: tile(O), scalar: scalar(O::Scalar) },
     Convert { dst: tile(O), src: tile(O), mode: round(RoundMode), sat: sat(Saturation) },
     Load { dst: tile(O), src: global(O::Global) },
+    /// TMOV: an optional fp (Scaling) tile or pre-quant scalar, and ReLU.
+    Move { dst: tile(O), src: tile(O), fp: opt_tile(Option<O>), scalar: opt_scalar(Option<O::Scalar>), relu: plain(bool) },
+    /// TEXTRACT / TINSERT: a sub-tile at `(row, col)`.
+    Window { dst: tile(O), src: tile(O), row: scalar(O::Scalar), col: scalar(O::Scalar) },
     Store { dst: global(O::Global), src: tile(O) },
 }
 
@@ -353,7 +367,20 @@ macro_rules! handle {
         match $a { Args::Store { dst, src } => $c.tstore(dst, src), _ => Err(bad($op, "Args::Store")) }
     };
     (Prefetch, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Prefetch, $c, $op) };
-    (Move, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Move, $c, $op) };
+    (Move, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::Move { dst, src, fp, scalar, relu } => $c.tmov(dst, src, MovMode { relu: *relu, scalar: scalar.map(scalar_word), fp: fp.as_ref() }),
+            Args::Unary { dst, src } => $c.tmov(dst, src, MovMode::default()),
+            _ => Err(bad($op, "Args::Move")),
+        }
+    };
+    (Extract, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Window { dst, src, row, col } => $c.textract(dst, src, scalar_i64(*row), scalar_i64(*col)), _ => Err(bad($op, "Args::Window")) }
+    };
+    (Insert, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Window { dst, src, row, col } => $c.tinsert(dst, src, scalar_i64(*row), scalar_i64(*col)), _ => Err(bad($op, "Args::Window")) }
+    };
+    (Transpose, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Transpose, $c, $op) };
     (Matmul, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Binary { dst, src0, src1 } => $c.matmul($op, dst, Seed::Zero, src0, src1), _ => Err(bad($op, "Args::Binary { dst: c, src0: a, src1: b }")) }
     };
@@ -363,8 +390,6 @@ macro_rules! handle {
     (MatmulBias, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
     };
-    (Gemv, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Gemv, $c, $op) };
-    (GemvAcc, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending GemvAcc, $c, $op) };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Print, $c, $op) };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {
@@ -373,6 +398,23 @@ macro_rules! handle {
             arch: crate::table::arch_name($c.arch()),
         })
     };
+}
+
+/// A scalar operand as an integer (offsets): floats truncate toward zero.
+fn scalar_i64(s: Scalar) -> i64 {
+    match s {
+        Scalar::Int(i) => i,
+        Scalar::Float(v) => v as i64,
+    }
+}
+
+/// A pre-quant scalar as its uint64 word: an integer is the word itself; a float is taken as
+/// the scale and stored as its f32 bits.
+fn scalar_word(s: Scalar) -> u64 {
+    match s {
+        Scalar::Int(i) => i as u64,
+        Scalar::Float(v) => (v as f32).to_bits() as u64,
+    }
 }
 
 fn bad(op: OpCode, expected: &'static str) -> PtoError {

@@ -12,7 +12,7 @@
 //! - [`num`]: element types, their compute types, and each instruction's meaning per element;
 //! - [`engine`]: the shared row-slice engine and its plain element-by-element twin;
 //! - [`ops`]: the families (elementwise and tile-scalar, partial, reduce/expand,
-//!   compare/select/convert, TLOAD/TSTORE, the cube's TMATMUL family);
+//!   compare/select/convert, TLOAD/TSTORE, the cube's TMATMUL family, the layout moves);
 //! - [`exec`]: [`TileOp`] and [`TileCore::exec`], the data-driven entry point.
 //!
 //! ## Using it from an interpreter
@@ -76,6 +76,12 @@
 //!   value or bias after the loop, as the public CPU simulator does (pto-isa issue #280).
 //!   Within a K-block the real cube's rounding is not public: this is the documented model,
 //!   bit-exact to the CPU simulator under `pto_cpu_sim`.
+//! - **Moves out of Acc** ([`ops::movement`], TMOV Acc→Mat/Vec, TSTORE from Acc): ReLU first,
+//!   then the pre-quantisation scale (an IEEE single in the low 32 bits of the uint64 scalar or
+//!   of each Scaling-tile word) multiplied in f32 (int32 converts to f32 first), then the
+//!   narrowing: to half/bfloat16 nearest even, to int8 nearest even with saturation (NaN → 0).
+//!   Moves between equal types without a mode carry bits. Every cube-side location's layout
+//!   (Left, Right, Acc, Bias, Scaling) is checked when the tile is declared.
 
 pub mod core;
 pub mod engine;

@@ -57,18 +57,20 @@ pub enum Class {
     Store,
     /// `tile, global tensor`: a hint with no architectural effect (not modelled yet)
     Prefetch,
-    /// `dst, src` between locations (TMOV, TTRANS; not modelled yet)
+    /// `dst, src [, fp | scalar]` between locations, with the fixpipe modes (TMOV)
     Move,
-    /// `c, a, b` on the cube (TMATMUL)
+    /// `dst, src, row, col`: a sub-tile read at an offset (TEXTRACT)
+    Extract,
+    /// `dst, src, row, col`: a sub-tile written at an offset (TINSERT)
+    Insert,
+    /// `dst, src [, tmp]` (TTRANS; not modelled yet)
+    Transpose,
+    /// `c, a, b` on the cube (TMATMUL, TGEMV)
     Matmul,
-    /// `c, c_in, a, b` (TMATMUL_ACC)
+    /// `c, c_in, a, b` (TMATMUL_ACC, TGEMV_ACC)
     MatmulAcc,
-    /// `c, a, b, bias` (TMATMUL_BIAS)
+    /// `c, a, b, bias` (TMATMUL_BIAS, TGEMV_BIAS)
     MatmulBias,
-    /// `c, a, b` matrix-vector (not modelled yet)
-    Gemv,
-    /// `c, acc or bias, a, b` matrix-vector (not modelled yet)
-    GemvAcc,
     /// `tile` (not modelled yet)
     Print,
 }
@@ -165,7 +167,7 @@ macro_rules! for_each_tile_op {
         $m! {
             // ---- memory ----
             (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, ALL11, Own, "docs/isa/TLOAD.md", ""),
-            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc (fixpipe) stores are not modelled"),
+            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc through the fixpipe (float -> half/bfloat16 narrowing, no quant modes)"),
             // ---- elementwise tile-tile ----
             (Tadd TAdd, "TADD", "pto.tadd", Binary, -, (e2 all add), A2_BASIC, ALL11, Dst, "docs/isa/TADD.md", ""),
             (Tsub TSub, "TSUB", "pto.tsub", Binary, -, (e2 all sub), A2_BASIC, ALL11, Same, "docs/isa/TSUB.md", ""),
@@ -262,14 +264,17 @@ macro_rules! for_each_tile_op {
             (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table"),
             // ---- not modelled yet: rows so that every front end knows the instruction ----
             (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
-            (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "not modelled yet; type lists not transcribed"),
-            (Ttrans TTrans, "TTRANS", "pto.ttrans", Move, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
+            (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),
+            (TmovFp TMovFp, "TMOV_FP", "pto.tmov.fp", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV_FP.md", "TMOV with the fp (Scaling) tile; checked by ops::movement"),
+            (Textract TExtract, "TEXTRACT", "pto.textract", Extract, -, (own), MM_IN, MM_IN, Own, "docs/isa/TEXTRACT.md", "A2A3 int8/half/bfloat16/float; checked by ops::movement"),
+            (Tinsert TInsert, "TINSERT", "pto.tinsert", Insert, -, (own), ALL11, ALL11, Own, "docs/isa/TINSERT.md", "page not in pto-isa docs/isa; PTOAS manual semantics; checked by ops::movement"),
+            (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
             (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),
             (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_ACC.md", "ins (cIn, a, b); types of A; triples checked by ops::cube"),
             (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_BIAS.md", "ins (a, b, bias); types of A; triples checked by ops::cube"),
-            (Tgemv TGemv, "TGEMV", "pto.tgemv", Gemv, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV.md", "not modelled yet; type lists not transcribed"),
-            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_ACC.md", "not modelled yet; type lists not transcribed"),
-            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", GemvAcc, -, (own), ALL11, ALL11, Own, "docs/isa/TGEMV_BIAS.md", "not modelled yet; type lists not transcribed"),
+            (Tgemv TGemv, "TGEMV", "pto.tgemv", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV.md", "TMATMUL with m = 1; types of A; triples checked by ops::cube"),
+            (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_ACC.md", "ins (cIn, a, b); TMATMUL_ACC with m = 1"),
+            (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_BIAS.md", "ins (a, b, bias); TMATMUL_BIAS with m = 1"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }
     };

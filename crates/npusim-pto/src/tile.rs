@@ -276,6 +276,11 @@ impl Tile {
     pub fn valid_col(&self) -> usize {
         self.d.valid_col
     }
+    /// The inner box in elements, `(rows, cols)` (`(1, 1)` for unboxed layouts).
+    pub fn inner(&self) -> (usize, usize) {
+        (self.inner_rows, self.inner_cols)
+    }
+
     pub fn addr(&self) -> u64 {
         self.d.addr
     }

@@ -108,6 +108,10 @@ fn check(
     n: usize,
     seed: u64,
 ) -> Result<(), TestCaseError> {
+    // ops 3..6: the TGEMV forms of ops 0..3, with m = 1.
+    let gemv = op >= 3;
+    let op = op % 3;
+    let m = if gemv { 1 } else { m };
     let mut core = TileCore::by_name(arch).unwrap();
     if cpu_sim {
         let a = core.arch();
@@ -203,10 +207,13 @@ fn check(
             put(mem, c * 4, 4, *v);
         }
     }
-    let res = match op {
-        0 => core.tmatmul(&acc, &left, &right),
-        1 => core.tmatmul_acc(&acc, &acc, &left, &right),
-        _ => core.tmatmul_bias(&acc, &left, &right, &bias),
+    let res = match (gemv, op) {
+        (false, 0) => core.tmatmul(&acc, &left, &right),
+        (false, 1) => core.tmatmul_acc(&acc, &acc, &left, &right),
+        (false, _) => core.tmatmul_bias(&acc, &left, &right, &bias),
+        (true, 0) => core.tgemv(&acc, &left, &right),
+        (true, 1) => core.tgemv_acc(&acc, &acc, &left, &right),
+        (true, _) => core.tgemv_bias(&acc, &left, &right, &bias),
     };
     prop_assert!(res.is_ok(), "{res:?}");
     let mem = core.mem(TileLoc::Acc).as_slice();
@@ -272,7 +279,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
     #[test]
     fn matmul_family_matches_the_model(
-        arch in 0usize..2, cpu in any::<bool>(), kind in 0usize..4, op in 0u8..3,
+        arch in 0usize..2, cpu in any::<bool>(), kind in 0usize..4, op in 0u8..6,
         m in 1usize..40, k in 1usize..70, n in 1usize..40, seed in any::<u64>(),
     ) {
         let kind = [Kind::F16, Kind::Bf16, Kind::F32, Kind::I8][kind];
@@ -366,19 +373,35 @@ fn matmul_restrictions_are_typed_errors() {
         // bias location
         let e = core.tmatmul_bias(&c, &l, &r, &c).unwrap_err();
         assert!(e.to_string().contains("must be Bias"), "{e}");
+        // TGEMV: m must be 1 (the shared tiles have 16 valid rows)
+        let e = core.tgemv(&c, &l, &r).unwrap_err();
+        assert!(
+            e.to_string().contains("TGEMV") && e.to_string().contains("must be 1"),
+            "{e}"
+        );
+        let e = core.tgemv_acc(&c, &c, &l, &r).unwrap_err();
+        assert!(e.to_string().contains("TGEMV_ACC"), "{e}");
     }
-    // A5 layout rule: a row-major (Zz) Left tile is rejected on A5, accepted on A2A3.
+    // A5 layout rule: a row-major (Zz) Left tile is rejected on A5 when it is declared,
+    // accepted on A2A3 (and then usable by TMATMUL).
     for (arch, ok) in [("a2a3", true), ("a5", false)] {
         let mut core = TileCore::by_name(arch).unwrap();
         let (_, r, c) = tiles(&core, ElemType::F16, ElemType::F32);
-        let zz = core
-            .alloc(
-                TileDesc::new(TileLoc::Left, ElemType::F16, 16, 32)
-                    .layout(BLayout::RowMajor, SLayout::RowMajor)
-                    .valid(16, 32),
-            )
-            .unwrap();
-        let res = core.tmatmul(&c, &zz, &r);
-        assert_eq!(res.is_ok(), ok, "{arch}: {res:?}");
+        let zz = core.alloc(
+            TileDesc::new(TileLoc::Left, ElemType::F16, 16, 32)
+                .layout(BLayout::RowMajor, SLayout::RowMajor)
+                .valid(16, 32),
+        );
+        match zz {
+            Ok(zz) => {
+                assert!(ok, "{arch}: Zz Left accepted at declaration");
+                let res = core.tmatmul(&c, &zz, &r);
+                assert!(res.is_ok(), "{arch}: {res:?}");
+            }
+            Err(e) => {
+                assert!(!ok, "{arch}: {e}");
+                assert!(e.to_string().contains("must be Nz"), "{e}");
+            }
+        }
     }
 }

@@ -136,8 +136,8 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Select | C::SelectScalar => OpClass::Select,
         C::Convert => OpClass::Cvt,
         C::Load | C::Store | C::Prefetch => OpClass::Memory,
-        C::Move => OpClass::Move,
-        C::Matmul | C::MatmulAcc | C::MatmulBias | C::Gemv | C::GemvAcc => OpClass::Matmul,
+        C::Move | C::Extract | C::Insert | C::Transpose => OpClass::Move,
+        C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
         C::Print => OpClass::Debug,
     }
 }
@@ -151,11 +151,13 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
     let info = op.info();
     let x = info.extra;
     let ins: &'static [&'static str] = match (info.class, x) {
-        (C::Unary | C::Move, X::Tmp) => &["T", "TT"],
-        (C::Unary | C::Move | C::Expand, _) => &["T"],
+        (C::Unary | C::Transpose, X::Tmp) => &["T", "TT"],
+        (C::Move, _) => &["T", "TT", "TS"],
+        (C::Extract | C::Insert, _) => &["TSS"],
+        (C::Unary | C::Transpose | C::Expand, _) => &["T"],
         (C::Binary, X::Tmp) => &["TT", "TTT"],
-        (C::Binary | C::Partial | C::Compare | C::Matmul | C::Gemv, _) => &["TT"],
-        (C::Ternary | C::MatmulAcc | C::MatmulBias | C::GemvAcc, _) => &["TTT"],
+        (C::Binary | C::Partial | C::Compare | C::Matmul, _) => &["TT"],
+        (C::Ternary | C::MatmulAcc | C::MatmulBias, _) => &["TTT"],
         (C::TileScalarTile, _) => &["TST"],
         (C::TileScalar, X::Tmp) => &["TS", "TST"],
         (C::TileScalar, X::ScalarFirst) => &["TS", "ST"],

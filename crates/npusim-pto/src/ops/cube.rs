@@ -1,4 +1,6 @@
-//! The cube unit: TMATMUL, TMATMUL_ACC and TMATMUL_BIAS.
+//! The cube unit: TMATMUL, TMATMUL_ACC and TMATMUL_BIAS, and TGEMV, TGEMV_ACC and TGEMV_BIAS
+//! (the same rule, checks and numerics with `m = 1`: pto-isa
+//! `docs/isa/tile/ops/matrix-and-matrix-vector/tgemv*.md`; `m != 1` is a typed error).
 //!
 //! Implements pto-isa `docs/isa/tile/ops/matrix-and-matrix-vector/{tmatmul,tmatmul-acc,
 //! tmatmul-bias}.md`: `C[i, j] = seed[i, j] + Σ_k A[i, k] · B[k, j]` over `M = A.validRow`,
@@ -93,6 +95,11 @@ pub fn legal_triple(c: ElemType, a: ElemType, b: ElemType) -> bool {
     )
 }
 
+/// TGEMV, TGEMV_ACC, TGEMV_BIAS: the TMATMUL family with `m = 1`.
+pub fn is_gemv(op: OpCode) -> bool {
+    matches!(op, OpCode::Tgemv | OpCode::TgemvAcc | OpCode::TgemvBias)
+}
+
 /// The fractal K-block: 32 bytes of the input type.
 pub fn k_block(a: ElemType) -> usize {
     32 / a.size()
@@ -122,6 +129,25 @@ impl TileCore {
         bias: &Tile,
     ) -> Result<(), PtoError> {
         self.matmul(OpCode::TmatmulBias, c, Seed::Bias(bias), a, b)
+    }
+
+    /// TGEMV: `c[0, :] = a[0, :] · b`.
+    pub fn tgemv(&mut self, c: &Tile, a: &Tile, b: &Tile) -> Result<(), PtoError> {
+        self.matmul(OpCode::Tgemv, c, Seed::Zero, a, b)
+    }
+    /// TGEMV_ACC: `c = c_in + a · b` with `m = 1`.
+    pub fn tgemv_acc(&mut self, c: &Tile, c_in: &Tile, a: &Tile, b: &Tile) -> Result<(), PtoError> {
+        self.matmul(OpCode::TgemvAcc, c, Seed::Acc(c_in), a, b)
+    }
+    /// TGEMV_BIAS: `c = a · b + bias` with `m = 1`.
+    pub fn tgemv_bias(
+        &mut self,
+        c: &Tile,
+        a: &Tile,
+        b: &Tile,
+        bias: &Tile,
+    ) -> Result<(), PtoError> {
+        self.matmul(OpCode::TgemvBias, c, Seed::Bias(bias), a, b)
     }
 
     /// The static checks of the TMATMUL family; returns `(m, k, n)`.
@@ -176,6 +202,14 @@ impl TileCore {
             )?;
         }
         let (m, k, n) = (a.valid_row(), a.valid_col(), b.valid_col());
+        if is_gemv(op) && m != 1 {
+            return Err(vr_err(
+                op,
+                "m",
+                "TGEMV's m (aMatrix valid rows) must be 1",
+                m.to_string(),
+            ));
+        }
         for (name, v) in [("m", m), ("k", k), ("n", n)] {
             if !(1..=MAX_MKN).contains(&v) {
                 return Err(vr_err(

@@ -132,15 +132,32 @@ impl TileCore {
     ) -> Result<(), PtoError> {
         let n = op.name();
         op.check_type(self.arch(), tile_name, tile.dtype())?;
-        if !matches!(tile.loc(), TileLoc::Vec | TileLoc::Mat) {
+        let acc_store = op == OpCode::Tstore && tile.loc() == TileLoc::Acc;
+        if !matches!(tile.loc(), TileLoc::Vec | TileLoc::Mat) && !acc_store {
             return Err(PtoError::Static {
                 op: n,
                 operand: tile_name,
-                rule: "tile location must be Vec or Mat",
+                rule: if op == OpCode::Tstore {
+                    "tile location must be Vec, Mat or Acc"
+                } else {
+                    "tile location must be Vec or Mat"
+                },
                 value: format!("{:?}", tile.loc()),
             });
         }
-        if tile.dtype().size() != gt.dtype.size() {
+        if acc_store {
+            if !super::movement::fix_pair_legal(tile.dtype(), gt.dtype, false) {
+                return Err(PtoError::Unsupported {
+                    op: n,
+                    what: format!(
+                        "the Acc store conversion {} -> {} (legal: float->float/half/bfloat16, int32->int32)",
+                        tile.dtype(),
+                        gt.dtype
+                    ),
+                    arch: crate::table::arch_name(self.arch()),
+                });
+            }
+        } else if tile.dtype().size() != gt.dtype.size() {
             return Err(PtoError::TypeMismatch {
                 op: n,
                 operand: "global",
@@ -272,6 +289,9 @@ impl TileCore {
     pub fn tstore(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tstore;
         self.check_gm(op, src, gt, "src")?;
+        if src.loc() == TileLoc::Acc && src.dtype() != gt.dtype {
+            return self.tstore_acc(gt, src);
+        }
         if let Some(rows) = self.nd_rows(src, gt) {
             let (gm, mem) = self.gm_and_mem_mut(src.loc());
             for (g, m, n) in rows {
@@ -283,6 +303,30 @@ impl TileCore {
         for r in 0..src.valid_row() {
             for c in 0..src.valid_col() {
                 let bits = self.get_bits(src, r, c).map_err(memory(op.name(), "src"))?;
+                let a = gt.addr + (gt.offset(r, c) * size) as u64;
+                self.gm_mut()
+                    .write(a, &bits.to_le_bytes()[..size])
+                    .map_err(memory(op.name(), "dst"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TileCore {
+    /// TSTORE from Acc through the fixpipe: float narrows to half or bfloat16 (nearest even).
+    fn tstore_acc(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
+        let op = OpCode::Tstore;
+        let (vr, vc) = (src.valid_row(), src.valid_col());
+        let v = self.read_rect_at::<f32>(src, (0, 0), vr, vc);
+        let size = gt.dtype.size();
+        for r in 0..vr {
+            for c in 0..vc {
+                let x = v[r * vc + c];
+                let bits = match gt.dtype {
+                    ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
+                    _ => half::bf16::from_f32(x).to_bits() as u64,
+                };
                 let a = gt.addr + (gt.offset(r, c) * size) as u64;
                 self.gm_mut()
                     .write(a, &bits.to_le_bytes()[..size])

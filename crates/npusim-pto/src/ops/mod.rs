@@ -6,11 +6,14 @@
 //! - [`reduce`]: row and column reductions and the expand (broadcast) family;
 //! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
 //! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
-//! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS.
+//! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS;
+//! - [`movement`]: TMOV (with the fixpipe modes), TEXTRACT, TINSERT and the per-location
+//!   layout rules checked at declaration.
 
 pub mod cube;
 pub mod elementwise;
 pub mod memory;
+pub mod movement;
 pub mod partial;
 pub mod reduce;
 pub mod select;

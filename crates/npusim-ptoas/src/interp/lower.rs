@@ -1113,15 +1113,24 @@ impl Lowerer {
                 cx.emit(Inst::Nop, span, name);
                 return;
             }
-            (P::Move, _) => {
-                return unsupported(
-                    self,
-                    cx,
-                    "tile moves (pto.tmov, pto.ttrans) are not supported yet by npusim-pto",
-                );
-            }
-            (P::Gemv | P::GemvAcc, _) => {
-                return unsupported(self, cx, "pto.tgemv* is not supported yet by npusim-pto");
+            (P::Move, "T" | "TT" | "TS") => Args::Move {
+                dst: o(0),
+                src: i(0),
+                fp: (fi == "TT").then(|| i(1)),
+                scalar: (fi == "TS").then(|| i(1)),
+                relu: attrs.other.iter().any(|(k, a)| {
+                    (k == "reluPreMode" || k == "relu_pre_mode")
+                        && format!("{a:?}").to_ascii_lowercase().contains("normal")
+                }),
+            },
+            (P::Extract | P::Insert, "TSS") => Args::Window {
+                dst: o(0),
+                src: i(0),
+                row: i(1),
+                col: i(2),
+            },
+            (P::Transpose, _) => {
+                return unsupported(self, cx, "pto.ttrans is not supported yet by npusim-pto");
             }
             (P::Matmul, "TT") => Args::Binary {
                 dst: o(0),

@@ -1,0 +1,817 @@
+//! The layout moves: TMOV (with the fixpipe modes of Acc sources), TEXTRACT, TINSERT, and the
+//! location/layout rules every cube-side tile obeys at declaration.
+//!
+//! Implements pto-isa `docs/isa/TMOV.md`, `docs/isa/TEXTRACT.md`, the TINSERT entry of
+//! hw-native-sys/PTOAS `docs/PTO_IR_manual.md` (`dst[i + row, j + col] = src[i, j]`) and the
+//! tile aliases of `docs/coding/Tile.md` (TileLeft, TileRight, TileAcc).
+//!
+//! ## Declaration rules ([`check_declared`])
+//! | location | A2A3 | A5 |
+//! |---|---|---|
+//! | Left (L0A) | boxed Zz or Nz, fractal 512 | Nz, fractal 512 |
+//! | Right (L0B) | Zn, fractal 512 | Zn, fractal 512 |
+//! | Acc (L0C) | Nz, fractal 1024 | Nz, fractal 1024 |
+//! | Bias, Scaling | one row, plain row-major | one row, plain row-major |
+//!
+//! Vec and Mat tiles take any layout (ND, DN, Nz, Zn, Zz, Nn).
+//!
+//! ## TMOV
+//! Location pairs: Mat → Left/Right/Bias/Scaling and Vec → Vec on both arches, Acc → Mat on
+//! both, and on A5 also Vec → Mat and Acc → Vec (the pto-isa page lists Acc → Vec for A5 only;
+//! the PTOAS manual also lists it for A2A3, where the hardware has no L0C → UB path: npusim
+//! follows the ISA page). Static shapes must match except for moves out of Vec and Acc on A5,
+//! where the copied region is the smaller of the two valid regions. Elsewhere the copied region
+//! is `src`'s valid region, which must fit `dst`.
+//!
+//! Moves out of Acc go through the fixpipe, one pure function per element ([`fixpipe`]):
+//! ReLU first (`reluPreMode = normal_relu`: `max(x, 0)`, NaN kept), then the pre-quantisation
+//! scale (a scalar, or per column from a Scaling tile of uint64 words), then the narrowing to the
+//! destination type: float to half/bfloat16 rounds to nearest even; to int8 rounds to nearest
+//! even and saturates (NaN gives 0). The scale is the IEEE single held in the low 32 bits of the
+//! uint64 word, multiplied in f32 (the hardware's reduced-precision scale register is not
+//! public: this is the documented model). Legal pairs without a scale: float → float, half,
+//! bfloat16; int32 → int32. With a scale: float or int32 → float, half, bfloat16, int8 (int32
+//! converts to f32 first, rounding to nearest even).
+//!
+//! ## TEXTRACT and TINSERT
+//! TEXTRACT (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
+//! `row + dst.rows <= src.rows`, `col + dst.cols <= src.cols`; on A2A3 its types are int8, half,
+//! bfloat16, float and its source layout boxed (Zn, Zz or Nz). TINSERT (pto-isa
+//! `docs/isa/tile/ops/layout-and-rearrangement/tinsert.md`) copies `src`'s valid region into
+//! `dst` at `(row, col)` and needs it to fit `dst`'s shape; its pairs are Acc → Mat (through the
+//! fixpipe: float to float/half/bfloat16, int32 to int32) and, on A5 only, Vec → Mat and Vec →
+//! Vec (same element type). Negative offsets are errors.
+
+use super::{same_type, vr_err};
+use crate::core::TileCore;
+use crate::error::PtoError;
+use crate::num::Elem;
+use crate::table::{OpCode, arch_name};
+use crate::tile::{BLayout, SLayout, Tile, TileDesc, TileLoc};
+use npusim_core::{ElemType, TileArch};
+
+/// The mode operands of a TMOV.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MovMode<'a> {
+    /// `reluPreMode = normal_relu`.
+    pub relu: bool,
+    /// `preQuantScalar`: the scale in the low 32 bits.
+    pub scalar: Option<u64>,
+    /// The `fp` operand: a Scaling tile of uint64 words, one per column.
+    pub fp: Option<&'a Tile>,
+}
+
+fn st(op: &'static str, operand: &'static str, rule: &'static str, value: String) -> PtoError {
+    PtoError::Static {
+        op,
+        operand,
+        rule,
+        value,
+    }
+}
+
+fn layout_name(d: &TileDesc) -> String {
+    let l = match (d.blayout, d.slayout) {
+        (BLayout::RowMajor, SLayout::NoneBox) => "ND",
+        (BLayout::ColMajor, SLayout::NoneBox) => "DN",
+        (BLayout::ColMajor, SLayout::RowMajor) => "Nz",
+        (BLayout::RowMajor, SLayout::ColMajor) => "Zn",
+        (BLayout::RowMajor, SLayout::RowMajor) => "Zz",
+        (BLayout::ColMajor, SLayout::ColMajor) => "Nn",
+    };
+    format!(
+        "{l} (blayout {:?}, slayout {:?}, fractal {})",
+        d.blayout, d.slayout, d.fractal
+    )
+}
+
+/// The layout rules of a tile's location on an arch (see the module docs), checked when a
+/// tile is declared or assigned.
+pub fn check_declared(
+    d: &TileDesc,
+    arch: TileArch,
+    op: &'static str,
+    operand: &'static str,
+) -> Result<(), PtoError> {
+    let (b, s) = (d.blayout, d.slayout);
+    let nz = b == BLayout::ColMajor && s == SLayout::RowMajor;
+    let zn = b == BLayout::RowMajor && s == SLayout::ColMajor;
+    let zz = b == BLayout::RowMajor && s == SLayout::RowMajor;
+    let bad = |rule: &'static str| Err(st(op, operand, rule, layout_name(d)));
+    match d.loc {
+        TileLoc::Left => {
+            let ok = match arch {
+                TileArch::A2A3 => nz || zz,
+                TileArch::A5 => nz,
+            };
+            if !ok {
+                return bad(match arch {
+                    TileArch::A2A3 => "a2a3 Left tile must be boxed Zz or Nz",
+                    TileArch::A5 => {
+                        "a5 Left tile must be Nz (blayout col_major, slayout row_major)"
+                    }
+                });
+            }
+            if d.fractal != 512 {
+                return bad("Left tile fractal must be 512 bytes");
+            }
+        }
+        TileLoc::Right => {
+            if !zn {
+                return bad("Right tile must be Zn (blayout row_major, slayout col_major)");
+            }
+            if d.fractal != 512 {
+                return bad("Right tile fractal must be 512 bytes");
+            }
+        }
+        TileLoc::Acc => {
+            if !nz {
+                return bad("Acc tile must be Nz (blayout col_major, slayout row_major)");
+            }
+            if d.fractal != 1024 {
+                return bad("Acc tile fractal must be 1024 bytes");
+            }
+        }
+        TileLoc::Bias | TileLoc::Scaling => {
+            if b != BLayout::RowMajor || s != SLayout::NoneBox {
+                return bad("Bias and Scaling tiles must be plain row-major (ND)");
+            }
+            if d.rows != 1 {
+                return Err(st(
+                    op,
+                    operand,
+                    "Bias and Scaling tiles must have one row",
+                    format!("{} rows", d.rows),
+                ));
+            }
+        }
+        TileLoc::Vec | TileLoc::Mat => {}
+    }
+    Ok(())
+}
+
+/// Whether a TMOV location pair exists on an arch.
+pub fn mov_pair_legal(arch: TileArch, src: TileLoc, dst: TileLoc) -> bool {
+    use TileLoc::*;
+    match (src, dst) {
+        (Mat, Left | Right | Bias | Scaling) | (Vec, Vec) | (Acc, Mat) => true,
+        (Vec, Mat) | (Acc, Vec) => arch == TileArch::A5,
+        _ => false,
+    }
+}
+
+/// The legal fixpipe conversions (`src` Acc type, `dst` type, with a scale or not).
+pub fn fix_pair_legal(src: ElemType, dst: ElemType, scaled: bool) -> bool {
+    use ElemType::*;
+    matches!(
+        (src, dst, scaled),
+        (F32, F32 | F16 | Bf16, false)
+            | (I32, I32, false)
+            | (F32 | I32, F32 | F16 | Bf16 | I8, true)
+    )
+}
+
+/// The element types a cube-side move (Mat → Left/Right, TEXTRACT) carries.
+const CUBE_TYPES: &[ElemType] = &[ElemType::I8, ElemType::F16, ElemType::Bf16, ElemType::F32];
+
+/// The fixpipe's per-element rule on an f32 value: ReLU, then the scale (see the module docs).
+#[inline(always)]
+pub fn fixpipe(x: f32, relu: bool, scale: f32, scaled: bool) -> f32 {
+    let x = if relu && x < 0.0 { 0.0 } else { x };
+    if scaled { x * scale } else { x }
+}
+
+/// f32 to int8: round to nearest even, saturate, NaN to 0.
+#[inline(always)]
+pub fn f32_to_i8_sat(x: f32) -> i8 {
+    if x.is_nan() {
+        0
+    } else {
+        x.round_ties_even().clamp(-128.0, 127.0) as i8
+    }
+}
+
+/// The scale of a uint64 quantisation word.
+#[inline(always)]
+pub fn scale_of(word: u64) -> f32 {
+    f32::from_bits(word as u32)
+}
+
+impl TileCore {
+    /// TMOV with the fixpipe modes.
+    pub fn tmov(&mut self, dst: &Tile, src: &Tile, mode: MovMode<'_>) -> Result<(), PtoError> {
+        let op = OpCode::Tmov;
+        let n = op.name();
+        let arch = self.arch();
+        self.check_addr(dst, n, "dst")?;
+        self.check_addr(src, n, "src")?;
+        if !mov_pair_legal(arch, src.loc(), dst.loc()) {
+            return Err(st(
+                n,
+                "dst",
+                "location pair must be Mat->Left/Right/Bias/Scaling, Vec->Vec, Acc->Mat (a5 also Vec->Mat, Acc->Vec)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
+            ));
+        }
+        let from_acc = src.loc() == TileLoc::Acc;
+        if !from_acc && (mode.relu || mode.scalar.is_some() || mode.fp.is_some()) {
+            return Err(st(
+                n,
+                "src",
+                "reluPreMode, fp and preQuantScalar need an Acc source",
+                format!("{:?}", src.loc()),
+            ));
+        }
+        if mode.scalar.is_some() && mode.fp.is_some() {
+            return Err(st(
+                n,
+                "fp",
+                "give either preQuantScalar or an fp tile, not both",
+                "both".into(),
+            ));
+        }
+        let loose = arch == TileArch::A5 && matches!(src.loc(), TileLoc::Vec | TileLoc::Acc);
+        if !loose && (src.rows() != dst.rows() || src.cols() != dst.cols()) {
+            return Err(st(
+                n,
+                "dst",
+                "static shapes must match (src.rows == dst.rows, src.cols == dst.cols)",
+                format!(
+                    "{}x{} vs src {}x{}",
+                    dst.rows(),
+                    dst.cols(),
+                    src.rows(),
+                    src.cols()
+                ),
+            ));
+        }
+        let (rows, cols) = if loose {
+            (
+                src.valid_row().min(dst.valid_row()),
+                src.valid_col().min(dst.valid_col()),
+            )
+        } else {
+            (src.valid_row(), src.valid_col())
+        };
+        if from_acc {
+            return self.tmov_fix(dst, src, mode, (rows, cols), (0, 0), op);
+        }
+        match dst.loc() {
+            TileLoc::Bias => {
+                use ElemType::*;
+                let ok = matches!(
+                    (src.dtype(), dst.dtype()),
+                    (I32, I32) | (F32, F32) | (F16, F32)
+                ) || (arch == TileArch::A5 && (src.dtype(), dst.dtype()) == (Bf16, F32));
+                if !ok {
+                    return Err(PtoError::Unsupported {
+                        op: n,
+                        what: format!(
+                            "the Mat->Bias type pair {} -> {} (legal: int32->int32, float->float, half->float, a5 also bfloat16->float)",
+                            src.dtype(),
+                            dst.dtype()
+                        ),
+                        arch: arch_name(arch),
+                    });
+                }
+                self.row_footprint(src, dst, 64)?;
+            }
+            TileLoc::Scaling => {
+                for (name, t) in [("src", src), ("dst", dst)] {
+                    if t.dtype() != ElemType::U64 {
+                        return Err(st(
+                            n,
+                            name,
+                            "Mat->Scaling moves uint64 words",
+                            t.dtype().to_string(),
+                        ));
+                    }
+                }
+                self.row_footprint(src, dst, 128)?;
+            }
+            TileLoc::Left | TileLoc::Right => {
+                same_type(op, "dst", dst, "src", src)?;
+                op_types(op, arch, "src", src.dtype(), CUBE_TYPES)?;
+            }
+            _ => same_type(op, "dst", dst, "src", src)?,
+        }
+        fits(op, "dst", dst, 0, 0, rows, cols)?;
+        if src.dtype() == dst.dtype() {
+            self.copy_bits(dst, (0, 0), src, (0, 0), rows, cols);
+        } else {
+            // half/bfloat16 -> float (Mat -> Bias): exact widening.
+            let v = match src.dtype() {
+                ElemType::F16 => self.read_rect_at::<half::f16>(src, (0, 0), rows, cols),
+                ElemType::Bf16 => self.read_rect_at::<half::bf16>(src, (0, 0), rows, cols),
+                _ => self.read_rect_at::<f32>(src, (0, 0), rows, cols),
+            };
+            self.write_rect_at::<f32>(dst, (0, 0), rows, cols, &v);
+        }
+        Ok(())
+    }
+
+    /// Mat -> Bias/Scaling: one source row whose byte length is a multiple of `align`; on A5 the
+    /// destination's footprint is at most 4096 bytes.
+    fn row_footprint(&self, src: &Tile, dst: &Tile, align: usize) -> Result<(), PtoError> {
+        let n = OpCode::Tmov.name();
+        if src.rows() != 1 {
+            return Err(st(
+                n,
+                "src",
+                "Mat->Bias/Scaling source must have one row",
+                format!("{} rows", src.rows()),
+            ));
+        }
+        let bytes = match self.arch() {
+            TileArch::A2A3 => src.cols() * src.dtype().size(),
+            TileArch::A5 => dst.cols() * dst.dtype().size(),
+        };
+        if !bytes.is_multiple_of(align) {
+            return Err(st(
+                n,
+                "src",
+                if align == 64 {
+                    "Mat->Bias Cols*sizeof(T) must be a multiple of 64 bytes"
+                } else {
+                    "Mat->Scaling Cols*sizeof(T) must be a multiple of 128 bytes"
+                },
+                format!("{bytes} bytes"),
+            ));
+        }
+        if self.arch() == TileArch::A5 && bytes > 4096 {
+            return Err(st(
+                n,
+                "dst",
+                "a5 Bias/Scaling footprint must not exceed 4096 bytes",
+                format!("{bytes} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Acc -> Mat/Vec through the fixpipe.
+    fn tmov_fix(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        mode: MovMode<'_>,
+        (rows, cols): (usize, usize),
+        at: (usize, usize),
+        op: OpCode,
+    ) -> Result<(), PtoError> {
+        let n = op.name();
+        let scaled = mode.scalar.is_some() || mode.fp.is_some();
+        if !fix_pair_legal(src.dtype(), dst.dtype(), scaled) {
+            return Err(PtoError::Unsupported {
+                op: n,
+                what: format!(
+                    "the Acc conversion {} -> {}{} (legal: float->float/half/bfloat16, int32->int32; with a quant scale float/int32->float/half/bfloat16/int8)",
+                    src.dtype(),
+                    dst.dtype(),
+                    if scaled {
+                        " with a quant scale"
+                    } else {
+                        " without a quant scale"
+                    }
+                ),
+                arch: arch_name(self.arch()),
+            });
+        }
+        let scales = match mode.fp {
+            Some(fp) => {
+                self.check_addr(fp, n, "fp")?;
+                if fp.loc() != TileLoc::Scaling {
+                    return Err(st(
+                        n,
+                        "fp",
+                        "fp tile location must be Scaling",
+                        format!("{:?}", fp.loc()),
+                    ));
+                }
+                if fp.dtype() != ElemType::U64 {
+                    return Err(st(
+                        n,
+                        "fp",
+                        "fp tile element type must be uint64",
+                        fp.dtype().to_string(),
+                    ));
+                }
+                if fp.valid_col() < cols {
+                    return Err(vr_err(
+                        op,
+                        "fp",
+                        "fp tile must cover the moved columns",
+                        format!("{} < {cols}", fp.valid_col()),
+                    ));
+                }
+                let words = self.read_rect_at::<u64>(fp, (0, 0), 1, cols);
+                Some(words.into_iter().map(scale_of).collect::<Vec<f32>>())
+            }
+            None => None,
+        };
+        fits(op, "dst", dst, at.0, at.1, rows, cols)?;
+        let scalar = mode.scalar.map(scale_of).unwrap_or(1.0);
+        let relu = mode.relu;
+        // Plain moves of equal types carry bits (NaN payloads kept).
+        if !scaled && !relu && src.dtype() == dst.dtype() {
+            self.copy_bits(dst, at, src, (0, 0), rows, cols);
+            return Ok(());
+        }
+        let mut v: Vec<f32> = match src.dtype() {
+            ElemType::I32 if !scaled => {
+                // int32 -> int32 with ReLU.
+                let mut w = self.read_rect_at::<i32>(src, (0, 0), rows, cols);
+                if relu {
+                    for x in &mut w {
+                        *x = (*x).max(0);
+                    }
+                }
+                self.write_rect_at::<i32>(dst, at, rows, cols, &w);
+                return Ok(());
+            }
+            ElemType::I32 => self
+                .read_rect_at::<i32>(src, (0, 0), rows, cols)
+                .into_iter()
+                .map(|x| x as f32)
+                .collect(),
+            _ => self.read_rect_at::<f32>(src, (0, 0), rows, cols),
+        };
+        match &scales {
+            Some(sc) => {
+                for row in v.chunks_exact_mut(cols.max(1)) {
+                    for (x, s) in row.iter_mut().zip(sc) {
+                        *x = fixpipe(*x, relu, *s, true);
+                    }
+                }
+            }
+            None => {
+                for x in &mut v {
+                    *x = fixpipe(*x, relu, scalar, scaled);
+                }
+            }
+        }
+        match dst.dtype() {
+            ElemType::F16 => self.write_rect_at::<half::f16>(dst, at, rows, cols, &v),
+            ElemType::Bf16 => self.write_rect_at::<half::bf16>(dst, at, rows, cols, &v),
+            ElemType::I8 => {
+                let w: Vec<i8> = v.iter().map(|&x| f32_to_i8_sat(x)).collect();
+                self.write_rect_at::<i8>(dst, at, rows, cols, &w);
+            }
+            _ => self.write_rect_at::<f32>(dst, at, rows, cols, &v),
+        }
+        Ok(())
+    }
+
+    /// TEXTRACT: `dst[i, j] = src[i + row, j + col]` over dst's valid region.
+    pub fn textract(&mut self, dst: &Tile, src: &Tile, row: i64, col: i64) -> Result<(), PtoError> {
+        let op = OpCode::Textract;
+        let n = op.name();
+        let arch = self.arch();
+        self.check_addr(dst, n, "dst")?;
+        self.check_addr(src, n, "src")?;
+        same_type(op, "dst", dst, "src", src)?;
+        let pair_ok = match (src.loc(), dst.loc()) {
+            (TileLoc::Mat, TileLoc::Left | TileLoc::Right) => true,
+            (TileLoc::Mat, TileLoc::Scaling) | (TileLoc::Vec, TileLoc::Mat) => arch == TileArch::A5,
+            _ => false,
+        };
+        if !pair_ok {
+            return Err(st(
+                n,
+                "dst",
+                "location pair must be Mat->Left/Right (a5 also Mat->Scaling, Vec->Mat)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
+            ));
+        }
+        if dst.loc() != TileLoc::Scaling {
+            op_types(op, arch, "src", src.dtype(), CUBE_TYPES)?;
+        }
+        if arch == TileArch::A2A3 {
+            let d = src.desc();
+            let ok = (d.slayout == SLayout::ColMajor && d.blayout == BLayout::RowMajor)
+                || d.slayout == SLayout::RowMajor
+                || (src.is_row_major_plain() && src.rows() == 1);
+            if !ok {
+                return Err(st(
+                    n,
+                    "src",
+                    "a2a3 source must be boxed Zn, Zz or Nz (or a one-row ND vector)",
+                    layout_name(d),
+                ));
+            }
+        }
+        let (r0, c0) = offsets(op, row, col)?;
+        if r0 + dst.rows() > src.rows() || c0 + dst.cols() > src.cols() {
+            return Err(vr_err(
+                op,
+                "indexRow/indexCol",
+                "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols",
+                format!(
+                    "({r0}, {c0}) + {}x{} in {}x{}",
+                    dst.rows(),
+                    dst.cols(),
+                    src.rows(),
+                    src.cols()
+                ),
+            ));
+        }
+        self.copy_bits(dst, (0, 0), src, (r0, c0), dst.valid_row(), dst.valid_col());
+        Ok(())
+    }
+
+    /// TINSERT: `dst[i + row, j + col] = src[i, j]` over src's valid region.
+    pub fn tinsert(&mut self, dst: &Tile, src: &Tile, row: i64, col: i64) -> Result<(), PtoError> {
+        let op = OpCode::Tinsert;
+        let n = op.name();
+        self.check_addr(dst, n, "dst")?;
+        self.check_addr(src, n, "src")?;
+        let arch = self.arch();
+        let ok = match (src.loc(), dst.loc()) {
+            (TileLoc::Acc, TileLoc::Mat) => true,
+            (TileLoc::Vec, TileLoc::Mat | TileLoc::Vec) => arch == TileArch::A5,
+            _ => false,
+        };
+        if !ok {
+            return Err(st(
+                n,
+                "dst",
+                "location pair must be Acc->Mat (a5 also Vec->Mat, Vec->Vec)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
+            ));
+        }
+        let (r0, c0) = offsets(op, row, col)?;
+        let (vr, vc) = (src.valid_row(), src.valid_col());
+        if src.loc() == TileLoc::Acc {
+            // Acc -> Mat goes through the fixpipe (float narrows to half/bfloat16).
+            return self.tmov_fix(dst, src, MovMode::default(), (vr, vc), (r0, c0), op);
+        }
+        same_type(op, "dst", dst, "src", src)?;
+        fits(op, "dst", dst, r0, c0, vr, vc)?;
+        self.copy_bits(dst, (r0, c0), src, (0, 0), vr, vc);
+        Ok(())
+    }
+
+    /// Copies the `rows x cols` rectangle at `so` of `src` to `do_` of `dst` (same element
+    /// size), through both layouts, in contiguous runs. Both tiles passed `check_addr` and the
+    /// rectangles lie inside their shapes.
+    pub(crate) fn copy_bits(
+        &mut self,
+        dst: &Tile,
+        do_: (usize, usize),
+        src: &Tile,
+        so: (usize, usize),
+        rows: usize,
+        cols: usize,
+    ) {
+        let size = src.dtype().size();
+        if self.copy_nz_nd(dst, do_, src, so, rows, cols) {
+            return;
+        }
+        // Fast form: both tiles laid out in row runs in different memories (Acc Nz -> Vec ND,
+        // Mat -> Left Nz, ...): each row copied run by run, memory to memory.
+        let row_wise = |t: &Tile| t.row_run(0, 0) >= t.col_run(0, 0);
+        if row_wise(src) && row_wise(dst) && src.loc() != dst.loc() {
+            let (s, d) = (*src, *dst);
+            if let Some((sm, dm)) = self.two_mems(s.loc(), d.loc()) {
+                for r in 0..rows {
+                    let mut c = 0;
+                    while c < cols {
+                        let (sr, sc) = (so.0 + r, so.1 + c);
+                        let (dr, dc) = (do_.0 + r, do_.1 + c);
+                        let len = s.row_run(sr, sc).min(d.row_run(dr, dc)).min(cols - c);
+                        let (a, b) = (s.byte_addr(sr, sc) as usize, d.byte_addr(dr, dc) as usize);
+                        let n = len * size;
+                        if let (Some(x), Some(y)) = (sm.get(a..a + n), dm.get_mut(b..b + n)) {
+                            y.copy_from_slice(x);
+                        }
+                        c += len;
+                    }
+                }
+                return;
+            }
+        }
+        let buf = self.read_bytes(src, so, rows, cols, size);
+        self.write_bytes(dst, do_, rows, cols, size, &buf);
+    }
+
+    /// The hot moves between a Nz tile and a plain row-major one (Acc -> Vec, Vec -> Mat) in
+    /// different memories, whole rectangles from `(0, 0)`: a Nz tile is a row of column strips,
+    /// each strip a row-major `rows x box_cols` block (element `(r, c)` at
+    /// `(c / bc) · rows · bc + r · bc + c % bc`), so each strip row is one run and no division
+    /// runs per element. Returns false when the case does not apply.
+    fn copy_nz_nd(
+        &mut self,
+        dst: &Tile,
+        do_: (usize, usize),
+        src: &Tile,
+        so: (usize, usize),
+        rows: usize,
+        cols: usize,
+    ) -> bool {
+        let nz = |t: &Tile| {
+            t.desc().blayout == BLayout::ColMajor && t.desc().slayout == SLayout::RowMajor
+        };
+        let to_nd = nz(src) && dst.is_row_major_plain();
+        let from_nd = nz(dst) && src.is_row_major_plain();
+        if so != (0, 0) || do_ != (0, 0) || src.loc() == dst.loc() || !(to_nd || from_nd) {
+            return false;
+        }
+        let size = src.dtype().size();
+        let (z, p) = if to_nd { (*src, *dst) } else { (*dst, *src) };
+        let bc = z.inner().1.max(1);
+        let (zb, pb, zrows, pcols) = (z.addr() as usize, p.addr() as usize, z.rows(), p.cols());
+        let Some((sm, dm)) = self.two_mems(src.loc(), dst.loc()) else {
+            return false;
+        };
+        for (strip, c0) in (0..cols).step_by(bc).enumerate() {
+            let w = bc.min(cols - c0) * size;
+            let zs = zb + strip * zrows * bc * size;
+            for r in 0..rows {
+                let za = zs + r * bc * size;
+                let pa = pb + (r * pcols + c0) * size;
+                let (sa, da) = if to_nd { (za, pa) } else { (pa, za) };
+                if let (Some(x), Some(y)) = (sm.get(sa..sa + w), dm.get_mut(da..da + w)) {
+                    y.copy_from_slice(x);
+                }
+            }
+        }
+        true
+    }
+
+    /// A rectangle's elements as bytes, row-major.
+    fn read_bytes(
+        &self,
+        t: &Tile,
+        o: (usize, usize),
+        rows: usize,
+        cols: usize,
+        size: usize,
+    ) -> Vec<u8> {
+        let mem = self.mem(t.loc()).as_slice();
+        let mut out = vec![0u8; rows * cols * size];
+        if t.row_run(0, 0) >= t.col_run(0, 0) {
+            for r in 0..rows {
+                let mut c = 0;
+                while c < cols {
+                    let (tr, tc) = (o.0 + r, o.1 + c);
+                    let len = t.row_run(tr, tc).min(cols - c);
+                    let a = t.byte_addr(tr, tc) as usize;
+                    let d = (r * cols + c) * size;
+                    if let (Some(s), Some(dd)) =
+                        (mem.get(a..a + len * size), out.get_mut(d..d + len * size))
+                    {
+                        dd.copy_from_slice(s);
+                    }
+                    c += len;
+                }
+            }
+        } else {
+            for c in 0..cols {
+                let mut r = 0;
+                while r < rows {
+                    let (tr, tc) = (o.0 + r, o.1 + c);
+                    let len = t.col_run(tr, tc).min(rows - r);
+                    let a = t.byte_addr(tr, tc) as usize;
+                    if let Some(s) = mem.get(a..a + len * size) {
+                        for (i, e) in s.chunks_exact(size).enumerate() {
+                            let d = ((r + i) * cols + c) * size;
+                            if let Some(dd) = out.get_mut(d..d + size) {
+                                dd.copy_from_slice(e);
+                            }
+                        }
+                    }
+                    r += len;
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes a row-major rectangle of element bytes into a tile at `o`.
+    fn write_bytes(
+        &mut self,
+        t: &Tile,
+        o: (usize, usize),
+        rows: usize,
+        cols: usize,
+        size: usize,
+        buf: &[u8],
+    ) {
+        let t = *t;
+        let mem = self.mem_mut(t.loc());
+        if t.row_run(0, 0) >= t.col_run(0, 0) {
+            for r in 0..rows {
+                let mut c = 0;
+                while c < cols {
+                    let (tr, tc) = (o.0 + r, o.1 + c);
+                    let len = t.row_run(tr, tc).min(cols - c);
+                    let a = t.byte_addr(tr, tc) as usize;
+                    let s = (r * cols + c) * size;
+                    if let (Some(dd), Some(ss)) =
+                        (mem.get_mut(a..a + len * size), buf.get(s..s + len * size))
+                    {
+                        dd.copy_from_slice(ss);
+                    }
+                    c += len;
+                }
+            }
+        } else {
+            for c in 0..cols {
+                let mut r = 0;
+                while r < rows {
+                    let (tr, tc) = (o.0 + r, o.1 + c);
+                    let len = t.col_run(tr, tc).min(rows - r);
+                    let a = t.byte_addr(tr, tc) as usize;
+                    if let Some(dd) = mem.get_mut(a..a + len * size) {
+                        for (i, e) in dd.chunks_exact_mut(size).enumerate() {
+                            let s = ((r + i) * cols + c) * size;
+                            if let Some(ss) = buf.get(s..s + size) {
+                                e.copy_from_slice(ss);
+                            }
+                        }
+                    }
+                    r += len;
+                }
+            }
+        }
+    }
+
+    /// The `rows x cols` rectangle at `o`, row-major, widened to the compute type.
+    pub(crate) fn read_rect_at<T: Elem>(
+        &self,
+        t: &Tile,
+        o: (usize, usize),
+        rows: usize,
+        cols: usize,
+    ) -> Vec<T::C> {
+        let size = T::TYPE.size();
+        let bytes = self.read_bytes(t, o, rows, cols, size);
+        let mut out = vec![T::C::default(); rows * cols];
+        T::load(&bytes, &mut out);
+        out
+    }
+
+    /// Writes a row-major rectangle of compute values at `o`, narrowed to the tile's type.
+    pub(crate) fn write_rect_at<T: Elem>(
+        &mut self,
+        t: &Tile,
+        o: (usize, usize),
+        rows: usize,
+        cols: usize,
+        vals: &[T::C],
+    ) {
+        let size = T::TYPE.size();
+        let mut bytes = vec![0u8; rows * cols * size];
+        T::store(vals, &mut bytes);
+        self.write_bytes(t, o, rows, cols, size, &bytes);
+    }
+}
+
+fn op_types(
+    op: OpCode,
+    arch: TileArch,
+    operand: &'static str,
+    t: ElemType,
+    legal: &[ElemType],
+) -> Result<(), PtoError> {
+    if legal.contains(&t) {
+        Ok(())
+    } else {
+        Err(PtoError::IllegalType {
+            op: op.name(),
+            operand,
+            dtype: t,
+            arch: arch_name(arch),
+            legal: crate::error::type_list(legal),
+        })
+    }
+}
+
+fn offsets(op: OpCode, row: i64, col: i64) -> Result<(usize, usize), PtoError> {
+    let conv = |v: i64, name: &'static str| {
+        usize::try_from(v)
+            .map_err(|_| vr_err(op, name, "offsets must not be negative", v.to_string()))
+    };
+    Ok((conv(row, "indexRow")?, conv(col, "indexCol")?))
+}
+
+/// The rectangle `rows x cols` at `(r0, c0)` fits the tile's shape.
+fn fits(
+    op: OpCode,
+    operand: &'static str,
+    t: &Tile,
+    r0: usize,
+    c0: usize,
+    rows: usize,
+    cols: usize,
+) -> Result<(), PtoError> {
+    if r0 + rows > t.rows() || c0 + cols > t.cols() {
+        return Err(vr_err(
+            op,
+            operand,
+            "the moved region must fit the tile's shape",
+            format!("{rows}x{cols} at ({r0}, {c0}) in {}x{}", t.rows(), t.cols()),
+        ));
+    }
+    Ok(())
+}
