@@ -1,0 +1,280 @@
+//! The PTO-AS forms PTOAS prints beyond the DPS tile ops (issue 10): one reduced kernel of our
+//! own per form, each parsed and verified, with the typed facts the parser must get right
+//! (result types, memref mapping, operand resolution). The list of PTOAS's own files and what
+//! npusim does with each is `tests/data/ptoas_test_files.tsv` (checked for consistency below;
+//! the files themselves are not in this repository).
+
+use npusim_ptoas::{
+    Block, DType, DiagKind, Loc, Module, OpCode, OpKind, Type, ValueId, parse_module,
+};
+
+fn parse(src: &str) -> Module {
+    match parse_module(src, "t.pto") {
+        Ok(m) => m,
+        Err(d) => panic!("{}", npusim_ptoas::render_all(&d, "t.pto", src)),
+    }
+}
+
+fn walk<'a>(b: &'a Block, out: &mut Vec<&'a OpKind>) {
+    for op in &b.ops {
+        out.push(&op.kind);
+        match &op.kind {
+            OpKind::For { body, .. } | OpKind::Section { body, .. } => walk(body, out),
+            OpKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                walk(then_body, out);
+                walk(else_body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn ops(m: &Module, f: usize) -> Vec<&OpKind> {
+    let mut v = Vec::new();
+    walk(m.funcs[f].body.as_ref().expect("body"), &mut v);
+    v
+}
+
+fn opaque<'a>(m: &'a Module, f: usize, name: &str) -> (&'a [ValueId], &'a [ValueId]) {
+    for k in ops(m, f) {
+        if let OpKind::Opaque {
+            op,
+            operands,
+            results,
+            ..
+        } = k
+            && op.name() == name
+        {
+            return (operands, results);
+        }
+    }
+    panic!("no {name}");
+}
+
+#[test]
+fn memref_arguments_and_alloc() {
+    let m = parse(
+        r#"module {
+  func.func @k(%a: memref<4x8x16xf16, #pto.address_space<gm>>,
+               %b: memref<4x8x16xf16, #pto.address_space<gm>>) {
+    %t = memref.alloc() : memref<4x8x16xf16, #pto.address_space<vec>>
+    pto.tload ins(%a : memref<4x8x16xf16, #pto.address_space<gm>>)
+              outs(%t : memref<4x8x16xf16, #pto.address_space<vec>>)
+    pto.tstore ins(%t : memref<4x8x16xf16, #pto.address_space<vec>>)
+               outs(%b : memref<4x8x16xf16, #pto.address_space<gm>>)
+    return
+  }
+}"#,
+    );
+    let f = &m.funcs[0];
+    assert!(matches!(f.ty(f.params[0]), Type::GmMemRef(v) if v.shape.len() == 3));
+    let (_, res) = opaque(&m, 0, "memref.alloc");
+    // Leading dimensions fold into rows: 4*8 rows of 16 columns in `vec`.
+    let t = f.ty(res[0]).as_tile().copied().expect("tile");
+    assert_eq!(
+        (t.loc, t.dtype, t.rows, t.cols),
+        (Loc::Vec, DType::F16, 32, 16)
+    );
+}
+
+#[test]
+fn cube_vector_pipes_and_reserved_buffers() {
+    let m = parse(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @cube_k() attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+    %buf = pto.reserve_buffer {
+      name = "fifo",
+      size = 4096,
+      location = #pto.address_space<mat>,
+      auto = true
+    } -> i32
+    %peer = pto.import_reserved_buffer {
+      name = "back",
+      peer_func = @vec_k
+    } -> i32
+    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, slot_num = 8}
+      (%buf, %peer : i32, i32) -> !pto.pipe
+    pto.section.cube {
+      %acc = pto.alloc_tile : !pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>
+      pto.tpush(%acc, %pipe : !pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>, !pto.pipe) {split = 0}
+    }
+    return
+  }
+  func.func @vec_k() attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    pto.section.vector {
+      %t = pto.tpop_from_aic {split = 1}
+        -> !pto.tile_buf<vec, 8x16xf32>
+      %o = pto.alloc_tile : !pto.tile_buf<vec, 8x16xf32>
+      pto.tadd ins(%t, %t : !pto.tile_buf<vec, 8x16xf32>, !pto.tile_buf<vec, 8x16xf32>)
+               outs(%o : !pto.tile_buf<vec, 8x16xf32>)
+      pto.tfree_from_aic {split = 1}
+    }
+    return
+  }
+}"#,
+    );
+    let (_, r) = opaque(&m, 0, "pto.reserve_buffer");
+    assert_eq!(
+        m.funcs[0].ty(r[0]),
+        &Type::Scalar(npusim_ptoas::ScalarType::I32)
+    );
+    let (operands, r) = opaque(&m, 0, "pto.initialize_l2l_pipe");
+    assert_eq!(operands.len(), 2);
+    assert_eq!(m.funcs[0].ty(r[0]), &Type::Opaque("!pto.pipe".into()));
+    let (operands, _) = opaque(&m, 0, "pto.tpush");
+    assert_eq!(operands.len(), 2);
+    let (_, r) = opaque(&m, 1, "pto.tpop_from_aic");
+    assert_eq!(m.funcs[1].ty(r[0]).as_tile().map(|t| t.rows), Some(8));
+    // The popped tile feeds a DPS op, whose operand check passes.
+    assert!(
+        ops(&m, 1)
+            .iter()
+            .any(|k| matches!(k, OpKind::Tile { op, .. } if *op == OpCode::TAdd))
+    );
+}
+
+#[test]
+fn dynamic_event_ids() {
+    let m = parse(
+        r#"module {
+  func.func @k() {
+    %arr = pto.declare_eventid_array -> !pto.eventid_array<4>
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    pto.eventid_array_set %arr[%c0], %c2 : !pto.eventid_array<4>
+    %eid = pto.eventid_array_get %arr[%c0] : !pto.eventid_array<4>
+    pto.set_flag_dyn [#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %eid]
+    pto.wait_flag_dyn [#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %eid]
+    return
+  }
+}"#,
+    );
+    let (operands, _) = opaque(&m, 0, "pto.wait_flag_dyn");
+    assert_eq!(operands.len(), 1);
+    let (operands, _) = opaque(&m, 0, "pto.eventid_array_set");
+    assert_eq!(operands.len(), 3);
+}
+
+#[test]
+fn tassign_treshape_subset_addptr_and_ssa_tile_ops() {
+    let m = parse(
+        r#"module {
+  func.func @k(%p: !pto.ptr<f32>, %v: memref<32x64xf32, #pto.address_space<vec>>) {
+    %a = arith.constant 0 : i64
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
+    %u = pto.tassign %t, %a
+      : !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
+      -> !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
+    %r = pto.treshape %u : !pto.tile_buf<vec, 16x1xf32, blayout=col_major> -> !pto.tile_buf<vec, 1x16xf32>
+    %s = pto.subset %v[%c0, %c0] sizes [32, 32] : <32x64xf32, #pto.address_space<vec>>
+    pto.tadd ins(%s, %s : !pto.tile_buf<32x32xf32, strided<[64, 1], offset: [?, ?]>, #pto.address_space<vec>>, !pto.tile_buf<32x32xf32, strided<[64, 1], offset: [?, ?]>, #pto.address_space<vec>>) outs(%s : !pto.tile_buf<32x32xf32, strided<[64, 1], offset: [?, ?]>, #pto.address_space<vec>>)
+    %q = pto.addptr %p, %c8 : <f32> -> <f32>
+    %d = pto.texp %r : (!pto.tile_buf<vec, 1x16xf32>) -> !pto.tile_buf<vec, 1x16xf32>
+    return
+  }
+}"#,
+    );
+    let f = &m.funcs[0];
+    let (_, r) = opaque(&m, 0, "pto.treshape");
+    assert_eq!(
+        f.ty(r[0]).as_tile().map(|t| (t.rows, t.cols)),
+        Some((1, 16))
+    );
+    // The subset's type comes from its first annotated use: a 32x32 tile.
+    let (_, r) = opaque(&m, 0, "pto.subset");
+    assert_eq!(
+        f.ty(r[0]).as_tile().map(|t| (t.rows, t.cols)),
+        Some((32, 32))
+    );
+    let (_, r) = opaque(&m, 0, "pto.addptr");
+    assert!(matches!(f.ty(r[0]), Type::Ptr(p) if p.elem == DType::F32));
+    let (operands, r) = opaque(&m, 0, "pto.texp");
+    assert_eq!((operands.len(), r.len()), (1, 1));
+}
+
+#[test]
+fn f8_elements_symbol_attributes_and_grouped_dps_operands() {
+    let m = parse(
+        r#"module {
+  func.func @k(%x: !pto.ptr<f8E4M3FN>, %pre: i64) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %tv = pto.make_tensor_view %x, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf8E4M3FN>
+    %pv = pto.partition_view %tv, offsets = [%c1, %c0], sizes = [%c1, %c16] : !pto.tensor_view<16x16xf8E4M3FN> -> !pto.partition_tensor_view<1x16xf8E4M3FN>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x32xf8E5M2>
+    %g = pto.alloc_tile : !pto.tile_buf<vec, 1x32xf8E5M2>
+    pto.tgather ins(%t, {maskPattern = #pto.mask_pattern<P1111>} : !pto.tile_buf<vec, 1x32xf8E5M2>) outs(%g : !pto.tile_buf<vec, 1x32xf8E5M2>)
+    %b = pto.import_reserved_buffer {name = "c", peer_func = @k} -> i32
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+    pto.tsetval ins(%s : !pto.tile_buf<vec, 1x16xf32>, %pre : i64) outs(%s : !pto.tile_buf<vec, 1x16xf32>)
+    return
+  }
+}"#,
+    );
+    let f = &m.funcs[0];
+    assert!(matches!(f.ty(f.params[0]), Type::Ptr(p) if p.elem == DType::F8E4M3FN));
+    let (operands, _) = opaque(&m, 0, "pto.tsetval");
+    assert_eq!(operands.len(), 3);
+}
+
+#[test]
+fn generic_ops_still_check_their_operands() {
+    // An undefined operand of a generically parsed op is an error naming the value.
+    let src = r#"module {
+  func.func @k() {
+    %pipe = pto.initialize_l2l_pipe {dir_mask = 1}(%nope : i32) -> !pto.pipe
+    return
+  }
+}"#;
+    let d = parse_module(src, "t.pto").expect_err("undefined operand");
+    assert!(
+        d.iter()
+            .any(|d| d.kind == DiagKind::UndefinedValue && d.message.contains("%nope"))
+    );
+    // A result whose type disagrees with a later annotation is a type mismatch.
+    let src = r#"module {
+  func.func @k() {
+    %t = pto.declare_tile -> !pto.tile_buf<vec, 8x16xf32>
+    %o = pto.alloc_tile : !pto.tile_buf<vec, 8x16xf32>
+    pto.tadd ins(%t, %t : !pto.tile_buf<vec, 8x8xf32>, !pto.tile_buf<vec, 8x8xf32>) outs(%o : !pto.tile_buf<vec, 8x16xf32>)
+    return
+  }
+}"#;
+    let d = parse_module(src, "t.pto").expect_err("mismatch");
+    assert!(d.iter().any(|d| d.kind == DiagKind::TypeMismatch));
+}
+
+/// The committed list of PTOAS's test files: well-formed, and the counts it records.
+#[test]
+fn ptoas_file_list_is_consistent() {
+    let text = include_str!("data/ptoas_test_files.tsv");
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert!(rows.len() > 200, "{}", rows.len());
+    for r in &rows {
+        assert_eq!(r.len(), 5, "{r:?}");
+        assert!(r[0].ends_with(".pto"));
+        assert!(matches!(r[1], "accept" | "reject"));
+        assert!(matches!(r[2], "ok" | "error") && matches!(r[3], "ok" | "error"));
+        assert_eq!(r[3] == "error", !r[4].is_empty(), "{r:?}");
+    }
+    let accepted_ok = rows
+        .iter()
+        .filter(|r| r[1] == "accept" && r[3] == "ok")
+        .count();
+    let accepted_ok_before = rows
+        .iter()
+        .filter(|r| r[1] == "accept" && r[2] == "ok")
+        .count();
+    assert!(accepted_ok > accepted_ok_before);
+}
