@@ -179,7 +179,8 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Select, _) => &["TTT", "TTTT"],
         (C::SelectScalar, _) => &["TTS", "TTTS"],
         (C::Load | C::Prefetch, _) => &["P"],
-        (C::Store, _) => &["T"],
+        // PTOAS also prints a store from `acc` with its pre-quant scalar: `ins(%acc, %pre)`.
+        (C::Store, _) => &["T", "TS"],
         (C::Print, _) => &["T", "P"],
     };
     let outs: &'static [&'static str] = match info.class {

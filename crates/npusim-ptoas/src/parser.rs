@@ -83,6 +83,8 @@ struct ResultName {
 #[derive(Default)]
 struct FnCtx {
     values: Vec<ValueInfo>,
+    /// The generically parsed op that defined a value (for operand-origin rules).
+    defined_by: HashMap<ValueId, OpCode>,
     scopes: Vec<HashMap<String, Vec<ValueId>>>,
     syncs: Vec<(OpCode, Vec<String>, Span)>,
     view_dims: HashMap<ValueId, Vec<Option<i64>>>,
@@ -525,6 +527,7 @@ impl<'a> Parser<'a> {
         }
         self.check_calls(&module);
         self.check_entry_rules(&module);
+        self.check_peer_pipes(&module);
         Ok(module)
     }
 
@@ -551,12 +554,122 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// PTOAS's peer rule for cross-core pipes: a function that initialises an
+    /// `initialize_l2l_pipe` on a reserved (or imported) buffer needs its peer function (the
+    /// one importing that buffer, or the one it imports from) to initialise one too.
+    fn check_peer_pipes(&mut self, module: &Module) {
+        struct Info {
+            reserves: Vec<String>,
+            imports: Vec<(String, String)>,
+            inits: Vec<(Span, bool)>,
+        }
+        fn walk(b: &Block, info: &mut Info) {
+            let str_attr = |attrs: &[(String, Attr)], key: &str| {
+                attrs.iter().find_map(|(k, a)| match a {
+                    Attr::Str(s) if k == key => Some(s.clone()),
+                    _ => None,
+                })
+            };
+            for op in &b.ops {
+                match &op.kind {
+                    OpKind::Opaque {
+                        op: code, attrs, ..
+                    } => match code {
+                        OpCode::PtoReserveBuffer => {
+                            info.reserves.extend(str_attr(attrs, "name"));
+                        }
+                        OpCode::PtoImportReservedBuffer => {
+                            if let (Some(n), Some(p)) =
+                                (str_attr(attrs, "name"), str_attr(attrs, "peer_func"))
+                            {
+                                info.imports.push((n, p));
+                            }
+                        }
+                        OpCode::PtoInitializeL2lPipe => {
+                            let explicit = attrs.iter().any(|(k, _)| k == "flag_base");
+                            info.inits.push((op.span, !explicit));
+                        }
+                        _ => {}
+                    },
+                    OpKind::For { body, .. } | OpKind::Section { body, .. } => walk(body, info),
+                    OpKind::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => {
+                        walk(then_body, info);
+                        walk(else_body, info);
+                    }
+                    OpKind::While { before, after, .. } => {
+                        walk(before, info);
+                        walk(after, info);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let infos: Vec<Info> = module
+            .funcs
+            .iter()
+            .map(|f| {
+                let mut i = Info {
+                    reserves: Vec::new(),
+                    imports: Vec::new(),
+                    inits: Vec::new(),
+                };
+                if let Some(b) = &f.body {
+                    walk(b, &mut i);
+                }
+                i
+            })
+            .collect();
+        for (fi, f) in module.funcs.iter().enumerate() {
+            let info = &infos[fi];
+            if !info.inits.iter().any(|(_, reserved)| *reserved) {
+                continue;
+            }
+            // Peers: functions importing one of our reserved buffers from us, and the
+            // functions we import from.
+            let mut peers: Vec<usize> = Vec::new();
+            for (gi, g) in module.funcs.iter().enumerate() {
+                if gi == fi {
+                    continue;
+                }
+                let imports_ours = infos[gi]
+                    .imports
+                    .iter()
+                    .any(|(n, p)| *p == f.name && info.reserves.contains(n));
+                let we_import = info.imports.iter().any(|(_, p)| *p == g.name);
+                if imports_ours || we_import {
+                    peers.push(gi);
+                }
+            }
+            for gi in peers {
+                if infos[gi].inits.is_empty() {
+                    let span = info.inits.first().map_or(f.span, |x| x.0);
+                    let peer = &module.funcs[gi].name;
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::Rule,
+                            format!(
+                                "[l2l-peer-pair] `pto.initialize_l2l_pipe` requires a complete peer init pair when local_addr comes from pto.reserve_buffer or pto.import_reserved_buffer: peer `@{peer}` initialises no pipe"
+                            ),
+                            span,
+                        )
+                        .with_label(format!("in `@{}`", f.name)),
+                    );
+                }
+            }
+        }
+    }
+
     /// Verifier rules of the generically parsed ops (named like PTOAS's messages).
     fn opaque_rules(
         &mut self,
         code: OpCode,
         operands: &[ValueId],
         results: &[ValueId],
+        attrs: &[(String, Attr, Span)],
         span: Span,
     ) {
         let rule = |name: &str, msg: String| {
@@ -573,6 +686,46 @@ impl<'a> Parser<'a> {
                 )
                 .with_help("set `pto.target_arch = \"a5\"` or `--target a5`"),
             ),
+            // A2/A3 compare-form gather (`ins(%src, %scalar, %tmp)`): src f16/f32, or i32
+            // when comparing for equality.
+            OpCode::PtoTgather
+                if self.arch == TargetArch::A2A3
+                    && operands
+                        .get(1)
+                        .is_some_and(|&v| self.ty_of(v).as_scalar().is_some()) =>
+            {
+                let cmp_eq = attrs.iter().all(|(k, a, _)| {
+                    k != "cmpMode"
+                        || matches!(a, Attr::Opaque { body, .. } if body.contains("eq") || body.contains("equal"))
+                });
+                if let Some(t) = operands.first().and_then(|&v| self.ty_of(v).as_tile())
+                    && !matches!(t.dtype, DType::F16 | DType::F32)
+                    && !(t.dtype == DType::I32 && cmp_eq)
+                {
+                    let d = t.dtype;
+                    self.err(rule(
+                        "tgather-compare-src-type",
+                        format!(
+                            "A2/A3 compare-form `pto.tgather` expects a src element type of f16/f32, or i32 when cmpMode=eq; found `{d}`"
+                        ),
+                    ));
+                }
+            }
+            // Without an explicit `flag_base`, the pipe's local buffer must be a reserved one.
+            OpCode::PtoInitializeL2lPipe if !attrs.iter().any(|(k, _, _)| k == "flag_base") => {
+                let from_reserved = operands.first().is_some_and(|v| {
+                    matches!(
+                        self.f.defined_by.get(v),
+                        Some(OpCode::PtoReserveBuffer | OpCode::PtoImportReservedBuffer)
+                    )
+                });
+                if !from_reserved {
+                    self.err(rule(
+                        "l2l-local-addr-reserved",
+                        "`pto.initialize_l2l_pipe` requires local_addr to come from pto.reserve_buffer or pto.import_reserved_buffer when 'flag_base' is not explicit".to_string(),
+                    ));
+                }
+            }
             OpCode::PtoTgetScaleAddr => {
                 if let Some(t) = operands.get(1).and_then(|&v| self.ty_of(v).as_tile())
                     && t.loc != Loc::Scaling
@@ -1125,7 +1278,10 @@ impl<'a> Parser<'a> {
         } else {
             self.bind_results(results, &types, code, span, None)?
         };
-        self.opaque_rules(code, &operands, &results, span);
+        for &r in &results {
+            self.f.defined_by.insert(r, code);
+        }
+        self.opaque_rules(code, &operands, &results, &attr_list, span);
         Ok(OpKind::Opaque {
             op: code,
             operands,
@@ -1240,6 +1396,20 @@ impl<'a> Parser<'a> {
     }
 
     fn op_constant(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        // `dense<[...]> : vector<4xi16>`: a vector constant, carried but not executed.
+        if self.at_kw("dense") {
+            self.bump();
+            let body = self.angle_body()?;
+            self.expect(Tok::Colon, "`:` before the constant's type")?;
+            let ty = self.parse_type()?;
+            let r = self.one_result(results, ty, OpCode::Constant, span, None)?;
+            return Ok(OpKind::Opaque {
+                op: OpCode::Constant,
+                operands: Vec::new(),
+                results: vec![r],
+                attrs: vec![("dense".to_string(), Attr::Str(body))],
+            });
+        }
         let neg = self.eat(Tok::Minus);
         let lit = self.tok;
         let (value, ty) = match lit.kind {
@@ -2769,6 +2939,14 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
+    /// `<...>` as written (whitespace runs collapsed to one space), brackets included.
+    fn angle_text(&mut self) -> PResult<String> {
+        let start = self.tok.span.start;
+        self.angle_body()?;
+        let raw = self.src.get(start..self.prev_end).unwrap_or("");
+        Ok(raw.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
     fn angle_body(&mut self) -> PResult<String> {
         let open = self.expect(Tok::Less, "`<`")?;
         let mut depth = 1usize;
@@ -2895,8 +3073,8 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident if self.text(t) == "vector" => {
                 self.bump();
-                let body = self.angle_body()?;
-                Ok(Type::Opaque(format!("vector<{body}>")))
+                let body = self.angle_text()?;
+                Ok(Type::Opaque(format!("vector{body}")))
             }
             Tok::Less if self.shape_after_less() => self.memref_type(),
             // `<f32>`: the short pointer spelling PTOAS prints for `!pto.ptr<f32>`.
@@ -2938,8 +3116,8 @@ impl<'a> Parser<'a> {
                     }
                     other if other.starts_with("!pto.") => {
                         if self.at(Tok::Less) && self.tok.span.start == t.span.end {
-                            let body = self.angle_body()?;
-                            Ok(Type::Opaque(format!("{other}<{body}>")))
+                            let body = self.angle_text()?;
+                            Ok(Type::Opaque(format!("{other}{body}")))
                         } else {
                             Ok(Type::Opaque(other.to_string()))
                         }

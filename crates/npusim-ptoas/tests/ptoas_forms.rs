@@ -105,6 +105,8 @@ fn cube_vector_pipes_and_reserved_buffers() {
     return
   }
   func.func @vec_k() attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    %back = pto.reserve_buffer {name = "back", size = 4096, location = #pto.address_space<vec>, auto = true} -> i32
+    %pipe2 = pto.initialize_l2l_pipe {dir_mask = 2, slot_size = 1024, slot_num = 8}(%back : i32) -> !pto.pipe
     pto.section.vector {
       %t = pto.tpop_from_aic {split = 1}
         -> !pto.tile_buf<vec, 8x16xf32>
@@ -277,4 +279,161 @@ fn ptoas_file_list_is_consistent() {
         .filter(|r| r[1] == "accept" && r[2] == "ok")
         .count();
     assert!(accepted_ok > accepted_ok_before);
+}
+
+/// The rule named in brackets at the start of the first `Rule` diagnostic.
+fn rule_of(src: &str) -> String {
+    let d = parse_module(src, "t.pto").expect_err("rejected");
+    let r = d
+        .iter()
+        .find(|d| d.kind == DiagKind::Rule)
+        .unwrap_or_else(|| panic!("no rule diagnostic: {d:?}"));
+    r.message
+        .strip_prefix('[')
+        .and_then(|m| m.split_once(']'))
+        .map(|(n, _)| n.to_string())
+        .expect("named rule")
+}
+
+fn accepted(src: &str) {
+    if let Err(d) = parse_module(src, "t.pto") {
+        panic!("{}", npusim_ptoas::render_all(&d, "t.pto", src));
+    }
+}
+
+#[test]
+fn ptoas_verifier_rules_are_named() {
+    // Entry functions return nothing.
+    let r = rule_of(
+        "module {\n func.func @k(%a: i32) -> i32 attributes {pto.entry} {\n return %a : i32\n }\n}",
+    );
+    assert_eq!(r, "entry-returns-void");
+    // A5-only op on a2a3; the same op on a5 is accepted.
+    let hist = |arch: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "{arch}"}} {{
+  func.func @k() {{
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 8x32xui16>
+    %d = pto.alloc_tile : !pto.tile_buf<vec, 8x256xui32>
+    pto.thistogram ins(%s : !pto.tile_buf<vec, 8x32xui16>) outs(%d : !pto.tile_buf<vec, 8x256xui32>)
+    return
+  }}
+}}"#
+        )
+    };
+    assert_eq!(rule_of(&hist("a2a3")), "a5-only");
+    accepted(&hist("a5"));
+    // tcvt shapes.
+    let cvt = |src: &str, dst: &str| {
+        format!(
+            "module {{\n func.func @k() {{\n %a = pto.alloc_tile : !pto.tile_buf<vec, {src}>\n %b = pto.alloc_tile : !pto.tile_buf<vec, {dst}>\n pto.tcvt ins(%a : !pto.tile_buf<vec, {src}>) outs(%b : !pto.tile_buf<vec, {dst}>)\n return\n }}\n}}"
+        )
+    };
+    assert_eq!(rule_of(&cvt("16x32xf32", "16x16xf16")), "cvt-shape");
+    assert_eq!(
+        rule_of(&cvt("16x16xf32, valid=8x16", "16x16xf16")),
+        "cvt-valid-shape"
+    );
+    accepted(&cvt("16x16xf32", "16x16xf16"));
+    // Async transfers take flat 1-D GM memrefs.
+    let put = |shape: &str| {
+        format!(
+            r#"module {{
+  func.func @k(%d: memref<{shape}xf32, #pto.address_space<gm>>, %s: memref<{shape}xf32, #pto.address_space<gm>>, %w: memref<1024xi8, #pto.address_space<gm>>) {{
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x256xi8>
+    %ss = pto.build_async_session(%t, %w : !pto.tile_buf<vec, 1x256xi8>, memref<1024xi8, #pto.address_space<gm>>) -> !pto.async_session
+    %e = pto.tput_async(%d, %s, %ss : memref<{shape}xf32, #pto.address_space<gm>>, memref<{shape}xf32, #pto.address_space<gm>>, !pto.async_session) -> !pto.async_event
+    return
+  }}
+}}"#
+        )
+    };
+    assert_eq!(rule_of(&put("4x32")), "async-flat-1d");
+    accepted(&put("128"));
+    // tpop with run-time valid sizes needs a dynamic valid shape.
+    let pop = |valid: &str| {
+        format!(
+            "module {{\n func.func @k(%r: index, %c: index) {{\n %t = pto.tpop_from_aic(%r, %c) {{split = 0}} -> !pto.tile_buf<vec, 16x64xf32, valid={valid}>\n return\n }}\n}}"
+        )
+    };
+    assert_eq!(rule_of(&pop("16x64")), "tpop-dynamic-valid");
+    accepted(&pop("?x?"));
+    // Compare-form gather source type on A2/A3.
+    let gather = |dt: &str| {
+        format!(
+            "module {{\n func.func @k() {{\n %z = arith.constant 0 : {dt}\n %s = pto.alloc_tile : !pto.tile_buf<vec, 1x32x{dt}>\n %m = pto.alloc_tile : !pto.tile_buf<vec, 1x32xi8>\n %d = pto.alloc_tile : !pto.tile_buf<vec, 1x32xi32>\n pto.tgather ins(%s, %z, %m : !pto.tile_buf<vec, 1x32x{dt}>, {dt}, !pto.tile_buf<vec, 1x32xi8>) outs(%d : !pto.tile_buf<vec, 1x32xi32>)\n return\n }}\n}}"
+        )
+    };
+    assert_eq!(rule_of(&gather("i16")), "tgather-compare-src-type");
+    accepted(&gather("f16"));
+    // Scale address destination.
+    let r = rule_of(
+        "module {\n func.func @k() {\n %s = pto.alloc_tile : !pto.tile_buf<left, 16x128xf8E4M3, blayout=col_major, slayout=row_major>\n %d = pto.alloc_tile : !pto.tile_buf<vec, 16x128xf16>\n pto.tget_scale_addr ins(%s : !pto.tile_buf<left, 16x128xf8E4M3, blayout=col_major, slayout=row_major>) outs(%d : !pto.tile_buf<vec, 16x128xf16>)\n return\n }\n}",
+    );
+    assert_eq!(r, "scale-addr-dst-scaling");
+}
+
+#[test]
+fn l2l_pipes_need_reserved_buffers_and_peer_inits() {
+    let init = |operand: &str, attrs: &str| {
+        format!(
+            "%pipe = pto.initialize_l2l_pipe {{dir_mask = 1, slot_size = 1024, slot_num = 8{attrs}}}({operand} : i32) -> !pto.pipe"
+        )
+    };
+    // A plain i32 argument as the local buffer, without flag_base.
+    let src = format!(
+        "module {{\n func.func @c(%b: i32) {{\n {}\n return\n }}\n}}",
+        init("%b", "")
+    );
+    assert_eq!(rule_of(&src), "l2l-local-addr-reserved");
+    // With an explicit flag_base it is the author's business.
+    accepted(&format!(
+        "module {{\n func.func @c(%b: i32) {{\n {}\n return\n }}\n}}",
+        init("%b", ", flag_base = 0")
+    ));
+    // A reserved buffer whose importing peer initialises no pipe.
+    let module = |peer_init: bool| {
+        format!(
+            r#"module {{
+  func.func @cube() {{
+    %r = pto.reserve_buffer {{name = "fifo", size = 4096, location = #pto.address_space<mat>, auto = true}} -> i32
+    {}
+    return
+  }}
+  func.func @vec() {{
+    %i = pto.import_reserved_buffer {{name = "fifo", peer_func = @cube}} -> i32
+    {}
+    return
+  }}
+}}"#,
+            init("%r", ""),
+            if peer_init {
+                init("%i", "")
+            } else {
+                String::new()
+            }
+        )
+    };
+    assert_eq!(rule_of(&module(false)), "l2l-peer-pair");
+    accepted(&module(true));
+}
+
+#[test]
+fn dense_vector_constants_and_stores_with_a_prequant_scalar() {
+    let m = parse(
+        r#"module {
+  func.func @k(%pre: i64, %o: memref<16x16xf16, #pto.address_space<gm>>) {
+    %v = arith.constant dense<[128, 64, 0, 0]> : vector<4xi16>
+    %acc = pto.alloc_tile : !pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>
+    pto.tstore ins(%acc : !pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>, %pre : i64) outs(%o : memref<16x16xf16, #pto.address_space<gm>>)
+    return
+  }
+}"#,
+    );
+    let f = &m.funcs[0];
+    let (_, r) = opaque(&m, 0, "arith.constant");
+    assert_eq!(f.ty(r[0]), &Type::Opaque("vector<4xi16>".into()));
+    assert!(ops(&m, 0).iter().any(
+        |k| matches!(k, OpKind::Tile { op, ins, .. } if *op == OpCode::TStore && ins.len() == 2)
+    ));
 }
