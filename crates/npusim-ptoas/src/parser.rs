@@ -1141,7 +1141,7 @@ impl<'a> Parser<'a> {
                 if !gap.contains('\n') {
                     return false;
                 }
-                let prev = self.src[..self.prev_end].trim_end();
+                let prev = self.src.get(..self.prev_end).unwrap_or("").trim_end();
                 if prev.ends_with(',')
                     || prev.ends_with(':')
                     || prev.ends_with('=')
@@ -1745,6 +1745,29 @@ impl<'a> Parser<'a> {
 
     fn sync_arg(&mut self) -> PResult<String> {
         let start = self.tok.span;
+        // A dynamic event id (`pto.sync.set <PIPE_MTE3>, %id`): an integer value.
+        if self.at(Tok::ValueId) {
+            let (v, span) = self.value_use()?;
+            if !self
+                .ty_of(v)
+                .as_scalar()
+                .is_some_and(|t| t.is_integer_like())
+            {
+                let ty = self.ty_of(v).to_string();
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::TypeMismatch,
+                        format!("a dynamic event id must be an integer or index, not `{ty}`"),
+                        span,
+                    )
+                    .with_label("this event id"),
+                );
+            }
+            return Ok(match self.const_of(v) {
+                Some(c) => format!("EVENT_ID{c}"),
+                None => self.value_name(v),
+            });
+        }
         match self.parse_attr()? {
             Attr::Opaque { body, .. } => Ok(body),
             Attr::Int(v) => Ok(v.to_string()),

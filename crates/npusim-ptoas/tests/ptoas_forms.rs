@@ -157,6 +157,18 @@ fn dynamic_event_ids() {
     );
     let (operands, _) = opaque(&m, 0, "pto.wait_flag_dyn");
     assert_eq!(operands.len(), 1);
+    // Dynamic event ids of the cross-core sync ops.
+    parse(
+        "module {\n func.func @k(%e: i32) {\n %c3 = arith.constant 3 : index\n pto.sync.set <PIPE_MTE3>, %c3\n pto.sync.wait <PIPE_V>, %e\n return\n }\n}",
+    );
+    let d = parse_module(
+        "module {\n func.func @k(%e: f32) {\n pto.sync.wait <PIPE_V>, %e\n return\n }\n}",
+        "t.pto",
+    )
+    .expect_err("float event id");
+    assert!(d.iter().any(|d| d.kind == DiagKind::TypeMismatch));
+    let (operands, _) = opaque(&m, 0, "pto.wait_flag_dyn");
+    assert_eq!(operands.len(), 1);
     let (operands, _) = opaque(&m, 0, "pto.eventid_array_set");
     assert_eq!(operands.len(), 3);
 }
