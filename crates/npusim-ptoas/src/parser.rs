@@ -743,7 +743,7 @@ impl<'a> Parser<'a> {
                 for (k, what) in [(0usize, "dst"), (1, "src")] {
                     let Some(&v) = operands.get(k) else { continue };
                     let flat = match self.ty_of(v) {
-                        Type::GmMemRef(m) => {
+                        Type::GmMemRef(m) | Type::PartitionView(m) | Type::TensorView(m) => {
                             m.shape.iter().all(|d| d.as_static().is_some())
                                 && m.shape.iter().filter(|d| d.as_static() != Some(1)).count() <= 1
                         }
@@ -754,7 +754,7 @@ impl<'a> Parser<'a> {
                         self.err(rule(
                             "async-flat-1d",
                             format!(
-                                "`{}` expects {what} to be a static flat contiguous 1-D GM memref, found `{ty}`",
+                                "`{}` expects {what} to be a static flat contiguous 1-D GM buffer, found `{ty}`",
                                 code.name()
                             ),
                         ));
@@ -1204,11 +1204,17 @@ impl<'a> Parser<'a> {
         let mut colon_types: Vec<Type> = Vec::new();
         if self.at_kw("ins") {
             let ins = self.dps_group("ins", &mut attr_list)?;
-            let outs = if self.at_kw("outs") {
+            let outs = if self.at_kw("outs") && !self.outs_colon_ahead() {
                 self.dps_group("outs", &mut attr_list)?
             } else {
                 Vec::new()
             };
+            // `%v = pto.tgetval ins(...) outs : f32`: a scalar result.
+            if self.at_kw("outs") {
+                self.bump();
+                self.expect(Tok::Colon, "`:` after `outs`")?;
+                arrow_types = Some(self.opaque_types(false)?);
+            }
             operands.extend(ins.iter().chain(&outs).map(|x| x.0));
             if self.at(Tok::LBrace) {
                 attr_list.extend(self.attr_dict()?);
@@ -1288,6 +1294,14 @@ impl<'a> Parser<'a> {
             results,
             attrs: attr_list.into_iter().map(|(k, a, _)| (k, a)).collect(),
         })
+    }
+
+    /// Whether `outs` at the cursor is followed by `:` (the scalar-result form).
+    fn outs_colon_ahead(&self) -> bool {
+        self.src
+            .get(self.tok.span.end..)
+            .and_then(|r| r.trim_start().bytes().next())
+            == Some(b':')
     }
 
     /// Whether the token at the cursor can start a type.
@@ -1738,6 +1752,10 @@ impl<'a> Parser<'a> {
                 span.to(end),
             )
             .with_label("wrong number of arguments"));
+        }
+        // Trailing attributes (`pto.sync.set <PIPE_MTE3>, 3 {ffts_mode = 0 : i32}`).
+        if self.at(Tok::LBrace) {
+            self.attr_dict()?;
         }
         self.f.syncs.push((code, args.clone(), span));
         Ok(OpKind::Sync(SyncOp { op: code, args }))
@@ -2253,6 +2271,18 @@ impl<'a> Parser<'a> {
             loop {
                 if self.at(Tok::LBrace) {
                     attrs.extend(self.attr_dict()?);
+                } else if self.at(Tok::Str) {
+                    // `pto.print ins("x = %f", %v : f32)`: the format string.
+                    let t = self.bump();
+                    attrs.push((
+                        "format".to_string(),
+                        Attr::Str(unescape_string(self.text(t))),
+                        t.span,
+                    ));
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                    continue;
                 } else {
                     vals.push(self.value_use()?);
                 }

@@ -449,3 +449,27 @@ fn dense_vector_constants_and_stores_with_a_prequant_scalar() {
         |k| matches!(k, OpKind::Tile { op, ins, .. } if *op == OpCode::TStore && ins.len() == 2)
     ));
 }
+
+#[test]
+fn scalar_results_format_strings_and_sync_attributes() {
+    let m = parse(
+        r#"module {
+  func.func @k(%a: f32, %n: index) {
+    %c0 = arith.constant 0 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 32x32xf32>
+    %v = pto.tgetval ins(%t, %c0 : !pto.tile_buf<vec, 32x32xf32>, index) outs : f32
+    pto.tsetval ins(%c0, %v : index, f32) outs(%t : !pto.tile_buf<vec, 32x32xf32>)
+    pto.print ins("x = %+08.3f", %a : f32)
+    pto.sync.set <PIPE_MTE3>, 3 {ffts_mode = 0 : i32}
+    pto.sync.set <PIPE_MTE3>, %n {ffts_mode = 1 : i32}
+    return
+  }
+}"#,
+    );
+    let f = &m.funcs[0];
+    let (operands, r) = opaque(&m, 0, "pto.tgetval");
+    assert_eq!(operands.len(), 2);
+    assert_eq!(f.ty(r[0]), &Type::Scalar(npusim_ptoas::ScalarType::F32));
+    let (operands, _) = opaque(&m, 0, "pto.print");
+    assert_eq!(operands.len(), 1);
+}
