@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod ascendc_cmd;
+mod pto_case;
 mod pto_cmd;
 
 #[derive(Parser)]

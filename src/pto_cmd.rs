@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// Writes a pointer parameter's final buffer: `NAME=FILE.npy`.
     #[arg(long = "out", value_name = "NAME=FILE.npy")]
     pub outs: Vec<String>,
+    /// A PTOAS sample case directory (`main.cpp`, `outputs.txt`, `v1.bin`, ...): parameter K
+    /// takes `vK.bin` (or its `main.cpp` scalar), and the buffers `outputs.txt` names are
+    /// written back to `vK.bin` for the sample's compare script. `--arg` overrides a parameter.
+    #[arg(long, value_name = "DIR")]
+    pub case: Option<PathBuf>,
     /// Step budget: fail when more than this many instructions have run (every call, loop
     /// iteration and block counts).
     #[arg(long, default_value_t = 100_000_000, value_name = "N")]
@@ -629,6 +634,15 @@ pub fn run(args: RunArgs) -> Result<bool> {
         };
         host.push((name.to_string(), v));
     }
+    let case = match &args.case {
+        Some(dir) => {
+            let c = crate::pto_case::Case::read(dir)?;
+            let given: Vec<String> = host.iter().map(|(k, _)| k.clone()).collect();
+            host.extend(c.bind(&params, &given)?);
+            Some(c)
+        }
+        None => None,
+    };
     // Every output is checked, and its temporary file created, before the run.
     let mut outs: Vec<(String, Dest)> = Vec::new();
     for o in &args.outs {
@@ -699,6 +713,11 @@ pub fn run(args: RunArgs) -> Result<bool> {
     };
     let t_exec = t2.elapsed();
     write_outputs(&outcome, &mut outs)?;
+    if let Some(c) = &case {
+        for f in c.write_outputs(&params, &outcome)? {
+            eprintln!("wrote {}", f.display());
+        }
+    }
     let to_stdout = outs.iter().any(|(_, d)| matches!(d, Dest::Stdout));
     let summary = summary(&args, &prog, &outcome, [t_parse, t_lower, t_exec], &outs);
     if to_stdout {

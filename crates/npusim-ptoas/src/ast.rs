@@ -47,11 +47,19 @@ pub enum DType {
     Bf16,
     /// `f32`
     F32,
+    /// `f8E4M3` (OCP FP8 E4M3 with infinities; parsed and stored, not computed on).
+    F8E4M3,
+    /// `f8E4M3FN` (FP8 E4M3, finite and NaN only).
+    F8E4M3FN,
+    /// `f8E5M2` (FP8 E5M2).
+    F8E5M2,
+    /// `f8E8M0FNU` (MX scale exponent).
+    F8E8M0,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 12] = [
+    pub const ALL: [DType; 16] = [
         DType::I1,
         DType::I8,
         DType::U8,
@@ -64,6 +72,10 @@ impl DType {
         DType::F16,
         DType::Bf16,
         DType::F32,
+        DType::F8E4M3,
+        DType::F8E4M3FN,
+        DType::F8E5M2,
+        DType::F8E8M0,
     ];
 
     /// The MLIR spelling (`f32`, `ui8`, ...).
@@ -81,6 +93,10 @@ impl DType {
             DType::F16 => "f16",
             DType::Bf16 => "bf16",
             DType::F32 => "f32",
+            DType::F8E4M3 => "f8E4M3",
+            DType::F8E4M3FN => "f8E4M3FN",
+            DType::F8E5M2 => "f8E5M2",
+            DType::F8E8M0 => "f8E8M0FNU",
         }
     }
 
@@ -99,6 +115,10 @@ impl DType {
             "f16" => DType::F16,
             "bf16" => DType::Bf16,
             "f32" => DType::F32,
+            "f8E4M3" => DType::F8E4M3,
+            "f8E4M3FN" => DType::F8E4M3FN,
+            "f8E5M2" => DType::F8E5M2,
+            "f8E8M0FNU" => DType::F8E8M0,
             _ => return None,
         })
     }
@@ -107,7 +127,12 @@ impl DType {
     pub fn bits(self) -> u32 {
         match self {
             DType::I1 => 1,
-            DType::I8 | DType::U8 => 8,
+            DType::I8
+            | DType::U8
+            | DType::F8E4M3
+            | DType::F8E4M3FN
+            | DType::F8E5M2
+            | DType::F8E8M0 => 8,
             DType::I16 | DType::U16 | DType::F16 | DType::Bf16 => 16,
             DType::I32 | DType::U32 | DType::F32 => 32,
             DType::I64 | DType::U64 => 64,
@@ -121,14 +146,34 @@ impl DType {
 
     /// Whether this is a floating-point type.
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::Bf16 | DType::F32)
+        matches!(
+            self,
+            DType::F16
+                | DType::Bf16
+                | DType::F32
+                | DType::F8E4M3
+                | DType::F8E4M3FN
+                | DType::F8E5M2
+                | DType::F8E8M0
+        )
     }
 
-    /// The simulator's element type; `None` for `i1`.
+    /// Whether this is one of the 8-bit float types (parsed and verified; the simulator has
+    /// no arithmetic for them).
+    pub fn is_f8(self) -> bool {
+        matches!(
+            self,
+            DType::F8E4M3 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E8M0
+        )
+    }
+
+    /// The simulator's element type; `None` for `i1` and the 8-bit floats.
     pub fn elem_type(self) -> Option<npusim_core::ElemType> {
         use npusim_core::ElemType as E;
         Some(match self {
-            DType::I1 => return None,
+            DType::I1 | DType::F8E4M3 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E8M0 => {
+                return None;
+            }
             DType::I8 => E::I8,
             DType::U8 => E::U8,
             DType::I16 => E::I16,
@@ -471,8 +516,16 @@ pub enum Type {
     TensorView(ViewType),
     /// `!pto.partition_tensor_view<...>`.
     PartitionView(ViewType),
-    /// `!pto.tile_buf<...>` (also the SSA `!pto.tile<...>` spellings, mapped to a tile buffer).
+    /// `!pto.tile_buf<...>` (also the SSA `!pto.tile<...>` spellings and
+    /// `memref<...xT, #pto.address_space<vec|mat|...>>` of an on-chip space, mapped to a tile
+    /// buffer).
     TileBuf(TileBufType),
+    /// `memref<...xT, #pto.address_space<gm>>` (or a memref without address space): a
+    /// global-memory buffer used directly as a `pto.tload`/`pto.tstore` operand.
+    GmMemRef(ViewType),
+    /// A dialect type the simulator only carries (`!pto.pipe`, `!pto.eventid_array<...>`,
+    /// `!pto.async_session`, `vector<...>`, ...): its text, spaces normalised.
+    Opaque(String),
 }
 
 impl Type {
@@ -906,6 +959,20 @@ pub enum OpKind {
     },
     /// Synchronisation ops.
     Sync(SyncOp),
+    /// An op of the PTOAS dialect that is parsed and verified (operands defined, results
+    /// typed) but not executed: cross-core pipes, reserved buffers, dynamic event ids, pointer
+    /// arithmetic, `memref.alloc`, tile ops `npusim-pto` lacks. Lowered to an instruction that
+    /// fails with "not supported" when reached.
+    Opaque {
+        /// Which op.
+        op: OpCode,
+        /// Value operands, in source order.
+        operands: Vec<ValueId>,
+        /// Results.
+        results: Vec<ValueId>,
+        /// Attribute names given (`{split = 0}` gives `split`), for rule checks.
+        attrs: Vec<(String, Attr)>,
+    },
 }
 
 /// A function.

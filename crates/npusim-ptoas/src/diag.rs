@@ -84,6 +84,10 @@ pub enum DiagKind {
     UnpairedSync,
     /// Structure rules: missing terminator, wrong result count, misplaced op.
     Structure,
+    /// A rule of PTOAS's op verifiers that the grammar does not express (entry functions
+    /// return nothing, A5-only ops, pipe and async-transfer operand rules); the message starts
+    /// with the rule's name in brackets.
+    Rule,
 }
 
 /// One error found in a PTO-AS source file.

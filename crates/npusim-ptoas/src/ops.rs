@@ -67,6 +67,10 @@ pub enum OpClass {
     Section,
     /// Synchronisation.
     Sync,
+    /// Parsed and verified but not executed ([`crate::ast::OpKind::Opaque`]): cross-core
+    /// pipes, reserved buffers, dynamic event ids, pointer and memref ops, tile ops that
+    /// `npusim-pto` has no row for.
+    Opaque,
 }
 
 macro_rules! op_table {
@@ -89,11 +93,17 @@ macro_rules! op_table {
                 match self { OpCode::Tile(t) => t.info().mlir, $(OpCode::$variant => $name,)* }
             }
 
-            /// Looks up an op by its full name.
+            /// Looks up an op by its full name. A tile instruction of `npusim-pto`'s table
+            /// wins over an [`OpClass::Opaque`] row of the same name (so an op becomes
+            /// executable as soon as `npusim-pto` gains its row).
             pub fn from_name(name: &str) -> Option<OpCode> {
-                match name {
+                let own = match name {
                     $($name => Some(OpCode::$variant),)*
-                    _ => npusim_pto::OpCode::by_mlir(name).map(OpCode::Tile),
+                    _ => None,
+                };
+                match own {
+                    Some(op) if op.class() != OpClass::Opaque => Some(op),
+                    _ => npusim_pto::OpCode::by_mlir(name).map(OpCode::Tile).or(own),
                 }
             }
 
@@ -171,7 +181,8 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Select, _) => &["TTT", "TTTT"],
         (C::SelectScalar, _) => &["TTS", "TTTS"],
         (C::Load | C::Prefetch, _) => &["P"],
-        (C::Store, _) => &["T"],
+        // PTOAS also prints a store from `acc` with its pre-quant scalar: `ins(%acc, %pre)`.
+        (C::Store, _) => &["T", "TS"],
         (C::Print, _) => &["T", "P"],
     };
     let outs: &'static [&'static str] = match info.class {
@@ -265,15 +276,188 @@ op_table! {
     FuncCall => "func.call", Control;
     Call => "call", Control;
     Module => "module", Control;
+    // ---- parsed and verified, not executed (OpKind::Opaque); tile names here are shadowed
+    // by `npusim-pto`'s rows when it has them (see `from_name`) ----
+    PtoAddptr => "pto.addptr", Opaque;
+    PtoAicInitializePipe => "pto.aic_initialize_pipe", Opaque;
+    PtoAivInitializePipe => "pto.aiv_initialize_pipe", Opaque;
+    PtoBindTile => "pto.bind_tile", Opaque;
+    PtoBitcast => "pto.bitcast", Opaque;
+    PtoBuildAsyncSession => "pto.build_async_session", Opaque;
+    PtoDeclareEventidArray => "pto.declare_eventid_array", Opaque;
+    PtoDeclareTile => "pto.declare_tile", Opaque;
+    PtoDeclareTileMemref => "pto.declare_tile_memref", Opaque;
+    PtoEventidArrayGet => "pto.eventid_array_get", Opaque;
+    PtoEventidArraySet => "pto.eventid_array_set", Opaque;
+    PtoGetBuf => "pto.get_buf", Opaque;
+    PtoGetTensorViewDim => "pto.get_tensor_view_dim", Opaque;
+    PtoImportReservedBuffer => "pto.import_reserved_buffer", Opaque;
+    PtoInitializeL2g2lPipe => "pto.initialize_l2g2l_pipe", Opaque;
+    PtoInitializeL2lPipe => "pto.initialize_l2l_pipe", Opaque;
+    PtoLoadScalar => "pto.load_scalar", Opaque;
+    PtoMgather => "pto.mgather", Opaque;
+    PtoMscatter => "pto.mscatter", Opaque;
+    PtoPointerCast => "pto.pointer_cast", Opaque;
+    PtoPrint => "pto.print", Opaque;
+    PtoReserveBuffer => "pto.reserve_buffer", Opaque;
+    PtoRlsBuf => "pto.rls_buf", Opaque;
+    PtoSetFfts => "pto.set_ffts", Opaque;
+    PtoSetFlagDyn => "pto.set_flag_dyn", Opaque;
+    PtoStoreScalar => "pto.store_scalar", Opaque;
+    PtoSubset => "pto.subset", Opaque;
+    PtoTassign => "pto.tassign", Opaque;
+    PtoTestAsyncEvent => "pto.test_async_event", Opaque;
+    PtoTfree => "pto.tfree", Opaque;
+    PtoTfreeFromAic => "pto.tfree_from_aic", Opaque;
+    PtoTfreeFromAiv => "pto.tfree_from_aiv", Opaque;
+    PtoTgetAsync => "pto.tget_async", Opaque;
+    PtoTpop => "pto.tpop", Opaque;
+    PtoTpopFromAic => "pto.tpop_from_aic", Opaque;
+    PtoTpopFromAiv => "pto.tpop_from_aiv", Opaque;
+    PtoTpush => "pto.tpush", Opaque;
+    PtoTpushToAic => "pto.tpush_to_aic", Opaque;
+    PtoTpushToAiv => "pto.tpush_to_aiv", Opaque;
+    PtoTputAsync => "pto.tput_async", Opaque;
+    PtoTrap => "pto.trap", Opaque;
+    PtoTreshape => "pto.treshape", Opaque;
+    PtoTsync => "pto.tsync", Opaque;
+    PtoWaitAsyncEvent => "pto.wait_async_event", Opaque;
+    PtoWaitFlagDyn => "pto.wait_flag_dyn", Opaque;
+    PtoTalloc => "pto.talloc", Opaque;
+    PtoTabs => "pto.tabs", Opaque;
+    PtoTadd => "pto.tadd", Opaque;
+    PtoTaddc => "pto.taddc", Opaque;
+    PtoTadds => "pto.tadds", Opaque;
+    PtoTaddsc => "pto.taddsc", Opaque;
+    PtoTand => "pto.tand", Opaque;
+    PtoTands => "pto.tands", Opaque;
+    PtoTaxpy => "pto.taxpy", Opaque;
+    PtoTci => "pto.tci", Opaque;
+    PtoTcmp => "pto.tcmp", Opaque;
+    PtoTcmps => "pto.tcmps", Opaque;
+    PtoTcolargmax => "pto.tcolargmax", Opaque;
+    PtoTcolargmin => "pto.tcolargmin", Opaque;
+    PtoTcolexpand => "pto.tcolexpand", Opaque;
+    PtoTcolexpandadd => "pto.tcolexpandadd", Opaque;
+    PtoTcolexpanddiv => "pto.tcolexpanddiv", Opaque;
+    PtoTcolexpandexpdif => "pto.tcolexpandexpdif", Opaque;
+    PtoTcolexpandmax => "pto.tcolexpandmax", Opaque;
+    PtoTcolexpandmin => "pto.tcolexpandmin", Opaque;
+    PtoTcolexpandmul => "pto.tcolexpandmul", Opaque;
+    PtoTcolexpandsub => "pto.tcolexpandsub", Opaque;
+    PtoTcolmax => "pto.tcolmax", Opaque;
+    PtoTcolmin => "pto.tcolmin", Opaque;
+    PtoTcolprod => "pto.tcolprod", Opaque;
+    PtoTcolsum => "pto.tcolsum", Opaque;
+    PtoTconcat => "pto.tconcat", Opaque;
+    PtoTcvt => "pto.tcvt", Opaque;
+    PtoTdequant => "pto.tdequant", Opaque;
+    PtoTdiv => "pto.tdiv", Opaque;
+    PtoTdivs => "pto.tdivs", Opaque;
+    PtoTexp => "pto.texp", Opaque;
+    PtoTexpands => "pto.texpands", Opaque;
+    PtoTextract => "pto.textract", Opaque;
+    PtoTextractFp => "pto.textract_fp", Opaque;
+    PtoTfillpad => "pto.tfillpad", Opaque;
+    PtoTfillpadExpand => "pto.tfillpad_expand", Opaque;
+    PtoTfillpadInplace => "pto.tfillpad_inplace", Opaque;
+    PtoTfmod => "pto.tfmod", Opaque;
+    PtoTfmods => "pto.tfmods", Opaque;
+    PtoTgather => "pto.tgather", Opaque;
+    PtoTgatherb => "pto.tgatherb", Opaque;
+    PtoTgemv => "pto.tgemv", Opaque;
+    PtoTgemvAcc => "pto.tgemv.acc", Opaque;
+    PtoTgemvBias => "pto.tgemv.bias", Opaque;
+    PtoTgemvMx => "pto.tgemv.mx", Opaque;
+    PtoTgemvMxAcc => "pto.tgemv.mx.acc", Opaque;
+    PtoTgemvMxBias => "pto.tgemv.mx.bias", Opaque;
+    PtoTgetScaleAddr => "pto.tget_scale_addr", Opaque;
+    PtoTgetval => "pto.tgetval", Opaque;
+    PtoThistogram => "pto.thistogram", Opaque;
+    PtoTinsert => "pto.tinsert", Opaque;
+    PtoTinsertFp => "pto.tinsert_fp", Opaque;
+    PtoTlog => "pto.tlog", Opaque;
+    PtoTlrelu => "pto.tlrelu", Opaque;
+    PtoTmatmul => "pto.tmatmul", Opaque;
+    PtoTmatmulAcc => "pto.tmatmul.acc", Opaque;
+    PtoTmatmulBias => "pto.tmatmul.bias", Opaque;
+    PtoTmatmulMx => "pto.tmatmul.mx", Opaque;
+    PtoTmatmulMxAcc => "pto.tmatmul.mx.acc", Opaque;
+    PtoTmatmulMxBias => "pto.tmatmul.mx.bias", Opaque;
+    PtoTmax => "pto.tmax", Opaque;
+    PtoTmaxs => "pto.tmaxs", Opaque;
+    PtoTmin => "pto.tmin", Opaque;
+    PtoTmins => "pto.tmins", Opaque;
+    PtoTmov => "pto.tmov", Opaque;
+    PtoTmovFp => "pto.tmov.fp", Opaque;
+    PtoTmrgsort => "pto.tmrgsort", Opaque;
+    PtoTmul => "pto.tmul", Opaque;
+    PtoTmuls => "pto.tmuls", Opaque;
+    PtoTneg => "pto.tneg", Opaque;
+    PtoTnot => "pto.tnot", Opaque;
+    PtoTor => "pto.tor", Opaque;
+    PtoTors => "pto.tors", Opaque;
+    PtoTpack => "pto.tpack", Opaque;
+    PtoTpartadd => "pto.tpartadd", Opaque;
+    PtoTpartmax => "pto.tpartmax", Opaque;
+    PtoTpartmin => "pto.tpartmin", Opaque;
+    PtoTpartmul => "pto.tpartmul", Opaque;
+    PtoTprelu => "pto.tprelu", Opaque;
+    PtoTquant => "pto.tquant", Opaque;
+    PtoTrandom => "pto.trandom", Opaque;
+    PtoTrecip => "pto.trecip", Opaque;
+    PtoTrelu => "pto.trelu", Opaque;
+    PtoTrem => "pto.trem", Opaque;
+    PtoTrems => "pto.trems", Opaque;
+    PtoTrowargmax => "pto.trowargmax", Opaque;
+    PtoTrowargmin => "pto.trowargmin", Opaque;
+    PtoTrowexpand => "pto.trowexpand", Opaque;
+    PtoTrowexpandadd => "pto.trowexpandadd", Opaque;
+    PtoTrowexpanddiv => "pto.trowexpanddiv", Opaque;
+    PtoTrowexpandexpdif => "pto.trowexpandexpdif", Opaque;
+    PtoTrowexpandmax => "pto.trowexpandmax", Opaque;
+    PtoTrowexpandmin => "pto.trowexpandmin", Opaque;
+    PtoTrowexpandmul => "pto.trowexpandmul", Opaque;
+    PtoTrowexpandsub => "pto.trowexpandsub", Opaque;
+    PtoTrowmax => "pto.trowmax", Opaque;
+    PtoTrowmin => "pto.trowmin", Opaque;
+    PtoTrowprod => "pto.trowprod", Opaque;
+    PtoTrowsum => "pto.trowsum", Opaque;
+    PtoTrsqrt => "pto.trsqrt", Opaque;
+    PtoTscatter => "pto.tscatter", Opaque;
+    PtoTsel => "pto.tsel", Opaque;
+    PtoTsels => "pto.tsels", Opaque;
+    PtoTsetval => "pto.tsetval", Opaque;
+    PtoTshl => "pto.tshl", Opaque;
+    PtoTshls => "pto.tshls", Opaque;
+    PtoTshr => "pto.tshr", Opaque;
+    PtoTshrs => "pto.tshrs", Opaque;
+    PtoTsort32 => "pto.tsort32", Opaque;
+    PtoTsqrt => "pto.tsqrt", Opaque;
+    PtoTstoreFp => "pto.tstore_fp", Opaque;
+    PtoTsub => "pto.tsub", Opaque;
+    PtoTsubc => "pto.tsubc", Opaque;
+    PtoTsubs => "pto.tsubs", Opaque;
+    PtoTsubsc => "pto.tsubsc", Opaque;
+    PtoTtrans => "pto.ttrans", Opaque;
+    PtoTtri => "pto.ttri", Opaque;
+    PtoTxor => "pto.txor", Opaque;
+    PtoTxors => "pto.txors", Opaque;
+    MemrefAlloc => "memref.alloc", Opaque;
+    MemrefDealloc => "memref.dealloc", Opaque;
+    MemrefReinterpretCast => "memref.reinterpret_cast", Opaque;
+    MemrefSubview => "memref.subview", Opaque;
+    MemrefCast => "memref.cast", Opaque;
 }
 
 impl OpCode {
     /// Every op: the tile instructions in `npusim-pto`'s table order, then the dialect's own.
     pub fn all() -> impl Iterator<Item = OpCode> {
-        npusim_pto::OPS
-            .iter()
-            .map(|i| OpCode::Tile(i.code))
-            .chain(OWN.iter().copied())
+        npusim_pto::OPS.iter().map(|i| OpCode::Tile(i.code)).chain(
+            OWN.iter()
+                .copied()
+                .filter(|op| OpCode::from_name(op.name()) == Some(*op)),
+        )
     }
 
     /// Accepted `ins(...)` operand forms of a DPS op (empty for non-DPS ops).

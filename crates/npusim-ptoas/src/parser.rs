@@ -83,6 +83,8 @@ struct ResultName {
 #[derive(Default)]
 struct FnCtx {
     values: Vec<ValueInfo>,
+    /// The generically parsed op that defined a value (for operand-origin rules).
+    defined_by: HashMap<ValueId, OpCode>,
     scopes: Vec<HashMap<String, Vec<ValueId>>>,
     syncs: Vec<(OpCode, Vec<String>, Span)>,
     view_dims: HashMap<ValueId, Vec<Option<i64>>>,
@@ -117,7 +119,7 @@ fn kind_letter(t: &Type) -> char {
     match t {
         Type::TileBuf(_) => 'T',
         Type::Scalar(_) => 'S',
-        Type::PartitionView(_) => 'P',
+        Type::PartitionView(_) | Type::GmMemRef(_) => 'P',
         _ => '?',
     }
 }
@@ -387,6 +389,11 @@ impl<'a> Parser<'a> {
 
     fn check_type(&mut self, id: ValueId, span: Span, expected: &Type) {
         let actual = self.ty_of(id).clone();
+        if actual == Type::Opaque(String::new()) {
+            // A result of a generically parsed op takes the type of its first annotated use.
+            self.f.values[id.index()].ty = expected.clone();
+            return;
+        }
         if &actual != expected {
             let def = self.f.values[id.index()].span;
             let (line, col) = crate::diag::line_col(self.src, def.start);
@@ -519,7 +526,256 @@ impl<'a> Parser<'a> {
             );
         }
         self.check_calls(&module);
+        self.check_entry_rules(&module);
+        self.check_peer_pipes(&module);
         Ok(module)
+    }
+
+    /// PTOAS's entry rule: a kernel entry (marked `pto.entry`, or the only function with a
+    /// body) returns nothing.
+    fn check_entry_rules(&mut self, module: &Module) {
+        let single = module.funcs.iter().filter(|f| f.body.is_some()).count() == 1;
+        for f in &module.funcs {
+            if f.body.is_some() && (f.is_entry || single) && !f.results.is_empty() {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::Rule,
+                        format!(
+                            "[entry-returns-void] PTO entry functions must return void, but `@{}` returns {} value(s)",
+                            f.name,
+                            f.results.len()
+                        ),
+                        f.span,
+                    )
+                    .with_label("kernel entry")
+                    .with_help("return results through `!pto.ptr` arguments instead"),
+                );
+            }
+        }
+    }
+
+    /// PTOAS's peer rule for cross-core pipes: a function that initialises an
+    /// `initialize_l2l_pipe` on a reserved (or imported) buffer needs its peer function (the
+    /// one importing that buffer, or the one it imports from) to initialise one too.
+    fn check_peer_pipes(&mut self, module: &Module) {
+        struct Info {
+            reserves: Vec<String>,
+            imports: Vec<(String, String)>,
+            inits: Vec<(Span, bool)>,
+        }
+        fn walk(b: &Block, info: &mut Info) {
+            let str_attr = |attrs: &[(String, Attr)], key: &str| {
+                attrs.iter().find_map(|(k, a)| match a {
+                    Attr::Str(s) if k == key => Some(s.clone()),
+                    _ => None,
+                })
+            };
+            for op in &b.ops {
+                match &op.kind {
+                    OpKind::Opaque {
+                        op: code, attrs, ..
+                    } => match code {
+                        OpCode::PtoReserveBuffer => {
+                            info.reserves.extend(str_attr(attrs, "name"));
+                        }
+                        OpCode::PtoImportReservedBuffer => {
+                            if let (Some(n), Some(p)) =
+                                (str_attr(attrs, "name"), str_attr(attrs, "peer_func"))
+                            {
+                                info.imports.push((n, p));
+                            }
+                        }
+                        OpCode::PtoInitializeL2lPipe => {
+                            let explicit = attrs.iter().any(|(k, _)| k == "flag_base");
+                            info.inits.push((op.span, !explicit));
+                        }
+                        _ => {}
+                    },
+                    OpKind::For { body, .. } | OpKind::Section { body, .. } => walk(body, info),
+                    OpKind::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => {
+                        walk(then_body, info);
+                        walk(else_body, info);
+                    }
+                    OpKind::While { before, after, .. } => {
+                        walk(before, info);
+                        walk(after, info);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let infos: Vec<Info> = module
+            .funcs
+            .iter()
+            .map(|f| {
+                let mut i = Info {
+                    reserves: Vec::new(),
+                    imports: Vec::new(),
+                    inits: Vec::new(),
+                };
+                if let Some(b) = &f.body {
+                    walk(b, &mut i);
+                }
+                i
+            })
+            .collect();
+        for (fi, f) in module.funcs.iter().enumerate() {
+            let info = &infos[fi];
+            if !info.inits.iter().any(|(_, reserved)| *reserved) {
+                continue;
+            }
+            // Peers: functions importing one of our reserved buffers from us, and the
+            // functions we import from.
+            let mut peers: Vec<usize> = Vec::new();
+            for (gi, g) in module.funcs.iter().enumerate() {
+                if gi == fi {
+                    continue;
+                }
+                let imports_ours = infos[gi]
+                    .imports
+                    .iter()
+                    .any(|(n, p)| *p == f.name && info.reserves.contains(n));
+                let we_import = info.imports.iter().any(|(_, p)| *p == g.name);
+                if imports_ours || we_import {
+                    peers.push(gi);
+                }
+            }
+            for gi in peers {
+                if infos[gi].inits.is_empty() {
+                    let span = info.inits.first().map_or(f.span, |x| x.0);
+                    let peer = &module.funcs[gi].name;
+                    self.err(
+                        Diagnostic::new(
+                            DiagKind::Rule,
+                            format!(
+                                "[l2l-peer-pair] `pto.initialize_l2l_pipe` requires a complete peer init pair when local_addr comes from pto.reserve_buffer or pto.import_reserved_buffer: peer `@{peer}` initialises no pipe"
+                            ),
+                            span,
+                        )
+                        .with_label(format!("in `@{}`", f.name)),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Verifier rules of the generically parsed ops (named like PTOAS's messages).
+    fn opaque_rules(
+        &mut self,
+        code: OpCode,
+        operands: &[ValueId],
+        results: &[ValueId],
+        attrs: &[(String, Attr, Span)],
+        span: Span,
+    ) {
+        let rule = |name: &str, msg: String| {
+            Diagnostic::new(DiagKind::Rule, format!("[{name}] {msg}"), span)
+        };
+        match code {
+            OpCode::PtoThistogram if self.arch != TargetArch::A5 => self.err(
+                rule(
+                    "a5-only",
+                    format!(
+                        "`pto.thistogram` is only supported on A5 (target is {})",
+                        self.arch.name()
+                    ),
+                )
+                .with_help("set `pto.target_arch = \"a5\"` or `--target a5`"),
+            ),
+            // A2/A3 compare-form gather (`ins(%src, %scalar, %tmp)`): src f16/f32, or i32
+            // when comparing for equality.
+            OpCode::PtoTgather
+                if self.arch == TargetArch::A2A3
+                    && operands
+                        .get(1)
+                        .is_some_and(|&v| self.ty_of(v).as_scalar().is_some()) =>
+            {
+                let cmp_eq = attrs.iter().all(|(k, a, _)| {
+                    k != "cmpMode"
+                        || matches!(a, Attr::Opaque { body, .. } if body.contains("eq") || body.contains("equal"))
+                });
+                if let Some(t) = operands.first().and_then(|&v| self.ty_of(v).as_tile())
+                    && !matches!(t.dtype, DType::F16 | DType::F32)
+                    && !(t.dtype == DType::I32 && cmp_eq)
+                {
+                    let d = t.dtype;
+                    self.err(rule(
+                        "tgather-compare-src-type",
+                        format!(
+                            "A2/A3 compare-form `pto.tgather` expects a src element type of f16/f32, or i32 when cmpMode=eq; found `{d}`"
+                        ),
+                    ));
+                }
+            }
+            // Without an explicit `flag_base`, the pipe's local buffer must be a reserved one.
+            OpCode::PtoInitializeL2lPipe if !attrs.iter().any(|(k, _, _)| k == "flag_base") => {
+                let from_reserved = operands.first().is_some_and(|v| {
+                    matches!(
+                        self.f.defined_by.get(v),
+                        Some(OpCode::PtoReserveBuffer | OpCode::PtoImportReservedBuffer)
+                    )
+                });
+                if !from_reserved {
+                    self.err(rule(
+                        "l2l-local-addr-reserved",
+                        "`pto.initialize_l2l_pipe` requires local_addr to come from pto.reserve_buffer or pto.import_reserved_buffer when 'flag_base' is not explicit".to_string(),
+                    ));
+                }
+            }
+            OpCode::PtoTgetScaleAddr => {
+                if let Some(t) = operands.get(1).and_then(|&v| self.ty_of(v).as_tile())
+                    && t.loc != Loc::Scaling
+                {
+                    let loc = t.loc.name();
+                    self.err(rule(
+                        "scale-addr-dst-scaling",
+                        format!(
+                            "`pto.tget_scale_addr` expects dst to be in the scaling address space, not `{loc}`"
+                        ),
+                    ));
+                }
+            }
+            OpCode::PtoTputAsync | OpCode::PtoTgetAsync => {
+                for (k, what) in [(0usize, "dst"), (1, "src")] {
+                    let Some(&v) = operands.get(k) else { continue };
+                    let flat = match self.ty_of(v) {
+                        Type::GmMemRef(m) | Type::PartitionView(m) | Type::TensorView(m) => {
+                            m.shape.iter().all(|d| d.as_static().is_some())
+                                && m.shape.iter().filter(|d| d.as_static() != Some(1)).count() <= 1
+                        }
+                        _ => false,
+                    };
+                    if !flat {
+                        let ty = self.ty_of(v).to_string();
+                        self.err(rule(
+                            "async-flat-1d",
+                            format!(
+                                "`{}` expects {what} to be a static flat contiguous 1-D GM buffer, found `{ty}`",
+                                code.name()
+                            ),
+                        ));
+                    }
+                }
+            }
+            OpCode::PtoTpopFromAic | OpCode::PtoTpopFromAiv if !operands.is_empty() => {
+                if let Some(t) = results.first().and_then(|&v| self.ty_of(v).as_tile())
+                    && (t.valid_row != Dim::Dynamic || t.valid_col != Dim::Dynamic)
+                {
+                    self.err(rule(
+                        "tpop-dynamic-valid",
+                        format!(
+                            "`{}` expects its tile result to have a dynamic valid shape (v_row=?, v_col=?) when valid_row/valid_col operands are given",
+                            code.name()
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
     }
 
     fn check_calls(&mut self, module: &Module) {
@@ -856,12 +1112,208 @@ impl<'a> Parser<'a> {
                 _ => self.op_alloc_tile(&results, span)?,
             },
             OpClass::Control => self.op_control(code, &results, span)?,
+            OpClass::Opaque => self.op_opaque(code, &results, span)?,
+            // The SSA form of a tile op (`%d = pto.tadd %a, %b : (...) -> ...`).
+            _ if !results.is_empty() || !self.at_kw("ins") => {
+                self.op_opaque(code, &results, span)?
+            }
             _ => {
                 self.no_results(&results, code, span)?;
                 self.op_dps(code, span)?
             }
         };
         Ok(Op { kind, span })
+    }
+
+    /// Whether the current token starts a new op (or closes the region): the end of an op
+    /// written in a custom syntax the parser does not know in detail.
+    fn at_op_boundary(&self, depth: usize) -> bool {
+        if depth > 0 {
+            return matches!(self.tok.kind, Tok::Eof);
+        }
+        match self.tok.kind {
+            Tok::Eof | Tok::RBrace => true,
+            Tok::ValueId | Tok::Ident => {
+                let gap = self
+                    .src
+                    .get(self.prev_end..self.tok.span.start)
+                    .unwrap_or("");
+                if !gap.contains('\n') {
+                    return false;
+                }
+                let prev = self.src.get(..self.prev_end).unwrap_or("").trim_end();
+                if prev.ends_with(',')
+                    || prev.ends_with(':')
+                    || prev.ends_with('=')
+                    || prev.ends_with("->")
+                    || prev.ends_with('(')
+                {
+                    return false;
+                }
+                match self.tok.kind {
+                    Tok::ValueId => true,
+                    _ => {
+                        let name = self.text(self.tok);
+                        name.contains('.') || name == "return" || name == "call"
+                    }
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Type list after `->` or `:`: `T`, `T, U` or `(T, U)`.
+    fn opaque_types(&mut self, stop_at_arrow: bool) -> PResult<Vec<Type>> {
+        let mut out = Vec::new();
+        if self.at(Tok::LParen) {
+            self.bump();
+            if !self.eat(Tok::RParen) {
+                loop {
+                    out.push(self.parse_type()?);
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(Tok::RParen, "`)` or `,` in a type list")?;
+            }
+            return Ok(out);
+        }
+        loop {
+            out.push(self.parse_type()?);
+            if stop_at_arrow && self.at(Tok::Arrow) {
+                break;
+            }
+            if !self.at(Tok::Comma) || self.at_op_boundary(0) {
+                break;
+            }
+            self.bump();
+            if !self.type_start_ahead() {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// An op parsed generically: its `%value` operands are resolved, its attribute
+    /// dictionaries kept, its result types read from `-> T` (else from the first types after
+    /// `:`); an `ins(...) outs(...)` form is checked like any DPS op.
+    fn op_opaque(&mut self, code: OpCode, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        let mut operands = Vec::new();
+        let mut attr_list: Vec<(String, Attr, Span)> = Vec::new();
+        let mut arrow_types: Option<Vec<Type>> = None;
+        let mut colon_types: Vec<Type> = Vec::new();
+        if self.at_kw("ins") {
+            let ins = self.dps_group("ins", &mut attr_list)?;
+            let outs = if self.at_kw("outs") && !self.outs_colon_ahead() {
+                self.dps_group("outs", &mut attr_list)?
+            } else {
+                Vec::new()
+            };
+            // `%v = pto.tgetval ins(...) outs : f32`: a scalar result.
+            if self.at_kw("outs") {
+                self.bump();
+                self.expect(Tok::Colon, "`:` after `outs`")?;
+                arrow_types = Some(self.opaque_types(false)?);
+            }
+            operands.extend(ins.iter().chain(&outs).map(|x| x.0));
+            if self.at(Tok::LBrace) {
+                attr_list.extend(self.attr_dict()?);
+            }
+            if self.eat(Tok::Arrow) {
+                arrow_types = Some(self.opaque_types(false)?);
+            }
+        } else {
+            let mut depth = 0usize;
+            let mut steps = 0usize;
+            while !self.at_op_boundary(depth) {
+                steps += 1;
+                if steps > 100_000 {
+                    return Err(Diagnostic::new(DiagKind::Syntax, "op too long", span));
+                }
+                match self.tok.kind {
+                    Tok::ValueId => operands.push(self.value_use()?.0),
+                    Tok::LBrace if depth == 0 => attr_list.extend(self.attr_dict()?),
+                    Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                        depth += 1;
+                        self.bump();
+                    }
+                    Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                        depth = depth.saturating_sub(1);
+                        self.bump();
+                    }
+                    Tok::Arrow if depth == 0 => {
+                        self.bump();
+                        arrow_types = Some(self.opaque_types(false)?);
+                    }
+                    Tok::Colon if arrow_types.is_none() => {
+                        self.bump();
+                        // `offset: [...]`-style keyword colons are followed by a value.
+                        if self.type_start_ahead() {
+                            let tys = self.opaque_types(true)?;
+                            if depth == 0 && colon_types.is_empty() {
+                                colon_types = tys;
+                            }
+                            // `: A to B` (casts): the result type follows `to`.
+                            if depth == 0 && self.at_kw("to") {
+                                self.bump();
+                                arrow_types = Some(self.opaque_types(true)?);
+                            }
+                        }
+                    }
+                    Tok::BadChar | Tok::UnterminatedStr => return Err(self.expected("an operand")),
+                    _ => {
+                        self.bump();
+                    }
+                }
+            }
+        }
+        let n: usize = results.iter().map(|r| r.count).sum();
+        let unknown = Type::Opaque(String::new());
+        // `pto.subset %src[...] sizes [...] : SRC`: the annotation is the source's type; the
+        // result's comes from its first annotated use.
+        if code == OpCode::PtoSubset {
+            colon_types.clear();
+        }
+        let types: Vec<Type> = match arrow_types {
+            Some(t) if t.len() == n => t,
+            _ if colon_types.len() >= n => colon_types[..n].to_vec(),
+            _ => vec![unknown; n],
+        };
+        let results = if results.is_empty() {
+            Vec::new()
+        } else {
+            self.bind_results(results, &types, code, span, None)?
+        };
+        for &r in &results {
+            self.f.defined_by.insert(r, code);
+        }
+        self.opaque_rules(code, &operands, &results, &attr_list, span);
+        Ok(OpKind::Opaque {
+            op: code,
+            operands,
+            results,
+            attrs: attr_list.into_iter().map(|(k, a, _)| (k, a)).collect(),
+        })
+    }
+
+    /// Whether `outs` at the cursor is followed by `:` (the scalar-result form).
+    fn outs_colon_ahead(&self) -> bool {
+        self.src
+            .get(self.tok.span.end..)
+            .and_then(|r| r.trim_start().bytes().next())
+            == Some(b':')
+    }
+
+    /// Whether the token at the cursor can start a type.
+    fn type_start_ahead(&self) -> bool {
+        matches!(self.tok.kind, Tok::BangId | Tok::Less | Tok::LParen)
+            || (self.at(Tok::Ident) && self.type_ident_ahead())
+    }
+
+    /// Whether the identifier at the cursor names a type (`i32`, `index`, `memref`, ...).
+    fn type_ident_ahead(&self) -> bool {
+        let name = self.text(self.tok);
+        ScalarType::from_name(name).is_some() || matches!(name, "memref" | "vector")
     }
 
     fn no_results(&self, results: &[ResultName], code: OpCode, span: Span) -> PResult<()> {
@@ -958,6 +1410,20 @@ impl<'a> Parser<'a> {
     }
 
     fn op_constant(&mut self, results: &[ResultName], span: Span) -> PResult<OpKind> {
+        // `dense<[...]> : vector<4xi16>`: a vector constant, carried but not executed.
+        if self.at_kw("dense") {
+            self.bump();
+            let body = self.angle_body()?;
+            self.expect(Tok::Colon, "`:` before the constant's type")?;
+            let ty = self.parse_type()?;
+            let r = self.one_result(results, ty, OpCode::Constant, span, None)?;
+            return Ok(OpKind::Opaque {
+                op: OpCode::Constant,
+                operands: Vec::new(),
+                results: vec![r],
+                attrs: vec![("dense".to_string(), Attr::Str(body))],
+            });
+        }
         let neg = self.eat(Tok::Minus);
         let lit = self.tok;
         let (value, ty) = match lit.kind {
@@ -1287,12 +1753,39 @@ impl<'a> Parser<'a> {
             )
             .with_label("wrong number of arguments"));
         }
+        // Trailing attributes (`pto.sync.set <PIPE_MTE3>, 3 {ffts_mode = 0 : i32}`).
+        if self.at(Tok::LBrace) {
+            self.attr_dict()?;
+        }
         self.f.syncs.push((code, args.clone(), span));
         Ok(OpKind::Sync(SyncOp { op: code, args }))
     }
 
     fn sync_arg(&mut self) -> PResult<String> {
         let start = self.tok.span;
+        // A dynamic event id (`pto.sync.set <PIPE_MTE3>, %id`): an integer value.
+        if self.at(Tok::ValueId) {
+            let (v, span) = self.value_use()?;
+            if !self
+                .ty_of(v)
+                .as_scalar()
+                .is_some_and(|t| t.is_integer_like())
+            {
+                let ty = self.ty_of(v).to_string();
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::TypeMismatch,
+                        format!("a dynamic event id must be an integer or index, not `{ty}`"),
+                        span,
+                    )
+                    .with_label("this event id"),
+                );
+            }
+            return Ok(match self.const_of(v) {
+                Some(c) => format!("EVENT_ID{c}"),
+                None => self.value_name(v),
+            });
+        }
         match self.parse_attr()? {
             Attr::Opaque { body, .. } => Ok(body),
             Attr::Int(v) => Ok(v.to_string()),
@@ -1771,26 +2264,49 @@ impl<'a> Parser<'a> {
             self.bump();
             return Ok(vals);
         }
-        loop {
-            vals.push(self.value_use()?);
-            if self.at(Tok::LBrace) {
-                attrs.extend(self.attr_dict()?);
-            }
-            if !self.eat(Tok::Comma) {
-                break;
-            }
-        }
-        self.expect(
-            Tok::Colon,
-            &format!("`:` before the operand types of `{kw}`"),
-        )?;
         let mut types = Vec::new();
-        loop {
-            let start = self.tok.span;
-            let t = self.parse_type()?;
-            types.push((t, start.to(Span::new(start.start, self.prev_end))));
-            if !self.eat(Tok::Comma) {
-                break;
+        // `ins(%a, %b : A, B)`; PTOAS also prints groups (`ins(%a : A, %s : i64)`) and an
+        // attribute dictionary among the operands (`ins(%src, {maskPattern = ...} : A)`).
+        'groups: loop {
+            loop {
+                if self.at(Tok::LBrace) {
+                    attrs.extend(self.attr_dict()?);
+                } else if self.at(Tok::Str) {
+                    // `pto.print ins("x = %f", %v : f32)`: the format string.
+                    let t = self.bump();
+                    attrs.push((
+                        "format".to_string(),
+                        Attr::Str(unescape_string(self.text(t))),
+                        t.span,
+                    ));
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                    continue;
+                } else {
+                    vals.push(self.value_use()?);
+                }
+                if self.at(Tok::LBrace) {
+                    attrs.extend(self.attr_dict()?);
+                }
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(
+                Tok::Colon,
+                &format!("`:` before the operand types of `{kw}`"),
+            )?;
+            loop {
+                let start = self.tok.span;
+                let t = self.parse_type()?;
+                types.push((t, start.to(Span::new(start.start, self.prev_end))));
+                if !self.eat(Tok::Comma) {
+                    break 'groups;
+                }
+                if self.at(Tok::ValueId) || self.at(Tok::LBrace) {
+                    continue 'groups;
+                }
             }
         }
         let close = self.expect(Tok::RParen, &format!("`)` or `,` in `{kw}(...)`"))?;
@@ -1922,7 +2438,7 @@ impl<'a> Parser<'a> {
                 };
                 let elem = |p: &Self, v: ValueId| match p.ty_of(v) {
                     Type::TileBuf(t) => Some(t.dtype),
-                    Type::PartitionView(pv) => Some(pv.elem),
+                    Type::PartitionView(pv) | Type::GmMemRef(pv) => Some(pv.elem),
                     _ => None,
                 };
                 // A store from `acc` goes through the fixpipe, which converts (i32 -> f16, ...).
@@ -1942,6 +2458,37 @@ impl<'a> Parser<'a> {
                             )
                             .with_label("element widths differ"),
                         );
+                }
+            }
+            // PTOAS's `pto.tcvt` verifier: same shape and same valid shape.
+            OpClass::Cvt => {
+                let (Some(a), Some(b)) = (ins.first(), outs.first()) else {
+                    return;
+                };
+                let (Some(x), Some(y)) = (
+                    self.ty_of(a.0).as_tile().copied(),
+                    self.ty_of(b.0).as_tile().copied(),
+                ) else {
+                    return;
+                };
+                let msg = if (x.rows, x.cols) != (y.rows, y.cols) {
+                    Some(format!(
+                        "[cvt-shape] `pto.tcvt` expects src and dst to have compatible shapes: src is {}x{}, dst is {}x{}",
+                        x.rows, x.cols, y.rows, y.cols
+                    ))
+                } else if [(x.valid_row, y.valid_row), (x.valid_col, y.valid_col)]
+                    .iter()
+                    .any(|(a, b)| matches!((a, b), (Dim::Static(p), Dim::Static(q)) if p != q))
+                {
+                    Some(
+                        "[cvt-valid-shape] `pto.tcvt` expects src and dst to have the same valid_shape"
+                            .to_string(),
+                    )
+                } else {
+                    None
+                };
+                if let Some(m) = msg {
+                    self.err(Diagnostic::new(DiagKind::Rule, m, a.1.to(b.1)));
                 }
             }
             OpClass::Binary
@@ -2445,6 +2992,14 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
+    /// `<...>` as written (whitespace runs collapsed to one space), brackets included.
+    fn angle_text(&mut self) -> PResult<String> {
+        let start = self.tok.span.start;
+        self.angle_body()?;
+        let raw = self.src.get(start..self.prev_end).unwrap_or("");
+        Ok(raw.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
     fn angle_body(&mut self) -> PResult<String> {
         let open = self.expect(Tok::Less, "`<`")?;
         let mut depth = 1usize;
@@ -2504,6 +3059,11 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Attr::Str(unescape_string(self.text(t))))
             }
+            // A symbol reference (`peer_func = @vector_kernel`).
+            Tok::AtId => {
+                self.bump();
+                Ok(Attr::Str(sym_name(self.text(t))))
+            }
             Tok::Minus | Tok::Int | Tok::Float => {
                 let neg = self.eat(Tok::Minus);
                 let n = self.tok;
@@ -2560,6 +3120,18 @@ impl<'a> Parser<'a> {
     fn parse_type(&mut self) -> PResult<Type> {
         let t = self.tok;
         match t.kind {
+            Tok::Ident if self.text(t) == "memref" => {
+                self.bump();
+                self.memref_type()
+            }
+            Tok::Ident if self.text(t) == "vector" => {
+                self.bump();
+                let body = self.angle_text()?;
+                Ok(Type::Opaque(format!("vector{body}")))
+            }
+            Tok::Less if self.shape_after_less() => self.memref_type(),
+            // `<f32>`: the short pointer spelling PTOAS prints for `!pto.ptr<f32>`.
+            Tok::Less => self.ptr_type(),
             Tok::Ident => {
                 let name = self.text(t);
                 match ScalarType::from_name(name) {
@@ -2589,10 +3161,19 @@ impl<'a> Parser<'a> {
                         let v = self.view_type(name)?;
                         Ok(Type::PartitionView(v))
                     }
+                    "!pto.tile_buf" if self.shape_after_less() => self.memref_type(),
                     "!pto.tile_buf" => Ok(Type::TileBuf(self.tile_buf_type(t.span)?)),
                     "!pto.tile" => Ok(Type::TileBuf(self.ssa_tile_type(t.span)?)),
                     alias if self.aliases.contains_key(alias) => {
                         Ok(self.aliases[alias].clone())
+                    }
+                    other if other.starts_with("!pto.") => {
+                        if self.at(Tok::Less) && self.tok.span.start == t.span.end {
+                            let body = self.angle_text()?;
+                            Ok(Type::Opaque(format!("{other}{body}")))
+                        } else {
+                            Ok(Type::Opaque(other.to_string()))
+                        }
                     }
                     _ => Err(Diagnostic::new(DiagKind::BadType, format!("unknown type `{name}`"), t.span)
                         .with_label("not a PTO-AS type")
@@ -2603,6 +3184,71 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.expected("a type")),
         }
+    }
+
+    /// Whether the cursor is at `<` directly followed by a shape (`<32x32xf32, ...>`).
+    fn shape_after_less(&self) -> bool {
+        self.at(Tok::Less)
+            && self
+                .src
+                .get(self.tok.span.end..)
+                .and_then(|r| r.trim_start().bytes().next())
+                .is_some_and(|c| c.is_ascii_digit() || c == b'?')
+    }
+
+    /// `<16x16xf16, [strided<...>,] #pto.address_space<vec>>` after `memref` (or the
+    /// memref-style `!pto.tile_buf<...>`): an on-chip space gives a tile buffer (leading
+    /// dimensions folded into rows), `gm` or none a [`Type::GmMemRef`].
+    fn memref_type(&mut self) -> PResult<Type> {
+        let open = self.expect(Tok::Less, "`<` after `memref`")?;
+        let (shape, elem, _) = self.shape_and_elem()?;
+        let mut space: Option<String> = None;
+        while !self.eat(Tok::Greater) {
+            self.expect(Tok::Comma, "`,` or `>` in a memref type")?;
+            if self.at(Tok::HashId) && self.text(self.tok) == "#pto.address_space" {
+                self.bump();
+                space = Some(self.angle_body()?);
+            } else if self.at(Tok::Ident) || self.at(Tok::HashId) {
+                self.bump();
+                if self.at(Tok::Less) {
+                    self.angle_body()?;
+                }
+            } else if self.at(Tok::Eof) {
+                return Err(Diagnostic::new(
+                    DiagKind::Syntax,
+                    "unclosed `memref<`",
+                    open.span,
+                ));
+            } else {
+                return Err(self.expected("a memref layout or `#pto.address_space<...>`"));
+            }
+        }
+        let space = space.unwrap_or_default();
+        let space = space.trim();
+        if space.is_empty() || space == "gm" {
+            return Ok(Type::GmMemRef(ViewType { shape, elem }));
+        }
+        let Some(loc) = Loc::from_name(space) else {
+            return Err(Diagnostic::new(
+                DiagKind::BadType,
+                format!("unknown address space `{space}`"),
+                open.span,
+            )
+            .with_help("one of gm, vec, mat, left, right, acc, bias, scaling"));
+        };
+        let dims: Option<Vec<u64>> = shape.iter().map(|d| d.as_static()).collect();
+        let Some(dims) = dims else {
+            let v = ViewType { shape, elem };
+            let text = Type::GmMemRef(v).to_string();
+            return Ok(Type::Opaque(text.replace("<gm>", &format!("<{space}>"))));
+        };
+        let cols = dims.last().copied().unwrap_or(1);
+        let rows = dims
+            .iter()
+            .rev()
+            .skip(1)
+            .fold(1u64, |a, &d| a.saturating_mul(d));
+        Ok(Type::TileBuf(TileBufType::new(loc, elem, rows, cols)))
     }
 
     fn dtype(&mut self) -> PResult<DType> {

@@ -155,6 +155,12 @@ impl fmt::Display for Type {
                 f.write_str(">")
             }
             Type::TileBuf(t) => write!(f, "{t}"),
+            Type::GmMemRef(v) => {
+                f.write_str("memref<")?;
+                write_shape(f, v)?;
+                f.write_str(", #pto.address_space<gm>>")
+            }
+            Type::Opaque(text) => f.write_str(text),
         }
     }
 }

@@ -147,8 +147,10 @@ fn run_time_valid_shapes() {
         matches!(e.kind(), RunErrorKind::Pto | RunErrorKind::Bounds),
         "{e}"
     );
+    // The partition of 9 columns reaches past its 8-column view, which alone is allowed; the
+    // tile's 9 valid columns are not.
     let text = e.render("d.pto", DYNAMIC);
-    assert!(text.contains("d.pto:9:"), "{text}");
+    assert!(text.contains("d.pto:10:"), "{text}");
 }
 
 #[test]
@@ -239,12 +241,13 @@ fn binding_errors_point_at_the_parameter() {
     let text = run(&p, a, 1).unwrap_err().render("v.pto", VADD);
     assert!(text.contains("bad value for `--arg n_rows`"), "{text}");
     assert!(text.contains("this parameter is index"), "{text}");
-    // A buffer smaller than the tensor view over it.
+    // A buffer smaller than the windows the kernel loads: the first load past its end fails,
+    // naming the op and its line.
     let e = run(&p, vector_add_args(32, false), 1).unwrap_err();
     assert_eq!(e.kind(), RunErrorKind::Bounds);
     let text = e.render("v.pto", VADD);
     assert!(text.contains("buffer of 8192 elements"), "{text}");
-    assert!(text.contains("pto.make_tensor_view"), "{text}");
+    assert!(text.contains("pto.tload"), "{text}");
 }
 
 const TDIV_I32: &str = r#"
@@ -486,4 +489,66 @@ fn every_block_starts_on_cleared_on_chip_memories() {
         vec![0.0; 128],
         "a block saw an earlier block's tile data"
     );
+/// A 64x16 view over a buffer that holds only the 16x16 window the kernel touches.
+const WINDOW: &str = r#"module {
+  func.func @k(%x: !pto.ptr<f32>, %z: !pto.ptr<f32>, %r: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %xv = pto.make_tensor_view %x, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %zv = pto.make_tensor_view %z, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %xp = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c16, %c16] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
+    pto.tadd ins(%t, %t : !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 16x16xf32>) outs(%zp : !pto.partition_tensor_view<16x16xf32>)
+    return
+  }
+}"#;
+
+#[test]
+fn bounds_check_the_touched_window_not_the_declared_view() {
+    let p = prog(WINDOW);
+    let x: Vec<f32> = (0..256).map(|i| i as f32 * 0.5).collect();
+    let args = |r: &str| {
+        vec![
+            ("x", f32s(&[256], &x)),
+            ("z", f32s(&[256], &[0.0; 256])),
+            ("r", s(r)),
+        ]
+    };
+    // The declared view (64x16) is four times the buffer; the load touches rows 0..16 only.
+    let o = run(&p, args("0"), 1).expect("window inside the buffer");
+    let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+    assert_eq!(out_f32(&o, "z"), want);
+    // Rows 1..17 leave the 256-element buffer: the load fails, naming itself and its line.
+    let e = run(&p, args("1"), 1).unwrap_err();
+    assert_eq!(e.kind(), RunErrorKind::Bounds);
+    let text = e.render("w.pto", WINDOW);
+    let (line, _) = line_col_of(WINDOW, "pto.tload");
+    assert!(text.contains(&format!("w.pto:{line}:")), "{text}");
+    assert!(text.contains("pto.tload"), "{text}");
+    assert!(text.contains("elements [16, 272)"), "{text}");
+    assert!(text.contains("buffer of 256 elements"), "{text}");
+    // A partition past its (16-row) tensor view but inside a 512-element buffer runs: what
+    // is touched decides, as on the board.
+    let small = WINDOW
+        .replace("%c64, %c16]", "%c16, %c16]")
+        .replace("64x16xf32", "16x16xf32");
+    let p = prog(&small);
+    let x2: Vec<f32> = (0..512).map(|i| i as f32).collect();
+    let o = run(
+        &p,
+        vec![
+            ("x", f32s(&[512], &x2)),
+            ("z", f32s(&[256], &[0.0; 256])),
+            ("r", s("16")),
+        ],
+        1,
+    )
+    .expect("partition past the view, inside the buffer");
+    let want: Vec<f32> = x2[256..].iter().map(|v| v + v).collect();
+    assert_eq!(out_f32(&o, "z"), want);
 }

@@ -5,7 +5,38 @@ use npusim_ptoas::lexer::tokenize;
 use npusim_ptoas::{parse_module, parse_type};
 use proptest::prelude::*;
 
-const KERNELS: [&str; 5] = [
+/// PTOAS's printed forms beyond the DPS tile ops (issue 10): memrefs, reserved buffers and
+/// pipes, dynamic event ids, SSA forms, `dense` constants, symbol attributes.
+const FORMS: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @cube(%g: memref<256xf32, #pto.address_space<gm>>, %pre: i64) attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+    %r = pto.reserve_buffer {name = "fifo", size = 4096, location = #pto.address_space<mat>, auto = true} -> i32
+    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, slot_num = 8}(%r : i32) -> !pto.pipe
+    %v = arith.constant dense<[1, 2, 3, 4]> : vector<4xi16>
+    %arr = pto.declare_eventid_array -> !pto.eventid_array<4>
+    %c0 = arith.constant 0 : index
+    %eid = pto.eventid_array_get %arr[%c0] : !pto.eventid_array<4>
+    pto.set_flag_dyn [#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %eid]
+    pto.wait_flag_dyn [#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %eid]
+    pto.section.cube {
+      %acc = pto.alloc_tile : !pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>
+      pto.tpush(%acc, %pipe : !pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>, !pto.pipe) {split = 0}
+    }
+    return
+  }
+  func.func @vec(%x: memref<4x16x16xf16, #pto.address_space<gm>>) attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    %i = pto.import_reserved_buffer {name = "fifo", peer_func = @cube} -> i32
+    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, slot_num = 8}(%i : i32) -> !pto.pipe
+    %t = memref.alloc() : memref<4x16x16xf16, #pto.address_space<vec>>
+    pto.tload ins(%x : memref<4x16x16xf16, #pto.address_space<gm>>) outs(%t : memref<4x16x16xf16, #pto.address_space<vec>>)
+    %e = pto.texp %t : (!pto.tile_buf<vec, 64x16xf16>) -> !pto.tile_buf<vec, 64x16xf16>
+    %p = pto.tpop_from_aic {split = 1} -> !pto.tile_buf<vec, 8x16xf32>
+    pto.tfree_from_aic {split = 1}
+    return
+  }
+}"#;
+
+const KERNELS: [&str; 6] = [
+    FORMS,
     include_str!("../../../examples/pto/vector_add.pto"),
     include_str!("../../../examples/pto/row_softmax.pto"),
     include_str!("../../../examples/pto/rmsnorm.pto"),
@@ -15,7 +46,11 @@ const KERNELS: [&str; 5] = [
 
 /// Snippets inserted by the mutator: tokens that open or close constructs, odd literals and
 /// non-ASCII text.
-const SNIPPETS: [&str; 24] = [
+const SNIPPETS: [&str; 28] = [
+    "memref<",
+    "#pto.address_space<",
+    "dense<",
+    "-> !pto.pipe",
     "{",
     "}",
     "(",
@@ -153,7 +188,9 @@ fn check(src: &str) {
 #[test]
 fn unmutated_kernels_parse() {
     for k in KERNELS {
-        assert!(parse_module(k, "k.pto").is_ok());
+        if let Err(d) = parse_module(k, "k.pto") {
+            panic!("{}", npusim_ptoas::render_all(&d, "k.pto", k));
+        }
     }
 }
 

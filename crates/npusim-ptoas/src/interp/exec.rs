@@ -375,6 +375,8 @@ impl Machine<'_> {
                     };
                     let mut v = ViewVal {
                         addr: p.addr,
+                        buf_end: p.addr.saturating_add(p.len),
+                        buf_len: p.len,
                         elem: p.elem,
                         rank: shape.len() as u8,
                         shape: [0; 5],
@@ -385,7 +387,8 @@ impl Machine<'_> {
                         v.shape[k] = nonneg(&fr, shape[k], span(), "a tensor view size")?;
                         v.strides[k] = nonneg(&fr, strides[k], span(), "a tensor view stride")?;
                     }
-                    check_extent(&v, p.len, span())?;
+                    // A view larger than its buffer is allowed: each load/store checks the
+                    // window it touches (`check_window` in lower.rs).
                     set(&mut fr, *dst, Val::View(v));
                 }
                 Inst::Partition {
@@ -405,16 +408,18 @@ impl Machine<'_> {
                     for k in 0..v.rank as usize {
                         let o = nonneg(&fr, offsets[k], span(), "a partition offset")?;
                         let s = nonneg(&fr, sizes[k], span(), "a partition size")?;
-                        if o.checked_add(s).is_none_or(|end| end > v.shape[k]) {
+                        // Only an overflowing end is an error here: a partition may reach
+                        // past its tensor view (PTOAS sizes buffers to the windows kernels
+                        // touch); the load/store checks its window against the buffer.
+                        if o.checked_add(s).is_none() {
                             return Err(RunError::new(
                                 RunErrorKind::Bounds,
                                 format!(
-                                    "partition out of bounds: dimension {k} has offset {o} and size {s}, but the tensor view has {} there",
-                                    v.shape[k]
+                                    "partition out of bounds: dimension {k} has offset {o} and size {s}, whose end overflows"
                                 ),
                                 span(),
                             )
-                            .with_label("this partition leaves its tensor view"));
+                            .with_label("this partition's end overflows"));
                         }
                         let delta = o
                             .checked_mul(v.strides[k])
@@ -500,38 +505,4 @@ impl Machine<'_> {
             }
         }
     }
-}
-
-/// Checks that a tensor view stays inside the buffer bound to its pointer.
-fn check_extent(v: &ViewVal, len: u64, span: Span) -> Result<(), RunError> {
-    let r = v.rank as usize;
-    if v.shape[..r].contains(&0) {
-        return Ok(());
-    }
-    let esize = v.elem.bytes().max(1);
-    let mut last: Option<u64> = Some(0);
-    for k in 0..r {
-        last = last.and_then(|acc| {
-            (v.shape[k] - 1)
-                .checked_mul(v.strides[k])
-                .and_then(|x| acc.checked_add(x))
-        });
-    }
-    let need = last.and_then(|l| l.checked_add(1));
-    let have = len / esize;
-    if need.is_none_or(|n| n > have) {
-        let shape: Vec<u64> = v.shape[..r].to_vec();
-        let strides: Vec<u64> = v.strides[..r].to_vec();
-        return Err(RunError::new(
-            RunErrorKind::Bounds,
-            format!(
-                "tensor view of shape {shape:?} with strides {strides:?} reaches element {}, but its pointer is bound to a buffer of {have} elements",
-                need.map_or_else(|| "past 2^64".to_string(), |n| (n - 1).to_string())
-            ),
-            span,
-        )
-        .with_label("this view is larger than its buffer")
-        .with_help("check the shape arguments against the .npy file given for the pointer"));
-    }
-    Ok(())
 }

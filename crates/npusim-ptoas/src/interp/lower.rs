@@ -41,6 +41,11 @@ pub(crate) struct PtrVal {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ViewVal {
     pub addr: u64,
+    /// GM byte address just past the buffer the view's pointer is bound to: each window a
+    /// load or store touches is checked against it (the view itself may be larger).
+    pub buf_end: u64,
+    /// Length in bytes of that buffer (for messages).
+    pub buf_len: u64,
     pub elem: DType,
     pub rank: u8,
     pub shape: [u64; 5],
@@ -972,6 +977,19 @@ impl Lowerer {
             OpKind::Sync(s) => {
                 cx.emit(Inst::Nop, span, s.op.name());
             }
+            OpKind::Opaque { op: code, .. } => {
+                self.unsupported.push((
+                    span,
+                    "parsed and verified only: npusim does not execute this op yet",
+                ));
+                cx.emit(
+                    Inst::Unsupported {
+                        what: "this op is parsed and verified but not executed",
+                    },
+                    span,
+                    code.name(),
+                );
+            }
         }
     }
 
@@ -1305,11 +1323,58 @@ pub(crate) fn global_of(v: &ViewVal) -> Option<pto::GlobalTensor> {
     })
 }
 
+/// The window a load/store touches (the partition view: last element reached through its
+/// shape and strides) must lie inside the buffer bound to the view's pointer. PTOAS sizes
+/// buffers to the windows kernels touch, so this, not the declared tensor view, is the rule.
+fn check_window(v: &ViewVal, span: Span) -> Result<(), RunError> {
+    let r = usize::from(v.rank).min(5);
+    if v.shape[..r].contains(&0) {
+        return Ok(());
+    }
+    let esize = v.elem.bytes().max(1);
+    let mut last: Option<u64> = Some(0);
+    for k in 0..r {
+        last = last.and_then(|acc| {
+            (v.shape[k] - 1)
+                .checked_mul(v.strides[k])
+                .and_then(|x| acc.checked_add(x))
+        });
+    }
+    let end = last
+        .and_then(|l| l.checked_add(1))
+        .and_then(|n| n.checked_mul(esize))
+        .and_then(|b| v.addr.checked_add(b));
+    if end.is_none_or(|e| e > v.buf_end) {
+        let base = v.buf_end.saturating_sub(v.buf_len);
+        let from = v.addr.saturating_sub(base) / esize;
+        let to = end.map_or_else(
+            || "past 2^64".to_string(),
+            |e| (e.saturating_sub(base) / esize).to_string(),
+        );
+        let shape: Vec<u64> = v.shape[..r].to_vec();
+        let strides: Vec<u64> = v.strides[..r].to_vec();
+        return Err(RunError::new(
+            RunErrorKind::Bounds,
+            format!(
+                "this op touches elements [{from}, {to}) of its buffer (window of shape {shape:?}, strides {strides:?}), but the bound buffer of {} elements ends before that",
+                v.buf_len / esize
+            ),
+            span,
+        )
+        .with_label("this window leaves the buffer")
+        .with_help("check the shape arguments against the file given for the pointer"));
+    }
+    Ok(())
+}
+
 fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalTensor, RunError> {
     match frame.get(s as usize) {
-        Some(Val::View(v)) => global_of(v).ok_or_else(|| {
-            RunError::new(RunErrorKind::Bounds, "view too large for this host", span)
-        }),
+        Some(Val::View(v)) => {
+            check_window(v, span)?;
+            global_of(v).ok_or_else(|| {
+                RunError::new(RunErrorKind::Bounds, "view too large for this host", span)
+            })
+        }
         _ => Err(RunError::new(
             RunErrorKind::Internal,
             "a view operand has no value here",

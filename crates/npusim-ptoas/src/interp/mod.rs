@@ -690,6 +690,9 @@ fn npy_name(d: DType) -> &'static str {
         DType::F16 => "float16",
         DType::Bf16 => "bfloat16 (ml_dtypes)",
         DType::F32 => "float32",
+        DType::F8E4M3 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E8M0 => {
+            "an 8-bit float (not supported for host buffers)"
+        }
     }
 }
 
