@@ -489,6 +489,8 @@ fn every_block_starts_on_cleared_on_chip_memories() {
         vec![0.0; 128],
         "a block saw an earlier block's tile data"
     );
+}
+
 /// A 64x16 view over a buffer that holds only the 16x16 window the kernel touches.
 const WINDOW: &str = r#"module {
   func.func @k(%x: !pto.ptr<f32>, %z: !pto.ptr<f32>, %r: index) {
