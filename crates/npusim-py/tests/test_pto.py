@@ -16,6 +16,8 @@ EXAMPLES = {
     "rmsnorm": ({"n_rows": 32, "eps": 1e-6}, ["y"], 1),
     "online_softmax_step": ({"scale": 0.125}, ["p", "m_new", "l_new", "o_out"], 1),
     "multicore_split": ({"n_rows": 64, "alpha": 1.5, "beta": -0.25}, ["y"], 3),
+    "gemm_256x256x512": ({}, ["c"], 1),
+    "attention_head": ({}, ["o"], 1),
 }
 
 
