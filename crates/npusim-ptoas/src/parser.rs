@@ -8,6 +8,23 @@
 //! lists (`arith.constant`, integer/float arithmetic, casts, `cmpi`/`cmpf`/`select`, `scf.for`
 //! with `iter_args`, `scf.if` with results, `scf.while`/`scf.condition`, `func.call`).
 //!
+//! PTOAS prints more than the ops this crate executes (issue 10). Those forms are accepted too:
+//! `memref<...xT, #pto.address_space<S>>` (an on-chip `S` is a tile buffer, leading dimensions
+//! folded into rows; `gm` a [`Type::GmMemRef`]), the memref-style `!pto.tile_buf<32x32xf32,
+//! strided<...>, #pto.address_space<vec>>`, `<f32>` pointers, `vector<...>` and any other
+//! `!pto.*` type (carried as [`Type::Opaque`]), the f8 element types, `dense<...>` constants,
+//! `@symbol` attribute values, dynamic event ids. Every other op of the PTOAS dialect (the
+//! [`OpClass::Opaque`] rows of [`crate::ops`]: pipes, reserved buffers, TPUSH/TPOP/TFREE,
+//! `pto.tassign`, `pto.treshape`, `pto.subset`, `pto.addptr`, `memref.alloc`, the SSA forms of
+//! tile ops, tile ops `npusim-pto` lacks) is parsed generically into [`OpKind::Opaque`]: its
+//! `%value` operands are resolved (undefined ones are errors), its attribute dictionaries kept,
+//! its result types read from `-> T`, `: A to B` or the first types after `:` (a result whose
+//! type the text does not give takes the type of its first annotated use). PTOAS verifier rules
+//! the grammar cannot express are [`DiagKind::Rule`] errors whose message starts with the
+//! rule's name in brackets (`[entry-returns-void]`, `[a5-only]`, `[cvt-shape]`,
+//! `[cvt-valid-shape]`, `[scale-addr-dst-scaling]`, `[async-flat-1d]`, `[tpop-dynamic-valid]`,
+//! `[tgather-compare-src-type]`, `[l2l-local-addr-reserved]`, `[l2l-peer-pair]`).
+//!
 //! Parsing and verification happen in one pass: names are resolved to [`ValueId`]s as they are
 //! used (SSA values must be defined before use; sibling regions may reuse names), every operand
 //! is checked against the type its op annotates, DPS operand kinds are matched against the
