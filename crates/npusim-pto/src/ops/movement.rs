@@ -649,41 +649,23 @@ impl TileCore {
     ) -> Vec<u8> {
         let mem = self.mem(t.loc()).as_slice();
         let mut out = vec![0u8; rows * cols * size];
-        if t.row_run(0, 0) >= t.col_run(0, 0) {
-            for r in 0..rows {
-                let mut c = 0;
-                while c < cols {
-                    let (tr, tc) = (o.0 + r, o.1 + c);
-                    let len = t.row_run(tr, tc).min(cols - c);
-                    let a = t.byte_addr(tr, tc) as usize;
-                    let d = (r * cols + c) * size;
-                    if let (Some(s), Some(dd)) =
-                        (mem.get(a..a + len * size), out.get_mut(d..d + len * size))
-                    {
-                        dd.copy_from_slice(s);
+        for_each_run(t, o, rows, cols, |a, d, len, step| {
+            let Some(src) = mem.get(a..a + len * size) else {
+                return;
+            };
+            if step == 1 {
+                if let Some(dd) = out.get_mut(d * size..(d + len) * size) {
+                    dd.copy_from_slice(src);
+                }
+            } else {
+                for (i, e) in src.chunks_exact(size).enumerate() {
+                    let at = (d + i * step) * size;
+                    if let Some(dd) = out.get_mut(at..at + size) {
+                        dd.copy_from_slice(e);
                     }
-                    c += len;
                 }
             }
-        } else {
-            for c in 0..cols {
-                let mut r = 0;
-                while r < rows {
-                    let (tr, tc) = (o.0 + r, o.1 + c);
-                    let len = t.col_run(tr, tc).min(rows - r);
-                    let a = t.byte_addr(tr, tc) as usize;
-                    if let Some(s) = mem.get(a..a + len * size) {
-                        for (i, e) in s.chunks_exact(size).enumerate() {
-                            let d = ((r + i) * cols + c) * size;
-                            if let Some(dd) = out.get_mut(d..d + size) {
-                                dd.copy_from_slice(e);
-                            }
-                        }
-                    }
-                    r += len;
-                }
-            }
-        }
+        });
         out
     }
 
@@ -699,41 +681,23 @@ impl TileCore {
     ) {
         let t = *t;
         let mem = self.mem_mut(t.loc());
-        if t.row_run(0, 0) >= t.col_run(0, 0) {
-            for r in 0..rows {
-                let mut c = 0;
-                while c < cols {
-                    let (tr, tc) = (o.0 + r, o.1 + c);
-                    let len = t.row_run(tr, tc).min(cols - c);
-                    let a = t.byte_addr(tr, tc) as usize;
-                    let s = (r * cols + c) * size;
-                    if let (Some(dd), Some(ss)) =
-                        (mem.get_mut(a..a + len * size), buf.get(s..s + len * size))
-                    {
-                        dd.copy_from_slice(ss);
+        for_each_run(&t, o, rows, cols, |a, s, len, step| {
+            let Some(dst) = mem.get_mut(a..a + len * size) else {
+                return;
+            };
+            if step == 1 {
+                if let Some(ss) = buf.get(s * size..(s + len) * size) {
+                    dst.copy_from_slice(ss);
+                }
+            } else {
+                for (i, e) in dst.chunks_exact_mut(size).enumerate() {
+                    let at = (s + i * step) * size;
+                    if let Some(ss) = buf.get(at..at + size) {
+                        e.copy_from_slice(ss);
                     }
-                    c += len;
                 }
             }
-        } else {
-            for c in 0..cols {
-                let mut r = 0;
-                while r < rows {
-                    let (tr, tc) = (o.0 + r, o.1 + c);
-                    let len = t.col_run(tr, tc).min(rows - r);
-                    let a = t.byte_addr(tr, tc) as usize;
-                    if let Some(dd) = mem.get_mut(a..a + len * size) {
-                        for (i, e) in dd.chunks_exact_mut(size).enumerate() {
-                            let s = ((r + i) * cols + c) * size;
-                            if let Some(ss) = buf.get(s..s + size) {
-                                e.copy_from_slice(ss);
-                            }
-                        }
-                    }
-                    r += len;
-                }
-            }
-        }
+        });
     }
 
     /// The `rows x cols` rectangle at `o`, row-major, widened to the compute type.
@@ -814,4 +778,38 @@ fn fits(
         ));
     }
     Ok(())
+}
+
+/// The runs of consecutive addresses that cover a tile's `rows x cols` rectangle at `o`, along
+/// rows or along columns, whichever the layout makes longer: `f(byte address, index of the
+/// run's first element in the row-major rectangle, elements, rectangle index step between
+/// them)` (step 1 along a row, `cols` down a column).
+fn for_each_run(
+    t: &Tile,
+    o: (usize, usize),
+    rows: usize,
+    cols: usize,
+    mut f: impl FnMut(usize, usize, usize, usize),
+) {
+    if t.row_run(0, 0) >= t.col_run(0, 0) {
+        for r in 0..rows {
+            let mut c = 0;
+            while c < cols {
+                let (tr, tc) = (o.0 + r, o.1 + c);
+                let len = t.row_run(tr, tc).min(cols - c);
+                f(t.byte_addr(tr, tc) as usize, r * cols + c, len, 1);
+                c += len;
+            }
+        }
+    } else {
+        for c in 0..cols {
+            let mut r = 0;
+            while r < rows {
+                let (tr, tc) = (o.0 + r, o.1 + c);
+                let len = t.col_run(tr, tc).min(rows - r);
+                f(t.byte_addr(tr, tc) as usize, r * cols + c, len, cols);
+                r += len;
+            }
+        }
+    }
 }
