@@ -959,10 +959,11 @@ pub enum OpKind {
     },
     /// Synchronisation ops.
     Sync(SyncOp),
-    /// An op of the PTOAS dialect that is parsed and verified (operands defined, results
-    /// typed) but not executed: cross-core pipes, reserved buffers, dynamic event ids, pointer
-    /// arithmetic, `memref.alloc`, tile ops `npusim-pto` lacks. Lowered to an instruction that
-    /// fails with "not supported" when reached.
+    /// An op of the PTOAS dialect parsed generically (operands defined, results typed):
+    /// cross-core pipes, reserved buffers, dynamic event ids, `memref.alloc`, tile ops
+    /// `npusim-pto` lacks. The interpreter executes `pto.addptr` and `pto.get_tensor_view_dim`
+    /// from this form; any other lowers to an instruction that fails with "not supported" when
+    /// reached.
     Opaque {
         /// Which op.
         op: OpCode,

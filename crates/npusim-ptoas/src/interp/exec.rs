@@ -437,6 +437,47 @@ impl Machine<'_> {
                     v.addr = addr;
                     set(&mut fr, *dst, Val::View(v));
                 }
+                Inst::AddPtr { dst, ptr, offset } => {
+                    let Val::Ptr(mut p) = get(&fr, *ptr, span())? else {
+                        return Err(internal(span(), "addptr of a non-pointer"));
+                    };
+                    let off = nonneg(&fr, *offset, span(), "a pointer offset")?;
+                    let bytes = off.checked_mul(p.elem.bytes()).filter(|&b| b <= p.len);
+                    let Some(bytes) = bytes else {
+                        return Err(RunError::new(
+                            RunErrorKind::Bounds,
+                            format!(
+                                "pointer offset out of bounds: offset {off} elements of {} from a buffer of {} bytes",
+                                p.elem,
+                                p.len
+                            ),
+                            span(),
+                        )
+                        .with_label("this offset passes the end of the bound buffer"));
+                    };
+                    p.addr += bytes;
+                    p.len -= bytes;
+                    set(&mut fr, *dst, Val::Ptr(p));
+                }
+                Inst::ViewDim { dst, view, dim } => {
+                    let Val::View(v) = get(&fr, *view, span())? else {
+                        return Err(internal(span(), "get_tensor_view_dim of a non-view"));
+                    };
+                    let k = nonneg(&fr, *dim, span(), "a dimension index")?;
+                    if k >= u64::from(v.rank) {
+                        return Err(RunError::new(
+                            RunErrorKind::Bounds,
+                            format!(
+                                "dimension index out of range: {k} for a view of rank {}",
+                                v.rank
+                            ),
+                            span(),
+                        )
+                        .with_label("this dimension index"));
+                    }
+                    let n = i64::try_from(v.shape[k as usize]).unwrap_or(i64::MAX);
+                    set(&mut fr, *dst, Val::Num(Num::Int(n)));
+                }
                 Inst::AllocTile {
                     dst,
                     desc,

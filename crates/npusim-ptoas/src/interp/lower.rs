@@ -166,6 +166,18 @@ pub(crate) enum Inst {
         offsets: Box<[Slot]>,
         sizes: Box<[Slot]>,
     },
+    /// `pto.addptr`: the pointer moved by an element offset (PTO IR manual 4.1).
+    AddPtr {
+        dst: Slot,
+        ptr: Slot,
+        offset: Slot,
+    },
+    /// `pto.get_tensor_view_dim`: one dimension of a view (or `memref` argument).
+    ViewDim {
+        dst: Slot,
+        view: Slot,
+        dim: Slot,
+    },
     /// `pto.alloc_tile` with run-time operands.
     AllocTile {
         dst: Slot,
@@ -205,6 +217,9 @@ pub(crate) struct Meta {
 #[derive(Clone, Debug)]
 pub(crate) enum ParamKind {
     Ptr(DType),
+    /// A `memref<...xT, #pto.address_space<gm>>` argument: bound like a pointer, seen by the
+    /// body as a dense row-major view of that shape (`None` = `?`).
+    MemRef(DType, Vec<Option<u64>>),
     Scalar(ScalarType),
     Other(String),
 }
@@ -459,6 +474,11 @@ fn walk_ops(b: &Block, visit: &mut dyn FnMut(&ast::Op)) {
 /// The shapes of the row-major (`nd`) tensor views made directly from each parameter of `f`.
 fn param_views(f: &ast::Func) -> Vec<Vec<Vec<Option<u64>>>> {
     let mut views = vec![Vec::new(); f.params.len()];
+    for (k, p) in f.params.iter().enumerate() {
+        if let Type::GmMemRef(m) = &f.value(*p).ty {
+            views[k].push(m.shape.iter().map(|d| d.as_static()).collect());
+        }
+    }
     if let Some(body) = &f.body {
         walk_ops(body, &mut |op| {
             if let OpKind::MakeTensorView {
@@ -513,6 +533,9 @@ impl Lowerer {
                 let info = f.value(p);
                 let kind = match &info.ty {
                     Type::Ptr(pt) => ParamKind::Ptr(pt.elem),
+                    Type::GmMemRef(m) => {
+                        ParamKind::MemRef(m.elem, m.shape.iter().map(|d| d.as_static()).collect())
+                    }
                     Type::Scalar(s) => ParamKind::Scalar(*s),
                     other => ParamKind::Other(other.to_string()),
                 };
@@ -977,6 +1000,38 @@ impl Lowerer {
             OpKind::Sync(s) => {
                 cx.emit(Inst::Nop, span, s.op.name());
             }
+            OpKind::Opaque {
+                op: OpCode::PtoAddptr,
+                operands,
+                results,
+                ..
+            } if operands.len() == 2 && results.len() == 1 => {
+                cx.emit(
+                    Inst::AddPtr {
+                        dst: slot(results[0]),
+                        ptr: slot(operands[0]),
+                        offset: slot(operands[1]),
+                    },
+                    span,
+                    "pto.addptr",
+                );
+            }
+            OpKind::Opaque {
+                op: OpCode::PtoGetTensorViewDim,
+                operands,
+                results,
+                ..
+            } if operands.len() == 2 && results.len() == 1 => {
+                cx.emit(
+                    Inst::ViewDim {
+                        dst: slot(results[0]),
+                        view: slot(operands[0]),
+                        dim: slot(operands[1]),
+                    },
+                    span,
+                    "pto.get_tensor_view_dim",
+                );
+            }
             OpKind::Opaque { op: code, .. } => {
                 self.unsupported.push((
                     span,
@@ -1110,7 +1165,7 @@ impl Lowerer {
             ins.iter()
                 .map(|v| match cx.f.ty(*v) {
                     Type::TileBuf(_) => 'T',
-                    Type::PartitionView(_) => 'P',
+                    Type::PartitionView(_) | Type::GmMemRef(_) => 'P',
                     _ => 'S',
                 })
                 .collect()

@@ -40,10 +40,10 @@ mod scalar;
 
 pub use lower::{LowerOptions, Program, lower};
 
-use crate::ast::{DType, TargetArch};
+use crate::ast::{DType, GmLayout, TargetArch};
 use crate::diag::{DiagKind, Diagnostic, Span};
 use exec::Machine;
-use lower::{ParamKind, PtrVal, Val, profile_name};
+use lower::{ParamKind, PtrVal, Val, ViewVal, profile_name};
 use npusim_core::npy::NpyHeader;
 use npusim_core::{ElemType, MemSpace, Memory, NpyArray};
 use npusim_pto::{PtoError, TileCore, TileLoc};
@@ -409,7 +409,7 @@ impl Program {
             .iter()
             .map(|(n, _, k, _)| {
                 let info = match k {
-                    ParamKind::Ptr(d) => ParamInfo::Pointer(*d),
+                    ParamKind::Ptr(d) | ParamKind::MemRef(d, _) => ParamInfo::Pointer(*d),
                     ParamKind::Scalar(s) => ParamInfo::Scalar(*s),
                     ParamKind::Other(t) => ParamInfo::Other(t.clone()),
                 };
@@ -436,7 +436,7 @@ impl Program {
             f.params
                 .iter()
                 .map(|(n, _, k, _)| match k {
-                    ParamKind::Ptr(d) => format!("{n}=FILE.npy ({d})"),
+                    ParamKind::Ptr(d) | ParamKind::MemRef(d, _) => format!("{n}=FILE.npy ({d})"),
                     ParamKind::Scalar(s) => format!("{n}=VALUE ({s})"),
                     ParamKind::Other(t) => format!("{n} ({t})"),
                 })
@@ -478,7 +478,7 @@ impl Program {
                 RunError::new(RunErrorKind::Binding, msg, pspan).with_label(label.to_string())
             };
             let v = match (kind, g) {
-                (ParamKind::Ptr(d), None) => {
+                (ParamKind::Ptr(d) | ParamKind::MemRef(d, _), None) => {
                     return Err(bind_err(
                         format!("missing argument for parameter `%{pname}`"),
                         "needs a value",
@@ -492,7 +492,10 @@ impl Program {
                     )
                     .with_help(format!("pass `--arg {pname}=VALUE` (a {s})")));
                 }
-                (ParamKind::Ptr(d), Some(a @ (HostArg::Buffer(_) | HostArg::NpyFile { .. }))) => {
+                (
+                    ParamKind::Ptr(d) | ParamKind::MemRef(d, _),
+                    Some(a @ (HostArg::Buffer(_) | HostArg::NpyFile { .. })),
+                ) => {
                     let Some((dtype, _, _)) = a.elem_shape() else {
                         return Err(internal_err("buffer without element type"));
                     };
@@ -520,7 +523,7 @@ impl Program {
                     pending.push((vals.len(), pname, a, *d));
                     Val::Undef
                 }
-                (ParamKind::Ptr(d), Some(HostArg::Scalar(text))) => {
+                (ParamKind::Ptr(d) | ParamKind::MemRef(d, _), Some(HostArg::Scalar(text))) => {
                     return Err(bind_err(
                         format!(
                             "`%{pname}` is a pointer, but `--arg {pname}={text}` is not a .npy file"
@@ -608,7 +611,15 @@ impl Program {
                 }
                 HostArg::Scalar(_) => {}
             }
-            vals[slot] = Val::Ptr(PtrVal { addr, elem: d, len });
+            vals[slot] = match &f.params[slot].2 {
+                ParamKind::MemRef(_, dims) => {
+                    Val::View(memref_view(addr, len, d, dims, shape).map_err(|msg| {
+                        RunError::new(RunErrorKind::Binding, msg, f.params[slot].3)
+                            .with_label(format!("`%{pname}` is a memref"))
+                    })?)
+                }
+                _ => Val::Ptr(PtrVal { addr, elem: d, len }),
+            };
             bufs.push((pname.clone(), addr, dtype, shape.to_vec(), len));
         }
         let mut m = Machine {
@@ -703,6 +714,58 @@ fn npy_name(d: DType) -> &'static str {
 /// exactly, a `?` any one size or none. So a `?x256` view takes (64, 256), (1, 64, 256) and
 /// (64, 256, 1), not (4, 16, 256) or (128, 128); a 1x16 view takes (16, 1). The byte count is
 /// checked separately, against what the kernel touches.
+/// The dense row-major view a `memref` argument stands for. Dynamic (`?`) dimensions take the
+/// host array's sizes when its rank matches, else one `?` takes what the buffer leaves.
+fn memref_view(
+    addr: u64,
+    len: u64,
+    elem: DType,
+    dims: &[Option<u64>],
+    host: &[usize],
+) -> Result<ViewVal, String> {
+    if dims.is_empty() || dims.len() > 5 {
+        return Err(format!(
+            "a memref argument has 1 to 5 dimensions (got {})",
+            dims.len()
+        ));
+    }
+    let mut shape = [0u64; 5];
+    let dynamic = dims.iter().filter(|d| d.is_none()).count();
+    let elems = len / elem.bytes().max(1);
+    for (k, d) in dims.iter().enumerate() {
+        shape[k] = match d {
+            Some(n) => *n,
+            None if host.len() == dims.len() => host[k] as u64,
+            None if dynamic == 1 => {
+                let known: u64 = dims.iter().flatten().product();
+                elems / known.max(1)
+            }
+            None => {
+                return Err(format!(
+                    "a memref argument with {dynamic} dynamic dimensions needs an array of rank {}",
+                    dims.len()
+                ));
+            }
+        };
+    }
+    let mut strides = [0u64; 5];
+    let mut acc = 1u64;
+    for k in (0..dims.len()).rev() {
+        strides[k] = acc;
+        acc = acc.saturating_mul(shape[k]);
+    }
+    Ok(ViewVal {
+        addr,
+        buf_end: addr.saturating_add(len),
+        buf_len: len,
+        elem,
+        rank: dims.len() as u8,
+        shape,
+        strides,
+        layout: GmLayout::Nd,
+    })
+}
+
 fn check_view_shape(
     pname: &str,
     shape: &[usize],
