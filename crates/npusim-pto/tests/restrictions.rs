@@ -249,19 +249,43 @@ fn illegal_type_select() {
         "{e:?}"
     );
     says(&e, &["TSEL", "dst", "int8", "not legal on a2a3"]);
-    // A signed mask is not a mask.
+    // A read mask is a raw bit container of 1, 2 or 4 bytes (A2A3 copies its bytes into
+    // CMPMASK); an 8-byte one is refused.
     let (d, a, b) = (
         vec_tile(&c, F32, 2, 8, 0),
         vec_tile(&c, F32, 2, 8, 64),
         vec_tile(&c, F32, 2, 8, 128),
     );
     let e = c
-        .tsel(&d, &vec_tile(&c, I8, 2, 32, 192), &a, &b)
+        .tsel(&d, &vec_tile(&c, ElemType::I64, 2, 4, 192), &a, &b)
         .unwrap_err();
-    says(
-        &e,
-        &["TSEL", "mask", "int8", "legal: uint8, uint16, uint32"],
-    );
+    says(&e, &["TSEL", "mask", "int64", "legal: uint8, int8"]);
+    // An int8 mask selects by its bits, exactly as a uint8 one with the same bytes.
+    let mut c = c;
+    for (k, mt) in [I8, U8].into_iter().enumerate() {
+        let m = vec_tile(&c, mt, 2, 32, 192);
+        for r in 0..2 {
+            for col in 0..8 {
+                c.set(&a, r, col, 1.0f32).unwrap();
+                c.set(&b, r, col, 2.0f32).unwrap();
+            }
+            // bits 0, 2, 7 of row r's first byte (0x85), bit 1 of row 1 too.
+            let byte = if r == 0 { 0x85u64 } else { 0x87 };
+            c.set_bits(&m, r, 0, byte).unwrap();
+        }
+        c.tsel(&d, &m, &a, &b).unwrap();
+        let got: Vec<f32> = (0..2)
+            .flat_map(|r| (0..8).map(move |col| (r, col)))
+            .map(|(r, col)| c.get::<f32>(&d, r, col).unwrap())
+            .collect();
+        let want: Vec<f32> = (0..2)
+            .flat_map(|r| {
+                let byte: u32 = if r == 0 { 0x85 } else { 0x87 };
+                (0..8).map(move |col| if byte >> col & 1 == 1 { 1.0 } else { 2.0 })
+            })
+            .collect();
+        assert_eq!(got, want, "mask type #{k}");
+    }
 }
 
 #[test]

@@ -63,16 +63,29 @@ impl TileCore {
     ) -> Result<usize, PtoError> {
         need_loc(op, "mask", mask, TileLoc::Vec)?;
         let w = mask.dtype();
+        // A mask that is read is a raw bit container: the A2A3 implementation copies each
+        // row's bytes into CMPMASK whatever the tile's element type (no type assertion in
+        // `TSel.hpp`/`TSels.hpp`), so any 1-, 2- or 4-byte type is accepted and read as its
+        // bit pattern (PTOAS's Sel sample packs its predicate into an int8 tile).
         let ok = if write {
             w == mask_word(self.arch())
         } else {
-            w.is_unsigned_int() && w.size() <= 4
+            matches!(w.size(), 1 | 2 | 4)
         };
         if !ok {
             let legal = if write {
                 vec![mask_word(self.arch())]
             } else {
-                vec![ElemType::U8, ElemType::U16, ElemType::U32]
+                vec![
+                    ElemType::U8,
+                    ElemType::I8,
+                    ElemType::U16,
+                    ElemType::I16,
+                    ElemType::F16,
+                    ElemType::U32,
+                    ElemType::I32,
+                    ElemType::F32,
+                ]
             };
             return Err(PtoError::IllegalType {
                 op: op.name(),
