@@ -261,7 +261,6 @@ fn illegal_type_select() {
         .unwrap_err();
     says(&e, &["TSEL", "mask", "int64", "legal: uint8, int8"]);
     // An int8 mask selects by its bits, exactly as a uint8 one with the same bytes.
-    let mut c = c;
     for (k, mt) in [I8, U8].into_iter().enumerate() {
         let m = vec_tile(&c, mt, 2, 32, 192);
         for r in 0..2 {
