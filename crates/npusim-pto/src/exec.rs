@@ -381,6 +381,9 @@ macro_rules! handle {
         match $a { Args::Window { dst, src, row, col } => $c.tinsert(dst, src, scalar_i64(*row), scalar_i64(*col)), _ => Err(bad($op, "Args::Window")) }
     };
     (Transpose, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Transpose, $c, $op) };
+    (FillPad, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.tfillpad($op, dst, src), _ => Err(bad($op, "Args::Unary")) }
+    };
     (Matmul, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Binary { dst, src0, src1 } => $c.matmul($op, dst, Seed::Zero, src0, src1), _ => Err(bad($op, "Args::Binary { dst: c, src0: a, src1: b }")) }
     };

@@ -65,6 +65,9 @@ pub enum Class {
     Insert,
     /// `dst, src [, tmp]` (TTRANS; not modelled yet)
     Transpose,
+    /// `dst, src`: src's valid region copied, the rest of dst's static shape padded with dst's
+    /// pad value (TFILLPAD and its in-place / expand variants)
+    FillPad,
     /// `c, a, b` on the cube (TMATMUL, TGEMV)
     Matmul,
     /// `c, c_in, a, b` (TMATMUL_ACC, TGEMV_ACC)
@@ -267,6 +270,9 @@ macro_rules! for_each_tile_op {
             (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),
             (TmovFp TMovFp, "TMOV_FP", "pto.tmov.fp", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV_FP.md", "TMOV with the fp (Scaling) tile; checked by ops::movement"),
             (Textract TExtract, "TEXTRACT", "pto.textract", Extract, -, (own), MM_IN, MM_IN, Own, "docs/isa/TEXTRACT.md", "A2A3 int8/half/bfloat16/float; checked by ops::movement"),
+            (Tfillpad TFillPad, "TFILLPAD", "pto.tfillpad", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD.md", "Vec tiles; dst pad value not Null; same static shape; a custom pad value converts its f32 like TLOAD's"),
+            (TfillpadInplace TFillPadInplace, "TFILLPAD_INPLACE", "pto.tfillpad_inplace", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD_INPLACE.md", "TFILLPAD's rules (pto-isa TFillPad.hpp: same static shape); dst and src may be one tile"),
+            (TfillpadExpand TFillPadExpand, "TFILLPAD_EXPAND", "pto.tfillpad_expand", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD_EXPAND.md", "TFILLPAD's rules, dst's static shape at least src's"),
             (Tinsert TInsert, "TINSERT", "pto.tinsert", Insert, -, (own), ALL11, ALL11, Own, "docs/isa/TINSERT.md", "page not in pto-isa docs/isa; PTOAS manual semantics; checked by ops::movement"),
             (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), ALL11, ALL11, Own, "docs/isa/TTRANS.md", "not modelled yet; type lists not transcribed"),
             (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),

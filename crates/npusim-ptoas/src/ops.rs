@@ -146,7 +146,7 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Select | C::SelectScalar => OpClass::Select,
         C::Convert => OpClass::Cvt,
         C::Load | C::Store | C::Prefetch => OpClass::Memory,
-        C::Move | C::Extract | C::Insert | C::Transpose => OpClass::Move,
+        C::Move | C::Extract | C::Insert | C::Transpose | C::FillPad => OpClass::Move,
         C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
         C::Print => OpClass::Debug,
     }
@@ -164,7 +164,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Unary | C::Transpose, X::Tmp) => &["T", "TT"],
         (C::Move, _) => &["T", "TT", "TS"],
         (C::Extract | C::Insert, _) => &["TSS"],
-        (C::Unary | C::Transpose | C::Expand, _) => &["T"],
+        (C::Unary | C::Transpose | C::Expand | C::FillPad, _) => &["T"],
         (C::Binary, X::Tmp) => &["TT", "TTT"],
         (C::Binary | C::Partial | C::Compare | C::Matmul, _) => &["TT"],
         (C::Ternary | C::MatmulAcc | C::MatmulBias, _) => &["TTT"],
@@ -358,9 +358,6 @@ op_table! {
     PtoTexpands => "pto.texpands", Opaque;
     PtoTextract => "pto.textract", Opaque;
     PtoTextractFp => "pto.textract_fp", Opaque;
-    PtoTfillpad => "pto.tfillpad", Opaque;
-    PtoTfillpadExpand => "pto.tfillpad_expand", Opaque;
-    PtoTfillpadInplace => "pto.tfillpad_inplace", Opaque;
     PtoTfmod => "pto.tfmod", Opaque;
     PtoTfmods => "pto.tfmods", Opaque;
     PtoTgather => "pto.tgather", Opaque;

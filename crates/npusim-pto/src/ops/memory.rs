@@ -337,6 +337,78 @@ impl TileCore {
     }
 }
 
+impl TileCore {
+    /// TFILLPAD / TFILLPAD_INPLACE / TFILLPAD_EXPAND (pto-isa `docs/isa/TFILLPAD.md`): every
+    /// element of dst's static shape is src's where inside src's valid region, else dst's pad
+    /// value (+/-inf for floats, the type's extremes for integers). Nothing is written when
+    /// dst's valid region is empty.
+    pub fn tfillpad(&mut self, op: OpCode, dst: &Tile, src: &Tile) -> Result<(), PtoError> {
+        use super::{need_loc, same_type};
+        for (n, t) in [("dst", dst), ("src", src)] {
+            need_loc(op, n, t, TileLoc::Vec)?;
+            op.check_type(self.arch(), n, t.dtype())?;
+        }
+        same_type(op, "src", src, "dst", dst)?;
+        if dst.desc().pad == PadValue::Null {
+            return Err(PtoError::Static {
+                op: op.name(),
+                operand: "dst",
+                rule: "the pad value of a Vec destination must not be Null",
+                value: "pad=0 (Null)".into(),
+            });
+        }
+        let expand = op == OpCode::TfillpadExpand;
+        let shape_ok = if expand {
+            dst.rows() >= src.rows() && dst.cols() >= src.cols()
+        } else {
+            dst.rows() == src.rows() && dst.cols() == src.cols()
+        };
+        if !shape_ok {
+            return Err(PtoError::Static {
+                op: op.name(),
+                operand: "dst",
+                rule: if expand {
+                    "dst's static shape must be at least src's"
+                } else {
+                    "dst and src must have the same static shape"
+                },
+                value: format!(
+                    "dst {}x{}, src {}x{}",
+                    dst.rows(),
+                    dst.cols(),
+                    src.rows(),
+                    src.cols()
+                ),
+            });
+        }
+        if dst.valid_row() == 0 || dst.valid_col() == 0 {
+            return Ok(());
+        }
+        let t = dst.dtype();
+        let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0);
+        let (vr, vc) = (src.valid_row(), src.valid_col());
+        // Read src's valid region first: dst may be src (in place) or overlap it.
+        let mut kept = Vec::with_capacity(vr * vc);
+        for r in 0..vr {
+            for c in 0..vc {
+                kept.push(self.get_bits(src, r, c).map_err(memory(op.name(), "src"))?);
+            }
+        }
+        for r in 0..dst.rows() {
+            for c in 0..dst.cols() {
+                let bits = if r < vr && c < vc {
+                    kept[r * vc + c]
+                } else {
+                    pad
+                };
+                self.set_bits(dst, r, c, bits)
+                    .map_err(memory(op.name(), "dst"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The bits of a pad value in `T`.
 fn pad_bits<T: Elem>(p: PadValue) -> u64 {
     let fl = T::C::FLOAT;

@@ -1217,10 +1217,12 @@ impl Lowerer {
                 src2: i(2),
             },
             (P::Print, _) => return unsupported(self, cx, "pto.tprint is not supported yet"),
-            (P::Unary | P::RowReduce | P::ColReduce | P::Expand, "T" | "TT") => Args::Unary {
-                dst: o(0),
-                src: i(0),
-            },
+            (P::Unary | P::RowReduce | P::ColReduce | P::Expand | P::FillPad, "T" | "TT") => {
+                Args::Unary {
+                    dst: o(0),
+                    src: i(0),
+                }
+            }
             (P::Binary | P::Partial | P::ExpandBinary, "TT" | "TTT") => Args::Binary {
                 dst: o(0),
                 src0: i(0),
