@@ -961,8 +961,8 @@ pub enum OpKind {
     Sync(SyncOp),
     /// An op of the PTOAS dialect parsed generically (operands defined, results typed):
     /// cross-core pipes, reserved buffers, dynamic event ids, `memref.alloc`, tile ops
-    /// `npusim-pto` lacks. The interpreter executes `pto.addptr` and `pto.get_tensor_view_dim`
-    /// from this form; any other lowers to an instruction that fails with "not supported" when
+    /// `npusim-pto` lacks. The interpreter executes `pto.addptr`, `pto.get_tensor_view_dim` and
+    /// the SSA `pto.treshape` / `pto.bitcast` from this form; any other lowers to an instruction that fails with "not supported" when
     /// reached.
     Opaque {
         /// Which op.

@@ -236,3 +236,68 @@ module {
         "{e}"
     );
 }
+
+/// `pto.treshape` and `pto.bitcast` see the same bytes through another tile type: a 4x8 f32
+/// tile stored as 1x32 keeps row-major order, and as i32 keeps the bit patterns.
+#[test]
+fn treshape_and_bitcast_alias_the_bytes() {
+    let t48 = TILE;
+    let t132 = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let i48 = "!pto.tile_buf<loc=vec, dtype=i32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let src = r#"
+module {
+  func.func @k(%a: memref<4x8xf32, #pto.address_space<gm>>, %o: memref<1x32xf32, #pto.address_space<gm>>, %b: memref<4x8xi32, #pto.address_space<gm>>) {
+    %t = pto.alloc_tile : T48
+    pto.tload ins(%a : memref<4x8xf32, #pto.address_space<gm>>) outs(%t : T48)
+    %r = pto.treshape %t : T48 -> T132
+    pto.tstore ins(%r : T132) outs(%o : memref<1x32xf32, #pto.address_space<gm>>)
+    %i = pto.bitcast %t : T48 -> I48
+    pto.tstore ins(%i : I48) outs(%b : memref<4x8xi32, #pto.address_space<gm>>)
+    return
+  }
+}
+"#
+    .replace("T48", t48)
+    .replace("T132", t132)
+    .replace("I48", i48);
+    let p = prog(&src);
+    let a = ramp(32);
+    let o = run(
+        &p,
+        vec![
+            ("a", f32s(&[4, 8], &a)),
+            ("o", f32s(&[1, 32], &[0.0; 32])),
+            (
+                "b",
+                HostArg::Buffer(NpyArray::from_elems(vec![4, 8], &[0i32; 32])),
+            ),
+        ],
+    )
+    .unwrap();
+    assert_eq!(out_f32(&o, "o"), a);
+    let bits: Vec<i32> = o.buffer("b").unwrap().to_elems::<i32>().unwrap();
+    let want: Vec<i32> = a.iter().map(|x| x.to_bits() as i32).collect();
+    assert_eq!(bits, want);
+
+    // TRESHAPE keeps the byte size: 4x8 f32 is not 1x16 f32.
+    let bad = src
+        .replace("cols=32, v_row=1, v_col=32", "cols=16, v_row=1, v_col=16")
+        .replace("memref<1x32xf32", "memref<1x16xf32");
+    let p = prog(&bad);
+    let e = run(
+        &p,
+        vec![
+            ("a", f32s(&[4, 8], &a)),
+            ("o", f32s(&[1, 16], &[0.0; 16])),
+            (
+                "b",
+                HostArg::Buffer(NpyArray::from_elems(vec![4, 8], &[0i32; 32])),
+            ),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("TRESHAPE") && e.to_string().contains("64 bytes from 128"),
+        "{e}"
+    );
+}

@@ -459,6 +459,60 @@ impl Machine<'_> {
                     p.len -= bytes;
                     set(&mut fr, *dst, Val::Ptr(p));
                 }
+                Inst::Reinterpret {
+                    dst,
+                    src,
+                    desc,
+                    reshape,
+                } => {
+                    let Val::Tile(t) = get(&fr, *src, span())? else {
+                        return Err(internal(span(), "treshape/bitcast of a non-tile"));
+                    };
+                    let name = if *reshape { "TRESHAPE" } else { "BITCAST" };
+                    let rule = |rule: &'static str, value: String| {
+                        RunError::pto(
+                            npusim_pto::PtoError::Static {
+                                op: name,
+                                operand: "dst",
+                                rule,
+                                value,
+                            },
+                            span(),
+                        )
+                    };
+                    let mut d = *desc;
+                    d.addr = t.addr();
+                    if d.loc != t.loc() {
+                        return Err(rule(
+                            "the result must be in the source's location",
+                            format!("{:?} from {:?}", d.loc, t.loc()),
+                        ));
+                    }
+                    if *reshape {
+                        let bytes = |r: usize, c: usize, e: npusim_core::ElemType| r * c * e.size();
+                        let (a, b) = (bytes(d.rows, d.cols, d.dtype), t.size_bytes() as usize);
+                        if a != b {
+                            return Err(rule(
+                                "the result must have the source's byte size",
+                                format!("{a} bytes from {b}"),
+                            ));
+                        }
+                        let boxed = |s: npusim_pto::SLayout| s != npusim_pto::SLayout::NoneBox;
+                        if boxed(d.slayout) != boxed(t.desc().slayout) {
+                            return Err(rule(
+                                "no conversion between boxed and non-boxed layouts",
+                                format!("{:?} from {:?}", d.slayout, t.desc().slayout),
+                            ));
+                        }
+                    }
+                    let nt = self
+                        .core
+                        .alloc_named(d, name, "dst")
+                        .map_err(|e| RunError::pto(e, span()))?;
+                    let e = &mut self.extent[nt.loc() as usize];
+                    *e = (*e).max(nt.addr().saturating_add(nt.size_bytes()));
+                    set(&mut fr, *dst, Val::Tile(nt));
+                }
                 Inst::ViewDim { dst, view, dim } => {
                     let Val::View(v) = get(&fr, *view, span())? else {
                         return Err(internal(span(), "get_tensor_view_dim of a non-view"));

@@ -172,6 +172,15 @@ pub(crate) enum Inst {
         ptr: Slot,
         offset: Slot,
     },
+    /// `pto.treshape` / `pto.bitcast`: the source tile's bytes seen through another tile type
+    /// (no data moves). `reshape` adds TRESHAPE's rules (same byte size, no boxed/non-boxed
+    /// change); a `None` valid dimension of the result type takes the new shape's.
+    Reinterpret {
+        dst: Slot,
+        src: Slot,
+        desc: TileDesc,
+        reshape: bool,
+    },
     /// `pto.get_tensor_view_dim`: one dimension of a view (or `memref` argument).
     ViewDim {
         dst: Slot,
@@ -1014,6 +1023,33 @@ impl Lowerer {
                     },
                     span,
                     "pto.addptr",
+                );
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoTreshape | OpCode::PtoBitcast),
+                operands,
+                results,
+                ..
+            } if operands.len() == 1
+                && results.len() == 1
+                && cx.f.ty(operands[0]).as_tile().is_some()
+                && cx.f.ty(results[0]).as_tile().is_some() =>
+            {
+                let Some(tt) = cx.f.ty(results[0]).as_tile().copied() else {
+                    return;
+                };
+                let mut desc = tile_desc(&tt);
+                desc.valid_row = tt.valid_row.as_static().unwrap_or(tt.rows) as usize;
+                desc.valid_col = tt.valid_col.as_static().unwrap_or(tt.cols) as usize;
+                cx.emit(
+                    Inst::Reinterpret {
+                        dst: slot(results[0]),
+                        src: slot(operands[0]),
+                        desc,
+                        reshape: *code == OpCode::PtoTreshape,
+                    },
+                    span,
+                    code.name(),
                 );
             }
             OpKind::Opaque {
