@@ -138,6 +138,10 @@ forms! {
     /// TEXTRACT / TINSERT: a sub-tile at `(row, col)`.
     Window { dst: tile(O), src: tile(O), row: scalar(O::Scalar), col: scalar(O::Scalar) },
     Store { dst: global(O::Global), src: tile(O) },
+    /// TCI: the start value and the direction.
+    Iota { dst: tile(O), start: scalar(O::Scalar), descending: plain(bool) },
+    /// TTRI: the diagonal and the triangle (`upper`, else lower).
+    Tri { dst: tile(O), diagonal: scalar(O::Scalar), upper: plain(bool) },
 }
 
 /// One instruction instance.
@@ -380,7 +384,18 @@ macro_rules! handle {
     (Insert, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Window { dst, src, row, col } => $c.tinsert(dst, src, scalar_i64(*row), scalar_i64(*col)), _ => Err(bad($op, "Args::Window")) }
     };
-    (Transpose, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Transpose, $c, $op) };
+    (Transpose, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.ttrans(dst, src), _ => Err(bad($op, "Args::Unary")) }
+    };
+    (Iota, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Iota { dst, start, descending } => $c.tci(dst, *start, *descending), _ => Err(bad($op, "Args::Iota")) }
+    };
+    (Tri, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Tri { dst, diagonal, upper } => $c.ttri(dst, scalar_i64(*diagonal), *upper), _ => Err(bad($op, "Args::Tri")) }
+    };
+    (Concat, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.tconcat(dst, src0, src1), _ => Err(bad($op, "Args::Binary")) }
+    };
     (FillPad, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Unary { dst, src } => $c.tfillpad($op, dst, src), _ => Err(bad($op, "Args::Unary")) }
     };

@@ -146,7 +146,8 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Select | C::SelectScalar => OpClass::Select,
         C::Convert => OpClass::Cvt,
         C::Load | C::Store | C::Prefetch => OpClass::Memory,
-        C::Move | C::Extract | C::Insert | C::Transpose | C::FillPad => OpClass::Move,
+        C::Move | C::Extract | C::Insert | C::Transpose | C::FillPad | C::Concat => OpClass::Move,
+        C::Iota | C::Tri => OpClass::TileScalar,
         C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
         C::Print => OpClass::Debug,
     }
@@ -172,7 +173,8 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::TileScalar, X::Tmp) => &["TS", "TST"],
         (C::TileScalar, X::ScalarFirst) => &["TS", "ST"],
         (C::TileScalar | C::CompareScalar, _) => &["TS"],
-        (C::Fill, _) => &["S"],
+        (C::Fill | C::Iota | C::Tri, _) => &["S"],
+        (C::Concat, _) => &["TT"],
         (C::PartialArg, _) => &["TT", "TTTT"],
         (C::RowReduce | C::ColReduce | C::RowArgReduce | C::ColArgReduce | C::Convert, _) => {
             &["T", "TT"]
@@ -332,7 +334,6 @@ op_table! {
     PtoTand => "pto.tand", Opaque;
     PtoTands => "pto.tands", Opaque;
     PtoTaxpy => "pto.taxpy", Opaque;
-    PtoTci => "pto.tci", Opaque;
     PtoTcmp => "pto.tcmp", Opaque;
     PtoTcmps => "pto.tcmps", Opaque;
     PtoTcolargmax => "pto.tcolargmax", Opaque;
@@ -349,7 +350,6 @@ op_table! {
     PtoTcolmin => "pto.tcolmin", Opaque;
     PtoTcolprod => "pto.tcolprod", Opaque;
     PtoTcolsum => "pto.tcolsum", Opaque;
-    PtoTconcat => "pto.tconcat", Opaque;
     PtoTcvt => "pto.tcvt", Opaque;
     PtoTdequant => "pto.tdequant", Opaque;
     PtoTdiv => "pto.tdiv", Opaque;
@@ -437,7 +437,6 @@ op_table! {
     PtoTsubs => "pto.tsubs", Opaque;
     PtoTsubsc => "pto.tsubsc", Opaque;
     PtoTtrans => "pto.ttrans", Opaque;
-    PtoTtri => "pto.ttri", Opaque;
     PtoTxor => "pto.txor", Opaque;
     PtoTxors => "pto.txors", Opaque;
     MemrefAlloc => "memref.alloc", Opaque;

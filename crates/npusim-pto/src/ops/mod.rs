@@ -8,8 +8,10 @@
 //! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
 //! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS;
 //! - [`movement`]: TMOV (with the fixpipe modes), TEXTRACT, TINSERT and the per-location
-//!   layout rules checked at declaration.
+//!   layout rules checked at declaration;
+//! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT.
 
+pub mod arrange;
 pub mod cube;
 pub mod elementwise;
 pub mod memory;

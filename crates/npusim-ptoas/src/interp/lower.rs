@@ -1238,9 +1238,30 @@ impl Lowerer {
                 row: i(1),
                 col: i(2),
             },
-            (P::Transpose, _) => {
-                return unsupported(self, cx, "pto.ttrans is not supported yet by npusim-pto");
-            }
+            (P::Transpose, "T" | "TT") => Args::Unary {
+                dst: o(0),
+                src: i(0),
+            },
+            (P::Iota, "S") => Args::Iota {
+                dst: o(0),
+                start: i(0),
+                descending: attrs.other.iter().any(|(k, a)| {
+                    k == "descending" && matches!(a, ast::Attr::Bool(true) | ast::Attr::Int(1))
+                }),
+            },
+            (P::Tri, "S") => Args::Tri {
+                dst: o(0),
+                diagonal: i(0),
+                upper: attrs
+                    .other
+                    .iter()
+                    .any(|(k, a)| k == "upperOrLower" && matches!(a, ast::Attr::Int(1))),
+            },
+            (P::Concat, "TT") => Args::Binary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+            },
             (P::Matmul, "TT") => Args::Binary {
                 dst: o(0),
                 src0: i(0),
