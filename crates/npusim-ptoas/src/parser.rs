@@ -23,7 +23,10 @@
 //! the grammar cannot express are [`DiagKind::Rule`] errors whose message starts with the
 //! rule's name in brackets (`[entry-returns-void]`, `[a5-only]`, `[cvt-shape]`,
 //! `[cvt-valid-shape]`, `[scale-addr-dst-scaling]`, `[async-flat-1d]`, `[tpop-dynamic-valid]`,
-//! `[tgather-compare-src-type]`, `[l2l-local-addr-reserved]`, `[l2l-peer-pair]`).
+//! `[tgather-compare-src-type]`, `[l2l-local-addr-reserved]`, `[l2l-peer-pair]`, and the
+//! `pto.tinsert` / `pto.textract` rules `[tinsert-a2a3-loc]`, `[tinsert-a2a3-dtype]`,
+//! `[tinsert-a5-loc]`, `[tinsert-a5-dtype]`, `[tinsert-nz-layout]`, `[tinsert-vec-layout]`,
+//! `[tinsert-fractal]`, `[textract-a5-loc]`, `[textract-vec-layout]`).
 //!
 //! Parsing and verification happen in one pass: names are resolved to [`ValueId`]s as they are
 //! used (SSA values must be defined before use; sibling regions may reuse names), every operand
@@ -2394,6 +2397,7 @@ impl<'a> Parser<'a> {
             );
         } else {
             self.check_dtypes(code, &ins, &outs);
+            self.check_window_rules(code, &ins, &outs);
         }
         let mut attrs = TileAttrs::default();
         for (k, a, s) in attr_list {
@@ -2444,6 +2448,132 @@ impl<'a> Parser<'a> {
             .with_label("in this attribute")
             .with_help(format!("one of: {}", names.join(", ")))
         })
+    }
+
+    /// PTOAS's `pto.tinsert` verifier (both archs) and the A5 loc-pair and vec->vec layout
+    /// rules of `pto.textract` (PTOAS `lib/PTO/IR/PTO.cpp`, `TInsertOp::verify`,
+    /// `TExtractOp::verify`), as `[tinsert-*]` / `[textract-*]` rule errors.
+    fn check_window_rules(
+        &mut self,
+        code: OpCode,
+        ins: &[(ValueId, Span)],
+        outs: &[(ValueId, Span)],
+    ) {
+        if code != OpCode::TInsert && code != OpCode::TExtract {
+            return;
+        }
+        let (Some(a), Some(b)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        let (Some(src), Some(dst)) = (
+            self.ty_of(a.0).as_tile().copied(),
+            self.ty_of(b.0).as_tile().copied(),
+        ) else {
+            return;
+        };
+        let nd = |t: &TileBufType| t.blayout == BLayout::RowMajor && t.slayout == SLayout::NoneBox;
+        // A `memref<..., #pto.address_space<acc|mat>>` operand carries no layout (it parses
+        // as the default row_major/none_box): its layout is not checked.
+        let nz = |t: &TileBufType| {
+            (t.blayout != BLayout::RowMajor && t.slayout == SLayout::RowMajor)
+                || (nd(t) && matches!(t.loc, Loc::Acc | Loc::Mat))
+        };
+        let a5_vec_type = |d: DType| {
+            matches!(
+                d,
+                DType::I8
+                    | DType::U8
+                    | DType::I32
+                    | DType::U32
+                    | DType::F16
+                    | DType::Bf16
+                    | DType::F32
+            ) || d.is_f8()
+        };
+        let a5 = self.arch == TargetArch::A5;
+        let msg: Option<String> = if code == OpCode::TInsert {
+            match (a5, src.loc, dst.loc) {
+                (false, Loc::Acc, Loc::Mat) => {
+                    if !nz(&src) || !nz(&dst) {
+                        Some("[tinsert-nz-layout] A2/A3 `pto.tinsert` expects src and dst to use blayout=col_major and slayout=row_major".into())
+                    } else if dst.fractal != 512 {
+                        Some(format!(
+                            "[tinsert-fractal] A2/A3 `pto.tinsert` expects a dst fractal size of 512, not {}",
+                            dst.fractal
+                        ))
+                    } else if !(src.dtype == DType::F32
+                        && matches!(dst.dtype, DType::F16 | DType::Bf16))
+                    {
+                        Some(format!(
+                            "[tinsert-a2a3-dtype] A2/A3 `pto.tinsert` expects element types src=f32, dst=f16/bf16, not src={}, dst={}",
+                            src.dtype, dst.dtype
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                (false, s, d) => Some(format!(
+                    "[tinsert-a2a3-loc] A2/A3 `pto.tinsert` expects src loc=acc and dst loc=mat, not {s:?} -> {d:?}"
+                )),
+                (true, Loc::Acc, Loc::Mat) => {
+                    let ok = (src.dtype == DType::F32
+                        && matches!(dst.dtype, DType::F16 | DType::Bf16 | DType::F32))
+                        || (src.dtype == DType::I32 && dst.dtype == DType::I32);
+                    if !nz(&src) || !nz(&dst) {
+                        Some("[tinsert-nz-layout] A5 acc->mat `pto.tinsert` expects src and dst to use blayout=col_major and slayout=row_major".into())
+                    } else if !ok {
+                        Some(format!(
+                            "[tinsert-a5-dtype] A5 acc->mat `pto.tinsert` expects (src=f32, dst=f16/bf16/f32) or (src=i32, dst=i32), not src={}, dst={}",
+                            src.dtype, dst.dtype
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                (true, Loc::Vec, Loc::Mat | Loc::Vec) => {
+                    let to_mat = dst.loc == Loc::Mat;
+                    if to_mat && !nz(&dst) {
+                        Some("[tinsert-nz-layout] A5 vec->mat `pto.tinsert` expects dst to use blayout=col_major and slayout=row_major".into())
+                    } else if to_mat && !nd(&src) && !nz(&src) {
+                        Some("[tinsert-vec-layout] A5 vec->mat `pto.tinsert` expects src in ND (row_major/none_box) or NZ (col_major/row_major) layout".into())
+                    } else if !to_mat && (!nd(&src) || !nd(&dst)) {
+                        Some("[tinsert-vec-layout] A5 vec->vec `pto.tinsert` expects src and dst in ND layout (blayout=row_major, slayout=none_box)".into())
+                    } else if src.dtype != dst.dtype || !a5_vec_type(src.dtype) {
+                        Some(format!(
+                            "[tinsert-a5-dtype] A5 vec->{} `pto.tinsert` expects one element type of fp8/f16/bf16/f32/i8/i32, not src={}, dst={}",
+                            if to_mat { "mat" } else { "vec" },
+                            src.dtype,
+                            dst.dtype
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                (true, s, d) => Some(format!(
+                    "[tinsert-a5-loc] A5 `pto.tinsert` expects a supported src/dst loc pair (acc->mat, vec->mat or vec->vec), not {s:?} -> {d:?}"
+                )),
+            }
+        } else if a5 {
+            let ok = matches!(
+                (src.loc, dst.loc),
+                (Loc::Mat, Loc::Left | Loc::Right | Loc::Scaling) | (Loc::Vec, Loc::Mat | Loc::Vec)
+            );
+            if !ok {
+                Some(format!(
+                    "[textract-a5-loc] A5 `pto.textract` expects a supported src/dst loc pair (mat->left/right/scaling, vec->mat or vec->vec), not {:?} -> {:?}",
+                    src.loc, dst.loc
+                ))
+            } else if src.loc == Loc::Vec && dst.loc == Loc::Vec && (!nd(&src) || !nd(&dst)) {
+                Some("[textract-vec-layout] A5 vec->vec `pto.textract` expects src and dst in ND layout (blayout=row_major, slayout=none_box)".into())
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        if let Some(m) = msg {
+            self.err(Diagnostic::new(DiagKind::Rule, m, a.1.to(b.1)));
+        }
     }
 
     fn check_dtypes(&mut self, code: OpCode, ins: &[(ValueId, Span)], outs: &[(ValueId, Span)]) {
