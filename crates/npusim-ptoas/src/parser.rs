@@ -26,7 +26,7 @@
 //! `[tgather-compare-src-type]`, `[l2l-local-addr-reserved]`, `[l2l-peer-pair]`, and the
 //! `pto.tinsert` / `pto.textract` rules `[tinsert-a2a3-loc]`, `[tinsert-a2a3-dtype]`,
 //! `[tinsert-a5-loc]`, `[tinsert-a5-dtype]`, `[tinsert-nz-layout]`, `[tinsert-vec-layout]`,
-//! `[tinsert-fractal]`, `[textract-a5-loc]`, `[textract-vec-layout]`).
+//! `[tinsert-fractal]`, `[textract-a5-loc]`, `[textract-vec-layout]`; `[bitcast-dtype]`).
 //!
 //! Parsing and verification happen in one pass: names are resolved to [`ValueId`]s as they are
 //! used (SSA values must be defined before use; sibling regions may reuse names), every operand
@@ -696,6 +696,23 @@ impl<'a> Parser<'a> {
             Diagnostic::new(DiagKind::Rule, format!("[{name}] {msg}"), span)
         };
         match code {
+            OpCode::PtoBitcast
+                if operands.len() == 1
+                    && results.len() == 1
+                    && matches!(
+                        (self.ty_of(operands[0]).as_tile(), self.ty_of(results[0]).as_tile()),
+                        (Some(a), Some(b)) if a.dtype == b.dtype
+                    ) =>
+            {
+                self.err(
+                    rule(
+                        "bitcast-dtype",
+                        "`pto.bitcast` expects src and result to have different element types"
+                            .to_string(),
+                    )
+                    .with_help("use `pto.treshape` for shape or layout changes"),
+                )
+            }
             OpCode::PtoThistogram if self.arch != TargetArch::A5 => self.err(
                 rule(
                     "a5-only",

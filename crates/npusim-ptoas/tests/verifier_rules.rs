@@ -122,3 +122,23 @@ fn textract_a5_vec_to_vec_is_nd() {
     let e = first_error(&kernel("a5", "textract", &s, &tile("acc", "f32", NZ))).unwrap();
     assert!(e.starts_with("[textract-a5-loc]"), "{e}");
 }
+
+/// `pto.bitcast` changes the element type; the same type is PTOAS's error (use treshape).
+#[test]
+fn bitcast_needs_another_element_type() {
+    let k = |to: &str| {
+        format!(
+            r#"module {{
+  func.func @k() {{
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 32x32xf32>
+    %b = pto.bitcast %t : !pto.tile_buf<vec, 32x32xf32> -> !pto.tile_buf<vec, 32x32x{to}>
+    return
+  }}
+}}
+"#
+        )
+    };
+    assert_eq!(first_error(&k("i32")), None);
+    let e = first_error(&k("f32")).unwrap();
+    assert!(e.starts_with("[bitcast-dtype]"), "{e}");
+}
