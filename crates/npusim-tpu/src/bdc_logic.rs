@@ -11,7 +11,7 @@
 //!   on the raw bits of any 8/16/32-bit type.
 //!
 //! One table row per instruction ([`CmpOp`], [`BitOp`], each with its pure element function)
-//! and one lane/row driver ([`run_binary`]) shared by both families.
+//! and the shared lane/row driver [`crate::bdc_elem::map_elems`].
 //!
 //! Numerics (pinned by `golden/tpu/cmp.json`, `golden/tpu/bit.json` from the BM1684X C-model):
 //! `equal` compares the raw bits (`+0 != -0`, a NaN equals its own pattern, a denormal is not
@@ -24,11 +24,12 @@
 //! the EU width in bytes; compares: `dst_dtype` no wider than `src_dtype` (the C-model
 //! asserts it); 8/16/32-bit types only.
 
+use crate::bdc_elem::{Src, map_elems};
 use crate::chip::BdcDenormals;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape};
 
 /// A compare instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,51 +129,12 @@ fn esize(op: &'static str, dtype: DataType) -> Result<usize, TpuError> {
     }
 }
 
-#[inline(always)]
-fn load(b: &[u8], es: usize) -> u32 {
-    match es {
-        1 => u32::from(b[0]),
-        2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
-        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+/// The second operand: a tensor, or the scalar `C`.
+fn rhs_src(b: Option<&LocalView>, c_bits: u32) -> Src<'_> {
+    match b {
+        Some(v) => Src::Tensor(v),
+        None => Src::Const(c_bits),
     }
-}
-
-/// The shared lane/row driver: for every element, `out = f(src0 bits, src1 bits or C)`,
-/// written with the destination's width. Each row is read whole before it is written.
-fn run_binary(
-    store: &mut [u8],
-    d: &LocalView,
-    a: &LocalView,
-    b: Option<&LocalView>,
-    c_bits: u32,
-    f: impl Fn(u32, u32) -> u32,
-) {
-    let (des, ses) = (d.esize as usize, a.esize as usize);
-    let w = d.shape.w as usize;
-    let (dws, aws) = (d.stride.w as usize * des, a.stride.w as usize * ses);
-    let mut row = vec![0u32; w];
-    for_each_row(&d.shape, |_, n, c, h| {
-        let (d0, a0) = (d.row(n, c, h), a.row(n, c, h));
-        match b {
-            Some(b) => {
-                let (b0, bws) = (b.row(n, c, h), b.stride.w as usize * ses);
-                for (i, r) in row.iter_mut().enumerate() {
-                    *r = f(
-                        load(&store[a0 + i * aws..], ses),
-                        load(&store[b0 + i * bws..], ses),
-                    );
-                }
-            }
-            None => {
-                for (i, r) in row.iter_mut().enumerate() {
-                    *r = f(load(&store[a0 + i * aws..], ses), c_bits);
-                }
-            }
-        }
-        for (i, r) in row.iter().enumerate() {
-            store[d0 + i * dws..d0 + i * dws + des].copy_from_slice(&r.to_le_bytes()[..des]);
-        }
-    });
 }
 
 impl TpuCore {
@@ -229,13 +191,18 @@ impl TpuCore {
         };
         let tv = true_val.bits();
         let store = self.local_store_mut();
-        run_binary(store, &d, &a, b.as_ref(), c_bits & mask, |x, y| {
-            if f.holds(x, y, key(k, x), key(k, y)) {
-                tv
-            } else {
-                0
-            }
-        });
+        map_elems(
+            store,
+            &d,
+            [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits & mask)],
+            |[x, y]| {
+                if f.holds(x, y, key(k, x), key(k, y)) {
+                    tv
+                } else {
+                    0
+                }
+            },
+        );
         Ok(())
     }
 
@@ -267,7 +234,12 @@ impl TpuCore {
             None => None,
         };
         let store = self.local_store_mut();
-        run_binary(store, &d, &a, b.as_ref(), c_bits, |x, y| f.apply(x, y));
+        map_elems(
+            store,
+            &d,
+            [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits)],
+            |[x, y]| f.apply(x, y),
+        );
         Ok(())
     }
 }
