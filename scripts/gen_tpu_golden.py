@@ -11,6 +11,7 @@ How to run
         --kind gdma --out golden/tpu/gdma.json [--seed 16]
     ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
+    ... --kind int --out golden/tpu/int.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -198,7 +199,7 @@ class CModel:
         src0_dtype, src1_dtype, shift, rounding_mode, saturation) and the `_C` forms
         (dst, src, C, shape, strides, dst_dtype, src_dtype, C_dtype, shift, mode, saturation)."""
         ch = c["shape"][1]
-        const = c["func"].endswith("_C")
+        const = c["func"].endswith("_C") or c["func"] == "int_C_sub"
         names = ["src"] if const else ["src0", "src1"]
         for nm in names:
             self.region_put(True, c[nm + "_addr"], c[nm + "_extent"], ESIZE[c[nm + "_dtype"]],
@@ -211,7 +212,11 @@ class CModel:
         U32, I, P, B, CH = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p, ctypes.c_bool, \
             ctypes.c_byte
         D = DTYPE_CODE
-        if const:
+        if c["func"] in ("int_max_C", "int_min_C"):
+            f.argtypes = [U32, U32, U32, P, P, P, I, CH, I]
+            f(c["dst_addr"], c["src_addr"], c["c_bits"], shape, st("dst_stride"),
+              st("src_stride"), D[c["dst_dtype"]], c["shift"], c["mode"])
+        elif const:
             f.argtypes = [U32, U32, U32, P, P, P, I, I, I, CH, I, B]
             f(c["dst_addr"], c["src_addr"], c["c_bits"], shape, st("dst_stride"),
               st("src_stride"), D[c["dst_dtype"]], D[c["src_dtype"]], D[c["C_dtype"]],
@@ -703,8 +708,9 @@ def bit_cases(rng):
 INT_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32"]
 
 
-def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
-    const = func.endswith("_C")
+def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat,
+             aligned=False):
+    const = func.endswith("_C") or func == "int_C_sub"
     names = ["dst", "src"] if const else ["dst", "src0", "src1"]
     c = {"op": "bdc_int", "func": func, "dst_dtype": dst_dtype, "shape": list(shape),
          "shift": shift, "mode": mode, "saturation": sat}
@@ -713,10 +719,11 @@ def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
         dtype = dst_dtype if nm == "dst" else src_dtypes[i - 1]
         es = ESIZE[dtype]
         start = starts[i]
-        st = compact_stride(start, shape)
+        st = None if aligned else compact_stride(start, shape)
         c[nm + "_addr"] = start * LMEM + offs[i]
         c[nm + "_stride"] = st
-        c[nm + "_extent"] = extent(True, start, shape, st)
+        c[nm + "_extent"] = extent(True, start, shape,
+                                   st or default_stride(True, start, shape, es))
         if nm != "dst":
             c[nm + "_dtype"] = dtype
             c[nm] = [any_value(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
@@ -726,27 +733,52 @@ def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
     return c
 
 
+INT_FUNCS = ["int_add", "int_sub", "int_mul", "int_add_C", "int_sub_C", "int_C_sub",
+             "int_mul_C", "int_max_C", "int_min_C"]
+SHIFTS = [0, 0, 0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 127, -1, -2, -5, -7, -8, -9, -15, -16,
+          -17, -31, -32, -33, -128]
+
+
 def int_cases(rng):
-    """Probe set for tpu_bdc_int_add/sub/mul (+ _C, int_C_sub) with mixed dtypes, shifts,
-    rounding modes and saturation. Not committed as a golden file yet: the simulator does not
-    implement these functions (issue #16); the C-model rejects many dtype combinations (e.g.
-    every int_C_sub of this set, int_sub with an unsigned destination), rules still to derive."""
+    """tpu_bdc_int_add/sub/mul (+ _C), int_max_C/int_min_C: every legal signedness pattern,
+    every rounding_mode_t, shifts -128..127 (positive: left), saturation on and off, start
+    NPUs 0..63, compact and aligned layouts; rejected calls (destination signedness); an
+    operand address off the 64-byte grid (accepted by the C-model for these functions)."""
     cases = []
-    for func in ["int_add", "int_sub", "int_mul", "int_add_C", "int_sub_C", "int_C_sub",
-                 "int_mul_C"]:
-        for k in range(14):
-            a, b = rng.choice(INT_TYPES), rng.choice(INT_TYPES)
-            if k < 6:  # same type in and out
-                b = a
-            d = a if k < 6 else rng.choice(INT_TYPES)
-            shift = rng.choice([0, 0, 1, 3, 7, -2]) if "mul" not in func else \
-                rng.choice([0, 1, 5, 8])
-            mode = rng.randrange(5) if k % 3 else 0
+    for func in INT_FUNCS:
+        for k in range(24):
+            if func in ("int_max_C", "int_min_C"):
+                a = rng.choice(INT_TYPES)
+                b, d = a, a
+            else:
+                a, b = rng.choice(INT_TYPES), rng.choice(INT_TYPES)
+                if k < 4:  # same type in and out
+                    b = a
+                signed = (a[0] == "i" or b[0] == "i") if "sub" not in func else True
+                d = rng.choice([t for t in INT_TYPES if (t[0] == "i") == signed])
+            shift = rng.choice(SHIFTS)
+            mode = k % 7
             sat = bool(k % 2)
-            shape = (1, rng.choice([1, 3, 17]), 1, rng.randint(4, 24))
+            shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]), rng.randint(1, 2),
+                     rng.randint(1, 12))
             s = rng.randrange(NPU) if k % 4 else 0
-            starts = [s, s] if func.endswith("_C") else [s, s, s]
-            cases.append(int_case(rng, func, d, [a, b], shape, starts, shift, mode, sat))
+            starts = [s, s] if func.endswith("_C") or func == "int_C_sub" else [s, s, s]
+            cases.append(int_case(rng, func, d, [a, b], shape, starts, shift, mode, sat,
+                                  aligned=k % 3 == 0))
+    # rejections: destination signedness; a source off the 64-byte grid (accepted)
+    cases.append(int_case(rng, "int_add", "u8", ["i8", "u8"], (1, 2, 1, 4), [0, 0, 0], 0, 0,
+                          False))
+    cases.append(int_case(rng, "int_mul_C", "i16", ["u16", "u8"], (1, 2, 1, 4), [0, 0], 0, 0,
+                          False))
+    cases.append(int_case(rng, "int_sub", "u32", ["u32", "u32"], (1, 2, 1, 4), [0, 0, 0], 0,
+                          0, False))
+    cases.append(int_case(rng, "int_sub_C", "u8", ["i8", "i8"], (1, 2, 1, 4), [0, 0], 0, 0,
+                          True))
+    cases.append(int_case(rng, "int_C_sub", "u8", ["u8", "u8"], (1, 2, 1, 4), [0, 0], 0, 0,
+                          False))
+    c = int_case(rng, "int_add", "i32", ["i32", "i32"], (1, 2, 1, 4), [0, 0, 0], 0, 0, False)
+    c["src1_addr"] += 4
+    cases.append(c)
     return cases
 
 

@@ -220,15 +220,30 @@ impl TpuCore {
         stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<LocalView, TpuError> {
-        let p = self.chip().local();
-        if !addr.is_multiple_of(p.eu_bytes) {
+        let eu = self.chip().local().eu_bytes;
+        if !addr.is_multiple_of(eu) {
             return Err(TpuError::Misaligned {
                 op,
                 param,
                 addr,
-                align: p.eu_bytes,
+                align: eu,
             });
         }
+        self.bdc_view_any(op, param, addr, shape, stride, dtype)
+    }
+
+    /// [`Self::bdc_view`] without the EU alignment check (instructions the C-model runs on any
+    /// element-aligned address).
+    pub(crate) fn bdc_view_any(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<LocalView, TpuError> {
+        let p = self.chip().local();
         let stride = match stride {
             Some(s) => {
                 check_stride(op, param, s)?;

@@ -49,6 +49,8 @@ enum Case {
     BdcUnary(BdcCase),
     #[serde(rename = "bdc_cmp")]
     BdcCmp(BdcCase),
+    #[serde(rename = "bdc_int")]
+    BdcInt(BdcCase),
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -113,6 +115,7 @@ impl Case {
             Case::BdcConst(_) => "bdc_const",
             Case::BdcUnary(_) => "bdc_unary",
             Case::BdcCmp(_) => "bdc_cmp",
+            Case::BdcInt(_) => "bdc_int",
         }
     }
 }
@@ -300,9 +303,11 @@ impl Replayer {
             }
             Case::LineGather(c) => run_gather(self, c),
             Case::GdmaCpy(c) => run_gdma(self, c),
-            Case::BdcBin(c) | Case::BdcConst(c) | Case::BdcUnary(c) | Case::BdcCmp(c) => {
-                self.core(1 << 20).and_then(|core| run_bdc_case(core, c))
-            }
+            Case::BdcBin(c)
+            | Case::BdcConst(c)
+            | Case::BdcUnary(c)
+            | Case::BdcCmp(c)
+            | Case::BdcInt(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,

@@ -127,6 +127,10 @@ impl BdcCase {
     fn scalar(&self, k: &str) -> Result<Scalar, FailureKind> {
         Ok(Scalar::from_bits(self.u32(k)?))
     }
+    fn shift(&self) -> Result<i8, FailureKind> {
+        let v = self.i64_or("shift", 0)?;
+        i8::try_from(v).map_err(|_| malformed(format!("shift = {v} is not a char")))
+    }
     fn mode(&self) -> Result<Result<RoundingMode, TpuError>, FailureKind> {
         let code = self.i32("mode")?;
         Ok(
@@ -351,6 +355,53 @@ fn call(
         "set_C" => core.tpu_bdc_set_C(d, k, shape, ds, dt()?),
         "cpy" => core.tpu_bdc_cpy(d, a, shape, ds, ss, dt()?),
         "npu_bcast" => core.tpu_bdc_npu_bcast(d, a, shape, dt()?),
+        // integer arithmetic (bdc_int)
+        "int_add" | "int_sub" | "int_mul" => {
+            let dts = (dt()?, c.src_dtype_of("src0")?, c.src_dtype_of("src1")?);
+            let (sh, sat) = (c.shift()?, c.flag("saturation"));
+            let m = match c.mode()? {
+                Ok(m) => m,
+                Err(e) => return Ok(Err(e)),
+            };
+            let f = match func {
+                "int_add" => TpuCore::tpu_bdc_int_add,
+                "int_sub" => TpuCore::tpu_bdc_int_sub,
+                _ => TpuCore::tpu_bdc_int_mul,
+            };
+            f(
+                core, d, a0, a1, shape, ds, s0, s1, dts.0, dts.1, dts.2, sh, m, sat,
+            )
+        }
+        "int_add_C" | "int_sub_C" | "int_C_sub" | "int_mul_C" => {
+            let dts = (dt()?, c.src_dtype_of("src")?, c.dtype(&["C_dtype"])?);
+            let (sh, sat) = (c.shift()?, c.flag("saturation"));
+            let m = match c.mode()? {
+                Ok(m) => m,
+                Err(e) => return Ok(Err(e)),
+            };
+            let f = match func {
+                "int_add_C" => TpuCore::tpu_bdc_int_add_C,
+                "int_sub_C" => TpuCore::tpu_bdc_int_sub_C,
+                "int_C_sub" => TpuCore::tpu_bdc_int_C_sub,
+                _ => TpuCore::tpu_bdc_int_mul_C,
+            };
+            f(
+                core, d, a, k, shape, ds, ss, dts.0, dts.1, dts.2, sh, m, sat,
+            )
+        }
+        "int_max_C" | "int_min_C" => {
+            let sh = c.shift()?;
+            let m = match c.mode()? {
+                Ok(m) => m,
+                Err(e) => return Ok(Err(e)),
+            };
+            let f = if func == "int_max_C" {
+                TpuCore::tpu_bdc_int_max_C
+            } else {
+                TpuCore::tpu_bdc_int_min_C
+            };
+            f(core, d, a, k, shape, ds, ss, dt()?, sh, m)
+        }
         other => return Err(malformed(format!("unknown BDC func {other:?}"))),
     })
 }

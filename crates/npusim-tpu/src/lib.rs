@@ -30,6 +30,7 @@
 pub mod bdc;
 pub mod bdc_data;
 mod bdc_elem;
+pub mod bdc_int;
 pub mod bdc_logic;
 pub mod chip;
 pub mod demo;

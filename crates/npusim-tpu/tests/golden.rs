@@ -223,3 +223,17 @@ fn tpu_bdc_div_golden_all_pass() {
     println!("{report}");
     assert_eq!(report.failed, 0, "{report}");
 }
+
+/// Issue #16: `tpu_bdc_int_add/sub/mul`, `_C`, `int_C_sub`, `int_max_C/min_C` with mixed
+/// source and destination dtypes, every rounding mode, shifts -128..127, saturation on and
+/// off, start NPUs 0..63, compact and aligned layouts, and the calls the C-model rejects
+/// (destination signedness).
+#[test]
+fn tpu_bdc_int_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("int.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("222 passed, 0 failed"),
+        "{report}"
+    );
+}
