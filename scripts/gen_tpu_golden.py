@@ -11,7 +11,7 @@ How to run
         --kind gdma --out golden/tpu/gdma.json [--seed 16]
     ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
-    ... --kind int --out golden/tpu/int.json
+    ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -122,6 +122,8 @@ class CModel:
             return self.run_cmp(c)
         if c["op"] == "bdc_int":
             return self.run_int(c)
+        if c["op"] == "bdc_sel":
+            return self.run_sel(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -231,6 +233,34 @@ class CModel:
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
         return c
 
+    def run_sel(self, c):
+        """`bdc_sel`: tpu_bdc_<greater|less|equal>_select(dst, &src0, &src1, &src2, &src3,
+        shape, src0_src1_dtype, dst_dtype); each source a tensor (aligned layout) or a scalar."""
+        ch = c["shape"][1]
+        names = ["src0", "src1", "src2", "src3"]
+        for nm in names:
+            if nm + "_addr" in c:
+                self.region_put(True, c[nm + "_addr"], c[nm + "_extent"],
+                                ESIZE[c[nm + "_dtype"]], c[nm], ch)
+        des = ESIZE[c["dst_dtype"]]
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], des, ch)
+        shape = ctypes.byref(dim4(*c["shape"]))
+        vs = []
+        for nm in names:
+            if nm + "_addr" in c:
+                vs.append(variable(0, c[nm + "_addr"]))
+            else:
+                vs.append(variable(1, c[nm + "_scalar"]))
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        f.argtypes = [U32, P, P, P, P, P, I, I]
+        f(c["dst_addr"], *[ctypes.byref(v) for v in vs], shape, DTYPE_CODE[c["src_dtype"]],
+          DTYPE_CODE[c["dst_dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
+        return c
+
     def run_unary(self, c):
         """`bdc_unary`: tpu_bdc_cast / set_C / cpy / npu_bcast."""
         des, ses = ESIZE[c["dst_dtype"]], ESIZE[c["src_dtype"]]
@@ -261,6 +291,12 @@ class CModel:
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
         return c
+
+
+class variable(ctypes.Structure):
+    """`variable_t`: `{var_type_t type; union {scalar_t scalar; local_addr_t addr;} context}`
+    (type 0 = TENSOR, 1 = SCALAR)."""
+    _fields_ = [("type", ctypes.c_int), ("context", ctypes.c_uint32)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -782,6 +818,73 @@ def int_cases(rng):
     return cases
 
 
+SEL_FUNCS = ["greater_select", "less_select", "equal_select"]
+
+
+def sel_case(rng, func, src_dtype, dst_dtype, shape, start, tensors, gen=None):
+    """Sources src0/src1 (`src_dtype`), src2/src3 (`dst_dtype`): a tensor (aligned layout, on
+    the destination's start NPU) where `tensors[i]`, else a scalar (`<name>_scalar`)."""
+    c = {"op": "bdc_sel", "func": func, "src_dtype": src_dtype, "dst_dtype": dst_dtype,
+         "shape": list(shape)}
+    offs = {"dst": 0x100, "src0": 0x10000, "src1": 0x20000, "src2": 0x30000, "src3": 0x8000}
+    es = ESIZE[dst_dtype]
+    c["dst_addr"] = start * LMEM + offs["dst"]
+    c["dst_extent"] = extent(True, start, shape, default_stride(True, start, shape, es))
+    n = None
+    for i, nm in enumerate(["src0", "src1", "src2", "src3"]):
+        dt = src_dtype if i < 2 else dst_dtype
+        if tensors[i]:
+            c[nm + "_addr"] = start * LMEM + offs[nm]
+            c[nm + "_dtype"] = dt
+            c[nm + "_extent"] = extent(True, start, shape,
+                                       default_stride(True, start, shape, ESIZE[dt]))
+            cnt = c[nm + "_extent"] * min(shape[1], NPU)
+            if nm == "src1" and "src0" in c and rng.random() < 0.7:
+                # a third of the pairs equal where the layouts match
+                c[nm] = [x if rng.random() < 0.35 else any_value(rng, dt) for x in c["src0"]]
+            else:
+                c[nm] = [any_value(rng, dt) for _ in range(cnt)]
+            if nm == "src1" and "src0" in c and dt in ("f32", "f16", "bf16"):
+                sp = F32_SPECIAL if dt == "f32" else H_SPECIAL[dt]
+                k = min(cnt, len(sp) * len(sp))
+                for j in range(k):
+                    c["src0"][j], c["src1"][j] = sp[j // len(sp)], sp[j % len(sp)]
+        else:
+            c[nm + "_scalar"] = sext(any_value(rng, dt), ESIZE[dt])
+    return c
+
+
+def sel_cases(rng):
+    """tpu_bdc_greater/less/equal_select: every 8/16/32-bit compare dtype and destination
+    dtype, tensor and scalar operands in every position, start NPUs 0..63, NaN/inf/+-0/
+    denormal pairs; misaligned operands."""
+    cases = []
+    dts = list(DTYPE_CODE)
+    for func in SEL_FUNCS:
+        for sdt in dts:
+            for k in range(3):
+                ddt = sdt if k == 0 else rng.choice(dts)
+                if sdt in ("f32", "f16", "bf16") and k == 0:
+                    shape = (1, 1, 15, 16)
+                else:
+                    shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]),
+                             rng.randint(1, 2), rng.randint(1, 9))
+                s = rng.randrange(NPU) if k else 0
+                tensors = [True, True, True, True] if k == 0 else \
+                    [True, rng.random() < 0.6, rng.random() < 0.6, rng.random() < 0.6]
+                cases.append(sel_case(rng, func, sdt, ddt, shape, s, tensors))
+    # src0 as a scalar; misaligned operands
+    cases.append(sel_case(rng, "greater_select", "i16", "i16", (1, 3, 1, 5), 2,
+                          [False, True, True, True]))
+    c = sel_case(rng, "less_select", "f32", "f32", (1, 2, 1, 4), 0, [True] * 4)
+    c["src1_addr"] += 4
+    cases.append(c)
+    c = sel_case(rng, "equal_select", "i8", "i8", (1, 2, 1, 4), 0, [True] * 4)
+    c["dst_addr"] += 4
+    cases.append(c)
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -797,7 +900,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -811,7 +914,7 @@ def main():
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
-                "bit": bit_cases, "int": int_cases}[a.kind](rng)
+                "bit": bit_cases, "int": int_cases, "select": sel_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -6,6 +6,10 @@
 //!   src0_stride, src1_stride, dst_dtype, src_dtype)` and the `_C` forms `(dst_addr, src_addr,
 //!   C, true_val, shape, dst_stride, src_stride, dst_dtype, src_dtype)`: `dst = cmp ? true_val :
 //!   0`, written with `dst_dtype`'s width;
+//! - `tpu_bdc_greater/less/equal_select(dst_addr, src0, src1, src2, src3, shape,
+//!   src0_src1_dtype, dst_dtype)` with `variable_t` sources ([`Variable`]: a tensor in the
+//!   aligned layout or a scalar): `dst = cmp(src0, src1) ? src2 : src3` (`golden/tpu/select.json`;
+//!   asserts: `dst_dtype` no narrower than `src0_src1_dtype`, as wide when that is a float);
 //! - `tpu_bdc_and/or/xor(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride,
 //!   src1_stride, dtype)` and `_C(dst_addr, src_addr, C, shape, dst_stride, src_stride, dtype)`
 //!   on the raw bits of any 8/16/32-bit type.
@@ -129,6 +133,137 @@ fn esize(op: &'static str, dtype: DataType) -> Result<usize, TpuError> {
     }
 }
 
+/// The low `es` bytes of a 32-bit pattern.
+pub(crate) fn width_mask(es: usize) -> u32 {
+    if es >= 4 {
+        u32::MAX
+    } else {
+        (1u32 << (8 * es)) - 1
+    }
+}
+
+impl TpuCore {
+    /// How a compare reads `src_dtype` under the chip's denormal rule.
+    fn cmp_key(&self, src_dtype: DataType) -> Key {
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        match src_dtype {
+            DataType::Int8 => Key::Signed(8),
+            DataType::Int16 => Key::Signed(16),
+            DataType::Int32 => Key::Signed(32),
+            DataType::Fp32 => Key::F32 { flush },
+            DataType::Fp16 => Key::F16,
+            DataType::Bfp16 => Key::Bf16 { flush },
+            _ => Key::Unsigned,
+        }
+    }
+}
+
+/// A source of a select: a local tensor (aligned layout) or a scalar (`variable_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variable {
+    /// `TENSOR`: a local tensor at this address, aligned layout.
+    Tensor(LocalAddr),
+    /// `SCALAR`: one value for every element (its low 8/16/32 bits).
+    Scalar(Scalar),
+}
+
+impl TpuCore {
+    /// `tpu_bdc_<cmp>_select`: `dst = cmp(src0, src1) ? src2 : src3`.
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_select(
+        &mut self,
+        op: &'static str,
+        f: CmpOp,
+        dst: LocalAddr,
+        srcs: [&Variable; 4],
+        shape: &Dim4,
+        src_dtype: DataType,
+        dst_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        let (des, ses) = (esize(op, dst_dtype)?, esize(op, src_dtype)?);
+        if ses > des {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst_dtype,
+                rule: "dst_dtype must not be narrower than src0_src1_dtype",
+            });
+        }
+        if matches!(src_dtype, DataType::Fp32 | DataType::Fp16 | DataType::Bfp16) && ses != des {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst_dtype,
+                rule: "dst_dtype must have the width of a float src0_src1_dtype",
+            });
+        }
+        check_shape(op, shape)?;
+        let d = self.bdc_view(op, "dst_addr", dst, shape, None, dst_dtype)?;
+        const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
+        let mut views = Vec::with_capacity(4);
+        for (i, v) in srcs.iter().enumerate() {
+            let dt = if i < 2 { src_dtype } else { dst_dtype };
+            views.push(match v {
+                Variable::Tensor(addr) => {
+                    Some(self.bdc_view(op, NAMES[i], *addr, shape, None, dt)?)
+                }
+                Variable::Scalar(_) => None,
+            });
+        }
+        let operand = |i: usize| -> Src<'_> {
+            match (&views[i], srcs[i]) {
+                (Some(v), _) => Src::Tensor(v),
+                (None, Variable::Scalar(c)) => {
+                    Src::Const(c.bits() & width_mask(if i < 2 { ses } else { des }))
+                }
+                (None, Variable::Tensor(_)) => Src::Const(0),
+            }
+        };
+        let ops = [operand(0), operand(1), operand(2), operand(3)];
+        let k = self.cmp_key(src_dtype);
+        map_elems(self.local_store_mut(), &d, ops, |[x, y, t, e]| {
+            if f.holds(x, y, key(k, x), key(k, y)) {
+                t
+            } else {
+                e
+            }
+        });
+        Ok(())
+    }
+}
+
+macro_rules! select_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src0: &Variable,
+                    src1: &Variable,
+                    src2: &Variable,
+                    src3: &Variable,
+                    shape: &Dim4,
+                    src0_src1_dtype: DataType,
+                    dst_dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_select(stringify!($name), $op, dst_addr, [src0, src1, src2, src3],
+                        shape, src0_src1_dtype, dst_dtype)
+                }
+            )*
+        }
+    };
+}
+
+select_ops! {
+    /// `tpu_bdc_greater_select`: `dst = src0 > src1 ? src2 : src3`.
+    tpu_bdc_greater_select => CmpOp::Greater,
+    /// `tpu_bdc_less_select`: `dst = src0 < src1 ? src2 : src3`.
+    tpu_bdc_less_select => CmpOp::Less,
+    /// `tpu_bdc_equal_select`: `dst = src0 == src1 ? src2 : src3`.
+    tpu_bdc_equal_select => CmpOp::Equal,
+}
+
 /// The second operand: a tensor, or the scalar `C`.
 fn rhs_src(b: Option<&LocalView>, c_bits: u32) -> Src<'_> {
     match b {
@@ -174,21 +309,8 @@ impl TpuCore {
             Some((addr, s)) => Some(self.bdc_view(op, rname, addr, shape, s, src_dtype)?),
             None => None,
         };
-        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
-        let k = match src_dtype {
-            DataType::Int8 => Key::Signed(8),
-            DataType::Int16 => Key::Signed(16),
-            DataType::Int32 => Key::Signed(32),
-            DataType::Fp32 => Key::F32 { flush },
-            DataType::Fp16 => Key::F16,
-            DataType::Bfp16 => Key::Bf16 { flush },
-            _ => Key::Unsigned,
-        };
-        let mask = if ses == 4 {
-            u32::MAX
-        } else {
-            (1u32 << (8 * ses)) - 1
-        };
+        let k = self.cmp_key(src_dtype);
+        let mask = width_mask(ses);
         let tv = true_val.bits();
         let store = self.local_store_mut();
         map_elems(

@@ -51,6 +51,8 @@ enum Case {
     BdcCmp(BdcCase),
     #[serde(rename = "bdc_int")]
     BdcInt(BdcCase),
+    #[serde(rename = "bdc_sel")]
+    BdcSel(BdcCase),
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -116,6 +118,7 @@ impl Case {
             Case::BdcUnary(_) => "bdc_unary",
             Case::BdcCmp(_) => "bdc_cmp",
             Case::BdcInt(_) => "bdc_int",
+            Case::BdcSel(_) => "bdc_sel",
         }
     }
 }
@@ -307,7 +310,8 @@ impl Replayer {
             | Case::BdcConst(c)
             | Case::BdcUnary(c)
             | Case::BdcCmp(c)
-            | Case::BdcInt(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
+            | Case::BdcInt(c)
+            | Case::BdcSel(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,

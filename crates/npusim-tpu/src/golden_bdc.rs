@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::bdc_data::RoundingMode;
+use crate::bdc_logic::Variable;
 use crate::chip::TpuChip;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
@@ -401,6 +402,23 @@ fn call(
                 TpuCore::tpu_bdc_int_min_C
             };
             f(core, d, a, k, shape, ds, ss, dt()?, sh, m)
+        }
+        // selects (bdc_sel): each source a tensor or a scalar
+        "greater_select" | "less_select" | "equal_select" => {
+            let v = |nm: &str| -> Result<Variable, FailureKind> {
+                Ok(if c.get(&format!("{nm}_addr")).is_some() {
+                    Variable::Tensor(c.addr(nm)?)
+                } else {
+                    Variable::Scalar(c.scalar(&format!("{nm}_scalar"))?)
+                })
+            };
+            let (v0, v1, v2, v3) = (v("src0")?, v("src1")?, v("src2")?, v("src3")?);
+            let f = match func {
+                "greater_select" => TpuCore::tpu_bdc_greater_select,
+                "less_select" => TpuCore::tpu_bdc_less_select,
+                _ => TpuCore::tpu_bdc_equal_select,
+            };
+            f(core, d, &v0, &v1, &v2, &v3, shape, st()?, dt()?)
         }
         other => return Err(malformed(format!("unknown BDC func {other:?}"))),
     })

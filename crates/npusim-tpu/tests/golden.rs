@@ -237,3 +237,18 @@ fn tpu_bdc_int_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16: `tpu_bdc_greater/less/equal_select` over every 8/16/32-bit compare dtype and
+/// destination dtype, tensor and scalar sources in every position, start NPUs 0..63, every
+/// pair of f32/f16/bf16 specials, and the calls the C-model rejects (a destination narrower
+/// than the compared type, a float compared into another width, misaligned operands).
+#[test]
+fn tpu_bdc_select_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("select.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("84 passed, 0 failed"),
+        "{report}"
+    );
+}
