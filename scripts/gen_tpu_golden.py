@@ -12,6 +12,7 @@ How to run
     ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
     ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
+    ... --kind pool --out golden/tpu/pool.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -124,6 +125,8 @@ class CModel:
             return self.run_int(c)
         if c["op"] == "bdc_sel":
             return self.run_sel(c)
+        if c["op"] == "bdc_pool":
+            return self.run_pool(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -261,6 +264,25 @@ class CModel:
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
         return c
 
+    def run_pool(self, c):
+        """`bdc_pool`: tpu_bdc_fp_<max|avg>_pool2d(output, input, input_shape, kernel, padding,
+        stride, dilation, dtype, pad_val | scale); input and output in the aligned layout."""
+        ch = c["shape"][1]
+        es = ESIZE[c["dtype"]]
+        self.region_put(True, c["src_addr"], c["src_extent"], es, c["src"], ch)
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], es, ch)
+        d2 = lambda v: ctypes.byref(dim2(*v))
+        f = getattr(self.lib, "tpu_bdc_fp_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        f.argtypes = [U32, U32, P, P, P, P, P, I, U32]
+        f(c["dst_addr"], c["src_addr"], ctypes.byref(dim4(*c["shape"])), d2(c["kernel"]),
+          ctypes.byref(padding(*c["padding"])), d2(c["stride"]), d2(c["dilation"]),
+          DTYPE_CODE[c["dtype"]], c["c_bits"])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
+        return c
+
     def run_unary(self, c):
         """`bdc_unary`: tpu_bdc_cast / set_C / cpy / npu_bcast."""
         des, ses = ESIZE[c["dst_dtype"]], ESIZE[c["src_dtype"]]
@@ -291,6 +313,14 @@ class CModel:
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
         return c
+
+
+class dim2(ctypes.Structure):
+    _fields_ = [(c, ctypes.c_int) for c in "hw"]
+
+
+class padding(ctypes.Structure):
+    _fields_ = [(c, ctypes.c_int) for c in ("top", "bottom", "left", "right")]
 
 
 class variable(ctypes.Structure):
@@ -885,6 +915,82 @@ def sel_cases(rng):
     return cases
 
 
+POOL_FUNCS = ["max_pool2d", "avg_pool2d"]
+
+
+def pool_case(rng, func, dtype, shape, kernel, pad, stride, dil, start, c_bits=None):
+    """Input `src` (aligned, `shape`), output `dst` (aligned, (n, c, oh, ow)); `c_bits` is
+    pad_val (max) or scale (avg), an f32/f16/bf16 bit pattern."""
+    n, ch, h, w = shape
+    es = ESIZE[dtype]
+    oh = (h + pad[0] + pad[1] - dil[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    ow = (w + pad[2] + pad[3] - dil[1] * (kernel[1] - 1) - 1) // stride[1] + 1
+    c = {"op": "bdc_pool", "func": func, "dtype": dtype, "shape": list(shape),
+         "kernel": list(kernel), "padding": list(pad), "stride": list(stride),
+         "dilation": list(dil), "out_shape": [n, ch, oh, ow]}
+    c["src_addr"] = start * LMEM + 0x10000
+    c["src_extent"] = extent(True, start, shape, default_stride(True, start, shape, es))
+    c["dst_addr"] = start * LMEM + 0x100
+    oshape = (n, ch, max(oh, 1), max(ow, 1))
+    c["dst_extent"] = extent(True, start, oshape, default_stride(True, start, oshape, es))
+    vals = [fp_value(rng, dtype) if rng.random() < 0.5 else
+            (rng.randrange(0x3C000000, 0x43000000) | rng.getrandbits(1) << 31
+             if dtype == "f32" else rng.randrange(0x2C00, 0x5400) | rng.getrandbits(1) << 15
+             if dtype == "f16" else rng.randrange(0x3C00, 0x4300) | rng.getrandbits(1) << 15)
+            for _ in range(c["src_extent"] * min(ch, NPU))]
+    c["src"] = vals
+    if c_bits is None:
+        if func == "max_pool2d":
+            c_bits = {"f32": 0xFF800000, "f16": 0xFC00, "bf16": 0xFF80}[dtype]
+        else:
+            kk = kernel[0] * kernel[1]
+            c_bits = {"f32": bits_of_f32(1.0 / kk),
+                      "f16": bits_of_f32(1.0 / kk) >> 16,
+                      "bf16": bits_of_f32(1.0 / kk) >> 16}[dtype]
+            if dtype == "f16":
+                c_bits = f16_bits(1.0 / kk)
+    c["c_bits"] = c_bits
+    return c
+
+
+def f16_bits(x):
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def pool_cases(rng):
+    """tpu_bdc_fp_max_pool2d / fp_avg_pool2d: f32/f16/bf16, kernels 1x1..5x4, paddings,
+    strides and dilations, start NPUs 0..63, C up to 70, specials in the input; max with a
+    -inf and a finite pad value, avg with 1/(kh*kw) and other scales; rejected calls."""
+    cases = []
+    for func in POOL_FUNCS:
+        for dtype in ("f32", "f16", "bf16"):
+            for k in range(10):
+                kh, kw = rng.randint(1, 5), rng.randint(1, 4)
+                sh, sw = rng.randint(1, 3), rng.randint(1, 3)
+                dh, dw = (1, 1) if k % 3 else (rng.randint(1, 2), rng.randint(1, 2))
+                pad = [0, 0, 0, 0] if k % 2 == 0 else [rng.randint(0, kh - 1),
+                                                       rng.randint(0, kh - 1),
+                                                       rng.randint(0, kw - 1),
+                                                       rng.randint(0, kw - 1)]
+                h = rng.randint(dh * (kh - 1) + 1, dh * (kh - 1) + 8)
+                w = rng.randint(dw * (kw - 1) + 1, dw * (kw - 1) + 8)
+                shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]), h, w)
+                s = rng.randrange(NPU) if k % 4 else 0
+                cb = None
+                if k == 7:
+                    cb = any_value(rng, dtype) if func == "max_pool2d" else fp_value(rng, dtype)
+                cases.append(pool_case(rng, func, dtype, shape, (kh, kw), pad, (sh, sw),
+                                       (dh, dw), s, cb))
+    # rejections: integer dtype, misaligned input, zero kernel
+    cases.append(pool_case(rng, "max_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1),
+                           (1, 1), 0))
+    cases[-1]["dtype"] = "i32"
+    c = pool_case(rng, "avg_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
+    c["src_addr"] += 4
+    cases.append(c)
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -900,7 +1006,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "pool"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -914,7 +1020,8 @@ def main():
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
-                "bit": bit_cases, "int": int_cases, "select": sel_cases}[a.kind](rng)
+                "bit": bit_cases, "int": int_cases, "select": sel_cases,
+                "pool": pool_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -32,7 +32,7 @@ use crate::error::TpuError;
 use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row};
 
 /// An element format the BDC float instructions run on.
-trait Fmt {
+pub(crate) trait Fmt {
     const SIZE: usize;
     fn load(b: &[u8]) -> f32;
     fn store(v: f32, b: &mut [u8]);
@@ -46,9 +46,9 @@ trait Fmt {
     const NAN: Option<u16>;
 }
 
-struct F32;
-struct F16;
-struct Bf16;
+pub(crate) struct F32;
+pub(crate) struct F16;
+pub(crate) struct Bf16;
 
 impl Fmt for F32 {
     const SIZE: usize = 4;
@@ -107,7 +107,7 @@ impl Fmt for Bf16 {
 
 /// Little-endian bits of one element (1, 2 or 4 bytes).
 #[inline(always)]
-fn raw(b: &[u8]) -> u32 {
+pub(crate) fn raw(b: &[u8]) -> u32 {
     let mut a = [0u8; 4];
     a[..b.len()].copy_from_slice(b);
     u32::from_le_bytes(a)
@@ -115,7 +115,7 @@ fn raw(b: &[u8]) -> u32 {
 
 /// Flushes a denormal to a zero of the same sign.
 #[inline(always)]
-fn ftz<T: Fmt>(v: f32) -> f32 {
+pub(crate) fn ftz<T: Fmt>(v: f32) -> f32 {
     if T::is_denormal(v) {
         0.0f32.copysign(v)
     } else {
@@ -414,7 +414,7 @@ fn run<T: Fmt>(
 /// The x86 SSE NaN rule the C-model inherits: a NaN first operand is returned quieted, else a
 /// NaN second operand quieted, else an invalid operation gives the default NaN `0xffc00000`.
 #[inline(always)]
-fn x86(first: f32, second: f32, r: f32) -> f32 {
+pub(crate) fn x86(first: f32, second: f32, r: f32) -> f32 {
     if !r.is_nan() {
         r
     } else if first.is_nan() {

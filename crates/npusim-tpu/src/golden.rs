@@ -53,6 +53,8 @@ enum Case {
     BdcInt(BdcCase),
     #[serde(rename = "bdc_sel")]
     BdcSel(BdcCase),
+    #[serde(rename = "bdc_pool")]
+    BdcPool(BdcCase),
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -119,6 +121,7 @@ impl Case {
             Case::BdcCmp(_) => "bdc_cmp",
             Case::BdcInt(_) => "bdc_int",
             Case::BdcSel(_) => "bdc_sel",
+            Case::BdcPool(_) => "bdc_pool",
         }
     }
 }
@@ -311,7 +314,8 @@ impl Replayer {
             | Case::BdcUnary(c)
             | Case::BdcCmp(c)
             | Case::BdcInt(c)
-            | Case::BdcSel(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
+            | Case::BdcSel(c)
+            | Case::BdcPool(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::bdc_data::RoundingMode;
 use crate::bdc_logic::Variable;
+use crate::bdc_pool::{Dim2, Padding};
 use crate::chip::TpuChip;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
@@ -77,6 +78,20 @@ impl BdcCase {
                 .ok_or_else(|| malformed(format!("{k} holds a non-int")))?;
         }
         Ok(Some(Dim4::new(d[0], d[1], d[2], d[3])))
+    }
+    fn ints(&self, k: &str, n: usize) -> Result<Vec<i32>, FailureKind> {
+        let a = self
+            .get(k)
+            .and_then(Value::as_array)
+            .filter(|a| a.len() == n)
+            .ok_or_else(|| malformed(format!("{k} is not an array of {n} ints")))?;
+        a.iter()
+            .map(|x| {
+                x.as_i64()
+                    .and_then(|x| i32::try_from(x).ok())
+                    .ok_or_else(|| malformed(format!("{k} holds a non-int")))
+            })
+            .collect()
     }
     fn shape(&self) -> Result<Dim4, FailureKind> {
         self.dim4("shape")?
@@ -419,6 +434,27 @@ fn call(
                 _ => TpuCore::tpu_bdc_equal_select,
             };
             f(core, d, &v0, &v1, &v2, &v3, shape, st()?, dt()?)
+        }
+        // pooling (bdc_pool): `shape` is the input shape
+        "max_pool2d" | "avg_pool2d" => {
+            let d2 = |k: &str| -> Result<Dim2, FailureKind> {
+                let v = c.ints(k, 2)?;
+                Ok(Dim2::new(v[0], v[1]))
+            };
+            let p = c.ints("padding", 4)?;
+            let pad = Padding {
+                top: p[0],
+                bottom: p[1],
+                left: p[2],
+                right: p[3],
+            };
+            let (kr, st_, dl) = (d2("kernel")?, d2("stride")?, d2("dilation")?);
+            let f = if func == "max_pool2d" {
+                TpuCore::tpu_bdc_fp_max_pool2d
+            } else {
+                TpuCore::tpu_bdc_fp_avg_pool2d
+            };
+            f(core, d, a, shape, &kr, &pad, &st_, &dl, dt()?, k)
         }
         other => return Err(malformed(format!("unknown BDC func {other:?}"))),
     })

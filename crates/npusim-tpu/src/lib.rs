@@ -32,6 +32,7 @@ pub mod bdc_data;
 mod bdc_elem;
 pub mod bdc_int;
 pub mod bdc_logic;
+pub mod bdc_pool;
 pub mod chip;
 pub mod demo;
 pub mod device;

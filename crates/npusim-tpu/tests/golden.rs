@@ -252,3 +252,16 @@ fn tpu_bdc_select_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16: `tpu_bdc_fp_max_pool2d` / `tpu_bdc_fp_avg_pool2d`, f32/f16/bf16, kernels up to
+/// 5x4, paddings, strides, dilations, start NPUs 0..63, C up to 70, NaN/inf/denormal inputs,
+/// pad values and scales; the calls the C-model rejects.
+#[test]
+fn tpu_bdc_pool_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("pool.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("62 passed, 0 failed"),
+        "{report}"
+    );
+}
