@@ -845,6 +845,16 @@ def int_cases(rng):
     c = int_case(rng, "int_add", "i32", ["i32", "i32"], (1, 2, 1, 4), [0, 0, 0], 0, 0, False)
     c["src1_addr"] += 4
     cases.append(c)
+    # tpu_bdc_max/min and _C on integer dtypes (the float functions take them too)
+    for func in ["max", "min", "max_C", "min_C"]:
+        const = func.endswith("_C")
+        for dtype in INT_TYPES:
+            shape = (rng.randint(1, 2), rng.choice([1, 5, 17, 70]), rng.randint(1, 2),
+                     rng.randint(1, 9))
+            s = rng.randrange(NPU)
+            starts = [s, s] if const else [s, s, s]
+            st = [compact_stride(s, shape)] * len(starts) if rng.random() < 0.5 else None
+            cases.append(bdc_case(rng, func, dtype, shape, starts, const, st, any_value))
     return cases
 
 
@@ -988,6 +998,18 @@ def pool_cases(rng):
     c = pool_case(rng, "avg_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
     c["src_addr"] += 4
     cases.append(c)
+    # field limits: stride, dilation and padding below 16 (15 accepted, 16 rejected); a
+    # padding larger than the kernel and a 16x16 kernel are accepted
+    for func, shape, k, pad, st, dil in [
+            ("max_pool2d", (1, 2, 40, 4), (1, 1), [0, 0, 0, 0], (15, 1), (1, 1)),
+            ("avg_pool2d", (1, 2, 40, 4), (1, 1), [0, 0, 0, 0], (1, 16), (1, 1)),
+            ("max_pool2d", (1, 2, 40, 4), (2, 1), [0, 0, 0, 0], (1, 1), (15, 1)),
+            ("avg_pool2d", (1, 2, 4, 40), (1, 2), [0, 0, 0, 0], (1, 1), (1, 16)),
+            ("max_pool2d", (1, 2, 4, 4), (1, 1), [15, 0, 0, 0], (1, 1), (1, 1)),
+            ("avg_pool2d", (1, 2, 4, 4), (1, 1), [0, 0, 0, 16], (1, 1), (1, 1)),
+            ("avg_pool2d", (1, 2, 4, 4), (2, 2), [5, 5, 0, 0], (1, 1), (1, 1)),
+            ("max_pool2d", (1, 1, 20, 20), (16, 16), [0, 0, 0, 0], (1, 1), (1, 1))]:
+        cases.append(pool_case(rng, func, "f32", shape, k, pad, st, dil, 0))
     return cases
 
 

@@ -23,8 +23,11 @@
 //! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; strides non-negative; every operand
 //! address a multiple of the EU width in bytes (64 on BM1684X; the C-model asserts
 //! `addr % (eu_num * bytesize) == 0`); the dtype legal for the op (`fp_div` forms: DT_FP32 only;
-//! the others DT_FP32, DT_FP16, DT_BFP16); operands inside their lanes.
+//! `max`/`min` also any 8/16/32-bit integer type, compared as values; the others DT_FP32,
+//! DT_FP16, DT_BFP16); operands inside their lanes.
 
+use crate::bdc_elem::{Src, map_elems};
+use crate::bdc_int::IntType;
 use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::TpuCore;
 use crate::dtype::DataType;
@@ -194,6 +197,11 @@ impl BinOp {
                     Err("must be DT_FP32")
                 }
             }
+            BinOp::Max | BinOp::Min => match dtype {
+                DataType::Fp32 | DataType::Fp16 | DataType::Bfp16 => Ok(()),
+                d if IntType::of(d).is_some() => Ok(()),
+                _ => Err("must be DT_FP32, DT_FP16, DT_BFP16 or an 8/16/32-bit integer type"),
+            },
             _ => match dtype {
                 DataType::Fp32 | DataType::Fp16 | DataType::Bfp16 => Ok(()),
                 _ => Err("must be DT_FP32, DT_FP16 or DT_BFP16"),
@@ -285,6 +293,24 @@ impl TpuCore {
             Rhs::Const(c) => c,
             Rhs::Tensor(..) => 0,
         };
+        if let Some(t) = IntType::of(dtype) {
+            // Integer max/min: on the values, moving the chosen operand.
+            let rhs = match &b {
+                Some(v) => Src::Tensor(v),
+                None => Src::Const(c_bits),
+            };
+            let max = f == BinOp::Max;
+            map_elems(
+                self.local_store_mut(),
+                &d,
+                [Src::Tensor(&a), rhs],
+                |[x, y]| {
+                    let (u, v) = (t.value(x), t.value(y));
+                    if (u > v) == max && u != v { x } else { y }
+                },
+            );
+            return Ok(());
+        }
         let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
         let store = self.local_store_mut();
         match dtype {

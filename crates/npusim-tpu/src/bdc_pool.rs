@@ -11,8 +11,8 @@
 //! and [`avg_window`].
 //!
 //! Restrictions, each a [`TpuError`]: dtype DT_FP32, DT_FP16 or DT_BFP16; dims in
-//! `[1, 65535]`; kernel, stride and dilation at least 1, padding non-negative, an output of at
-//! least one row and column; both addresses multiples of the EU width in bytes; tensors inside
+//! `[1, 65535]`; kernel at least 1, stride and dilation in `[1, 15]`, padding in `[0, 15]`
+//! (the C-model's command fields), the dilated kernel inside the padded input; both addresses multiples of the EU width in bytes; tensors inside
 //! their lanes.
 
 use crate::bdc::{Bf16, F16, F32, Fmt, ftz, raw, x86};
@@ -87,7 +87,9 @@ impl Geometry {
     }
 }
 
-/// Max pooling of one window: taps in row-major order (padding taps read `pad`), the running
+/// Max pooling of one window: taps in row-major order (padding taps read `pad_val`; the
+/// driver writes a window of padding only as `pad_val` with -inf replaced by the format's most
+/// negative finite value), the running
 /// value kept when `running > tap` on the flushed values, else replaced by the tap (the first
 /// tap starts it): a NaN tap always replaces it and is replaced by the next tap; the chosen
 /// tap's bits are written (a denormal as a signed zero under the flush policy).
@@ -151,9 +153,10 @@ fn param(
     name: &'static str,
     v: i32,
     min: i32,
+    max: i32,
     rule: &'static str,
 ) -> Result<usize, TpuError> {
-    if v < min {
+    if v < min || v > max {
         return Err(TpuError::PoolParam {
             op,
             param: name,
@@ -189,17 +192,18 @@ impl TpuCore {
         }
         check_shape(op, shape)?;
         const AT_LEAST_1: &str = "must be >= 1";
-        const NON_NEG: &str = "must be >= 0";
-        let kh = param(op, "kernel.h", kernel.h, 1, AT_LEAST_1)?;
-        let kw = param(op, "kernel.w", kernel.w, 1, AT_LEAST_1)?;
-        let sh = param(op, "stride.h", stride.h, 1, AT_LEAST_1)?;
-        let sw = param(op, "stride.w", stride.w, 1, AT_LEAST_1)?;
-        let dh = param(op, "dilation.h", dilation.h, 1, AT_LEAST_1)?;
-        let dw = param(op, "dilation.w", dilation.w, 1, AT_LEAST_1)?;
-        let top = param(op, "padding.top", padding.top, 0, NON_NEG)?;
-        let bottom = param(op, "padding.bottom", padding.bottom, 0, NON_NEG)?;
-        let left = param(op, "padding.left", padding.left, 0, NON_NEG)?;
-        let right = param(op, "padding.right", padding.right, 0, NON_NEG)?;
+        const IN_1_15: &str = "must be in [1, 15]";
+        const IN_0_15: &str = "must be in [0, 15]";
+        let kh = param(op, "kernel.h", kernel.h, 1, i32::MAX, AT_LEAST_1)?;
+        let kw = param(op, "kernel.w", kernel.w, 1, i32::MAX, AT_LEAST_1)?;
+        let sh = param(op, "stride.h", stride.h, 1, 15, IN_1_15)?;
+        let sw = param(op, "stride.w", stride.w, 1, 15, IN_1_15)?;
+        let dh = param(op, "dilation.h", dilation.h, 1, 15, IN_1_15)?;
+        let dw = param(op, "dilation.w", dilation.w, 1, 15, IN_1_15)?;
+        let top = param(op, "padding.top", padding.top, 0, 15, IN_0_15)?;
+        let bottom = param(op, "padding.bottom", padding.bottom, 0, 15, IN_0_15)?;
+        let left = param(op, "padding.left", padding.left, 0, 15, IN_0_15)?;
+        let right = param(op, "padding.right", padding.right, 0, 15, IN_0_15)?;
         let span_h = (dh * (kh - 1) + 1) as i64;
         let span_w = (dw * (kw - 1) + 1) as i64;
         let ph = i64::from(shape.h) + top as i64 + bottom as i64;
@@ -266,6 +270,14 @@ fn run<T: Fmt>(
 ) {
     let es = T::SIZE;
     let flush = flush && T::FLUSH;
+    // Max pooling: padding taps compare as `pad_val`; a window of padding only gives `pad_val`
+    // with -inf replaced by the most negative finite value (+inf and NaN kept).
+    let pad_raw = match (es, c_bits & if es == 4 { u32::MAX } else { 0xffff }) {
+        (4, 0xff80_0000) => 0xff7f_ffff,
+        (2, 0xfc00) if !T::FLUSH => 0xfbff,
+        (2, 0xff80) if T::FLUSH => 0xff7f,
+        (_, b) => b,
+    };
     let c_bytes = c_bits.to_le_bytes();
     let c_val = T::load(&c_bytes);
     let c_raw = raw(&c_bytes[..es]);
@@ -293,16 +305,21 @@ fn run<T: Fmt>(
                             // f32/bf16 denormals compare as zero; the bits move unchanged
                             // except an f32 denormal, written as a signed zero (a bf16 one is
                             // kept).
+                            let mut any = false;
                             let (_, bits) = max_window(
                                 taps.map(|(ki, kj)| {
                                     let (v, b) = match g.tap(y, x, ki, kj) {
-                                        Some((py, px)) => plane[py * iw + px],
+                                        Some((py, px)) => {
+                                            any = true;
+                                            plane[py * iw + px]
+                                        }
                                         None => (c_val, c_raw),
                                     };
                                     (if cmp_flush { ftz::<T>(v) } else { v }, b)
                                 }),
                                 flush,
                             );
+                            let bits = if any { bits } else { pad_raw };
                             let mut tmp = [0u8; 4];
                             tmp[..es].copy_from_slice(&bits.to_le_bytes()[..es]);
                             let v = T::load(&tmp);

@@ -252,3 +252,31 @@ fn restriction_shape_dims() {
         })
     ));
 }
+
+/// `tpu_bdc_max/min` on integer dtypes compare values (signed or unsigned by the dtype).
+#[test]
+fn max_min_on_integers() {
+    let mut c = core();
+    let s = Dim4::new(1, 1, 1, 4);
+    let a: [u8; 4] = [0x80, 0x7f, 0x01, 0xff];
+    let b: [u8; 4] = [0x01, 0x80, 0x01, 0x00];
+    c.local_store_mut()[0x10000..0x10004].copy_from_slice(&a);
+    c.local_store_mut()[0x20000..0x20004].copy_from_slice(&b);
+    c.tpu_bdc_max(0, 0x10000, 0x20000, &s, None, None, None, DataType::Int8)
+        .unwrap();
+    assert_eq!(&c.local_store()[0..4], &[0x01, 0x7f, 0x01, 0x00]);
+    c.tpu_bdc_max(0, 0x10000, 0x20000, &s, None, None, None, DataType::Uint8)
+        .unwrap();
+    assert_eq!(&c.local_store()[0..4], &[0x80, 0x80, 0x01, 0xff]);
+    c.tpu_bdc_min_C(
+        0,
+        0x10000,
+        Scalar::from_i32(2),
+        &s,
+        None,
+        None,
+        DataType::Int8,
+    )
+    .unwrap();
+    assert_eq!(&c.local_store()[0..4], &[0x80, 0x02, 0x01, 0xff]);
+}

@@ -233,7 +233,7 @@ fn tpu_bdc_int_golden_all_pass() {
     let report = replay_file(&tpu_golden_dir().join("int.json")).unwrap_or_else(|e| panic!("{e}"));
     println!("{report}");
     assert!(
-        report.to_string().ends_with("222 passed, 0 failed"),
+        report.to_string().ends_with("246 passed, 0 failed"),
         "{report}"
     );
 }
@@ -261,7 +261,7 @@ fn tpu_bdc_pool_golden_all_pass() {
     let report = replay_file(&tpu_golden_dir().join("pool.json")).unwrap_or_else(|e| panic!("{e}"));
     println!("{report}");
     assert!(
-        report.to_string().ends_with("62 passed, 0 failed"),
+        report.to_string().ends_with("70 passed, 0 failed"),
         "{report}"
     );
 }
