@@ -30,18 +30,54 @@ pub(crate) fn load(b: &[u8], es: usize) -> u32 {
     }
 }
 
-/// Reads one row of `w` elements of `v` starting at byte `row` into `out`.
+/// Reads one row of `w` elements of `v` starting at byte `row` into `out` (one loop per
+/// element width, so the width test is outside the loop).
 #[inline(always)]
 fn load_row(store: &[u8], v: &LocalView, row: usize, out: &mut [u32]) {
     let es = v.esize as usize;
     let ws = v.stride.w as usize * es;
     if ws == es {
-        for (o, ch) in out.iter_mut().zip(store[row..].chunks_exact(es)) {
-            *o = load(ch, es);
+        let src = &store[row..row + out.len() * es];
+        match es {
+            1 => out
+                .iter_mut()
+                .zip(src)
+                .for_each(|(o, b)| *o = u32::from(*b)),
+            2 => out
+                .iter_mut()
+                .zip(src.chunks_exact(2))
+                .for_each(|(o, b)| *o = u32::from(u16::from_le_bytes([b[0], b[1]]))),
+            _ => out
+                .iter_mut()
+                .zip(src.chunks_exact(4))
+                .for_each(|(o, b)| *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         }
     } else {
         for (i, o) in out.iter_mut().enumerate() {
             *o = load(&store[row + i * ws..], es);
+        }
+    }
+}
+
+/// Writes one row of `src` elements with width `es` and byte step `ws` from byte `row`.
+#[inline(always)]
+fn store_row(store: &mut [u8], row: usize, es: usize, ws: usize, src: &[u32]) {
+    if ws == es {
+        let dst = &mut store[row..row + src.len() * es];
+        match es {
+            1 => dst.iter_mut().zip(src).for_each(|(d, v)| *d = *v as u8),
+            2 => dst
+                .chunks_exact_mut(2)
+                .zip(src)
+                .for_each(|(d, v)| d.copy_from_slice(&(*v as u16).to_le_bytes())),
+            _ => dst
+                .chunks_exact_mut(4)
+                .zip(src)
+                .for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes())),
+        }
+    } else {
+        for (i, o) in src.iter().enumerate() {
+            store[row + i * ws..row + i * ws + es].copy_from_slice(&o.to_le_bytes()[..es]);
         }
     }
 }
@@ -74,15 +110,6 @@ pub(crate) fn map_elems<const N: usize>(
         for (i, o) in out.iter_mut().enumerate() {
             *o = f(std::array::from_fn(|k| bufs[k][i]));
         }
-        let d0 = d.row(n, c, h);
-        if dws == des {
-            for (ch, o) in store[d0..d0 + w * des].chunks_exact_mut(des).zip(&out) {
-                ch.copy_from_slice(&o.to_le_bytes()[..des]);
-            }
-        } else {
-            for (i, o) in out.iter().enumerate() {
-                store[d0 + i * dws..d0 + i * dws + des].copy_from_slice(&o.to_le_bytes()[..des]);
-            }
-        }
+        store_row(store, d.row(n, c, h), des, dws, &out);
     });
 }

@@ -122,14 +122,34 @@ pub fn avg_window(
     taps: impl Iterator<Item = f32>,
     scale: f32,
     flush: bool,
+    narrow: impl Fn(f32) -> f32 + Copy,
+) -> f32 {
+    sum_products(
+        taps.map(|v| avg_product(v, scale, flush, narrow)),
+        flush,
+        narrow,
+    )
+}
+
+/// One tap of [`avg_window`]: `v * scale`, flushed, narrowed, x86 NaN rule.
+#[inline(always)]
+pub fn avg_product(v: f32, scale: f32, flush: bool, narrow: impl Fn(f32) -> f32) -> f32 {
+    let fz = |x: f32| narrow(if flush { ftz_f32(x) } else { x });
+    let v = fz(v);
+    fz(x86(v, scale, v * scale))
+}
+
+/// The summation of [`avg_window`] over products already formed.
+#[inline(always)]
+fn sum_products(
+    products: impl Iterator<Item = f32>,
+    flush: bool,
     narrow: impl Fn(f32) -> f32,
 ) -> f32 {
     let fz = |x: f32| narrow(if flush { ftz_f32(x) } else { x });
     let add = |a: f32, b: f32| fz(x86(a, b, a + b));
     let mut acc: [Option<f32>; 2] = [None, None];
-    for (k, v) in taps.enumerate() {
-        let v = fz(v);
-        let p = fz(x86(v, scale, v * scale));
+    for (k, p) in products.enumerate() {
         let slot = &mut acc[k & 1];
         *slot = Some(match *slot {
             None => p,
@@ -140,6 +160,18 @@ pub fn avg_window(
         [Some(e), Some(o)] => add(e, o),
         [Some(e), None] => e,
         _ => 0.0,
+    }
+}
+
+/// Rounds an f32 to the element format and back (identity for f32).
+#[inline(always)]
+fn narrow<T: Fmt>(v: f32) -> f32 {
+    if T::IS_F32 {
+        v
+    } else {
+        let mut t = [0u8; 4];
+        T::store(v, &mut t);
+        T::load(&t)
     }
 }
 
@@ -285,6 +317,9 @@ fn run<T: Fmt>(
     let (oh, ow) = (o.shape.h as usize, o.shape.w as usize);
     let (ih, iw) = (i.shape.h as usize, i.shape.w as usize);
     let mut plane = vec![(0f32, 0u32); ih * iw];
+    let mut prods = vec![0f32; if kind == Pool::Avg { ih * iw } else { 0 }];
+    let scale = if flush { ftz::<T>(c_val) } else { c_val };
+    let pad_prod = avg_product(0.0, scale, flush, narrow::<T>);
     let mut out = vec![0u8; oh * ow * es];
     let cmp_flush = flush;
     for ni in 0..n {
@@ -294,6 +329,12 @@ fn run<T: Fmt>(
                 for x in 0..iw {
                     let a = r + x * es;
                     plane[y * iw + x] = (T::load(&store[a..]), raw(&store[a..a + es]));
+                }
+            }
+            // Average pooling: every input's product is formed once (a tap of many windows).
+            if kind == Pool::Avg {
+                for (p, (v, _)) in prods.iter_mut().zip(plane.iter()) {
+                    *p = avg_product(*v, scale, flush, narrow::<T>);
                 }
             }
             for y in 0..oh {
@@ -332,20 +373,14 @@ fn run<T: Fmt>(
                             dst.copy_from_slice(&bits.to_le_bytes()[..es]);
                         }
                         Pool::Avg => {
-                            let scale = if flush { ftz::<T>(c_val) } else { c_val };
                             let taps = (0..g.kh).flat_map(|ki| (0..g.kw).map(move |kj| (ki, kj)));
-                            let v = avg_window(
+                            let v = sum_products(
                                 taps.map(|(ki, kj)| match g.tap(y, x, ki, kj) {
-                                    Some((py, px)) => plane[py * iw + px].0,
-                                    None => 0.0,
+                                    Some((py, px)) => prods[py * iw + px],
+                                    None => pad_prod,
                                 }),
-                                scale,
                                 flush,
-                                |v| {
-                                    let mut t = [0u8; 4];
-                                    T::store(v, &mut t);
-                                    T::load(&t)
-                                },
+                                narrow::<T>,
                             );
                             let mut tmp = [0u8; 4];
                             match T::NAN {
