@@ -12,7 +12,7 @@ How to run
     ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
     ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
-    ... --kind pool --out golden/tpu/pool.json
+    ... --kind pool --out golden/tpu/pool.json; ... --kind select2 --out golden/tpu/select2.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -125,6 +125,8 @@ class CModel:
             return self.run_int(c)
         if c["op"] == "bdc_sel":
             return self.run_sel(c)
+        if c["op"] == "bdc_sel2":
+            return self.run_sel2(c)
         if c["op"] == "bdc_pool":
             return self.run_pool(c)
         es = ESIZE[c["dtype"]]
@@ -262,6 +264,33 @@ class CModel:
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
+        return c
+
+    def run_sel2(self, c):
+        """`bdc_sel2`: tpu_bdc_maximum_greater_select / minimum_less_select(dst0, dst1, &src0,
+        &src1, &src2, &src3, shape, dst0_dtype, dst1_dtype); `out` is dst0 after the call,
+        `out1` dst1."""
+        ch = c["shape"][1]
+        names = ["src0", "src1", "src2", "src3"]
+        for nm in names:
+            if nm + "_addr" in c:
+                self.region_put(True, c[nm + "_addr"], c[nm + "_extent"],
+                                ESIZE[c[nm + "_dtype"]], c[nm], ch)
+        d0, d1 = ESIZE[c["dst_dtype"]], ESIZE[c["dst1_dtype"]]
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], d0, ch)
+        self.region_fill(True, c["dst1_addr"], c["dst1_extent"], d1, ch)
+        vs = [variable(0, c[nm + "_addr"]) if nm + "_addr" in c else
+              variable(1, c[nm + "_scalar"]) for nm in names]
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        f.argtypes = [U32, U32, P, P, P, P, P, I, I]
+        f(c["dst_addr"], c["dst1_addr"], *[ctypes.byref(v) for v in vs],
+          ctypes.byref(dim4(*c["shape"])), DTYPE_CODE[c["dst_dtype"]],
+          DTYPE_CODE[c["dst1_dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], d0, ch)
+        c["out1"] = self.region_get(True, c["dst1_addr"], c["dst1_extent"], d1, ch)
         return c
 
     def run_pool(self, c):
@@ -894,6 +923,45 @@ def sel_case(rng, func, src_dtype, dst_dtype, shape, start, tensors, gen=None):
     return c
 
 
+def sel2_case(rng, func, d0, d1, shape, start, tensors):
+    """src0/src1 in `d0` (the compared type, also dst0's), src2/src3 in `d1` (dst1's)."""
+    c = sel_case(rng, func, d0, d1, shape, start, tensors)
+    c["op"] = "bdc_sel2"
+    del c["src_dtype"]
+    c["dst_dtype"], c["dst1_dtype"] = d0, d1
+    es0 = ESIZE[d0]
+    c["dst_extent"] = extent(True, start, shape, default_stride(True, start, shape, es0))
+    c["dst1_addr"] = start * LMEM + 0x38000
+    c["dst1_extent"] = extent(True, start, shape, default_stride(True, start, shape, ESIZE[d1]))
+    return c
+
+
+def sel2_cases(rng):
+    """tpu_bdc_maximum_greater_select / minimum_less_select: dst0 = max/min(src0, src1),
+    dst1 = src0 >/< src1 ? src2 : src3; every dtype pair, tensors and scalars, start NPUs
+    0..63, every pair of float specials; rejections."""
+    cases = []
+    dts = list(DTYPE_CODE)
+    for func in ["maximum_greater_select", "minimum_less_select"]:
+        for d0 in dts:
+            for k in range(4):
+                same = [t for t in dts if ESIZE[t] == ESIZE[d0]]
+                d1 = d0 if k == 0 else rng.choice(same) if k < 3 else rng.choice(dts)
+                if d0 in ("f32", "f16", "bf16") and k == 0:
+                    shape = (1, 1, 15, 16)
+                else:
+                    shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]),
+                             rng.randint(1, 2), rng.randint(1, 9))
+                s = rng.randrange(NPU) if k else 0
+                tensors = [True] * 4 if k == 0 else \
+                    [True, rng.random() < 0.6, rng.random() < 0.6, rng.random() < 0.6]
+                cases.append(sel2_case(rng, func, d0, d1, shape, s, tensors))
+    c = sel2_case(rng, "maximum_greater_select", "f32", "f32", (1, 2, 1, 4), 0, [True] * 4)
+    c["src1_addr"] += 4
+    cases.append(c)
+    return cases
+
+
 def sel_cases(rng):
     """tpu_bdc_greater/less/equal_select: every 8/16/32-bit compare dtype and destination
     dtype, tensor and scalar operands in every position, start NPUs 0..63, NaN/inf/+-0/
@@ -1028,7 +1096,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "pool"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1042,7 +1110,7 @@ def main():
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
-                "bit": bit_cases, "int": int_cases, "select": sel_cases,
+                "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
                 "pool": pool_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "

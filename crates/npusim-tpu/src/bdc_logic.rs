@@ -230,6 +230,141 @@ impl TpuCore {
     }
 }
 
+impl TpuCore {
+    /// `tpu_bdc_maximum_greater_select` / `minimum_less_select`: `dst0 = cmp(src0, src1) ?
+    /// src0 : src1` (an f32/bf16 denormal written as a signed zero), `dst1 = cmp(src0, src1) ?
+    /// src2 : src3` (bits moved); pinned by `golden/tpu/select2.json`.
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_select2(
+        &mut self,
+        op: &'static str,
+        f: CmpOp,
+        dst0: LocalAddr,
+        dst1: LocalAddr,
+        srcs: [&Variable; 4],
+        shape: &Dim4,
+        dst0_dtype: DataType,
+        dst1_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        let (e0, e1) = (esize(op, dst0_dtype)?, esize(op, dst1_dtype)?);
+        if e0 != e1 {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst1_dtype,
+                rule: "dst1_dtype must have the width of dst0_dtype",
+            });
+        }
+        check_shape(op, shape)?;
+        let d0 = self.bdc_view(op, "dst0_addr", dst0, shape, None, dst0_dtype)?;
+        let d1 = self.bdc_view(op, "dst1_addr", dst1, shape, None, dst1_dtype)?;
+        const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
+        let mut views = Vec::with_capacity(4);
+        for (i, v) in srcs.iter().enumerate() {
+            let dt = if i < 2 { dst0_dtype } else { dst1_dtype };
+            views.push(match v {
+                Variable::Tensor(addr) => {
+                    Some(self.bdc_view(op, NAMES[i], *addr, shape, None, dt)?)
+                }
+                Variable::Scalar(_) => None,
+            });
+        }
+        let operand = |i: usize| -> Src<'_> {
+            match (&views[i], srcs[i]) {
+                (Some(v), _) => Src::Tensor(v),
+                (None, Variable::Scalar(c)) => Src::Const(c.bits() & width_mask(e0)),
+                (None, Variable::Tensor(_)) => Src::Const(0),
+            }
+        };
+        let k = self.cmp_key(dst0_dtype);
+        let store = self.local_store_mut();
+        map_elems(
+            store,
+            &d1,
+            [operand(0), operand(1), operand(2), operand(3)],
+            |[x, y, t, e]| {
+                if f.holds(x, y, key(k, x), key(k, y)) {
+                    t
+                } else {
+                    e
+                }
+            },
+        );
+        // The max/min output flushes an f32/bf16 denormal to a signed zero (as tpu_bdc_max).
+        let denormal = match k {
+            Key::F32 { flush: true } => Some((0x7f80_0000u32, 0x8000_0000u32)),
+            Key::Bf16 { flush: true } => Some((0x7f80, 0x8000)),
+            _ => None,
+        };
+        map_elems(store, &d0, [operand(0), operand(1)], |[x, y]| {
+            let r = if f.holds(x, y, key(k, x), key(k, y)) {
+                x
+            } else {
+                y
+            };
+            match denormal {
+                Some((exp, sign)) if r & exp == 0 => r & sign,
+                _ => r,
+            }
+        });
+        Ok(())
+    }
+
+    /// `tpu_bdc_maximum_greater_select`: `dst0 = max(src0, src1)` (`src0 > src1 ? src0 :
+    /// src1`), `dst1 = src0 > src1 ? src2 : src3`; src0/src1 in `dst0_dtype`, src2/src3 in
+    /// `dst1_dtype`, both of one width.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tpu_bdc_maximum_greater_select(
+        &mut self,
+        dst0_addr: LocalAddr,
+        dst1_addr: LocalAddr,
+        src0: &Variable,
+        src1: &Variable,
+        src2: &Variable,
+        src3: &Variable,
+        shape: &Dim4,
+        dst0_dtype: DataType,
+        dst1_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.bdc_select2(
+            "tpu_bdc_maximum_greater_select",
+            CmpOp::Greater,
+            dst0_addr,
+            dst1_addr,
+            [src0, src1, src2, src3],
+            shape,
+            dst0_dtype,
+            dst1_dtype,
+        )
+    }
+
+    /// `tpu_bdc_minimum_less_select`: `dst0 = src0 < src1 ? src0 : src1`, `dst1 = src0 < src1
+    /// ? src2 : src3`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tpu_bdc_minimum_less_select(
+        &mut self,
+        dst0_addr: LocalAddr,
+        dst1_addr: LocalAddr,
+        src0: &Variable,
+        src1: &Variable,
+        src2: &Variable,
+        src3: &Variable,
+        shape: &Dim4,
+        dst0_dtype: DataType,
+        dst1_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.bdc_select2(
+            "tpu_bdc_minimum_less_select",
+            CmpOp::Less,
+            dst0_addr,
+            dst1_addr,
+            [src0, src1, src2, src3],
+            shape,
+            dst0_dtype,
+            dst1_dtype,
+        )
+    }
+}
+
 macro_rules! select_ops {
     ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
         impl TpuCore {

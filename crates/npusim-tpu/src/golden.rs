@@ -55,6 +55,8 @@ enum Case {
     BdcSel(BdcCase),
     #[serde(rename = "bdc_pool")]
     BdcPool(BdcCase),
+    #[serde(rename = "bdc_sel2")]
+    BdcSel2(BdcCase),
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -122,6 +124,7 @@ impl Case {
             Case::BdcInt(_) => "bdc_int",
             Case::BdcSel(_) => "bdc_sel",
             Case::BdcPool(_) => "bdc_pool",
+            Case::BdcSel2(_) => "bdc_sel2",
         }
     }
 }
@@ -315,7 +318,8 @@ impl Replayer {
             | Case::BdcCmp(c)
             | Case::BdcInt(c)
             | Case::BdcSel(c)
-            | Case::BdcPool(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
+            | Case::BdcPool(c)
+            | Case::BdcSel2(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,

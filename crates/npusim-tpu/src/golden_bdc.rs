@@ -278,6 +278,9 @@ pub(crate) fn run_bdc_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
             put_region(core, c.addr(name)?, ext, es, ch, &data)?;
         }
         fill_region(core, dst_addr, dst_extent, des, shape.c, fill)?;
+        if let Some((a, ext, es)) = second_dst(c)? {
+            fill_region(core, a, ext, es, shape.c, fill)?;
+        }
     }
     let result = call(core, c, &shape)?;
     match (result, expect_error) {
@@ -295,7 +298,29 @@ pub(crate) fn run_bdc_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
     let out = c
         .words("out")?
         .ok_or_else(|| malformed("missing out".into()))?;
-    first_diff("out", &out, &got)
+    first_diff("out", &out, &got)?;
+    if let Some((a, ext, es)) = second_dst(c)? {
+        let got = get_region(core, a, ext, es, shape.c)?;
+        let out = c
+            .words("out1")?
+            .ok_or_else(|| malformed("missing out1".into()))?;
+        first_diff("out1", &out, &got)?;
+    }
+    Ok(())
+}
+
+/// The second destination of a two-output function (`dst1_addr`, `dst1_extent`,
+/// `dst1_dtype`), if the case has one.
+fn second_dst(c: &BdcCase) -> Result<Option<(u32, u64, usize)>, FailureKind> {
+    if c.get("dst1_addr").is_none() {
+        return Ok(None);
+    }
+    let es = esize_of(c.dtype(&["dst1_dtype"])?)?;
+    Ok(Some((
+        c.addr("dst1")?,
+        c.i64_or("dst1_extent", 0)? as u64,
+        es,
+    )))
 }
 
 /// The dispatch table: one row per vendor function, its arguments read from the case.
@@ -455,6 +480,34 @@ fn call(
                 TpuCore::tpu_bdc_fp_avg_pool2d
             };
             f(core, d, a, shape, &kr, &pad, &st_, &dl, dt()?, k)
+        }
+        "maximum_greater_select" | "minimum_less_select" => {
+            let v = |nm: &str| -> Result<Variable, FailureKind> {
+                Ok(if c.get(&format!("{nm}_addr")).is_some() {
+                    Variable::Tensor(c.addr(nm)?)
+                } else {
+                    Variable::Scalar(c.scalar(&format!("{nm}_scalar"))?)
+                })
+            };
+            let (v0, v1, v2, v3) = (v("src0")?, v("src1")?, v("src2")?, v("src3")?);
+            let f = if func == "maximum_greater_select" {
+                TpuCore::tpu_bdc_maximum_greater_select
+            } else {
+                TpuCore::tpu_bdc_minimum_less_select
+            };
+            let d1 = c.addr("dst1")?;
+            f(
+                core,
+                d,
+                d1,
+                &v0,
+                &v1,
+                &v2,
+                &v3,
+                shape,
+                dt()?,
+                c.dtype(&["dst1_dtype"])?,
+            )
         }
         other => return Err(malformed(format!("unknown BDC func {other:?}"))),
     })

@@ -233,3 +233,59 @@ fn select_plain_model_i8_to_i16() {
         );
     }
 }
+
+#[test]
+fn restriction_two_output_select_widths() {
+    use npusim_tpu::bdc_logic::Variable;
+    let mut c = core();
+    let s = Dim4::new(1, 2, 1, 4);
+    let (t0, t1) = (Variable::Tensor(0x10000), Variable::Tensor(0x20000));
+    let k = Variable::Scalar(Scalar::from_i32(1));
+    assert_eq!(
+        c.tpu_bdc_maximum_greater_select(
+            0,
+            0x30000,
+            &t0,
+            &t1,
+            &k,
+            &k,
+            &s,
+            DataType::Int32,
+            DataType::Int8
+        ),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_maximum_greater_select",
+            dtype: DataType::Int8,
+            rule: "dst1_dtype must have the width of dst0_dtype",
+        })
+    );
+    // same width, other type: accepted; dst0 = min, dst1 = selected
+    let a: [i32; 4] = [5, -3, 7, 0];
+    let b: [i32; 4] = [2, -1, 7, 9];
+    for i in 0..4 {
+        c.local_store_mut()[0x10000 + 4 * i..0x10000 + 4 * i + 4]
+            .copy_from_slice(&a[i].to_le_bytes());
+        c.local_store_mut()[0x20000 + 4 * i..0x20000 + 4 * i + 4]
+            .copy_from_slice(&b[i].to_le_bytes());
+    }
+    let one = Dim4::new(1, 1, 1, 4);
+    c.tpu_bdc_minimum_less_select(
+        0,
+        0x30000,
+        &t0,
+        &t1,
+        &Variable::Scalar(Scalar::from_f32(1.0)),
+        &Variable::Scalar(Scalar::from_f32(2.0)),
+        &one,
+        DataType::Int32,
+        DataType::Fp32,
+    )
+    .unwrap();
+    for i in 0..4 {
+        let st = c.local_store();
+        let m = i32::from_le_bytes(st[4 * i..4 * i + 4].try_into().unwrap());
+        let sel = f32::from_le_bytes(st[0x30000 + 4 * i..0x30000 + 4 * i + 4].try_into().unwrap());
+        assert_eq!(m, a[i].min(b[i]), "element {i}");
+        assert_eq!(sel, if a[i] < b[i] { 1.0 } else { 2.0 }, "element {i}");
+    }
+}

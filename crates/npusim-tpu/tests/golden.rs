@@ -265,3 +265,18 @@ fn tpu_bdc_pool_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16: `tpu_bdc_maximum_greater_select` / `tpu_bdc_minimum_less_select` (two outputs:
+/// the max/min and the selected value), every dtype with same-width and other second
+/// destinations, tensor and scalar sources, float specials, and the calls the C-model
+/// rejects (destinations of different widths, a misaligned operand).
+#[test]
+fn tpu_bdc_select2_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("select2.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("73 passed, 0 failed"),
+        "{report}"
+    );
+}
