@@ -11,6 +11,8 @@ How to run
         --kind gdma --out golden/tpu/gdma.json [--seed 16]
     ... --kind bdc --out golden/tpu/bdc.json; ... --kind bdc_div --out golden/tpu/bdc_div.json
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
+    ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
+    ... --kind pool --out golden/tpu/pool.json; ... --kind select2 --out golden/tpu/select2.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -121,6 +123,12 @@ class CModel:
             return self.run_cmp(c)
         if c["op"] == "bdc_int":
             return self.run_int(c)
+        if c["op"] == "bdc_sel":
+            return self.run_sel(c)
+        if c["op"] == "bdc_sel2":
+            return self.run_sel2(c)
+        if c["op"] == "bdc_pool":
+            return self.run_pool(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -198,7 +206,7 @@ class CModel:
         src0_dtype, src1_dtype, shift, rounding_mode, saturation) and the `_C` forms
         (dst, src, C, shape, strides, dst_dtype, src_dtype, C_dtype, shift, mode, saturation)."""
         ch = c["shape"][1]
-        const = c["func"].endswith("_C")
+        const = c["func"].endswith("_C") or c["func"] == "int_C_sub"
         names = ["src"] if const else ["src0", "src1"]
         for nm in names:
             self.region_put(True, c[nm + "_addr"], c[nm + "_extent"], ESIZE[c[nm + "_dtype"]],
@@ -211,7 +219,11 @@ class CModel:
         U32, I, P, B, CH = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p, ctypes.c_bool, \
             ctypes.c_byte
         D = DTYPE_CODE
-        if const:
+        if c["func"] in ("int_max_C", "int_min_C"):
+            f.argtypes = [U32, U32, U32, P, P, P, I, CH, I]
+            f(c["dst_addr"], c["src_addr"], c["c_bits"], shape, st("dst_stride"),
+              st("src_stride"), D[c["dst_dtype"]], c["shift"], c["mode"])
+        elif const:
             f.argtypes = [U32, U32, U32, P, P, P, I, I, I, CH, I, B]
             f(c["dst_addr"], c["src_addr"], c["c_bits"], shape, st("dst_stride"),
               st("src_stride"), D[c["dst_dtype"]], D[c["src_dtype"]], D[c["C_dtype"]],
@@ -224,6 +236,80 @@ class CModel:
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
+        return c
+
+    def run_sel(self, c):
+        """`bdc_sel`: tpu_bdc_<greater|less|equal>_select(dst, &src0, &src1, &src2, &src3,
+        shape, src0_src1_dtype, dst_dtype); each source a tensor (aligned layout) or a scalar."""
+        ch = c["shape"][1]
+        names = ["src0", "src1", "src2", "src3"]
+        for nm in names:
+            if nm + "_addr" in c:
+                self.region_put(True, c[nm + "_addr"], c[nm + "_extent"],
+                                ESIZE[c[nm + "_dtype"]], c[nm], ch)
+        des = ESIZE[c["dst_dtype"]]
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], des, ch)
+        shape = ctypes.byref(dim4(*c["shape"]))
+        vs = []
+        for nm in names:
+            if nm + "_addr" in c:
+                vs.append(variable(0, c[nm + "_addr"]))
+            else:
+                vs.append(variable(1, c[nm + "_scalar"]))
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        f.argtypes = [U32, P, P, P, P, P, I, I]
+        f(c["dst_addr"], *[ctypes.byref(v) for v in vs], shape, DTYPE_CODE[c["src_dtype"]],
+          DTYPE_CODE[c["dst_dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
+        return c
+
+    def run_sel2(self, c):
+        """`bdc_sel2`: tpu_bdc_maximum_greater_select / minimum_less_select(dst0, dst1, &src0,
+        &src1, &src2, &src3, shape, dst0_dtype, dst1_dtype); `out` is dst0 after the call,
+        `out1` dst1."""
+        ch = c["shape"][1]
+        names = ["src0", "src1", "src2", "src3"]
+        for nm in names:
+            if nm + "_addr" in c:
+                self.region_put(True, c[nm + "_addr"], c[nm + "_extent"],
+                                ESIZE[c[nm + "_dtype"]], c[nm], ch)
+        d0, d1 = ESIZE[c["dst_dtype"]], ESIZE[c["dst1_dtype"]]
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], d0, ch)
+        self.region_fill(True, c["dst1_addr"], c["dst1_extent"], d1, ch)
+        vs = [variable(0, c[nm + "_addr"]) if nm + "_addr" in c else
+              variable(1, c[nm + "_scalar"]) for nm in names]
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        f.argtypes = [U32, U32, P, P, P, P, P, I, I]
+        f(c["dst_addr"], c["dst1_addr"], *[ctypes.byref(v) for v in vs],
+          ctypes.byref(dim4(*c["shape"])), DTYPE_CODE[c["dst_dtype"]],
+          DTYPE_CODE[c["dst1_dtype"]])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], d0, ch)
+        c["out1"] = self.region_get(True, c["dst1_addr"], c["dst1_extent"], d1, ch)
+        return c
+
+    def run_pool(self, c):
+        """`bdc_pool`: tpu_bdc_fp_<max|avg>_pool2d(output, input, input_shape, kernel, padding,
+        stride, dilation, dtype, pad_val | scale); input and output in the aligned layout."""
+        ch = c["shape"][1]
+        es = ESIZE[c["dtype"]]
+        self.region_put(True, c["src_addr"], c["src_extent"], es, c["src"], ch)
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], es, ch)
+        d2 = lambda v: ctypes.byref(dim2(*v))
+        f = getattr(self.lib, "tpu_bdc_fp_" + c["func"])
+        U32, I, P = ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p
+        f.argtypes = [U32, U32, P, P, P, P, P, I, U32]
+        f(c["dst_addr"], c["src_addr"], ctypes.byref(dim4(*c["shape"])), d2(c["kernel"]),
+          ctypes.byref(padding(*c["padding"])), d2(c["stride"]), d2(c["dilation"]),
+          DTYPE_CODE[c["dtype"]], c["c_bits"])
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
         return c
 
     def run_unary(self, c):
@@ -256,6 +342,20 @@ class CModel:
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], des, ch)
         return c
+
+
+class dim2(ctypes.Structure):
+    _fields_ = [(c, ctypes.c_int) for c in "hw"]
+
+
+class padding(ctypes.Structure):
+    _fields_ = [(c, ctypes.c_int) for c in ("top", "bottom", "left", "right")]
+
+
+class variable(ctypes.Structure):
+    """`variable_t`: `{var_type_t type; union {scalar_t scalar; local_addr_t addr;} context}`
+    (type 0 = TENSOR, 1 = SCALAR)."""
+    _fields_ = [("type", ctypes.c_int), ("context", ctypes.c_uint32)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -703,8 +803,9 @@ def bit_cases(rng):
 INT_TYPES = ["u8", "i8", "u16", "i16", "u32", "i32"]
 
 
-def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
-    const = func.endswith("_C")
+def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat,
+             aligned=False):
+    const = func.endswith("_C") or func == "int_C_sub"
     names = ["dst", "src"] if const else ["dst", "src0", "src1"]
     c = {"op": "bdc_int", "func": func, "dst_dtype": dst_dtype, "shape": list(shape),
          "shift": shift, "mode": mode, "saturation": sat}
@@ -713,10 +814,11 @@ def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
         dtype = dst_dtype if nm == "dst" else src_dtypes[i - 1]
         es = ESIZE[dtype]
         start = starts[i]
-        st = compact_stride(start, shape)
+        st = None if aligned else compact_stride(start, shape)
         c[nm + "_addr"] = start * LMEM + offs[i]
         c[nm + "_stride"] = st
-        c[nm + "_extent"] = extent(True, start, shape, st)
+        c[nm + "_extent"] = extent(True, start, shape,
+                                   st or default_stride(True, start, shape, es))
         if nm != "dst":
             c[nm + "_dtype"] = dtype
             c[nm] = [any_value(rng, dtype) for _ in range(c[nm + "_extent"] * min(shape[1], NPU))]
@@ -726,27 +828,256 @@ def int_case(rng, func, dst_dtype, src_dtypes, shape, starts, shift, mode, sat):
     return c
 
 
+INT_FUNCS = ["int_add", "int_sub", "int_mul", "int_add_C", "int_sub_C", "int_C_sub",
+             "int_mul_C", "int_max_C", "int_min_C"]
+SHIFTS = [0, 0, 0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 127, -1, -2, -5, -7, -8, -9, -15, -16,
+          -17, -31, -32, -33, -128]
+
+
 def int_cases(rng):
-    """Probe set for tpu_bdc_int_add/sub/mul (+ _C, int_C_sub) with mixed dtypes, shifts,
-    rounding modes and saturation. Not committed as a golden file yet: the simulator does not
-    implement these functions (issue #16); the C-model rejects many dtype combinations (e.g.
-    every int_C_sub of this set, int_sub with an unsigned destination), rules still to derive."""
+    """tpu_bdc_int_add/sub/mul (+ _C), int_max_C/int_min_C: every legal signedness pattern,
+    every rounding_mode_t, shifts -128..127 (positive: left), saturation on and off, start
+    NPUs 0..63, compact and aligned layouts; rejected calls (destination signedness); an
+    operand address off the 64-byte grid (accepted by the C-model for these functions)."""
     cases = []
-    for func in ["int_add", "int_sub", "int_mul", "int_add_C", "int_sub_C", "int_C_sub",
-                 "int_mul_C"]:
-        for k in range(14):
-            a, b = rng.choice(INT_TYPES), rng.choice(INT_TYPES)
-            if k < 6:  # same type in and out
-                b = a
-            d = a if k < 6 else rng.choice(INT_TYPES)
-            shift = rng.choice([0, 0, 1, 3, 7, -2]) if "mul" not in func else \
-                rng.choice([0, 1, 5, 8])
-            mode = rng.randrange(5) if k % 3 else 0
+    for func in INT_FUNCS:
+        for k in range(24):
+            if func in ("int_max_C", "int_min_C"):
+                a = rng.choice(INT_TYPES)
+                b, d = a, a
+            else:
+                a, b = rng.choice(INT_TYPES), rng.choice(INT_TYPES)
+                if k < 4:  # same type in and out
+                    b = a
+                signed = (a[0] == "i" or b[0] == "i") if "sub" not in func else True
+                d = rng.choice([t for t in INT_TYPES if (t[0] == "i") == signed])
+            shift = rng.choice(SHIFTS)
+            mode = k % 7
             sat = bool(k % 2)
-            shape = (1, rng.choice([1, 3, 17]), 1, rng.randint(4, 24))
+            shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]), rng.randint(1, 2),
+                     rng.randint(1, 12))
             s = rng.randrange(NPU) if k % 4 else 0
-            starts = [s, s] if func.endswith("_C") else [s, s, s]
-            cases.append(int_case(rng, func, d, [a, b], shape, starts, shift, mode, sat))
+            starts = [s, s] if func.endswith("_C") or func == "int_C_sub" else [s, s, s]
+            cases.append(int_case(rng, func, d, [a, b], shape, starts, shift, mode, sat,
+                                  aligned=k % 3 == 0))
+    # rejections: destination signedness; a source off the 64-byte grid (accepted)
+    cases.append(int_case(rng, "int_add", "u8", ["i8", "u8"], (1, 2, 1, 4), [0, 0, 0], 0, 0,
+                          False))
+    cases.append(int_case(rng, "int_mul_C", "i16", ["u16", "u8"], (1, 2, 1, 4), [0, 0], 0, 0,
+                          False))
+    cases.append(int_case(rng, "int_sub", "u32", ["u32", "u32"], (1, 2, 1, 4), [0, 0, 0], 0,
+                          0, False))
+    cases.append(int_case(rng, "int_sub_C", "u8", ["i8", "i8"], (1, 2, 1, 4), [0, 0], 0, 0,
+                          True))
+    cases.append(int_case(rng, "int_C_sub", "u8", ["u8", "u8"], (1, 2, 1, 4), [0, 0], 0, 0,
+                          False))
+    c = int_case(rng, "int_add", "i32", ["i32", "i32"], (1, 2, 1, 4), [0, 0, 0], 0, 0, False)
+    c["src1_addr"] += 4
+    cases.append(c)
+    # tpu_bdc_max/min and _C on integer dtypes (the float functions take them too)
+    for func in ["max", "min", "max_C", "min_C"]:
+        const = func.endswith("_C")
+        for dtype in INT_TYPES:
+            shape = (rng.randint(1, 2), rng.choice([1, 5, 17, 70]), rng.randint(1, 2),
+                     rng.randint(1, 9))
+            s = rng.randrange(NPU)
+            starts = [s, s] if const else [s, s, s]
+            st = [compact_stride(s, shape)] * len(starts) if rng.random() < 0.5 else None
+            cases.append(bdc_case(rng, func, dtype, shape, starts, const, st, any_value))
+    return cases
+
+
+SEL_FUNCS = ["greater_select", "less_select", "equal_select"]
+
+
+def sel_case(rng, func, src_dtype, dst_dtype, shape, start, tensors, gen=None):
+    """Sources src0/src1 (`src_dtype`), src2/src3 (`dst_dtype`): a tensor (aligned layout, on
+    the destination's start NPU) where `tensors[i]`, else a scalar (`<name>_scalar`)."""
+    c = {"op": "bdc_sel", "func": func, "src_dtype": src_dtype, "dst_dtype": dst_dtype,
+         "shape": list(shape)}
+    offs = {"dst": 0x100, "src0": 0x10000, "src1": 0x20000, "src2": 0x30000, "src3": 0x8000}
+    es = ESIZE[dst_dtype]
+    c["dst_addr"] = start * LMEM + offs["dst"]
+    c["dst_extent"] = extent(True, start, shape, default_stride(True, start, shape, es))
+    n = None
+    for i, nm in enumerate(["src0", "src1", "src2", "src3"]):
+        dt = src_dtype if i < 2 else dst_dtype
+        if tensors[i]:
+            c[nm + "_addr"] = start * LMEM + offs[nm]
+            c[nm + "_dtype"] = dt
+            c[nm + "_extent"] = extent(True, start, shape,
+                                       default_stride(True, start, shape, ESIZE[dt]))
+            cnt = c[nm + "_extent"] * min(shape[1], NPU)
+            if nm == "src1" and "src0" in c and rng.random() < 0.7:
+                # a third of the pairs equal where the layouts match
+                c[nm] = [x if rng.random() < 0.35 else any_value(rng, dt) for x in c["src0"]]
+            else:
+                c[nm] = [any_value(rng, dt) for _ in range(cnt)]
+            if nm == "src1" and "src0" in c and dt in ("f32", "f16", "bf16"):
+                sp = F32_SPECIAL if dt == "f32" else H_SPECIAL[dt]
+                k = min(cnt, len(sp) * len(sp))
+                for j in range(k):
+                    c["src0"][j], c["src1"][j] = sp[j // len(sp)], sp[j % len(sp)]
+        else:
+            c[nm + "_scalar"] = sext(any_value(rng, dt), ESIZE[dt])
+    return c
+
+
+def sel2_case(rng, func, d0, d1, shape, start, tensors):
+    """src0/src1 in `d0` (the compared type, also dst0's), src2/src3 in `d1` (dst1's)."""
+    c = sel_case(rng, func, d0, d1, shape, start, tensors)
+    c["op"] = "bdc_sel2"
+    del c["src_dtype"]
+    c["dst_dtype"], c["dst1_dtype"] = d0, d1
+    es0 = ESIZE[d0]
+    c["dst_extent"] = extent(True, start, shape, default_stride(True, start, shape, es0))
+    c["dst1_addr"] = start * LMEM + 0x38000
+    c["dst1_extent"] = extent(True, start, shape, default_stride(True, start, shape, ESIZE[d1]))
+    return c
+
+
+def sel2_cases(rng):
+    """tpu_bdc_maximum_greater_select / minimum_less_select: dst0 = max/min(src0, src1),
+    dst1 = src0 >/< src1 ? src2 : src3; every dtype pair, tensors and scalars, start NPUs
+    0..63, every pair of float specials; rejections."""
+    cases = []
+    dts = list(DTYPE_CODE)
+    for func in ["maximum_greater_select", "minimum_less_select"]:
+        for d0 in dts:
+            for k in range(4):
+                same = [t for t in dts if ESIZE[t] == ESIZE[d0]]
+                d1 = d0 if k == 0 else rng.choice(same) if k < 3 else rng.choice(dts)
+                if d0 in ("f32", "f16", "bf16") and k == 0:
+                    shape = (1, 1, 15, 16)
+                else:
+                    shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]),
+                             rng.randint(1, 2), rng.randint(1, 9))
+                s = rng.randrange(NPU) if k else 0
+                tensors = [True] * 4 if k == 0 else \
+                    [True, rng.random() < 0.6, rng.random() < 0.6, rng.random() < 0.6]
+                cases.append(sel2_case(rng, func, d0, d1, shape, s, tensors))
+    c = sel2_case(rng, "maximum_greater_select", "f32", "f32", (1, 2, 1, 4), 0, [True] * 4)
+    c["src1_addr"] += 4
+    cases.append(c)
+    return cases
+
+
+def sel_cases(rng):
+    """tpu_bdc_greater/less/equal_select: every 8/16/32-bit compare dtype and destination
+    dtype, tensor and scalar operands in every position, start NPUs 0..63, NaN/inf/+-0/
+    denormal pairs; misaligned operands."""
+    cases = []
+    dts = list(DTYPE_CODE)
+    for func in SEL_FUNCS:
+        for sdt in dts:
+            for k in range(3):
+                ddt = sdt if k == 0 else rng.choice(dts)
+                if sdt in ("f32", "f16", "bf16") and k == 0:
+                    shape = (1, 1, 15, 16)
+                else:
+                    shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]),
+                             rng.randint(1, 2), rng.randint(1, 9))
+                s = rng.randrange(NPU) if k else 0
+                tensors = [True, True, True, True] if k == 0 else \
+                    [True, rng.random() < 0.6, rng.random() < 0.6, rng.random() < 0.6]
+                cases.append(sel_case(rng, func, sdt, ddt, shape, s, tensors))
+    # src0 as a scalar; misaligned operands
+    cases.append(sel_case(rng, "greater_select", "i16", "i16", (1, 3, 1, 5), 2,
+                          [False, True, True, True]))
+    c = sel_case(rng, "less_select", "f32", "f32", (1, 2, 1, 4), 0, [True] * 4)
+    c["src1_addr"] += 4
+    cases.append(c)
+    c = sel_case(rng, "equal_select", "i8", "i8", (1, 2, 1, 4), 0, [True] * 4)
+    c["dst_addr"] += 4
+    cases.append(c)
+    return cases
+
+
+POOL_FUNCS = ["max_pool2d", "avg_pool2d"]
+
+
+def pool_case(rng, func, dtype, shape, kernel, pad, stride, dil, start, c_bits=None):
+    """Input `src` (aligned, `shape`), output `dst` (aligned, (n, c, oh, ow)); `c_bits` is
+    pad_val (max) or scale (avg), an f32/f16/bf16 bit pattern."""
+    n, ch, h, w = shape
+    es = ESIZE[dtype]
+    oh = (h + pad[0] + pad[1] - dil[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    ow = (w + pad[2] + pad[3] - dil[1] * (kernel[1] - 1) - 1) // stride[1] + 1
+    c = {"op": "bdc_pool", "func": func, "dtype": dtype, "shape": list(shape),
+         "kernel": list(kernel), "padding": list(pad), "stride": list(stride),
+         "dilation": list(dil), "out_shape": [n, ch, oh, ow]}
+    c["src_addr"] = start * LMEM + 0x10000
+    c["src_extent"] = extent(True, start, shape, default_stride(True, start, shape, es))
+    c["dst_addr"] = start * LMEM + 0x100
+    oshape = (n, ch, max(oh, 1), max(ow, 1))
+    c["dst_extent"] = extent(True, start, oshape, default_stride(True, start, oshape, es))
+    vals = [fp_value(rng, dtype) if rng.random() < 0.5 else
+            (rng.randrange(0x3C000000, 0x43000000) | rng.getrandbits(1) << 31
+             if dtype == "f32" else rng.randrange(0x2C00, 0x5400) | rng.getrandbits(1) << 15
+             if dtype == "f16" else rng.randrange(0x3C00, 0x4300) | rng.getrandbits(1) << 15)
+            for _ in range(c["src_extent"] * min(ch, NPU))]
+    c["src"] = vals
+    if c_bits is None:
+        if func == "max_pool2d":
+            c_bits = {"f32": 0xFF800000, "f16": 0xFC00, "bf16": 0xFF80}[dtype]
+        else:
+            kk = kernel[0] * kernel[1]
+            c_bits = {"f32": bits_of_f32(1.0 / kk),
+                      "f16": bits_of_f32(1.0 / kk) >> 16,
+                      "bf16": bits_of_f32(1.0 / kk) >> 16}[dtype]
+            if dtype == "f16":
+                c_bits = f16_bits(1.0 / kk)
+    c["c_bits"] = c_bits
+    return c
+
+
+def f16_bits(x):
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def pool_cases(rng):
+    """tpu_bdc_fp_max_pool2d / fp_avg_pool2d: f32/f16/bf16, kernels 1x1..5x4, paddings,
+    strides and dilations, start NPUs 0..63, C up to 70, specials in the input; max with a
+    -inf and a finite pad value, avg with 1/(kh*kw) and other scales; rejected calls."""
+    cases = []
+    for func in POOL_FUNCS:
+        for dtype in ("f32", "f16", "bf16"):
+            for k in range(10):
+                kh, kw = rng.randint(1, 5), rng.randint(1, 4)
+                sh, sw = rng.randint(1, 3), rng.randint(1, 3)
+                dh, dw = (1, 1) if k % 3 else (rng.randint(1, 2), rng.randint(1, 2))
+                pad = [0, 0, 0, 0] if k % 2 == 0 else [rng.randint(0, kh - 1),
+                                                       rng.randint(0, kh - 1),
+                                                       rng.randint(0, kw - 1),
+                                                       rng.randint(0, kw - 1)]
+                h = rng.randint(dh * (kh - 1) + 1, dh * (kh - 1) + 8)
+                w = rng.randint(dw * (kw - 1) + 1, dw * (kw - 1) + 8)
+                shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]), h, w)
+                s = rng.randrange(NPU) if k % 4 else 0
+                cb = None
+                if k == 7:
+                    cb = any_value(rng, dtype) if func == "max_pool2d" else fp_value(rng, dtype)
+                cases.append(pool_case(rng, func, dtype, shape, (kh, kw), pad, (sh, sw),
+                                       (dh, dw), s, cb))
+    # rejections: integer dtype, misaligned input, zero kernel
+    cases.append(pool_case(rng, "max_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1),
+                           (1, 1), 0))
+    cases[-1]["dtype"] = "i32"
+    c = pool_case(rng, "avg_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
+    c["src_addr"] += 4
+    cases.append(c)
+    # field limits: stride, dilation and padding below 16 (15 accepted, 16 rejected); a
+    # padding larger than the kernel and a 16x16 kernel are accepted
+    for func, shape, k, pad, st, dil in [
+            ("max_pool2d", (1, 2, 40, 4), (1, 1), [0, 0, 0, 0], (15, 1), (1, 1)),
+            ("avg_pool2d", (1, 2, 40, 4), (1, 1), [0, 0, 0, 0], (1, 16), (1, 1)),
+            ("max_pool2d", (1, 2, 40, 4), (2, 1), [0, 0, 0, 0], (1, 1), (15, 1)),
+            ("avg_pool2d", (1, 2, 4, 40), (1, 2), [0, 0, 0, 0], (1, 1), (1, 16)),
+            ("max_pool2d", (1, 2, 4, 4), (1, 1), [15, 0, 0, 0], (1, 1), (1, 1)),
+            ("avg_pool2d", (1, 2, 4, 4), (1, 1), [0, 0, 0, 16], (1, 1), (1, 1)),
+            ("avg_pool2d", (1, 2, 4, 4), (2, 2), [5, 5, 0, 0], (1, 1), (1, 1)),
+            ("max_pool2d", (1, 1, 20, 20), (16, 16), [0, 0, 0, 0], (1, 1), (1, 1))]:
+        cases.append(pool_case(rng, func, "f32", shape, k, pad, st, dil, 0))
     return cases
 
 
@@ -765,7 +1096,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -779,7 +1110,8 @@ def main():
     ap_cases = {"gdma": gdma_cases, "bdc": bdc_cases,
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
-                "bit": bit_cases, "int": int_cases}[a.kind](rng)
+                "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
+                "pool": pool_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -23,8 +23,11 @@
 //! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; strides non-negative; every operand
 //! address a multiple of the EU width in bytes (64 on BM1684X; the C-model asserts
 //! `addr % (eu_num * bytesize) == 0`); the dtype legal for the op (`fp_div` forms: DT_FP32 only;
-//! the others DT_FP32, DT_FP16, DT_BFP16); operands inside their lanes.
+//! `max`/`min` also any 8/16/32-bit integer type, compared as values; the others DT_FP32,
+//! DT_FP16, DT_BFP16); operands inside their lanes.
 
+use crate::bdc_elem::{Src, map_elems};
+use crate::bdc_int::IntType;
 use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::TpuCore;
 use crate::dtype::DataType;
@@ -32,7 +35,7 @@ use crate::error::TpuError;
 use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row};
 
 /// An element format the BDC float instructions run on.
-trait Fmt {
+pub(crate) trait Fmt {
     const SIZE: usize;
     fn load(b: &[u8]) -> f32;
     fn store(v: f32, b: &mut [u8]);
@@ -46,9 +49,9 @@ trait Fmt {
     const NAN: Option<u16>;
 }
 
-struct F32;
-struct F16;
-struct Bf16;
+pub(crate) struct F32;
+pub(crate) struct F16;
+pub(crate) struct Bf16;
 
 impl Fmt for F32 {
     const SIZE: usize = 4;
@@ -107,7 +110,7 @@ impl Fmt for Bf16 {
 
 /// Little-endian bits of one element (1, 2 or 4 bytes).
 #[inline(always)]
-fn raw(b: &[u8]) -> u32 {
+pub(crate) fn raw(b: &[u8]) -> u32 {
     let mut a = [0u8; 4];
     a[..b.len()].copy_from_slice(b);
     u32::from_le_bytes(a)
@@ -115,7 +118,7 @@ fn raw(b: &[u8]) -> u32 {
 
 /// Flushes a denormal to a zero of the same sign.
 #[inline(always)]
-fn ftz<T: Fmt>(v: f32) -> f32 {
+pub(crate) fn ftz<T: Fmt>(v: f32) -> f32 {
     if T::is_denormal(v) {
         0.0f32.copysign(v)
     } else {
@@ -194,6 +197,11 @@ impl BinOp {
                     Err("must be DT_FP32")
                 }
             }
+            BinOp::Max | BinOp::Min => match dtype {
+                DataType::Fp32 | DataType::Fp16 | DataType::Bfp16 => Ok(()),
+                d if IntType::of(d).is_some() => Ok(()),
+                _ => Err("must be DT_FP32, DT_FP16, DT_BFP16 or an 8/16/32-bit integer type"),
+            },
             _ => match dtype {
                 DataType::Fp32 | DataType::Fp16 | DataType::Bfp16 => Ok(()),
                 _ => Err("must be DT_FP32, DT_FP16 or DT_BFP16"),
@@ -220,15 +228,30 @@ impl TpuCore {
         stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<LocalView, TpuError> {
-        let p = self.chip().local();
-        if !addr.is_multiple_of(p.eu_bytes) {
+        let eu = self.chip().local().eu_bytes;
+        if !addr.is_multiple_of(eu) {
             return Err(TpuError::Misaligned {
                 op,
                 param,
                 addr,
-                align: p.eu_bytes,
+                align: eu,
             });
         }
+        self.bdc_view_any(op, param, addr, shape, stride, dtype)
+    }
+
+    /// [`Self::bdc_view`] without the EU alignment check (instructions the C-model runs on any
+    /// element-aligned address).
+    pub(crate) fn bdc_view_any(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<LocalView, TpuError> {
+        let p = self.chip().local();
         let stride = match stride {
             Some(s) => {
                 check_stride(op, param, s)?;
@@ -270,6 +293,24 @@ impl TpuCore {
             Rhs::Const(c) => c,
             Rhs::Tensor(..) => 0,
         };
+        if let Some(t) = IntType::of(dtype) {
+            // Integer max/min: on the values, moving the chosen operand.
+            let rhs = match &b {
+                Some(v) => Src::Tensor(v),
+                None => Src::Const(c_bits),
+            };
+            let max = f == BinOp::Max;
+            map_elems(
+                self.local_store_mut(),
+                &d,
+                [Src::Tensor(&a), rhs],
+                |[x, y]| {
+                    let (u, v) = (t.value(x), t.value(y));
+                    if (u > v) == max && u != v { x } else { y }
+                },
+            );
+            return Ok(());
+        }
         let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
         let store = self.local_store_mut();
         match dtype {
@@ -399,7 +440,7 @@ fn run<T: Fmt>(
 /// The x86 SSE NaN rule the C-model inherits: a NaN first operand is returned quieted, else a
 /// NaN second operand quieted, else an invalid operation gives the default NaN `0xffc00000`.
 #[inline(always)]
-fn x86(first: f32, second: f32, r: f32) -> f32 {
+pub(crate) fn x86(first: f32, second: f32, r: f32) -> f32 {
     if !r.is_nan() {
         r
     } else if first.is_nan() {

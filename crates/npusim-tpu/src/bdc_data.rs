@@ -22,10 +22,11 @@
 use npusim_core::convert::{RoundMode, Saturation, convert_bits};
 use npusim_core::dtype::ElemType;
 
+use crate::bdc_elem::{Src, map_elems};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape};
 
 /// `rounding_mode_t`, numbered as the vendor numbers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,22 +207,6 @@ pub fn cast_bits(bits: u32, src: ElemType, dst: ElemType, mode: RoundMode) -> u3
     convert_bits(x, src, dst, mode, sat).unwrap_or(0) as u32
 }
 
-/// Reads one little-endian element of `es` bytes.
-#[inline(always)]
-fn load(b: &[u8], es: usize) -> u32 {
-    match es {
-        1 => u32::from(b[0]),
-        2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
-        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-    }
-}
-
-/// Writes one little-endian element of `es` bytes.
-#[inline(always)]
-fn store(v: u32, b: &mut [u8], es: usize) {
-    b[..es].copy_from_slice(&v.to_le_bytes()[..es]);
-}
-
 impl TpuCore {
     /// `tpu_bdc_cast`: `dst = cast(src)` from `src_dtype` to `dst_dtype`, rounding with `mode`.
     #[allow(clippy::too_many_arguments)]
@@ -242,19 +227,8 @@ impl TpuCore {
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, dst_stride, dst_dtype)?;
         // The C-model accepts a source on another start NPU (channel c read from its lane).
         let s = self.bdc_view(OP, "src_addr", src_addr, shape, src_stride, src_dtype)?;
-        let store_ = self.local_store_mut();
-        let (des, ses) = (d.esize as usize, s.esize as usize);
-        let (dws, sws) = (d.stride.w as usize * des, s.stride.w as usize * ses);
-        let w = shape.w as usize;
-        let mut row = vec![0u32; w];
-        for_each_row(shape, |_, n, c, h| {
-            let (d0, s0) = (d.row(n, c, h), s.row(n, c, h));
-            for (i, r) in row.iter_mut().enumerate() {
-                *r = plan.apply(load(&store_[s0 + i * sws..], ses));
-            }
-            for (i, &r) in row.iter().enumerate() {
-                store(r, &mut store_[d0 + i * dws..], des);
-            }
+        map_elems(self.local_store_mut(), &d, [Src::Tensor(&s)], |[x]| {
+            plan.apply(x)
         });
         Ok(())
     }
@@ -277,16 +251,7 @@ impl TpuCore {
         })?;
         check_shape(OP, shape)?;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, dst_stride, dtype)?;
-        let es = d.esize as usize;
-        let dws = d.stride.w as usize * es;
-        let bytes = C.bits().to_le_bytes();
-        let store_ = self.local_store_mut();
-        for_each_row(shape, |_, n, c, h| {
-            let d0 = d.row(n, c, h);
-            for i in 0..shape.w as usize {
-                store_[d0 + i * dws..d0 + i * dws + es].copy_from_slice(&bytes[..es]);
-            }
-        });
+        map_elems(self.local_store_mut(), &d, [Src::Const(C.bits())], |[x]| x);
         Ok(())
     }
 
@@ -310,7 +275,7 @@ impl TpuCore {
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, dst_stride, dtype)?;
         let s = self.bdc_view(OP, "src_addr", src_addr, shape, src_stride, dtype)?;
         same_start(OP, "src_addr", &d, &s)?;
-        copy_rows(self.local_store_mut(), &d, &s, |_, c| c);
+        map_elems(self.local_store_mut(), &d, [Src::Tensor(&s)], |[x]| x);
         Ok(())
     }
 
@@ -343,37 +308,9 @@ impl TpuCore {
         }
         let one = Dim4::new(shape.n, 1, shape.h, shape.w);
         let s = self.bdc_view(OP, "src_addr", src_addr, &one, None, dtype)?;
-        copy_rows(self.local_store_mut(), &d, &s, |_, _| 0);
+        map_elems(self.local_store_mut(), &d, [Src::Channel0(&s)], |[x]| x);
         Ok(())
     }
-}
-
-/// Copies every `(n, c, h)` row of `d` from row `(n, src_c(n, c), h)` of `s`, `w` elements.
-/// Rows are read whole before they are written.
-fn copy_rows(
-    store_: &mut [u8],
-    d: &LocalView,
-    s: &LocalView,
-    src_c: impl Fn(usize, usize) -> usize,
-) {
-    let es = d.esize as usize;
-    let w = d.shape.w as usize;
-    let (dws, sws) = (d.stride.w as usize * es, s.stride.w as usize * es);
-    let mut row = vec![0u8; w * es];
-    for_each_row(&d.shape, |_, n, c, h| {
-        let (d0, s0) = (d.row(n, c, h), s.row(n, src_c(n, c), h));
-        if dws == es && sws == es {
-            row.copy_from_slice(&store_[s0..s0 + w * es]);
-            store_[d0..d0 + w * es].copy_from_slice(&row);
-            return;
-        }
-        for i in 0..w {
-            row[i * es..(i + 1) * es].copy_from_slice(&store_[s0 + i * sws..s0 + i * sws + es]);
-        }
-        for i in 0..w {
-            store_[d0 + i * dws..d0 + i * dws + es].copy_from_slice(&row[i * es..(i + 1) * es]);
-        }
-    });
 }
 
 /// The operands of an elementwise BDC instruction must start on the same NPU.

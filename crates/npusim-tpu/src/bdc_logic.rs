@@ -6,12 +6,16 @@
 //!   src0_stride, src1_stride, dst_dtype, src_dtype)` and the `_C` forms `(dst_addr, src_addr,
 //!   C, true_val, shape, dst_stride, src_stride, dst_dtype, src_dtype)`: `dst = cmp ? true_val :
 //!   0`, written with `dst_dtype`'s width;
+//! - `tpu_bdc_greater/less/equal_select(dst_addr, src0, src1, src2, src3, shape,
+//!   src0_src1_dtype, dst_dtype)` with `variable_t` sources ([`Variable`]: a tensor in the
+//!   aligned layout or a scalar): `dst = cmp(src0, src1) ? src2 : src3` (`golden/tpu/select.json`;
+//!   asserts: `dst_dtype` no narrower than `src0_src1_dtype`, as wide when that is a float);
 //! - `tpu_bdc_and/or/xor(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride,
 //!   src1_stride, dtype)` and `_C(dst_addr, src_addr, C, shape, dst_stride, src_stride, dtype)`
 //!   on the raw bits of any 8/16/32-bit type.
 //!
 //! One table row per instruction ([`CmpOp`], [`BitOp`], each with its pure element function)
-//! and one lane/row driver ([`run_binary`]) shared by both families.
+//! and the shared lane/row driver [`crate::bdc_elem::map_elems`].
 //!
 //! Numerics (pinned by `golden/tpu/cmp.json`, `golden/tpu/bit.json` from the BM1684X C-model):
 //! `equal` compares the raw bits (`+0 != -0`, a NaN equals its own pattern, a denormal is not
@@ -24,11 +28,12 @@
 //! the EU width in bytes; compares: `dst_dtype` no wider than `src_dtype` (the C-model
 //! asserts it); 8/16/32-bit types only.
 
+use crate::bdc_elem::{Src, map_elems};
 use crate::chip::BdcDenormals;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape};
 
 /// A compare instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,51 +133,278 @@ fn esize(op: &'static str, dtype: DataType) -> Result<usize, TpuError> {
     }
 }
 
-#[inline(always)]
-fn load(b: &[u8], es: usize) -> u32 {
-    match es {
-        1 => u32::from(b[0]),
-        2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
-        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+/// The low `es` bytes of a 32-bit pattern.
+pub(crate) fn width_mask(es: usize) -> u32 {
+    if es >= 4 {
+        u32::MAX
+    } else {
+        (1u32 << (8 * es)) - 1
     }
 }
 
-/// The shared lane/row driver: for every element, `out = f(src0 bits, src1 bits or C)`,
-/// written with the destination's width. Each row is read whole before it is written.
-fn run_binary(
-    store: &mut [u8],
-    d: &LocalView,
-    a: &LocalView,
-    b: Option<&LocalView>,
-    c_bits: u32,
-    f: impl Fn(u32, u32) -> u32,
-) {
-    let (des, ses) = (d.esize as usize, a.esize as usize);
-    let w = d.shape.w as usize;
-    let (dws, aws) = (d.stride.w as usize * des, a.stride.w as usize * ses);
-    let mut row = vec![0u32; w];
-    for_each_row(&d.shape, |_, n, c, h| {
-        let (d0, a0) = (d.row(n, c, h), a.row(n, c, h));
-        match b {
-            Some(b) => {
-                let (b0, bws) = (b.row(n, c, h), b.stride.w as usize * ses);
-                for (i, r) in row.iter_mut().enumerate() {
-                    *r = f(
-                        load(&store[a0 + i * aws..], ses),
-                        load(&store[b0 + i * bws..], ses),
-                    );
-                }
-            }
-            None => {
-                for (i, r) in row.iter_mut().enumerate() {
-                    *r = f(load(&store[a0 + i * aws..], ses), c_bits);
-                }
-            }
+impl TpuCore {
+    /// How a compare reads `src_dtype` under the chip's denormal rule.
+    fn cmp_key(&self, src_dtype: DataType) -> Key {
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        match src_dtype {
+            DataType::Int8 => Key::Signed(8),
+            DataType::Int16 => Key::Signed(16),
+            DataType::Int32 => Key::Signed(32),
+            DataType::Fp32 => Key::F32 { flush },
+            DataType::Fp16 => Key::F16,
+            DataType::Bfp16 => Key::Bf16 { flush },
+            _ => Key::Unsigned,
         }
-        for (i, r) in row.iter().enumerate() {
-            store[d0 + i * dws..d0 + i * dws + des].copy_from_slice(&r.to_le_bytes()[..des]);
+    }
+}
+
+/// A source of a select: a local tensor (aligned layout) or a scalar (`variable_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variable {
+    /// `TENSOR`: a local tensor at this address, aligned layout.
+    Tensor(LocalAddr),
+    /// `SCALAR`: one value for every element (its low 8/16/32 bits).
+    Scalar(Scalar),
+}
+
+impl TpuCore {
+    /// `tpu_bdc_<cmp>_select`: `dst = cmp(src0, src1) ? src2 : src3`.
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_select(
+        &mut self,
+        op: &'static str,
+        f: CmpOp,
+        dst: LocalAddr,
+        srcs: [&Variable; 4],
+        shape: &Dim4,
+        src_dtype: DataType,
+        dst_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        let (des, ses) = (esize(op, dst_dtype)?, esize(op, src_dtype)?);
+        if ses > des {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst_dtype,
+                rule: "dst_dtype must not be narrower than src0_src1_dtype",
+            });
         }
-    });
+        if matches!(src_dtype, DataType::Fp32 | DataType::Fp16 | DataType::Bfp16) && ses != des {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst_dtype,
+                rule: "dst_dtype must have the width of a float src0_src1_dtype",
+            });
+        }
+        check_shape(op, shape)?;
+        let d = self.bdc_view(op, "dst_addr", dst, shape, None, dst_dtype)?;
+        const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
+        let mut views = Vec::with_capacity(4);
+        for (i, v) in srcs.iter().enumerate() {
+            let dt = if i < 2 { src_dtype } else { dst_dtype };
+            views.push(match v {
+                Variable::Tensor(addr) => {
+                    Some(self.bdc_view(op, NAMES[i], *addr, shape, None, dt)?)
+                }
+                Variable::Scalar(_) => None,
+            });
+        }
+        let operand = |i: usize| -> Src<'_> {
+            match (&views[i], srcs[i]) {
+                (Some(v), _) => Src::Tensor(v),
+                (None, Variable::Scalar(c)) => {
+                    Src::Const(c.bits() & width_mask(if i < 2 { ses } else { des }))
+                }
+                (None, Variable::Tensor(_)) => Src::Const(0),
+            }
+        };
+        let ops = [operand(0), operand(1), operand(2), operand(3)];
+        let k = self.cmp_key(src_dtype);
+        map_elems(self.local_store_mut(), &d, ops, |[x, y, t, e]| {
+            if f.holds(x, y, key(k, x), key(k, y)) {
+                t
+            } else {
+                e
+            }
+        });
+        Ok(())
+    }
+}
+
+impl TpuCore {
+    /// `tpu_bdc_maximum_greater_select` / `minimum_less_select`: `dst0 = cmp(src0, src1) ?
+    /// src0 : src1` (an f32/bf16 denormal written as a signed zero), `dst1 = cmp(src0, src1) ?
+    /// src2 : src3` (bits moved); pinned by `golden/tpu/select2.json`.
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_select2(
+        &mut self,
+        op: &'static str,
+        f: CmpOp,
+        dst0: LocalAddr,
+        dst1: LocalAddr,
+        srcs: [&Variable; 4],
+        shape: &Dim4,
+        dst0_dtype: DataType,
+        dst1_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        let (e0, e1) = (esize(op, dst0_dtype)?, esize(op, dst1_dtype)?);
+        if e0 != e1 {
+            return Err(TpuError::UnsupportedDtype {
+                op,
+                dtype: dst1_dtype,
+                rule: "dst1_dtype must have the width of dst0_dtype",
+            });
+        }
+        check_shape(op, shape)?;
+        let d0 = self.bdc_view(op, "dst0_addr", dst0, shape, None, dst0_dtype)?;
+        let d1 = self.bdc_view(op, "dst1_addr", dst1, shape, None, dst1_dtype)?;
+        const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
+        let mut views = Vec::with_capacity(4);
+        for (i, v) in srcs.iter().enumerate() {
+            let dt = if i < 2 { dst0_dtype } else { dst1_dtype };
+            views.push(match v {
+                Variable::Tensor(addr) => {
+                    Some(self.bdc_view(op, NAMES[i], *addr, shape, None, dt)?)
+                }
+                Variable::Scalar(_) => None,
+            });
+        }
+        let operand = |i: usize| -> Src<'_> {
+            match (&views[i], srcs[i]) {
+                (Some(v), _) => Src::Tensor(v),
+                (None, Variable::Scalar(c)) => Src::Const(c.bits() & width_mask(e0)),
+                (None, Variable::Tensor(_)) => Src::Const(0),
+            }
+        };
+        let k = self.cmp_key(dst0_dtype);
+        let store = self.local_store_mut();
+        map_elems(
+            store,
+            &d1,
+            [operand(0), operand(1), operand(2), operand(3)],
+            |[x, y, t, e]| {
+                if f.holds(x, y, key(k, x), key(k, y)) {
+                    t
+                } else {
+                    e
+                }
+            },
+        );
+        // The max/min output flushes an f32/bf16 denormal to a signed zero (as tpu_bdc_max).
+        let denormal = match k {
+            Key::F32 { flush: true } => Some((0x7f80_0000u32, 0x8000_0000u32)),
+            Key::Bf16 { flush: true } => Some((0x7f80, 0x8000)),
+            _ => None,
+        };
+        map_elems(store, &d0, [operand(0), operand(1)], |[x, y]| {
+            let r = if f.holds(x, y, key(k, x), key(k, y)) {
+                x
+            } else {
+                y
+            };
+            match denormal {
+                Some((exp, sign)) if r & exp == 0 => r & sign,
+                _ => r,
+            }
+        });
+        Ok(())
+    }
+
+    /// `tpu_bdc_maximum_greater_select`: `dst0 = max(src0, src1)` (`src0 > src1 ? src0 :
+    /// src1`), `dst1 = src0 > src1 ? src2 : src3`; src0/src1 in `dst0_dtype`, src2/src3 in
+    /// `dst1_dtype`, both of one width.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tpu_bdc_maximum_greater_select(
+        &mut self,
+        dst0_addr: LocalAddr,
+        dst1_addr: LocalAddr,
+        src0: &Variable,
+        src1: &Variable,
+        src2: &Variable,
+        src3: &Variable,
+        shape: &Dim4,
+        dst0_dtype: DataType,
+        dst1_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.bdc_select2(
+            "tpu_bdc_maximum_greater_select",
+            CmpOp::Greater,
+            dst0_addr,
+            dst1_addr,
+            [src0, src1, src2, src3],
+            shape,
+            dst0_dtype,
+            dst1_dtype,
+        )
+    }
+
+    /// `tpu_bdc_minimum_less_select`: `dst0 = src0 < src1 ? src0 : src1`, `dst1 = src0 < src1
+    /// ? src2 : src3`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tpu_bdc_minimum_less_select(
+        &mut self,
+        dst0_addr: LocalAddr,
+        dst1_addr: LocalAddr,
+        src0: &Variable,
+        src1: &Variable,
+        src2: &Variable,
+        src3: &Variable,
+        shape: &Dim4,
+        dst0_dtype: DataType,
+        dst1_dtype: DataType,
+    ) -> Result<(), TpuError> {
+        self.bdc_select2(
+            "tpu_bdc_minimum_less_select",
+            CmpOp::Less,
+            dst0_addr,
+            dst1_addr,
+            [src0, src1, src2, src3],
+            shape,
+            dst0_dtype,
+            dst1_dtype,
+        )
+    }
+}
+
+macro_rules! select_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src0: &Variable,
+                    src1: &Variable,
+                    src2: &Variable,
+                    src3: &Variable,
+                    shape: &Dim4,
+                    src0_src1_dtype: DataType,
+                    dst_dtype: DataType,
+                ) -> Result<(), TpuError> {
+                    self.bdc_select(stringify!($name), $op, dst_addr, [src0, src1, src2, src3],
+                        shape, src0_src1_dtype, dst_dtype)
+                }
+            )*
+        }
+    };
+}
+
+select_ops! {
+    /// `tpu_bdc_greater_select`: `dst = src0 > src1 ? src2 : src3`.
+    tpu_bdc_greater_select => CmpOp::Greater,
+    /// `tpu_bdc_less_select`: `dst = src0 < src1 ? src2 : src3`.
+    tpu_bdc_less_select => CmpOp::Less,
+    /// `tpu_bdc_equal_select`: `dst = src0 == src1 ? src2 : src3`.
+    tpu_bdc_equal_select => CmpOp::Equal,
+}
+
+/// The second operand: a tensor, or the scalar `C`.
+fn rhs_src(b: Option<&LocalView>, c_bits: u32) -> Src<'_> {
+    match b {
+        Some(v) => Src::Tensor(v),
+        None => Src::Const(c_bits),
+    }
 }
 
 impl TpuCore {
@@ -212,30 +444,22 @@ impl TpuCore {
             Some((addr, s)) => Some(self.bdc_view(op, rname, addr, shape, s, src_dtype)?),
             None => None,
         };
-        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
-        let k = match src_dtype {
-            DataType::Int8 => Key::Signed(8),
-            DataType::Int16 => Key::Signed(16),
-            DataType::Int32 => Key::Signed(32),
-            DataType::Fp32 => Key::F32 { flush },
-            DataType::Fp16 => Key::F16,
-            DataType::Bfp16 => Key::Bf16 { flush },
-            _ => Key::Unsigned,
-        };
-        let mask = if ses == 4 {
-            u32::MAX
-        } else {
-            (1u32 << (8 * ses)) - 1
-        };
+        let k = self.cmp_key(src_dtype);
+        let mask = width_mask(ses);
         let tv = true_val.bits();
         let store = self.local_store_mut();
-        run_binary(store, &d, &a, b.as_ref(), c_bits & mask, |x, y| {
-            if f.holds(x, y, key(k, x), key(k, y)) {
-                tv
-            } else {
-                0
-            }
-        });
+        map_elems(
+            store,
+            &d,
+            [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits & mask)],
+            |[x, y]| {
+                if f.holds(x, y, key(k, x), key(k, y)) {
+                    tv
+                } else {
+                    0
+                }
+            },
+        );
         Ok(())
     }
 
@@ -267,7 +491,12 @@ impl TpuCore {
             None => None,
         };
         let store = self.local_store_mut();
-        run_binary(store, &d, &a, b.as_ref(), c_bits, |x, y| f.apply(x, y));
+        map_elems(
+            store,
+            &d,
+            [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits)],
+            |[x, y]| f.apply(x, y),
+        );
         Ok(())
     }
 }

@@ -309,6 +309,18 @@ pub enum TpuError {
         /// The rule broken.
         rule: &'static str,
     },
+    /// A pooling parameter outside its range (kernel, stride, dilation, padding, output size).
+    #[error("{param} out of range: {op}: {param} = {value}, {rule}")]
+    PoolParam {
+        /// Function.
+        op: &'static str,
+        /// Which parameter (`kernel.h`, `padding.top`, ...).
+        param: &'static str,
+        /// The value passed.
+        value: i64,
+        /// The rule.
+        rule: &'static str,
+    },
     /// A rounding mode the chip's BDC does not take.
     #[error(
         "unsupported rounding mode: {op}: mode = {mode}, must be RM_HALF_TO_EVEN, \

@@ -24,6 +24,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use crate::chip::{DenormalPolicy, LocalProfile, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
+use crate::golden_bdc::{BdcCase, run_bdc_case};
 use crate::local::Dim4;
 use crate::memory::SystemAddr;
 
@@ -45,125 +46,17 @@ enum Case {
     #[serde(rename = "bdc_const")]
     BdcConst(BdcCase),
     #[serde(rename = "bdc_unary")]
-    BdcUnary(UnaryCase),
+    BdcUnary(BdcCase),
     #[serde(rename = "bdc_cmp")]
-    BdcCmp(CmpCase),
-}
-
-/// `bdc_cmp` case: `tpu_bdc_equal/greater/less` and `_C` (`scripts/gen_tpu_golden.py`).
-#[derive(Debug, Deserialize)]
-struct CmpCase {
-    func: String,
-    dst_dtype: String,
-    src_dtype: String,
-    shape: [i32; 4],
-    true_bits: u32,
-    #[serde(default)]
-    c_bits: u32,
-    dst_addr: u32,
-    dst_stride: Option<[i32; 4]>,
-    dst_extent: u64,
-    #[serde(default)]
-    src0_addr: u32,
-    #[serde(default)]
-    src0_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src0_extent: u64,
-    #[serde(default)]
-    src0: Vec<u32>,
-    #[serde(default)]
-    src1_addr: u32,
-    #[serde(default)]
-    src1_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src1_extent: u64,
-    #[serde(default)]
-    src1: Vec<u32>,
-    #[serde(default)]
-    src_addr: u32,
-    #[serde(default)]
-    src_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src_extent: u64,
-    #[serde(default)]
-    src: Vec<u32>,
-    out_fill_byte: u8,
-    out: Vec<u32>,
-    #[serde(default)]
-    expect_error: bool,
-}
-
-/// `bdc_unary` case: `tpu_bdc_cast`, `set_C`, `cpy`, `npu_bcast` (`scripts/gen_tpu_golden.py`
-/// documents the fields).
-#[derive(Debug, Deserialize)]
-struct UnaryCase {
-    func: String,
-    dst_dtype: String,
-    src_dtype: String,
-    shape: [i32; 4],
-    #[serde(default)]
-    mode: i32,
-    dst_addr: u32,
-    #[serde(default)]
-    dst_stride: Option<[i32; 4]>,
-    dst_extent: u64,
-    #[serde(default)]
-    src_addr: u32,
-    #[serde(default)]
-    src_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src_extent: u64,
-    #[serde(default)]
-    src_channels: i32,
-    #[serde(default)]
-    src: Vec<u32>,
-    #[serde(default)]
-    c_bits: u32,
-    out_fill_byte: u8,
-    out: Vec<u32>,
-    #[serde(default)]
-    expect_error: bool,
-}
-
-/// One local operand of a BDC case.
-#[derive(Debug, Deserialize)]
-struct BdcCase {
-    func: String,
-    dtype: String,
-    shape: [i32; 4],
-    dst_addr: u32,
-    dst_stride: Option<[i32; 4]>,
-    dst_extent: u64,
-    #[serde(default)]
-    src0_addr: u32,
-    #[serde(default)]
-    src0_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src0_extent: u64,
-    #[serde(default)]
-    src0: Vec<u32>,
-    #[serde(default)]
-    src1_addr: u32,
-    #[serde(default)]
-    src1_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src1_extent: u64,
-    #[serde(default)]
-    src1: Vec<u32>,
-    #[serde(default)]
-    src_addr: u32,
-    #[serde(default)]
-    src_stride: Option<[i32; 4]>,
-    #[serde(default)]
-    src_extent: u64,
-    #[serde(default)]
-    src: Vec<u32>,
-    #[serde(default)]
-    c_bits: u32,
-    out_fill_byte: u8,
-    out: Vec<u32>,
-    #[serde(default)]
-    expect_error: bool,
+    BdcCmp(BdcCase),
+    #[serde(rename = "bdc_int")]
+    BdcInt(BdcCase),
+    #[serde(rename = "bdc_sel")]
+    BdcSel(BdcCase),
+    #[serde(rename = "bdc_pool")]
+    BdcPool(BdcCase),
+    #[serde(rename = "bdc_sel2")]
+    BdcSel2(BdcCase),
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -228,6 +121,10 @@ impl Case {
             Case::BdcConst(_) => "bdc_const",
             Case::BdcUnary(_) => "bdc_unary",
             Case::BdcCmp(_) => "bdc_cmp",
+            Case::BdcInt(_) => "bdc_int",
+            Case::BdcSel(_) => "bdc_sel",
+            Case::BdcPool(_) => "bdc_pool",
+            Case::BdcSel2(_) => "bdc_sel2",
         }
     }
 }
@@ -415,10 +312,14 @@ impl Replayer {
             }
             Case::LineGather(c) => run_gather(self, c),
             Case::GdmaCpy(c) => run_gdma(self, c),
-            Case::BdcBin(c) => run_bdc(self, c, false),
-            Case::BdcConst(c) => run_bdc(self, c, true),
-            Case::BdcUnary(c) => run_unary(self, c),
-            Case::BdcCmp(c) => run_cmp(self, c),
+            Case::BdcBin(c)
+            | Case::BdcConst(c)
+            | Case::BdcUnary(c)
+            | Case::BdcCmp(c)
+            | Case::BdcInt(c)
+            | Case::BdcSel(c)
+            | Case::BdcPool(c)
+            | Case::BdcSel2(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,
@@ -519,16 +420,20 @@ fn int(name: &str, v: i64) -> Result<i32, FailureKind> {
     i32::try_from(v).map_err(|_| FailureKind::Malformed(format!("{name} = {v} is not an int")))
 }
 
-fn dtype_of(name: &str) -> Result<DataType, FailureKind> {
+pub(crate) fn dtype_of(name: &str) -> Result<DataType, FailureKind> {
     DataType::from_short_name(name)
         .ok_or_else(|| FailureKind::Malformed(format!("unknown dtype {name:?}")))
 }
 
-fn refused(e: impl fmt::Display) -> FailureKind {
+pub(crate) fn refused(e: impl fmt::Display) -> FailureKind {
     FailureKind::Refused(e.to_string())
 }
 
-fn first_diff(buffer: &'static str, expected: &[u32], got: &[u32]) -> Result<(), FailureKind> {
+pub(crate) fn first_diff(
+    buffer: &'static str,
+    expected: &[u32],
+    got: &[u32],
+) -> Result<(), FailureKind> {
     match expected.iter().zip(got).position(|(e, g)| e != g) {
         Some(index) => Err(FailureKind::Mismatch {
             buffer,
@@ -545,7 +450,7 @@ fn first_diff(buffer: &'static str, expected: &[u32], got: &[u32]) -> Result<(),
     }
 }
 
-fn check_len(name: &str, v: &[u32], want: usize) -> Result<(), FailureKind> {
+pub(crate) fn check_len(name: &str, v: &[u32], want: usize) -> Result<(), FailureKind> {
     if v.len() == want {
         Ok(())
     } else {
@@ -713,7 +618,7 @@ fn run_gather(rp: &mut Replayer, c: &GatherCase) -> Result<(), FailureKind> {
 
 /// Lanes a local tensor of `c` channels at `addr` uses, in channel order (the order the
 /// generator lists local regions in).
-fn lanes(p: &LocalProfile, addr: u64, c: i32) -> impl Iterator<Item = u64> {
+pub(crate) fn lanes(p: &LocalProfile, addr: u64, c: i32) -> impl Iterator<Item = u64> {
     let npu = u64::from(p.npu_num);
     let start = addr / u64::from(p.local_mem_per_npu);
     let n = u64::try_from(c).unwrap_or(0).min(npu);
@@ -863,324 +768,6 @@ fn run_gdma(rp: &mut Replayer, c: &GdmaCase) -> Result<(), FailureKind> {
             u32::from_le_bytes(a)
         })
         .collect();
-    first_diff("out", &c.out, &got)
-}
-
-fn run_bdc(rp: &mut Replayer, c: &BdcCase, is_const: bool) -> Result<(), FailureKind> {
-    let dtype = dtype_of(&c.dtype)?;
-    let esize = match dtype.bits() {
-        8 => 1usize,
-        16 => 2,
-        32 => 4,
-        b => return Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
-    };
-    let p = TpuChip::Bm1684x.local();
-    let lmem = u64::from(p.local_mem_per_npu);
-    let core = rp.core(1 << 20)?;
-    let to_bytes = |v: &[u32]| -> Vec<u8> {
-        v.iter()
-            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
-            .collect()
-    };
-    let lanes_of = |addr: u32| lanes(&p, u64::from(addr), c.shape[1]);
-    let inputs: Vec<(u32, u64, &Vec<u32>)> = if is_const {
-        vec![(c.src_addr, c.src_extent, &c.src)]
-    } else {
-        vec![
-            (c.src0_addr, c.src0_extent, &c.src0),
-            (c.src1_addr, c.src1_extent, &c.src1),
-        ]
-    };
-    let region_ok = |addr: u32, ext: u64| {
-        u64::from(addr) < p.local_space() && u64::from(addr) % lmem + ext * esize as u64 <= lmem
-    };
-    if !c.expect_error {
-        for &(addr, ext, data) in &inputs {
-            if !region_ok(addr, ext) {
-                return Err(FailureKind::Malformed(
-                    "local region outside its lane".into(),
-                ));
-            }
-            let per = ext as usize * esize;
-            let bytes = to_bytes(data);
-            check_len("src", data, ext as usize * lanes_of(addr).count())?;
-            for (i, lane) in lanes_of(addr).enumerate() {
-                let a = (lane * lmem + u64::from(addr) % lmem) as u32;
-                core.write_local(a, &bytes[i * per..(i + 1) * per])
-                    .map_err(refused)?;
-            }
-        }
-        if !region_ok(c.dst_addr, c.dst_extent) {
-            return Err(FailureKind::Malformed(
-                "local region outside its lane".into(),
-            ));
-        }
-        let fill = vec![c.out_fill_byte; c.dst_extent as usize * esize];
-        for lane in lanes_of(c.dst_addr) {
-            core.write_local((lane * lmem + u64::from(c.dst_addr) % lmem) as u32, &fill)
-                .map_err(refused)?;
-        }
-    }
-    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
-    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
-    let (ds, s0, s1, ss) = (
-        st(&c.dst_stride),
-        st(&c.src0_stride),
-        st(&c.src1_stride),
-        st(&c.src_stride),
-    );
-    let (ds, s0, s1, ss) = (ds.as_ref(), s0.as_ref(), s1.as_ref(), ss.as_ref());
-    let k = Scalar::from_bits(c.c_bits);
-    let (d, a0, a1, a) = (c.dst_addr, c.src0_addr, c.src1_addr, c.src_addr);
-    let result = match (is_const, c.func.as_str()) {
-        (false, "fp_add") => core.tpu_bdc_fp_add(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "fp_sub") => core.tpu_bdc_fp_sub(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "fp_mul") => core.tpu_bdc_fp_mul(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "fp_div") => core.tpu_bdc_fp_div(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "max") => core.tpu_bdc_max(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "min") => core.tpu_bdc_min(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (true, "fp_add_C") => core.tpu_bdc_fp_add_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "fp_sub_C") => core.tpu_bdc_fp_sub_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "fp_C_sub") => core.tpu_bdc_fp_C_sub(d, a, k, &shape, ds, ss, dtype),
-        (true, "fp_mul_C") => core.tpu_bdc_fp_mul_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "fp_div_C") => core.tpu_bdc_fp_div_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "fp_C_div") => core.tpu_bdc_fp_C_div(d, a, k, &shape, ds, ss, dtype),
-        (true, "max_C") => core.tpu_bdc_max_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "min_C") => core.tpu_bdc_min_C(d, a, k, &shape, ds, ss, dtype),
-        (false, "and") => core.tpu_bdc_and(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "or") => core.tpu_bdc_or(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (false, "xor") => core.tpu_bdc_xor(d, a0, a1, &shape, ds, s0, s1, dtype),
-        (true, "and_C") => core.tpu_bdc_and_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "or_C") => core.tpu_bdc_or_C(d, a, k, &shape, ds, ss, dtype),
-        (true, "xor_C") => core.tpu_bdc_xor_C(d, a, k, &shape, ds, ss, dtype),
-        (_, other) => {
-            return Err(FailureKind::Malformed(format!(
-                "unknown BDC func {other:?}"
-            )));
-        }
-    };
-    match (result, c.expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
-    }
-    core.tpu_poll();
-    let mut raw = Vec::new();
-    for lane in lanes_of(c.dst_addr) {
-        let a = (lane * lmem + u64::from(c.dst_addr) % lmem) as u32;
-        raw.extend(
-            core.read_local(a, c.dst_extent as usize * esize)
-                .map_err(refused)?,
-        );
-    }
-    let got: Vec<u32> = raw
-        .chunks_exact(esize)
-        .map(|ch| {
-            let mut a = [0u8; 4];
-            a[..esize].copy_from_slice(ch);
-            u32::from_le_bytes(a)
-        })
-        .collect();
-    first_diff("out", &c.out, &got)
-}
-
-fn esize_of(dtype: DataType) -> Result<usize, FailureKind> {
-    match dtype.bits() {
-        8 => Ok(1),
-        16 => Ok(2),
-        32 => Ok(4),
-        b => Err(FailureKind::Malformed(format!("{b}-bit dtype"))),
-    }
-}
-
-/// Writes a local region listed lane by lane (`extent` elements per lane over the lanes `c`
-/// channels at `addr` use), after checking it stays inside its lanes.
-fn put_region(
-    core: &mut TpuCore,
-    addr: u32,
-    extent: u64,
-    esize: usize,
-    c: i32,
-    data: &[u32],
-) -> Result<(), FailureKind> {
-    let p = TpuChip::Bm1684x.local();
-    let lmem = u64::from(p.local_mem_per_npu);
-    if u64::from(addr) >= p.local_space() || u64::from(addr) % lmem + extent * esize as u64 > lmem {
-        return Err(FailureKind::Malformed(
-            "local region outside its lane".into(),
-        ));
-    }
-    let n = lanes(&p, u64::from(addr), c).count();
-    check_len("src", data, extent as usize * n)?;
-    let per = extent as usize;
-    for (i, lane) in lanes(&p, u64::from(addr), c).enumerate() {
-        let bytes: Vec<u8> = data[i * per..(i + 1) * per]
-            .iter()
-            .flat_map(|x| x.to_le_bytes().into_iter().take(esize))
-            .collect();
-        core.write_local((lane * lmem + u64::from(addr) % lmem) as u32, &bytes)
-            .map_err(refused)?;
-    }
-    Ok(())
-}
-
-/// Fills a local region (lane by lane) with one byte.
-fn fill_region(
-    core: &mut TpuCore,
-    addr: u32,
-    extent: u64,
-    esize: usize,
-    c: i32,
-    byte: u8,
-) -> Result<(), FailureKind> {
-    let p = TpuChip::Bm1684x.local();
-    let lmem = u64::from(p.local_mem_per_npu);
-    if u64::from(addr) >= p.local_space() || u64::from(addr) % lmem + extent * esize as u64 > lmem {
-        return Err(FailureKind::Malformed(
-            "local region outside its lane".into(),
-        ));
-    }
-    let fill = vec![byte; extent as usize * esize];
-    for lane in lanes(&p, u64::from(addr), c) {
-        core.write_local((lane * lmem + u64::from(addr) % lmem) as u32, &fill)
-            .map_err(refused)?;
-    }
-    Ok(())
-}
-
-/// Reads a local region lane by lane as bit patterns.
-fn get_region(
-    core: &TpuCore,
-    addr: u32,
-    extent: u64,
-    esize: usize,
-    c: i32,
-) -> Result<Vec<u32>, FailureKind> {
-    let p = TpuChip::Bm1684x.local();
-    let lmem = u64::from(p.local_mem_per_npu);
-    let mut raw = Vec::new();
-    for lane in lanes(&p, u64::from(addr), c) {
-        let a = (lane * lmem + u64::from(addr) % lmem) as u32;
-        raw.extend(
-            core.read_local(a, extent as usize * esize)
-                .map_err(refused)?,
-        );
-    }
-    Ok(raw
-        .chunks_exact(esize)
-        .map(|ch| {
-            let mut a = [0u8; 4];
-            a[..esize].copy_from_slice(ch);
-            u32::from_le_bytes(a)
-        })
-        .collect())
-}
-
-fn run_unary(rp: &mut Replayer, c: &UnaryCase) -> Result<(), FailureKind> {
-    use crate::bdc_data::RoundingMode;
-    let (ddt, sdt) = (dtype_of(&c.dst_dtype)?, dtype_of(&c.src_dtype)?);
-    let (des, ses) = (esize_of(ddt)?, esize_of(sdt)?);
-    let core = rp.core(1 << 20)?;
-    let ch = c.shape[1];
-    if !c.expect_error {
-        if c.func != "set_C" {
-            put_region(core, c.src_addr, c.src_extent, ses, c.src_channels, &c.src)?;
-        }
-        fill_region(core, c.dst_addr, c.dst_extent, des, ch, c.out_fill_byte)?;
-    }
-    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
-    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
-    let (ds, ss) = (st(&c.dst_stride), st(&c.src_stride));
-    let (ds, ss) = (ds.as_ref(), ss.as_ref());
-    let (d, s) = (c.dst_addr, c.src_addr);
-    let result = match c.func.as_str() {
-        "cast" => match RoundingMode::from_code(c.mode) {
-            Some(mode) => core.tpu_bdc_cast(d, s, &shape, ds, ss, ddt, sdt, mode),
-            None => Err(crate::error::TpuError::UnsupportedRoundingMode {
-                op: "tpu_bdc_cast",
-                mode: "an unknown code",
-            }),
-        },
-        "set_C" => core.tpu_bdc_set_C(d, Scalar::from_bits(c.c_bits), &shape, ds, ddt),
-        "cpy" => core.tpu_bdc_cpy(d, s, &shape, ds, ss, ddt),
-        "npu_bcast" => core.tpu_bdc_npu_bcast(d, s, &shape, ddt),
-        other => {
-            return Err(FailureKind::Malformed(format!(
-                "unknown BDC func {other:?}"
-            )));
-        }
-    };
-    match (result, c.expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
-    }
-    core.tpu_poll();
-    let got = get_region(core, c.dst_addr, c.dst_extent, des, ch)?;
-    first_diff("out", &c.out, &got)
-}
-
-fn run_cmp(rp: &mut Replayer, c: &CmpCase) -> Result<(), FailureKind> {
-    let (ddt, sdt) = (dtype_of(&c.dst_dtype)?, dtype_of(&c.src_dtype)?);
-    let (des, ses) = (esize_of(ddt)?, esize_of(sdt)?);
-    let core = rp.core(1 << 20)?;
-    let ch = c.shape[1];
-    let is_const = c.func.ends_with("_C");
-    if !c.expect_error {
-        if is_const {
-            put_region(core, c.src_addr, c.src_extent, ses, ch, &c.src)?;
-        } else {
-            put_region(core, c.src0_addr, c.src0_extent, ses, ch, &c.src0)?;
-            put_region(core, c.src1_addr, c.src1_extent, ses, ch, &c.src1)?;
-        }
-        fill_region(core, c.dst_addr, c.dst_extent, des, ch, c.out_fill_byte)?;
-    }
-    let shape = Dim4::new(c.shape[0], c.shape[1], c.shape[2], c.shape[3]);
-    let st = |s: &Option<[i32; 4]>| s.map(|s| Dim4::new(s[0], s[1], s[2], s[3]));
-    let (ds, s0, s1, ss) = (
-        st(&c.dst_stride),
-        st(&c.src0_stride),
-        st(&c.src1_stride),
-        st(&c.src_stride),
-    );
-    let (ds, s0, s1, ss) = (ds.as_ref(), s0.as_ref(), s1.as_ref(), ss.as_ref());
-    let (d, a0, a1, a) = (c.dst_addr, c.src0_addr, c.src1_addr, c.src_addr);
-    let (k, tv) = (Scalar::from_bits(c.c_bits), Scalar::from_bits(c.true_bits));
-    let result = match c.func.as_str() {
-        "equal" => core.tpu_bdc_equal(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
-        "greater" => core.tpu_bdc_greater(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
-        "less" => core.tpu_bdc_less(d, a0, a1, tv, &shape, ds, s0, s1, ddt, sdt),
-        "equal_C" => core.tpu_bdc_equal_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
-        "greater_C" => core.tpu_bdc_greater_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
-        "less_C" => core.tpu_bdc_less_C(d, a, k, tv, &shape, ds, ss, ddt, sdt),
-        other => {
-            return Err(FailureKind::Malformed(format!(
-                "unknown BDC func {other:?}"
-            )));
-        }
-    };
-    match (result, c.expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
-    }
-    core.tpu_poll();
-    let got = get_region(core, c.dst_addr, c.dst_extent, des, ch)?;
     first_diff("out", &c.out, &got)
 }
 

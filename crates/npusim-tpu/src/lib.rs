@@ -20,13 +20,19 @@
 //! * [`device`]: [`TpuCore`], the vendor-named instructions over simulated memory;
 //! * [`local`]: the 64-lane local memory, `local_addr_t`, layouts and the `tpu_*` helpers;
 //!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`bdc`]: elementwise float instructions (issue #16);
+//!   [`bdc_logic`], [`bdc_data`]: compares, bitwise ops, casts and moves, all run by the one
+//!   bit-pattern lane/row driver of `bdc_elem` (an instruction = one row + one element function);
 //! * [`error`]: [`HauError`], one variant per restriction;
-//! * [`golden`]: replay of C-model golden files (`npusim hau check`);
+//! * [`golden`]: replay of C-model golden files (`npusim hau check`); every BDC case goes through
+//!   one driver and one dispatch row per vendor function (`golden_bdc`);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
 pub mod bdc;
 pub mod bdc_data;
+mod bdc_elem;
+pub mod bdc_int;
 pub mod bdc_logic;
+pub mod bdc_pool;
 pub mod chip;
 pub mod demo;
 pub mod device;
@@ -35,6 +41,7 @@ pub mod error;
 pub mod gather;
 pub mod gdma;
 pub mod golden;
+mod golden_bdc;
 pub mod local;
 pub mod memory;
 pub mod sort;

@@ -123,3 +123,169 @@ fn restriction_alignment_and_dtype() {
         Err(TpuError::DimOutOfRange { .. })
     ));
 }
+
+#[test]
+fn restriction_select_dtype_widths_and_alignment() {
+    use npusim_tpu::bdc_logic::Variable;
+    let mut c = core();
+    let s = Dim4::new(1, 2, 1, 4);
+    let t = |a| Variable::Tensor(a);
+    let k = Variable::Scalar(Scalar::from_i32(3));
+    // dst narrower than the compared type
+    assert_eq!(
+        c.tpu_bdc_greater_select(
+            0,
+            &t(0x10000),
+            &k,
+            &t(0x20000),
+            &k,
+            &s,
+            DataType::Int16,
+            DataType::Int8
+        ),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_greater_select",
+            dtype: DataType::Int8,
+            rule: "dst_dtype must not be narrower than src0_src1_dtype",
+        })
+    );
+    // a float compare into another width
+    assert!(matches!(
+        c.tpu_bdc_equal_select(
+            0,
+            &t(0x10000),
+            &t(0x20000),
+            &k,
+            &k,
+            &s,
+            DataType::Fp16,
+            DataType::Fp32
+        ),
+        Err(TpuError::UnsupportedDtype {
+            rule: "dst_dtype must have the width of a float src0_src1_dtype",
+            ..
+        })
+    ));
+    // an integer compare may widen
+    c.tpu_bdc_less_select(
+        0,
+        &t(0x10000),
+        &k,
+        &k,
+        &k,
+        &s,
+        DataType::Uint8,
+        DataType::Int32,
+    )
+    .unwrap();
+    // misaligned tensor operand
+    assert!(matches!(
+        c.tpu_bdc_less_select(
+            0,
+            &t(0x10000),
+            &t(0x20004),
+            &k,
+            &k,
+            &s,
+            DataType::Fp32,
+            DataType::Fp32
+        ),
+        Err(TpuError::Misaligned {
+            param: "src1",
+            addr: 0x20004,
+            ..
+        })
+    ));
+}
+
+/// `greater_select` against the plain formula, scalars in positions 1 and 3.
+#[test]
+fn select_plain_model_i8_to_i16() {
+    use npusim_tpu::bdc_logic::Variable;
+    let mut c = core();
+    let s = Dim4::new(1, 1, 1, 16);
+    let a: Vec<i8> = (0..16).map(|i| (i * 17 - 128) as i8).collect();
+    for (i, v) in a.iter().enumerate() {
+        c.local_store_mut()[0x10000 + i] = *v as u8;
+    }
+    for i in 0..16usize {
+        let v = (1000 + i as i16).to_le_bytes();
+        c.local_store_mut()[0x20000 + 2 * i..0x20000 + 2 * i + 2].copy_from_slice(&v);
+    }
+    c.tpu_bdc_greater_select(
+        0,
+        &Variable::Tensor(0x10000),
+        &Variable::Scalar(Scalar::from_i32(-5)),
+        &Variable::Tensor(0x20000),
+        &Variable::Scalar(Scalar::from_i32(-7)),
+        &s,
+        DataType::Int8,
+        DataType::Int16,
+    )
+    .unwrap();
+    for (i, v) in a.iter().enumerate() {
+        let st = c.local_store();
+        let got = i16::from_le_bytes([st[2 * i], st[2 * i + 1]]);
+        assert_eq!(
+            got,
+            if *v > -5 { 1000 + i as i16 } else { -7 },
+            "element {i}"
+        );
+    }
+}
+
+#[test]
+fn restriction_two_output_select_widths() {
+    use npusim_tpu::bdc_logic::Variable;
+    let mut c = core();
+    let s = Dim4::new(1, 2, 1, 4);
+    let (t0, t1) = (Variable::Tensor(0x10000), Variable::Tensor(0x20000));
+    let k = Variable::Scalar(Scalar::from_i32(1));
+    assert_eq!(
+        c.tpu_bdc_maximum_greater_select(
+            0,
+            0x30000,
+            &t0,
+            &t1,
+            &k,
+            &k,
+            &s,
+            DataType::Int32,
+            DataType::Int8
+        ),
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_maximum_greater_select",
+            dtype: DataType::Int8,
+            rule: "dst1_dtype must have the width of dst0_dtype",
+        })
+    );
+    // same width, other type: accepted; dst0 = min, dst1 = selected
+    let a: [i32; 4] = [5, -3, 7, 0];
+    let b: [i32; 4] = [2, -1, 7, 9];
+    for i in 0..4 {
+        c.local_store_mut()[0x10000 + 4 * i..0x10000 + 4 * i + 4]
+            .copy_from_slice(&a[i].to_le_bytes());
+        c.local_store_mut()[0x20000 + 4 * i..0x20000 + 4 * i + 4]
+            .copy_from_slice(&b[i].to_le_bytes());
+    }
+    let one = Dim4::new(1, 1, 1, 4);
+    c.tpu_bdc_minimum_less_select(
+        0,
+        0x30000,
+        &t0,
+        &t1,
+        &Variable::Scalar(Scalar::from_f32(1.0)),
+        &Variable::Scalar(Scalar::from_f32(2.0)),
+        &one,
+        DataType::Int32,
+        DataType::Fp32,
+    )
+    .unwrap();
+    for i in 0..4 {
+        let st = c.local_store();
+        let m = i32::from_le_bytes(st[4 * i..4 * i + 4].try_into().unwrap());
+        let sel = f32::from_le_bytes(st[0x30000 + 4 * i..0x30000 + 4 * i + 4].try_into().unwrap());
+        assert_eq!(m, a[i].min(b[i]), "element {i}");
+        assert_eq!(sel, if a[i] < b[i] { 1.0 } else { 2.0 }, "element {i}");
+    }
+}

@@ -223,3 +223,60 @@ fn tpu_bdc_div_golden_all_pass() {
     println!("{report}");
     assert_eq!(report.failed, 0, "{report}");
 }
+
+/// Issue #16: `tpu_bdc_int_add/sub/mul`, `_C`, `int_C_sub`, `int_max_C/min_C` with mixed
+/// source and destination dtypes, every rounding mode, shifts -128..127, saturation on and
+/// off, start NPUs 0..63, compact and aligned layouts, and the calls the C-model rejects
+/// (destination signedness).
+#[test]
+fn tpu_bdc_int_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("int.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("246 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// Issue #16: `tpu_bdc_greater/less/equal_select` over every 8/16/32-bit compare dtype and
+/// destination dtype, tensor and scalar sources in every position, start NPUs 0..63, every
+/// pair of f32/f16/bf16 specials, and the calls the C-model rejects (a destination narrower
+/// than the compared type, a float compared into another width, misaligned operands).
+#[test]
+fn tpu_bdc_select_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("select.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("84 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// Issue #16: `tpu_bdc_fp_max_pool2d` / `tpu_bdc_fp_avg_pool2d`, f32/f16/bf16, kernels up to
+/// 5x4, paddings, strides, dilations, start NPUs 0..63, C up to 70, NaN/inf/denormal inputs,
+/// pad values and scales; the calls the C-model rejects.
+#[test]
+fn tpu_bdc_pool_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("pool.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("70 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// Issue #16: `tpu_bdc_maximum_greater_select` / `tpu_bdc_minimum_less_select` (two outputs:
+/// the max/min and the selected value), every dtype with same-width and other second
+/// destinations, tensor and scalar sources, float specials, and the calls the C-model
+/// rejects (destinations of different widths, a misaligned operand).
+#[test]
+fn tpu_bdc_select2_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("select2.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("73 passed, 0 failed"),
+        "{report}"
+    );
+}

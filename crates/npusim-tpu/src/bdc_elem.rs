@@ -1,0 +1,115 @@
+//! The one lane/row driver of the bit-pattern BDC instructions (issue #16): compares, bitwise
+//! ops, casts, moves, integer arithmetic and selects all run through [`map_elems`].
+//!
+//! An instruction is a table row (its vendor name, operand shape and checks) plus one pure
+//! element function `[u32; N] -> u32` over the operands' bit patterns; the driver owns the
+//! lane/slot walk ([`LocalView::row`]), strides, element widths (each operand has its own),
+//! scalars and in-place safety (every row of every source is read whole before the
+//! destination row is written). Floats with a fast path of their own live in `bdc.rs`.
+
+use crate::local::{LocalView, for_each_row};
+
+/// One source operand of an elementwise instruction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Src<'a> {
+    /// A local tensor: element `(n, c, h, w)` of the view.
+    Tensor(&'a LocalView),
+    /// A local tensor of one channel read for every destination channel (`npu_bcast`).
+    Channel0(&'a LocalView),
+    /// A scalar (already cut to the operand's width).
+    Const(u32),
+}
+
+/// Reads one little-endian element of `es` bytes.
+#[inline(always)]
+pub(crate) fn load(b: &[u8], es: usize) -> u32 {
+    match es {
+        1 => u32::from(b[0]),
+        2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+    }
+}
+
+/// Reads one row of `w` elements of `v` starting at byte `row` into `out` (one loop per
+/// element width, so the width test is outside the loop).
+#[inline(always)]
+fn load_row(store: &[u8], v: &LocalView, row: usize, out: &mut [u32]) {
+    let es = v.esize as usize;
+    let ws = v.stride.w as usize * es;
+    if ws == es {
+        let src = &store[row..row + out.len() * es];
+        match es {
+            1 => out
+                .iter_mut()
+                .zip(src)
+                .for_each(|(o, b)| *o = u32::from(*b)),
+            2 => out
+                .iter_mut()
+                .zip(src.chunks_exact(2))
+                .for_each(|(o, b)| *o = u32::from(u16::from_le_bytes([b[0], b[1]]))),
+            _ => out
+                .iter_mut()
+                .zip(src.chunks_exact(4))
+                .for_each(|(o, b)| *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        }
+    } else {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = load(&store[row + i * ws..], es);
+        }
+    }
+}
+
+/// Writes one row of `src` elements with width `es` and byte step `ws` from byte `row`.
+#[inline(always)]
+fn store_row(store: &mut [u8], row: usize, es: usize, ws: usize, src: &[u32]) {
+    if ws == es {
+        let dst = &mut store[row..row + src.len() * es];
+        match es {
+            1 => dst.iter_mut().zip(src).for_each(|(d, v)| *d = *v as u8),
+            2 => dst
+                .chunks_exact_mut(2)
+                .zip(src)
+                .for_each(|(d, v)| d.copy_from_slice(&(*v as u16).to_le_bytes())),
+            _ => dst
+                .chunks_exact_mut(4)
+                .zip(src)
+                .for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes())),
+        }
+    } else {
+        for (i, o) in src.iter().enumerate() {
+            store[row + i * ws..row + i * ws + es].copy_from_slice(&o.to_le_bytes()[..es]);
+        }
+    }
+}
+
+/// For every element of `d`: `d = f([s0, s1, ...])` on the sources' bit patterns, written with
+/// the destination's width (the low bytes of `f`'s result).
+pub(crate) fn map_elems<const N: usize>(
+    store: &mut [u8],
+    d: &LocalView,
+    srcs: [Src<'_>; N],
+    f: impl Fn([u32; N]) -> u32,
+) {
+    let w = d.shape.w as usize;
+    let des = d.esize as usize;
+    let dws = d.stride.w as usize * des;
+    // Row buffers, one per source; a scalar's buffer is filled once.
+    let mut bufs: [Vec<u32>; N] = std::array::from_fn(|k| match srcs[k] {
+        Src::Const(c) => vec![c; w],
+        _ => vec![0; w],
+    });
+    let mut out = vec![0u32; w];
+    for_each_row(&d.shape, |_, n, c, h| {
+        for (buf, s) in bufs.iter_mut().zip(srcs.iter()) {
+            match *s {
+                Src::Tensor(v) => load_row(store, v, v.row(n, c, h), buf),
+                Src::Channel0(v) => load_row(store, v, v.row(n, 0, h), buf),
+                Src::Const(_) => {}
+            }
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = f(std::array::from_fn(|k| bufs[k][i]));
+        }
+        store_row(store, d.row(n, c, h), des, dws, &out);
+    });
+}

@@ -1,0 +1,413 @@
+//! BDC integer arithmetic on local memory (issue #16): `tpu_bdc_int_add/sub/mul` and the
+//! scalar forms `tpu_bdc_int_add_C/sub_C/C_sub/mul_C`, `tpu_bdc_int_max_C/min_C`.
+//!
+//! Signatures as declared in `tpu_kernel.h` of `tpu_6_0` ("BDC INTEGER BINARY FUNCTIONS");
+//! parameter names and order are the vendor's:
+//! - `tpu_bdc_int_<op>(dst_addr, src0_addr, src1_addr, shape, dst_stride, src0_stride,
+//!   src1_stride, dst_dtype, src0_dtype, src1_dtype, shift, rounding_mode, saturation)`,
+//! - `tpu_bdc_int_<op>_C(dst_addr, src_addr, C, shape, dst_stride, src_stride, dst_dtype,
+//!   src_dtype, C_dtype, shift, rounding_mode, saturation)` (and `tpu_bdc_int_C_sub`, `C - src`),
+//! - `tpu_bdc_int_max_C/min_C(dst_addr, src_addr, C, shape, dst_stride, src_stride, dtype,
+//!   shift, rounding_mode)`.
+//!
+//! Numerics (pinned by `golden/tpu/int.json` from the BM1684X C-model): each operand is read
+//! as the exact integer its own dtype holds (`C` as its low 8/16/32 bits under `C_dtype`); the
+//! operation is exact; a positive `shift` shifts the result left by `shift mod 32`, a negative
+//! one shifts it right rounding with `rounding_mode` (any of the seven `rounding_mode_t`
+//! values); then it is saturated to `dst_dtype` when `saturation` is set, else cut to
+//! `dst_dtype`'s width. With an unsigned destination (all operands unsigned) the intermediate
+//! is a 64-bit word: it wraps, and saturation reads its top bit as a sign (`(2^32 + 255) << 31`
+//! saturates to 0 in u8, while a signed `(-2^31 + 1) * 32767 << 31` saturates to the minimum). `max_C`/`min_C` take the larger /
+//! smaller value and ignore `shift` and `rounding_mode` (the C-model does).
+//!
+//! Restrictions, each a [`TpuError`] (the C-model asserts them): every dtype an 8/16/32-bit
+//! integer type; `add`/`mul`: `dst_dtype` signed exactly when a source is; `sub` forms:
+//! `dst_dtype` signed; dims in `[1, 65535]`; operands inside their lanes. Unlike the float
+//! instructions, the C-model takes operand addresses off the 64-byte grid here.
+
+use crate::bdc_data::RoundingMode;
+use crate::bdc_elem::{Src, map_elems};
+use crate::device::{Scalar, TpuCore};
+use crate::dtype::DataType;
+use crate::error::TpuError;
+use crate::local::{Dim4, LocalAddr, check_shape};
+
+/// An integer BDC operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `b - a` (`tpu_bdc_int_C_sub`: `C - src`).
+    RSub,
+    /// `a * b`.
+    Mul,
+    /// `max(a, b)`.
+    Max,
+    /// `min(a, b)`.
+    Min,
+}
+
+impl IntOp {
+    /// The exact result.
+    #[inline(always)]
+    pub fn apply(self, a: i64, b: i64) -> i128 {
+        let (a, b) = (i128::from(a), i128::from(b));
+        match self {
+            IntOp::Add => a + b,
+            IntOp::Sub => a - b,
+            IntOp::RSub => b - a,
+            IntOp::Mul => a * b,
+            IntOp::Max => a.max(b),
+            IntOp::Min => a.min(b),
+        }
+    }
+
+    /// Whether `shift` applies (the C-model ignores it for `int_max_C`/`int_min_C`).
+    pub const fn shifts(self) -> bool {
+        !matches!(self, IntOp::Max | IntOp::Min)
+    }
+}
+
+/// An 8/16/32-bit integer type: width and signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntType {
+    /// Width in bits.
+    pub bits: u32,
+    /// Signed.
+    pub signed: bool,
+}
+
+impl IntType {
+    /// The integer type of `dtype`, if it is one.
+    pub fn of(dtype: DataType) -> Option<IntType> {
+        let (bits, signed) = match dtype {
+            DataType::Uint8 => (8, false),
+            DataType::Int8 => (8, true),
+            DataType::Uint16 => (16, false),
+            DataType::Int16 => (16, true),
+            DataType::Uint32 => (32, false),
+            DataType::Int32 => (32, true),
+            _ => return None,
+        };
+        Some(IntType { bits, signed })
+    }
+
+    /// The value of a bit pattern (its low `bits` bits).
+    #[inline(always)]
+    pub fn value(self, bits: u32) -> i64 {
+        let s = 32 - self.bits;
+        if self.signed {
+            i64::from(((bits << s) as i32) >> s)
+        } else {
+            i64::from((bits << s) >> s)
+        }
+    }
+
+    /// The smallest and largest value.
+    pub fn range(self) -> (i128, i128) {
+        if self.signed {
+            (-(1i128 << (self.bits - 1)), (1i128 << (self.bits - 1)) - 1)
+        } else {
+            (0, (1i128 << self.bits) - 1)
+        }
+    }
+}
+
+/// `v / 2^s` rounded with `mode` (`s >= 1`).
+#[inline(always)]
+pub fn round_shift(v: i128, s: u32, mode: RoundingMode) -> i128 {
+    // Every intermediate is below 2^64 in magnitude, so shifts past 100 round like 100.
+    let s = s.min(100);
+    let q = v >> s;
+    let r = v - (q << s);
+    let half = 1i128 << (s - 1);
+    let up = match mode {
+        RoundingMode::Down => false,
+        RoundingMode::Up => r != 0,
+        RoundingMode::TowardsZero => r != 0 && v < 0,
+        RoundingMode::HalfToEven => r > half || (r == half && q & 1 == 1),
+        RoundingMode::HalfAwayFromZero => r > half || (r == half && v >= 0),
+        RoundingMode::HalfUp => r >= half,
+        RoundingMode::HalfDown => r > half,
+    };
+    q + i128::from(up)
+}
+
+/// A checked integer call: the operation and how its result is written.
+#[derive(Clone, Copy, Debug)]
+pub struct IntPlan {
+    /// The operation.
+    pub op: IntOp,
+    /// First operand type.
+    pub a: IntType,
+    /// Second operand type.
+    pub b: IntType,
+    /// Destination type.
+    pub dst: IntType,
+    /// Positive: left shift; negative: rounded right shift.
+    pub shift: i8,
+    /// Rounding of a right shift.
+    pub mode: RoundingMode,
+    /// Saturate to `dst` (else wrap).
+    pub saturation: bool,
+}
+
+impl IntPlan {
+    /// The element function over bit patterns.
+    #[inline(always)]
+    pub fn apply(&self, x: u32, y: u32) -> u32 {
+        let r = self.op.apply(self.a.value(x), self.b.value(y));
+        let shift = if self.op.shifts() { self.shift } else { 0 };
+        // A left shift counts modulo 32.
+        let left = u32::from(shift.unsigned_abs()) & 31;
+        let right = u32::from(shift.unsigned_abs());
+        let r = if self.dst.signed {
+            // Signed: exact (|r| < 2^64, so `r << 31` fits an i128).
+            match shift {
+                0 => r,
+                s if s > 0 => r << left,
+                _ => round_shift(r, right, self.mode),
+            }
+        } else {
+            // Unsigned: a 64-bit word, wrapping, rounded as unsigned, then saturated as if it
+            // were signed (`(2^32 + 255) << 31` has its top bit set and saturates to 0).
+            let u = r as u64;
+            let u = match shift {
+                0 => u,
+                s if s > 0 => u.wrapping_shl(left),
+                _ => round_shift(i128::from(u), right, self.mode) as u64,
+            };
+            i128::from(u as i64)
+        };
+        if self.saturation {
+            let (lo, hi) = self.dst.range();
+            r.clamp(lo, hi) as u32
+        } else {
+            r as u32
+        }
+    }
+}
+
+const INT_RULE: &str = "must be DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_INT32 or DT_UINT32";
+
+fn int_type(op: &'static str, dtype: DataType) -> Result<IntType, TpuError> {
+    IntType::of(dtype).ok_or(TpuError::UnsupportedDtype {
+        op,
+        dtype,
+        rule: INT_RULE,
+    })
+}
+
+impl TpuCore {
+    #[allow(clippy::too_many_arguments)]
+    fn bdc_int(
+        &mut self,
+        op: &'static str,
+        f: IntOp,
+        dst: LocalAddr,
+        dst_stride: Option<&Dim4>,
+        src: LocalAddr,
+        src_stride: Option<&Dim4>,
+        rhs: Option<(LocalAddr, Option<&Dim4>)>,
+        c: Scalar,
+        shape: &Dim4,
+        dtypes: [DataType; 3],
+        shift: i8,
+        mode: RoundingMode,
+        saturation: bool,
+    ) -> Result<(), TpuError> {
+        let [ddt, adt, bdt] = dtypes;
+        let (d_t, a_t, b_t) = (int_type(op, ddt)?, int_type(op, adt)?, int_type(op, bdt)?);
+        match f {
+            IntOp::Sub | IntOp::RSub if !d_t.signed => {
+                return Err(TpuError::UnsupportedDtype {
+                    op,
+                    dtype: ddt,
+                    rule: "dst_dtype must be signed for a subtraction",
+                });
+            }
+            IntOp::Add | IntOp::Mul if d_t.signed != (a_t.signed || b_t.signed) => {
+                return Err(TpuError::UnsupportedDtype {
+                    op,
+                    dtype: ddt,
+                    rule: "dst_dtype must be signed exactly when a source dtype is",
+                });
+            }
+            _ => {}
+        }
+        check_shape(op, shape)?;
+        let (sname, rname) = if rhs.is_some() {
+            ("src0_addr", "src1_addr")
+        } else {
+            ("src_addr", "C")
+        };
+        let d = self.bdc_view_any(op, "dst_addr", dst, shape, dst_stride, ddt)?;
+        let a = self.bdc_view_any(op, sname, src, shape, src_stride, adt)?;
+        let b = match rhs {
+            Some((addr, s)) => Some(self.bdc_view_any(op, rname, addr, shape, s, bdt)?),
+            None => None,
+        };
+        let plan = IntPlan {
+            op: f,
+            a: a_t,
+            b: b_t,
+            dst: d_t,
+            shift,
+            mode,
+            saturation,
+        };
+        let rhs = match &b {
+            Some(v) => Src::Tensor(v),
+            None => Src::Const(c.bits()),
+        };
+        map_elems(
+            self.local_store_mut(),
+            &d,
+            [Src::Tensor(&a), rhs],
+            |[x, y]| plan.apply(x, y),
+        );
+        Ok(())
+    }
+}
+
+macro_rules! int_tensor_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src0_addr: LocalAddr,
+                    src1_addr: LocalAddr,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src0_stride: Option<&Dim4>,
+                    src1_stride: Option<&Dim4>,
+                    dst_dtype: DataType,
+                    src0_dtype: DataType,
+                    src1_dtype: DataType,
+                    shift: i8,
+                    rounding_mode: RoundingMode,
+                    saturation: bool,
+                ) -> Result<(), TpuError> {
+                    self.bdc_int(stringify!($name), $op, dst_addr, dst_stride, src0_addr,
+                        src0_stride, Some((src1_addr, src1_stride)), Scalar(0), shape,
+                        [dst_dtype, src0_dtype, src1_dtype], shift, rounding_mode, saturation)
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! int_const_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments, non_snake_case)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src_addr: LocalAddr,
+                    C: Scalar,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src_stride: Option<&Dim4>,
+                    dst_dtype: DataType,
+                    src_dtype: DataType,
+                    C_dtype: DataType,
+                    shift: i8,
+                    rounding_mode: RoundingMode,
+                    saturation: bool,
+                ) -> Result<(), TpuError> {
+                    self.bdc_int(stringify!($name), $op, dst_addr, dst_stride, src_addr,
+                        src_stride, None, C, shape, [dst_dtype, src_dtype, C_dtype], shift,
+                        rounding_mode, saturation)
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! int_select_ops {
+    ($( $(#[$m:meta])* $name:ident => $op:expr ),* $(,)?) => {
+        impl TpuCore {
+            $(
+                $(#[$m])*
+                #[allow(clippy::too_many_arguments, non_snake_case)]
+                pub fn $name(
+                    &mut self,
+                    dst_addr: LocalAddr,
+                    src_addr: LocalAddr,
+                    C: Scalar,
+                    shape: &Dim4,
+                    dst_stride: Option<&Dim4>,
+                    src_stride: Option<&Dim4>,
+                    dtype: DataType,
+                    shift: i8,
+                    rounding_mode: RoundingMode,
+                ) -> Result<(), TpuError> {
+                    self.bdc_int(stringify!($name), $op, dst_addr, dst_stride, src_addr,
+                        src_stride, None, C, shape, [dtype, dtype, dtype], shift,
+                        rounding_mode, true)
+                }
+            )*
+        }
+    };
+}
+
+int_tensor_ops! {
+    /// `tpu_bdc_int_add`: `dst = (src0 + src1) << shift` (rounded right shift when negative).
+    tpu_bdc_int_add => IntOp::Add,
+    /// `tpu_bdc_int_sub`: `dst = (src0 - src1) << shift`; `dst_dtype` signed.
+    tpu_bdc_int_sub => IntOp::Sub,
+    /// `tpu_bdc_int_mul`: `dst = (src0 * src1) << shift`.
+    tpu_bdc_int_mul => IntOp::Mul,
+}
+
+int_const_ops! {
+    /// `tpu_bdc_int_add_C`: `dst = (src + C) << shift`.
+    tpu_bdc_int_add_C => IntOp::Add,
+    /// `tpu_bdc_int_sub_C`: `dst = (src - C) << shift`; `dst_dtype` signed.
+    tpu_bdc_int_sub_C => IntOp::Sub,
+    /// `tpu_bdc_int_C_sub`: `dst = (C - src) << shift`; `dst_dtype` signed.
+    tpu_bdc_int_C_sub => IntOp::RSub,
+    /// `tpu_bdc_int_mul_C`: `dst = (src * C) << shift`.
+    tpu_bdc_int_mul_C => IntOp::Mul,
+}
+
+int_select_ops! {
+    /// `tpu_bdc_int_max_C`: `dst = max(src, C) << shift`.
+    tpu_bdc_int_max_C => IntOp::Max,
+    /// `tpu_bdc_int_min_C`: `dst = min(src, C) << shift`.
+    tpu_bdc_int_min_C => IntOp::Min,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_shift_modes() {
+        use RoundingMode::*;
+        // 5/2 = 2.5, -5/2 = -2.5, 7/4 = 1.75
+        let cases = [
+            (HalfToEven, [2, -2, 2]),
+            (HalfAwayFromZero, [3, -3, 2]),
+            (TowardsZero, [2, -2, 1]),
+            (Down, [2, -3, 1]),
+            (Up, [3, -2, 2]),
+            (HalfUp, [3, -2, 2]),
+            (HalfDown, [2, -3, 2]),
+        ];
+        for (m, want) in cases {
+            assert_eq!(round_shift(5, 1, m), want[0], "{m:?}");
+            assert_eq!(round_shift(-5, 1, m), want[1], "{m:?}");
+            assert_eq!(round_shift(7, 2, m), want[2], "{m:?}");
+        }
+    }
+}

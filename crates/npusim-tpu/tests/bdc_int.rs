@@ -1,0 +1,282 @@
+//! Issue #16, BDC integer arithmetic: a plain model written here (the formula as the module
+//! docs state it, aligned i16 layout, lane `(s + c) % 64`) against the simulator, and one test
+//! per C-model assert. Bit-exactness against the C-model is in tests/golden.rs
+//! (golden/tpu/int.json).
+
+use npusim_tpu::bdc_data::RoundingMode;
+use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+use proptest::prelude::*;
+
+fn core() -> TpuCore {
+    TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 20).unwrap()
+}
+
+/// Byte address of element (0, c, h, w) of an aligned i16 tensor.
+fn addr16(addr: u32, s: Dim4, c: usize, h: usize, w: usize) -> usize {
+    let start = (addr >> 18) as usize;
+    let cs = (s.h as usize * s.w as usize).div_ceil(32) * 32;
+    let (lane, slot) = ((start + c) % 64, (start + c) / 64);
+    lane * (1 << 18) + (addr as usize & 0x3ffff) + 2 * (slot * cs + h * s.w as usize + w)
+}
+
+/// The documented formula, written plainly: `(a + b)` shifted right by `k` with
+/// round-half-away-from-zero, saturated to i16.
+fn plain_add_shr_round_sat(a: i16, b: i16, k: u32) -> i16 {
+    let s = f64::from(i32::from(a) + i32::from(b)) / f64::from(1u32 << k);
+    let r = if s >= 0.0 {
+        (s + 0.5).floor()
+    } else {
+        -((-s + 0.5).floor())
+    };
+    r.clamp(-32768.0, 32767.0) as i16
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn i16_add_shift_round_saturate_plain_model(
+        start in 0u32..64, c in 1i32..70, h in 1i32..3, w in 1i32..9,
+        a in prop::collection::vec(any::<i16>(), 64), b in prop::collection::vec(any::<i16>(), 64),
+        k in 1u32..6, sat_left in 0i8..3,
+    ) {
+        let s = Dim4::new(1, c, h, w);
+        let mut core = core();
+        let (x, y, d, e) = (start << 18, (start << 18) + 0x10000, (start << 18) + 0x20000,
+            (start << 18) + 0x30000);
+        let mut idx = Vec::new();
+        for ci in 0..c as usize {
+            for hi in 0..h as usize {
+                for wi in 0..w as usize {
+                    idx.push((ci, hi, wi));
+                }
+            }
+        }
+        for (j, &(ci, hi, wi)) in idx.iter().enumerate() {
+            let (p, q) = (addr16(x, s, ci, hi, wi), addr16(y, s, ci, hi, wi));
+            core.local_store_mut()[p..p + 2].copy_from_slice(&a[j % 64].to_le_bytes());
+            core.local_store_mut()[q..q + 2].copy_from_slice(&b[j % 64].to_le_bytes());
+        }
+        let i16t = DataType::Int16;
+        core.tpu_bdc_int_add(d, x, y, &s, None, None, None, i16t, i16t, i16t, -(k as i8),
+            RoundingMode::HalfAwayFromZero, true).unwrap();
+        // A left shift without saturation wraps: (a * C) << n, low 16 bits.
+        core.tpu_bdc_int_mul_C(e, x, Scalar::from_i32(-3), &s, None, None, i16t, i16t, i16t,
+            sat_left, RoundingMode::HalfToEven, false).unwrap();
+        for (j, &(ci, hi, wi)) in idx.iter().enumerate() {
+            let (p, q) = (addr16(d, s, ci, hi, wi), addr16(e, s, ci, hi, wi));
+            let st = core.local_store();
+            prop_assert_eq!(i16::from_le_bytes([st[p], st[p + 1]]),
+                plain_add_shr_round_sat(a[j % 64], b[j % 64], k));
+            let want = (i32::from(a[j % 64]) * -3) << sat_left;
+            prop_assert_eq!(i16::from_le_bytes([st[q], st[q + 1]]), want as i16);
+        }
+    }
+}
+
+const S: Dim4 = Dim4 {
+    n: 1,
+    c: 2,
+    h: 1,
+    w: 4,
+};
+
+#[test]
+fn restriction_int_dtypes_only() {
+    let mut c = core();
+    let r = c.tpu_bdc_int_add(
+        0,
+        0x10000,
+        0x20000,
+        &S,
+        None,
+        None,
+        None,
+        DataType::Int32,
+        DataType::Fp32,
+        DataType::Int32,
+        0,
+        RoundingMode::HalfToEven,
+        false,
+    );
+    assert!(matches!(
+        r,
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_int_add",
+            dtype: DataType::Fp32,
+            ..
+        })
+    ));
+    let r = c.tpu_bdc_int_max_C(
+        0,
+        0x10000,
+        Scalar::from_i32(1),
+        &S,
+        None,
+        None,
+        DataType::Bfp16,
+        0,
+        RoundingMode::HalfToEven,
+    );
+    assert!(matches!(
+        r,
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_int_max_C",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn restriction_add_mul_dst_signedness() {
+    let mut c = core();
+    let before = c.local_store().to_vec();
+    let r = c.tpu_bdc_int_add(
+        0,
+        0x10000,
+        0x20000,
+        &S,
+        None,
+        None,
+        None,
+        DataType::Uint8,
+        DataType::Int8,
+        DataType::Uint8,
+        0,
+        RoundingMode::HalfToEven,
+        false,
+    );
+    assert_eq!(
+        r,
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_int_add",
+            dtype: DataType::Uint8,
+            rule: "dst_dtype must be signed exactly when a source dtype is",
+        })
+    );
+    let r = c.tpu_bdc_int_mul_C(
+        0,
+        0x10000,
+        Scalar::from_i32(3),
+        &S,
+        None,
+        None,
+        DataType::Int16,
+        DataType::Uint16,
+        DataType::Uint8,
+        0,
+        RoundingMode::HalfToEven,
+        false,
+    );
+    assert!(matches!(
+        r,
+        Err(TpuError::UnsupportedDtype {
+            op: "tpu_bdc_int_mul_C",
+            dtype: DataType::Int16,
+            ..
+        })
+    ));
+    assert!(
+        c.local_store() == &before[..],
+        "a refused call wrote memory"
+    );
+}
+
+#[test]
+fn restriction_sub_dst_signed() {
+    let mut c = core();
+    for r in [
+        c.tpu_bdc_int_sub(
+            0,
+            0x10000,
+            0x20000,
+            &S,
+            None,
+            None,
+            None,
+            DataType::Uint32,
+            DataType::Uint32,
+            DataType::Uint32,
+            0,
+            RoundingMode::HalfToEven,
+            false,
+        ),
+        c.tpu_bdc_int_C_sub(
+            0,
+            0x10000,
+            Scalar::from_i32(1),
+            &S,
+            None,
+            None,
+            DataType::Uint8,
+            DataType::Uint8,
+            DataType::Uint8,
+            0,
+            RoundingMode::HalfToEven,
+            false,
+        ),
+    ] {
+        assert!(matches!(
+            r,
+            Err(TpuError::UnsupportedDtype {
+                rule: "dst_dtype must be signed for a subtraction",
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn restriction_shape_dims() {
+    let mut c = core();
+    let r = c.tpu_bdc_int_add_C(
+        0,
+        0x10000,
+        Scalar::from_i32(1),
+        &Dim4::new(1, 2, 0, 4),
+        None,
+        None,
+        DataType::Int8,
+        DataType::Int8,
+        DataType::Int8,
+        0,
+        RoundingMode::HalfToEven,
+        false,
+    );
+    assert!(matches!(
+        r,
+        Err(TpuError::DimOutOfRange {
+            param: "shape.h",
+            value: 0,
+            ..
+        })
+    ));
+}
+
+/// `tpu_bdc_max/min` on integer dtypes compare values (signed or unsigned by the dtype).
+#[test]
+fn max_min_on_integers() {
+    let mut c = core();
+    let s = Dim4::new(1, 1, 1, 4);
+    let a: [u8; 4] = [0x80, 0x7f, 0x01, 0xff];
+    let b: [u8; 4] = [0x01, 0x80, 0x01, 0x00];
+    c.local_store_mut()[0x10000..0x10004].copy_from_slice(&a);
+    c.local_store_mut()[0x20000..0x20004].copy_from_slice(&b);
+    c.tpu_bdc_max(0, 0x10000, 0x20000, &s, None, None, None, DataType::Int8)
+        .unwrap();
+    assert_eq!(&c.local_store()[0..4], &[0x01, 0x7f, 0x01, 0x00]);
+    c.tpu_bdc_max(0, 0x10000, 0x20000, &s, None, None, None, DataType::Uint8)
+        .unwrap();
+    assert_eq!(&c.local_store()[0..4], &[0x80, 0x80, 0x01, 0xff]);
+    c.tpu_bdc_min_C(
+        0,
+        0x10000,
+        Scalar::from_i32(2),
+        &s,
+        None,
+        None,
+        DataType::Int8,
+    )
+    .unwrap();
+    assert_eq!(&c.local_store()[0..4], &[0x80, 0x02, 0x01, 0xff]);
+}
