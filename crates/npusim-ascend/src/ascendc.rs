@@ -325,6 +325,17 @@ macro_rules! ascendc_methods {
                 .execute(&mut self.core)
         }
     };
+    (@m RepeatReduce, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, repeatTime, mask, dstBlkStride, srcBlkStride, dstRepStride, srcRepStride)`: one binary-tree sum per repeat; `mask` continuous only (or `MASK_PLACEHOLDER` with `isSetMask = false`), `dstBlkStride` ignored (RepeatReduceSum.md), `dstRepStride` in units of sizeof(T).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
+                    repeat: i32, mask: impl Into<AscMask>, _dst_blk_stride: i32, src_blk_stride: i32, dst_rep_stride: i32,
+                    src_rep_stride: i32) -> Result<()> {
+            crate::reduce::ReduceOp::new(self.chip(), Instr::$id, stringify!($asc), &dst.op, &src.op, mask.into().0, IS_SET_MASK,
+                repeat as i64, dst_rep_stride as i64, src_blk_stride as i64, src_rep_stride as i64)?
+                .execute(&mut self.core)
+        }
+    };
     (@m BlockReduce, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, repeatTime, mask, dstRepStride, srcBlkStride, srcRepStride)`.")]
         #[allow(clippy::too_many_arguments)]

@@ -74,6 +74,9 @@ pub enum Shape {
     PairReduce,
     /// One result per repeat (value, or value and index) (WholeReduce* / vcadd, vcmax, vcmin).
     WholeReduce,
+    /// One sum per repeat with a continuous mask only and an ignored dstBlkStride
+    /// (RepeatReduceSum; the hardware `vcadd`).
+    RepeatReduce,
     /// One result per 32-byte block (BlockReduce* / vcgadd, vcgmax, vcgmin).
     BlockReduce,
     /// One result for the whole tensor (ReduceSum / vec_reduce_add).
@@ -98,6 +101,7 @@ impl Shape {
                 | Shape::CmpMask
                 | Shape::PairReduce
                 | Shape::WholeReduce
+                | Shape::RepeatReduce
                 | Shape::BlockReduce
                 | Shape::ReduceAll
                 | Shape::Move
@@ -123,6 +127,7 @@ impl Shape {
             | Shape::GatherMask
             | Shape::Transpose
             | Shape::WholeReduce
+            | Shape::RepeatReduce
             | Shape::BlockReduce
             | Shape::ReduceAll
             | Shape::Move => 1,
@@ -300,6 +305,10 @@ macro_rules! for_each_vector_instr {
                 [&ALL_CHIPS => &[F16, F32]];
             WholeReduceMin, WholeReduce, vcmin, vcmin, WholeReduceMin, WholeReduceMinRepeat, float(min), "ReduceRepeat.md (WholeReduceMin); TIK vcmin",
                 [&ALL_CHIPS => &[F16, F32]];
+            // RepeatReduceSum (docs/api/context/RepeatReduceSum.md: Atlas A2 only there; its
+            // successor ReduceRepeat.md lists every chip, half only on Atlas training).
+            RepeatReduceSum, RepeatReduce, vcadd, vcadd, RepeatReduceSum, RepeatReduceSumRepeat, float(add), "RepeatReduceSum.md; ReduceRepeat.md (SUM)",
+                [&CLASSIC => &[F16]], [&NEWER => &[F16, F32]];
             BlockReduceSum, BlockReduce, vcgadd, vcgadd, BlockReduceSum, BlockReduceSumRepeat, float(add), "ReduceDataBlock.md (BlockReduceSum); TIK vcgadd",
                 [&ALL_CHIPS => &[F16, F32]];
             BlockReduceMax, BlockReduce, vcgmax, vcgmax, BlockReduceMax, BlockReduceMaxRepeat, float(max), "ReduceDataBlock.md (BlockReduceMax); TIK vcgmax",

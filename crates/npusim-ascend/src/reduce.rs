@@ -39,7 +39,7 @@ impl Instr {
     pub fn combine(self) -> Option<Combine> {
         if !matches!(
             self.shape(),
-            Shape::WholeReduce | Shape::BlockReduce | Shape::ReduceAll
+            Shape::WholeReduce | Shape::RepeatReduce | Shape::BlockReduce | Shape::ReduceAll
         ) {
             return None;
         }
@@ -113,6 +113,27 @@ impl ReduceOp {
             });
         }
         let lanes = op.lanes();
+        if instr.shape() == Shape::RepeatReduce && is_set_mask {
+            // RepeatReduceSum.md: the continuous form only, mask in [1, 128] (16-bit) or
+            // [1, 64] (32-bit).
+            match mask {
+                MaskArg::Count(n) if (1..=lanes as u64).contains(&n) => {}
+                MaskArg::Count(n) => {
+                    return Err(AscendError::BadMask {
+                        instr: name,
+                        value: n.to_string(),
+                        rule: "RepeatReduceSum takes a continuous mask in [1, 128] for 16-bit types or [1, 64] for 32-bit types",
+                    });
+                }
+                other => {
+                    return Err(AscendError::BadMask {
+                        instr: name,
+                        value: format!("{other:?}"),
+                        rule: "RepeatReduceSum has no bit-wise mask form (continuous mask only)",
+                    });
+                }
+            }
+        }
         let mask = if is_set_mask {
             MaskSource::Fixed(mask::resolve(
                 name,
