@@ -315,6 +315,12 @@ macro_rules! ascendc_methods {
         }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
+    (@m Sort32, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src0, src1, repeatTime)`: 32 scores per repeat sorted descending into 8-byte (score, uint32 index) entries.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1: &LocalTensor<u32>, repeat: i32) -> Result<()> {
+            crate::sort::sort32(&mut self.core, stringify!($asc), &dst.op, &src0.op, &src1.op, repeat as i64)
+        }
+    };
     (@m WholeReduce, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` (value and index for Max/Min: ORDER_VALUE_INDEX).")]
         #[allow(clippy::too_many_arguments)]

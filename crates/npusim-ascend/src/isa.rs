@@ -83,6 +83,8 @@ pub enum Shape {
     ReduceAll,
     /// Burst copies between memories (data_move / DataCopy).
     Move,
+    /// 32 scores sorted descending per repeat into (score, index) pairs (Sort32 / vsort32).
+    Sort32,
 }
 
 impl Shape {
@@ -105,6 +107,7 @@ impl Shape {
                 | Shape::BlockReduce
                 | Shape::ReduceAll
                 | Shape::Move
+                | Shape::Sort32
         )
     }
     /// Number of tensor sources.
@@ -116,6 +119,7 @@ impl Shape {
             | Shape::CmpBits
             | Shape::Select
             | Shape::CmpMask
+            | Shape::Sort32
             | Shape::Gather => 2,
             Shape::Unary
             | Shape::Scalar
@@ -322,6 +326,9 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
             ReduceMin, ReduceAll, vec_reduce_min, vec_reduce_min, ReduceMin, ReduceMinRepeat, float(min), "ReduceMin.md; TIK vec_reduce_min",
                 [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
+            // Region-proposal sorting.
+            Sort32, Sort32, vsort32, vsort32, Sort32, Sort32Repeat, none(none), "排序组合（ISASI）/Sort32.md; TIK vsort32",
+                [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ALL];

@@ -891,6 +891,8 @@ pub enum Op {
     Atomic(Option<ElemType>),
     /// data_move_pad / DataCopyPad.
     MovePad(crate::pad::MovePad),
+    /// vsort32: dst, src0 (scores), src1 (uint32 indices), repeat.
+    Sort32(Operand, Operand, Operand, i64),
 }
 
 impl Op {
@@ -934,6 +936,7 @@ impl Op {
                 crate::misc::transpose(core, "vec_trans", d, s, *r, *dr, *sr)
             }
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
+            Op::Sort32(d, s0, s1, r) => crate::sort::sort32(core, "vsort32", d, s0, s1, *r),
         }
     }
 }

@@ -270,6 +270,14 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m Sort32, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times)`: 32 scores per repeat sorted descending into (score, uint32 index) entries.")]
+        pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src0", src0.dtype)?;
+            self.program.push(Op::Sort32(dst.clone(), src0.clone(), src1.clone(), repeat_times));
+            Ok(())
+        }
+    };
     (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@m BlockReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@red $id:ident, $tik:ident) => {
