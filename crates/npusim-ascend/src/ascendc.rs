@@ -315,6 +315,12 @@ macro_rules! ascendc_methods {
         }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
+    (@m MrgSort, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info)`: merges up to 4 sorted (score, index) lists; `GetMrgSortResult` reads the consumed counts.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: [&LocalTensor<T>; 4], params: crate::sort::MrgSort4Info) -> Result<()> {
+            crate::sort::mrg_sort(&mut self.core, stringify!($asc), &dst.op, src.map(|t| &t.op), &params)
+        }
+    };
     (@m Sort32, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T>(dst, src0, src1, repeatTime)`: 32 scores per repeat sorted descending into 8-byte (score, uint32 index) entries.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1: &LocalTensor<u32>, repeat: i32) -> Result<()> {
@@ -733,6 +739,12 @@ impl AscendC {
         }
         self.core.mask.mode = MaskMode::Counter;
         Ok(())
+    }
+
+    /// `GetMrgSortResult(mrgSortList1, ..., mrgSortList4)`: how many entries of each list the
+    /// last MrgSort wrote out.
+    pub fn GetMrgSortResult(&self) -> [u16; 4] {
+        self.core.mrg_sort_result
     }
 
     /// `SetMaskNorm()`: normal mode.

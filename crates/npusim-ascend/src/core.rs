@@ -56,6 +56,8 @@ pub struct VectorCore {
     pub atomic: Option<ElemType>,
     /// SetDeqScale's scale (a half value) for int32 -> half Cast.
     pub deq_scale: f32,
+    /// How many entries of each of the 4 lists the last MrgSort consumed (GetMrgSortResult).
+    pub mrg_sort_result: [u16; 4],
 }
 
 impl VectorCore {
@@ -68,6 +70,7 @@ impl VectorCore {
             gm: Memory::new(MemSpace::Gm, gm_bytes),
             mask: MaskRegister::default(),
             cmpmask: 0,
+            mrg_sort_result: [0; 4],
             atomic: None,
             deq_scale: 1.0,
         }

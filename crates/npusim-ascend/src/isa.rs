@@ -85,6 +85,8 @@ pub enum Shape {
     Move,
     /// 32 scores sorted descending per repeat into (score, index) pairs (Sort32 / vsort32).
     Sort32,
+    /// Up to 4 sorted lists of (score, index) pairs merged into one (MrgSort).
+    MrgSort,
 }
 
 impl Shape {
@@ -108,6 +110,7 @@ impl Shape {
                 | Shape::ReduceAll
                 | Shape::Move
                 | Shape::Sort32
+                | Shape::MrgSort
         )
     }
     /// Number of tensor sources.
@@ -135,6 +138,7 @@ impl Shape {
             | Shape::BlockReduce
             | Shape::ReduceAll
             | Shape::Move => 1,
+            Shape::MrgSort => 4,
             Shape::Dup | Shape::Index => 0,
         }
     }
@@ -328,6 +332,8 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
             // Region-proposal sorting.
             Sort32, Sort32, vsort32, vsort32, Sort32, Sort32Repeat, none(none), "排序组合（ISASI）/Sort32.md; TIK vsort32",
+                [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            MrgSort, MrgSort, vmrgsort, vmrgsort, MrgSort, MrgSortRepeat, none(none), "排序组合（ISASI）/MrgSort.md, GetMrgSortResult.md",
                 [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",

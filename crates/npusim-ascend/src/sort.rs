@@ -1,6 +1,6 @@
-//! The region-proposal sort family: Sort32 (`vsort32`).
+//! The region-proposal sort family: Sort32 (`vsort32`) and MrgSort.
 //!
-//! Source: asc-devkit `docs/zh/api/SIMD-API/基础API/Memory矢量计算/排序组合（ISASI）/Sort32.md`
+//! Sources: asc-devkit `docs/zh/api/SIMD-API/基础API/Memory矢量计算/排序组合（ISASI）/Sort32.md`
 //! (and the older `docs/api/context/Sort32.md` with its printed example).
 //! - Each repeat sorts 32 scores of `src0` (half or float) descending, carrying the uint32 index
 //!   of `src1` at the same position, into 32 eight-byte `(score, index)` entries: float score in
@@ -11,6 +11,15 @@
 //! - Alignment (the current page): src0 128 B (float) / 64 B (half), src1 128 B, dst 256 B.
 //! - Availability: Atlas A2/A3, Atlas 200I/500 A2 inference, Ascend 950; not Atlas training or
 //!   Atlas inference (310P); Ascend 310 follows Atlas training (policy).
+//! - MrgSort (`MrgSort.md`, `GetMrgSortResult.md`): merges up to 4 sorted lists of 8-byte
+//!   entries (`validBit` 3, 7 or 15: the first 2, 3 or 4 lists) into one, scores descending;
+//!   `elementLengths` in entries, each in [0, 4095]; with `ifExhaustedSuspension` the merge
+//!   stops as soon as one valid list is used up, and GetMrgSortResult reports how many entries
+//!   of each list went out. `repeatTimes` in [0, 255] repeats the merge over the next lists
+//!   when the 4 lists are valid, equally long and contiguous and suspension is off; any other
+//!   repeatTimes above 1 is rejected (policy: the page says it then does not take effect).
+//!   dst 32-byte aligned, sources 8-byte aligned, no source may overlap dst. Equal scores come
+//!   from the lower-numbered list first (the page's "j before i" rule read across lists).
 //! - Policies where the page is silent: the 2 reserved bytes of a half entry are written as 0;
 //!   a NaN score sorts before every number (as the largest); -0 and +0 are equal (IEEE), so
 //!   they keep source order.
@@ -111,5 +120,163 @@ pub fn sort32(
         }
     }
     core.ub_mut().write(dst.addr(), &out)?;
+    Ok(())
+}
+
+/// `MrgSort4Info{elementLengths, ifExhaustedSuspension, validBit, repeatTimes}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MrgSort4Info {
+    pub element_lengths: [u16; 4],
+    pub if_exhausted_suspension: bool,
+    pub valid_bit: u16,
+    pub repeat_times: u16,
+}
+
+impl Default for MrgSort4Info {
+    fn default() -> Self {
+        MrgSort4Info {
+            element_lengths: [0; 4],
+            if_exhausted_suspension: false,
+            valid_bit: 15,
+            repeat_times: 1,
+        }
+    }
+}
+
+/// `MrgSort<T>(dst, MrgSortSrcList{src1..src4}, MrgSort4Info)`.
+pub fn mrg_sort(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: [&Operand; 4],
+    p: &MrgSort4Info,
+) -> Result<()> {
+    const SRC: [&str; 4] = ["src1", "src2", "src3", "src4"];
+    let chip = core.chip();
+    Instr::MrgSort.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::scope(name, "dst", dst, MemSpace::Ub)?;
+    need_align(name, "dst", dst, 32)?;
+    let lists = match p.valid_bit {
+        3 => 2,
+        7 => 3,
+        15 => 4,
+        v => {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "validBit",
+                value: v.to_string(),
+                rule: "must be 3, 7 or 15 (the first 2, 3 or 4 lists)",
+            });
+        }
+    };
+    let repeat = check::range(
+        name,
+        "repeatTimes",
+        p.repeat_times as i64,
+        0,
+        255,
+        "[0, 255]",
+    )? as u64;
+    for (k, &len) in p.element_lengths.iter().enumerate().take(lists) {
+        check::range(name, "elementLengths", len as i64, 0, 4095, "[0, 4095]")?;
+        let s = src[k];
+        check::same_type(name, SRC[k], s, "dst", dst.dtype)?;
+        check::scope(name, SRC[k], s, MemSpace::Ub)?;
+        need_align(name, SRC[k], s, PAIR_BYTES)?;
+    }
+    let lens: Vec<u64> = p.element_lengths[..lists]
+        .iter()
+        .map(|&l| l as u64)
+        .collect();
+    let total: u64 = lens.iter().sum();
+    if repeat > 1 {
+        let contiguous = (1..4).all(|k| {
+            src[k].tensor == src[0].tensor
+                && src[k].addr() == src[0].addr() + k as u64 * lens[0] * PAIR_BYTES
+        });
+        let equal = lens.iter().all(|&l| l == lens[0]);
+        if lists != 4 || !equal || !contiguous || p.if_exhausted_suspension {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "repeatTimes",
+                value: repeat.to_string(),
+                rule: "repeatTimes > 1 needs 4 valid lists (validBit 15) of equal length stored contiguously and ifExhaustedSuspension = false",
+            });
+        }
+    }
+    if repeat == 0 {
+        return Ok(());
+    }
+    // Bounds and overlap over every repeat.
+    let dst_span = (dst.addr(), dst.addr() + repeat * total * PAIR_BYTES);
+    check::within(name, "dst", dst, Some(dst_span))?;
+    for k in 0..lists {
+        let s = src[k];
+        let lo = s.addr();
+        let hi = lo + ((repeat - 1) * total + lens[k]) * PAIR_BYTES;
+        check::within(name, SRC[k], s, Some((lo, hi)))?;
+        if lens[k] > 0 && lo < dst_span.1 && dst_span.0 < hi {
+            return Err(AscendError::IllegalOverlap {
+                instr: name,
+                dst: "dst",
+                src: SRC[k],
+                rule: "MrgSort sources and destination must not overlap",
+            });
+        }
+    }
+    let is_f16 = dst.dtype.size() == 2;
+    let score = |e: &[u8]| -> f32 {
+        if is_f16 {
+            half::f16::from_le_bytes([e[0], e[1]]).to_f32()
+        } else {
+            f32::from_le_bytes([e[0], e[1], e[2], e[3]])
+        }
+    };
+    let mut consumed = [0u16; 4];
+    for r in 0..repeat {
+        let data: Vec<Vec<u8>> = (0..lists)
+            .map(|k| {
+                core.ub()
+                    .bytes(src[k].addr() + r * total * PAIR_BYTES, lens[k] * PAIR_BYTES)
+                    .map(|b| b.to_vec())
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        let mut head = vec![0usize; lists];
+        let mut out = Vec::with_capacity((total * PAIR_BYTES) as usize);
+        loop {
+            if p.if_exhausted_suspension && (0..lists).any(|k| head[k] as u64 == lens[k]) {
+                break;
+            }
+            let mut best: Option<usize> = None;
+            for k in 0..lists {
+                if head[k] as u64 == lens[k] {
+                    continue;
+                }
+                let at = head[k] * PAIR_BYTES as usize;
+                let v = score(&data[k][at..]);
+                best = match best {
+                    Some(b) => {
+                        let bv = score(&data[b][head[b] * PAIR_BYTES as usize..]);
+                        if score_order(v, bv) == Ordering::Less {
+                            Some(k)
+                        } else {
+                            Some(b)
+                        }
+                    }
+                    None => Some(k),
+                };
+            }
+            let Some(k) = best else { break };
+            let at = head[k] * PAIR_BYTES as usize;
+            out.extend_from_slice(&data[k][at..at + PAIR_BYTES as usize]);
+            head[k] += 1;
+        }
+        core.ub_mut()
+            .write(dst.addr() + r * total * PAIR_BYTES, &out)?;
+        for k in 0..lists {
+            consumed[k] = head[k] as u16;
+        }
+    }
+    core.mrg_sort_result = consumed;
     Ok(())
 }
