@@ -315,6 +315,14 @@ macro_rules! ascendc_methods {
         }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
+    (@m AddrListTranspose, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dstList[16], srcList[16], TransDataTo5HDParams)` with LocalTensor lists.")]
+        pub fn $asc<T: Element>(&mut self, dst: [&LocalTensor<T>; 16], src: [&LocalTensor<T>; 16],
+                    params: crate::nchwconv::TransDataTo5HDParams) -> Result<()> {
+            crate::nchwconv::TransOp::new(self.chip(), stringify!($asc), &dst.map(|t| &t.op), &src.map(|t| &t.op), params)?
+                .execute(&mut self.core)
+        }
+    };
     (@m MrgSort, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T>(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info)`: merges up to 4 sorted (score, index) lists; `GetMrgSortResult` reads the consumed counts.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: [&LocalTensor<T>; 4], params: crate::sort::MrgSort4Info) -> Result<()> {

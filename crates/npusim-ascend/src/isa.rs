@@ -87,6 +87,9 @@ pub enum Shape {
     Sort32,
     /// Up to 4 sorted lists of (score, index) pairs merged into one (MrgSort).
     MrgSort,
+    /// 16 source and 16 destination block addresses transposed per repeat (TransDataTo5HD /
+    /// vnchwconv).
+    AddrListTranspose,
 }
 
 impl Shape {
@@ -111,6 +114,7 @@ impl Shape {
                 | Shape::Move
                 | Shape::Sort32
                 | Shape::MrgSort
+                | Shape::AddrListTranspose
         )
     }
     /// Number of tensor sources.
@@ -139,6 +143,7 @@ impl Shape {
             | Shape::ReduceAll
             | Shape::Move => 1,
             Shape::MrgSort => 4,
+            Shape::AddrListTranspose => 16,
             Shape::Dup | Shape::Index => 0,
         }
     }
@@ -245,6 +250,10 @@ macro_rules! for_each_vector_instr {
             // Convert: the legal (src, dst, round mode) triples are in `CAST_RULES`.
             Cast, Convert, vec_conv, vconv, Cast, CastRepeat, none(none), "Cast.md, precision_conversion.md; TIK vec_conv/vconv",
                 [&ALL_CHIPS => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32, I64]];
+            // Address-list transpose (NCHW -> NC1HWC0).
+            TransDataTo5HD, AddrListTranspose, vec_trans_scatter, vnchwconv, TransDataTo5HD, TransDataTo5HDRepeat, none(none), "数据排布转换/TransDataTo5HD.md; TIK vnchwconv / vec_trans_scatter",
+                [&CLASSIC => &[I8, U8, I16, U16, F16]], [&[Ascend310P, Ascend910B, Ascend310B] => &[I8, U8, I16, U16, F16, I32, U32, F32]],
+                [&[Ascend950] => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32]];
             // Duplicate.
             Duplicate, Dup, vec_dup, vector_dup, Duplicate, DuplicateRepeat, bits(dup), "TIK vector_dup / vec_dup; Ascend C Duplicate",
                 [&ALL_CHIPS => &[U16, I16, F16, U32, I32, F32]];

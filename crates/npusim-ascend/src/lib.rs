@@ -41,6 +41,7 @@ pub mod isa;
 pub mod kernels;
 pub mod mask;
 pub mod misc;
+pub mod nchwconv;
 pub mod ops;
 pub mod pad;
 pub mod reduce;

@@ -893,6 +893,8 @@ pub enum Op {
     MovePad(crate::pad::MovePad),
     /// vsort32: dst, src0 (scores), src1 (uint32 indices), repeat.
     Sort32(Operand, Operand, Operand, i64),
+    /// vnchwconv / vec_trans_scatter.
+    Trans5Hd(crate::nchwconv::TransOp),
 }
 
 impl Op {
@@ -936,6 +938,7 @@ impl Op {
                 crate::misc::transpose(core, "vec_trans", d, s, *r, *dr, *sr)
             }
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
+            Op::Trans5Hd(o) => o.execute(core),
             Op::Sort32(d, s0, s1, r) => crate::sort::sort32(core, "vsort32", d, s0, s1, *r),
         }
     }
