@@ -371,6 +371,25 @@ macro_rules! ascendc_methods {
 
 crate::for_each_vector_instr!(ascendc_methods);
 
+/// A register read must use the type the reduction wrote.
+fn reg_type(
+    name: &'static str,
+    have: npusim_core::ElemType,
+    want: npusim_core::ElemType,
+) -> Result<()> {
+    if have == want {
+        Ok(())
+    } else {
+        Err(AscendError::TypeMismatch {
+            instr: name,
+            param: "T",
+            got: want,
+            other: "the reduction's dst",
+            want: have,
+        })
+    }
+}
+
 /// A tensor in the Unified Buffer (`LocalTensor<T>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocalTensor<T> {
@@ -753,6 +772,76 @@ impl AscendC {
     /// last MrgSort wrote out.
     pub fn GetMrgSortResult(&self) -> [u16; 4] {
         self.core.mrg_sort_result
+    }
+
+    /// `GetReduceRepeatSumSpr<T>()` (old name `GetAccVal`): the sum the last count-form
+    /// ReduceSum left in its register (A2/A3 and 950 only).
+    pub fn GetReduceRepeatSumSpr<T: Element>(&self) -> Result<T> {
+        const NAME: &str = "GetReduceRepeatSumSpr";
+        if !matches!(self.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
+            return Err(AscendError::NotSupported {
+                instr: NAME,
+                chip: self.chip().id,
+            });
+        }
+        let Some((t, bits)) = self.core.acc_val else {
+            return Err(AscendError::Rule {
+                instr: NAME,
+                param: "ACC_VAL",
+                value: "unset".into(),
+                rule: "only readable after the count form of ReduceSum",
+            });
+        };
+        reg_type(NAME, t, T::TYPE)?;
+        Ok(T::from_bits_u64(bits))
+    }
+
+    /// `GetAccVal<T>()`: the old name of [`AscendC::GetReduceRepeatSumSpr`].
+    pub fn GetAccVal<T: Element>(&self) -> Result<T> {
+        self.GetReduceRepeatSumSpr::<T>()
+    }
+
+    /// `GetReduceRepeatMaxMinSpr<T>(maxMinValue, maxMinIndex)` (old name
+    /// `GetReduceMaxMinCount`): the best value over every repeat of the last contiguous
+    /// WholeReduceMax/Min (or ReduceMax/Min) and its index, counted in elements over the repeats
+    /// (policy; the page gives no formula, and after ReduceMax/Min it calls the index inexact).
+    /// Atlas A2/A3 only; [`AscendC::GetReduceRepeatMaxMinSprValue`] is the 310P form.
+    pub fn GetReduceRepeatMaxMinSpr<T: Element>(&self) -> Result<(T, T)> {
+        self.max_min_reg::<T>("GetReduceRepeatMaxMinSpr", &[ChipId::Ascend910B])
+    }
+
+    /// `GetReduceMaxMinCount<T>(...)`: the old name of
+    /// [`AscendC::GetReduceRepeatMaxMinSpr`].
+    pub fn GetReduceMaxMinCount<T: Element>(&self) -> Result<(T, T)> {
+        self.max_min_reg::<T>("GetReduceMaxMinCount", &[ChipId::Ascend910B])
+    }
+
+    /// `GetReduceRepeatMaxMinSpr<T>(maxMinValue)`: the value only (Atlas A2/A3 and 310P AI Core).
+    pub fn GetReduceRepeatMaxMinSprValue<T: Element>(&self) -> Result<T> {
+        self.max_min_reg::<T>(
+            "GetReduceRepeatMaxMinSpr",
+            &[ChipId::Ascend910B, ChipId::Ascend310P],
+        )
+        .map(|(v, _)| v)
+    }
+
+    fn max_min_reg<T: Element>(&self, name: &'static str, chips: &[ChipId]) -> Result<(T, T)> {
+        if !chips.contains(&self.chip().id) {
+            return Err(AscendError::NotSupported {
+                instr: name,
+                chip: self.chip().id,
+            });
+        }
+        let Some((t, v, i)) = self.core.max_min else {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "MAX_MIN",
+                value: "unset".into(),
+                rule: "only readable after a contiguous (srcBlkStride 1, srcRepStride 8), normal-mode WholeReduceMax/Min or ReduceMax/Min",
+            });
+        };
+        reg_type(name, t, T::TYPE)?;
+        Ok((T::from_bits_u64(v), T::from_bits_u64(i)))
     }
 
     /// `SetMaskNorm()`: normal mode.
