@@ -323,6 +323,12 @@ macro_rules! ascendc_methods {
                 .execute(&mut self.core)
         }
     };
+    (@m ProposalField, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src, repeatTime, modeNumber)`: 16 elements per repeat and field `modeNumber` of 16 region proposals.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, repeat: i32, mode_number: i32) -> Result<()> {
+            crate::sort::proposal_move(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op, repeat as i64, mode_number as i64)
+        }
+    };
     (@m MrgSort, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T>(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info)`: merges up to 4 sorted (score, index) lists; `GetMrgSortResult` reads the consumed counts.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: [&LocalTensor<T>; 4], params: crate::sort::MrgSort4Info) -> Result<()> {

@@ -87,6 +87,9 @@ pub enum Shape {
     Sort32,
     /// Up to 4 sorted lists of (score, index) pairs merged into one (MrgSort).
     MrgSort,
+    /// 16 elements per repeat into / out of one field of 16 region proposals
+    /// (ProposalConcat / ProposalExtract).
+    ProposalField,
     /// 16 source and 16 destination block addresses transposed per repeat (TransDataTo5HD /
     /// vnchwconv).
     AddrListTranspose,
@@ -114,6 +117,7 @@ impl Shape {
                 | Shape::Move
                 | Shape::Sort32
                 | Shape::MrgSort
+                | Shape::ProposalField
                 | Shape::AddrListTranspose
         )
     }
@@ -141,6 +145,7 @@ impl Shape {
             | Shape::RepeatReduce
             | Shape::BlockReduce
             | Shape::ReduceAll
+            | Shape::ProposalField
             | Shape::Move => 1,
             Shape::MrgSort => 4,
             Shape::AddrListTranspose => 16,
@@ -344,6 +349,10 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
             MrgSort, MrgSort, vmrgsort, vmrgsort, MrgSort, MrgSortRepeat, none(none), "排序组合（ISASI）/MrgSort.md, GetMrgSortResult.md",
                 [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            ProposalConcat, ProposalField, vconcat, vconcat, ProposalConcat, ProposalConcatRepeat, none(concat), "排序组合（ISASI）/ProposalConcat.md; TIK vconcat",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            ProposalExtract, ProposalField, vextract, vextract, ProposalExtract, ProposalExtractRepeat, none(extract), "排序组合（ISASI）/ProposalExtract.md; TIK vextract",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ALL];

@@ -893,6 +893,8 @@ pub enum Op {
     MovePad(crate::pad::MovePad),
     /// vsort32: dst, src0 (scores), src1 (uint32 indices), repeat.
     Sort32(Operand, Operand, Operand, i64),
+    /// vconcat / vextract: instruction, dst, src, repeat, mode number.
+    Proposal(Instr, Operand, Operand, i64, i64),
     /// vnchwconv / vec_trans_scatter.
     Trans5Hd(crate::nchwconv::TransOp),
 }
@@ -939,6 +941,9 @@ impl Op {
             }
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
             Op::Trans5Hd(o) => o.execute(core),
+            Op::Proposal(i, d, s, r, m) => {
+                crate::sort::proposal_move(core, *i, i.tik_name(), d, s, *r, *m)
+            }
             Op::Sort32(d, s0, s1, r) => crate::sort::sort32(core, "vsort32", d, s0, s1, *r),
         }
     }

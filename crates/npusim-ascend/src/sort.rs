@@ -20,6 +20,12 @@
 //!   repeatTimes above 1 is rejected (policy: the page says it then does not take effect).
 //!   dst 32-byte aligned, sources 8-byte aligned, no source may overlap dst. Equal scores come
 //!   from the lower-numbered list first (the page's "j before i" rule read across lists).
+//! - ProposalConcat / ProposalExtract (`ProposalConcat.md`, `ProposalExtract.md`; TIK
+//!   `vconcat` / `vextract`): region proposals of 8 elements `[x1, y1, x2, y2, score, label,
+//!   reserved, reserved]`; each repeat moves 16 consecutive elements into (or out of) field
+//!   `modeNumber` (0..=5) of 16 proposals; the other fields are kept. Atlas training (and 310,
+//!   policy) half; 310P AI Core half/float; not on A2/A3, 310B, 950. Addresses 32-byte aligned,
+//!   repeatTime in [0, 255].
 //! - Policies where the page is silent: the 2 reserved bytes of a half entry are written as 0;
 //!   a NaN score sorts before every number (as the largest); -0 and +0 are equal (IEEE), so
 //!   they keep source order.
@@ -278,5 +284,67 @@ pub fn mrg_sort(
         }
     }
     core.mrg_sort_result = consumed;
+    Ok(())
+}
+
+/// ProposalConcat (`true`: elements into proposals) or ProposalExtract (`false`).
+#[allow(clippy::too_many_arguments)]
+pub fn proposal_move(
+    core: &mut VectorCore,
+    instr: Instr,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    repeat: i64,
+    mode_number: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    instr.check_type(name, chip.id, "src", src.dtype)?;
+    check::same_type(name, "dst", dst, "src", src.dtype)?;
+    check::scope(name, "dst", dst, MemSpace::Ub)?;
+    check::scope(name, "src", src, MemSpace::Ub)?;
+    check::align(chip, name, "dst", dst)?;
+    check::align(chip, name, "src", src)?;
+    let repeat = check::range(name, "repeatTime", repeat, 0, 255, "[0, 255]")? as u64;
+    let field = check::range(
+        name,
+        "modeNumber",
+        mode_number,
+        0,
+        5,
+        "[0, 5] (x1, y1, x2, y2, score, label)",
+    )? as u64;
+    if repeat == 0 {
+        return Ok(());
+    }
+    let size = src.dtype.size() as u64;
+    let concat = instr == Instr::ProposalConcat;
+    let n = repeat * 16;
+    let (props, flat) = if concat { (dst, src) } else { (src, dst) };
+    // The last proposal is touched up to its field; the flat side fully.
+    check::within(
+        name,
+        if concat { "dst" } else { "src" },
+        props,
+        Some((
+            props.addr(),
+            props.addr() + ((n - 1) * 8 + field + 1) * size,
+        )),
+    )?;
+    check::within(
+        name,
+        if concat { "src" } else { "dst" },
+        flat,
+        Some((flat.addr(), flat.addr() + n * size)),
+    )?;
+    let s = size as usize;
+    for k in 0..n {
+        let p = props.addr() + (k * 8 + field) * size;
+        let f = flat.addr() + k * size;
+        let (from, to) = if concat { (f, p) } else { (p, f) };
+        let mut v = [0u8; 4];
+        v[..s].copy_from_slice(core.ub().bytes(from, size)?);
+        core.ub_mut().write(to, &v[..s])?;
+    }
     Ok(())
 }

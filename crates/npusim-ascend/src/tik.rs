@@ -285,6 +285,14 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m ProposalField, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, mode_number)`: 16 elements per repeat and one field of 16 region proposals.")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, mode_number: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src", src.dtype)?;
+            self.program.push(Op::Proposal(Instr::$id, dst.clone(), src.clone(), repeat_times, mode_number));
+            Ok(())
+        }
+    };
     (@m Sort32, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times)`: 32 scores per repeat sorted descending into (score, uint32 index) entries.")]
         pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64) -> Result<()> {
