@@ -329,6 +329,12 @@ macro_rules! ascendc_methods {
             crate::sort::proposal_move(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op, repeat as i64, mode_number as i64)
         }
     };
+    (@m ProposalSort, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src, repeatTime)`: 16 region proposals sorted by score per repeat.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, repeat: i32) -> Result<()> {
+            crate::sort::rp_sort16(&mut self.core, stringify!($asc), &dst.op, &src.op, repeat as i64)
+        }
+    };
     (@m MrgSort, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T>(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info)`: merges up to 4 sorted (score, index) lists; `GetMrgSortResult` reads the consumed counts.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: [&LocalTensor<T>; 4], params: crate::sort::MrgSort4Info) -> Result<()> {

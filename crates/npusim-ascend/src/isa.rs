@@ -90,6 +90,8 @@ pub enum Shape {
     /// 16 elements per repeat into / out of one field of 16 region proposals
     /// (ProposalConcat / ProposalExtract).
     ProposalField,
+    /// 16 region proposals sorted by score per repeat (RpSort16 / vrpsort16).
+    ProposalSort,
     /// 16 source and 16 destination block addresses transposed per repeat (TransDataTo5HD /
     /// vnchwconv).
     AddrListTranspose,
@@ -118,6 +120,7 @@ impl Shape {
                 | Shape::Sort32
                 | Shape::MrgSort
                 | Shape::ProposalField
+                | Shape::ProposalSort
                 | Shape::AddrListTranspose
         )
     }
@@ -146,6 +149,7 @@ impl Shape {
             | Shape::BlockReduce
             | Shape::ReduceAll
             | Shape::ProposalField
+            | Shape::ProposalSort
             | Shape::Move => 1,
             Shape::MrgSort => 4,
             Shape::AddrListTranspose => 16,
@@ -352,6 +356,8 @@ macro_rules! for_each_vector_instr {
             ProposalConcat, ProposalField, vconcat, vconcat, ProposalConcat, ProposalConcatRepeat, none(concat), "排序组合（ISASI）/ProposalConcat.md; TIK vconcat",
                 [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             ProposalExtract, ProposalField, vextract, vextract, ProposalExtract, ProposalExtractRepeat, none(extract), "排序组合（ISASI）/ProposalExtract.md; TIK vextract",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            RpSort16, ProposalSort, vrpsort16, vrpsort16, RpSort16, RpSort16Repeat, none(none), "排序组合（ISASI）/RpSort16.md; TIK vrpsort16",
                 [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",

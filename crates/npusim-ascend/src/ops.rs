@@ -895,6 +895,8 @@ pub enum Op {
     Sort32(Operand, Operand, Operand, i64),
     /// vconcat / vextract: instruction, dst, src, repeat, mode number.
     Proposal(Instr, Operand, Operand, i64, i64),
+    /// vrpsort16: dst, src, repeat.
+    RpSort16(Operand, Operand, i64),
     /// vnchwconv / vec_trans_scatter.
     Trans5Hd(crate::nchwconv::TransOp),
 }
@@ -941,6 +943,7 @@ impl Op {
             }
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
             Op::Trans5Hd(o) => o.execute(core),
+            Op::RpSort16(d, s, r) => crate::sort::rp_sort16(core, "vrpsort16", d, s, *r),
             Op::Proposal(i, d, s, r, m) => {
                 crate::sort::proposal_move(core, *i, i.tik_name(), d, s, *r, *m)
             }

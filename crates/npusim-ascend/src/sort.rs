@@ -26,6 +26,10 @@
 //!   `modeNumber` (0..=5) of 16 proposals; the other fields are kept. Atlas training (and 310,
 //!   policy) half; 310P AI Core half/float; not on A2/A3, 310B, 950. Addresses 32-byte aligned,
 //!   repeatTime in [0, 255].
+//! - RpSort16 (`RpSort16.md`; TIK `vrpsort16`): each repeat sorts 16 region proposals by their
+//!   score field (element 4) descending, whole proposals moving; equal scores keep source
+//!   order; dst may be src (the page's example sorts in place). Same chips and types as
+//!   ProposalConcat.
 //! - Policies where the page is silent: the 2 reserved bytes of a half entry are written as 0;
 //!   a NaN score sorts before every number (as the largest); -0 and +0 are equal (IEEE), so
 //!   they keep source order.
@@ -346,5 +350,52 @@ pub fn proposal_move(
         v[..s].copy_from_slice(core.ub().bytes(from, size)?);
         core.ub_mut().write(to, &v[..s])?;
     }
+    Ok(())
+}
+
+/// `RpSort16<T>(dst, src, repeatTime)`: 16 proposals sorted by score per repeat.
+pub fn rp_sort16(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    repeat: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::RpSort16.check_type(name, chip.id, "src", src.dtype)?;
+    check::same_type(name, "dst", dst, "src", src.dtype)?;
+    check::scope(name, "dst", dst, MemSpace::Ub)?;
+    check::scope(name, "src", src, MemSpace::Ub)?;
+    check::align(chip, name, "dst", dst)?;
+    check::align(chip, name, "src", src)?;
+    let repeat = check::range(name, "repeatTime", repeat, 0, 255, "[0, 255]")? as u64;
+    if repeat == 0 {
+        return Ok(());
+    }
+    let size = src.dtype.size() as u64;
+    let prop = 8 * size;
+    let bytes = repeat * 16 * prop;
+    check::within(name, "src", src, Some((src.addr(), src.addr() + bytes)))?;
+    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + bytes)))?;
+    let data = core.ub().bytes(src.addr(), bytes)?.to_vec();
+    let p = prop as usize;
+    let score = |k: usize| -> f32 {
+        let b = &data[k * p + 4 * size as usize..];
+        if size == 2 {
+            half::f16::from_le_bytes([b[0], b[1]]).to_f32()
+        } else {
+            f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        }
+    };
+    let mut out = vec![0u8; bytes as usize];
+    for r in 0..repeat as usize {
+        let mut order: Vec<usize> = (r * 16..r * 16 + 16).collect();
+        order.sort_by(|&a, &b| score_order(score(a), score(b)));
+        for (k, &e) in order.iter().enumerate() {
+            let o = (r * 16 + k) * p;
+            out[o..o + p].copy_from_slice(&data[e * p..(e + 1) * p]);
+        }
+    }
+    core.ub_mut().write(dst.addr(), &out)?;
     Ok(())
 }

@@ -293,6 +293,14 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m ProposalSort, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times)`: 16 region proposals sorted by score per repeat.")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src", src.dtype)?;
+            self.program.push(Op::RpSort16(dst.clone(), src.clone(), repeat_times));
+            Ok(())
+        }
+    };
     (@m Sort32, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times)`: 32 scores per repeat sorted descending into (score, uint32 index) entries.")]
         pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64) -> Result<()> {
