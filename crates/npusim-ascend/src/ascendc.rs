@@ -338,7 +338,11 @@ macro_rules! ascendc_methods {
     (@m MrgSort, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T>(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info)`: merges up to 4 sorted (score, index) lists; `GetMrgSortResult` reads the consumed counts.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: [&LocalTensor<T>; 4], params: crate::sort::MrgSort4Info) -> Result<()> {
-            crate::sort::mrg_sort(&mut self.core, stringify!($asc), &dst.op, src.map(|t| &t.op), &params)
+            if Instr::$id == Instr::MrgSort4 {
+                crate::sort::mrg_sort4(&mut self.core, stringify!($asc), &dst.op, src.map(|t| &t.op), &params)
+            } else {
+                crate::sort::mrg_sort(&mut self.core, stringify!($asc), &dst.op, src.map(|t| &t.op), &params)
+            }
         }
     };
     (@m Sort32, $id:ident, $asc:ident, $rep:ident) => {

@@ -357,6 +357,8 @@ macro_rules! for_each_vector_instr {
                 [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             ProposalExtract, ProposalField, vextract, vextract, ProposalExtract, ProposalExtractRepeat, none(extract), "排序组合（ISASI）/ProposalExtract.md; TIK vextract",
                 [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            MrgSort4, MrgSort, vmrgsort4, vmrgsort4, MrgSort4, MrgSort4Repeat, none(proposals), "排序组合（ISASI）/MrgSort4.md; TIK vmrgsort4",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             RpSort16, ProposalSort, vrpsort16, vrpsort16, RpSort16, RpSort16Repeat, none(none), "排序组合（ISASI）/RpSort16.md; TIK vrpsort16",
                 [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             // Data movement.

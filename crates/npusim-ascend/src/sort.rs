@@ -20,6 +20,8 @@
 //!   repeatTimes above 1 is rejected (policy: the page says it then does not take effect).
 //!   dst 32-byte aligned, sources 8-byte aligned, no source may overlap dst. Equal scores come
 //!   from the lower-numbered list first (the page's "j before i" rule read across lists).
+//! - MrgSort4 (`MrgSort4.md`): MrgSort over region proposals on Atlas training (half) and 310P
+//!   (half/float); see [`mrg_sort4`].
 //! - ProposalConcat / ProposalExtract (`ProposalConcat.md`, `ProposalExtract.md`; TIK
 //!   `vconcat` / `vextract`): region proposals of 8 elements `[x1, y1, x2, y2, score, label,
 //!   reserved, reserved]`; each repeat moves 16 consecutive elements into (or out of) field
@@ -161,11 +163,44 @@ pub fn mrg_sort(
     src: [&Operand; 4],
     p: &MrgSort4Info,
 ) -> Result<()> {
+    merge(core, Instr::MrgSort, name, dst, src, p)
+}
+
+/// `MrgSort4<T>(dst, MrgSortSrcList{src1..src4}, MrgSort4Info)`: the region-proposal form
+/// (`MrgSort4.md`): entries are whole proposals (8 elements, score at element 4),
+/// `elementLengths` in proposals, `repeatTimes` in [1, 255], every address 16-byte (half) or
+/// 32-byte (float) aligned; otherwise as MrgSort.
+pub fn mrg_sort4(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: [&Operand; 4],
+    p: &MrgSort4Info,
+) -> Result<()> {
+    merge(core, Instr::MrgSort4, name, dst, src, p)
+}
+
+fn merge(
+    core: &mut VectorCore,
+    instr: Instr,
+    name: &'static str,
+    dst: &Operand,
+    src: [&Operand; 4],
+    p: &MrgSort4Info,
+) -> Result<()> {
     const SRC: [&str; 4] = ["src1", "src2", "src3", "src4"];
     let chip = core.chip();
-    Instr::MrgSort.check_type(name, chip.id, "dst", dst.dtype)?;
+    instr.check_type(name, chip.id, "dst", dst.dtype)?;
     check::scope(name, "dst", dst, MemSpace::Ub)?;
-    need_align(name, "dst", dst, 32)?;
+    let size = dst.dtype.size() as u64;
+    let proposals = instr == Instr::MrgSort4;
+    // Entry bytes, score offset, dst and src alignment.
+    let (entry, score_at, dst_align, src_align) = if proposals {
+        (8 * size, 4 * size as usize, 16 * size / 2, 16 * size / 2)
+    } else {
+        (PAIR_BYTES, 0, 32, PAIR_BYTES)
+    };
+    need_align(name, "dst", dst, dst_align)?;
     let lists = match p.valid_bit {
         3 => 2,
         7 => 3,
@@ -179,20 +214,18 @@ pub fn mrg_sort(
             });
         }
     };
-    let repeat = check::range(
-        name,
-        "repeatTimes",
-        p.repeat_times as i64,
-        0,
-        255,
-        "[0, 255]",
-    )? as u64;
+    let (lo, text) = if proposals {
+        (1, "[1, 255]")
+    } else {
+        (0, "[0, 255]")
+    };
+    let repeat = check::range(name, "repeatTimes", p.repeat_times as i64, lo, 255, text)? as u64;
     for (k, &len) in p.element_lengths.iter().enumerate().take(lists) {
         check::range(name, "elementLengths", len as i64, 0, 4095, "[0, 4095]")?;
         let s = src[k];
         check::same_type(name, SRC[k], s, "dst", dst.dtype)?;
         check::scope(name, SRC[k], s, MemSpace::Ub)?;
-        need_align(name, SRC[k], s, PAIR_BYTES)?;
+        need_align(name, SRC[k], s, src_align)?;
     }
     let lens: Vec<u64> = p.element_lengths[..lists]
         .iter()
@@ -202,7 +235,7 @@ pub fn mrg_sort(
     if repeat > 1 {
         let contiguous = (1..4).all(|k| {
             src[k].tensor == src[0].tensor
-                && src[k].addr() == src[0].addr() + k as u64 * lens[0] * PAIR_BYTES
+                && src[k].addr() == src[0].addr() + k as u64 * lens[0] * entry
         });
         let equal = lens.iter().all(|&l| l == lens[0]);
         if lists != 4 || !equal || !contiguous || p.if_exhausted_suspension {
@@ -218,12 +251,12 @@ pub fn mrg_sort(
         return Ok(());
     }
     // Bounds and overlap over every repeat.
-    let dst_span = (dst.addr(), dst.addr() + repeat * total * PAIR_BYTES);
+    let dst_span = (dst.addr(), dst.addr() + repeat * total * entry);
     check::within(name, "dst", dst, Some(dst_span))?;
     for k in 0..lists {
         let s = src[k];
         let lo = s.addr();
-        let hi = lo + ((repeat - 1) * total + lens[k]) * PAIR_BYTES;
+        let hi = lo + ((repeat - 1) * total + lens[k]) * entry;
         check::within(name, SRC[k], s, Some((lo, hi)))?;
         if lens[k] > 0 && lo < dst_span.1 && dst_span.0 < hi {
             return Err(AscendError::IllegalOverlap {
@@ -234,8 +267,9 @@ pub fn mrg_sort(
             });
         }
     }
-    let is_f16 = dst.dtype.size() == 2;
+    let is_f16 = size == 2;
     let score = |e: &[u8]| -> f32 {
+        let e = &e[score_at..];
         if is_f16 {
             half::f16::from_le_bytes([e[0], e[1]]).to_f32()
         } else {
@@ -247,12 +281,12 @@ pub fn mrg_sort(
         let data: Vec<Vec<u8>> = (0..lists)
             .map(|k| {
                 core.ub()
-                    .bytes(src[k].addr() + r * total * PAIR_BYTES, lens[k] * PAIR_BYTES)
+                    .bytes(src[k].addr() + r * total * entry, lens[k] * entry)
                     .map(|b| b.to_vec())
             })
             .collect::<std::result::Result<_, _>>()?;
         let mut head = vec![0usize; lists];
-        let mut out = Vec::with_capacity((total * PAIR_BYTES) as usize);
+        let mut out = Vec::with_capacity((total * entry) as usize);
         loop {
             if p.if_exhausted_suspension && (0..lists).any(|k| head[k] as u64 == lens[k]) {
                 break;
@@ -262,11 +296,11 @@ pub fn mrg_sort(
                 if head[k] as u64 == lens[k] {
                     continue;
                 }
-                let at = head[k] * PAIR_BYTES as usize;
+                let at = head[k] * entry as usize;
                 let v = score(&data[k][at..]);
                 best = match best {
                     Some(b) => {
-                        let bv = score(&data[b][head[b] * PAIR_BYTES as usize..]);
+                        let bv = score(&data[b][head[b] * entry as usize..]);
                         if score_order(v, bv) == Ordering::Less {
                             Some(k)
                         } else {
@@ -277,12 +311,11 @@ pub fn mrg_sort(
                 };
             }
             let Some(k) = best else { break };
-            let at = head[k] * PAIR_BYTES as usize;
-            out.extend_from_slice(&data[k][at..at + PAIR_BYTES as usize]);
+            let at = head[k] * entry as usize;
+            out.extend_from_slice(&data[k][at..at + entry as usize]);
             head[k] += 1;
         }
-        core.ub_mut()
-            .write(dst.addr() + r * total * PAIR_BYTES, &out)?;
+        core.ub_mut().write(dst.addr() + r * total * entry, &out)?;
         for k in 0..lists {
             consumed[k] = head[k] as u16;
         }
