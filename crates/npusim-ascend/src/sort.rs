@@ -7,7 +7,7 @@
 //!   the low 4 bytes, index in the high 4; half score in the low 2 bytes, 2 reserved bytes, index
 //!   in the high 4. The next repeat reads 32 further elements of each source and writes 256
 //!   bytes further on. Repeats are not merged with each other.
-//! - Equal scores keep source order (score[j] before score[i] when j < i).
+//! - Equal scores keep source order (`score[j]` before `score[i]` when j < i).
 //! - Alignment (the current page): src0 128 B (float) / 64 B (half), src1 128 B, dst 256 B.
 //! - Availability: Atlas A2/A3, Atlas 200I/500 A2 inference, Ascend 950; not Atlas training or
 //!   Atlas inference (310P); Ascend 310 follows Atlas training (policy).
