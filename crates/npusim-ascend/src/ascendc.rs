@@ -315,11 +315,58 @@ macro_rules! ascendc_methods {
         }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
+    (@m AddrListTranspose, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dstList[16], srcList[16], TransDataTo5HDParams)` with LocalTensor lists.")]
+        pub fn $asc<T: Element>(&mut self, dst: [&LocalTensor<T>; 16], src: [&LocalTensor<T>; 16],
+                    params: crate::nchwconv::TransDataTo5HDParams) -> Result<()> {
+            crate::nchwconv::TransOp::new(self.chip(), stringify!($asc), &dst.map(|t| &t.op), &src.map(|t| &t.op), params)?
+                .execute(&mut self.core)
+        }
+    };
+    (@m ProposalField, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src, repeatTime, modeNumber)`: 16 elements per repeat and field `modeNumber` of 16 region proposals.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, repeat: i32, mode_number: i32) -> Result<()> {
+            crate::sort::proposal_move(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op, repeat as i64, mode_number as i64)
+        }
+    };
+    (@m ProposalSort, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src, repeatTime)`: 16 region proposals sorted by score per repeat.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, repeat: i32) -> Result<()> {
+            crate::sort::rp_sort16(&mut self.core, stringify!($asc), &dst.op, &src.op, repeat as i64)
+        }
+    };
+    (@m MrgSort, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, MrgSortSrcList{src1, src2, src3, src4}, MrgSort4Info)`: merges up to 4 sorted (score, index) lists; `GetMrgSortResult` reads the consumed counts.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: [&LocalTensor<T>; 4], params: crate::sort::MrgSort4Info) -> Result<()> {
+            if Instr::$id == Instr::MrgSort4 {
+                crate::sort::mrg_sort4(&mut self.core, stringify!($asc), &dst.op, src.map(|t| &t.op), &params)
+            } else {
+                crate::sort::mrg_sort(&mut self.core, stringify!($asc), &dst.op, src.map(|t| &t.op), &params)
+            }
+        }
+    };
+    (@m Sort32, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src0, src1, repeatTime)`: 32 scores per repeat sorted descending into 8-byte (score, uint32 index) entries.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src1: &LocalTensor<u32>, repeat: i32) -> Result<()> {
+            crate::sort::sort32(&mut self.core, stringify!($asc), &dst.op, &src0.op, &src1.op, repeat as i64)
+        }
+    };
     (@m WholeReduce, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride)` (value and index for Max/Min: ORDER_VALUE_INDEX).")]
         #[allow(clippy::too_many_arguments)]
         pub fn $asc<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
                     mask: impl Into<AscMask>, repeat: i32, dst_rep_stride: i32, src_blk_stride: i32, src_rep_stride: i32) -> Result<()> {
+            crate::reduce::ReduceOp::new(self.chip(), Instr::$id, stringify!($asc), &dst.op, &src.op, mask.into().0, IS_SET_MASK,
+                repeat as i64, dst_rep_stride as i64, src_blk_stride as i64, src_rep_stride as i64)?
+                .execute(&mut self.core)
+        }
+    };
+    (@m RepeatReduce, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T, isSetMask>(dst, src, repeatTime, mask, dstBlkStride, srcBlkStride, dstRepStride, srcRepStride)`: one binary-tree sum per repeat; `mask` continuous only (or `MASK_PLACEHOLDER` with `isSetMask = false`), `dstBlkStride` ignored (RepeatReduceSum.md), `dstRepStride` in units of sizeof(T).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>,
+                    repeat: i32, mask: impl Into<AscMask>, _dst_blk_stride: i32, src_blk_stride: i32, dst_rep_stride: i32,
+                    src_rep_stride: i32) -> Result<()> {
             crate::reduce::ReduceOp::new(self.chip(), Instr::$id, stringify!($asc), &dst.op, &src.op, mask.into().0, IS_SET_MASK,
                 repeat as i64, dst_rep_stride as i64, src_blk_stride as i64, src_rep_stride as i64)?
                 .execute(&mut self.core)
@@ -339,6 +386,25 @@ macro_rules! ascendc_methods {
 }
 
 crate::for_each_vector_instr!(ascendc_methods);
+
+/// A register read must use the type the reduction wrote.
+fn reg_type(
+    name: &'static str,
+    have: npusim_core::ElemType,
+    want: npusim_core::ElemType,
+) -> Result<()> {
+    if have == want {
+        Ok(())
+    } else {
+        Err(AscendError::TypeMismatch {
+            instr: name,
+            param: "T",
+            got: want,
+            other: "the reduction's dst",
+            want: have,
+        })
+    }
+}
 
 /// A tensor in the Unified Buffer (`LocalTensor<T>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -716,6 +782,82 @@ impl AscendC {
         }
         self.core.mask.mode = MaskMode::Counter;
         Ok(())
+    }
+
+    /// `GetMrgSortResult(mrgSortList1, ..., mrgSortList4)`: how many entries of each list the
+    /// last MrgSort wrote out.
+    pub fn GetMrgSortResult(&self) -> [u16; 4] {
+        self.core.mrg_sort_result
+    }
+
+    /// `GetReduceRepeatSumSpr<T>()` (old name `GetAccVal`): the sum the last count-form
+    /// ReduceSum left in its register (A2/A3 and 950 only).
+    pub fn GetReduceRepeatSumSpr<T: Element>(&self) -> Result<T> {
+        const NAME: &str = "GetReduceRepeatSumSpr";
+        if !matches!(self.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
+            return Err(AscendError::NotSupported {
+                instr: NAME,
+                chip: self.chip().id,
+            });
+        }
+        let Some((t, bits)) = self.core.acc_val else {
+            return Err(AscendError::Rule {
+                instr: NAME,
+                param: "ACC_VAL",
+                value: "unset".into(),
+                rule: "only readable after the count form of ReduceSum",
+            });
+        };
+        reg_type(NAME, t, T::TYPE)?;
+        Ok(T::from_bits_u64(bits))
+    }
+
+    /// `GetAccVal<T>()`: the old name of [`AscendC::GetReduceRepeatSumSpr`].
+    pub fn GetAccVal<T: Element>(&self) -> Result<T> {
+        self.GetReduceRepeatSumSpr::<T>()
+    }
+
+    /// `GetReduceRepeatMaxMinSpr<T>(maxMinValue, maxMinIndex)` (old name
+    /// `GetReduceMaxMinCount`): the best value over every repeat of the last contiguous
+    /// WholeReduceMax/Min (or ReduceMax/Min) and its index, counted in elements over the repeats
+    /// (policy; the page gives no formula, and after ReduceMax/Min it calls the index inexact).
+    /// Atlas A2/A3 only; [`AscendC::GetReduceRepeatMaxMinSprValue`] is the 310P form.
+    pub fn GetReduceRepeatMaxMinSpr<T: Element>(&self) -> Result<(T, T)> {
+        self.max_min_reg::<T>("GetReduceRepeatMaxMinSpr", &[ChipId::Ascend910B])
+    }
+
+    /// `GetReduceMaxMinCount<T>(...)`: the old name of
+    /// [`AscendC::GetReduceRepeatMaxMinSpr`].
+    pub fn GetReduceMaxMinCount<T: Element>(&self) -> Result<(T, T)> {
+        self.max_min_reg::<T>("GetReduceMaxMinCount", &[ChipId::Ascend910B])
+    }
+
+    /// `GetReduceRepeatMaxMinSpr<T>(maxMinValue)`: the value only (Atlas A2/A3 and 310P AI Core).
+    pub fn GetReduceRepeatMaxMinSprValue<T: Element>(&self) -> Result<T> {
+        self.max_min_reg::<T>(
+            "GetReduceRepeatMaxMinSpr",
+            &[ChipId::Ascend910B, ChipId::Ascend310P],
+        )
+        .map(|(v, _)| v)
+    }
+
+    fn max_min_reg<T: Element>(&self, name: &'static str, chips: &[ChipId]) -> Result<(T, T)> {
+        if !chips.contains(&self.chip().id) {
+            return Err(AscendError::NotSupported {
+                instr: name,
+                chip: self.chip().id,
+            });
+        }
+        let Some((t, v, i)) = self.core.max_min else {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "MAX_MIN",
+                value: "unset".into(),
+                rule: "only readable after a contiguous (srcBlkStride 1, srcRepStride 8), normal-mode WholeReduceMax/Min or ReduceMax/Min",
+            });
+        };
+        reg_type(name, t, T::TYPE)?;
+        Ok((T::from_bits_u64(v), T::from_bits_u64(i)))
     }
 
     /// `SetMaskNorm()`: normal mode.

@@ -56,6 +56,15 @@ pub struct VectorCore {
     pub atomic: Option<ElemType>,
     /// SetDeqScale's scale (a half value) for int32 -> half Cast.
     pub deq_scale: f32,
+    /// How many entries of each of the 4 lists the last MrgSort consumed (GetMrgSortResult).
+    pub mrg_sort_result: [u16; 4],
+    /// The sum register the count form of ReduceSum leaves (GetAccVal / GetReduceRepeatSumSpr):
+    /// element type and raw bits.
+    pub acc_val: Option<(ElemType, u64)>,
+    /// The max/min register WholeReduceMax/Min, ReduceMax/ReduceMin leave
+    /// (GetReduceMaxMinCount / GetReduceRepeatMaxMinSpr): type, value bits, index bits; `None`
+    /// after a non-contiguous or counter-mode reduction (the page does not support reading it).
+    pub max_min: Option<(ElemType, u64, u64)>,
 }
 
 impl VectorCore {
@@ -68,6 +77,9 @@ impl VectorCore {
             gm: Memory::new(MemSpace::Gm, gm_bytes),
             mask: MaskRegister::default(),
             cmpmask: 0,
+            mrg_sort_result: [0; 4],
+            acc_val: None,
+            max_min: None,
             atomic: None,
             deq_scale: 1.0,
         }

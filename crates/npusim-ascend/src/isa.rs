@@ -74,12 +74,27 @@ pub enum Shape {
     PairReduce,
     /// One result per repeat (value, or value and index) (WholeReduce* / vcadd, vcmax, vcmin).
     WholeReduce,
+    /// One sum per repeat with a continuous mask only and an ignored dstBlkStride
+    /// (RepeatReduceSum; the hardware `vcadd`).
+    RepeatReduce,
     /// One result per 32-byte block (BlockReduce* / vcgadd, vcgmax, vcgmin).
     BlockReduce,
     /// One result for the whole tensor (ReduceSum / vec_reduce_add).
     ReduceAll,
     /// Burst copies between memories (data_move / DataCopy).
     Move,
+    /// 32 scores sorted descending per repeat into (score, index) pairs (Sort32 / vsort32).
+    Sort32,
+    /// Up to 4 sorted lists of (score, index) pairs merged into one (MrgSort).
+    MrgSort,
+    /// 16 elements per repeat into / out of one field of 16 region proposals
+    /// (ProposalConcat / ProposalExtract).
+    ProposalField,
+    /// 16 region proposals sorted by score per repeat (RpSort16 / vrpsort16).
+    ProposalSort,
+    /// 16 source and 16 destination block addresses transposed per repeat (TransDataTo5HD /
+    /// vnchwconv).
+    AddrListTranspose,
 }
 
 impl Shape {
@@ -98,9 +113,15 @@ impl Shape {
                 | Shape::CmpMask
                 | Shape::PairReduce
                 | Shape::WholeReduce
+                | Shape::RepeatReduce
                 | Shape::BlockReduce
                 | Shape::ReduceAll
                 | Shape::Move
+                | Shape::Sort32
+                | Shape::MrgSort
+                | Shape::ProposalField
+                | Shape::ProposalSort
+                | Shape::AddrListTranspose
         )
     }
     /// Number of tensor sources.
@@ -112,6 +133,7 @@ impl Shape {
             | Shape::CmpBits
             | Shape::Select
             | Shape::CmpMask
+            | Shape::Sort32
             | Shape::Gather => 2,
             Shape::Unary
             | Shape::Scalar
@@ -123,9 +145,14 @@ impl Shape {
             | Shape::GatherMask
             | Shape::Transpose
             | Shape::WholeReduce
+            | Shape::RepeatReduce
             | Shape::BlockReduce
             | Shape::ReduceAll
+            | Shape::ProposalField
+            | Shape::ProposalSort
             | Shape::Move => 1,
+            Shape::MrgSort => 4,
+            Shape::AddrListTranspose => 16,
             Shape::Dup | Shape::Index => 0,
         }
     }
@@ -232,6 +259,10 @@ macro_rules! for_each_vector_instr {
             // Convert: the legal (src, dst, round mode) triples are in `CAST_RULES`.
             Cast, Convert, vec_conv, vconv, Cast, CastRepeat, none(none), "Cast.md, precision_conversion.md; TIK vec_conv/vconv",
                 [&ALL_CHIPS => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32, I64]];
+            // Address-list transpose (NCHW -> NC1HWC0).
+            TransDataTo5HD, AddrListTranspose, vec_trans_scatter, vnchwconv, TransDataTo5HD, TransDataTo5HDRepeat, none(none), "数据排布转换/TransDataTo5HD.md; TIK vnchwconv / vec_trans_scatter",
+                [&CLASSIC => &[I8, U8, I16, U16, F16]], [&[Ascend310P, Ascend910B, Ascend310B] => &[I8, U8, I16, U16, F16, I32, U32, F32]],
+                [&[Ascend950] => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32]];
             // Duplicate.
             Duplicate, Dup, vec_dup, vector_dup, Duplicate, DuplicateRepeat, bits(dup), "TIK vector_dup / vec_dup; Ascend C Duplicate",
                 [&ALL_CHIPS => &[U16, I16, F16, U32, I32, F32]];
@@ -300,6 +331,10 @@ macro_rules! for_each_vector_instr {
                 [&ALL_CHIPS => &[F16, F32]];
             WholeReduceMin, WholeReduce, vcmin, vcmin, WholeReduceMin, WholeReduceMinRepeat, float(min), "ReduceRepeat.md (WholeReduceMin); TIK vcmin",
                 [&ALL_CHIPS => &[F16, F32]];
+            // RepeatReduceSum (docs/api/context/RepeatReduceSum.md: Atlas A2 only there; its
+            // successor ReduceRepeat.md lists every chip, half only on Atlas training).
+            RepeatReduceSum, RepeatReduce, vcadd, vcadd, RepeatReduceSum, RepeatReduceSumRepeat, float(add), "RepeatReduceSum.md; ReduceRepeat.md (SUM)",
+                [&CLASSIC => &[F16]], [&NEWER => &[F16, F32]];
             BlockReduceSum, BlockReduce, vcgadd, vcgadd, BlockReduceSum, BlockReduceSumRepeat, float(add), "ReduceDataBlock.md (BlockReduceSum); TIK vcgadd",
                 [&ALL_CHIPS => &[F16, F32]];
             BlockReduceMax, BlockReduce, vcgmax, vcgmax, BlockReduceMax, BlockReduceMaxRepeat, float(max), "ReduceDataBlock.md (BlockReduceMax); TIK vcgmax",
@@ -313,6 +348,19 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
             ReduceMin, ReduceAll, vec_reduce_min, vec_reduce_min, ReduceMin, ReduceMinRepeat, float(min), "ReduceMin.md; TIK vec_reduce_min",
                 [&[Ascend310, Ascend910] => &[F16]], [&NEWER => &[F16, F32]];
+            // Region-proposal sorting.
+            Sort32, Sort32, vsort32, vsort32, Sort32, Sort32Repeat, none(none), "排序组合（ISASI）/Sort32.md; TIK vsort32",
+                [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            MrgSort, MrgSort, vmrgsort, vmrgsort, MrgSort, MrgSortRepeat, none(none), "排序组合（ISASI）/MrgSort.md, GetMrgSortResult.md",
+                [&[Ascend910B, Ascend310B, Ascend950] => &[F16, F32]];
+            ProposalConcat, ProposalField, vconcat, vconcat, ProposalConcat, ProposalConcatRepeat, none(concat), "排序组合（ISASI）/ProposalConcat.md; TIK vconcat",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            ProposalExtract, ProposalField, vextract, vextract, ProposalExtract, ProposalExtractRepeat, none(extract), "排序组合（ISASI）/ProposalExtract.md; TIK vextract",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            MrgSort4, MrgSort, vmrgsort4, vmrgsort4, MrgSort4, MrgSort4Repeat, none(proposals), "排序组合（ISASI）/MrgSort4.md; TIK vmrgsort4",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            RpSort16, ProposalSort, vrpsort16, vrpsort16, RpSort16, RpSort16Repeat, none(none), "排序组合（ISASI）/RpSort16.md; TIK vrpsort16",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ALL];

@@ -23,8 +23,12 @@
 //!   kernels with a plain twin ([`vector::VecOp::execute_reference`]);
 //! - compare-to-bits ([`ops::Vcmpv`], also with a scalar), pair/whole/block/whole-tensor
 //!   reductions ([`ops::PairReduceSum`], [`reduce`]), Select ([`select`]), Brcb, Gather,
-//!   Transpose, CreateVecIndex and the CMPMASK register ([`misc`]), moves with padding and
-//!   atomic accumulation ([`pad`], [`core::VectorCore::store`]) have their own records.
+//!   Transpose, CreateVecIndex and the CMPMASK register ([`misc`]), the sort family (Sort32,
+//!   MrgSort, MrgSort4, RpSort16, ProposalConcat/Extract: [`sort`]), TransDataTo5HD /
+//!   vnchwconv ([`nchwconv`]), moves with padding and atomic accumulation ([`pad`],
+//!   [`core::VectorCore::store`]) have their own records; RepeatReduceSum runs on the
+//!   WholeReduce record, and the reduction registers (GetAccVal, GetReduceMaxMinCount) are
+//!   kept in [`core::VectorCore`].
 //!
 //! Chip differences come from `npusim_core::ChipProfile` and the table's type rules; numeric
 //! policies are written in [`elem`], [`vector`] and [`reduce`]. Documents implemented: seeds 000
@@ -41,10 +45,12 @@ pub mod isa;
 pub mod kernels;
 pub mod mask;
 pub mod misc;
+pub mod nchwconv;
 pub mod ops;
 pub mod pad;
 pub mod reduce;
 pub mod select;
+pub mod sort;
 pub mod tik;
 pub mod vector;
 

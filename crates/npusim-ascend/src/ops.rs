@@ -891,6 +891,14 @@ pub enum Op {
     Atomic(Option<ElemType>),
     /// data_move_pad / DataCopyPad.
     MovePad(crate::pad::MovePad),
+    /// vsort32: dst, src0 (scores), src1 (uint32 indices), repeat.
+    Sort32(Operand, Operand, Operand, i64),
+    /// vconcat / vextract: instruction, dst, src, repeat, mode number.
+    Proposal(Instr, Operand, Operand, i64, i64),
+    /// vrpsort16: dst, src, repeat.
+    RpSort16(Operand, Operand, i64),
+    /// vnchwconv / vec_trans_scatter.
+    Trans5Hd(crate::nchwconv::TransOp),
 }
 
 impl Op {
@@ -934,6 +942,12 @@ impl Op {
                 crate::misc::transpose(core, "vec_trans", d, s, *r, *dr, *sr)
             }
             Op::MovCmpMask(t, false) => crate::misc::get_cmp_mask(core, "mov_cmpmask_to_tensor", t),
+            Op::Trans5Hd(o) => o.execute(core),
+            Op::RpSort16(d, s, r) => crate::sort::rp_sort16(core, "vrpsort16", d, s, *r),
+            Op::Proposal(i, d, s, r, m) => {
+                crate::sort::proposal_move(core, *i, i.tik_name(), d, s, *r, *m)
+            }
+            Op::Sort32(d, s0, s1, r) => crate::sort::sort32(core, "vsort32", d, s0, s1, *r),
         }
     }
 }

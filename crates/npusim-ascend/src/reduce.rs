@@ -39,7 +39,7 @@ impl Instr {
     pub fn combine(self) -> Option<Combine> {
         if !matches!(
             self.shape(),
-            Shape::WholeReduce | Shape::BlockReduce | Shape::ReduceAll
+            Shape::WholeReduce | Shape::RepeatReduce | Shape::BlockReduce | Shape::ReduceAll
         ) {
             return None;
         }
@@ -113,6 +113,27 @@ impl ReduceOp {
             });
         }
         let lanes = op.lanes();
+        if instr.shape() == Shape::RepeatReduce && is_set_mask {
+            // RepeatReduceSum.md: the continuous form only, mask in [1, 128] (16-bit) or
+            // [1, 64] (32-bit).
+            match mask {
+                MaskArg::Count(n) if (1..=lanes as u64).contains(&n) => {}
+                MaskArg::Count(n) => {
+                    return Err(AscendError::BadMask {
+                        instr: name,
+                        value: n.to_string(),
+                        rule: "RepeatReduceSum takes a continuous mask in [1, 128] for 16-bit types or [1, 64] for 32-bit types",
+                    });
+                }
+                other => {
+                    return Err(AscendError::BadMask {
+                        instr: name,
+                        value: format!("{other:?}"),
+                        rule: "RepeatReduceSum has no bit-wise mask form (continuous mask only)",
+                    });
+                }
+            }
+        }
         let mask = if is_set_mask {
             MaskSource::Fixed(mask::resolve(
                 name,
@@ -243,6 +264,8 @@ impl ReduceOp {
         };
         let keep_empty = chip.vector.pair_reduce_masked_pair == MaskedGroupPolicy::KeepDst;
         let mut vals = [0f32; 128];
+        // The best (value, global index) over every repeat, for the max/min register.
+        let mut overall: Option<(f32, u64)> = None;
         for r in 0..n {
             let active = m.lanes_of(r, lanes);
             for b in 0..8u32 {
@@ -312,6 +335,18 @@ impl ReduceOp {
                 let Some((v, idx)) = reduce(0, lanes) else {
                     continue;
                 };
+                if comb != Combine::Sum {
+                    let better = match overall {
+                        None => true,
+                        Some((b, _)) => {
+                            !b.is_nan()
+                                && (v.is_nan() || if comb == Combine::Max { v > b } else { v < b })
+                        }
+                    };
+                    if better {
+                        overall = Some((v, r as u64 * lanes as u64 + idx as u64));
+                    }
+                }
                 let mut o = [0u8; 8];
                 IO::store_one(v, &mut o);
                 if comb != Combine::Sum {
@@ -319,6 +354,21 @@ impl ReduceOp {
                 }
                 ub.write(base, &o[..self.dst_unit() as usize])?;
             }
+        }
+        if !self.is_block() && comb != Combine::Sum {
+            // GetReduceRepeatMaxMinSpr.md: readable only after a contiguous call
+            // (srcBlkStride 1, srcRepStride 8) in normal mask mode.
+            let contiguous = self.src_blk_stride == 1 && self.src_rep_stride == 8;
+            let counter = matches!(self.mask, MaskSource::Register)
+                && core.mask.mode == crate::mask::MaskMode::Counter;
+            core.max_min = match overall {
+                Some((v, i)) if contiguous && !counter => {
+                    let mut o = [0u8; 8];
+                    IO::store_one(v, &mut o);
+                    Some((self.src.dtype, u64::from_le_bytes(o), i))
+                }
+                _ => None,
+            };
         }
         Ok(())
     }
@@ -509,6 +559,9 @@ fn reduce_sum_t<IO: FloatIo>(
         IO::store_one(v, &mut o);
         o[IO::SIZE..2 * IO::SIZE].copy_from_slice(&i.to_le_bytes()[..IO::SIZE]);
         core.ub_mut().write(dst.addr(), &o[..2 * IO::SIZE])?;
+        let mut vb = [0u8; 8];
+        vb[..IO::SIZE].copy_from_slice(&o[..IO::SIZE]);
+        core.max_min = Some((src.dtype, u64::from_le_bytes(vb), i));
         return Ok(());
     }
     let result = match order {
@@ -568,5 +621,8 @@ fn reduce_sum_t<IO: FloatIo>(
     let mut o = [0u8; 4];
     IO::store_one(result, &mut o);
     core.ub_mut().write(dst.addr(), &o[..IO::SIZE])?;
+    let mut vb = [0u8; 8];
+    vb[..IO::SIZE].copy_from_slice(&o[..IO::SIZE]);
+    core.acc_val = Some((src.dtype, u64::from_le_bytes(vb)));
     Ok(())
 }

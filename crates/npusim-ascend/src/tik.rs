@@ -270,6 +270,45 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m AddrListTranspose, $id:ident, $tik:ident, $legacy:ident) => {
+        tik_methods!(@nchw $id, $tik);
+        tik_methods!(@nchw $id, $legacy);
+    };
+    (@nchw $id:ident, $name:ident) => {
+        #[doc = concat!("`", stringify!($name), "(dst_high_half, src_high_half, dst_list, src_list, repeat_times, dst_rep_stride, src_rep_stride)`: 16 block addresses each side.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(&mut self, dst_high_half: bool, src_high_half: bool, dst_list: [&Operand; 16], src_list: [&Operand; 16],
+                    repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
+            let params = crate::nchwconv::TransDataTo5HDParams { dst_high_half, src_high_half, repeat_times, dst_rep_stride, src_rep_stride };
+            let op = crate::nchwconv::TransOp::new(self.chip, stringify!($name), &dst_list, &src_list, params)?;
+            self.program.push(Op::Trans5Hd(op));
+            Ok(())
+        }
+    };
+    (@m ProposalField, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, mode_number)`: 16 elements per repeat and one field of 16 region proposals.")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, mode_number: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src", src.dtype)?;
+            self.program.push(Op::Proposal(Instr::$id, dst.clone(), src.clone(), repeat_times, mode_number));
+            Ok(())
+        }
+    };
+    (@m ProposalSort, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times)`: 16 region proposals sorted by score per repeat.")]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src", src.dtype)?;
+            self.program.push(Op::RpSort16(dst.clone(), src.clone(), repeat_times));
+            Ok(())
+        }
+    };
+    (@m Sort32, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times)`: 32 scores per repeat sorted descending into (score, uint32 index) entries.")]
+        pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src0", src0.dtype)?;
+            self.program.push(Op::Sort32(dst.clone(), src0.clone(), src1.clone(), repeat_times));
+            Ok(())
+        }
+    };
     (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@m BlockReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@red $id:ident, $tik:ident) => {

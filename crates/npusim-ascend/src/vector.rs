@@ -688,6 +688,7 @@ pub mod rows {
         (@call Ternary, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
         (@call ScalarDst, $f:path, $a:ident, $b:ident, $d:ident) => { $f($a, $b, $d) };
         (@call WholeReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
+        (@call RepeatReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
         (@call BlockReduce, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
         (@call ReduceAll, $f:path, $a:ident, $b:ident, $d:ident) => {{ let _ = $d; $f($a, $b) }};
     }

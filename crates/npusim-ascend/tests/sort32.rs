@@ -1,0 +1,361 @@
+//! Sort32 (asc-devkit `排序组合（ISASI）/Sort32.md`; the printed example of
+//! `docs/api/context/Sort32.md`): the page's example, a proptest against a plain stable-sort
+//! model written here, and the page's restrictions.
+
+use half::f16;
+use npusim_ascend::AscendError;
+use npusim_ascend::ascendc::AscendC;
+use npusim_ascend::core::{Operand, VectorCore};
+use npusim_ascend::isa::Instr;
+use npusim_ascend::sort::sort32;
+use npusim_ascend::tik::{Scope, Tik};
+use npusim_core::{ChipId, ElemType, MemSpace, NpyArray};
+use proptest::prelude::*;
+
+/// The page's 128 float scores (src0Gm), as printed.
+const PAGE_INPUT: &str = "
+    7.867878 9.065992 9.374247 1.0911566 9.262053 2.035779 3.747487 2.9315646
+    5.237765 5.176559 7.965426 3.2341435 7.203623 1.5736973 3.386001 5.077001
+    4.593656 1.8485032 7.8554387 5.1269145 7.223478 8.259627 5.5502934 8.795028
+    9.626377 7.7227993 9.505127 6.683293 6.232041 2.1760664 4.504409 2.906819
+    9.425597 9.467169 4.990563 4.609341 1.8662999 3.6319377 3.5542917 8.382838
+    5.133566 3.1391478 5.244712 9.330158 2.0394793 5.9761605 4.937267 6.076068
+    7.5449195 6.5085726 1.8132887 2.5047603 3.3350103 2.7831945 3.0417829 5.0608244
+    3.4855423 2.8485715 4.853921 6.364753 3.1402998 6.052516 3.6143537 4.0714087
+    6.8068676 8.625871 8.040528 1.9881475 4.618402 7.0302424 6.0751796 5.877218
+    9.256125 4.193431 5.2048235 6.9774013 2.8765092 5.8294353 8.618196 8.619784
+    3.9252923 4.491909 6.0063663 2.3781579 5.8828945 7.269731 6.1864734 8.32413
+    5.2518435 9.184813 7.9312286 3.8841062 8.540505 7.611145 8.204335 2.110103
+    4.1796618 7.2383223 3.9992998 4.750733 8.650443 7.6469994 6.6126637 8.993322
+    8.920976 7.143699 7.0797443 3.3189814 7.3707795 3.26992 8.58087 5.6882014
+    2.0333889 6.711474 4.353861 7.946233 4.5678067 6.3354545 4.092168 2.416961
+    3.6823056 4.6000533 2.4727547 4.7993317 1.159995 8.025275 3.3826146 3.8543346
+";
+
+/// The page's dstGm: 128 (score, index) entries printed as 256 floats (the index 0 reads 0.).
+const PAGE_OUTPUT: &str = "
+    9.626377 0. 9.505127 0. 9.374247 0. 9.262053 0.
+    9.065992 0. 8.795028 0. 8.259627 0. 7.965426 0.
+    7.867878 0. 7.8554387 0. 7.7227993 0. 7.223478 0.
+    7.203623 0. 6.683293 0. 6.232041 0. 5.5502934 0.
+    5.237765 0. 5.176559 0. 5.1269145 0. 5.077001 0.
+    4.593656 0. 4.504409 0. 3.747487 0. 3.386001 0.
+    3.2341435 0. 2.9315646 0. 2.906819 0. 2.1760664 0.
+    2.035779 0. 1.8485032 0. 1.5736973 0. 1.0911566 0.
+    9.467169 0. 9.425597 0. 9.330158 0. 8.382838 0.
+    7.5449195 0. 6.5085726 0. 6.364753 0. 6.076068 0.
+    6.052516 0. 5.9761605 0. 5.244712 0. 5.133566 0.
+    5.0608244 0. 4.990563 0. 4.937267 0. 4.853921 0.
+    4.609341 0. 4.0714087 0. 3.6319377 0. 3.6143537 0.
+    3.5542917 0. 3.4855423 0. 3.3350103 0. 3.1402998 0.
+    3.1391478 0. 3.0417829 0. 2.8485715 0. 2.7831945 0.
+    2.5047603 0. 2.0394793 0. 1.8662999 0. 1.8132887 0.
+    9.256125 0. 9.184813 0. 8.625871 0. 8.619784 0.
+    8.618196 0. 8.540505 0. 8.32413 0. 8.204335 0.
+    8.040528 0. 7.9312286 0. 7.611145 0. 7.269731 0.
+    7.0302424 0. 6.9774013 0. 6.8068676 0. 6.1864734 0.
+    6.0751796 0. 6.0063663 0. 5.8828945 0. 5.877218 0.
+    5.8294353 0. 5.2518435 0. 5.2048235 0. 4.618402 0.
+    4.491909 0. 4.193431 0. 3.9252923 0. 3.8841062 0.
+    2.8765092 0. 2.3781579 0. 2.110103 0. 1.9881475 0.
+    8.993322 0. 8.920976 0. 8.650443 0. 8.58087 0.
+    8.025275 0. 7.946233 0. 7.6469994 0. 7.3707795 0.
+    7.2383223 0. 7.143699 0. 7.0797443 0. 6.711474 0.
+    6.6126637 0. 6.3354545 0. 5.6882014 0. 4.7993317 0.
+    4.750733 0. 4.6000533 0. 4.5678067 0. 4.353861 0.
+    4.1796618 0. 4.092168 0. 3.9992998 0. 3.8543346 0.
+    3.6823056 0. 3.3826146 0. 3.3189814 0. 3.26992 0.
+    2.4727547 0. 2.416961 0. 2.0333889 0. 1.159995 0.
+";
+
+fn parse(s: &str) -> Vec<f32> {
+    s.split_whitespace().map(|w| w.parse().unwrap()).collect()
+}
+
+#[test]
+fn page_example_128_floats_in_4_repeats() {
+    let x = parse(PAGE_INPUT);
+    let want = parse(PAGE_OUTPUT);
+    assert_eq!((x.len(), want.len()), (128, 256));
+    let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+    let s0 = asc.AllocTensor::<f32>("src0", 128).unwrap();
+    let s1 = asc.AllocTensor::<u32>("src1", 128).unwrap();
+    let d = asc.AllocTensor::<f32>("dst", 256).unwrap();
+    asc.write(&s0, &x).unwrap();
+    asc.write(&s1, &[0u32; 128]).unwrap();
+    asc.Sort32::<f32>(&d, &s0, &s1, 4).unwrap();
+    let got = asc.read::<f32>(&d).unwrap();
+    let exact = got
+        .iter()
+        .zip(&want)
+        .filter(|(g, w)| g.to_bits() == w.to_bits())
+        .count();
+    assert_eq!(exact, 256, "{got:?}");
+}
+
+#[test]
+fn tik_vsort32_runs_the_same_example() {
+    let x = parse(PAGE_INPUT);
+    let want = parse(PAGE_OUTPUT);
+    let mut t = Tik::new(ChipId::Ascend910B);
+    let g = t.tensor("float32", &[128], "g", Scope::Gm).unwrap();
+    let o = t.tensor("float32", &[256], "o", Scope::Gm).unwrap();
+    let s0 = t.tensor("float32", &[128], "s0", Scope::Ubuf).unwrap();
+    let s1 = t.tensor("uint32", &[128], "s1", Scope::Ubuf).unwrap();
+    let d = t.tensor("float32", &[256], "d", Scope::Ubuf).unwrap();
+    t.data_move(&s0, &g, 0, 1, 16, 0, 0).unwrap();
+    t.vec_dup(64, &s1, 0u32, 2, 8).unwrap();
+    t.vsort32(&d, &s0, &s1, 4).unwrap();
+    t.data_move(&o, &d, 0, 1, 32, 0, 0).unwrap();
+    t.build_cce("k", &[&g], &[&o]).unwrap();
+    let out = t
+        .start_debug(&[("g", &NpyArray::from_elems(vec![128], &x))])
+        .unwrap();
+    let y = out[0].1.to_elems::<f32>().unwrap();
+    assert_eq!(y, want);
+}
+
+#[test]
+fn nan_policy_and_half_layout() {
+    // Half: score in the low 2 bytes, 2 reserved bytes (written 0, policy), index high 4.
+    let mut asc = AscendC::new(ChipId::Ascend950, 0);
+    // 64 halves so that src1 starts 128-byte aligned.
+    let s0 = asc.AllocTensor::<f16>("src0", 64).unwrap();
+    let s1 = asc.AllocTensor::<u32>("src1", 32).unwrap();
+    let d = asc.AllocTensor::<f16>("dst", 128).unwrap();
+    let mut x = vec![f16::from_f32(1.0); 32];
+    x[5] = f16::NAN;
+    x[7] = f16::from_f32(2.0);
+    asc.write(&s0, &x).unwrap();
+    asc.write(&s1, &(100..132u32).collect::<Vec<_>>()).unwrap();
+    asc.Sort32::<f16>(&d, &s0, &s1, 1).unwrap();
+    let b: Vec<u8> = bytemuck::cast_slice::<f16, u8>(&asc.read::<f16>(&d).unwrap()).to_vec();
+    let entry = |k: usize| {
+        (
+            f16::from_le_bytes([b[8 * k], b[8 * k + 1]]),
+            [b[8 * k + 2], b[8 * k + 3]],
+            u32::from_le_bytes([b[8 * k + 4], b[8 * k + 5], b[8 * k + 6], b[8 * k + 7]]),
+        )
+    };
+    assert!(entry(0).0.is_nan() && entry(0).2 == 105);
+    assert_eq!(entry(1), (f16::from_f32(2.0), [0, 0], 107));
+    // The ties keep source order: indices 100, 101, 102, 103, 104, 106, 108...
+    assert_eq!(entry(2).2, 100);
+    assert_eq!(entry(7).2, 106);
+    assert_eq!(entry(31).2, 131);
+}
+
+#[test]
+fn restrictions_give_typed_errors() {
+    let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+    let s0 = asc.AllocTensor::<f32>("src0", 128).unwrap();
+    let s1 = asc.AllocTensor::<u32>("src1", 128).unwrap();
+    let d = asc.AllocTensor::<f32>("dst", 256).unwrap();
+    let s0i = asc.AllocTensor::<i32>("src0i", 128).unwrap();
+    let di = asc.AllocTensor::<i32>("dsti", 256).unwrap();
+    let e = asc.Sort32::<f32>(&d, &s0, &s1, 256).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::OutOfRange {
+                param: "repeatTime",
+                value: 256,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = asc.Sort32::<f32>(&d, &s0, &s1, -1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::OutOfRange {
+                param: "repeatTime",
+                value: -1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Per-repeat alignment: src0 128 B (float), src1 128 B, dst 256 B.
+    let e = asc.Sort32::<f32>(&d, &s0.offset(8), &s1, 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::Misaligned {
+                param: "src0",
+                align: 128,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = asc.Sort32::<f32>(&d, &s0, &s1.offset(8), 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::Misaligned {
+                param: "src1",
+                align: 128,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = asc.Sort32::<f32>(&d.offset(32), &s0, &s1, 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::Misaligned {
+                param: "dst",
+                align: 256,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Tensor bounds: 5 repeats read 160 scores from a 128-element src0.
+    let e = asc.Sort32::<f32>(&d, &s0, &s1, 5).unwrap_err();
+    assert!(
+        matches!(e, AscendError::TensorOverflow { param: "src0", .. }),
+        "{e}"
+    );
+    // src1 is uint32 only; every operand in UB.
+    let mut core = VectorCore::new(ChipId::Ascend910B, 4096);
+    let (u0, u1, ud) = (
+        ub("s0", ElemType::F32, 0, 32),
+        ub("s1", ElemType::U32, 128, 32),
+        ub("d", ElemType::F32, 256, 64),
+    );
+    let e = sort32(
+        &mut core,
+        "Sort32",
+        &ud,
+        &u0,
+        &ub("s1", ElemType::I32, 128, 32),
+        1,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::TypeMismatch {
+                param: "src1",
+                got: ElemType::I32,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let gm = Operand {
+        space: MemSpace::Gm,
+        ..u0.clone()
+    };
+    let e = sort32(&mut core, "Sort32", &ud, &gm, &u1, 1).unwrap_err();
+    assert!(
+        matches!(e, AscendError::WrongScope { param: "src0", .. }),
+        "{e}"
+    );
+    assert!(sort32(&mut core, "Sort32", &ud, &u0, &u1, 1).is_ok());
+    let e = asc.Sort32::<i32>(&di, &s0i, &s1, 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::IllegalType {
+                dtype: ElemType::I32,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Not on Atlas training, Atlas inference (310P) or 310.
+    for chip in [ChipId::Ascend910, ChipId::Ascend310P, ChipId::Ascend310] {
+        let mut a = AscendC::new(chip, 0);
+        let s0 = a.AllocTensor::<f16>("src0", 32).unwrap();
+        let s1 = a.AllocTensor::<u32>("src1", 32).unwrap();
+        let d = a.AllocTensor::<f16>("dst", 128).unwrap();
+        let e = a.Sort32::<f16>(&d, &s0, &s1, 1).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                AscendError::NotSupported {
+                    instr: "Sort32",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+}
+
+fn ub(name: &str, t: ElemType, base: u64, elems: u64) -> Operand {
+    Operand {
+        tensor: name.into(),
+        space: MemSpace::Ub,
+        dtype: t,
+        tensor_base: base,
+        tensor_bytes: elems * t.size() as u64,
+        offset: 0,
+    }
+}
+
+const CHIPS: [ChipId; 6] = [
+    ChipId::Ascend310,
+    ChipId::Ascend910,
+    ChipId::Ascend310P,
+    ChipId::Ascend910B,
+    ChipId::Ascend310B,
+    ChipId::Ascend950,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Random chips, types, repeats, scores drawn from a small set (many ties) with ±0 and ±inf,
+    /// random indices, against the plain model: per repeat, positions ordered by score
+    /// descending, equal scores by position; entries (score bits, 0, index) of 8 bytes; the rest
+    /// of dst untouched.
+    #[test]
+    fn sort32_matches_the_model(chip_i in 0usize..6, is_f16 in any::<bool>(), repeat in 0u64..6, seed in any::<u64>()) {
+        let chip = CHIPS[chip_i];
+        let t = if is_f16 { ElemType::F16 } else { ElemType::F32 };
+        let size = t.size() as u64;
+        let n = repeat.max(1) * 32;
+        let mut core = VectorCore::new(chip, 0);
+        let s0 = ub("s0", t, 0, n);
+        let s1 = ub("s1", ElemType::U32, 2048, n);
+        let d = ub("d", t, 4096, (n * 8 + 256) / size);
+        let mut x = seed;
+        let mut next = || { x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); x >> 33 };
+        let scores: Vec<f32> = (0..n).map(|_| match next() % 12 { 0 => f32::INFINITY, 1 => f32::NEG_INFINITY, 2 => 0.0, 3 => -0.0, k => k as f32 * 0.75 - 4.0 }).collect();
+        let idx: Vec<u32> = (0..n).map(|_| next() as u32).collect();
+        let raw: Vec<u8> = scores.iter().flat_map(|v| if is_f16 { f16::from_f32(*v).to_le_bytes().to_vec() } else { v.to_le_bytes().to_vec() }).collect();
+        core.ub_mut().write(0, &raw).unwrap();
+        core.ub_mut().write_elems(2048, &idx).unwrap();
+        let init: Vec<u8> = (0..n * 8 + 256).map(|i| (i * 13 + 5) as u8).collect();
+        core.ub_mut().write(4096, &init).unwrap();
+        let r = sort32(&mut core, "Sort32", &d, &s0, &s1, repeat as i64);
+        let legal = Instr::Sort32.legal_types(chip).is_some();
+        prop_assert_eq!(r.is_ok(), legal, "{:?}", r);
+        let mut want = init.clone();
+        if legal {
+            for rep in 0..repeat as usize {
+                let mut pos: Vec<usize> = (rep * 32..rep * 32 + 32).collect();
+                // Insertion sort: a later position moves ahead only of strictly smaller scores.
+                for i in 1..pos.len() {
+                    let mut j = i;
+                    while j > 0 && scores[pos[j - 1]] < scores[pos[j]] { pos.swap(j - 1, j); j -= 1; }
+                }
+                for (k, &e) in pos.iter().enumerate() {
+                    let o = (rep * 32 + k) * 8;
+                    let s = size as usize;
+                    want[o..o + 8].fill(0);
+                    want[o..o + s].copy_from_slice(&raw[e * s..(e + 1) * s]);
+                    want[o + 4..o + 8].copy_from_slice(&idx[e].to_le_bytes());
+                }
+            }
+        }
+        let got = core.ub().bytes(4096, n * 8 + 256).unwrap();
+        prop_assert_eq!(got, &want[..]);
+    }
+}
