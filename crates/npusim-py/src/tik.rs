@@ -734,30 +734,22 @@ pub fn run(
     if let Some(m) = p.inputs.iter().find(|i| !feed.iter().any(|(n, _)| n == *i)) {
         return Err(format!("feed_dict: no array for input `{m}`"));
     }
-    let vars = {
-        let tmp = Machine {
-            chip,
-            core: VectorCore::new(chip.id, 0),
-            tensors: Vec::new(),
-            vars: Vec::new(),
-            steps: 0,
-            max_steps,
-            cache: Vec::new(),
-        };
-        p.vars
-            .iter()
-            .map(|e| tmp.eval(e))
-            .collect::<RunResult<Vec<_>>>()?
-    };
+    // One core per run: the Scalars' initial values are evaluated on the machine itself (with no
+    // variables bound yet) instead of on a second, throw-away core.
     let mut m = Machine {
         chip,
         core,
         tensors,
-        vars,
+        vars: Vec::new(),
         steps: 0,
         max_steps,
         cache: vec![None; calls],
     };
+    m.vars = p
+        .vars
+        .iter()
+        .map(|e| m.eval(e))
+        .collect::<RunResult<Vec<_>>>()?;
     m.exec_block(&p.body)?;
     p.outputs
         .iter()
