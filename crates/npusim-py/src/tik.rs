@@ -397,22 +397,32 @@ impl<'p> Machine<'p> {
     /// parameters did not change (the common case in loops): decode once, run many times.
     fn call(&mut self, slot: usize, name: &str, a: &[Arg]) -> RunResult<()> {
         let e = |r: npusim_ascend::AscendError| r.to_string();
-        let mut entry = self
+        // Only the key leaves the cache while the parameters are evaluated; the built
+        // instruction stays in place (no move of the Op per iteration).
+        let mut key = match self.cache.get_mut(slot).ok_or("call slot out of range")? {
+            Some(en) => std::mem::take(&mut en.0),
+            None => Vec::new(),
+        };
+        let hit = self.same_key(a, &mut key)?;
+        let built = matches!(self.cache.get(slot), Some(Some((_, Some(_)))));
+        let new_op = if hit && built {
+            None
+        } else {
+            Some(self.build(name, a)?)
+        };
+        let entry = self
             .cache
             .get_mut(slot)
             .ok_or("call slot out of range")?
-            .take()
-            .unwrap_or_default();
-        let hit = self.same_key(a, &mut entry.0)?;
-        if !hit || entry.1.is_none() {
-            entry.1 = Some(self.build(name, a)?);
+            .get_or_insert_with(Default::default);
+        entry.0 = key;
+        if new_op.is_some() {
+            entry.1 = new_op;
         }
-        let r = match &entry.1 {
+        match &entry.1 {
             Some(op) => op.execute(&mut self.core).map_err(e),
             None => Err("no instruction".into()),
-        };
-        self.cache[slot] = Some(entry);
-        r
+        }
     }
 
     fn build(&self, name: &str, a: &[Arg]) -> RunResult<Op> {
