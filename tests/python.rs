@@ -81,3 +81,48 @@ fn pytest_suite_of_the_python_package() {
     assert!(out.status.success(), "pytest failed:\n{text}");
     assert!(text.contains(" passed"), "{text}");
 }
+
+/// `pip install <repository root>` in a fresh venv, then `crates/npusim-py/scripts/wheel_smoke.py`
+/// (a PTO-AS and a TIK kernel from the installed package against numpy). Ignored: it fetches
+/// maturin, numpy and ml_dtypes from PyPI and builds the extension in release mode (about 8
+/// minutes on 2 cores from scratch; seconds when `CARGO_TARGET_DIR` already holds the build).
+/// Run with `cargo test --test python -- --ignored`.
+#[test]
+#[ignore]
+fn wheel_installs_and_runs() {
+    let venv = tempfile::tempdir().unwrap();
+    let st = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(venv.path())
+        .status()
+        .expect("python3 -m venv");
+    assert!(st.success(), "python3 -m venv failed");
+    let py = venv.path().join("bin/python");
+    let st = Command::new(&py)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg(root())
+        .status()
+        .expect("pip install");
+    assert!(st.success(), "pip install <repo root> failed");
+    // Run from outside the repository so `import npusim` can only find the installed package.
+    let out = Command::new(&py)
+        .current_dir(venv.path())
+        .arg(root().join("crates/npusim-py/scripts/wheel_smoke.py"))
+        .arg(root())
+        .output()
+        .expect("wheel_smoke.py");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(out.status.success(), "wheel smoke test failed:\n{text}");
+    assert!(text.contains("wheel ok:"), "{text}");
+}

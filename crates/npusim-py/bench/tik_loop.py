@@ -1,6 +1,6 @@
 """Issue 14 acceptance 5: one vec_add recorded once in a for_range of N iterations and run by
 npusim.tik, against the same loop unrolled in pure-Python numpy. Needs the extension built in
-release mode (pip install ./crates/npusim-py). Prints best-of-5 times and the ratio."""
+release mode (pip install . from the repository root). Prints best-of-5 times and the ratio."""
 import time, numpy as np
 from npusim.tbe import tik
 N = 10**4

@@ -397,22 +397,32 @@ impl<'p> Machine<'p> {
     /// parameters did not change (the common case in loops): decode once, run many times.
     fn call(&mut self, slot: usize, name: &str, a: &[Arg]) -> RunResult<()> {
         let e = |r: npusim_ascend::AscendError| r.to_string();
-        let mut entry = self
+        // Only the key leaves the cache while the parameters are evaluated; the built
+        // instruction stays in place (no move of the Op per iteration).
+        let mut key = match self.cache.get_mut(slot).ok_or("call slot out of range")? {
+            Some(en) => std::mem::take(&mut en.0),
+            None => Vec::new(),
+        };
+        let hit = self.same_key(a, &mut key)?;
+        let built = matches!(self.cache.get(slot), Some(Some((_, Some(_)))));
+        let new_op = if hit && built {
+            None
+        } else {
+            Some(self.build(name, a)?)
+        };
+        let entry = self
             .cache
             .get_mut(slot)
             .ok_or("call slot out of range")?
-            .take()
-            .unwrap_or_default();
-        let hit = self.same_key(a, &mut entry.0)?;
-        if !hit || entry.1.is_none() {
-            entry.1 = Some(self.build(name, a)?);
+            .get_or_insert_with(Default::default);
+        entry.0 = key;
+        if new_op.is_some() {
+            entry.1 = new_op;
         }
-        let r = match &entry.1 {
+        match &entry.1 {
             Some(op) => op.execute(&mut self.core).map_err(e),
             None => Err("no instruction".into()),
-        };
-        self.cache[slot] = Some(entry);
-        r
+        }
     }
 
     fn build(&self, name: &str, a: &[Arg]) -> RunResult<Op> {
@@ -734,30 +744,22 @@ pub fn run(
     if let Some(m) = p.inputs.iter().find(|i| !feed.iter().any(|(n, _)| n == *i)) {
         return Err(format!("feed_dict: no array for input `{m}`"));
     }
-    let vars = {
-        let tmp = Machine {
-            chip,
-            core: VectorCore::new(chip.id, 0),
-            tensors: Vec::new(),
-            vars: Vec::new(),
-            steps: 0,
-            max_steps,
-            cache: Vec::new(),
-        };
-        p.vars
-            .iter()
-            .map(|e| tmp.eval(e))
-            .collect::<RunResult<Vec<_>>>()?
-    };
+    // One core per run: the Scalars' initial values are evaluated on the machine itself (with no
+    // variables bound yet) instead of on a second, throw-away core.
     let mut m = Machine {
         chip,
         core,
         tensors,
-        vars,
+        vars: Vec::new(),
         steps: 0,
         max_steps,
         cache: vec![None; calls],
     };
+    m.vars = p
+        .vars
+        .iter()
+        .map(|e| m.eval(e))
+        .collect::<RunResult<Vec<_>>>()?;
     m.exec_block(&p.body)?;
     p.outputs
         .iter()
