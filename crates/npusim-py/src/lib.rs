@@ -51,17 +51,24 @@ fn load(
     src: &str,
     file: &str,
     target: Option<TargetArch>,
+    policy: npusim_core::PolicyName,
 ) -> PyResult<npusim_ptoas::interp::Program> {
     let module = parse_module_with(src, ParseOptions { target })
         .map_err(|d| err(render_all(&d, file, src)))?;
-    lower(
-        &module,
-        LowerOptions {
-            target,
-            ..LowerOptions::default()
-        },
-    )
-    .map_err(|d| err(render_all(&d, file, src)))
+    lower(&module, LowerOptions { target, policy }).map_err(|d| err(render_all(&d, file, src)))
+}
+
+/// A numeric policy by the name `npusim run --policy` takes (`hw` when absent).
+fn pto_policy(name: Option<&str>) -> PyResult<npusim_core::PolicyName> {
+    match name {
+        None => Ok(npusim_core::PolicyName::Hw),
+        Some(n) => npusim_core::PolicyName::parse(n).ok_or_else(|| {
+            err(format!(
+                "policy: unknown numeric policy `{n}` (one of: {})",
+                npusim_core::PolicyName::NAMES.join(", ")
+            ))
+        }),
+    }
 }
 
 /// `pto_check(src, file, target) -> list[str]`: parses, verifies and lowers; returns the
@@ -69,7 +76,7 @@ fn load(
 #[pyfunction]
 #[pyo3(signature = (src, file, target=None))]
 fn pto_check(src: &str, file: &str, target: Option<&str>) -> PyResult<Vec<String>> {
-    let prog = load(src, file, pto_target(target)?)?;
+    let prog = load(src, file, pto_target(target)?, npusim_core::PolicyName::Hw)?;
     Ok(prog
         .unsupported()
         .iter()
@@ -87,12 +94,13 @@ fn pto_check(src: &str, file: &str, target: Option<&str>) -> PyResult<Vec<String
         .collect())
 }
 
-/// `pto_run(src, file, args, func, target, blocks, max_steps) -> dict[str, bytes]`.
+/// `pto_run(src, file, args, func, target, blocks, max_steps, policy) -> dict[str, bytes]`.
 ///
 /// `args` maps parameter names to `.npy` images (`bytes`, for pointers) or literals (`str`,
 /// for scalars). Returns the final contents of every buffer argument as `.npy` images.
+/// `policy` is a numeric policy name of `npusim run --policy` (`hw`, `pto-cpu-sim`).
 #[pyfunction]
-#[pyo3(signature = (src, file, args, func=None, target=None, blocks=1, max_steps=100_000_000))]
+#[pyo3(signature = (src, file, args, func=None, target=None, blocks=1, max_steps=100_000_000, policy=None))]
 #[allow(clippy::too_many_arguments)] // mirrors the Python signature
 fn pto_run<'py>(
     py: Python<'py>,
@@ -103,11 +111,12 @@ fn pto_run<'py>(
     target: Option<&str>,
     blocks: u32,
     max_steps: u64,
+    policy: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if blocks == 0 {
         return Err(err("blocks: must be at least 1, got 0"));
     }
-    let prog = load(src, file, pto_target(target)?)?;
+    let prog = load(src, file, pto_target(target)?, pto_policy(policy)?)?;
     let mut host = Vec::with_capacity(args.len());
     for (k, v) in args.iter() {
         let name: String = k.extract()?;

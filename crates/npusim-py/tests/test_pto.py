@@ -81,3 +81,23 @@ def test_errors_carry_the_typed_error_text(root):
         npusim.pto.check(k.read_text().replace("pto.tadd", "pto.tnosuchop"))
     with pytest.raises(npusim.NpusimError, match="step limit"):
         npusim.pto.run(k, args={"x": x, "y": x, "z": x, "n_rows": 64}, max_steps=5)
+
+
+def test_policy_pto_cpu_sim_reproduces_the_cpu_simulator(root):
+    """``policy="pto-cpu-sim"`` gives the pto-isa CPU simulator's row softmax bit for bit (its
+    output saved as numbers in golden/pto/pto-cpu-sim); the default ``hw`` does not."""
+    g = root / "golden/pto/pto-cpu-sim"
+    x = np.load(g / "row_softmax_x.npy")
+    peer = np.load(g / "row_softmax_peer_y.npy").view(np.uint32)
+    kernel = root / "examples/pto/bench/row_softmax_blocks.pto"
+
+    def run(**kw):
+        y = np.zeros((32, 1024), np.float32)
+        out = npusim.pto.run(kernel, args={"x": x, "y": y, "n_rows": 32}, blocks=8, **kw)
+        return out["y"].view(np.uint32)
+
+    assert np.array_equal(run(policy="pto-cpu-sim"), peer)
+    assert (run() != peer).sum() > 1000
+    assert np.array_equal(run(policy="hw"), run())
+    with pytest.raises(npusim.NpusimError, match="unknown numeric policy `fast`"):
+        run(policy="fast")

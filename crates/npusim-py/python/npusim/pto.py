@@ -68,11 +68,14 @@ def run(
     target: Optional[str] = None,
     blocks: int = 1,
     max_steps: int = 100_000_000,
+    policy: Optional[str] = None,
 ) -> dict[str, np.ndarray]:
     """Runs ``func`` (default: the kernel's entry) for ``blocks`` blocks.
 
     ``target`` is a chip name from ``npusim chips`` (``"a2a3"``, ``"Ascend910B"``, ``"a5"``...)
-    and overrides the module's ``pto.target_arch``.
+    and overrides the module's ``pto.target_arch``. ``policy`` is a numeric policy of
+    ``npusim run --policy``: ``"hw"`` (the chip's own numerics, the default) or
+    ``"pto-cpu-sim"`` (the public pto-isa CPU simulator's summation order).
     """
     src, name = _source(kernel)
     native_args = {}
@@ -84,5 +87,5 @@ def run(
             shapes[k] = v.shape
         else:
             native_args[k] = _scalar_text(v)
-    out = _native.pto_run(src, name, native_args, func, target, blocks, max_steps)
+    out = _native.pto_run(src, name, native_args, func, target, blocks, max_steps, policy)
     return {k: np.load(io.BytesIO(b), allow_pickle=False) for k, b in out.items()}
