@@ -252,4 +252,16 @@ fn restrictions() {
         &["TCONCAT", "dst", "equal", "8 + 8"],
     );
     c.tconcat(&d24, &a, &a).unwrap();
+    // A tile placed past its memory (built without `alloc`'s address check) is refused, not
+    // read as zeros.
+    let far = Tile::validate(TileDesc::vec(F32, 4, 8).at(1 << 30), "test", "tile").unwrap();
+    assert!(matches!(
+        c.tconcat(&d, &far, &a).unwrap_err(),
+        PtoError::OutOfCapacity {
+            op: "TCONCAT",
+            operand: "src0",
+            ..
+        }
+    ));
+    assert!(c.ttrans(&d, &far).is_err() && c.tci(&far, Scalar::Int(0), false).is_err());
 }

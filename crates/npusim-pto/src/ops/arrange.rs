@@ -16,7 +16,6 @@
 use super::{Scalar, ScalarElem, need_loc, need_row_major, same_type, vr_err};
 use crate::core::TileCore;
 use crate::dispatch;
-use crate::engine::memory;
 use crate::error::PtoError;
 use crate::num::Elem;
 use crate::table::OpCode;
@@ -31,7 +30,8 @@ fn bits_of<T: Elem>(v: i64) -> u64 {
 impl TileCore {
     fn vec_operand(&self, op: OpCode, operand: &'static str, t: &Tile) -> Result<(), PtoError> {
         need_loc(op, operand, t, TileLoc::Vec)?;
-        op.check_type(self.arch(), operand, t.dtype())
+        op.check_type(self.arch(), operand, t.dtype())?;
+        self.check_addr(t, op.name(), operand)
     }
 
     /// TCI: `dst(0, j) = start + j` (or `start - j` when `descending`) for `j` below dst's
@@ -60,16 +60,19 @@ impl TileCore {
             }
         };
         let t = dst.dtype();
-        for j in 0..dst.valid_col() {
+        let size = t.size();
+        let vc = dst.valid_col();
+        let mut row = vec![0u8; vc * size];
+        for (j, e) in row.chunks_exact_mut(size).enumerate() {
             let v = if descending {
                 s.wrapping_sub(j as i64)
             } else {
                 s.wrapping_add(j as i64)
             };
             let bits = dispatch!(int t, T => bits_of::<T>(v), else v as u64);
-            self.set_bits(dst, 0, j, bits)
-                .map_err(memory(op.name(), "dst"))?;
+            e.copy_from_slice(&bits.to_le_bytes()[..size]);
         }
+        self.write_bytes(dst, (0, 0), 1, vc, size, &row);
         Ok(())
     }
 
@@ -80,19 +83,22 @@ impl TileCore {
         self.vec_operand(op, "dst", dst)?;
         need_row_major(op, "dst", dst)?;
         let t = dst.dtype();
-        let one = dispatch!(all t, T => bits_of::<T>(1), else 1);
-        for i in 0..dst.valid_row() {
-            for j in 0..dst.valid_col() {
-                let edge = i as i64 + diagonal;
-                let set = if upper {
-                    j as i64 >= edge
-                } else {
-                    j as i64 <= edge
-                };
-                self.set_bits(dst, i, j, if set { one } else { 0 })
-                    .map_err(memory(op.name(), "dst"))?;
+        let one = dispatch!(all t, T => bits_of::<T>(1), else 1).to_le_bytes();
+        let size = t.size();
+        let (vr, vc) = (dst.valid_row(), dst.valid_col());
+        let mut out = vec![0u8; vr * vc * size];
+        for (k, e) in out.chunks_exact_mut(size).enumerate() {
+            let (i, j) = ((k / vc) as i64, (k % vc) as i64);
+            let set = if upper {
+                j >= i + diagonal
+            } else {
+                j <= i + diagonal
+            };
+            if set {
+                e.copy_from_slice(&one[..size]);
             }
         }
+        self.write_bytes(dst, (0, 0), vr, vc, size, &out);
         Ok(())
     }
 
@@ -115,18 +121,16 @@ impl TileCore {
                 format!("shape {}x{} for {}x{}", dst.rows(), dst.cols(), cols, rows),
             ));
         }
-        let mut v = Vec::with_capacity(rows * cols);
+        let size = src.dtype().size();
+        let v = self.read_bytes(src, (0, 0), rows, cols, size);
+        let mut out = vec![0u8; rows * cols * size];
         for i in 0..rows {
             for j in 0..cols {
-                v.push(self.get_bits(src, i, j).map_err(memory(op.name(), "src"))?);
+                let (from, to) = ((i * cols + j) * size, (j * rows + i) * size);
+                out[to..to + size].copy_from_slice(&v[from..from + size]);
             }
         }
-        for i in 0..rows {
-            for j in 0..cols {
-                self.set_bits(dst, j, i, v[i * cols + j])
-                    .map_err(memory(op.name(), "dst"))?;
-            }
-        }
+        self.write_bytes(dst, (0, 0), cols, rows, size, &out);
         Ok(())
     }
 
@@ -172,28 +176,12 @@ impl TileCore {
                 ),
             ));
         }
-        let mut v = Vec::with_capacity(rows * (c0 + c1));
-        for i in 0..rows {
-            for j in 0..c0 {
-                v.push(
-                    self.get_bits(src0, i, j)
-                        .map_err(memory(op.name(), "src0"))?,
-                );
-            }
-            for j in 0..c1 {
-                v.push(
-                    self.get_bits(src1, i, j)
-                        .map_err(memory(op.name(), "src1"))?,
-                );
-            }
-        }
-        let w = c0 + c1;
-        for i in 0..rows {
-            for j in 0..w {
-                self.set_bits(dst, i, j, v[i * w + j])
-                    .map_err(memory(op.name(), "dst"))?;
-            }
-        }
+        // Both sources are read before dst is written (dst may alias one of them).
+        let size = dst.dtype().size();
+        let a = self.read_bytes(src0, (0, 0), rows, c0, size);
+        let b = self.read_bytes(src1, (0, 0), rows, c1, size);
+        self.write_bytes(dst, (0, 0), rows, c0, size, &a);
+        self.write_bytes(dst, (0, c0), rows, c1, size, &b);
         Ok(())
     }
 }

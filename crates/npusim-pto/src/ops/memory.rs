@@ -347,6 +347,7 @@ impl TileCore {
         for (n, t) in [("dst", dst), ("src", src)] {
             need_loc(op, n, t, TileLoc::Vec)?;
             op.check_type(self.arch(), n, t.dtype())?;
+            self.check_addr(t, op.name(), n)?;
         }
         same_type(op, "src", src, "dst", dst)?;
         if dst.desc().pad == PadValue::Null {
@@ -385,26 +386,21 @@ impl TileCore {
             return Ok(());
         }
         let t = dst.dtype();
-        let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0);
+        let size = t.size();
+        let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0).to_le_bytes();
         let (vr, vc) = (src.valid_row(), src.valid_col());
-        // Read src's valid region first: dst may be src (in place) or overlap it.
-        let mut kept = Vec::with_capacity(vr * vc);
+        // src's valid region is read first: dst may be src (in place) or overlap it.
+        let kept = self.read_bytes(src, (0, 0), vr, vc, size);
+        let (rows, cols) = (dst.rows(), dst.cols());
+        let mut out = vec![0u8; rows * cols * size];
+        for e in out.chunks_exact_mut(size) {
+            e.copy_from_slice(&pad[..size]);
+        }
         for r in 0..vr {
-            for c in 0..vc {
-                kept.push(self.get_bits(src, r, c).map_err(memory(op.name(), "src"))?);
-            }
+            let row = r * cols * size;
+            out[row..row + vc * size].copy_from_slice(&kept[r * vc * size..(r + 1) * vc * size]);
         }
-        for r in 0..dst.rows() {
-            for c in 0..dst.cols() {
-                let bits = if r < vr && c < vc {
-                    kept[r * vc + c]
-                } else {
-                    pad
-                };
-                self.set_bits(dst, r, c, bits)
-                    .map_err(memory(op.name(), "dst"))?;
-            }
-        }
+        self.write_bytes(dst, (0, 0), rows, cols, size, &out);
         Ok(())
     }
 }

@@ -639,7 +639,7 @@ impl TileCore {
     }
 
     /// A rectangle's elements as bytes, row-major.
-    fn read_bytes(
+    pub(crate) fn read_bytes(
         &self,
         t: &Tile,
         o: (usize, usize),
@@ -670,7 +670,7 @@ impl TileCore {
     }
 
     /// Writes a row-major rectangle of element bytes into a tile at `o`.
-    fn write_bytes(
+    pub(crate) fn write_bytes(
         &mut self,
         t: &Tile,
         o: (usize, usize),
