@@ -140,6 +140,37 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// Address and width of element `index` of the buffer `ptr` points into, bounds-checked
+    /// against the bound buffer (`pto.load_scalar` / `pto.store_scalar`).
+    fn scalar_place(
+        &self,
+        fr: &[Val],
+        ptr: u32,
+        index: u32,
+        span: Span,
+    ) -> Result<(u64, usize), RunError> {
+        let Val::Ptr(p) = get(fr, ptr, span)? else {
+            return Err(internal(span, "a scalar access through a non-pointer"));
+        };
+        let i = nonneg(fr, index, span, "a scalar offset")?;
+        let size = p.elem.bytes();
+        match i
+            .checked_mul(size)
+            .filter(|&o| o.saturating_add(size) <= p.len)
+        {
+            Some(off) => Ok((p.addr + off, size as usize)),
+            None => Err(RunError::new(
+                RunErrorKind::Bounds,
+                format!(
+                    "scalar access out of bounds: element {i} of {} from a buffer of {} bytes",
+                    p.elem, p.len
+                ),
+                span,
+            )
+            .with_label("this offset passes the end of the bound buffer")),
+        }
+    }
+
     /// The periodic checks: wall clock and progress.
     #[cold]
     fn tick(&self, op: &str, span: Span) -> Result<(), RunError> {
@@ -458,6 +489,45 @@ impl Machine<'_> {
                     p.addr += bytes;
                     p.len -= bytes;
                     set(&mut fr, *dst, Val::Ptr(p));
+                }
+                Inst::LoadScalar {
+                    dst,
+                    ptr,
+                    index,
+                    ty,
+                } => {
+                    let (addr, n) = self.scalar_place(&fr, *ptr, *index, span())?;
+                    let mut raw = [0u8; 8];
+                    let bytes = self
+                        .core
+                        .gm()
+                        .bytes(addr, n as u64)
+                        .map_err(|e| internal(span(), &e.to_string()))?;
+                    raw[..n].copy_from_slice(bytes);
+                    let b = u64::from_le_bytes(raw);
+                    let v = if ty.is_float() {
+                        Num::Float(scalar::float_from_bits(*ty, b))
+                    } else {
+                        Num::Int(scalar::sext(*ty, b as i64))
+                    };
+                    set(&mut fr, *dst, Val::Num(v));
+                }
+                Inst::StoreScalar {
+                    ptr,
+                    index,
+                    val,
+                    ty,
+                } => {
+                    let (addr, n) = self.scalar_place(&fr, *ptr, *index, span())?;
+                    let b = match num(&fr, *val, span())? {
+                        Num::Float(x) => scalar::float_to_bits(*ty, x),
+                        Num::Int(i) => scalar::zext(*ty, i),
+                    };
+                    self.core
+                        .gm_mut()
+                        .bytes_mut(addr, n as u64)
+                        .map_err(|e| internal(span(), &e.to_string()))?
+                        .copy_from_slice(&b.to_le_bytes()[..n]);
                 }
                 Inst::Reinterpret {
                     dst,

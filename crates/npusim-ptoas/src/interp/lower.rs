@@ -15,7 +15,7 @@
 //!   the run-time step is a single `TileCore::run`;
 //! - `scf.for` / `scf.if` / `scf.while` become jumps, `scf.yield` a parallel copy.
 
-use super::scalar::{CastKind, FloatOp, IntOp, Num};
+use super::scalar::{self, CastKind, FloatOp, IntOp, Num};
 use super::{RunError, RunErrorKind};
 use crate::ast::{
     self, Block, ConstValue, DType, FuncId, GmLayout, LocExt, Module, OpKind, RuntimeQuery,
@@ -207,7 +207,23 @@ pub(crate) enum Inst {
         op: pto::OpCode,
         form: Args<Slot>,
     },
-    /// Ops that do nothing in a functional simulation (sync, `pto.tprefetch`).
+    /// `pto.load_scalar`: one element read through a pointer (PTO IR manual, "pto.load_scalar").
+    LoadScalar {
+        dst: Slot,
+        ptr: Slot,
+        index: Slot,
+        ty: ScalarType,
+    },
+    /// `pto.store_scalar`: one element written through a pointer (PTO IR manual,
+    /// "pto.store_scalar").
+    StoreScalar {
+        ptr: Slot,
+        index: Slot,
+        val: Slot,
+        ty: ScalarType,
+    },
+    /// Ops that do nothing in a functional simulation of one core: intra-core sync (static and
+    /// dynamic event ids, `pto.get_buf`/`pto.rls_buf`), `pto.set_ffts`, `pto.tprefetch`.
     Nop,
     /// An op `npusim-pto` does not implement yet; fails when reached.
     Unsupported {
@@ -1051,6 +1067,87 @@ impl Lowerer {
                     span,
                     code.name(),
                 );
+            }
+            OpKind::Opaque {
+                op:
+                    code @ (OpCode::PtoSetFfts
+                    | OpCode::PtoSetFlagDyn
+                    | OpCode::PtoWaitFlagDyn
+                    | OpCode::PtoGetBuf
+                    | OpCode::PtoRlsBuf),
+                ..
+            } => {
+                // One core runs the whole kernel in order: every pipe's earlier work is done
+                // when a later op starts, so these orderings hold by construction.
+                cx.emit(Inst::Nop, span, code.name());
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoLoadScalar | OpCode::PtoStoreScalar),
+                operands,
+                results,
+                ..
+            } => {
+                let load = *code == OpCode::PtoLoadScalar;
+                // load: (ptr, index) -> value; store: (value, ptr, index).
+                let shape_ok = if load {
+                    operands.len() == 2 && results.len() == 1
+                } else {
+                    operands.len() == 3 && results.is_empty()
+                };
+                if !shape_ok {
+                    return self.err(
+                        span,
+                        format!("`{}`: wrong number of operands", code.name()),
+                        "here",
+                    );
+                }
+                let (ptr, index, value) = if load {
+                    (operands[0], operands[1], results[0])
+                } else {
+                    (operands[1], operands[2], operands[0])
+                };
+                let Some(ty) = cx.scalar_ty(value) else {
+                    return self.err(
+                        span,
+                        format!("`{}`: the value must be a scalar", code.name()),
+                        "here",
+                    );
+                };
+                let Type::Ptr(p) = cx.f.ty(ptr) else {
+                    return self.err(
+                        span,
+                        format!("`{}`: the base must be a `!pto.ptr`", code.name()),
+                        "here",
+                    );
+                };
+                if u64::from(scalar::bits(ty).div_ceil(8)) != p.elem.bytes() {
+                    return self.err(
+                        span,
+                        format!(
+                            "[scalar-ptr-type] `{}`: the value is {} but the pointer points to {}",
+                            code.name(),
+                            ty.name(),
+                            p.elem
+                        ),
+                        "the value's type must be the pointee's",
+                    );
+                }
+                let inst = if load {
+                    Inst::LoadScalar {
+                        dst: slot(value),
+                        ptr: slot(ptr),
+                        index: slot(index),
+                        ty,
+                    }
+                } else {
+                    Inst::StoreScalar {
+                        ptr: slot(ptr),
+                        index: slot(index),
+                        val: slot(value),
+                        ty,
+                    }
+                };
+                cx.emit(inst, span, code.name());
             }
             OpKind::Opaque {
                 op: OpCode::PtoGetTensorViewDim,

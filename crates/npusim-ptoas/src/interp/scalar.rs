@@ -119,7 +119,8 @@ pub(crate) fn float_from_bits(t: ScalarType, b: u64) -> f64 {
     }
 }
 
-fn float_to_bits(t: ScalarType, v: f64) -> u64 {
+/// The bit pattern of `v` as a float of type `t` (rounded to nearest even).
+pub(crate) fn float_to_bits(t: ScalarType, v: f64) -> u64 {
     match t {
         ScalarType::F16 => u64::from(f16::from_f64(v).to_bits()),
         ScalarType::Bf16 => u64::from(bf16::from_f64(v).to_bits()),
