@@ -1,4 +1,5 @@
-//! The cube kernels of `examples/pto/` through `npusim run`, against plain models written here.
+//! The cube kernels of `examples/pto/` (and the mixed cube/vector one) through `npusim run`,
+//! against plain models written here.
 //!
 //! `gemm_256x256x512.pto`: inputs from a deterministic generator (f16 values, including ±0,
 //! denormals and large magnitudes), written as .npy; the reference is this file's own
@@ -196,4 +197,102 @@ fn attention_head_matches_an_f64_model() {
     }
     let mean = err_sum / (s * d) as f64;
     assert!(mean < 1e-5, "mean abs error {mean}");
+}
+
+fn run_mixed(kernel: &Path, d: &Path) -> std::process::Output {
+    let arg = |name: &str| format!("{name}={}", d.join(format!("{name}.npy")).display());
+    Command::new(env!("CARGO_BIN_EXE_npusim"))
+        .arg("run")
+        .arg(kernel)
+        .args(["--arg", &arg("a"), "--arg", &arg("b"), "--arg", &arg("y")])
+        .args(["--out", &format!("y={}", d.join("out.npy").display())])
+        .output()
+        .unwrap()
+}
+
+/// `mixed_matmul_relu.pto` (A5): the cube core pushes two 16x16 f32 accumulator tiles through
+/// the cube-to-vector pipe split top/bottom; each vector core applies relu and 0.5 to its half
+/// and stores it. The reference is a plain model here: the K-block order of the cube unit (two
+/// blocks of 16 for K = 32), then relu and the scale (exact), compared bit for bit. A variant
+/// with one pop more than the cube pushes must fail with the deadlock error naming both vector
+/// cores, and write no output file.
+#[test]
+fn mixed_cube_vector_kernel_matches_and_its_deadlocked_variant_is_reported() {
+    let (m, k, n) = (16, 32, 32);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let a = gen_f16(m * k, 0x0bad_cafe);
+    let b = gen_f16(k * n, 0x5eed_1234);
+    write_npy(&d.join("a.npy"), vec![m, k], &a);
+    write_npy(&d.join("b.npy"), vec![k, n], &b);
+    write_npy(&d.join("y.npy"), vec![m, n], &vec![0f32; m * n]);
+    let kernel = root().join("examples/pto/mixed_matmul_relu.pto");
+    let out = run_mixed(&kernel, d);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<f32> = read_npy(&d.join("out.npy")).unwrap().to_elems().unwrap();
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    let mut positive = 0;
+    for i in 0..m {
+        for j in 0..n {
+            let mut c = 0f32;
+            for k0 in (0..k).step_by(16) {
+                let mut p = 0f32;
+                for kk in k0..k0 + 16 {
+                    p += af[i * k + kk] * bf[kk * n + j];
+                }
+                c += p;
+            }
+            let want = c.max(0.0) * 0.5;
+            positive += usize::from(want > 0.0);
+            assert_eq!(
+                got[i * n + j].to_bits(),
+                want.to_bits(),
+                "y[{i}][{j}]: {} vs {want}",
+                got[i * n + j]
+            );
+        }
+    }
+    // Both halves of both column blocks carry data (relu keeps some of each).
+    assert!(positive > 100 && positive < m * n - 100, "{positive}");
+
+    // One pop too many: the vector loop runs to 48 while the cube pushes twice.
+    let src = std::fs::read_to_string(&kernel).unwrap();
+    let bad = src
+        .replacen(
+            "    %half = arith.constant 0.5 : f32\n",
+            "    %half = arith.constant 0.5 : f32\n    %c48 = arith.constant 48 : index\n",
+            1,
+        )
+        .replacen(
+            "    scf.for %j = %c0 to %c32 step %c16 {\n      %t = pto.tpop_from_aic",
+            "    scf.for %j = %c0 to %c48 step %c16 {\n      %t = pto.tpop_from_aic",
+            1,
+        );
+    assert_eq!(
+        bad.matches("%c48").count(),
+        2,
+        "the variant edit did not apply"
+    );
+    let bad_path = d.join("deadlock.pto");
+    std::fs::write(&bad_path, bad).unwrap();
+    std::fs::remove_file(d.join("out.npy")).unwrap();
+    let out = run_mixed(&bad_path, d);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    for want in [
+        "deadlock: no core can go on",
+        "AIV0 waits at `pto.tpop_from_aic`",
+        "AIV1 waits at `pto.tpop_from_aic`",
+        "the cube-to-vector pipe is empty",
+        "finished: AIC",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+    assert!(!d.join("out.npy").exists(), "a failed run wrote its output");
 }

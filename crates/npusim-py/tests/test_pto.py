@@ -18,6 +18,7 @@ EXAMPLES = {
     "multicore_split": ({"n_rows": 64, "alpha": 1.5, "beta": -0.25}, ["y"], 3),
     "gemm_256x256x512": ({}, ["c"], 1),
     "attention_head": ({}, ["o"], 1),
+    "mixed_matmul_relu": ({}, ["y"], 1),
 }
 
 

@@ -1,6 +1,7 @@
 //! The interpreter loop: one `match` per instruction over a frame of slots.
 
-use super::lower::{Inst, Program, Val, ViewVal, build_args};
+use super::coop::{self, Coop, CoreKind, Entry};
+use super::lower::{CoreSyncId, Inst, Program, Val, ViewVal, build_args};
 use super::scalar::{self, Num};
 use super::{RunError, RunErrorKind};
 use crate::ast::RuntimeQuery;
@@ -31,6 +32,23 @@ pub(crate) struct Machine<'p> {
     /// the program's static placement, grows with runtime-placed tiles): the part of each
     /// on-chip memory a block can have written.
     pub extent: [u64; 7],
+    /// Which core this instance plays; [`CoreKind::All`] outside mixed runs.
+    pub ctx: CoreKind,
+    /// The cores of a mixed run, shared (see [`super::coop`]).
+    pub coop: Option<&'p Coop>,
+    /// This core's frontend pipe configuration (`pto.a[iv|ic]_initialize_pipe`).
+    pub pipe: PipeCfg,
+}
+
+/// A core's view of its frontend pipes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PipeCfg {
+    pub slot_size: u64,
+    pub c2v_buf: u64,
+    pub v2c_buf: u64,
+    /// Pops done so far (for the slot of the next one).
+    pub pops: u64,
+    pub init: bool,
 }
 
 fn internal(span: Span, msg: &str) -> RunError {
@@ -110,7 +128,7 @@ fn work_of(args: &Args) -> u64 {
     }
 }
 
-impl Machine<'_> {
+impl<'p> Machine<'p> {
     /// Checks every budget; `op` and `span` name where the run stands.
     pub(crate) fn check_budget(&self, op: &str, span: Span) -> Result<(), RunError> {
         if self.steps > self.max_steps {
@@ -169,6 +187,352 @@ impl Machine<'_> {
             )
             .with_label("this offset passes the end of the bound buffer")),
         }
+    }
+
+    /// The shared state of a mixed run, or the error for a pipe op outside one.
+    fn coop_of(&self, op: &str, span: Span) -> Result<&'p Coop, RunError> {
+        self.coop.ok_or_else(|| {
+            internal(
+                span,
+                &format!("`{op}` outside a run of cube and vector cores"),
+            )
+        })
+    }
+
+    fn pipe_ready(&self, op: &str, span: Span) -> Result<(), RunError> {
+        if self.pipe.init {
+            return Ok(());
+        }
+        Err(RunError::new(
+            RunErrorKind::Pto,
+            format!(
+                "[pipe-init] `{op}` on {} before its pipe is initialised",
+                self.ctx.name()
+            ),
+            span,
+        )
+        .with_help("call `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe` first"))
+    }
+
+    /// The valid region of `t` as row-major bit patterns.
+    fn entry_of(
+        &self,
+        t: &Tile,
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+        span: Span,
+    ) -> Result<Entry, RunError> {
+        let mut bits = Vec::with_capacity(rows.len() * cols.len());
+        for r in rows.clone() {
+            for c in cols.clone() {
+                bits.push(
+                    self.core
+                        .get_bits(t, r, c)
+                        .map_err(|e| RunError::new(RunErrorKind::Bounds, e.to_string(), span))?,
+                );
+            }
+        }
+        Ok(Entry {
+            rows: rows.len(),
+            cols: cols.len(),
+            dtype: t.dtype(),
+            bits,
+        })
+    }
+
+    /// `pto.tpush_to_aiv` / `pto.tpush_to_aic`.
+    fn pipe_push(
+        &mut self,
+        to_vector: bool,
+        t: &Tile,
+        split: u8,
+        op: &'static str,
+        span: Span,
+    ) -> Result<(), RunError> {
+        let c = self.coop_of(op, span)?;
+        self.pipe_ready(op, span)?;
+        let (vr, vc) = (t.valid_row(), t.valid_col());
+        if to_vector {
+            // The parts, one per receiving vector core.
+            let parts: Vec<(usize, Entry)> = match split {
+                0 => vec![(0, self.entry_of(t, 0..vr, 0..vc, span)?)],
+                1 | 2 => {
+                    let n = if split == 1 { vr } else { vc };
+                    if n % 2 != 0 {
+                        return Err(RunError::new(
+                            RunErrorKind::Pto,
+                            format!(
+                                "[pipe-split] `{op}`: split = {split} halves the valid {} but there are {n}",
+                                if split == 1 { "rows" } else { "columns" }
+                            ),
+                            span,
+                        ));
+                    }
+                    let h = n / 2;
+                    if split == 1 {
+                        vec![
+                            (0, self.entry_of(t, 0..h, 0..vc, span)?),
+                            (1, self.entry_of(t, h..vr, 0..vc, span)?),
+                        ]
+                    } else {
+                        vec![
+                            (0, self.entry_of(t, 0..vr, 0..h, span)?),
+                            (1, self.entry_of(t, 0..vr, h..vc, span)?),
+                        ]
+                    }
+                }
+                _ => return Err(internal(span, "bad split")),
+            };
+            let me = self.ctx.index();
+            let mut parts = Some(parts);
+            return c.until(me, self.core.gm_mut(), op, span, |st| {
+                let full: Vec<usize> = parts
+                    .iter()
+                    .flatten()
+                    .map(|(k, _)| *k)
+                    .filter(|&k| st.c2v[k].len() + st.c2v_held[k] >= st.slot_num)
+                    .collect();
+                if let Some(k) = full.first() {
+                    return Ok(Err(format!(
+                        "the cube-to-vector pipe of AIV{k} is full ({} slots busy)",
+                        st.slot_num
+                    )));
+                }
+                for (k, e) in parts.take().into_iter().flatten() {
+                    st.c2v[k].push_back(e);
+                }
+                Ok(Ok(()))
+            });
+        }
+        let CoreKind::Vector(k) = self.ctx else {
+            return Err(internal(span, "tpush_to_aic on a cube core"));
+        };
+        let k = k as usize;
+        if split == 0 && k != 0 {
+            return Ok(());
+        }
+        let mut e = Some(self.entry_of(t, 0..vr, 0..vc, span)?);
+        let me = self.ctx.index();
+        c.until(me, self.core.gm_mut(), op, span, |st| {
+            if st.v2c[k].len() + st.v2c_held >= st.slot_num {
+                return Ok(Err(format!(
+                    "the vector-to-cube pipe is full ({} slots busy)",
+                    st.slot_num
+                )));
+            }
+            if let Some(e) = e.take() {
+                st.v2c[k].push_back(e);
+            }
+            Ok(Ok(()))
+        })
+    }
+
+    /// `pto.tpop_from_aic` / `pto.tpop_from_aiv`: the popped tile (`None` on AIV1 in the 1:1
+    /// mode, where the op does nothing).
+    fn pipe_pop(
+        &mut self,
+        from_cube: bool,
+        desc: &npusim_pto::TileDesc,
+        split: u8,
+        op: &'static str,
+        span: Span,
+    ) -> Result<Option<Tile>, RunError> {
+        let c = self.coop_of(op, span)?;
+        self.pipe_ready(op, span)?;
+        let base = if from_cube {
+            self.pipe.c2v_buf
+        } else {
+            self.pipe.v2c_buf
+        };
+        let slots = c.lock().slot_num as u64;
+        let mut d = desc.clone();
+        d.addr = base + (self.pipe.pops % slots) * self.pipe.slot_size;
+        let tile = self.core.alloc(d).map_err(|e| RunError::pto(e, span))?;
+        let me = self.ctx.index();
+        let mut got: Option<Entry> = None;
+        if from_cube {
+            let CoreKind::Vector(k) = self.ctx else {
+                return Err(internal(span, "tpop_from_aic on a cube core"));
+            };
+            let k = k as usize;
+            if split == 0 && k != 0 {
+                return Ok(None);
+            }
+            c.until(me, self.core.gm_mut(), op, span, |st| {
+                match st.c2v[k].pop_front() {
+                    Some(e) => {
+                        st.c2v_held[k] += 1;
+                        got = Some(e);
+                        Ok(Ok(()))
+                    }
+                    None => Ok(Err("the cube-to-vector pipe is empty".into())),
+                }
+            })?;
+        } else {
+            let parts = if split == 0 { 1 } else { 2 };
+            c.until(me, self.core.gm_mut(), op, span, |st| {
+                if let Some(k) = (0..parts).find(|&k| st.v2c[k].is_empty()) {
+                    return Ok(Err(format!(
+                        "nothing pushed by AIV{k} in the vector-to-cube pipe"
+                    )));
+                }
+                let mut es: Vec<Entry> = (0..parts).filter_map(|k| st.v2c[k].pop_front()).collect();
+                st.v2c_held += 1;
+                got = Some(match (split, es.len()) {
+                    (_, 1) => es.remove(0),
+                    (1, 2) => {
+                        let b = es.remove(1);
+                        let mut a = es.remove(0);
+                        if a.cols != b.cols || a.dtype != b.dtype {
+                            return Err(RunError::new(
+                                RunErrorKind::Pto,
+                                format!(
+                                    "[pipe-split] `{op}`: the two halves differ ({}x{} and {}x{})",
+                                    a.rows, a.cols, b.rows, b.cols
+                                ),
+                                span,
+                            ));
+                        }
+                        a.rows += b.rows;
+                        a.bits.extend(b.bits);
+                        a
+                    }
+                    _ => {
+                        let (a, b) = (&es[0], &es[1]);
+                        if a.rows != b.rows || a.dtype != b.dtype {
+                            return Err(RunError::new(
+                                RunErrorKind::Pto,
+                                format!(
+                                    "[pipe-split] `{op}`: the two halves differ ({}x{} and {}x{})",
+                                    a.rows, a.cols, b.rows, b.cols
+                                ),
+                                span,
+                            ));
+                        }
+                        let mut bits = Vec::with_capacity(a.bits.len() + b.bits.len());
+                        for r in 0..a.rows {
+                            bits.extend_from_slice(&a.bits[r * a.cols..(r + 1) * a.cols]);
+                            bits.extend_from_slice(&b.bits[r * b.cols..(r + 1) * b.cols]);
+                        }
+                        Entry {
+                            rows: a.rows,
+                            cols: a.cols + b.cols,
+                            dtype: a.dtype,
+                            bits,
+                        }
+                    }
+                });
+                Ok(Ok(()))
+            })?;
+        }
+        let Some(e) = got else {
+            return Err(internal(span, "pop without a tile"));
+        };
+        self.pipe.pops += 1;
+        if e.dtype != tile.dtype() || e.rows != tile.valid_row() || e.cols != tile.valid_col() {
+            return Err(RunError::new(
+                RunErrorKind::Pto,
+                format!(
+                    "[pipe-tile] `{op}`: the pushed tile is {}x{} {:?} but the popped tile type has valid {}x{} {:?}",
+                    e.rows,
+                    e.cols,
+                    e.dtype,
+                    tile.valid_row(),
+                    tile.valid_col(),
+                    tile.dtype()
+                ),
+                span,
+            )
+            .with_label("this pop's tile type"));
+        }
+        let mut i = 0;
+        for r in 0..e.rows {
+            for col in 0..e.cols {
+                self.core
+                    .set_bits(&tile, r, col, e.bits[i])
+                    .map_err(|er| RunError::new(RunErrorKind::Bounds, er.to_string(), span))?;
+                i += 1;
+            }
+        }
+        Ok(Some(tile))
+    }
+
+    /// `pto.tfree_from_aic` / `pto.tfree_from_aiv`.
+    fn pipe_free(
+        &mut self,
+        from_cube: bool,
+        split: u8,
+        op: &'static str,
+        span: Span,
+    ) -> Result<(), RunError> {
+        let c = self.coop_of(op, span)?;
+        let mut st = c.lock();
+        let held = if from_cube {
+            let CoreKind::Vector(k) = self.ctx else {
+                return Err(internal(span, "tfree_from_aic on a cube core"));
+            };
+            if split == 0 && k != 0 {
+                return Ok(());
+            }
+            &mut st.c2v_held[k as usize]
+        } else {
+            &mut st.v2c_held
+        };
+        if *held == 0 {
+            return Err(RunError::new(
+                RunErrorKind::Pto,
+                format!(
+                    "[pipe-free] `{op}` on {} frees a slot it has not popped",
+                    self.ctx.name()
+                ),
+                span,
+            ));
+        }
+        *held -= 1;
+        st.version += 1;
+        Ok(())
+    }
+
+    /// `pto.sync.set` / `pto.sync.wait` between the cube core and its vector cores; a no-op
+    /// on a single core.
+    fn core_sync(
+        &mut self,
+        is_set: bool,
+        id: usize,
+        op: &'static str,
+        span: Span,
+    ) -> Result<(), RunError> {
+        let Some(c) = self.coop else {
+            return Ok(());
+        };
+        let me = self.ctx.index();
+        let ctx = self.ctx;
+        c.until(me, self.core.gm_mut(), op, span, |st| {
+            match (ctx, is_set) {
+                (CoreKind::Vector(k), true) => st.to_cube[k as usize][id] += 1,
+                (CoreKind::Vector(k), false) => {
+                    let f = &mut st.to_vec[k as usize][id];
+                    if *f == 0 {
+                        return Ok(Err(format!("event {id} is not set by the cube core")));
+                    }
+                    *f -= 1;
+                }
+                (_, true) => {
+                    for f in &mut st.to_vec {
+                        f[id] += 1;
+                    }
+                }
+                (_, false) => {
+                    if let Some(k) = (0..coop::AIV_PER_AIC).find(|&k| st.to_cube[k][id] == 0) {
+                        return Ok(Err(format!("event {id} is not set by AIV{k}")));
+                    }
+                    for f in &mut st.to_cube {
+                        f[id] -= 1;
+                    }
+                }
+            }
+            Ok(Ok(()))
+        })
     }
 
     /// The periodic checks: wall clock and progress.
@@ -292,8 +656,17 @@ impl Machine<'_> {
                     let v = match q {
                         RuntimeQuery::BlockIdx => i64::from(self.block),
                         RuntimeQuery::BlockNum => i64::from(self.nblocks),
-                        RuntimeQuery::SubblockIdx => 0,
-                        RuntimeQuery::SubblockNum => 1,
+                        RuntimeQuery::SubblockIdx => match self.ctx {
+                            CoreKind::Vector(k) => i64::from(k),
+                            _ => 0,
+                        },
+                        RuntimeQuery::SubblockNum => {
+                            if self.coop.is_some() {
+                                coop::AIV_PER_AIC as i64
+                            } else {
+                                1
+                            }
+                        }
                     };
                     set(&mut fr, *dst, Val::Num(Num::Int(v)));
                 }
@@ -381,8 +754,14 @@ impl Machine<'_> {
                         .map(|s| get(&fr, *s, span()))
                         .collect::<Result<Vec<_>, _>>()?;
                     let callee = *callee as usize;
-                    if callee >= prog.funcs.len() {
+                    let Some(cf) = prog.funcs.get(callee) else {
                         return Err(internal(span(), "call to an unknown function"));
+                    };
+                    if let Some(v) = cf.vector_kind
+                        && !self.ctx.runs(v)
+                    {
+                        // Compiled out on this kind of core.
+                        continue;
                     }
                     self.depth += 1;
                     let out = self.call(callee, &vals);
@@ -658,6 +1037,77 @@ impl Machine<'_> {
                     }
                 }
                 Inst::Nop => {}
+                Inst::Section { vector, end } => {
+                    if !self.ctx.runs(*vector) {
+                        pc = *end as usize;
+                    }
+                }
+                Inst::PipeInit {
+                    dir_mask,
+                    slot_size,
+                    c2v_buf,
+                    v2c_buf,
+                } => {
+                    let base = |s: u32| -> Result<u64, RunError> {
+                        nonneg(&fr, s, span(), "a consumer buffer address")
+                    };
+                    self.pipe = PipeCfg {
+                        slot_size: *slot_size,
+                        c2v_buf: base(*c2v_buf)?,
+                        v2c_buf: base(*v2c_buf)?,
+                        pops: 0,
+                        init: true,
+                    };
+                    if let Some(c) = self.coop {
+                        c.lock().slot_num = if *dir_mask == 3 { 4 } else { 8 };
+                    }
+                }
+                Inst::PipePush {
+                    to_vector,
+                    tile,
+                    split,
+                } => {
+                    let Val::Tile(t) = get(&fr, *tile, span())? else {
+                        return Err(internal(span(), "tpush of a non-tile"));
+                    };
+                    self.pipe_push(*to_vector, &t, *split, f.meta[at].name, span())?;
+                }
+                Inst::PipePop {
+                    from_cube,
+                    dst,
+                    desc,
+                    split,
+                } => {
+                    if let Some(t) =
+                        self.pipe_pop(*from_cube, desc, *split, f.meta[at].name, span())?
+                    {
+                        set(&mut fr, *dst, Val::Tile(t));
+                    }
+                }
+                Inst::PipeFree { from_cube, split } => {
+                    self.pipe_free(*from_cube, *split, f.meta[at].name, span())?;
+                }
+                Inst::CoreSync { set: is_set, id } => {
+                    let id = match id {
+                        CoreSyncId::Const(i) => *i as usize,
+                        CoreSyncId::Dyn(s) => {
+                            let i = nonneg(&fr, *s, span(), "an event id")?;
+                            if i as usize >= coop::FLAG_IDS {
+                                return Err(RunError::new(
+                                    RunErrorKind::Bounds,
+                                    format!(
+                                        "[core-sync-id] `{}`: event id {i} is not 0..{}",
+                                        f.meta[at].name,
+                                        coop::FLAG_IDS - 1
+                                    ),
+                                    span(),
+                                ));
+                            }
+                            i as usize
+                        }
+                    };
+                    self.core_sync(*is_set, id, f.meta[at].name, span())?;
+                }
                 Inst::Unsupported { what } => {
                     return Err(RunError::new(
                         RunErrorKind::Unsupported,

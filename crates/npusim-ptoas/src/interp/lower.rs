@@ -222,6 +222,42 @@ pub(crate) enum Inst {
         val: Slot,
         ty: ScalarType,
     },
+    /// `pto.section.cube` / `pto.section.vector`: skips to `end` on a core of the other kind.
+    Section {
+        vector: bool,
+        end: u32,
+    },
+    /// `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`: this core's pipe configuration.
+    PipeInit {
+        dir_mask: u32,
+        slot_size: u64,
+        c2v_buf: Slot,
+        v2c_buf: Slot,
+    },
+    /// `pto.tpush_to_aiv` (`to_vector`) / `pto.tpush_to_aic`.
+    PipePush {
+        to_vector: bool,
+        tile: Slot,
+        split: u8,
+    },
+    /// `pto.tpop_from_aic` (`from_cube`) / `pto.tpop_from_aiv`: the popped tile, of type
+    /// `desc`, placed in this core's consumer slot buffer.
+    PipePop {
+        from_cube: bool,
+        dst: Slot,
+        desc: TileDesc,
+        split: u8,
+    },
+    /// `pto.tfree_from_aic` (`from_cube`) / `pto.tfree_from_aiv`.
+    PipeFree {
+        from_cube: bool,
+        split: u8,
+    },
+    /// `pto.sync.set` (`set`) / `pto.sync.wait` between cube and vector cores, event `id`.
+    CoreSync {
+        set: bool,
+        id: CoreSyncId,
+    },
     /// Ops that do nothing in a functional simulation of one core: intra-core sync (static and
     /// dynamic event ids, `pto.get_buf`/`pto.rls_buf`), `pto.set_ffts`, `pto.tprefetch`.
     Nop,
@@ -229,6 +265,13 @@ pub(crate) enum Inst {
     Unsupported {
         what: &'static str,
     },
+}
+
+/// The event id of a `pto.sync.set` / `pto.sync.wait`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CoreSyncId {
+    Const(u32),
+    Dyn(Slot),
 }
 
 /// Where an instruction came from.
@@ -262,6 +305,8 @@ pub(crate) struct LFunc {
     pub code: Vec<Inst>,
     pub meta: Vec<Meta>,
     pub template: Vec<Val>,
+    /// `pto.kernel_kind`: `Some(true)` vector, `Some(false)` cube, `None` either.
+    pub vector_kind: Option<bool>,
 }
 
 /// A lowered, verified program: what [`super::Program::run`] executes.
@@ -278,6 +323,9 @@ pub struct Program {
     /// Per location (index `TileLoc as usize`), the end of the highest byte any tile placed at
     /// lowering occupies: what a block can have written there besides runtime-placed tiles.
     pub(crate) extent: [u64; 7],
+    /// The kernel needs its cube and vector cores run together (see [`super::coop`]): it uses
+    /// the frontend pipes, or splits its code by core and signals between cores.
+    pub(crate) mixed: bool,
 }
 
 /// Options of [`lower`].
@@ -320,6 +368,9 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         extent: [0; 7],
         diags: Vec::new(),
         unsupported: Vec::new(),
+        saw_pipe: false,
+        saw_split: false,
+        saw_core_sync: false,
     };
     let mut funcs = Vec::with_capacity(module.funcs.len());
     for f in &module.funcs {
@@ -340,10 +391,19 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
             .collect(),
         unsupported: lw.unsupported,
         extent: lw.extent,
+        mixed: lw.saw_pipe
+            || (lw.saw_core_sync
+                && (lw.saw_split || module.funcs.iter().any(|f| f.kernel_kind.is_some()))),
     })
 }
 
 struct Lowerer {
+    /// Frontend pipe ops seen (`pto.tpush_*`, `pto.tpop_*`, `pto.tfree_*`, pipe init).
+    saw_pipe: bool,
+    /// `pto.section.*` seen.
+    saw_split: bool,
+    /// `pto.sync.set` / `pto.sync.wait` seen.
+    saw_core_sync: bool,
     core: TileCore,
     target: TargetArch,
     bump: [u64; 7],
@@ -595,7 +655,85 @@ impl Lowerer {
             code: cx.code,
             meta: cx.meta,
             template: cx.template,
+            vector_kind: match f.kernel_kind.as_deref() {
+                Some("vector") => Some(true),
+                Some("cube") => Some(false),
+                _ => None,
+            },
         }
+    }
+
+    /// `pto.reserve_buffer`: the base of `size` bytes in `location`, placed after the tiles
+    /// placed so far when `auto = true`, else at `base` (PTO IR manual 4.18).
+    fn reserve_buffer(&mut self, span: Span, attrs: &[(String, ast::Attr)]) -> Option<u64> {
+        let get = |k: &str| attrs.iter().find(|(n, _)| n == k).map(|(_, a)| a);
+        let size = match get("size") {
+            Some(ast::Attr::Int(v)) if *v > 0 => *v as u64,
+            _ => {
+                self.err(
+                    span,
+                    "[reserve-buffer] `size` must be a positive integer",
+                    "here",
+                );
+                return None;
+            }
+        };
+        let loc = match get("location") {
+            Some(ast::Attr::Opaque { body, .. }) => ast::Loc::from_name(body.trim()),
+            Some(ast::Attr::Keyword(k)) => ast::Loc::from_name(k),
+            _ => None,
+        };
+        let Some(loc) = loc else {
+            self.err(
+                span,
+                "[reserve-buffer] `location` must be an on-chip address space",
+                "here",
+            );
+            return None;
+        };
+        let auto = matches!(get("auto"), Some(ast::Attr::Bool(true)));
+        let base = match (auto, get("base")) {
+            (true, None) => {
+                let li = loc as usize;
+                self.bump[li].div_ceil(pto::TILE_ALIGN) * pto::TILE_ALIGN
+            }
+            (false, Some(ast::Attr::Int(b))) if *b >= 0 => *b as u64,
+            (true, Some(_)) => {
+                self.err(
+                    span,
+                    "[reserve-buffer] `auto = true` must not give `base`",
+                    "here",
+                );
+                return None;
+            }
+            _ => {
+                self.err(
+                    span,
+                    "[reserve-buffer] `auto = false` must give a non-negative `base`",
+                    "here",
+                );
+                return None;
+            }
+        };
+        let cap = loc.capacity(self.target);
+        if base.saturating_add(size) > cap {
+            self.diags.push(
+                Diagnostic::new(
+                    DiagKind::TileDoesNotFit,
+                    format!(
+                        "reserved buffer of {size} bytes at {base} does not fit in `{}` ({cap} bytes)",
+                        loc.name()
+                    ),
+                    span,
+                )
+                .with_label("this reserve_buffer"),
+            );
+            return None;
+        }
+        let li = loc as usize;
+        self.bump[li] = self.bump[li].max(base + size);
+        self.extent[li] = self.extent[li].max(base + size);
+        Some(base)
     }
 
     fn err(&mut self, span: Span, msg: impl Into<String>, label: &str) {
@@ -1021,7 +1159,61 @@ impl Lowerer {
                     name,
                 );
             }
-            OpKind::Section { body, .. } => self.block(module, cx, body, yield_to),
+            OpKind::Section { vector, body } => {
+                self.saw_split = true;
+                let name = if *vector {
+                    "pto.section.vector"
+                } else {
+                    "pto.section.cube"
+                };
+                let at = cx.emit(
+                    Inst::Section {
+                        vector: *vector,
+                        end: 0,
+                    },
+                    span,
+                    name,
+                );
+                self.block(module, cx, body, yield_to);
+                let end = cx.here();
+                if let Some(Inst::Section { end: e, .. }) = cx.code.get_mut(at) {
+                    *e = end;
+                }
+            }
+            OpKind::Sync(s) if matches!(s.op, OpCode::SyncSet | OpCode::SyncWait) => {
+                self.saw_core_sync = true;
+                let id = s.args.get(1).map(String::as_str).unwrap_or("");
+                let id = match id
+                    .trim_start_matches("EVENT_ID")
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&i| (i as usize) < super::coop::FLAG_IDS)
+                {
+                    Some(i) => CoreSyncId::Const(i),
+                    None => match cx.f.values.iter().position(|v| v.name == id) {
+                        Some(i) => CoreSyncId::Dyn(i as Slot),
+                        None => {
+                            return self.err(
+                                span,
+                                format!(
+                                    "[core-sync-id] `{}`: event id `{id}` is not 0..{}",
+                                    s.op.name(),
+                                    super::coop::FLAG_IDS - 1
+                                ),
+                                "this event id",
+                            );
+                        }
+                    },
+                };
+                cx.emit(
+                    Inst::CoreSync {
+                        set: s.op == OpCode::SyncSet,
+                        id,
+                    },
+                    span,
+                    s.op.name(),
+                );
+            }
             OpKind::Sync(s) => {
                 cx.emit(Inst::Nop, span, s.op.name());
             }
@@ -1067,6 +1259,136 @@ impl Lowerer {
                     span,
                     code.name(),
                 );
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoReserveBuffer | OpCode::PtoImportReservedBuffer),
+                results,
+                attrs,
+                ..
+            } if results.len() == 1 => {
+                let base = if *code == OpCode::PtoImportReservedBuffer {
+                    // The producer never addresses the consumer's buffer here: tiles move
+                    // through the simulator's FIFO (see `coop`).
+                    0
+                } else {
+                    match self.reserve_buffer(span, attrs) {
+                        Some(b) => b,
+                        None => return,
+                    }
+                };
+                cx.template[results[0].index()] = Val::Num(Num::Int(base as i64));
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoAicInitializePipe | OpCode::PtoAivInitializePipe),
+                operands,
+                attrs,
+                ..
+            } if operands.len() >= 2 => {
+                self.saw_pipe = true;
+                let int_attr = |k: &str| {
+                    attrs.iter().find_map(|(n, a)| match a {
+                        ast::Attr::Int(v) if n == k => Some(*v),
+                        _ => None,
+                    })
+                };
+                let dir_mask = int_attr("dir_mask").unwrap_or(0);
+                let slot_size = int_attr("slot_size").unwrap_or(0);
+                if !(1..=3).contains(&dir_mask) || slot_size <= 0 {
+                    return self.err(
+                        span,
+                        format!(
+                            "[pipe-init] `{}`: dir_mask must be 1, 2 or 3 and slot_size positive (got dir_mask = {dir_mask}, slot_size = {slot_size})",
+                            code.name()
+                        ),
+                        "this pipe",
+                    );
+                }
+                let n = operands.len();
+                cx.emit(
+                    Inst::PipeInit {
+                        dir_mask: dir_mask as u32,
+                        slot_size: slot_size as u64,
+                        c2v_buf: slot(operands[n - 2]),
+                        v2c_buf: slot(operands[n - 1]),
+                    },
+                    span,
+                    code.name(),
+                );
+            }
+            OpKind::Opaque {
+                op:
+                    code @ (OpCode::PtoTpushToAiv
+                    | OpCode::PtoTpushToAic
+                    | OpCode::PtoTpopFromAic
+                    | OpCode::PtoTpopFromAiv
+                    | OpCode::PtoTfreeFromAic
+                    | OpCode::PtoTfreeFromAiv),
+                operands,
+                results,
+                attrs,
+            } => {
+                self.saw_pipe = true;
+                let split = attrs.iter().find_map(|(n, a)| match a {
+                    ast::Attr::Int(v) if n == "split" => Some(*v),
+                    _ => None,
+                });
+                let split = match split {
+                    Some(v @ 0..=2) => v as u8,
+                    None => 0,
+                    Some(v) => {
+                        return self.err(
+                            span,
+                            format!(
+                                "[pipe-split] `{}`: split must be 0, 1 or 2 (got {v})",
+                                code.name()
+                            ),
+                            "this split",
+                        );
+                    }
+                };
+                let inst = match code {
+                    OpCode::PtoTpushToAiv | OpCode::PtoTpushToAic => {
+                        let Some(&t) = operands
+                            .first()
+                            .filter(|t| cx.f.ty(**t).as_tile().is_some())
+                        else {
+                            return self.err(
+                                span,
+                                format!("`{}` needs one tile operand", code.name()),
+                                "here",
+                            );
+                        };
+                        Inst::PipePush {
+                            to_vector: *code == OpCode::PtoTpushToAiv,
+                            tile: slot(t),
+                            split,
+                        }
+                    }
+                    OpCode::PtoTpopFromAic | OpCode::PtoTpopFromAiv => {
+                        let Some(tt) = results.first().and_then(|r| cx.f.ty(*r).as_tile().copied())
+                        else {
+                            return self.err(
+                                span,
+                                format!("`{}` needs one tile result", code.name()),
+                                "here",
+                            );
+                        };
+                        let mut desc = tile_desc(&tt);
+                        desc.valid_row = tt.valid_row.as_static().unwrap_or(tt.rows) as usize;
+                        desc.valid_col = tt.valid_col.as_static().unwrap_or(tt.cols) as usize;
+                        Inst::PipePop {
+                            from_cube: *code == OpCode::PtoTpopFromAic,
+                            dst: slot(results[0]),
+                            desc,
+                            split,
+                        }
+                    }
+                    _ => Inst::PipeFree {
+                        from_cube: *code == OpCode::PtoTfreeFromAic,
+                        split,
+                    },
+                };
+                cx.emit(inst, span, code.name());
             }
             OpKind::Opaque {
                 op:

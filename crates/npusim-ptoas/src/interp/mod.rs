@@ -34,6 +34,7 @@
 //! order, on one core whose on-chip memories are zeroed before each block (each block sees a
 //! fresh core) and one shared global memory. Results therefore never depend on scheduling.
 
+mod coop;
 mod exec;
 mod lower;
 mod scalar;
@@ -76,6 +77,8 @@ pub enum RunErrorKind {
     CallDepth,
     /// No such function, or a function without a body.
     NoFunction,
+    /// The cores of a mixed kernel wait for each other forever (see `coop`).
+    Deadlock,
     /// An inconsistency the verifier should have caught.
     Internal,
 }
@@ -639,8 +642,14 @@ impl Program {
             chip_to_gm: 0,
             depth: 0,
             extent: self.extent,
+            ctx: coop::CoreKind::All,
+            coop: None,
+            pipe: Default::default(),
         };
-        for b in 0..cfg.blocks {
+        if self.mixed {
+            self.run_mixed(&mut m, fi, &vals)?;
+        }
+        for b in 0..if self.mixed { 0 } else { cfg.blocks } {
             if b > 0 {
                 // Every block starts on zeroed on-chip memories; only the bytes a tile of this
                 // run covers can have been written, so only those are cleared.
@@ -680,6 +689,92 @@ impl Program {
                 blocks: cfg.blocks,
             },
         })
+    }
+}
+
+impl Program {
+    /// Runs every block of a mixed kernel as one cube core and its vector cores taking turns
+    /// (see [`coop`]); `m` carries the global memory in and out and sums the statistics.
+    fn run_mixed(
+        &self,
+        m: &mut exec::Machine<'_>,
+        fi: usize,
+        vals: &[Val],
+    ) -> Result<(), RunError> {
+        let cores = 1 + coop::AIV_PER_AIC;
+        for b in 0..m.nblocks {
+            m.steps = m.steps.saturating_add(1);
+            m.check_budget("block", self.funcs[fi].span)?;
+            let gm = std::mem::replace(m.core.gm_mut(), coop::no_gm());
+            let shared = coop::Coop::new(gm, cores);
+            let tmpl = &*m;
+            type Stats = (u64, u64, u64, u64, Vec<Vec<u64>>);
+            let outs: Vec<Option<Stats>> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..cores)
+                    .map(|i| {
+                        let shared = &shared;
+                        s.spawn(move || {
+                            let mut core = TileCore::by_name(profile_name(self.target))?;
+                            core.set_policy(self.policy);
+                            let mut mm = exec::Machine {
+                                prog: self,
+                                core,
+                                block: b,
+                                nblocks: tmpl.nblocks,
+                                steps: 0,
+                                max_steps: tmpl.max_steps.saturating_sub(tmpl.steps),
+                                work: 0,
+                                max_work: tmpl.max_work.saturating_sub(tmpl.work),
+                                start: tmpl.start,
+                                timeout: tmpl.timeout,
+                                progress: tmpl.progress,
+                                counts: self.funcs.iter().map(|f| vec![0; f.code.len()]).collect(),
+                                gm_to_chip: 0,
+                                chip_to_gm: 0,
+                                depth: 0,
+                                extent: self.extent,
+                                ctx: if i == 0 {
+                                    coop::CoreKind::Cube
+                                } else {
+                                    coop::CoreKind::Vector((i - 1) as u8)
+                                },
+                                coop: Some(shared),
+                                pipe: Default::default(),
+                            };
+                            if shared.enter(i, mm.core.gm_mut()) {
+                                let r = mm.call(fi, vals);
+                                shared.finish(i, mm.core.gm_mut(), r.err());
+                            } else {
+                                shared.finish(i, &mut coop::no_gm(), None);
+                            }
+                            Some((mm.steps, mm.work, mm.gm_to_chip, mm.chip_to_gm, mm.counts))
+                        })
+                    })
+                    .collect();
+                hs.into_iter().map(|h| h.join().ok().flatten()).collect()
+            });
+            let st = shared.into_state();
+            if let Some(e) = st.error {
+                return Err(e);
+            }
+            *m.core.gm_mut() = st.gm;
+            for mm in outs {
+                let Some((steps, work, g2c, c2g, counts)) = mm else {
+                    return Err(internal_err("a core of the mixed run stopped unexpectedly"));
+                };
+                m.steps = m.steps.saturating_add(steps);
+                m.work = m.work.saturating_add(work);
+                m.gm_to_chip += g2c;
+                m.chip_to_gm += c2g;
+                for (a, c) in m.counts.iter_mut().zip(&counts) {
+                    for (x, y) in a.iter_mut().zip(c) {
+                        *x += y;
+                    }
+                }
+            }
+            m.check_budget("block", self.funcs[fi].span)?;
+        }
+        Ok(())
     }
 }
 
