@@ -9,16 +9,17 @@ use npusim_ptoas::lexer::tokenize;
 use npusim_ptoas::parse_module;
 use proptest::prelude::*;
 
-const KERNELS: [&str; 5] = [
+const KERNELS: [&str; 6] = [
     include_str!("../../../examples/pto/vector_add.pto"),
     include_str!("../../../examples/pto/row_softmax.pto"),
     include_str!("../../../examples/pto/rmsnorm.pto"),
     include_str!("../../../examples/pto/online_softmax_step.pto"),
     include_str!("../../../examples/pto/multicore_split.pto"),
+    include_str!("../../../examples/pto/mixed_matmul_relu.pto"),
 ];
 
 /// Replacement texts: numbers at edges, `?`, other types and ops.
-const SNIPPETS: [&str; 20] = [
+const SNIPPETS: [&str; 23] = [
     "0",
     "1",
     "-1",
@@ -39,6 +40,9 @@ const SNIPPETS: [&str; 20] = [
     "%c0",
     "%row",
     "%n_rows",
+    "pto.tfree_from_aic {split = 1}",
+    "pto.tpush_to_aiv",
+    "pto.sync.wait <PIPE_V>, 3",
 ];
 
 #[derive(Clone, Debug)]

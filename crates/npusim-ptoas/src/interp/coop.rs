@@ -17,7 +17,7 @@
 //!   pop for a pushed tile. `split = 1` sends the top half of the valid rows to AIV0 and the
 //!   bottom half to AIV1 (`split = 2`: left and right half of the columns); on the way back the
 //!   cube's pop joins the halves. `split = 0` is the 1:1 mode with AIV0 only: on AIV1 the
-//!   pipe ops of `split = 0` do nothing. Tiles move as their valid region's elements, so
+//!   pipe ops of `split = 0` move nothing (its popped tile is its slot as it stands). Tiles move as their valid region's elements, so
 //!   the producer's and consumer's layouts may differ; element types must match.
 //! - A popped tile lives in the consumer's slot buffer (the pipe init's consumer base address,
 //!   slot `k mod SLOT_NUM` of `slot_size` bytes for its `k`-th pop).
@@ -320,6 +320,29 @@ impl Coop {
                     st = self.wait_turn(st, me, gm).map_err(|()| aborted(span))?;
                 }
             }
+        }
+    }
+}
+
+/// Ends the run if the core thread holding it unwinds (a bug, not a kernel error): the other
+/// cores stop waiting instead of hanging.
+pub(crate) struct PanicGuard<'a> {
+    pub coop: &'a Coop,
+    pub armed: bool,
+}
+
+impl Drop for PanicGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let mut st = self.coop.lock();
+            if st.error.is_none() {
+                st.error = Some(RunError::new(
+                    RunErrorKind::Internal,
+                    "a core of the mixed run stopped unexpectedly",
+                    Span::default(),
+                ));
+            }
+            self.coop.cv.notify_all();
         }
     }
 }

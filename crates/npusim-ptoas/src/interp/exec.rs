@@ -327,8 +327,8 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// `pto.tpop_from_aic` / `pto.tpop_from_aiv`: the popped tile (`None` on AIV1 in the 1:1
-    /// mode, where the op does nothing).
+    /// `pto.tpop_from_aic` / `pto.tpop_from_aiv`: the popped tile (on AIV1 in the 1:1 mode the
+    /// slot's tile, unchanged: the op takes nothing there).
     fn pipe_pop(
         &mut self,
         from_cube: bool,
@@ -356,7 +356,8 @@ impl<'p> Machine<'p> {
             };
             let k = k as usize;
             if split == 0 && k != 0 {
-                return Ok(None);
+                // 1:1 mode: AIV1 takes nothing; its tile is the slot as it stands.
+                return Ok(Some(tile));
             }
             c.until(me, self.core.gm_mut(), op, span, |st| {
                 match st.c2v[k].pop_front() {

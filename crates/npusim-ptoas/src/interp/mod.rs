@@ -741,12 +741,17 @@ impl Program {
                                 coop: Some(shared),
                                 pipe: Default::default(),
                             };
+                            let mut guard = coop::PanicGuard {
+                                coop: shared,
+                                armed: true,
+                            };
                             if shared.enter(i, mm.core.gm_mut()) {
                                 let r = mm.call(fi, vals);
                                 shared.finish(i, mm.core.gm_mut(), r.err());
                             } else {
                                 shared.finish(i, &mut coop::no_gm(), None);
                             }
+                            guard.armed = false;
                             Some((mm.steps, mm.work, mm.gm_to_chip, mm.chip_to_gm, mm.counts))
                         })
                     })
