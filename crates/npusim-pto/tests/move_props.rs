@@ -552,25 +552,42 @@ fn declaration_layouts_are_checked() {
         a2.alloc(desc(TileLoc::Left, ElemType::F16, 32, 32, Lay::Zz))
             .is_ok()
     );
+    // What PTOAS's verifier accepts: A5 Left in boxed Zz, Acc with fractal 512, Scaling in
+    // several rows and boxed layouts (MX scales); the neighbours outside stay errors.
+    assert!(
+        a5.alloc(desc(TileLoc::Left, ElemType::F16, 32, 32, Lay::Zz))
+            .is_ok()
+    );
     let e = a5
-        .alloc(desc(TileLoc::Left, ElemType::F16, 32, 32, Lay::Zz))
-        .unwrap_err();
-    assert!(e.to_string().contains("a5 Left tile must be Nz"), "{e}");
-    let e = a2
-        .alloc(desc(TileLoc::Acc, ElemType::F32, 16, 16, Lay::Nz).fractal(512))
+        .alloc(desc(TileLoc::Left, ElemType::F16, 32, 32, Lay::Nd))
         .unwrap_err();
     assert!(
         e.to_string()
-            .contains("Acc tile fractal must be 1024 bytes"),
+            .contains("a5 Left tile must be boxed Nz or Zz"),
+        "{e}"
+    );
+    assert!(
+        a2.alloc(desc(TileLoc::Acc, ElemType::F32, 16, 16, Lay::Nz).fractal(512))
+            .is_ok()
+    );
+    let e = a2
+        .alloc(desc(TileLoc::Acc, ElemType::F32, 16, 16, Lay::Nz).fractal(2048))
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("fractal size must be 512 or 1024 bytes"),
         "{e}"
     );
     let e = a2
         .alloc(TileDesc::new(TileLoc::Bias, ElemType::F32, 2, 32))
         .unwrap_err();
     assert!(
-        e.to_string()
-            .contains("Bias and Scaling tiles must have one row"),
+        e.to_string().contains("Bias tiles must have one row"),
         "{e}"
+    );
+    assert!(
+        a5.alloc(desc(TileLoc::Scaling, ElemType::F32, 16, 16, Lay::Zz))
+            .is_ok()
     );
     let e = a2
         .alloc(desc(TileLoc::Left, ElemType::F16, 32, 32, Lay::Nd))

@@ -1190,7 +1190,12 @@ impl Lowerer {
                     .filter(|&i| (i as usize) < super::coop::FLAG_IDS)
                 {
                     Some(i) => CoreSyncId::Const(i),
-                    None => match cx.f.values.iter().position(|v| v.name == id) {
+                    None => match cx
+                        .f
+                        .values
+                        .iter()
+                        .position(|v| v.name == id.trim_start_matches('%'))
+                    {
                         Some(i) => CoreSyncId::Dyn(i as Slot),
                         None => {
                             return self.err(
