@@ -818,3 +818,65 @@ fn insert_from_acc_narrows_through_the_fixpipe() {
         );
     }
 }
+
+/// The fixpipe reads one uint64 word per moved column from the fp address: a 1x16 fp tile
+/// followed in Scaling memory by 16 more words scales 32 columns exactly as a 1x32 tile at
+/// the same address holding all 32 words (PTOAS's Movfp sample moves 32 columns with a 1x16
+/// fp tile). Words that would lie past the Scaling memory are a typed error.
+#[test]
+fn fp_words_past_the_fp_tile_come_from_scaling_memory() {
+    let mut a2 = TileCore::by_name("a2a3").unwrap();
+    let acc = a2
+        .alloc(desc(TileLoc::Acc, ElemType::F32, 16, 32, Lay::Nz))
+        .unwrap();
+    let vals: Vec<f32> = (0..512).map(|i| (i % 37) as f32 * 0.75 - 9.0).collect();
+    a2.write_valid(&acc, &vals).unwrap();
+    let fp32 = a2
+        .alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, 32))
+        .unwrap();
+    // Scale of column c: 2^(c % 4 - 1) as an IEEE single in the low 32 bits.
+    let words: Vec<u64> = (0..32)
+        .map(|c| u64::from((2f32.powi(c % 4 - 1)).to_bits()))
+        .collect();
+    a2.write_valid(&fp32, &words).unwrap();
+    let fp16 = a2
+        .alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, 16))
+        .unwrap();
+    let out = |a2: &mut TileCore, fp: &Tile| {
+        let dst = a2
+            .alloc(desc(TileLoc::Mat, ElemType::F16, 16, 32, Lay::Nz))
+            .unwrap();
+        a2.tmov(
+            &dst,
+            &acc,
+            MovMode {
+                fp: Some(fp),
+                ..MovMode::default()
+            },
+        )
+        .unwrap();
+        a2.read_valid::<half::f16>(&dst).unwrap()
+    };
+    let whole = out(&mut a2, &fp32);
+    let want: Vec<half::f16> = (0..512)
+        .map(|i| half::f16::from_f32(vals[i] * 2f32.powi((i % 32) as i32 % 4 - 1)))
+        .collect();
+    assert_eq!(whole, want);
+    assert_eq!(out(&mut a2, &fp16), whole);
+    // An fp tile at the end of the 2 KB Scaling memory: 16 words fit, 32 do not.
+    let last = a2
+        .alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, 16).at(2048 - 128))
+        .unwrap();
+    let dst = a2
+        .alloc(desc(TileLoc::Mat, ElemType::F16, 16, 32, Lay::Nz))
+        .unwrap();
+    let e = err_of(a2.tmov(
+        &dst,
+        &acc,
+        MovMode {
+            fp: Some(&last),
+            ..MovMode::default()
+        },
+    ));
+    assert!(e.contains("must lie in the Scaling memory"), "{e}");
+}

@@ -400,15 +400,36 @@ impl TileCore {
                         fp.dtype().to_string(),
                     ));
                 }
-                if fp.valid_col() < cols {
-                    return Err(vr_err(
-                        op,
-                        "fp",
-                        "fp tile must cover the moved columns",
-                        format!("{} < {cols}", fp.valid_col()),
-                    ));
-                }
-                let words = self.read_rect_at::<u64>(fp, (0, 0), 1, cols);
+                // The fixpipe reads one word per moved column from the fp tile's address
+                // (pto-isa TMOV_IMPL sets FPC to `fp.data()` and asserts nothing about its
+                // columns; PTOAS's Movfp sample moves 32 columns with a 1x16 fp tile): words
+                // past the tile's valid columns are the Scaling memory that follows it, which
+                // must exist.
+                let words = if fp.valid_col() >= cols {
+                    self.read_rect_at::<u64>(fp, (0, 0), 1, cols)
+                } else {
+                    let len = cols as u64 * 8;
+                    let bytes = self.mem(TileLoc::Scaling).bytes(fp.addr(), len).map_err(|_| {
+                        vr_err(
+                            op,
+                            "fp",
+                            "the fixpipe's per-column words (one uint64 per moved column from the fp address) must lie in the Scaling memory",
+                            format!(
+                                "{cols} words at {:#x} in {} bytes",
+                                fp.addr(),
+                                self.mem(TileLoc::Scaling).capacity()
+                            ),
+                        )
+                    })?;
+                    bytes
+                        .chunks_exact(8)
+                        .map(|c| {
+                            let mut w = [0u8; 8];
+                            w.copy_from_slice(c);
+                            u64::from_le_bytes(w)
+                        })
+                        .collect()
+                };
                 Some(words.into_iter().map(scale_of).collect::<Vec<f32>>())
             }
             None => None,
