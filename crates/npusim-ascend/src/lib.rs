@@ -50,6 +50,7 @@ pub mod ops;
 pub mod pad;
 pub mod reduce;
 pub mod select;
+pub mod slice;
 pub mod sort;
 pub mod tik;
 pub mod vector;
