@@ -12,11 +12,13 @@
 //! - UB → GM: the same blocks read from 32-byte-aligned UB rows (`srcStride` in 32-byte
 //!   blocks) and written to GM `dstStride` bytes apart; SetAtomicAdd accumulates.
 //! - `blockCount` in [0, 4095], `blockLen` in [0, 2097151] and a multiple of sizeof(T);
-//!   paddings at most 32 bytes each; a count or length of 0 is a NOP (A2/A3).
+//!   paddings at most 32 bytes each; a count or length of 0 is a NOP on A2/A3 and 950 (an
+//!   error on Atlas 200I/500 A2, where the page is silent: named policy).
 //! - Available on A2/A3, Atlas 200I/500 A2 and Ascend 950 (the page lists no other product);
 //!   64-bit types on A2/A3 and 950 only, whose `paddingValue` must be 0.
-//! - Ascend 950: `srcStride` (GM → UB) in [-blockLen, 2^40 - 1] (`-blockLen` moves the same
-//!   block again), `dstStride` in [0, 65535]; `PaddingMode::Compact` packs the blocks back to
+//! - Ascend 950: GM → UB `srcStride` in [-blockLen, 2^40 - 1] (`-blockLen` moves the same
+//!   block again) and `dstStride` in [0, 65535]; UB → GM `srcStride` in [0, 65535] and
+//!   `dstStride` in [0, 2^40 - 1]; `PaddingMode::Compact` packs the blocks back to
 //!   back in UB and pads once after the last one (`rightPadding`, then filler to 32 bytes;
 //!   `leftPadding` and `dstStride` are ignored).
 //! - SetPadValue (A2/A3, 950) sets the value a move without `isPad` pads with (policy: when set,
@@ -114,38 +116,54 @@ impl MovePad {
                 rule: "blockLen must be a multiple of sizeof(T)",
             });
         }
-        // Validated here, kept as i64 (the 950 range is signed and wider than 32 bits).
-        if a5 && dst.space == MemSpace::Ub {
-            check::range(
-                name,
-                "srcStride",
-                src_stride,
-                -(block_len as i64),
-                (1 << 40) - 1,
-                "[-blockLen, 2^40 - 1]",
-            )?;
-        } else {
-            check::range(
-                name,
-                "srcStride",
-                src_stride,
-                0,
-                u32::MAX as i64,
-                "[0, 2^32)",
-            )?;
+        // Validated here, kept as i64 (the 950 ranges are signed or wider than 32 bits).
+        let to_ub = dst.space == MemSpace::Ub;
+        let (src_range, dst_range): ((i64, i64, &'static str), (i64, i64, &'static str)) =
+            match (a5, to_ub) {
+                (true, true) => (
+                    (-(block_len as i64), (1 << 40) - 1, "[-blockLen, 2^40 - 1]"),
+                    (0, 65535, "[0, 65535]"),
+                ),
+                (true, false) => (
+                    (0, 65535, "[0, 65535]"),
+                    (0, (1 << 40) - 1, "[0, 2^40 - 1]"),
+                ),
+                _ => (
+                    (0, u32::MAX as i64, "[0, 2^32)"),
+                    (0, u32::MAX as i64, "[0, 2^32)"),
+                ),
+            };
+        check::range(
+            name,
+            "srcStride",
+            src_stride,
+            src_range.0,
+            src_range.1,
+            src_range.2,
+        )?;
+        check::range(
+            name,
+            "dstStride",
+            dst_stride,
+            dst_range.0,
+            dst_range.1,
+            dst_range.2,
+        )?;
+        let dst_stride = dst_stride as u64;
+        if (block_count == 0 || block_len == 0)
+            && !matches!(chip.id, ChipId::Ascend910B | ChipId::Ascend950)
+        {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: if block_count == 0 {
+                    "blockCount"
+                } else {
+                    "blockLen"
+                },
+                value: "0".into(),
+                rule: "a blockCount or blockLen of 0 is a NOP only on A2/A3 and Ascend 950; elsewhere it is rejected",
+            });
         }
-        let dst_stride = if a5 {
-            check::range(name, "dstStride", dst_stride, 0, 65535, "[0, 65535]")?
-        } else {
-            check::range(
-                name,
-                "dstStride",
-                dst_stride,
-                0,
-                u32::MAX as i64,
-                "[0, 2^32)",
-            )?
-        } as u64;
         let left =
             check::range(name, "leftPadding", left, 0, 32 / size, "at most 32 bytes")? as u64;
         let right = check::range(

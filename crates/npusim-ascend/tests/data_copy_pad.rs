@@ -185,6 +185,44 @@ fn data_copy_pad_restrictions() {
         ),
         "{e}"
     );
+    // Ascend 950 UB -> GM (the UBToGM page): srcStride (UB blocks) at most 65535; a GM
+    // dstStride past 2^32 - 1 is in range there (it overflows this small GM tensor instead).
+    let e = asc
+        .DataCopyPad::<f16>(&g, &u, 1, 32, 65536, 0, None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::OutOfRange {
+                param: "srcStride",
+                value: 65536,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = asc
+        .DataCopyPad::<f16>(&g, &u, 2, 32, 0, u32::MAX, None)
+        .unwrap_err();
+    assert!(matches!(e, AscendError::TensorOverflow { .. }), "{e}");
+    // A zero blockCount is a NOP on A2/A3 and 950, rejected on Atlas 200I/500 A2.
+    asc.DataCopyPad::<f16>(&u, &g, 0, 32, 0, 0, None).unwrap();
+    let mut asc = AscendC::new(ChipId::Ascend310B, 4096);
+    let g = asc.GmAlloc::<f16>("g", &[f16::ONE; 64]).unwrap();
+    let u = asc.AllocTensor::<f16>("u", 64).unwrap();
+    let e = asc
+        .DataCopyPad::<f16>(&u, &g, 0, 32, 0, 0, None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::Rule {
+                param: "blockCount",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 proptest! {
