@@ -41,3 +41,9 @@ for name, stmt in [
     reps = 200
     best = min(timeit.repeat(stmt, number=reps, repeat=7)) / reps
     print(f"{name}: {best * 1e6:.2f} us/call, {count / best / 1e9:.3f} G elements/s")
+
+# The fixed cost of a small call: np.add on 128 float16 (one repeat of vec_add).
+a128, b128, d128 = a[:128].copy(), b[:128].copy(), np.empty(128, np.float16)
+reps = 20000
+best = min(timeit.repeat(lambda: np.add(a128, b128, out=d128), number=reps, repeat=7)) / reps
+print(f"vec_add f16 1rep (128 elements): {best * 1e9:.1f} ns/call")

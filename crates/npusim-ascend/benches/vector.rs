@@ -188,6 +188,41 @@ fn bench(c: &mut Criterion) {
             None,
         ),
     ];
+    // The fixed cost of one small instruction: one repeat of 128 f16 lanes of vec_add, through
+    // the recorded `Op` as the TIK face (and the Python face) runs it.
+    {
+        let mut core = VectorCore::new(chip, 0);
+        fill_f16(&mut core, 0, 128, 1);
+        fill_f16(&mut core, 65536, 128, 7);
+        let a = ub_operand("a", ElemType::F16, 0, 128);
+        let b = ub_operand("b", ElemType::F16, 65536, 128);
+        let d = ub_operand("d", ElemType::F16, 131072, 128);
+        let op = npusim_ascend::ops::Op::Vector(
+            VecOp::new(
+                profile,
+                &VecArgs {
+                    instr: Instr::Add,
+                    name: "vec_add",
+                    face: Face::Tik,
+                    dst: &d,
+                    srcs: &[&a, &b],
+                    scalar: None,
+                    round: CastRound::None,
+                    mask: MaskArg::Count(128),
+                    is_set_mask: true,
+                    repeat: 1,
+                    blk: [1, 1, 1],
+                    rep: [8, 8, 8],
+                    blk_max: 255,
+                },
+            )
+            .unwrap(),
+        );
+        g.throughput(Throughput::Elements(128));
+        g.bench_function("vec_add_f16_1rep_execute", |bench| {
+            bench.iter(|| op.execute(black_box(&mut core)).unwrap())
+        });
+    }
     for (label, instr, t, src_t, nsrc, scalar) in cases {
         let mut core = VectorCore::new(chip, 0);
         for base in [0u64, 65536] {

@@ -160,5 +160,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             n as f64 / best / 1e9
         );
     }
+    // The fixed cost of a small instruction: one repeat of 128 f16 lanes of vec_add through the
+    // recorded `Op` (numpy: np.add on 128 float16).
+    let mut core = VectorCore::new(chip, 0);
+    let (a, b, d) = (
+        operand("a", ElemType::F16, 0, 128),
+        operand("b", ElemType::F16, 65536, 128),
+        operand("d", ElemType::F16, 131072, 128),
+    );
+    let op = npusim_ascend::ops::Op::Vector(VecOp::new(
+        profile,
+        &VecArgs {
+            instr: Instr::Add,
+            name: "vec_add",
+            face: Face::Tik,
+            dst: &d,
+            srcs: &[&a, &b],
+            scalar: None,
+            round: CastRound::None,
+            mask: MaskArg::Count(128),
+            is_set_mask: true,
+            repeat: 1,
+            blk: [1, 1, 1],
+            rep: [8, 8, 8],
+            blk_max: 255,
+        },
+    )?);
+    let mut best = f64::INFINITY;
+    for _ in 0..7 {
+        let t0 = Instant::now();
+        for _ in 0..20000 {
+            op.execute(std::hint::black_box(&mut core))?;
+        }
+        best = best.min(t0.elapsed().as_secs_f64() / 20000.0);
+    }
+    println!("vec_add f16 1rep (128 elements): {:.1} ns/call", best * 1e9);
     Ok(())
 }

@@ -15,7 +15,8 @@ use crate::error::{AscendError, Result};
 use crate::isa::{CastRound, Instr};
 use crate::kernels::CmpMode;
 use crate::mask::{MaskArg, MaskMode, MaskRegister};
-use crate::ops::{DataMove, PairReduceSum, Scalar, Vcmpv};
+use crate::ops::{DataMove, PairReduceSum, Scalar, ScalarBits, Vcmpv};
+pub use crate::slice::SliceInfo;
 use crate::vector::{Face, VecArgs, VecOp};
 use npusim_core::{ChipId, ChipProfile, Element, MemSpace};
 use std::marker::PhantomData;
@@ -555,6 +556,26 @@ impl AscendC {
         )?)
     }
 
+    /// The element types DataCopy moves on this chip (GM与UB连续/高维切分数据搬运 pages: no
+    /// bfloat16_t on Atlas training, Atlas inference and the Ascend 310 profile).
+    fn data_copy_type(&self, t: npusim_core::ElemType) -> Result<()> {
+        let chip = self.chip().id;
+        let no_bf16 = matches!(
+            chip,
+            ChipId::Ascend910 | ChipId::Ascend310P | ChipId::Ascend310
+        );
+        if no_bf16 && t == npusim_core::ElemType::Bf16 {
+            return Err(AscendError::IllegalType {
+                instr: "DataCopy",
+                param: "T",
+                dtype: t,
+                chip,
+                legal: "int8_t, uint8_t, int16_t, uint16_t, half, int32_t, uint32_t, float, int64_t, uint64_t, double".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// `DataCopy(dst, src, count)`: GM↔UB or UB→UB, `count` elements. As documented, a
     /// `count * sizeof(T)` that is not a multiple of 32 bytes is rounded down to one.
     pub fn DataCopy<T: Element>(
@@ -563,6 +584,7 @@ impl AscendC {
         src: &impl AsOperand,
         count: u32,
     ) -> Result<()> {
+        self.data_copy_type(T::TYPE)?;
         let blocks = count as u64 * std::mem::size_of::<T>() as u64 / 32;
         if blocks == 0 {
             return Ok(());
@@ -581,7 +603,10 @@ impl AscendC {
         mv.execute(&mut self.core)
     }
 
-    /// `DataCopy(dst, src, DataCopyParams{blockCount, blockLen, srcStride, dstStride})`.
+    /// `DataCopy(dst, src, DataCopyParams{blockCount, blockLen, srcGap, dstGap})`
+    /// (GM与UB高维切分数据搬运): `blockCount` in [0, 4095]; a `blockCount` or `blockLen` of 0 is
+    /// a NOP on A2/A3 and Ascend 950, and an error elsewhere (the page gives no behaviour:
+    /// named policy).
     pub fn DataCopyParams(
         &mut self,
         dst: &impl AsOperand,
@@ -591,6 +616,30 @@ impl AscendC {
         src_stride: u16,
         dst_stride: u16,
     ) -> Result<()> {
+        self.data_copy_type(src.operand().dtype)?;
+        check::range(
+            "DataCopy",
+            "blockCount",
+            block_count as i64,
+            0,
+            4095,
+            "[0, 4095]",
+        )?;
+        if block_count == 0 || block_len == 0 {
+            if matches!(self.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
+                return Ok(());
+            }
+            return Err(AscendError::Rule {
+                instr: "DataCopy",
+                param: if block_count == 0 {
+                    "blockCount"
+                } else {
+                    "blockLen"
+                },
+                value: "0".into(),
+                rule: "a blockCount or blockLen of 0 is a NOP only on A2/A3 and Ascend 950; elsewhere it is rejected",
+            });
+        }
         let mv = DataMove::new(
             self.chip(),
             "DataCopy",
@@ -603,6 +652,27 @@ impl AscendC {
             dst_stride as i64,
         )?;
         mv.execute(&mut self.core)
+    }
+
+    /// `DataCopy(dst, src, dstSliceInfo, srcSliceInfo, dimValue)`: the slice form
+    /// (GM与UB切片数据搬运; rules in [`crate::slice`]).
+    pub fn DataCopySlice<T: Element>(
+        &mut self,
+        dst: &impl AsOperand,
+        src: &impl AsOperand,
+        dst_slice: &[SliceInfo],
+        src_slice: &[SliceInfo],
+        dim_value: u32,
+    ) -> Result<()> {
+        crate::slice::SliceMove::new(
+            self.chip(),
+            dst.operand(),
+            src.operand(),
+            dst_slice,
+            src_slice,
+            dim_value,
+        )?
+        .execute(&mut self.core)
     }
 
     /// Runs an element-wise instruction in its count form.
@@ -728,9 +798,22 @@ impl AscendC {
         Ok(())
     }
 
-    /// `SetDeqScale(half scale)`: the scale of int32 -> half Cast.
-    pub fn SetDeqScale(&mut self, scale: half::f16) {
+    /// `SetDeqScale(half scale)`: the DEQSCALE register's half scale (bits 0..15), read by the
+    /// int32 -> half Cast (`dst = half(src * scale)`). The page lists Ascend 950, A2/A3 and
+    /// Atlas inference AI Core; elsewhere it is NotSupported. The float/offset/signMode and
+    /// vdeq forms feed CastDequant, which is not modelled.
+    pub fn SetDeqScale(&mut self, scale: half::f16) -> Result<()> {
+        if !matches!(
+            self.chip().id,
+            ChipId::Ascend950 | ChipId::Ascend910B | ChipId::Ascend310P
+        ) {
+            return Err(AscendError::NotSupported {
+                instr: "SetDeqScale",
+                chip: self.chip().id,
+            });
+        }
         self.core.deq_scale = scale.to_f32();
+        Ok(())
     }
 
     /// `SetAtomicNone()`.
@@ -738,9 +821,14 @@ impl AscendC {
         self.core.atomic = None;
     }
 
+    /// `DisableDmaAtomic()`: the same as SetAtomicNone (the SetAtomicAdd page's example).
+    pub fn DisableDmaAtomic(&mut self) {
+        self.core.atomic = None;
+    }
+
     /// `DataCopyPad(dst, src, DataCopyExtParams{blockCount, blockLen, srcStride, dstStride},
     /// DataCopyPadExtParams{isPad, leftPadding, rightPadding, paddingValue})`, GM -> UB or
-    /// UB -> GM (`pad` is `Some((isPad, left, right, value))` for GM -> UB).
+    /// UB -> GM (`pad` is `Some((isPad, left, right, value))` for GM -> UB); Normal mode.
     #[allow(clippy::too_many_arguments)]
     pub fn DataCopyPad<T: Element + Into<Scalar>>(
         &mut self,
@@ -748,9 +836,57 @@ impl AscendC {
         src: &impl AsOperand,
         block_count: u16,
         block_len: u32,
-        src_stride: u32,
+        src_stride: i64,
         dst_stride: u32,
         pad: Option<(bool, u8, u8, T)>,
+    ) -> Result<()> {
+        self.data_copy_pad(
+            dst,
+            src,
+            block_count,
+            block_len,
+            src_stride,
+            dst_stride,
+            pad,
+            false,
+        )
+    }
+
+    /// `DataCopyPad<T, PaddingMode::Compact>(...)` (Ascend 950, GM -> UB): the blocks packed
+    /// back to back, `rightPadding` and the filler after the last one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn DataCopyPadCompact<T: Element + Into<Scalar>>(
+        &mut self,
+        dst: &impl AsOperand,
+        src: &impl AsOperand,
+        block_count: u16,
+        block_len: u32,
+        src_stride: i64,
+        pad: (bool, u8, u8, T),
+    ) -> Result<()> {
+        self.data_copy_pad(
+            dst,
+            src,
+            block_count,
+            block_len,
+            src_stride,
+            0,
+            Some(pad),
+            true,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn data_copy_pad<T: Element + Into<Scalar>>(
+        &mut self,
+        dst: &impl AsOperand,
+        src: &impl AsOperand,
+        block_count: u16,
+        block_len: u32,
+        src_stride: i64,
+        dst_stride: u32,
+        pad: Option<(bool, u8, u8, T)>,
+        compact: bool,
     ) -> Result<()> {
         let (left, right, value) = match pad {
             Some((is_pad, l, r, v)) => (l as i64, r as i64, is_pad.then(|| v.into())),
@@ -763,13 +899,30 @@ impl AscendC {
             src.operand(),
             block_count as i64,
             block_len as i64,
-            src_stride as i64,
+            src_stride,
             dst_stride as i64,
             left,
             right,
             value,
+            compact,
         )?
         .execute(&mut self.core)
+    }
+
+    /// `SetPadValue<T>(paddingValue)` (A2/A3 and Ascend 950): the value DataCopyPad pads with
+    /// when `isPad` is false.
+    pub fn SetPadValue<T: Element + Into<Scalar>>(&mut self, value: T) -> Result<()> {
+        if !matches!(self.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
+            return Err(AscendError::NotSupported {
+                instr: "SetPadValue",
+                chip: self.chip().id,
+            });
+        }
+        let bits = value
+            .into()
+            .to_bits("SetPadValue", "paddingValue", T::TYPE)?;
+        self.core.pad_value = Some(bits);
+        Ok(())
     }
 
     /// `SetMaskCount()`: counter mode.

@@ -56,6 +56,8 @@ pub struct VectorCore {
     pub atomic: Option<ElemType>,
     /// SetDeqScale's scale (a half value) for int32 -> half Cast.
     pub deq_scale: f32,
+    /// SetPadValue's value (bits), used by DataCopyPad without `isPad`.
+    pub pad_value: Option<u64>,
     /// How many entries of each of the 4 lists the last MrgSort consumed (GetMrgSortResult).
     pub mrg_sort_result: [u16; 4],
     /// The sum register the count form of ReduceSum leaves (GetAccVal / GetReduceRepeatSumSpr):
@@ -82,6 +84,7 @@ impl VectorCore {
             max_min: None,
             atomic: None,
             deq_scale: 1.0,
+            pad_value: None,
         }
     }
 
@@ -141,8 +144,7 @@ impl VectorCore {
                     half::bf16::from_f64(s).to_bits() as u64
                 }
                 ElemType::F32 => {
-                    (f32::from_bits(x as u32) as f64 + f32::from_bits(y as u32) as f64) as f32
-                        as u32 as u64
+                    (f32::from_bits(x as u32) + f32::from_bits(y as u32)).to_bits() as u64
                 }
                 _ => x.wrapping_add(y),
             };

@@ -205,15 +205,89 @@ pub mod chunk {
     }
     plain!(ln, abs, sqrt, rsqrt, reciprocal);
 
-    /// 16 / ln 2.
-    const INV_LN2_16: f64 = 16.0 * std::f64::consts::LOG2_E;
-    /// ln 2 / 16 split so that `n · LN2_16_HI` is exact for |n| < 2^32 (fdlibm's ln 2
-    /// constants divided by 16, which is exact).
-    const LN2_16_HI: f64 = 6.931_471_803_691_238e-1 / 16.0;
-    const LN2_16_LO: f64 = 1.908_214_929_270_587_7e-10 / 16.0;
+    /// 1 / ln 2.
+    const INV_LN2: f64 = std::f64::consts::LOG2_E;
+    /// ln 2 split so that `n · LN2_HI` is exact for |n| < 2^20 (fdlibm's constants).
+    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     /// 1.5 · 2^52: adding it rounds to an integer held in the low mantissa bits.
     const MAGIC: f64 = 6_755_399_441_055_744.0;
+    /// 1/k! for k = 11 down to 2 (Horner order).
+    const TAYLOR: [f64; 10] = [
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+    ];
+    /// Lanes whose fast f64 result lies within this many f64 ulps (2^13, about 1e-12
+    /// relative) of an f32 rounding midpoint take the exact path. The fast result's error: the
+    /// degree-11 Taylor remainder below 7e-15 relative (about 2^-47) on |r| <= ln2/2, the
+    /// evaluation's rounding a few ulps; libm's `exp` is within 1 ulp. Outside this band both
+    /// round to the same f32; about one lane in 2^15 takes the exact path.
+    const GUARD: i64 = 1 << 13;
+
+    /// exp in f64 without branches or tables: (result rounded to f32, whether it is certainly
+    /// equal to `super::exp`). x = n·ln2 + r; e^x = 2^n · e^r, e^r by its Taylor series.
+    #[inline(always)]
+    fn exp_fast<const FMA: bool>(a: f32) -> (f32, bool) {
+        let x = a as f64;
+        let fma = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
+        let t = fma(x, INV_LN2, MAGIC);
+        let n = t - MAGIC;
+        let ni = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
+        let r = fma(-n, LN2_LO, fma(-n, LN2_HI, x));
+        let mut p = TAYLOR[0];
+        for c in &TAYLOR[1..] {
+            p = fma(p, r, *c);
+        }
+        let p = fma(fma(p, r, 1.0), r, 1.0);
+        let scale = f64::from_bits((ni.wrapping_add(1023) as u64) << 52);
+        let y = p * scale;
+        let low = (y.to_bits() & ((1 << 29) - 1)) as i64;
+        let d = (low - (1 << 28)).abs();
+        // Normal f32 results only (exp(-87) > f32::MIN_POSITIVE, exp(88) < f32::MAX); NaN
+        // fails both comparisons.
+        let ok = (x > -87.0) & (x < 88.0) & (d > GUARD);
+        (y as f32, ok)
+    }
+
+    #[inline(always)]
+    fn exp_body<const FMA: bool>(x: &mut [f32]) {
+        const B: usize = 64;
+        let mut out = [0f32; B];
+        for blk in x.chunks_mut(B) {
+            let m = blk.len();
+            let mut bad = false;
+            for (o, a) in out.iter_mut().zip(blk.iter()) {
+                let (y, g) = exp_fast::<FMA>(*a);
+                *o = y;
+                bad |= !g;
+            }
+            if bad {
+                for (o, a) in out.iter_mut().zip(blk.iter()) {
+                    if !exp_fast::<FMA>(*a).1 {
+                        *o = super::exp(*a);
+                    }
+                }
+            }
+            blk.copy_from_slice(&out[..m]);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp_avx2(x: &mut [f32]) {
+        exp_body::<true>(x)
+    }
+
     /// 2^(j/16) for j in 0..16, each correctly rounded to f64.
+    #[cfg(target_arch = "x86_64")]
     const EXP2_16: [f64; 16] = [
         1.0,
         1.044_273_782_427_413_8,
@@ -232,75 +306,188 @@ pub mod chunk {
         1.834_008_086_409_342_4,
         1.915_206_561_397_147_4,
     ];
-    /// Lanes whose fast f64 result lies within this many f64 ulps (2^13, about 1e-12
-    /// relative) of an f32 rounding midpoint take the exact path. The fast result's error: the
-    /// degree-5 Taylor remainder below 1.5e-13 relative on |r| <= ln2/32, the table's and the
-    /// evaluation's rounding a few ulps; libm's `exp` is within 1 ulp. Outside this band both
-    /// round to the same f32; about one lane in 2^15 takes the exact path.
-    const GUARD: i64 = 1 << 13;
 
-    /// exp in f64 without branches: (result rounded to f32, whether it is certainly equal to
-    /// `super::exp`). x = (16k + j)·ln2/16 + r; e^x = 2^k · 2^(j/16) · e^r.
-    #[inline(always)]
-    fn exp_fast<const FMA: bool>(a: f32) -> (f32, bool) {
-        let x = a as f64;
-        let fma = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
-        let t = fma(x, INV_LN2_16, MAGIC);
-        let n = t - MAGIC;
-        let ni = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
-        let r = fma(-n, LN2_16_LO, fma(-n, LN2_16_HI, x));
-        // Taylor series of e^r to degree 5 by Estrin's scheme.
-        let r2 = r * r;
-        let q0 = fma(1.0, r, 1.0);
-        let q1 = fma(1.0 / 6.0, r, 0.5);
-        let q2 = fma(1.0 / 120.0, r, 1.0 / 24.0);
-        let p = fma(fma(q2, r2, q1), r2, q0);
-        let tab = EXP2_16[(ni & 15) as usize];
-        let scale = f64::from_bits(((ni >> 4).wrapping_add(1023) as u64) << 52);
-        let y = p * tab * scale;
-        let low = (y.to_bits() & ((1 << 29) - 1)) as i64;
-        let d = (low - (1 << 28)).abs();
-        // Normal f32 results only (exp(-87) > f32::MIN_POSITIVE, exp(88) < f32::MAX); NaN
-        // fails both comparisons.
-        let ok = (x > -87.0) & (x < 88.0) & (d > GUARD);
-        (y as f32, ok)
-    }
-
-    #[inline(always)]
-    fn exp_body<const FMA: bool>(x: &mut [f32]) {
-        const B: usize = 64;
-        let mut out = [0f32; B];
-        let mut ok = [false; B];
-        for blk in x.chunks_mut(B) {
-            let m = blk.len();
-            let mut all = true;
-            for k in 0..m {
-                let (y, g) = exp_fast::<FMA>(blk[k]);
-                out[k] = y;
-                ok[k] = g;
-                all &= g;
-            }
-            if !all {
-                for k in 0..m {
-                    if !ok[k] {
-                        out[k] = super::exp(blk[k]);
+    /// The AVX-512 form: 8 lanes in f64 per step, x = (16k + j)·ln2/16 + r,
+    /// e^x = 2^k · 2^(j/16) · e^r with the 16-entry table held in two registers (a permute,
+    /// no gather) and e^r by its degree-5 Taylor series (remainder below 1.5e-13 relative on
+    /// |r| <= ln2/32); the same midpoint guard and exact path as [`exp_fast`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,fma")]
+    fn exp_avx512(x: &mut [f32]) {
+        use std::arch::x86_64::*;
+        const INV_LN2_16: f64 = 16.0 * std::f64::consts::LOG2_E;
+        const HI: f64 = LN2_HI / 16.0;
+        const LO: f64 = LN2_LO / 16.0;
+        let n8 = x.len() / 8 * 8;
+        let (body, tail) = x.split_at_mut(n8);
+        // SAFETY: every pointer below is to a whole 8-lane f32 chunk or to the 16-entry
+        // table (unaligned accesses); the features were enabled by the caller's detection.
+        unsafe {
+            let t0 = _mm512_loadu_pd(EXP2_16.as_ptr());
+            let t1 = _mm512_loadu_pd(EXP2_16.as_ptr().add(8));
+            let c = _mm512_set1_pd;
+            for blk in body.chunks_exact_mut(8) {
+                let xf = _mm256_loadu_ps(blk.as_ptr());
+                let xd = _mm512_cvtps_pd(xf);
+                let t = _mm512_fmadd_pd(xd, c(INV_LN2_16), c(MAGIC));
+                let n = _mm512_sub_pd(t, c(MAGIC));
+                let ni = _mm512_sub_epi64(
+                    _mm512_castpd_si512(t),
+                    _mm512_set1_epi64(MAGIC.to_bits() as i64),
+                );
+                let r = _mm512_fnmadd_pd(n, c(LO), _mm512_fnmadd_pd(n, c(HI), xd));
+                let r2 = _mm512_mul_pd(r, r);
+                let q0 = _mm512_add_pd(r, c(1.0));
+                let q1 = _mm512_fmadd_pd(c(1.0 / 6.0), r, c(0.5));
+                let q2 = _mm512_fmadd_pd(c(1.0 / 120.0), r, c(1.0 / 24.0));
+                let p = _mm512_fmadd_pd(_mm512_fmadd_pd(q2, r2, q1), r2, q0);
+                let tab = _mm512_permutex2var_pd(t0, ni, t1);
+                let k = _mm512_srai_epi64::<4>(ni);
+                let scale = _mm512_castsi512_pd(_mm512_slli_epi64::<52>(_mm512_add_epi64(
+                    k,
+                    _mm512_set1_epi64(1023),
+                )));
+                let y = _mm512_mul_pd(_mm512_mul_pd(p, tab), scale);
+                let low =
+                    _mm512_and_si512(_mm512_castpd_si512(y), _mm512_set1_epi64((1 << 29) - 1));
+                let d = _mm512_abs_epi64(_mm512_sub_epi64(low, _mm512_set1_epi64(1 << 28)));
+                let ok = _mm512_cmpgt_epi64_mask(d, _mm512_set1_epi64(GUARD))
+                    & _mm512_cmp_pd_mask::<_CMP_GT_OQ>(xd, c(-87.0))
+                    & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(xd, c(88.0));
+                let y32 = _mm512_cvtpd_ps(y);
+                if ok == 0xff {
+                    _mm256_storeu_ps(blk.as_mut_ptr(), y32);
+                } else {
+                    let mut out = [0f32; 8];
+                    _mm256_storeu_ps(out.as_mut_ptr(), y32);
+                    for (j, (o, a)) in out.iter_mut().zip(blk.iter()).enumerate() {
+                        if ok >> j & 1 == 0 {
+                            *o = super::exp(*a);
+                        }
                     }
+                    blk.copy_from_slice(&out);
                 }
             }
-            blk.copy_from_slice(&out[..m]);
+        }
+        exp_body::<true>(tail)
+    }
+
+    /// A vectorised f16 form of a unary element function: `o[k] = table[i[k]]` over f16 bit
+    /// patterns (the table holds the plain kernel's result for every input), computing the
+    /// lanes it can certify and looking the others up; returns how many lanes it did (the
+    /// caller looks up the rest). `None` when the function has none (a table lookup is used).
+    pub type F16Form = fn(table: &[u16], o: &mut [u16], i: &[u16]) -> usize;
+
+    /// The f16 form of the unary element function `name`, if it has one.
+    pub const fn f16_form(name: &str) -> Option<F16Form> {
+        match name.as_bytes() {
+            b"exp" => Some(exp_f16),
+            _ => None,
         }
     }
 
+    /// 2^(j/16) for j in 0..16, rounded to f32.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn exp_avx2(x: &mut [f32]) {
-        exp_body::<true>(x)
+    const EXP2_16_F32: [f32; 16] = [
+        1.0,
+        1.044_273_8,
+        1.090_507_7,
+        1.138_788_6,
+        1.189_207_1,
+        1.241_857_8,
+        1.296_839_6,
+        1.354_255_6,
+        std::f32::consts::SQRT_2,
+        1.476_826_1,
+        1.542_210_8,
+        1.610_490_3,
+        1.681_792_9,
+        1.756_252_2,
+        1.834_008_1,
+        1.915_206_6,
+    ];
+
+    /// Exp on f16: the result is `f16(f32(e^x))` (the policy of [`super::exp`], then the
+    /// f16 rounding). For inputs in [-9.5, 11] (results normal f16 values) it is computed in f32:
+    /// e^x = 2^k · 2^(j/16) · e^r, |r| <= ln2/32, e^r by its degree-3 Taylor series (remainder
+    /// below 1e-8, a sixth of an f32 ulp), a few f32 ulps from e^x; a lane is certified when that value lies more
+    /// than 32 f32 ulps from an f16 rounding midpoint (then it and the exact value round to the
+    /// same f16). Other lanes (about one in 128, and every input outside the range) come from
+    /// the table.
+    fn exp_f16(table: &[u16], o: &mut [u16], i: &[u16]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if table.len() >= 65536
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the features were detected at run time.
+            return unsafe { exp_f16_avx512(table, o, i) };
+        }
+        let _ = (table, o, i);
+        0
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    fn exp_avx512(x: &mut [f32]) {
-        exp_body::<true>(x)
+    #[target_feature(enable = "avx512f,fma")]
+    fn exp_f16_avx512(table: &[u16], o: &mut [u16], i: &[u16]) -> usize {
+        use std::arch::x86_64::*;
+        const INV_LN2_16: f32 = 16.0 * std::f32::consts::LOG2_E;
+        /// ln2/16 split: the high part has 15 significant bits (n·HI exact for |n| < 512).
+        const HI: f32 = 0.693_145_75 / 16.0;
+        const LO: f32 = 1.428_606_8e-6 / 16.0;
+        const MAGIC32: f32 = 12_582_912.0;
+        let n = o.len().min(i.len()) / 16 * 16;
+        // SAFETY: every pointer is to a whole 16-lane chunk or to the 16-entry table
+        // (unaligned accesses); the features were enabled by the caller's detection.
+        unsafe {
+            let tab = _mm512_loadu_ps(EXP2_16_F32.as_ptr());
+            let c = _mm512_set1_ps;
+            for (oc, ic) in o[..n].chunks_exact_mut(16).zip(i.chunks_exact(16)) {
+                let x = _mm512_cvtph_ps(_mm256_loadu_si256(ic.as_ptr().cast()));
+                let t = _mm512_fmadd_ps(x, c(INV_LN2_16), c(MAGIC32));
+                let nf = _mm512_sub_ps(t, c(MAGIC32));
+                let ni = _mm512_sub_epi32(
+                    _mm512_castps_si512(t),
+                    _mm512_set1_epi32(MAGIC32.to_bits() as i32),
+                );
+                let r = _mm512_fnmadd_ps(nf, c(LO), _mm512_fnmadd_ps(nf, c(HI), x));
+                let mut p = _mm512_fmadd_ps(c(1.0 / 6.0), r, c(0.5));
+                p = _mm512_fmadd_ps(p, r, c(1.0));
+                p = _mm512_fmadd_ps(p, r, c(1.0));
+                let tb = _mm512_permutexvar_ps(ni, tab);
+                let k = _mm512_srai_epi32::<4>(ni);
+                let scale = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(
+                    k,
+                    _mm512_set1_epi32(127),
+                )));
+                let y = _mm512_mul_ps(_mm512_mul_ps(p, tb), scale);
+                // Low 13 bits outside [0x1000 - 32, 0x1000 + 32].
+                let low = _mm512_and_si512(
+                    _mm512_sub_epi32(_mm512_castps_si512(y), _mm512_set1_epi32(0x1000 - 32)),
+                    _mm512_set1_epi32(0x1fff),
+                );
+                let ok = _mm512_cmpgt_epu32_mask(low, _mm512_set1_epi32(64))
+                    & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, c(-9.5))
+                    & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, c(11.0));
+                let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(y);
+                _mm256_storeu_si256(oc.as_mut_ptr().cast(), h);
+                if ok != 0xffff {
+                    for (j, (ov, iv)) in oc.iter_mut().zip(ic.iter()).enumerate() {
+                        if ok >> j & 1 == 0 {
+                            *ov = table.get(*iv as usize).copied().unwrap_or(0);
+                        }
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    /// The portable form of [`exp`] (no AVX-512), for the tests that hold both forms equal to
+    /// the model.
+    #[doc(hidden)]
+    pub fn exp_portable(x: &mut [f32]) {
+        exp_body::<false>(x)
     }
 
     /// `super::exp` over a slice: a vectorised f64 evaluation, with the exact path for lanes
@@ -308,6 +495,7 @@ pub mod chunk {
     pub fn exp(x: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
             && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the features were detected at run time.

@@ -19,16 +19,16 @@
 //! Execution:
 //! - every element-wise shape (binary, unary, scalar, fused, convert, duplicate) runs on the
 //!   one driver in [`vector`]: repeats, blocks, strides, masks (normal and counter mode,
-//!   `isSetMask`), the General Restrictions checked once, contiguous lane runs handed to fast
+//!   `isSetMask`; TIK's `mask_mode="counter"` is [`tik::TikMask::counter`]), the General Restrictions checked once, contiguous lane runs handed to fast
 //!   kernels with a plain twin ([`vector::VecOp::execute_reference`]);
 //! - compare-to-bits ([`ops::Vcmpv`], also with a scalar), pair/whole/block/whole-tensor
 //!   reductions ([`ops::PairReduceSum`], [`reduce`]), Select ([`select`]), Brcb, Gather,
 //!   Transpose, CreateVecIndex and the CMPMASK register ([`misc`]), the sort family (Sort32,
 //!   MrgSort, MrgSort4, RpSort16, ProposalConcat/Extract: [`sort`]), TransDataTo5HD /
 //!   vnchwconv ([`nchwconv`]), moves with padding and atomic accumulation ([`pad`],
-//!   [`core::VectorCore::store`]) have their own records; RepeatReduceSum runs on the
-//!   WholeReduce record, and the reduction registers (GetAccVal, GetReduceMaxMinCount) are
-//!   kept in [`core::VectorCore`].
+//!   [`core::VectorCore::store`]), DataCopy's slice form ([`slice`](mod@slice)) have their
+//!   own records; RepeatReduceSum runs on the WholeReduce record, and the reduction registers
+//!   (GetAccVal, GetReduceMaxMinCount) are kept in [`core::VectorCore`].
 //!
 //! Chip differences come from `npusim_core::ChipProfile` and the table's type rules; numeric
 //! policies are written in [`elem`], [`vector`] and [`reduce`]. Documents implemented: seeds 000
@@ -50,6 +50,7 @@ pub mod ops;
 pub mod pad;
 pub mod reduce;
 pub mod select;
+pub mod slice;
 pub mod sort;
 pub mod tik;
 pub mod vector;

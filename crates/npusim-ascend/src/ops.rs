@@ -899,6 +899,8 @@ pub enum Op {
     RpSort16(Operand, Operand, i64),
     /// vnchwconv / vec_trans_scatter.
     Trans5Hd(crate::nchwconv::TransOp),
+    /// vmrgsort / vmrgsort4: instruction, dst, the 4 source lists, parameters.
+    MrgSort(Instr, Operand, Box<[Operand; 4]>, crate::sort::MrgSort4Info),
 }
 
 impl Op {
@@ -948,6 +950,14 @@ impl Op {
                 crate::sort::proposal_move(core, *i, i.tik_name(), d, s, *r, *m)
             }
             Op::Sort32(d, s0, s1, r) => crate::sort::sort32(core, "vsort32", d, s0, s1, *r),
+            Op::MrgSort(i, d, s, p) => {
+                let src = [&s[0], &s[1], &s[2], &s[3]];
+                if *i == Instr::MrgSort4 {
+                    crate::sort::mrg_sort4(core, i.tik_name(), d, src, p)
+                } else {
+                    crate::sort::mrg_sort(core, i.tik_name(), d, src, p)
+                }
+            }
         }
     }
 }

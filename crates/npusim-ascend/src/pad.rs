@@ -12,8 +12,17 @@
 //! - UB → GM: the same blocks read from 32-byte-aligned UB rows (`srcStride` in 32-byte
 //!   blocks) and written to GM `dstStride` bytes apart; SetAtomicAdd accumulates.
 //! - `blockCount` in [0, 4095], `blockLen` in [0, 2097151] and a multiple of sizeof(T);
-//!   paddings at most 32 bytes each; a count or length of 0 is a NOP (A2/A3).
-//! - Available on A2/A3, Atlas 200I/500 A2 and Ascend 950 (the page lists no other product).
+//!   paddings at most 32 bytes each; a count or length of 0 is a NOP on A2/A3 and 950 (an
+//!   error on Atlas 200I/500 A2, where the page is silent: named policy).
+//! - Available on A2/A3, Atlas 200I/500 A2 and Ascend 950 (the page lists no other product);
+//!   64-bit types on A2/A3 and 950 only, whose `paddingValue` must be 0.
+//! - Ascend 950: GM → UB `srcStride` in [-blockLen, 2^40 - 1] (`-blockLen` moves the same
+//!   block again) and `dstStride` in [0, 65535]; UB → GM `srcStride` in [0, 65535] and
+//!   `dstStride` in [0, 2^40 - 1]; `PaddingMode::Compact` packs the blocks back to
+//!   back in UB and pads once after the last one (`rightPadding`, then filler to 32 bytes;
+//!   `leftPadding` and `dstStride` are ignored).
+//! - SetPadValue (A2/A3, 950) sets the value a move without `isPad` pads with (policy: when set,
+//!   it also replaces the first-element filler).
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
@@ -28,12 +37,15 @@ pub struct MovePad {
     pub src: Operand,
     pub block_count: u32,
     pub block_len: u64,
-    pub src_stride: u64,
+    /// GM → UB: bytes (negative down to `-blockLen` on Ascend 950); UB → GM: 32-byte blocks.
+    pub src_stride: i64,
     pub dst_stride: u64,
     pub left: u64,
     pub right: u64,
     /// The padding value's bits when `isPad`.
     pub pad: Option<u64>,
+    /// `PaddingMode::Compact` (Ascend 950).
+    pub compact: bool,
 }
 
 impl MovePad {
@@ -52,6 +64,7 @@ impl MovePad {
         left: i64,
         right: i64,
         pad: Option<crate::ops::Scalar>,
+        compact: bool,
     ) -> Result<MovePad> {
         if matches!(
             chip.id,
@@ -72,6 +85,26 @@ impl MovePad {
             });
         }
         let size = src.dtype.size() as i64;
+        if size == 8 && chip.id == ChipId::Ascend310B {
+            return Err(AscendError::IllegalType {
+                instr: name,
+                param: "T",
+                dtype: src.dtype,
+                chip: chip.id,
+                legal:
+                    "int8_t, uint8_t, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float"
+                        .into(),
+            });
+        }
+        let a5 = chip.id == ChipId::Ascend950;
+        if compact && !(a5 && dst.space == MemSpace::Ub) {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "mode",
+                value: "PaddingMode::Compact".into(),
+                rule: "Compact mode is an Ascend 950 GM -> UB mode",
+            });
+        }
         let block_count = check::range(name, "blockCount", block_count, 0, 4095, "[0, 4095]")?;
         let block_len =
             check::range(name, "blockLen", block_len, 0, 2_097_151, "[0, 2097151]")? as u64;
@@ -83,22 +116,54 @@ impl MovePad {
                 rule: "blockLen must be a multiple of sizeof(T)",
             });
         }
-        let src_stride = check::range(
+        // Validated here, kept as i64 (the 950 ranges are signed or wider than 32 bits).
+        let to_ub = dst.space == MemSpace::Ub;
+        let (src_range, dst_range): ((i64, i64, &'static str), (i64, i64, &'static str)) =
+            match (a5, to_ub) {
+                (true, true) => (
+                    (-(block_len as i64), (1 << 40) - 1, "[-blockLen, 2^40 - 1]"),
+                    (0, 65535, "[0, 65535]"),
+                ),
+                (true, false) => (
+                    (0, 65535, "[0, 65535]"),
+                    (0, (1 << 40) - 1, "[0, 2^40 - 1]"),
+                ),
+                _ => (
+                    (0, u32::MAX as i64, "[0, 2^32)"),
+                    (0, u32::MAX as i64, "[0, 2^32)"),
+                ),
+            };
+        check::range(
             name,
             "srcStride",
             src_stride,
-            0,
-            u32::MAX as i64,
-            "[0, 2^32)",
-        )? as u64;
-        let dst_stride = check::range(
+            src_range.0,
+            src_range.1,
+            src_range.2,
+        )?;
+        check::range(
             name,
             "dstStride",
             dst_stride,
-            0,
-            u32::MAX as i64,
-            "[0, 2^32)",
-        )? as u64;
+            dst_range.0,
+            dst_range.1,
+            dst_range.2,
+        )?;
+        let dst_stride = dst_stride as u64;
+        if (block_count == 0 || block_len == 0)
+            && !matches!(chip.id, ChipId::Ascend910B | ChipId::Ascend950)
+        {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: if block_count == 0 {
+                    "blockCount"
+                } else {
+                    "blockLen"
+                },
+                value: "0".into(),
+                rule: "a blockCount or blockLen of 0 is a NOP only on A2/A3 and Ascend 950; elsewhere it is rejected",
+            });
+        }
         let left =
             check::range(name, "leftPadding", left, 0, 32 / size, "at most 32 bytes")? as u64;
         let right = check::range(
@@ -127,6 +192,14 @@ impl MovePad {
             Some(s) => Some(s.to_bits(name, "paddingValue", src.dtype)?),
             None => None,
         };
+        if size == 8 && pad.is_some_and(|p| p != 0) {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "paddingValue",
+                value: format!("{:#x}", pad.unwrap_or(0)),
+                rule: "for 64-bit types paddingValue must be 0",
+            });
+        }
         if src.space == MemSpace::Ub && (left > 0 || right > 0) {
             return Err(AscendError::Rule {
                 instr: name,
@@ -146,17 +219,17 @@ impl MovePad {
             left,
             right,
             pad,
+            compact,
         };
         if block_count > 0 && block_len > 0 {
             let n = block_count as u64 - 1;
-            let row = op.row_bytes();
-            let (ub_gap, gm_gap) = if dst.space == MemSpace::Ub {
-                (dst_stride, src_stride)
+            let (ub_step, gm_step) = op.steps();
+            let ub_span = if compact {
+                op.compact_bytes()
             } else {
-                (src_stride, dst_stride)
+                n * ub_step + op.row_bytes()
             };
-            let ub_span = n * (row + ub_gap * 32) + row;
-            let gm_span = n * (block_len + gm_gap) + block_len;
+            let gm_span = n * gm_step + block_len;
             let gm_name = if ub_name == "dst" { "src" } else { "dst" };
             check::within(name, ub_name, ub, Some((ub.addr(), ub.addr() + ub_span)))?;
             check::within(name, gm_name, gm, Some((gm.addr(), gm.addr() + gm_span)))?;
@@ -170,50 +243,102 @@ impl MovePad {
         (self.left * size + self.block_len + self.right * size).div_ceil(32) * 32
     }
 
+    /// Compact mode: the packed blocks, the right padding, filler to 32 bytes.
+    fn compact_bytes(&self) -> u64 {
+        let size = self.src.dtype.size() as u64;
+        (self.block_count as u64 * self.block_len + self.right * size).div_ceil(32) * 32
+    }
+
+    /// Bytes from one block to the next on the UB side and on the GM side.
+    fn steps(&self) -> (u64, u64) {
+        if self.dst.space == MemSpace::Ub {
+            let ub = if self.compact {
+                self.block_len
+            } else {
+                self.row_bytes() + self.dst_stride * 32
+            };
+            // srcStride >= -blockLen was checked.
+            let gm = (self.block_len as i64 + self.src_stride).max(0) as u64;
+            (ub, gm)
+        } else {
+            (
+                self.row_bytes() + self.src_stride.max(0) as u64 * 32,
+                self.block_len + self.dst_stride,
+            )
+        }
+    }
+
     /// Runs the move.
     pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
         if self.block_count == 0 || self.block_len == 0 {
             return Ok(());
         }
         let size = self.src.dtype.size();
-        let row = self.row_bytes();
-        for i in 0..self.block_count as u64 {
-            if self.dst.space == MemSpace::Ub {
-                let s = self.src.addr() + i * (self.block_len + self.src_stride);
-                let d = self.dst.addr() + i * (row + self.dst_stride * 32);
-                let data = core
-                    .memory(MemSpace::Gm)?
-                    .bytes(s, self.block_len)?
-                    .to_vec();
-                let lead = self.left * size as u64;
-                let tail_start = lead + self.block_len;
-                let fill: Option<Vec<u8>> = match self.pad {
-                    Some(p) => Some(p.to_le_bytes()[..size].to_vec()),
-                    None if self.left == 0 && self.right == 0 => Some(data[..size].to_vec()),
-                    None => None,
-                };
-                let ub = core.ub_mut();
-                ub.write(d + lead, &data)?;
-                if let Some(f) = fill {
-                    let mut pad = Vec::new();
-                    while (pad.len() as u64) < lead {
-                        pad.extend_from_slice(&f);
-                    }
-                    ub.write(d, &pad)?;
-                    let mut tail = Vec::new();
-                    while (tail.len() as u64) < row - tail_start {
-                        tail.extend_from_slice(&f);
-                    }
-                    tail.truncate((row - tail_start) as usize);
-                    ub.write(d + tail_start, &tail)?;
-                }
-            } else {
-                let s = self.src.addr() + i * (row + self.src_stride * 32);
-                let d = self.dst.addr() + i * (self.block_len + self.dst_stride);
+        let (ub_step, gm_step) = self.steps();
+        if self.dst.space != MemSpace::Ub {
+            for i in 0..self.block_count as u64 {
+                let s = self.src.addr() + i * ub_step;
+                let d = self.dst.addr() + i * gm_step;
                 let data = core.ub().bytes(s, self.block_len)?.to_vec();
                 core.store(MemSpace::Gm, d, &data)?;
             }
+            return Ok(());
+        }
+        // The value paddings and filler take: isPad's value, else SetPadValue's register.
+        let value = self.pad.or(core.pad_value);
+        let fill_bytes = |v: u64| v.to_le_bytes()[..size].to_vec();
+        let lead = if self.compact {
+            0
+        } else {
+            self.left * size as u64
+        };
+        let mut first = Vec::new();
+        for i in 0..self.block_count as u64 {
+            let s = self.src.addr() + i * gm_step;
+            let d = self.dst.addr() + i * ub_step;
+            let data = core
+                .memory(MemSpace::Gm)?
+                .bytes(s, self.block_len)?
+                .to_vec();
+            // Filler without a value: the block's first element (the page's dummy), when there
+            // are no paddings; otherwise unspecified (left unchanged).
+            let fill: Option<Vec<u8>> = match value {
+                Some(v) => Some(fill_bytes(v)),
+                None if self.left == 0 && self.right == 0 => Some(data[..size].to_vec()),
+                None => None,
+            };
+            core.ub_mut().write(d + lead, &data)?;
+            if self.compact {
+                first = fill.unwrap_or_default();
+                continue;
+            }
+            if let Some(f) = fill {
+                let row = self.row_bytes();
+                pad_range(core, &f, d, lead)?;
+                pad_range(
+                    core,
+                    &f,
+                    d + lead + self.block_len,
+                    row - lead - self.block_len,
+                )?;
+            }
+        }
+        if self.compact && !first.is_empty() {
+            let tail = self.block_count as u64 * self.block_len;
+            pad_range(
+                core,
+                &first,
+                self.dst.addr() + tail,
+                self.compact_bytes() - tail,
+            )?;
         }
         Ok(())
     }
+}
+
+/// Writes `len` bytes at `addr` of UB, repeating the element `f`.
+fn pad_range(core: &mut VectorCore, f: &[u8], addr: u64, len: u64) -> Result<()> {
+    let bytes: Vec<u8> = f.iter().copied().cycle().take(len as usize).collect();
+    core.ub_mut().write(addr, &bytes)?;
+    Ok(())
 }

@@ -28,24 +28,48 @@ pub enum Scope {
     Ubuf,
 }
 
-/// TIK's mask argument: an int (continuous) or a list `[mask_h, mask_l]`.
+/// TIK's mask argument: an int (continuous) or a list `[mask_h, mask_l]`, and the
+/// instruction's `mask_mode` (`true` for `"counter"`: the int is the element count of the whole
+/// instruction and `repeat_times` is ignored; ascend-vector.md §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TikMask(pub MaskArg);
+pub struct TikMask(pub MaskArg, pub bool);
+
+impl TikMask {
+    /// `mask=count, mask_mode="counter"`.
+    pub const fn counter(count: u64) -> TikMask {
+        TikMask(MaskArg::Count(count), true)
+    }
+
+    /// The mask of an instruction that runs in normal mode only here: a counter-mode mask is a
+    /// typed error on the chips that have counter mode (Atlas 200/300/500 and Atlas training
+    /// treat counter mode as normal mode).
+    fn normal(self, chip: &ChipProfile, instr: &'static str) -> Result<MaskArg> {
+        if self.1 && chip.vector.counter_mode {
+            return Err(AscendError::Rule {
+                instr,
+                param: "mask_mode",
+                value: "counter".into(),
+                rule: "counter mode is modelled for the element-wise instructions only",
+            });
+        }
+        Ok(self.0)
+    }
+}
 
 impl From<u64> for TikMask {
     fn from(n: u64) -> Self {
-        TikMask(MaskArg::Count(n))
+        TikMask(MaskArg::Count(n), false)
     }
 }
 impl From<i32> for TikMask {
     fn from(n: i32) -> Self {
-        TikMask(MaskArg::Count(n.max(0) as u64))
+        TikMask(MaskArg::Count(n.max(0) as u64), false)
     }
 }
 impl From<[u64; 2]> for TikMask {
     /// `[mask_h, mask_l]`, TIK's order.
     fn from(l: [u64; 2]) -> Self {
-        TikMask(MaskArg::tik_list(l[0], l[1]))
+        TikMask(MaskArg::tik_list(l[0], l[1]), false)
     }
 }
 
@@ -182,7 +206,7 @@ macro_rules! tik_methods {
         pub fn $tik<'s>(&mut self, mask: impl Into<TikMask>, mode: i64, dst: &Operand, sel: &Operand, src0: &Operand,
                     src1: impl Into<crate::select::Src1<'s>>, repeat_times: i64, dst_rep_stride: i64,
                     src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
-            let op = crate::select::SelectOp::new(self.chip, stringify!($tik), mode, dst, sel, src0, src1.into(), mask.into().0, true,
+            let op = crate::select::SelectOp::new(self.chip, stringify!($tik), mode, dst, sel, src0, src1.into(), mask.into().normal(self.chip, stringify!($tik))?, true,
                 repeat_times, [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride])?;
             self.program.push(Op::Select(op));
             Ok(())
@@ -192,7 +216,7 @@ macro_rules! tik_methods {
         pub fn $legacy<'s>(&mut self, mask: impl Into<TikMask>, mode: i64, dst: &Operand, sel: &Operand, src0: &Operand,
                     src1: impl Into<crate::select::Src1<'s>>, repeat_times: i64, dst_blk_stride: i64, src0_blk_stride: i64,
                     src1_blk_stride: i64, dst_rep_stride: i64, src0_rep_stride: i64, src1_rep_stride: i64) -> Result<()> {
-            let op = crate::select::SelectOp::new(self.chip, stringify!($legacy), mode, dst, sel, src0, src1.into(), mask.into().0, true,
+            let op = crate::select::SelectOp::new(self.chip, stringify!($legacy), mode, dst, sel, src0, src1.into(), mask.into().normal(self.chip, stringify!($legacy))?, true,
                 repeat_times, [dst_blk_stride, src0_blk_stride, src1_blk_stride], [dst_rep_stride, src0_rep_stride, src1_rep_stride])?;
             self.program.push(Op::Select(op));
             Ok(())
@@ -265,7 +289,7 @@ macro_rules! tik_methods {
         #[doc = concat!("`", stringify!($tik), "(mask, src0, src1, src0_stride, src1_stride)`: one repeat into CMPMASK.")]
         pub fn $tik(&mut self, mask: impl Into<TikMask>, src0: &Operand, src1: &Operand, src0_stride: i64, src1_stride: i64) -> Result<()> {
             let mode = Instr::$id.cmp_mode().unwrap_or(crate::kernels::CmpMode::Eq);
-            let op = crate::misc::CmpMaskOp::new(self.chip, stringify!($tik), mode, src0, src1, mask.into().0, src0_stride, src1_stride)?;
+            let op = crate::misc::CmpMaskOp::new(self.chip, stringify!($tik), mode, src0, src1, mask.into().normal(self.chip, stringify!($tik))?, src0_stride, src1_stride)?;
             self.program.push(Op::CmpMask(op));
             Ok(())
         }
@@ -309,6 +333,22 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m MrgSort, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src_list, element_count_list, if_exhausted_suspension, valid_bit, repeat_times)`: merges up to 4 sorted lists (the Ascend C MrgSort4Info fields); the consumed counts are left for GetMrgSortResult.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, dst: &Operand, src_list: [&Operand; 4], element_count_list: [u16; 4],
+                    if_exhausted_suspension: bool, valid_bit: u16, repeat_times: u16) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            let p = crate::sort::MrgSort4Info {
+                element_lengths: element_count_list,
+                if_exhausted_suspension,
+                valid_bit,
+                repeat_times,
+            };
+            self.program.push(Op::MrgSort(Instr::$id, dst.clone(), Box::new(src_list.map(|o| o.clone())), p));
+            Ok(())
+        }
+    };
     (@m WholeReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@m BlockReduce, $id:ident, $tik:ident, $legacy:ident) => { tik_methods!(@red $id, $tik); };
     (@red $id:ident, $tik:ident) => {
@@ -316,7 +356,7 @@ macro_rules! tik_methods {
         #[allow(clippy::too_many_arguments)]
         pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, repeat_times: i64,
                     dst_rep_stride: i64, src_blk_stride: i64, src_rep_stride: i64) -> Result<()> {
-            let op = crate::reduce::ReduceOp::new(self.chip, Instr::$id, stringify!($tik), dst, src, mask.into().0, true,
+            let op = crate::reduce::ReduceOp::new(self.chip, Instr::$id, stringify!($tik), dst, src, mask.into().normal(self.chip, stringify!($tik))?, true,
                 repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride)?;
             self.program.push(Op::Reduce(op));
             Ok(())
@@ -461,6 +501,19 @@ impl Tik {
         blk: [i64; 3],
         rep: [i64; 3],
     ) -> Result<()> {
+        // Counter mode (on the chips that have it): the mask is the element count, the
+        // repeat count is ignored (checked with one full repeat).
+        let counter = match mask {
+            TikMask(MaskArg::Count(n), true) if self.chip.vector.counter_mode => Some(n),
+            TikMask(other, true) if self.chip.vector.counter_mode => {
+                return Err(AscendError::BadMask {
+                    instr: name,
+                    value: format!("{other:?}"),
+                    rule: "in counter mode the mask is an element count (an int)",
+                });
+            }
+            _ => None,
+        };
         let op = VecOp::new(
             self.chip,
             &VecArgs {
@@ -471,14 +524,22 @@ impl Tik {
                 srcs,
                 scalar,
                 round,
-                mask: mask.0,
+                mask: if counter.is_some() {
+                    MaskArg::Count(1)
+                } else {
+                    mask.0
+                },
                 is_set_mask: true,
-                repeat: repeat_times,
+                repeat: if counter.is_some() { 1 } else { repeat_times },
                 blk,
                 rep,
                 blk_max: 255,
             },
         )?;
+        let op = match counter {
+            Some(n) => op.into_counter(n as i64)?,
+            None => op,
+        };
         self.program.push(Op::Vector(op));
         Ok(())
     }
@@ -504,7 +565,7 @@ impl Tik {
             dst,
             src,
             repeat_times,
-            mask.into().0,
+            mask.into().normal(self.chip, "vec_cpadd")?,
             true,
             dst_rep,
             1,
@@ -634,6 +695,7 @@ impl Tik {
             left_padding,
             right_padding,
             padding_value,
+            false,
         )?;
         self.program.push(Op::MovePad(op));
         Ok(())

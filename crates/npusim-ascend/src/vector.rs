@@ -181,6 +181,9 @@ pub trait FloatOp {
     fn f16_table(_mode: OverflowMode) -> Option<&'static [u16]> {
         None
     }
+    /// For unary rows: the vectorised f16 form of the element function, if it has one
+    /// ([`elem::chunk::f16_form`]); it falls back on the table lane by lane.
+    const F16_FORM: Option<elem::chunk::F16Form> = None;
     /// The element function over a contiguous f32 chunk (`x` in, result out in `x`); unary
     /// rows use the slice forms of [`elem::chunk`].
     #[inline(always)]
@@ -191,7 +194,8 @@ pub trait FloatOp {
     }
 }
 
-/// Builds the table of a unary float op on f16 under `mode` from the plain kernel.
+/// Builds the table of a unary float op on f16 under `mode` from the plain kernel: the result
+/// for every input bit pattern, then one padding entry (for 32-bit gathers).
 pub fn build_f16_table<OP: FloatOp>(mode: OverflowMode) -> Box<[u16]> {
     let ctx = Ctx {
         scalar_f: 0.0,
@@ -207,6 +211,7 @@ pub fn build_f16_table<OP: FloatOp>(mode: OverflowMode) -> Box<[u16]> {
     ref_float::<F16Io, OP, SRC_UNARY, false>(&ctx, &mut out, &src, &[]);
     out.chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .chain([0]) // padding for 32-bit gathers
         .collect()
 }
 /// An element function in the integer / bits domain, adapted to (src0, src1-or-scalar, dst).
@@ -244,29 +249,28 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
     a: &[u8],
     b: &[u8],
 ) {
-    let n = dst.len() / IO::SIZE;
     if IO::IS_F16
         && SRC == SRC_UNARY
         && !RD
         && let Some(t) = OP::f16_table(ctx.mode)
     {
-        let t: &[u16; 65536] = match t.try_into() {
-            Ok(t) => t,
-            Err(_) => return,
-        };
+        // The table holds one padding entry after the 65536 results (for 32-bit gathers).
+        let Some(t) = t.get(..65537) else { return };
         if let (Ok(o), Ok(i)) = (
             bytemuck::try_cast_slice_mut::<u8, u16>(dst),
             bytemuck::try_cast_slice::<u8, u16>(a),
         ) {
-            for (o, i) in o.iter_mut().zip(i) {
-                *o = t[u16::from_le(*i) as usize].to_le();
-            }
+            let done = match OP::F16_FORM {
+                Some(f) => f(t, o, i),
+                None => 0,
+            };
+            let (o, i) = (&mut o[done..], i.get(done..).unwrap_or(&[]));
+            table_lookup(t, o, i);
             return;
         }
-        let done = 0;
-        for k in done..n {
-            let v = t[u16::from_le_bytes([a[2 * k], a[2 * k + 1]]) as usize];
-            dst[2 * k..2 * k + 2].copy_from_slice(&v.to_le_bytes());
+        for (o, i) in dst.chunks_exact_mut(2).zip(a.chunks_exact(2)) {
+            let v = t[u16::from_le_bytes([i[0], i[1]]) as usize];
+            o.copy_from_slice(&v.to_le_bytes());
         }
         return;
     }
@@ -280,32 +284,158 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
         run_f32_lanes::<OP, SRC, RD>(ctx, o, x, y);
         return;
     }
-    let mut x = [0f32; CHUNK];
-    let mut y = [0f32; CHUNK];
-    let mut z = [0f32; CHUNK];
+    #[cfg(target_arch = "x86_64")]
+    if IO::IS_F16
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("f16c")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the features were detected at run time.
+        unsafe { f16_lanes_x86::<OP, SRC, RD>(ctx, dst, a, b) };
+        return;
+    }
+    staged::<IO, OP, SRC, RD>(ctx, dst, a, b, IO::load, IO::store)
+}
+
+/// Lanes per staged block: small enough that the staging arrays cost nothing to set up for a
+/// one-repeat instruction, large enough to amortise a slice element function's dispatch.
+const BLOCK: usize = 64;
+
+/// The staged float kernel: blocks of lanes widened to f32, the element function over the
+/// block (a loop the compiler vectorises), saturation, narrowing. `load`/`store` convert a
+/// block; the driver's tail is the last, shorter block.
+#[inline(always)]
+fn staged<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    dst: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+    load: impl Fn(&[u8], &mut [f32]),
+    store: impl Fn(&[f32], &mut [u8]),
+) {
+    let n = dst.len() / IO::SIZE;
+    let mut x = [0f32; BLOCK];
+    let mut y = [0f32; BLOCK];
+    let mut z = [0f32; BLOCK];
+    if SRC == SRC_SCALAR || SRC == SRC_DUP {
+        y.fill(ctx.scalar_f);
+    }
     let mut i = 0;
     while i < n {
-        let m = (n - i).min(CHUNK);
+        let m = (n - i).min(BLOCK);
         let (lo, hi) = (i * IO::SIZE, (i + m) * IO::SIZE);
         let (x, y, z) = (&mut x[..m], &mut y[..m], &mut z[..m]);
         if SRC != SRC_NONE && SRC != SRC_DUP {
-            IO::load(&a[lo..hi], x);
+            load(&a[lo..hi], x);
         }
-        match SRC {
-            SRC_TENSOR => IO::load(&b[lo..hi], y),
-            SRC_SCALAR | SRC_DUP => y.fill(ctx.scalar_f),
-            _ => {}
+        if SRC == SRC_TENSOR {
+            load(&b[lo..hi], y);
         }
         if RD {
-            IO::load(&dst[lo..hi], z);
+            load(&dst[lo..hi], z);
         }
         OP::apply_chunk(x, y, z);
         if ctx.mode == OverflowMode::Saturate {
             saturate(x, IO::MAX);
         }
-        IO::store(x, &mut dst[lo..hi]);
+        store(x, &mut dst[lo..hi]);
         i += m;
     }
+}
+
+/// The f16 kernel with the F16C converters inlined (8 lanes per instruction; the last < 8
+/// lanes of a block through `half`, as `fastconv` does).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c,fma")]
+fn f16_lanes_x86<OP: FloatOp, const SRC: u8, const RD: bool>(
+    ctx: &Ctx,
+    dst: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+) {
+    staged::<F16Io, OP, SRC, RD>(
+        ctx,
+        dst,
+        a,
+        b,
+        |s, o| x86_f16::load(s, o),
+        |v, o| x86_f16::store(v, o),
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86_f16 {
+    use half::f16;
+    use std::arch::x86_64::*;
+
+    /// f16 bytes to f32 (`src.len() == 2 * out.len()`).
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    pub fn load(src: &[u8], out: &mut [f32]) {
+        let n8 = out.len() / 8 * 8;
+        for (s, o) in src.chunks_exact(16).zip(out[..n8].chunks_exact_mut(8)) {
+            // SAFETY: `s` holds 16 bytes and `o` 8 lanes (unaligned accesses).
+            unsafe {
+                let h = _mm_loadu_si128(s.as_ptr().cast());
+                _mm256_storeu_ps(o.as_mut_ptr(), _mm256_cvtph_ps(h));
+            }
+        }
+        for (k, o) in out.iter_mut().enumerate().skip(n8) {
+            *o = f16::from_le_bytes([src[2 * k], src[2 * k + 1]]).to_f32();
+        }
+    }
+
+    /// f32 to f16 bytes, round to nearest even (`out.len() == 2 * v.len()`).
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    pub fn store(v: &[f32], out: &mut [u8]) {
+        let n8 = v.len() / 8 * 8;
+        for (x, o) in v[..n8].chunks_exact(8).zip(out.chunks_exact_mut(16)) {
+            // SAFETY: `x` holds 8 lanes and `o` 16 bytes (unaligned accesses).
+            unsafe {
+                let p = _mm256_loadu_ps(x.as_ptr());
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(p);
+                _mm_storeu_si128(o.as_mut_ptr().cast(), h);
+            }
+        }
+        for (k, x) in v.iter().enumerate().skip(n8) {
+            out[2 * k..2 * k + 2].copy_from_slice(&f16::from_f32(*x).to_le_bytes());
+        }
+    }
+}
+
+/// `o[k] = t[i[k]]` over f16 bit patterns (little-endian host; `t` holds 65537 entries).
+fn table_lookup(t: &[u16], o: &mut [u16], i: &[u16]) {
+    let mut done = 0;
+    #[cfg(all(target_arch = "x86_64", target_endian = "little"))]
+    if t.len() > 65536 && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the feature was detected at run time; `t` holds 65537 entries.
+        done = unsafe { table_lookup_avx512(t, o, i) };
+    }
+    for (o, i) in o.iter_mut().zip(i).skip(done) {
+        *o = t[*i as usize];
+    }
+}
+
+/// 16 lookups per gather; returns how many lanes were done.
+///
+/// # Safety
+/// `t` must hold at least 65537 entries (a 32-bit gather at entry 65535 reads entry 65536).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn table_lookup_avx512(t: &[u16], o: &mut [u16], i: &[u16]) -> usize {
+    use std::arch::x86_64::*;
+    let n = o.len().min(i.len()) / 16 * 16;
+    for (oc, ic) in o[..n].chunks_exact_mut(16).zip(i.chunks_exact(16)) {
+        // SAFETY: `ic` and `oc` hold 16 lanes (unaligned accesses); every index is below
+        // 65536, so each 4-byte gather reads inside `t` (at least 65537 entries).
+        unsafe {
+            let idx = _mm512_cvtepu16_epi32(_mm256_loadu_si256(ic.as_ptr().cast()));
+            let g = _mm512_i32gather_epi32::<2>(idx, t.as_ptr().cast());
+            _mm256_storeu_si256(oc.as_mut_ptr().cast(), _mm512_cvtepi32_epi16(g));
+        }
+    }
+    n
 }
 
 /// A source as f32 lanes; an absent source (empty, whose dangling pointer is not 4-aligned)
@@ -639,6 +769,7 @@ pub mod rows {
             #[doc = concat!("Row `", stringify!($id), "`.")]
             pub struct $id;
             impl FloatOp for $id {
+                const F16_FORM: Option<elem::chunk::F16Form> = elem::chunk::f16_form(stringify!($elem));
                 #[inline(always)]
                 fn apply(a: f32, b: f32, d: f32) -> f32 { row_ops!(@call Unary, elem::$elem, a, b, d) }
                 #[inline(always)]
@@ -1053,7 +1184,7 @@ impl VecOp {
         round: CastRound,
         count: i64,
     ) -> Result<VecOp> {
-        let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
+        check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")?;
         let wide = std::iter::once(dst)
             .chain(srcs.iter().copied())
             .map(|o| o.dtype.size())
@@ -1066,7 +1197,7 @@ impl VecOp {
         for (k, s) in srcs.iter().enumerate() {
             rep[k + 1] = rep_of(s);
         }
-        let mut op = VecOp::new(
+        let op = VecOp::new(
             chip,
             &VecArgs {
                 instr,
@@ -1084,10 +1215,19 @@ impl VecOp {
                 blk_max: 255,
             },
         )?;
+        op.into_counter(count)
+    }
+
+    /// The same instruction in counter mode: `count` elements over as many repeats as they
+    /// fill (the last one partly), with the instruction's strides; the repeat count it was
+    /// built with is ignored. Bounds and overlap are checked again for that extent.
+    pub fn into_counter(mut self, count: i64) -> Result<VecOp> {
+        let count =
+            check::range(self.name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
         let m = LaneMask::Counter(count);
-        op.mask = MaskSource::Fixed(m);
-        op.check_memory(m)?;
-        Ok(op)
+        self.mask = MaskSource::Fixed(m);
+        self.check_memory(m)?;
+        Ok(self)
     }
 
     fn nsrc(&self) -> usize {

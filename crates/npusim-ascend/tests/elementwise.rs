@@ -11,6 +11,9 @@
 //! fused forms the crate's named f32 policy, see `npusim_ascend::elem`) or in i128 wrapped to
 //! the width.
 
+mod common;
+use common::CHIPS;
+
 use half::f16;
 use npusim_ascend::core::{Operand, VectorCore};
 use npusim_ascend::isa::{CastRound, Instr, Shape, cast_rules};
@@ -18,17 +21,8 @@ use npusim_ascend::mask::{MaskArg, MaskMode, MaskRegister};
 use npusim_ascend::ops::Scalar;
 use npusim_ascend::vector::{Face, VecArgs, VecOp};
 use npusim_core::convert::{Saturation, convert_bits};
-use npusim_core::{ChipId, ChipProfile, ElemType, MemSpace, OverflowMode};
+use npusim_core::{ChipProfile, ElemType, MemSpace, OverflowMode};
 use proptest::prelude::*;
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 fn elementwise() -> Vec<Instr> {
     Instr::ALL

@@ -1,6 +1,9 @@
-//! The slice form of Exp (`elem::chunk::exp`: vectorised f64 evaluation with a midpoint guard)
+//! The slice forms of Exp (`elem::chunk::exp`, AVX-512 where present, and
+//! `elem::chunk::exp_portable`: vectorised f64 evaluations with a midpoint guard)
 //! against the exact model of the documented policy (Exp computed in f64, rounded once to f32),
 //! written here independently of the crate.
+
+mod common;
 
 use npusim_ascend::elem::chunk;
 use proptest::prelude::*;
@@ -10,12 +13,17 @@ fn model(a: f32) -> f32 {
 }
 
 fn check(xs: &[f32]) -> Result<(), String> {
-    let mut v = xs.to_vec();
-    chunk::exp(&mut v);
-    for (x, y) in xs.iter().zip(&v) {
-        let m = model(*x);
-        if m.to_bits() != y.to_bits() && !(m.is_nan() && y.is_nan()) {
-            return Err(format!("exp({x:e}) = {y:e}, model {m:e}"));
+    for (form, f) in [
+        ("exp", chunk::exp as fn(&mut [f32])),
+        ("exp_portable", chunk::exp_portable),
+    ] {
+        let mut v = xs.to_vec();
+        f(&mut v);
+        for (x, y) in xs.iter().zip(&v) {
+            let m = model(*x);
+            if m.to_bits() != y.to_bits() && !(m.is_nan() && y.is_nan()) {
+                return Err(format!("{form}({x:e}) = {y:e}, model {m:e}"));
+            }
         }
     }
     Ok(())
@@ -76,5 +84,60 @@ fn exp_chunk_exhaustive() {
         buf.clear();
         buf.extend((0..1u32 << 20).map(|lo| f32::from_bits(hi << 20 | lo)));
         assert_eq!(check(&buf), Ok(()), "block {hi}");
+    }
+}
+
+/// Exp on every f16 input, on every chip: the fast kernel (the vectorised f16 form, the table
+/// for the lanes it does not certify) equals the plain twin and the model `f16(f32(e^x))`
+/// wherever that result is a finite f16 (the overflow policies differ only on the rest).
+#[test]
+fn exp_f16_every_input() {
+    use half::f16;
+    use npusim_ascend::core::{Operand, VectorCore};
+    use npusim_ascend::isa::{CastRound, Instr};
+    use npusim_ascend::vector::VecOp;
+    use npusim_core::{ChipProfile, ElemType, MemSpace};
+    let op = |name: &str, base: u64| Operand {
+        tensor: name.into(),
+        space: MemSpace::Ub,
+        dtype: ElemType::F16,
+        tensor_base: base,
+        tensor_bytes: 65536,
+        offset: 0,
+    };
+    for chip in common::CHIPS {
+        let profile = ChipProfile::get(chip);
+        let (src, dst) = (op("src", 0), op("dst", 65536));
+        let exp = VecOp::count(
+            profile,
+            Instr::Exp,
+            "Exp",
+            &dst,
+            &[&src],
+            None,
+            CastRound::None,
+            32768,
+        )
+        .unwrap();
+        for half_range in [0u32, 1] {
+            let bits: Vec<u16> = (0..32768u32)
+                .map(|k| (half_range << 15 | k) as u16)
+                .collect();
+            let mut fast = VectorCore::new(chip, 0);
+            fast.ub_mut().write_elems(0, &bits).unwrap();
+            let mut plain = fast.clone();
+            exp.execute(&mut fast).unwrap();
+            exp.execute_reference(&mut plain).unwrap();
+            let got: Vec<u16> = fast.ub().read_elems(65536, 32768).unwrap();
+            let twin: Vec<u16> = plain.ub().read_elems(65536, 32768).unwrap();
+            for (k, b) in bits.iter().enumerate() {
+                let x = f16::from_bits(*b);
+                assert_eq!(got[k], twin[k], "{chip:?} exp({x}) [{b:#06x}]");
+                let m = f16::from_f32(model(x.to_f32()));
+                if m.is_finite() && !x.is_nan() {
+                    assert_eq!(got[k], m.to_bits(), "{chip:?} exp({x}) [{b:#06x}]");
+                }
+            }
+        }
     }
 }

@@ -3,10 +3,12 @@
 //! GetMrgSortResult, a proptest against a plain model written here (a stable sort of the
 //! concatenated lists, cut where the first list runs out), and the restrictions.
 
+mod common;
+use common::{CHIPS, info, parse};
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
-use npusim_ascend::sort::MrgSort4Info;
 use npusim_core::{ChipId, ElemType};
 use proptest::prelude::*;
 
@@ -65,19 +67,6 @@ const PAGE_OUTPUT: &str = "
     3.6823056 0. 3.3826146 0. 3.3189814 0. 3.26992 0.
     2.4727547 0. 2.416961 0. 2.0333889 0. 1.159995 0.
 ";
-
-fn parse(s: &str) -> Vec<f32> {
-    s.split_whitespace().map(|w| w.parse().unwrap()).collect()
-}
-
-fn info(lens: [u16; 4], stop: bool, valid: u16, repeat: u16) -> MrgSort4Info {
-    MrgSort4Info {
-        element_lengths: lens,
-        if_exhausted_suspension: stop,
-        valid_bit: valid,
-        repeat_times: repeat,
-    }
-}
 
 #[test]
 fn page_call_merges_8_lists_of_32_in_2_repeats() {
@@ -298,15 +287,6 @@ fn restrictions_give_typed_errors() {
         "{e}"
     );
 }
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

@@ -3,10 +3,12 @@
 //! (a stable sort of the concatenated lists by score, cut where a list runs out under
 //! suspension), and the restrictions.
 
+mod common;
+use common::{halves, info};
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
-use npusim_ascend::sort::MrgSort4Info;
 use npusim_core::{ChipId, ElemType};
 use proptest::prelude::*;
 
@@ -23,21 +25,6 @@ const PAGE_SCORES_OUT: &str = "86.75 83.8 83.56 83.4 82.7 80.44 80.1 71.4 71.3 6
     21.67 20.3 13.29 11.695 -4.832 -9.086 -13.25 -13.81 -18.1 -27.45 -30.97 -33.47 -34.62 -35.78
     -36.53 -38.1 -40.75 -42.75 -45.1 -46.03 -47.8 -50.44 -54.62 -58.53 -58.8 -61.44 -65.06 -66.8
     -69.8 -78.94 -79.5 -82.7 -87.7 -91.44 -94.1 -95.6";
-
-fn halves(s: &str) -> Vec<f16> {
-    s.split_whitespace()
-        .map(|w| f16::from_f32(w.parse().unwrap()))
-        .collect()
-}
-
-fn info(lens: [u16; 4], stop: bool, valid: u16, repeat: u16) -> MrgSort4Info {
-    MrgSort4Info {
-        element_lengths: lens,
-        if_exhausted_suspension: stop,
-        valid_bit: valid,
-        repeat_times: repeat,
-    }
-}
 
 #[test]
 fn page_example_merges_four_sorted_proposal_lists() {

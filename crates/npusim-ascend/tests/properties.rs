@@ -5,6 +5,9 @@
 //! element's address from the documented formula and each result with `half`/`f32` scalar
 //! arithmetic, one element at a time.
 
+mod common;
+use common::CHIPS;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::{AscendC, MASK_PLACEHOLDER};
@@ -12,15 +15,6 @@ use npusim_ascend::kernels::CmpMode;
 use npusim_ascend::tik::{Scope, Tik};
 use npusim_core::{ChipId, ChipProfile, MaskedGroupPolicy, NpyArray, OverflowMode};
 use proptest::prelude::*;
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 /// f16 bit patterns with the special values well represented.
 fn f16_bits() -> impl Strategy<Value = u16> {

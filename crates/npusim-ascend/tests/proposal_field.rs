@@ -2,6 +2,9 @@
 //! `ProposalExtract.md`; TIK vconcat / vextract): the pages' printed example, a proptest against
 //! a plain model written here, and the restrictions.
 
+mod common;
+use common::CHIPS;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
@@ -123,15 +126,6 @@ fn restrictions_give_typed_errors() {
         );
     }
 }
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

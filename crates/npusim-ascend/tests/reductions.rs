@@ -3,6 +3,9 @@
 //! with ties to the lowest index, over random repeats, strides, masks (bits, counts, counter
 //! mode) and values, on every chip.
 
+mod common;
+use common::CHIPS;
+
 use half::f16;
 use npusim_ascend::core::{Operand, VectorCore};
 use npusim_ascend::isa::Instr;
@@ -14,14 +17,6 @@ use npusim_core::{
 };
 use proptest::prelude::*;
 
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 const ROWS: [Instr; 6] = [
     Instr::WholeReduceSum,
     Instr::WholeReduceMax,

@@ -2,21 +2,15 @@
 //! `ReduceRepeat.md` SUM): the page's worked example, its saturation illustration, a proptest
 //! against a plain adjacent-pair tree model written here, and the page's restrictions.
 
+mod common;
+use common::CHIPS;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::{AscendC, MASK_PLACEHOLDER};
 use npusim_ascend::isa::Instr;
 use npusim_core::{ChipId, ChipProfile, ElemType, OverflowMode};
 use proptest::prelude::*;
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 #[test]
 fn page_example_2048_ones_give_16_sums_of_128() {

@@ -2,6 +2,9 @@
 //! example (ProposalConcat then an in-place RpSort16), a proptest against a plain stable-sort
 //! model written here, and the restrictions.
 
+mod common;
+use common::{CHIPS, halves};
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
@@ -18,12 +21,6 @@ const PAGE_INPUT: &str =
 const PAGE_SCORES_OUT: &str = "91.25 67.44 58.47 36.72 3.377 3.143 -1.624 -15.85 -31.47 -42.3
     -52.53 -54.12 -62.47 -66.3 -83.75 -99.4 73.06 67.2 63.47 44.1 37.8 35.16 21.58 19.62 15.86
     7.234 -14.875 -39.72 -77.2 -77.75 -87.9 -98.7";
-
-fn halves(s: &str) -> Vec<f16> {
-    s.split_whitespace()
-        .map(|w| f16::from_f32(w.parse().unwrap()))
-        .collect()
-}
 
 #[test]
 fn page_example_concat_then_sort_in_place() {
@@ -101,15 +98,6 @@ fn restrictions_give_typed_errors() {
         );
     }
 }
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

@@ -2,6 +2,9 @@
 //! `docs/api/context/Sort32.md`): the page's example, a proptest against a plain stable-sort
 //! model written here, and the page's restrictions.
 
+mod common;
+use common::{CHIPS, parse, ub};
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
@@ -67,10 +70,6 @@ const PAGE_OUTPUT: &str = "
     3.6823056 0. 3.3826146 0. 3.3189814 0. 3.26992 0.
     2.4727547 0. 2.416961 0. 2.0333889 0. 1.159995 0.
 ";
-
-fn parse(s: &str) -> Vec<f32> {
-    s.split_whitespace().map(|w| w.parse().unwrap()).collect()
-}
 
 #[test]
 fn page_example_128_floats_in_4_repeats() {
@@ -287,26 +286,6 @@ fn restrictions_give_typed_errors() {
         );
     }
 }
-
-fn ub(name: &str, t: ElemType, base: u64, elems: u64) -> Operand {
-    Operand {
-        tensor: name.into(),
-        space: MemSpace::Ub,
-        dtype: t,
-        tensor_base: base,
-        tensor_bytes: elems * t.size() as u64,
-        offset: 0,
-    }
-}
-
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

@@ -2,6 +2,9 @@
 //! example's `gen_data.py` scenario 3): the NCHW -> NC1HWC0 example, the page's b8 high-half
 //! call, a proptest against a plain element-by-element model written here, and restrictions.
 
+mod common;
+use common::{CHIPS, ub_bytes};
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::{AscendC, LocalTensor};
@@ -138,22 +141,11 @@ fn tik_vnchwconv_b32_splits_columns_over_two_blocks() {
     }
 }
 
-fn ub(name: &str, t: ElemType, base: u64, bytes: u64) -> Operand {
-    Operand {
-        tensor: name.into(),
-        space: MemSpace::Ub,
-        dtype: t,
-        tensor_base: base,
-        tensor_bytes: bytes,
-        offset: 0,
-    }
-}
-
 #[test]
 fn restrictions_give_typed_errors() {
     let chip = ChipProfile::get(ChipId::Ascend910B);
-    let s = ub("s", ElemType::F16, 0, 1024);
-    let d = ub("d", ElemType::F16, 1024, 1024);
+    let s = ub_bytes("s", ElemType::F16, 0, 1024);
+    let d = ub_bytes("d", ElemType::F16, 1024, 1024);
     let sl: Vec<Operand> = (0..16).map(|i| s.at(16 * (i % 2))).collect();
     let dl: Vec<Operand> = (0..16).map(|i| d.at(16 * (i % 2))).collect();
     let ok = params(false, false, 1, 0, 0);
@@ -211,7 +203,7 @@ fn restrictions_give_typed_errors() {
         "{e}"
     );
     let mut bad = dl.clone();
-    bad[15] = ub("d32", ElemType::F32, 2048, 64);
+    bad[15] = ub_bytes("d32", ElemType::F32, 2048, 64);
     let e = TransOp::new(chip, "TransDataTo5HD", &arr(&bad), &arr(&sl), ok).unwrap_err();
     assert!(
         matches!(
@@ -259,7 +251,7 @@ fn restrictions_give_typed_errors() {
         "{e}"
     );
     // Atlas training: no 32-bit types.
-    let s32 = ub("s", ElemType::F32, 0, 1024);
+    let s32 = ub_bytes("s", ElemType::F32, 0, 1024);
     let l32: Vec<Operand> = (0..16).map(|_| s32.clone()).collect();
     let e = TransOp::new(
         ChipProfile::get(ChipId::Ascend910),
@@ -281,15 +273,6 @@ fn restrictions_give_typed_errors() {
     );
 }
 
-const CHIPS: [ChipId; 6] = [
-    ChipId::Ascend310,
-    ChipId::Ascend910,
-    ChipId::Ascend310P,
-    ChipId::Ascend910B,
-    ChipId::Ascend310B,
-    ChipId::Ascend950,
-];
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -303,8 +286,8 @@ proptest! {
         let chip = ChipProfile::get(CHIPS[chip_i]);
         let t = [ElemType::I8, ElemType::F16, ElemType::F32][w];
         let size = t.size();
-        let s = ub("s", t, 0, 64 * 32);
-        let d = ub("d", t, 4096, 64 * 32);
+        let s = ub_bytes("s", t, 0, 64 * 32);
+        let d = ub_bytes("d", t, 4096, 64 * 32);
         let sl: Vec<Operand> = (0..16).map(|k| s.at(picks[k] * 32 / size as u64)).collect();
         let dl: Vec<Operand> = (0..16).map(|k| d.at(picks[16 + k] * 32 / size as u64)).collect();
         let p = params(dh, sh, repeat, dr, sr);

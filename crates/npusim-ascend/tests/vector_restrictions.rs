@@ -294,7 +294,7 @@ fn cast_tables_and_round_modes() {
     let i = asc.AllocTensor::<i32>("i", 64).unwrap();
     let hh = asc.AllocTensor::<half::f16>("hh", 64).unwrap();
     asc.write(&i, &[3, -7, 100_000, 2049]).unwrap();
-    asc.SetDeqScale(half::f16::from_f32(0.5));
+    asc.SetDeqScale(half::f16::from_f32(0.5)).unwrap();
     asc.Cast(&hh, &i, RoundMode::None, 64).unwrap();
     let out: Vec<f32> = asc
         .read::<half::f16>(&hh)
