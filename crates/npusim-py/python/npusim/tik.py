@@ -8,11 +8,21 @@
 
 As in TIK, running the Python code records the kernel: ``for_range`` and ``if_scope`` bodies
 are recorded once, with loop variables, ``Scalar``s and ``Expr``s left symbolic. The recorded
-program is executed by npusim (``start_debug``), not unrolled in Python. Every vector
-instruction of npusim's Ascend table is available under its TIK names (``vec_add`` and the
-legacy ``vadd`` with block strides, ``vector_dup``, ``vec_cmpv_gt``, ``vec_conv``...); errors
-raise :class:`npusim.NpusimError` naming the Python line, the instruction, the parameter, the
-rule and the value.
+program is executed by npusim (``start_debug``), not unrolled in Python: it is compiled once
+(names, argument counts and tensors resolved), and the instructions it builds are kept for the
+next ``start_debug``. Every instruction of npusim's Ascend table is available under its TIK
+names, parameters by position in TIK's order: the element-wise rows (``vec_add`` and the legacy
+``vadd`` with block strides, ``vector_dup``, ``vec_conv``...), compares (``vec_cmpv_gt``,
+``vcmpvs_gt``, ``vcmp_gt`` with ``mov_cmpmask_to_tensor``/``mov_tensor_to_cmpmask``),
+``vec_sel``/``vsel``, reductions (``vcadd``, ``vcmax``, ``vcmin``, ``vcgadd``, ``vcgmax``,
+``vcgmin``, ``vec_cpadd``/``vcpadd``, ``vec_reduce_add``/``_max``/``_min``), ``vreduce``
+(built-in patterns), ``vgather``, ``vec_trans``/``vtranspose``, ``vbcb``, ``vci``, ``vsort32``,
+``vmrgsort(dst, src_list, element_count_list, if_exhausted_suspension, repeat_times)``,
+``vmrgsort4(dst, src_list, element_lengths, if_exhausted_suspension, valid_bit, repeat_times)``,
+``vconcat``, ``vextract``, ``vrpsort16``, ``vnchwconv``/``vec_trans_scatter`` (lists of 16
+tensors), plus ``data_move``, ``data_move_pad`` and ``set_atomic_add``. Errors raise
+:class:`npusim.NpusimError` naming the Python line, the instruction, the parameter, the rule and
+the value.
 """
 
 from __future__ import annotations
