@@ -323,3 +323,53 @@ def test_new_shapes_check_their_rules():
     with pytest.raises(npusim.NpusimError, match="takes 4 arguments"):
         run(lambda t, u: t.vsort32(u["d"], u["x"], u["x"]), {"x": small_ints(32)},
             {"d": ("float16", (64,))})
+
+
+def test_data_move_pad_pads_rows_to_32_bytes():
+    # Two GM rows of 10 halves, 4 bytes apart; each lands in UB as 2 left pads, the data, 4
+    # right pads (16 halves = one 32-byte block), pads = 7.
+    src = small_ints(24, -100, 100)
+    t = tik.Tik()
+    g = t.Tensor("float16", (24,), name="g", scope=tik.scope_gm)
+    u = t.Tensor("float16", (32,), name="u", scope=tik.scope_ubuf)
+    o = t.Tensor("float16", (32,), name="o", scope=tik.scope_gm)
+    t.data_move_pad(u, g, 2, 20, 0, 4, 4, 2, 7.0)
+    t.data_move(o, u, 0, 1, 2, 0, 0)
+    t.BuildCCE(kernel_name="k", inputs=[g], outputs=[o])
+    out, = t.tikdb.start_debug(feed_dict={"g": src})
+    seven = np.full(2, 7, np.float16)
+    want = np.concatenate([seven, src[0:10], np.full(4, 7, np.float16),
+                           seven, src[12:22], np.full(4, 7, np.float16)])
+    np.testing.assert_array_equal(out, want)
+
+
+def atomic_kernel(dtype, mode, x, y):
+    t = tik.Tik()
+    n = x.size
+    gx = t.Tensor(dtype, (n,), name="gx", scope=tik.scope_gm)
+    gy = t.Tensor(dtype, (n,), name="gy", scope=tik.scope_gm)
+    u = t.Tensor(dtype, (n,), name="u", scope=tik.scope_ubuf)
+    t.data_move(u, gx, 0, 1, x.nbytes // 32, 0, 0)
+    t.set_atomic_add(mode)
+    with t.for_range(0, 2):
+        t.data_move(gy, u, 0, 1, x.nbytes // 32, 0, 0)  # gy += x, twice
+    t.set_atomic_add(0)
+    t.data_move(gx, u, 0, 1, x.nbytes // 32, 0, 0)  # no longer accumulates
+    t.BuildCCE(kernel_name="k", inputs=[gx, gy], outputs=[gy, gx])
+    return t.tikdb.start_debug(feed_dict={"gx": x, "gy": y})
+
+
+def test_set_atomic_add_float16_accumulates_moves_into_gm():
+    x, y = small_ints(16), small_ints(16)
+    gy, gx = atomic_kernel("float16", 2, x, y)
+    np.testing.assert_array_equal(gy, y + x + x)
+    np.testing.assert_array_equal(gx, x)
+
+
+@pytest.mark.xfail(strict=True, reason="npusim-ascend VectorCore::store casts the f32 sum to an "
+                   "integer (`as f32 as u32`) instead of taking its bits (core.rs, F32 arm)")
+def test_set_atomic_add_float32_accumulates_moves_into_gm():
+    x = RNG.standard_normal(8).astype(np.float32)
+    y = RNG.standard_normal(8).astype(np.float32)
+    gy, _ = atomic_kernel("float32", 1, x, y)
+    np.testing.assert_array_equal(gy, (y + x) + x)
