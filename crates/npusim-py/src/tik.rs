@@ -12,9 +12,10 @@
 //! npusim-ascend's checked constructors, so an error names the instruction, the parameter, the
 //! rule and the value) the first time it runs and then only executed: an iteration of a loop
 //! over such a call is one `execute` of the built instruction, with no lookup, no allocation
-//! and no re-validation. A call with loop-dependent parameters evaluates them into its key
-//! and is rebuilt only when the key changes. Built instructions stay in the [`Kernel`], so a
-//! second `start_debug` of the same kernel does not build them again.
+//! and no re-validation. A call with loop-dependent parameters evaluates them into its key;
+//! when the key changes, the instruction built for those values is looked up (one variant per
+//! distinct tuple, up to [`MAX_VARIANTS`]) and built only the first time. Built instructions
+//! stay in the [`Kernel`], so a second `start_debug` of the same kernel builds none.
 //!
 //! Instruction forms follow the operand shape of the instruction table row the TIK name
 //! resolves to: `vec_*` names take repeat strides, the legacy names take block strides too (see
@@ -32,6 +33,7 @@ use npusim_ascend::sort::MrgSort4Info;
 use npusim_ascend::vector::{Face, VecArgs, VecOp};
 use npusim_core::{ChipProfile, ElemType, MemSpace, NpyArray};
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -458,10 +460,20 @@ struct CCall {
     params: Vec<CExpr>,
     /// Whether any parameter depends on a variable.
     dynamic: bool,
-    /// The parameter values `built` was built from.
+    /// The parameter values of the last run of this call.
     key: Vec<Num>,
-    built: Option<Built>,
+    /// `key` as hashable words (tag, bits per parameter): scratch for the variant lookup.
+    kbits: Vec<u64>,
+    /// The instructions built for each distinct parameter tuple seen (a loop over tiles builds
+    /// each tile's instruction once, and the next run of the kernel builds none).
+    variants: Vec<Built>,
+    index: HashMap<Box<[u64]>, usize>,
+    /// The variant of the current `key`.
+    cur: Option<usize>,
 }
+
+/// Most variants one call keeps; past it the call's cache starts over.
+const MAX_VARIANTS: usize = 1024;
 
 /// A tensor of the kernel: its operand at element 0 and its element count.
 struct TensorInfo {
@@ -1129,7 +1141,10 @@ fn compile_call(
         params,
         dynamic,
         key,
-        built: None,
+        kbits: Vec::new(),
+        variants: Vec::new(),
+        index: HashMap::new(),
+        cur: None,
     })
 }
 
@@ -1273,11 +1288,12 @@ impl Env<'_> {
     }
 
     /// Runs a call: a constant call is built once and then only executed; a call with
-    /// variable parameters is rebuilt when their values change.
+    /// variable parameters looks its instruction up by their values when they change, and
+    /// builds it only the first time it meets them.
     #[inline]
     fn call(&mut self, c: &mut CCall) -> RunResult<()> {
-        if c.dynamic || c.built.is_none() {
-            let mut changed = c.built.is_none();
+        if c.dynamic || c.cur.is_none() {
+            let mut changed = c.cur.is_none();
             if c.dynamic {
                 for (k, p) in c.key.iter_mut().zip(&c.params) {
                     let v = p.eval(&self.vars)?;
@@ -1288,16 +1304,35 @@ impl Env<'_> {
                 }
             }
             if changed {
-                c.built = None;
-                let args = Args {
-                    args: &c.args,
-                    vals: &c.key,
-                    tensors: self.tensors,
-                };
-                c.built = Some(build(self.chip, c.form, &args)?);
+                c.cur = None;
+                c.kbits.clear();
+                for n in &c.key {
+                    c.kbits.extend(match *n {
+                        Num::I(i) => [0, i as u64],
+                        Num::F(f) => [1, f.to_bits()],
+                    });
+                }
+                if let Some(&i) = c.index.get(&c.kbits[..]) {
+                    c.cur = Some(i);
+                } else {
+                    let args = Args {
+                        args: &c.args,
+                        vals: &c.key,
+                        tensors: self.tensors,
+                    };
+                    let b = build(self.chip, c.form, &args)?;
+                    if c.variants.len() >= MAX_VARIANTS {
+                        c.variants.clear();
+                        c.index.clear();
+                    }
+                    c.variants.push(b);
+                    let i = c.variants.len() - 1;
+                    c.index.insert(c.kbits.clone().into_boxed_slice(), i);
+                    c.cur = Some(i);
+                }
             }
         }
-        match &c.built {
+        match c.cur.and_then(|i| c.variants.get(i)) {
             Some(b) => b.execute(&mut self.core).map_err(ascend),
             None => Err("no instruction".into()),
         }
