@@ -1,10 +1,11 @@
 //! The native half of npusim's Python package (`npusim._native`), built with PyO3 for the
 //! stable ABI (abi3, Python >= 3.9).
 //!
-//! Arrays cross the boundary as `.npy` images (`bytes`): the Python side writes them with
-//! `numpy.save` (bf16 as `ml_dtypes` writes it) and reads results with `numpy.load`, so every
-//! element type npusim knows keeps its exact bits and numpy stays the only array library
-//! involved. The Python modules in `python/npusim/` give the user-facing API (`npusim.pto`,
+//! Arrays cross the boundary as `.npy` images (`bytes`) for PTO-AS: the Python side writes them
+//! with `numpy.save` (bf16 as `ml_dtypes` writes it) and reads results with `numpy.load`, so
+//! every element type npusim knows keeps its exact bits and numpy stays the only array library
+//! involved. TIK runs, where the fixed cost per call matters, pass `(dtype name, little-endian
+//! bytes)` in and `(name, dtype name, shape, bytearray)` out instead. The Python modules in `python/npusim/` give the user-facing API (`npusim.pto`,
 //! `npusim.tpu`); this module is deliberately small and stringly typed.
 //!
 //! Errors: every failure is raised as `npusim.NpusimError` carrying the typed error's text

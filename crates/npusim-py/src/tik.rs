@@ -270,26 +270,26 @@ enum CExpr {
 }
 
 impl CExpr {
-    fn compile(e: &Expr, nvars: usize) -> RunResult<CExpr> {
+    fn compile(e: &Expr, ints: &[bool]) -> RunResult<CExpr> {
         Ok(match e {
             Expr::Int(i) => CExpr::Const(Num::I(*i)),
             Expr::Float(f) => CExpr::Const(Num::F(*f)),
             Expr::Var { var } => {
-                if *var >= nvars {
+                if *var >= ints.len() {
                     return Err(format!("unknown variable {var}"));
                 }
                 CExpr::Var(*var)
             }
             Expr::Node { op, a, b } => {
                 let o = BinOp::parse(op).ok_or_else(|| format!("unknown Expr operator `{op}`"))?;
-                let (a, b) = (CExpr::compile(a, nvars)?, CExpr::compile(b, nvars)?);
+                let (a, b) = (CExpr::compile(a, ints)?, CExpr::compile(b, ints)?);
                 match (&a, &b) {
                     // Fold constants (an error, e.g. a division by zero, stays for the run).
                     (CExpr::Const(x), CExpr::Const(y)) => match o.apply(*x, *y) {
                         Ok(v) => CExpr::Const(v),
                         Err(_) => CExpr::Bin(o, Box::new(a), Box::new(b)),
                     },
-                    _ => CExpr::Bin(o, Box::new(a), Box::new(b)),
+                    _ => CExpr::simplify(o, a, b, ints),
                 }
             }
         })
@@ -297,6 +297,34 @@ impl CExpr {
 
     fn is_const(&self) -> bool {
         matches!(self, CExpr::Const(_))
+    }
+
+    /// Whether the value is an integer whatever the variables hold (`ints`: the variables known
+    /// to be integers, the loop variables).
+    fn is_int(&self, ints: &[bool]) -> bool {
+        use BinOp as O;
+        match self {
+            CExpr::Const(n) => matches!(n, Num::I(_)),
+            CExpr::Var(v) => ints.get(*v).copied().unwrap_or(false),
+            CExpr::Bin(o, a, b) => match o {
+                O::Lt | O::Le | O::Gt | O::Ge | O::Eq | O::Ne | O::And | O::Or => true,
+                _ => a.is_int(ints) && b.is_int(ints),
+            },
+        }
+    }
+
+    /// Drops the identities TIK's tensor indexing leaves in offsets (`0 + i * 128 * 1`): `0 +
+    /// x`, `x + 0`, `x - 0`, `1 * x`, `x * 1`, `x // 1` where x is an integer (the same value,
+    /// and x itself is still evaluated, so its errors stay).
+    fn simplify(o: BinOp, a: CExpr, b: CExpr, ints: &[bool]) -> CExpr {
+        let is = |e: &CExpr, k: i64| matches!(e, CExpr::Const(Num::I(v)) if *v == k);
+        match o {
+            BinOp::Add if is(&a, 0) && b.is_int(ints) => b,
+            BinOp::Add | BinOp::Sub if is(&b, 0) && a.is_int(ints) => a,
+            BinOp::Mul if is(&a, 1) && b.is_int(ints) => b,
+            BinOp::Mul | BinOp::Div | BinOp::FloorDiv if is(&b, 1) && a.is_int(ints) => a,
+            _ => CExpr::Bin(o, Box::new(a), Box::new(b)),
+        }
     }
 
     #[inline]
@@ -1088,7 +1116,7 @@ fn compile_call(
     args: &[Arg],
     line: u32,
     tensors: &[TensorInfo],
-    nvars: usize,
+    ints: &[bool],
 ) -> RunResult<CCall> {
     let form = Form::resolve(name).ok_or("not an instruction npusim.tik knows")?;
     let n = form.arity();
@@ -1105,7 +1133,7 @@ fn compile_call(
     let mut cargs = Vec::with_capacity(args.len());
     for a in args {
         let mut param = |e: &Expr| -> RunResult<usize> {
-            params.push(CExpr::compile(e, nvars)?);
+            params.push(CExpr::compile(e, ints)?);
             Ok(params.len() - 1)
         };
         cargs.push(match a {
@@ -1148,15 +1176,15 @@ fn compile_call(
     })
 }
 
-fn compile_block(body: &[Stmt], tensors: &[TensorInfo], nvars: usize) -> RunResult<Vec<CStmt>> {
+fn compile_block(body: &[Stmt], tensors: &[TensorInfo], ints: &[bool]) -> RunResult<Vec<CStmt>> {
     body.iter()
-        .map(|s| compile_stmt(s, tensors, nvars))
+        .map(|s| compile_stmt(s, tensors, ints))
         .collect()
 }
 
-fn compile_stmt(s: &Stmt, tensors: &[TensorInfo], nvars: usize) -> RunResult<CStmt> {
+fn compile_stmt(s: &Stmt, tensors: &[TensorInfo], ints: &[bool]) -> RunResult<CStmt> {
     let var_ok = |var: usize, line: u32, what: &str| {
-        if var < nvars {
+        if var < ints.len() {
             Ok(var)
         } else {
             Err(format!("line {line}: unknown {what} {var}"))
@@ -1172,9 +1200,9 @@ fn compile_stmt(s: &Stmt, tensors: &[TensorInfo], nvars: usize) -> RunResult<CSt
             line,
         } => CStmt::For {
             var: var_ok(*var, *line, "loop variable")?,
-            begin: CExpr::compile(begin, nvars).map_err(at(*line))?,
-            end: CExpr::compile(end, nvars).map_err(at(*line))?,
-            body: compile_block(body, tensors, nvars)?,
+            begin: CExpr::compile(begin, ints).map_err(at(*line))?,
+            end: CExpr::compile(end, ints).map_err(at(*line))?,
+            body: compile_block(body, tensors, ints)?,
             line: *line,
         },
         Stmt::If {
@@ -1183,21 +1211,46 @@ fn compile_stmt(s: &Stmt, tensors: &[TensorInfo], nvars: usize) -> RunResult<CSt
             els,
             line,
         } => CStmt::If {
-            cond: CExpr::compile(cond, nvars).map_err(at(*line))?,
-            then: compile_block(then, tensors, nvars)?,
-            els: compile_block(els, tensors, nvars)?,
+            cond: CExpr::compile(cond, ints).map_err(at(*line))?,
+            then: compile_block(then, tensors, ints)?,
+            els: compile_block(els, tensors, ints)?,
             line: *line,
         },
         Stmt::Set { var, value, line } => CStmt::Set {
             var: var_ok(*var, *line, "Scalar")?,
-            value: CExpr::compile(value, nvars).map_err(at(*line))?,
+            value: CExpr::compile(value, ints).map_err(at(*line))?,
             line: *line,
         },
         Stmt::Call { name, args, line } => CStmt::Call(Box::new(
-            compile_call(name, args, *line, tensors, nvars)
+            compile_call(name, args, *line, tensors, ints)
                 .map_err(|e| format!("line {line}: {name}: {e}"))?,
         )),
     })
+}
+
+/// Marks the loop variables of `body` (`set`), then (`!set`) unmarks any variable a `Set`
+/// assigns.
+fn mark_loop_vars(body: &[Stmt], ints: &mut [bool], set: bool) {
+    for s in body {
+        match s {
+            Stmt::For { var, body, .. } => {
+                if set && let Some(b) = ints.get_mut(*var) {
+                    *b = true;
+                }
+                mark_loop_vars(body, ints, set);
+            }
+            Stmt::If { then, els, .. } => {
+                mark_loop_vars(then, ints, set);
+                mark_loop_vars(els, ints, set);
+            }
+            Stmt::Set { var, .. } => {
+                if !set && let Some(b) = ints.get_mut(*var) {
+                    *b = false;
+                }
+            }
+            Stmt::Call { .. } => {}
+        }
+    }
 }
 
 /// The state of one run.
@@ -1429,14 +1482,18 @@ impl Kernel {
             .iter()
             .map(|n| gm_index(n, "output"))
             .collect::<RunResult<_>>()?;
-        let nvars = p.vars.len();
+        // Loop variables are integers (unless a statement assigns them, which Python does
+        // not record).
+        let mut ints = vec![false; p.vars.len()];
+        mark_loop_vars(&p.body, &mut ints, true);
+        mark_loop_vars(&p.body, &mut ints, false);
         // A Scalar's initial value is evaluated with no variable bound (all zero).
         let vars = p
             .vars
             .iter()
-            .map(|e| CExpr::compile(e, nvars))
+            .map(|e| CExpr::compile(e, &ints))
             .collect::<RunResult<_>>()?;
-        let body = compile_block(&p.body, &tensors, nvars)?;
+        let body = compile_block(&p.body, &tensors, &ints)?;
         Ok(Kernel {
             chip,
             tensors,
