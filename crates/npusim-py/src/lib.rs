@@ -1,10 +1,11 @@
 //! The native half of npusim's Python package (`npusim._native`), built with PyO3 for the
 //! stable ABI (abi3, Python >= 3.9).
 //!
-//! Arrays cross the boundary as `.npy` images (`bytes`): the Python side writes them with
-//! `numpy.save` (bf16 as `ml_dtypes` writes it) and reads results with `numpy.load`, so every
-//! element type npusim knows keeps its exact bits and numpy stays the only array library
-//! involved. The Python modules in `python/npusim/` give the user-facing API (`npusim.pto`,
+//! Arrays cross the boundary as `.npy` images (`bytes`) for PTO-AS: the Python side writes them
+//! with `numpy.save` (bf16 as `ml_dtypes` writes it) and reads results with `numpy.load`, so
+//! every element type npusim knows keeps its exact bits and numpy stays the only array library
+//! involved. TIK runs, where the fixed cost per call matters, pass `(dtype name, little-endian
+//! bytes)` in and `(name, dtype name, shape, bytearray)` out instead. The Python modules in `python/npusim/` give the user-facing API (`npusim.pto`,
 //! `npusim.tpu`); this module is deliberately small and stringly typed.
 //!
 //! Errors: every failure is raised as `npusim.NpusimError` carrying the typed error's text
@@ -12,6 +13,7 @@
 //! user input; a panic would still surface as a Python exception (PyO3 catches it at the
 //! boundary), never as an abort of the interpreter.
 
+use npusim_core::ElemType;
 use npusim_core::npy::{parse_npy, to_npy_bytes};
 use npusim_ptoas::interp::{HostArg, LowerOptions, RunConfig, lower};
 use npusim_ptoas::{ParseOptions, TargetArch, parse_module_with, render_all};
@@ -19,7 +21,7 @@ use npusim_tpu::{DataType, SystemAddr, TpuChip, TpuCore};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyByteArray, PyBytes, PyDict};
 
 mod tik;
 
@@ -340,33 +342,64 @@ impl TpuDevice {
     }
 }
 
-/// `tik_run(program_json, feed, max_steps) -> list[(name, bytes)]`: runs a program recorded
-/// by `npusim.tik` with `.npy` images fed by tensor name; returns the outputs in order.
-#[pyfunction]
-fn tik_run<'py>(
-    py: Python<'py>,
-    program: &str,
-    feed: &Bound<'py, PyDict>,
-    max_steps: u64,
-) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
-    let mut prog: tik::Program =
-        serde_json::from_str(program).map_err(|e| err(format!("recorded program: {e}")))?;
-    let mut arrays = Vec::with_capacity(feed.len());
-    for (k, v) in feed.iter() {
-        let name: String = k.extract()?;
-        let b = v.cast::<PyBytes>()?;
-        let a = parse_npy(b.as_bytes()).map_err(|e| err(format!("feed_dict `{name}`: {e}")))?;
-        arrays.push((name, a));
-    }
-    let outs = py
-        .detach(|| tik::run(&mut prog, &arrays, max_steps))
-        .map_err(err)?;
-    outs.into_iter()
-        .map(|(n, a)| {
-            let bytes = to_npy_bytes(&a).map_err(|e| err(format!("output `{n}`: {e}")))?;
-            Ok((n, PyBytes::new(py, &bytes)))
+/// `TikKernel(program_json)`: a program recorded by `npusim.tik`, compiled once (names,
+/// argument counts, tensors and expressions resolved before anything runs); `run` executes it
+/// and keeps the instructions it built for the next run.
+/// One output of a TIK run: name, numpy dtype name, shape, bytes.
+type TikOutput<'py> = (String, &'static str, Vec<usize>, Bound<'py, PyByteArray>);
+
+#[pyclass(module = "npusim._native")]
+struct TikKernel {
+    kernel: tik::Kernel,
+}
+
+#[pymethods]
+impl TikKernel {
+    #[new]
+    fn new(program: &str) -> PyResult<Self> {
+        let prog: tik::Program =
+            serde_json::from_str(program).map_err(|e| err(format!("recorded program: {e}")))?;
+        Ok(TikKernel {
+            kernel: tik::Kernel::compile(&prog).map_err(err)?,
         })
-        .collect()
+    }
+
+    /// `run(feed, max_steps) -> list[(name, dtype, shape, bytearray)]`: `feed` maps input
+    /// names to `(dtype name, little-endian bytes)`; the outputs come in BuildCCE order.
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        feed: &Bound<'py, PyDict>,
+        max_steps: u64,
+    ) -> PyResult<Vec<TikOutput<'py>>> {
+        let mut names = Vec::with_capacity(feed.len());
+        let mut bufs = Vec::with_capacity(feed.len());
+        for (k, v) in feed.iter() {
+            let name: String = k.extract()?;
+            let (dtype, data): (String, Bound<'py, PyBytes>) = v.extract()?;
+            let t = ElemType::parse(&dtype).ok_or_else(|| {
+                err(format!(
+                    "feed_dict `{name}`: dtype `{dtype}` is not modelled"
+                ))
+            })?;
+            names.push((name, t));
+            bufs.push(data);
+        }
+        let feed: Vec<(String, ElemType, &[u8])> = names
+            .into_iter()
+            .zip(&bufs)
+            .map(|((n, t), b)| (n, t, b.as_bytes()))
+            .collect();
+        let kernel = &mut self.kernel;
+        let outs = py.detach(|| kernel.run(&feed, max_steps)).map_err(err)?;
+        Ok(outs
+            .into_iter()
+            .map(|(n, a)| {
+                let b = PyByteArray::new(py, &a.data);
+                (n, a.dtype.numpy_name(), a.shape, b)
+            })
+            .collect())
+    }
 }
 
 /// The native module.
@@ -376,7 +409,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pto_check, m)?)?;
     m.add_function(wrap_pyfunction!(pto_run, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
-    m.add_function(wrap_pyfunction!(tik_run, m)?)?;
+    m.add_class::<TikKernel>()?;
     m.add_class::<TpuDevice>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

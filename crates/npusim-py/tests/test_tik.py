@@ -166,3 +166,32 @@ def test_instruction_reuse_follows_changing_scalars_and_offsets():
     want = np.full(128, 10.0, np.float32)
     want[:32] += 100.0
     assert np.array_equal(out, want)
+
+
+def test_instruction_variants_come_back_with_their_parameters():
+    # The offsets alternate between two tiles: each iteration must use the instruction built
+    # for its own tile (a wrong reuse would pile all six adds on one half). Run twice: the
+    # second run reuses the variants the first built and must give the same result.
+    t = tik.Tik()
+    g = t.Tensor("float16", (256,), name="g", scope=tik.scope_gm)
+    a = t.Tensor("float16", (256,), name="a", scope=tik.scope_ubuf)
+    b = t.Tensor("float16", (256,), name="b", scope=tik.scope_ubuf)
+    t.data_move(a, g, 0, 1, 16, 0, 0)
+    with t.for_range(0, 6) as i:
+        off = (i % 2) * 128
+        t.vec_add(128, b[off], b[off], a[off], 1, 8, 8, 8)
+        with t.if_scope(i % 3 == 0):
+            t.vec_muls(16, b[off + 16], b[off + 16], 2.0, 1, 8, 8)
+    t.data_move(g, b, 0, 1, 16, 0, 0)
+    t.BuildCCE(kernel_name="k", inputs=[g], outputs=[g])
+    x = np.arange(256, dtype=np.float16) % 7
+    want = np.zeros(256, np.float32)
+    xf = x.astype(np.float32)
+    for i in range(6):
+        o = (i % 2) * 128
+        want[o:o + 128] += xf[o:o + 128]
+        if i % 3 == 0:
+            want[o + 16:o + 32] *= 2
+    for _ in range(2):
+        out, = t.tikdb.start_debug(feed_dict={"g": x})
+        np.testing.assert_array_equal(out, want.astype(np.float16))

@@ -8,17 +8,26 @@
 
 As in TIK, running the Python code records the kernel: ``for_range`` and ``if_scope`` bodies
 are recorded once, with loop variables, ``Scalar``s and ``Expr``s left symbolic. The recorded
-program is executed by npusim (``start_debug``), not unrolled in Python. Every vector
-instruction of npusim's Ascend table is available under its TIK names (``vec_add`` and the
-legacy ``vadd`` with block strides, ``vector_dup``, ``vec_cmpv_gt``, ``vec_conv``...); errors
-raise :class:`npusim.NpusimError` naming the Python line, the instruction, the parameter, the
-rule and the value.
+program is executed by npusim (``start_debug``), not unrolled in Python: it is compiled once
+(names, argument counts and tensors resolved), and the instructions it builds are kept for the
+next ``start_debug``. Every instruction of npusim's Ascend table is available under its TIK
+names, parameters by position in TIK's order: the element-wise rows (``vec_add`` and the legacy
+``vadd`` with block strides, ``vector_dup``, ``vec_conv``...), compares (``vec_cmpv_gt``,
+``vcmpvs_gt``, ``vcmp_gt`` with ``mov_cmpmask_to_tensor``/``mov_tensor_to_cmpmask``),
+``vec_sel``/``vsel``, reductions (``vcadd``, ``vcmax``, ``vcmin``, ``vcgadd``, ``vcgmax``,
+``vcgmin``, ``vec_cpadd``/``vcpadd``, ``vec_reduce_add``/``_max``/``_min``), ``vreduce``
+(built-in patterns), ``vgather``, ``vec_trans``/``vtranspose``, ``vbcb``, ``vci``, ``vsort32``,
+``vmrgsort(dst, src_list, element_count_list, if_exhausted_suspension, repeat_times)``,
+``vmrgsort4(dst, src_list, element_lengths, if_exhausted_suspension, valid_bit, repeat_times)``,
+``vconcat``, ``vextract``, ``vrpsort16``, ``vnchwconv``/``vec_trans_scatter`` (lists of 16
+tensors), plus ``data_move``, ``data_move_pad`` and ``set_atomic_add``. Errors raise
+:class:`npusim.NpusimError` naming the Python line, the instruction, the parameter, the rule and
+the value.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import sys
 from typing import Optional
@@ -168,14 +177,45 @@ def _arg(v):
         return v._json()
     if isinstance(v, str):
         return v
+    if v is None:
+        return ""  # an absent optional value (data_move_pad's padding_value)
     if isinstance(v, (list, tuple)):
+        if v and all(isinstance(x, TensorRef) for x in v):
+            return {"tl": [x._json() for x in v]}
         return [_expr(x) for x in v]
     return _expr(v)
+
+
+def _np_dtype(name: str):
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 class _Debugger:
     def __init__(self, tik: "Tik"):
         self._tik = tik
+        self._kernel = None
+        self._version = -1
+
+    def _compiled(self):
+        """The native kernel, compiled once per recorded program (again only if more was
+        recorded since)."""
+        t = self._tik
+        if self._kernel is None or self._version != t._version:
+            program = {
+                "chip": t._chip,
+                "decls": [{"name": d.name, "dtype": d.dtype, "shape": list(d.shape),
+                           "scope": d.scope} for d in t._tensors],
+                "body": t._root,
+                "vars": t._vars,
+                "inputs": [x.name for x in t._inputs],
+                "outputs": [x.name for x in t._outputs],
+            }
+            self._kernel = _native.TikKernel(json.dumps(program))
+            self._version = t._version
+        return self._kernel
 
     def start_debug(self, feed_dict, interactive=False, max_steps: int = 100_000_000):
         """Runs the kernel with ``feed_dict`` ({input tensor name: ndarray}); returns the
@@ -183,22 +223,15 @@ class _Debugger:
         t = self._tik
         if t._outputs is None:
             raise _native.NpusimError("start_debug: call BuildCCE(kernel_name, inputs, outputs) first")
-        program = {
-            "chip": t._chip,
-            "decls": [{"name": d.name, "dtype": d.dtype, "shape": list(d.shape),
-                       "scope": d.scope} for d in t._tensors],
-            "body": t._root,
-            "vars": t._vars,
-            "inputs": [x.name for x in t._inputs],
-            "outputs": [x.name for x in t._outputs],
-        }
+        kernel = self._compiled()
         feed = {}
         for k, v in feed_dict.items():
-            buf = io.BytesIO()
-            np.save(buf, np.ascontiguousarray(v), allow_pickle=False)
-            feed[k] = buf.getvalue()
-        outs = _native.tik_run(json.dumps(program), feed, max_steps)
-        return [np.load(io.BytesIO(b), allow_pickle=False) for _, b in outs]
+            a = np.ascontiguousarray(v)
+            if a.dtype.byteorder == ">":
+                a = a.astype(a.dtype.newbyteorder("<"))
+            feed[k] = (a.dtype.name, a.tobytes())
+        outs = kernel.run(feed, max_steps)
+        return [np.frombuffer(b, dtype=_np_dtype(dt)).reshape(shape) for _, dt, shape, b in outs]
 
 
 class Tik:
@@ -213,14 +246,17 @@ class Tik:
         self._last_if: Optional[dict] = None
         self._inputs = None
         self._outputs = None
+        self._version = 0  # bumped by every recording step (the compiled kernel's cache key)
         self.tikdb = _Debugger(self)
 
     # -- recording ------------------------------------------------------------------------
     def _emit(self, stmt):
+        self._version += 1
         self._stack[-1].append(stmt)
         self._last_if = stmt if stmt.get("k") == "if" else None
 
     def _new_var(self, init):
+        self._version += 1
         self._vars.append(_expr(init))
         return len(self._vars) - 1
 
@@ -228,6 +264,7 @@ class Tik:
         if any(t.name == name for t in self._tensors):
             raise _native.NpusimError(f"Tensor: the name `{name}` is already used")
         t = Tensor(dtype, shape, name, scope)
+        self._version += 1
         self._tensors.append(t)
         return t
 
@@ -283,6 +320,20 @@ class Tik:
     def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *_, **__):
         self._call("data_move", dst, src, sid, nburst, burst, src_stride, dst_stride)
 
+    def data_move_pad(self, dst, src, nburst, burst, dst_gap, src_gap, right_padding=0,
+                      left_padding=0, padding_value=None, *_, **__):
+        self._call("data_move_pad", dst, src, nburst, burst, dst_gap, src_gap, right_padding,
+                   left_padding, padding_value)
+
+    def set_atomic_add(self, mode):
+        self._call("set_atomic_add", mode)
+
+    def mov_tensor_to_cmpmask(self, src):
+        self._call("mov_tensor_to_cmpmask", src)
+
+    def mov_cmpmask_to_tensor(self, dst):
+        self._call("mov_cmpmask_to_tensor", dst)
+
     def __getattr__(self, name):
         if name.startswith("v"):
             def instr(*args, **kwargs):
@@ -297,6 +348,7 @@ class Tik:
             if t.scope != scope_gm:
                 raise _native.NpusimError(
                     f"BuildCCE: `{t.name}` is in {t.scope}; inputs and outputs live in GM")
+        self._version += 1
         self._inputs = list(inputs)
         self._outputs = list(outputs)
         self.kernel_name = kernel_name

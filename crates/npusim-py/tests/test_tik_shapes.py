@@ -1,0 +1,375 @@
+"""npusim.tik: every non-element-wise instruction shape of the Ascend table under its TIK name
+(compare with a scalar, CMPMASK, select, reductions, gather, transposes, broadcast, index,
+sort32, merge sorts, region proposals, the NCHW address-list transpose), each against a numpy
+model of the documented semantics written here. Values are chosen so that every sum is exact
+in the element type (so the model does not depend on the hardware's summation order)."""
+import numpy as np
+import pytest
+
+import npusim
+from npusim.tbe import tik
+
+RNG = np.random.default_rng(14)
+
+
+def run(body, ins, outs, soc="Ascend910B"):
+    """Declares a GM and a UB tensor per input (moved in) and a UB and a GM tensor per output
+    (moved out after `body(t, ub)`), runs, and returns the outputs in order."""
+    t = tik.Tik(soc=soc)
+    ub, gm_in, gm_out = {}, [], []
+    for name, arr in ins.items():
+        g = t.Tensor(arr.dtype.name, arr.shape, name=name + "_gm", scope=tik.scope_gm)
+        u = t.Tensor(arr.dtype.name, arr.shape, name=name, scope=tik.scope_ubuf)
+        t.data_move(u, g, 0, 1, arr.nbytes // 32, 0, 0)
+        ub[name] = u
+        gm_in.append(g)
+    for name, (dt, shape) in outs.items():
+        ub[name] = t.Tensor(dt, shape, name=name, scope=tik.scope_ubuf)
+    body(t, ub)
+    for name, (dt, shape) in outs.items():
+        g = t.Tensor(dt, shape, name=name + "_gm", scope=tik.scope_gm)
+        nbytes = np.dtype(dt).itemsize * int(np.prod(shape))
+        t.data_move(g, ub[name], 0, 1, nbytes // 32, 0, 0)
+        gm_out.append(g)
+    t.BuildCCE(kernel_name="k", inputs=gm_in, outputs=gm_out)
+    return t.tikdb.start_debug(feed_dict={n + "_gm": a for n, a in ins.items()}, interactive=False)
+
+
+def small_ints(shape, lo=-8, hi=8, dtype=np.float16):
+    return RNG.integers(lo, hi, size=shape).astype(dtype)
+
+
+def bits_u16(mask_bool, n_u16):
+    """Packs one bit per lane, lane 0 in bit 0, into n_u16 uint16 words."""
+    b = np.packbits(mask_bool.astype(np.uint8), bitorder="little")
+    out = np.zeros(n_u16 * 2, np.uint8)
+    out[: b.size] = b
+    return out.view(np.uint16)
+
+
+def test_vcmpvs_gt_packs_one_bit_per_lane():
+    x = small_ints(128)
+    dst, = run(lambda t, u: t.vcmpvs_gt(u["dst"], u["x"], 0.5, 1, 1, 8),
+               {"x": x}, {"dst": ("uint16", (16,))})
+    np.testing.assert_array_equal(dst, bits_u16(x > 0.5, 16))
+
+
+def test_vcmp_lt_into_cmpmask_and_back():
+    a, b = small_ints(128), small_ints(128)
+
+    def body(t, u):
+        t.vcmp_lt(128, u["a"], u["b"], 1, 1)
+        t.mov_cmpmask_to_tensor(u["dst"])
+
+    dst, = run(body, {"a": a, "b": b}, {"dst": ("uint16", (16,))})
+    np.testing.assert_array_equal(dst, bits_u16(a < b, 16))
+
+
+def test_mov_tensor_to_cmpmask_round_trips():
+    m = RNG.integers(0, 2**16, size=16, dtype=np.uint16)
+
+    def body(t, u):
+        t.mov_tensor_to_cmpmask(u["m"])
+        t.mov_cmpmask_to_tensor(u["dst"])
+
+    dst, = run(body, {"m": m}, {"dst": ("uint16", (16,))})
+    np.testing.assert_array_equal(dst[:8], m[:8])
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_vec_sel_tensor_and_scalar_modes(legacy):
+    s0, s1 = small_ints(256), small_ints(256)
+    lanes = RNG.integers(0, 2, size=256).astype(bool)
+    sel = bits_u16(lanes, 16)
+
+    def body(t, u):
+        if legacy:
+            t.vsel(128, 2, u["d2"], u["sel"], u["s0"], u["s1"], 2, 1, 1, 1, 8, 8, 8)
+        else:
+            t.vec_sel(128, 2, u["d2"], u["sel"], u["s0"], u["s1"], 2, 8, 8, 8)
+        t.vec_sel(128, 1, u["d1"], u["sel"], u["s0"], 3.0, 2, 8, 8, 8)
+
+    d2, d1 = run(body, {"s0": s0, "s1": s1, "sel": sel},
+                 {"d2": ("float16", (256,)), "d1": ("float16", (256,))})
+    np.testing.assert_array_equal(d2, np.where(lanes, s0, s1))
+    np.testing.assert_array_equal(d1, np.where(lanes, s0, np.float16(3.0)))
+
+
+def test_vcadd_whole_reduce_sum_per_repeat():
+    x = small_ints((2, 128))
+    dst, = run(lambda t, u: t.vcadd(128, u["dst"], u["x"], 2, 1, 1, 8),
+               {"x": x}, {"dst": ("float16", (16,))})
+    want = np.zeros(16, np.float16)
+    want[:2] = x.astype(np.float32).sum(axis=1)
+    np.testing.assert_array_equal(dst, want)
+
+
+@pytest.mark.parametrize("name,pick", [("vcmax", np.argmax), ("vcmin", np.argmin)])
+def test_vcmax_vcmin_write_value_and_index(name, pick):
+    x = np.stack([RNG.permutation(128), RNG.permutation(128)]).astype(np.float16) - 64
+    dst, = run(lambda t, u: getattr(t, name)(128, u["dst"], u["x"], 2, 1, 1, 8),
+               {"x": x}, {"dst": ("float16", (16,))})
+    for r in range(2):
+        i = pick(x[r])
+        assert dst[2 * r] == x[r, i]
+        assert dst.view(np.uint16)[2 * r + 1] == i
+
+
+def test_vcgadd_block_reduce_sum():
+    x = small_ints(256)
+    dst, = run(lambda t, u: t.vcgadd(128, u["dst"], u["x"], 2, 1, 1, 8),
+               {"x": x}, {"dst": ("float16", (16,))})
+    np.testing.assert_array_equal(dst, x.astype(np.float32).reshape(16, 16).sum(axis=1))
+
+
+@pytest.mark.parametrize("name,f", [("vcgmax", np.max), ("vcgmin", np.min)])
+def test_vcgmax_vcgmin_per_block(name, f):
+    x = small_ints(256)
+    dst, = run(lambda t, u: getattr(t, name)(128, u["dst"], u["x"], 2, 1, 1, 8),
+               {"x": x}, {"dst": ("float16", (16,))})
+    np.testing.assert_array_equal(dst, f(x.reshape(16, 16), axis=1))
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_vec_cpadd_pair_sums(legacy):
+    x = small_ints(128)
+
+    def body(t, u):
+        if legacy:
+            t.vcpadd(128, u["dst"], u["x"], 1, 1, 1, 8)
+        else:
+            t.vec_cpadd(128, u["dst"], u["x"], 1, 1, 8)
+
+    dst, = run(body, {"x": x}, {"dst": ("float16", (64,))})
+    np.testing.assert_array_equal(dst, x[0::2] + x[1::2])
+
+
+def test_vec_reduce_add_max_min_whole_tensor():
+    x = small_ints(256, 0, 4)
+    y = (RNG.permutation(256).astype(np.float16) - 100)
+
+    def body(t, u):
+        t.vec_reduce_add(128, u["s"], u["x"], u["w"], 2, 8)
+        t.vec_reduce_max(128, u["mx"], u["y"], u["w"], 2, 8)
+        t.vec_reduce_min(128, u["mn"], u["y"], u["w"], 2, 8)
+
+    s, mx, mn, _ = run(body, {"x": x, "y": y},
+                       {"s": ("float16", (16,)), "mx": ("float16", (16,)),
+                        "mn": ("float16", (16,)), "w": ("float16", (256,))})
+    assert s[0] == x.astype(np.float32).sum()
+    assert mx[0] == y.max() and mx.view(np.uint16)[1] == np.argmax(y)
+    assert mn[0] == y.min() and mn.view(np.uint16)[1] == np.argmin(y)
+
+
+@pytest.mark.parametrize("pattern,sl", [(1, slice(0, None, 2)), (2, slice(1, None, 2)),
+                                        (3, slice(0, None, 4)), (6, slice(3, None, 4)),
+                                        (7, slice(None))])
+def test_vreduce_builtin_patterns(pattern, sl):
+    x = small_ints(128)
+    dst, = run(lambda t, u: t.vreduce(128, u["dst"], u["x"], pattern, 1, 1, 8, 0),
+               {"x": x}, {"dst": ("float16", (128,))})
+    kept = x[sl]
+    np.testing.assert_array_equal(dst[: kept.size], kept)
+
+
+def test_vgather_by_byte_offsets():
+    src = small_ints(128)
+    perm = RNG.permutation(128)
+    offs = (perm * 2).astype(np.uint32)
+    dst, = run(lambda t, u: t.vgather(u["dst"], u["src"], u["off"], 0, 128),
+               {"src": src, "off": offs}, {"dst": ("float16", (128,))})
+    np.testing.assert_array_equal(dst, src[perm])
+
+
+def test_vec_trans_and_vtranspose_16x16():
+    x = small_ints((2, 256), -100, 100)
+
+    def body(t, u):
+        t.vec_trans(u["d"], u["x"], 2, 1, 1)
+        t.vtranspose(u["v"], u["x"])
+
+    d, v = run(body, {"x": x}, {"d": ("float16", (2, 256)), "v": ("float16", (256,))})
+    for r in range(2):
+        np.testing.assert_array_equal(d[r], x[r].reshape(16, 16).T.ravel())
+    np.testing.assert_array_equal(v, x[0].reshape(16, 16).T.ravel())
+
+
+def test_vbcb_fills_a_block_per_element():
+    x = small_ints(16)
+    dst, = run(lambda t, u: t.vbcb(u["dst"], u["x"], 2, 1, 8),
+               {"x": x}, {"dst": ("float16", (256,))})
+    np.testing.assert_array_equal(dst, np.repeat(x, 16))
+
+
+def test_vci_counts_from_first_value():
+    dst, = run(lambda t, u: t.vci(u["dst"], 5, 64), {}, {"dst": ("int32", (64,))})
+    np.testing.assert_array_equal(dst, 5 + np.arange(64))
+
+
+def entries(scores, idx):
+    """(float32 score, uint32 index) 8-byte entries as a float32 array."""
+    e = np.zeros((scores.size, 2), np.uint32)
+    e[:, 0] = scores.astype(np.float32).view(np.uint32)
+    e[:, 1] = idx
+    return e.ravel().view(np.float32)
+
+
+def test_vsort32_sorts_descending_with_indices():
+    s = RNG.standard_normal(64).astype(np.float32)
+    s[5] = s[9]  # a tie keeps source order
+    idx = (np.arange(64) * 3).astype(np.uint32)
+    dst, = run(lambda t, u: t.vsort32(u["dst"], u["s"], u["i"], 2),
+               {"s": s, "i": idx}, {"dst": ("float32", (128,))})
+    want = []
+    for r in range(2):
+        sl = slice(32 * r, 32 * r + 32)
+        o = np.argsort(-s[sl], kind="stable")
+        want.append(entries(s[sl][o], idx[sl][o]))
+    np.testing.assert_array_equal(dst.view(np.uint32), np.concatenate(want).view(np.uint32))
+
+
+@pytest.mark.parametrize("nlists", [2, 4])
+def test_vmrgsort_merges_sorted_lists(nlists):
+    lens = [32, 20, 32, 7][:nlists]
+    lists = []
+    for k, n in enumerate(lens):
+        sc = np.sort(RNG.integers(-20, 20, size=n).astype(np.float32))[::-1]  # ties across lists
+        lists.append((sc, (np.arange(n) + 100 * k).astype(np.uint32)))
+    src = np.zeros(4 * 64, np.float32)
+    for k, (sc, ix) in enumerate(lists):
+        src[64 * k: 64 * k + 2 * len(sc)] = entries(sc, ix)
+
+    def body(t, u):
+        t.vmrgsort(u["dst"], [u["src"][64 * k] for k in range(nlists)], lens, False, 1)
+
+    dst, = run(body, {"src": src}, {"dst": ("float32", (256,))})
+    sc = np.concatenate([s for s, _ in lists])
+    ix = np.concatenate([i for _, i in lists])
+    o = np.argsort(-sc, kind="stable")  # equal scores: the lower-numbered list first
+    n = sum(lens)
+    np.testing.assert_array_equal(dst.view(np.uint32)[: 2 * n], entries(sc[o], ix[o]).view(np.uint32))
+
+
+def test_vconcat_vextract_move_one_proposal_field():
+    flat = small_ints(32)
+    props = small_ints((16, 8))
+
+    def body(t, u):
+        t.vconcat(u["p"], u["flat"], 1, 4)  # into the score field of 16 zero proposals
+        t.vextract(u["e"], u["props"], 1, 2)  # the x2 field out of 16 proposals
+
+    p, e = run(body, {"flat": flat, "props": props},
+               {"p": ("float16", (16, 8)), "e": ("float16", (32,))}, soc="Ascend310P")
+    want = np.zeros((16, 8), np.float16)
+    want[:, 4] = flat[:16]
+    np.testing.assert_array_equal(p, want)
+    np.testing.assert_array_equal(e[:16], props[:, 2])
+
+
+def test_vrpsort16_sorts_proposals_by_score():
+    props = small_ints((32, 8), -50, 50)
+    props[:, 4] = np.concatenate([RNG.permutation(16), RNG.permutation(16)]) - 8
+    props[3, 4] = props[7, 4]  # a tie keeps source order
+    dst, = run(lambda t, u: t.vrpsort16(u["dst"], u["p"], 2),
+               {"p": props}, {"dst": ("float16", (32, 8))}, soc="Ascend310P")
+    for r in range(2):
+        blk = props[16 * r: 16 * r + 16]
+        np.testing.assert_array_equal(dst[16 * r: 16 * r + 16],
+                                      blk[np.argsort(-blk[:, 4].astype(np.float32), kind="stable")])
+
+
+def test_vmrgsort4_merges_proposal_lists():
+    lists = []
+    for k in range(4):
+        p = small_ints((16, 8), -50, 50)
+        p[:, 4] = np.sort(RNG.integers(-30, 30, size=16))[::-1]
+        lists.append(p)
+    src = np.concatenate(lists)
+
+    def body(t, u):
+        t.vmrgsort4(u["dst"], [u["src"][16 * k] for k in range(4)], [16] * 4, False, 15, 1)
+
+    dst, = run(body, {"src": src}, {"dst": ("float16", (64, 8))}, soc="Ascend310P")
+    o = np.argsort(-src[:, 4].astype(np.float32), kind="stable")
+    np.testing.assert_array_equal(dst, src[o])
+
+
+@pytest.mark.parametrize("name", ["vnchwconv", "vec_trans_scatter"])
+def test_vnchwconv_transposes_16_blocks(name):
+    x = small_ints(256, -100, 100)
+
+    def body(t, u):
+        getattr(t, name)(False, False, [u["dst"][16 * j] for j in range(16)],
+                         [u["x"][16 * i] for i in range(16)], 1, 0, 0)
+
+    dst, = run(body, {"x": x}, {"dst": ("float16", (256,))})
+    np.testing.assert_array_equal(dst, x.reshape(16, 16).T.ravel())
+
+
+def test_new_shapes_check_their_rules():
+    # vconcat is not on Atlas A2 (Ascend910B): a typed error names the instruction and chip.
+    with pytest.raises(npusim.NpusimError, match="vconcat"):
+        run(lambda t, u: t.vconcat(u["p"], u["x"], 1, 4), {"x": small_ints(32)},
+            {"p": ("float16", (16, 8))})
+    # modeNumber outside [0, 5].
+    with pytest.raises(npusim.NpusimError, match="modeNumber"):
+        run(lambda t, u: t.vconcat(u["p"], u["x"], 1, 6), {"x": small_ints(32)},
+            {"p": ("float16", (16, 8))}, soc="Ascend310P")
+    # vnchwconv takes 16 addresses per list.
+    with pytest.raises(npusim.NpusimError, match="16 expected"):
+        run(lambda t, u: t.vnchwconv(False, False, [u["d"]] * 15, [u["x"]] * 16, 1, 0, 0),
+            {"x": small_ints(256)}, {"d": ("float16", (256,))})
+    # A wrong argument count is reported when the kernel is compiled.
+    with pytest.raises(npusim.NpusimError, match="takes 4 arguments"):
+        run(lambda t, u: t.vsort32(u["d"], u["x"], u["x"]), {"x": small_ints(32)},
+            {"d": ("float16", (64,))})
+
+
+def test_data_move_pad_pads_rows_to_32_bytes():
+    # Two GM rows of 10 halves, 4 bytes apart; each lands in UB as 2 left pads, the data, 4
+    # right pads (16 halves = one 32-byte block), pads = 7.
+    src = small_ints(24, -100, 100)
+    t = tik.Tik()
+    g = t.Tensor("float16", (24,), name="g", scope=tik.scope_gm)
+    u = t.Tensor("float16", (32,), name="u", scope=tik.scope_ubuf)
+    o = t.Tensor("float16", (32,), name="o", scope=tik.scope_gm)
+    t.data_move_pad(u, g, 2, 20, 0, 4, 4, 2, 7.0)
+    t.data_move(o, u, 0, 1, 2, 0, 0)
+    t.BuildCCE(kernel_name="k", inputs=[g], outputs=[o])
+    out, = t.tikdb.start_debug(feed_dict={"g": src})
+    seven = np.full(2, 7, np.float16)
+    want = np.concatenate([seven, src[0:10], np.full(4, 7, np.float16),
+                           seven, src[12:22], np.full(4, 7, np.float16)])
+    np.testing.assert_array_equal(out, want)
+
+
+def atomic_kernel(dtype, mode, x, y):
+    t = tik.Tik()
+    n = x.size
+    gx = t.Tensor(dtype, (n,), name="gx", scope=tik.scope_gm)
+    gy = t.Tensor(dtype, (n,), name="gy", scope=tik.scope_gm)
+    u = t.Tensor(dtype, (n,), name="u", scope=tik.scope_ubuf)
+    t.data_move(u, gx, 0, 1, x.nbytes // 32, 0, 0)
+    t.set_atomic_add(mode)
+    with t.for_range(0, 2):
+        t.data_move(gy, u, 0, 1, x.nbytes // 32, 0, 0)  # gy += x, twice
+    t.set_atomic_add(0)
+    t.data_move(gx, u, 0, 1, x.nbytes // 32, 0, 0)  # no longer accumulates
+    t.BuildCCE(kernel_name="k", inputs=[gx, gy], outputs=[gy, gx])
+    return t.tikdb.start_debug(feed_dict={"gx": x, "gy": y})
+
+
+def test_set_atomic_add_float16_accumulates_moves_into_gm():
+    x, y = small_ints(16), small_ints(16)
+    gy, gx = atomic_kernel("float16", 2, x, y)
+    np.testing.assert_array_equal(gy, y + x + x)
+    np.testing.assert_array_equal(gx, x)
+
+
+@pytest.mark.xfail(strict=True, reason="npusim-ascend VectorCore::store casts the f32 sum to an "
+                   "integer (`as f32 as u32`) instead of taking its bits (core.rs, F32 arm)")
+def test_set_atomic_add_float32_accumulates_moves_into_gm():
+    x = RNG.standard_normal(8).astype(np.float32)
+    y = RNG.standard_normal(8).astype(np.float32)
+    gy, _ = atomic_kernel("float32", 1, x, y)
+    np.testing.assert_array_equal(gy, (y + x) + x)
