@@ -366,8 +366,6 @@ def test_set_atomic_add_float16_accumulates_moves_into_gm():
     np.testing.assert_array_equal(gx, x)
 
 
-@pytest.mark.xfail(strict=True, reason="npusim-ascend VectorCore::store casts the f32 sum to an "
-                   "integer (`as f32 as u32`) instead of taking its bits (core.rs, F32 arm)")
 def test_set_atomic_add_float32_accumulates_moves_into_gm():
     x = RNG.standard_normal(8).astype(np.float32)
     y = RNG.standard_normal(8).astype(np.float32)
