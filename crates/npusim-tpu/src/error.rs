@@ -362,4 +362,18 @@ pub enum TpuError {
         /// NPU count.
         npu_num: u32,
     },
+    /// An operand that must sit on a given NPU does not.
+    #[error("operand on the wrong NPU: {op}: {param} = {addr:#x} is on NPU {npu}, {rule}")]
+    NpuRequired {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// Its NPU.
+        npu: u32,
+        /// The rule.
+        rule: &'static str,
+    },
 }

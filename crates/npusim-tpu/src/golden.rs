@@ -24,7 +24,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use crate::chip::{DenormalPolicy, LocalProfile, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
-use crate::golden_bdc::{BdcCase, run_bdc_case};
+use crate::golden_bdc::{BdcCase, run_bdc_case, run_sfu_case};
 use crate::local::Dim4;
 use crate::memory::SystemAddr;
 
@@ -57,6 +57,8 @@ enum Case {
     BdcPool(BdcCase),
     #[serde(rename = "bdc_sel2")]
     BdcSel2(BdcCase),
+    #[serde(rename = "bdc_sfu")]
+    BdcSfu(BdcCase),
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -125,6 +127,7 @@ impl Case {
             Case::BdcSel(_) => "bdc_sel",
             Case::BdcPool(_) => "bdc_pool",
             Case::BdcSel2(_) => "bdc_sel2",
+            Case::BdcSfu(_) => "bdc_sfu",
         }
     }
 }
@@ -320,6 +323,7 @@ impl Replayer {
             | Case::BdcSel(c)
             | Case::BdcPool(c)
             | Case::BdcSel2(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
+            Case::BdcSfu(c) => self.core(1 << 20).and_then(|core| run_sfu_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,
