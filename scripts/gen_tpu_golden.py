@@ -13,7 +13,7 @@ How to run
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
     ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
     ... --kind pool --out golden/tpu/pool.json; ... --kind select2 --out golden/tpu/select2.json
-    ... --kind sfu --out golden/tpu/sfu.json
+    ... --kind sfu --out golden/tpu/sfu.json; ... --kind kernel --out golden/tpu/kernel.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -57,6 +57,10 @@ What it writes
   `<name>_addr`, `<name>_extent`; `src` listed lane by lane; `out`, `work0_out`, `work1_out` the
   three regions after the call (pre-filled with out_fill_byte before src was written);
   `coeff_words` the ten words at coeff_addr on NPU 0 after the load.
+
+  Case `op` = `kernel_softmax`: the call sequence of npusim's `kernels::softmax_last_axis`
+  (S2L, max pool, sub, exp, avg pool as a sum, div, L2S; see `run_softmax`) on the f32 tensor
+  `(n, rows, c)` `src` (channels last); `out` the result in global memory.
 
 How it drives the C-model
   As scripts/gen_hau_golden.py: `cmodel_init` then `tpu_initialize`, the FP environment
@@ -139,6 +143,8 @@ class CModel:
             return self.run_pool(c)
         if c["op"] == "bdc_sfu":
             return self.run_sfu(c)
+        if c["op"] == "kernel_softmax":
+            return self.run_softmax(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -346,6 +352,52 @@ class CModel:
         for nm, key in (("dst", "out"), ("work0", "work0_out"), ("work1", "work1_out")):
             c[key] = self.region_get(True, c[nm + "_addr"], c[nm + "_extent"], 4, ch)
         c["coeff_words"] = self.get(self.lm + c["coeff_addr"] % LMEM, 10, 4)
+        return c
+
+    def run_softmax(self, c):
+        """`kernel_softmax`: the call sequence of npusim's `kernels::softmax_last_axis` (same
+        local buffer plan: in, max, shifted, exp, work0, work1, sum, out, coefficients, one
+        after the other from offset 0, 64-byte aligned)."""
+        n, rows, ch = c["n"], c["rows"], c["c"]
+        U32, U64, P, I = ctypes.c_uint32, ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_int
+        L, B = self.lib, ctypes.byref
+        slots = (rows + NPU - 1) // NPU
+        big = n * slots * align(ch, 16) * 4
+        small = n * slots * 16 * 4
+        plan, at = [], 0
+        for size in (big, small, big, big, big, big, small, big, 64):
+            plan.append(at)
+            at += align(size, 64)
+        inp, mx, sh_, ex, w0, w1, sm, out, co = plan
+        L.tpu_gdma_cpy_S2L.argtypes = [U32, U64, P, P, P, I]
+        L.tpu_gdma_cpy_L2S.argtypes = [U64, U32, P, P, P, I]
+        for f in ("max", "avg"):
+            getattr(L, "tpu_bdc_fp_%s_pool2d" % f).argtypes = [U32, U32, P, P, P, P, P, I, U32]
+        for f in ("sub", "div"):
+            getattr(L, "tpu_bdc_fp_" + f).argtypes = [U32, U32, U32, P, P, P, P, I]
+        L.tpu_bdc_fp32_exp.argtypes = [U32] * 6 + [P]
+        L.tpu_bdc_load_fp32_exp_coeff.argtypes = [U32]
+        L.tpu_bdc_load_fp32_exp_table.argtypes = [U32]
+        total = n * rows * ch
+        self.put(self.gm, c["src"], 4)
+        out_off = align(total * 4, 4096)
+        ctypes.memset(self.gm + out_off, FILL, total * 4)
+        shape, g = dim4(n, rows, 1, ch), dim4(rows * ch, ch, ch, 1)
+        bc = dim4(slots * 16, 16, 0, 0)
+        row, one, nopad = dim2(1, ch), dim2(1, 1), padding(0, 0, 0, 0)
+        L.tpu_gdma_cpy_S2L(inp, self.gm_dev, B(shape), None, B(g), 5)
+        L.tpu_bdc_fp_max_pool2d(mx, inp, B(shape), B(row), B(nopad), B(one), B(one), 5,
+                                0xFF800000)
+        L.tpu_bdc_fp_sub(sh_, inp, mx, B(shape), None, None, B(bc), 5)
+        L.tpu_bdc_load_fp32_exp_coeff(co)
+        L.tpu_bdc_load_fp32_exp_table(co)
+        L.tpu_bdc_fp32_exp(ex, sh_, w0, w1, co, co, B(shape))
+        L.tpu_bdc_fp_avg_pool2d(sm, ex, B(shape), B(row), B(nopad), B(one), B(one), 5,
+                                0x3F800000)
+        L.tpu_bdc_fp_div(out, ex, sm, B(shape), None, None, B(bc), 5)
+        L.tpu_gdma_cpy_L2S(self.gm_dev + out_off, out, B(shape), B(g), None, 5)
+        L.tpu_poll()
+        c["out"] = self.get(self.gm + out_off, total, 4)
         return c
 
     def run_unary(self, c):
@@ -1222,6 +1274,40 @@ def sfu_cases(rng):
     return cases
 
 
+def kernel_cases(rng):
+    """Softmax over the channel axis (npusim kernels::softmax_last_axis) on the C-model."""
+    cases = []
+    shapes = [(1, 64, 37), (2, 70, 19), (1, 3, 100), (1, 1, 1), (1, 130, 16), (2, 5, 256),
+              (1, 64, 64)]
+    for i, (n, rows, ch) in enumerate(shapes):
+        total = n * rows * ch
+        if i == 1:
+            # special rows: an inf, a -inf, a NaN, huge and denormal values, all equal
+            vals = []
+            for r in range(n * rows):
+                kind = r % 7
+                row = [bits_of_f32(rng.gauss(0.0, 3.0)) for _ in range(ch)]
+                if kind == 1:
+                    row[rng.randrange(ch)] = 0x7F800000
+                elif kind == 2:
+                    row[rng.randrange(ch)] = 0xFF800000
+                elif kind == 3:
+                    row[rng.randrange(ch)] = 0x7FC00000
+                elif kind == 4:
+                    row = [bits_of_f32(rng.uniform(-1e30, 1e30)) for _ in range(ch)]
+                elif kind == 5:
+                    row = [rng.randrange(1, 0x800000) | (rng.getrandbits(1) << 31)
+                           for _ in range(ch)]
+                elif kind == 6:
+                    row = [bits_of_f32(2.5)] * ch
+                vals += row
+        else:
+            scale = [3.0, 3.0, 10.0, 1.0, 0.5, 20.0, 1.0][i]
+            vals = [bits_of_f32(rng.gauss(0.0, scale)) for _ in range(total)]
+        cases.append({"op": "kernel_softmax", "n": n, "rows": rows, "c": ch, "src": vals})
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -1237,7 +1323,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "sfu"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "sfu", "kernel"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1252,7 +1338,8 @@ def main():
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
-                "pool": pool_cases, "sfu": sfu_cases}[a.kind](rng)
+                "pool": pool_cases, "sfu": sfu_cases,
+                "kernel": kernel_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -26,6 +26,7 @@
 //! * [`error`]: [`HauError`], one variant per restriction;
 //! * [`golden`]: replay of C-model golden files (`npusim hau check`); every BDC case goes through
 //!   one driver and one dispatch row per vendor function (`golden_bdc`);
+//! * [`kernels`]: kernels written against the API (softmax over the channel axis);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
 pub mod bdc;
@@ -44,6 +45,7 @@ pub mod gather;
 pub mod gdma;
 pub mod golden;
 mod golden_bdc;
+pub mod kernels;
 pub mod local;
 pub mod memory;
 pub mod sort;

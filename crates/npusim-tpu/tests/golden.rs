@@ -239,6 +239,21 @@ fn tpu_bdc_sfu_golden_all_pass() {
     );
 }
 
+/// Issue #16 acceptance 3: our softmax kernel (`kernels::softmax_last_axis`: S2L, max pool,
+/// sub, exp, avg pool as a sum, div, L2S) against the same call sequence on the C-model, bit
+/// for bit, on 7 shapes (C from 1 to 256, rows across the 64 lanes, N = 2) including rows with
+/// inf, -inf, NaN, huge, denormal and all-equal values.
+#[test]
+fn tpu_kernel_softmax_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("kernel.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("7 passed, 0 failed"),
+        "{report}"
+    );
+}
+
 /// Issue #16: `tpu_bdc_int_add/sub/mul`, `_C`, `int_C_sub`, `int_max_C/min_C` with mixed
 /// source and destination dtypes, every rounding mode, shifts -128..127, saturation on and
 /// off, start NPUs 0..63, compact and aligned layouts, and the calls the C-model rejects
