@@ -14,6 +14,7 @@ How to run
     ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
     ... --kind pool --out golden/tpu/pool.json; ... --kind select2 --out golden/tpu/select2.json
     ... --kind sfu --out golden/tpu/sfu.json; ... --kind kernel --out golden/tpu/kernel.json
+    ... --kind pool_min --out golden/tpu/pool_min.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -1138,6 +1139,8 @@ def pool_case(rng, func, dtype, shape, kernel, pad, stride, dil, start, c_bits=N
     if c_bits is None:
         if func == "max_pool2d":
             c_bits = {"f32": 0xFF800000, "f16": 0xFC00, "bf16": 0xFF80}[dtype]
+        elif func == "min_pool2d":
+            c_bits = {"f32": 0x7F800000, "f16": 0x7C00, "bf16": 0x7F80}[dtype]
         else:
             kk = kernel[0] * kernel[1]
             c_bits = {"f32": bits_of_f32(1.0 / kk),
@@ -1151,6 +1154,44 @@ def pool_case(rng, func, dtype, shape, kernel, pad, stride, dil, start, c_bits=N
 
 def f16_bits(x):
     return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def pool_min_cases(rng):
+    """tpu_bdc_fp_min_pool2d: as pool_cases for max (its own file, pool_min.json), every pair
+    of float specials in a 1x2 window, +inf and other pad values, rejected calls."""
+    cases = []
+    for dtype in ("f32", "f16", "bf16"):
+        for k in range(10):
+            kh, kw = rng.randint(1, 5), rng.randint(1, 4)
+            sh, sw = rng.randint(1, 3), rng.randint(1, 3)
+            dh, dw = (1, 1) if k % 3 else (rng.randint(1, 2), rng.randint(1, 2))
+            pad = [0, 0, 0, 0] if k % 2 == 0 else [rng.randint(0, kh - 1), rng.randint(0, kh - 1),
+                                                   rng.randint(0, kw - 1), rng.randint(0, kw - 1)]
+            h = rng.randint(dh * (kh - 1) + 1, dh * (kh - 1) + 8)
+            w = rng.randint(dw * (kw - 1) + 1, dw * (kw - 1) + 8)
+            shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]), h, w)
+            s = rng.randrange(NPU) if k % 4 else 0
+            cb = any_value(rng, dtype) if k == 7 else None
+            cases.append(pool_case(rng, "min_pool2d", dtype, shape, (kh, kw), pad, (sh, sw),
+                                   (dh, dw), s, cb))
+        # every ordered pair of specials in a 1x2 window (stride 2), and a padding-only window
+        sp = F32_SPECIAL if dtype == "f32" else H_SPECIAL[dtype]
+        pairs = [v for a in sp for b in sp for v in (a, b)]
+        c = pool_case(rng, "min_pool2d", dtype, (1, 1, 1, len(pairs)), (1, 2), [0] * 4,
+                      (1, 2), (1, 1), 0)
+        c["src"] = pairs + c["src"][len(pairs):]
+        cases.append(c)
+        cases.append(pool_case(rng, "min_pool2d", dtype, (1, 2, 3, 3), (2, 2), [2, 0, 0, 0],
+                               (1, 1), (1, 1), 5))
+    c = pool_case(rng, "min_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
+    c["dtype"] = "i32"
+    cases.append(c)
+    c = pool_case(rng, "min_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
+    c["src_addr"] += 4
+    cases.append(c)
+    cases.append(pool_case(rng, "min_pool2d", "f32", (1, 2, 40, 4), (1, 1), [0] * 4, (16, 1),
+                           (1, 1), 0))
+    return cases
 
 
 def pool_cases(rng):
@@ -1323,7 +1364,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "sfu", "kernel"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "kernel"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1338,7 +1379,7 @@ def main():
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
-                "pool": pool_cases, "sfu": sfu_cases,
+                "pool": pool_cases, "sfu": sfu_cases, "pool_min": pool_min_cases,
                 "kernel": kernel_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "

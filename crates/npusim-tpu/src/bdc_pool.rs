@@ -468,4 +468,37 @@ impl TpuCore {
             scale,
         )
     }
+
+    /// `tpu_bdc_fp_min_pool2d`: declared in `tpu_kernel.h`, but the BM1684X C-model asserts on
+    /// every call (f32, f16 and bf16, any shape: `golden/tpu/pool_min.json`, 39 rejected
+    /// calls), so it is a typed error after the argument checks every pool makes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tpu_bdc_fp_min_pool2d(
+        &mut self,
+        output_addr: LocalAddr,
+        input_addr: LocalAddr,
+        input_shape: &Dim4,
+        kernel: &Dim2,
+        padding: &Padding,
+        stride: &Dim2,
+        dilation: &Dim2,
+        dtype: DataType,
+        pad_val: Scalar,
+    ) -> Result<(), TpuError> {
+        let _ = (
+            output_addr,
+            input_addr,
+            input_shape,
+            kernel,
+            padding,
+            stride,
+            dilation,
+        );
+        let _ = (dtype, pad_val);
+        Err(TpuError::NotSupported {
+            op: "tpu_bdc_fp_min_pool2d",
+            chip: self.chip().name(),
+            rule: "the vendor C-model asserts on every call",
+        })
+    }
 }

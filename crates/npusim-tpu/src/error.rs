@@ -376,4 +376,14 @@ pub enum TpuError {
         /// The rule.
         rule: &'static str,
     },
+    /// A function the chip's vendor model does not run (it asserts on every call).
+    #[error("not supported: {op} on {chip}: {rule}")]
+    NotSupported {
+        /// Function.
+        op: &'static str,
+        /// The chip profile.
+        chip: &'static str,
+        /// What the vendor model does.
+        rule: &'static str,
+    },
 }

@@ -461,7 +461,7 @@ fn call(
             f(core, d, &v0, &v1, &v2, &v3, shape, st()?, dt()?)
         }
         // pooling (bdc_pool): `shape` is the input shape
-        "max_pool2d" | "avg_pool2d" => {
+        "max_pool2d" | "avg_pool2d" | "min_pool2d" => {
             let d2 = |k: &str| -> Result<Dim2, FailureKind> {
                 let v = c.ints(k, 2)?;
                 Ok(Dim2::new(v[0], v[1]))
@@ -474,10 +474,10 @@ fn call(
                 right: p[3],
             };
             let (kr, st_, dl) = (d2("kernel")?, d2("stride")?, d2("dilation")?);
-            let f = if func == "max_pool2d" {
-                TpuCore::tpu_bdc_fp_max_pool2d
-            } else {
-                TpuCore::tpu_bdc_fp_avg_pool2d
+            let f = match func {
+                "max_pool2d" => TpuCore::tpu_bdc_fp_max_pool2d,
+                "min_pool2d" => TpuCore::tpu_bdc_fp_min_pool2d,
+                _ => TpuCore::tpu_bdc_fp_avg_pool2d,
             };
             f(core, d, a, shape, &kr, &pad, &st_, &dl, dt()?, k)
         }

@@ -203,3 +203,33 @@ fn div_is_close_to_the_true_quotient() {
     )
     .unwrap();
 }
+
+#[test]
+fn min_pool_is_not_supported_on_bm1684x() {
+    use npusim_tpu::bdc_pool::{Dim2, Padding};
+    let one = Dim2::new(1, 1);
+    let e = core()
+        .tpu_bdc_fp_min_pool2d(
+            0,
+            0x1000,
+            &Dim4::new(1, 1, 4, 4),
+            &Dim2::new(2, 2),
+            &Padding::default(),
+            &one,
+            &one,
+            DataType::Fp32,
+            Scalar::from_f32(f32::INFINITY),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TpuError::NotSupported {
+                op: "tpu_bdc_fp_min_pool2d",
+                chip: "BM1684X",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}

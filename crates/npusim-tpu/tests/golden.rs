@@ -254,6 +254,19 @@ fn tpu_kernel_softmax_golden_all_pass() {
     );
 }
 
+/// Issue #16: `tpu_bdc_fp_min_pool2d` is refused with a typed error, as the C-model asserts on
+/// every call (39 calls: f32/f16/bf16, every kernel, padding, stride and start NPU tried).
+#[test]
+fn tpu_bdc_min_pool_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("pool_min.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("39 passed, 0 failed"),
+        "{report}"
+    );
+}
+
 /// Issue #16: `tpu_bdc_int_add/sub/mul`, `_C`, `int_C_sub`, `int_max_C/min_C` with mixed
 /// source and destination dtypes, every rounding mode, shifts -128..127, saturation on and
 /// off, start NPUs 0..63, compact and aligned layouts, and the calls the C-model rejects
