@@ -190,6 +190,83 @@ impl IntPlan {
     }
 }
 
+impl IntPlan {
+    /// Whether [`Self::apply64`] gives the same results as [`Self::apply`]: the exact result
+    /// and its left shift stay below 2^61 in magnitude, and an unsigned destination only sees
+    /// non-negative results.
+    pub fn fits_i64(&self) -> bool {
+        let (a, b) = (self.a.bits, self.b.bits);
+        let rbits = match self.op {
+            IntOp::Add | IntOp::Sub | IntOp::RSub => a.max(b) + 1,
+            IntOp::Mul => a + b,
+            IntOp::Max | IntOp::Min => a.max(b),
+        };
+        let shift = if self.op.shifts() { self.shift } else { 0 };
+        let left = if shift > 0 {
+            u32::from(shift.unsigned_abs()) & 31
+        } else {
+            0
+        };
+        let non_negative = !self.a.signed
+            && !self.b.signed
+            && matches!(self.op, IntOp::Add | IntOp::Mul | IntOp::Max | IntOp::Min);
+        rbits + left <= 61 && (self.dst.signed || non_negative)
+    }
+
+    /// [`Self::apply`] in 64-bit arithmetic, for plans where [`Self::fits_i64`] holds (the
+    /// scalar twin `apply` is held equal to it by a test over every plan shape).
+    #[inline(always)]
+    pub fn apply64(&self, x: u32, y: u32) -> u32 {
+        self.apply64_in(x, y, self.mode)
+    }
+
+    /// [`Self::apply64`] with the rounding mode passed in (a constant at the driver's call
+    /// sites, so the mode's `match` folds away).
+    #[inline(always)]
+    fn apply64_in(&self, x: u32, y: u32, mode: RoundingMode) -> u32 {
+        let (a, b) = (self.a.value(x), self.b.value(y));
+        let r = match self.op {
+            IntOp::Add => a + b,
+            IntOp::Sub => a - b,
+            IntOp::RSub => b - a,
+            IntOp::Mul => a * b,
+            IntOp::Max => a.max(b),
+            IntOp::Min => a.min(b),
+        };
+        let shift = if self.op.shifts() { self.shift } else { 0 };
+        let r = match shift {
+            0 => r,
+            s if s > 0 => r << (u32::from(s.unsigned_abs()) & 31),
+            s => round_shift64(r, u32::from(s.unsigned_abs()), mode),
+        };
+        if self.saturation {
+            let (lo, hi) = self.dst.range();
+            r.clamp(lo as i64, hi as i64) as u32
+        } else {
+            r as u32
+        }
+    }
+}
+
+/// [`round_shift`] for `|v| < 2^61` (shifts past 62 round like 62).
+#[inline(always)]
+pub fn round_shift64(v: i64, s: u32, mode: RoundingMode) -> i64 {
+    let s = s.min(62);
+    let q = v >> s;
+    let r = v - (q << s);
+    let half = 1i64 << (s - 1);
+    let up = match mode {
+        RoundingMode::Down => false,
+        RoundingMode::Up => r != 0,
+        RoundingMode::TowardsZero => r != 0 && v < 0,
+        RoundingMode::HalfToEven => r > half || (r == half && q & 1 == 1),
+        RoundingMode::HalfAwayFromZero => r > half || (r == half && v >= 0),
+        RoundingMode::HalfUp => r >= half,
+        RoundingMode::HalfDown => r > half,
+    };
+    q + i64::from(up)
+}
+
 const INT_RULE: &str = "must be DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_INT32 or DT_UINT32";
 
 fn int_type(op: &'static str, dtype: DataType) -> Result<IntType, TpuError> {
@@ -262,12 +339,30 @@ impl TpuCore {
             Some(v) => Src::Tensor(v),
             None => Src::Const(c.bits()),
         };
-        map_elems(
-            self.local_store_mut(),
-            &d,
-            [Src::Tensor(&a), rhs],
-            |[x, y]| plan.apply(x, y),
-        );
+        let store = self.local_store_mut();
+        if plan.fits_i64() {
+            let ops = [Src::Tensor(&a), rhs];
+            macro_rules! per_mode {
+                ($($m:ident),*) => {
+                    match plan.mode {
+                        $(RoundingMode::$m => map_elems(store, &d, ops, |[x, y]| {
+                            plan.apply64_in(x, y, RoundingMode::$m)
+                        }),)*
+                    }
+                };
+            }
+            per_mode!(
+                HalfToEven,
+                HalfAwayFromZero,
+                TowardsZero,
+                Down,
+                Up,
+                HalfUp,
+                HalfDown
+            );
+        } else {
+            map_elems(store, &d, [Src::Tensor(&a), rhs], |[x, y]| plan.apply(x, y));
+        }
         Ok(())
     }
 }
@@ -390,6 +485,89 @@ int_select_ops! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn apply64_equals_apply() {
+        // Every operation, type triple, shift class and mode on edge and mixed operands.
+        let types: Vec<IntType> = [8u32, 16, 32]
+            .iter()
+            .flat_map(|&bits| [false, true].map(|signed| IntType { bits, signed }))
+            .collect();
+        let ops = [
+            IntOp::Add,
+            IntOp::Sub,
+            IntOp::RSub,
+            IntOp::Mul,
+            IntOp::Max,
+            IntOp::Min,
+        ];
+        let modes = [
+            RoundingMode::HalfToEven,
+            RoundingMode::HalfAwayFromZero,
+            RoundingMode::TowardsZero,
+            RoundingMode::Down,
+            RoundingMode::Up,
+            RoundingMode::HalfUp,
+            RoundingMode::HalfDown,
+        ];
+        let vals = [
+            0u32,
+            1,
+            2,
+            3,
+            0x7f,
+            0x80,
+            0xff,
+            0x7fff,
+            0x8000,
+            0xffff,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_ffff,
+            0x1234_5678,
+            0xdead_beef,
+            5,
+            0xffff_fffd,
+        ];
+        let mut checked = 0;
+        for op in ops {
+            for &a in &types {
+                for &b in &types {
+                    for &dst in &types {
+                        for shift in [0i8, 1, 5, 31, 40, -1, -3, -31, -62, -100, -128] {
+                            for mode in modes {
+                                for saturation in [false, true] {
+                                    let p = IntPlan {
+                                        op,
+                                        a,
+                                        b,
+                                        dst,
+                                        shift,
+                                        mode,
+                                        saturation,
+                                    };
+                                    if !p.fits_i64() {
+                                        continue;
+                                    }
+                                    for &x in &vals {
+                                        for &y in &vals {
+                                            assert_eq!(
+                                                p.apply64(x, y),
+                                                p.apply(x, y),
+                                                "{p:?} {x:#x} {y:#x}"
+                                            );
+                                            checked += 1;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1_000_000, "{checked}");
+    }
 
     #[test]
     fn round_shift_modes() {
