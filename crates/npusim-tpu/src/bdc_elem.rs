@@ -134,8 +134,15 @@ pub(crate) fn map_elems<const N: usize>(
             }
             let ins: [&[u32]; N] = std::array::from_fn(|k| &bufs[k][..m]);
             let o = &mut out[..m];
-            for (i, o) in o.iter_mut().enumerate() {
-                *o = f(std::array::from_fn(|k| ins[k][i]));
+            if N == 2 {
+                // Two sources (most instructions): zipped slices, no index checks.
+                for ((o, &x), &y) in o.iter_mut().zip(ins[0]).zip(ins[N - 1]) {
+                    *o = f(std::array::from_fn(|k| if k == 0 { x } else { y }));
+                }
+            } else {
+                for (i, o) in o.iter_mut().enumerate() {
+                    *o = f(std::array::from_fn(|k| ins[k][i]));
+                }
             }
             store_row(store, d.row(n, c, h) + done * dws, des, dws, o);
             done += m;

@@ -190,6 +190,44 @@ impl IntPlan {
     }
 }
 
+macro_rules! fast64_go {
+    ($k:ident, $f:ident, $body:expr, $op:expr, $sh:expr, $m:expr) => {{
+        let $f = |x: u32, y: u32| $k.apply::<{ $op }, { $sh }, { $m }>(x, y);
+        $body
+    }};
+}
+
+macro_rules! fast64_modes {
+    ($k:ident, $mode:expr, $f:ident, $body:expr, $op:expr) => {
+        match ($k.shift_class(), $mode) {
+            (0, _) => fast64_go!($k, $f, $body, $op, 0, 0),
+            (1, _) => fast64_go!($k, $f, $body, $op, 1, 0),
+            (_, RoundingMode::HalfToEven) => fast64_go!($k, $f, $body, $op, 2, 0),
+            (_, RoundingMode::HalfAwayFromZero) => fast64_go!($k, $f, $body, $op, 2, 1),
+            (_, RoundingMode::TowardsZero) => fast64_go!($k, $f, $body, $op, 2, 2),
+            (_, RoundingMode::Down) => fast64_go!($k, $f, $body, $op, 2, 3),
+            (_, RoundingMode::Up) => fast64_go!($k, $f, $body, $op, 2, 4),
+            (_, RoundingMode::HalfUp) => fast64_go!($k, $f, $body, $op, 2, 5),
+            (_, RoundingMode::HalfDown) => fast64_go!($k, $f, $body, $op, 2, 6),
+        }
+    };
+}
+
+/// Runs `$body` with `$f` bound to the element function of the plan `$plan` monomorphised
+/// for its operation, shift direction and rounding mode (`$k` its [`Fast64`] constants).
+macro_rules! with_fast64 {
+    ($k:ident, $plan:expr, |$f:ident| $body:expr) => {
+        match $plan.op {
+            IntOp::Add => fast64_modes!($k, $plan.mode, $f, $body, 0),
+            IntOp::Sub => fast64_modes!($k, $plan.mode, $f, $body, 1),
+            IntOp::RSub => fast64_modes!($k, $plan.mode, $f, $body, 2),
+            IntOp::Mul => fast64_modes!($k, $plan.mode, $f, $body, 3),
+            IntOp::Max => fast64_modes!($k, $plan.mode, $f, $body, 4),
+            IntOp::Min => fast64_modes!($k, $plan.mode, $f, $body, 5),
+        }
+    };
+}
+
 impl IntPlan {
     /// Whether [`Self::apply64`] gives the same results as [`Self::apply`]: the exact result
     /// and its left shift stay below 2^61 in magnitude, and an unsigned destination only sees
@@ -215,36 +253,91 @@ impl IntPlan {
 
     /// [`Self::apply`] in 64-bit arithmetic, for plans where [`Self::fits_i64`] holds (the
     /// scalar twin `apply` is held equal to it by a test over every plan shape).
-    #[inline(always)]
+    /// It runs the monomorphised element function the driver uses (`Fast64::apply`), picked
+    /// by the same dispatch.
     pub fn apply64(&self, x: u32, y: u32) -> u32 {
-        self.apply64_in(x, y, self.mode)
+        let k = Fast64::new(self);
+        with_fast64!(k, self, |f| f(x, y))
+    }
+}
+
+/// The constants of an [`IntPlan`] that fits 64 bits, for the monomorphised element function
+/// [`Fast64::apply`] (operation, shift direction and rounding mode as const parameters).
+#[derive(Clone, Copy, Debug)]
+struct Fast64 {
+    a_shift: u32,
+    a_signed: bool,
+    b_shift: u32,
+    b_signed: bool,
+    shift: i8,
+    lo: i64,
+    hi: i64,
+    saturation: bool,
+}
+
+const MODES: [RoundingMode; 7] = [
+    RoundingMode::HalfToEven,
+    RoundingMode::HalfAwayFromZero,
+    RoundingMode::TowardsZero,
+    RoundingMode::Down,
+    RoundingMode::Up,
+    RoundingMode::HalfUp,
+    RoundingMode::HalfDown,
+];
+
+impl Fast64 {
+    fn new(p: &IntPlan) -> Fast64 {
+        let (lo, hi) = p.dst.range();
+        Fast64 {
+            a_shift: 32 - p.a.bits,
+            a_signed: p.a.signed,
+            b_shift: 32 - p.b.bits,
+            b_signed: p.b.signed,
+            shift: if p.op.shifts() { p.shift } else { 0 },
+            lo: lo as i64,
+            hi: hi as i64,
+            saturation: p.saturation,
+        }
     }
 
-    /// [`Self::apply64`] with the rounding mode passed in (a constant at the driver's call
-    /// sites, so the mode's `match` folds away).
-    #[inline(always)]
-    fn apply64_in(&self, x: u32, y: u32, mode: RoundingMode) -> u32 {
-        let (a, b) = (self.a.value(x), self.b.value(y));
-        let r = match self.op {
-            IntOp::Add => a + b,
-            IntOp::Sub => a - b,
-            IntOp::RSub => b - a,
-            IntOp::Mul => a * b,
-            IntOp::Max => a.max(b),
-            IntOp::Min => a.min(b),
-        };
-        let shift = if self.op.shifts() { self.shift } else { 0 };
-        let r = match shift {
-            0 => r,
-            s if s > 0 => r << (u32::from(s.unsigned_abs()) & 31),
-            s => round_shift64(r, u32::from(s.unsigned_abs()), mode),
-        };
-        if self.saturation {
-            let (lo, hi) = self.dst.range();
-            r.clamp(lo as i64, hi as i64) as u32
-        } else {
-            r as u32
+    /// 0: no shift, 1: left, 2: rounded right.
+    fn shift_class(&self) -> u8 {
+        match self.shift {
+            0 => 0,
+            s if s > 0 => 1,
+            _ => 2,
         }
+    }
+
+    #[inline(always)]
+    fn value(bits: u32, shift: u32, signed: bool) -> i64 {
+        let s = i64::from(((bits << shift) as i32) >> shift);
+        let u = i64::from((bits << shift) >> shift);
+        if signed { s } else { u }
+    }
+
+    /// [`IntPlan::apply64`] with `OP` (Add, Sub, RSub, Mul, Max, Min), `SH` (none, left,
+    /// right) and `MODE` (index in [`MODES`]) fixed.
+    #[inline(always)]
+    fn apply<const OP: u8, const SH: u8, const MODE: u8>(&self, x: u32, y: u32) -> u32 {
+        let a = Self::value(x, self.a_shift, self.a_signed);
+        let b = Self::value(y, self.b_shift, self.b_signed);
+        let r = match OP {
+            0 => a + b,
+            1 => a - b,
+            2 => b - a,
+            3 => a * b,
+            4 => a.max(b),
+            _ => a.min(b),
+        };
+        let amount = u32::from(self.shift.unsigned_abs());
+        let r = match SH {
+            0 => r,
+            1 => r << (amount & 31),
+            _ => round_shift64(r, amount, MODES[MODE as usize]),
+        };
+        let c = r.clamp(self.lo, self.hi);
+        (if self.saturation { c } else { r }) as u32
     }
 }
 
@@ -342,24 +435,10 @@ impl TpuCore {
         let store = self.local_store_mut();
         if plan.fits_i64() {
             let ops = [Src::Tensor(&a), rhs];
-            macro_rules! per_mode {
-                ($($m:ident),*) => {
-                    match plan.mode {
-                        $(RoundingMode::$m => map_elems(store, &d, ops, |[x, y]| {
-                            plan.apply64_in(x, y, RoundingMode::$m)
-                        }),)*
-                    }
-                };
-            }
-            per_mode!(
-                HalfToEven,
-                HalfAwayFromZero,
-                TowardsZero,
-                Down,
-                Up,
-                HalfUp,
-                HalfDown
-            );
+            let k = Fast64::new(&plan);
+            // One instantiation per (operation, shift direction, rounding mode): the element
+            // body has no per-element dispatch and its selects vectorise.
+            with_fast64!(k, plan, |f| map_elems(store, &d, ops, |[x, y]| f(x, y)));
         } else {
             map_elems(store, &d, [Src::Tensor(&a), rhs], |[x, y]| plan.apply(x, y));
         }
