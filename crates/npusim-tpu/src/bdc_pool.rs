@@ -360,6 +360,29 @@ fn run<T: Fmt>(
                 let src = &store[r..r + iw * es];
                 let at = (top + y) * pw + left;
                 let (vrow, brow) = (&mut vals[at..at + iw], &mut bits[at..at + iw]);
+                if T::IS_F32 {
+                    let words = src
+                        .chunks_exact(4)
+                        .map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+                    match kind {
+                        Pool::Max => {
+                            for ((v, b), w) in vrow.iter_mut().zip(brow.iter_mut()).zip(words) {
+                                *v = if flush {
+                                    ftz_bits(f32::from_bits(w))
+                                } else {
+                                    f32::from_bits(w)
+                                };
+                                *b = w;
+                            }
+                        }
+                        Pool::Avg => {
+                            for (v, w) in vrow.iter_mut().zip(words) {
+                                *v = avg_product(f32::from_bits(w), scale, flush, narrow::<T>);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 for ((v, b), e) in vrow
                     .iter_mut()
                     .zip(brow.iter_mut())
@@ -436,6 +459,27 @@ fn run<T: Fmt>(
                     }
                 }
                 let orow = &mut out[y * ow * es..(y + 1) * ow * es];
+                if T::IS_F32 {
+                    // f32: bits out directly (no NaN rewrite; a denormal as a signed zero).
+                    let fzb = |b: u32| {
+                        if flush && b & 0x7f80_0000 == 0 {
+                            b & 0x8000_0000
+                        } else {
+                            b
+                        }
+                    };
+                    let ry = real_y[y];
+                    for (x, dst) in orow.chunks_exact_mut(4).enumerate() {
+                        let b = match kind {
+                            Pool::Max if ry && real_x[x] => fzb(acc_b[x]),
+                            Pool::Max => fzb(pad_raw),
+                            Pool::Avg if taps >= 2 => fzb(add(acc_v[x], odd[x]).to_bits()),
+                            Pool::Avg => fzb(acc_v[x].to_bits()),
+                        };
+                        dst.copy_from_slice(&b.to_le_bytes());
+                    }
+                    continue;
+                }
                 for (x, dst) in orow.chunks_exact_mut(es).enumerate() {
                     let mut tmp = [0u8; 4];
                     match kind {
