@@ -74,11 +74,23 @@ fn fz(x: f32, flush: bool) -> f32 {
     }
 }
 
+/// `v.floor()` without a libm call (hosts without SSE4.1 call one for `f32::floor`): exact
+/// for every f32, `-0.0` and NaN included (checked against `f32::floor` by a unit test).
+#[inline(always)]
+pub fn floor(v: f32) -> f32 {
+    if v.is_nan() || v.abs() >= 8_388_608.0 || v == 0.0 {
+        // NaN, infinities, zeros and |v| >= 2^23 (already whole).
+        return v;
+    }
+    let t = v as i32 as f32;
+    if t > v { t - 1.0 } else { t }
+}
+
 /// One element of `tpu_bdc_fp32_exp`: `(dst, work0, work1)` for the input `x` (module docs).
 #[inline(always)]
 pub fn exp_elem(x: f32, c: &[f32; EXP_COEFF_LEN], flush: bool) -> (f32, f32, f32) {
     let x = fz(x, flush);
-    let n = fz(fz(x * LOG2E, flush).floor(), flush);
+    let n = fz(floor(fz(x * LOG2E, flush)), flush);
     let e = if n.is_nan() {
         0
     } else {
@@ -308,6 +320,33 @@ mod tests {
         ];
         let got: Vec<u32> = exp_coeff().iter().map(|c| c.to_bits()).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn floor_equals_libm_floor() {
+        let mut bits = 0u32;
+        for _ in 0..2_000_000 {
+            bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let v = f32::from_bits(bits);
+            let (a, b) = (floor(v), v.floor());
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{v}"
+            );
+        }
+        for v in [
+            -0.0f32,
+            0.0,
+            -0.5,
+            0.5,
+            -1.0,
+            1.0,
+            -8_388_607.5,
+            8_388_607.5,
+            -1e-45,
+        ] {
+            assert_eq!(floor(v).to_bits(), v.floor().to_bits(), "{v}");
+        }
     }
 
     /// Values the C-model printed for single calls (probe of this session).
