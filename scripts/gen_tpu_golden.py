@@ -13,6 +13,8 @@ How to run
     ... --kind cast --out golden/tpu/cast.json; ... --kind move --out golden/tpu/move.json
     ... --kind int --out golden/tpu/int.json; ... --kind select --out golden/tpu/select.json
     ... --kind pool --out golden/tpu/pool.json; ... --kind select2 --out golden/tpu/select2.json
+    ... --kind sfu --out golden/tpu/sfu.json; ... --kind kernel --out golden/tpu/kernel.json
+    ... --kind pool_min --out golden/tpu/pool_min.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -50,6 +52,17 @@ What it writes
   `<name>_stride`, `<name>_extent` (in that operand's elements), `src_channels` (how many
   channels the source listing covers: C, or 1 for npu_bcast), `src`, `out` as above.
 
+  Case `op` = `bdc_sfu` (`func` = `fp32_exp`): `tpu_bdc_load_fp32_exp_coeff(coeff_addr)`,
+  `tpu_bdc_load_fp32_exp_table(table_addr)`, `tpu_poll`, then `tpu_bdc_fp32_exp(dst, src,
+  work0, work1, coeff_addr, table_addr, shape)`, all f32 in the aligned layout: per operand
+  `<name>_addr`, `<name>_extent`; `src` listed lane by lane; `out`, `work0_out`, `work1_out` the
+  three regions after the call (pre-filled with out_fill_byte before src was written);
+  `coeff_words` the ten words at coeff_addr on NPU 0 after the load.
+
+  Case `op` = `kernel_softmax`: the call sequence of npusim's `kernels::softmax_last_axis`
+  (S2L, max pool, sub, exp, avg pool as a sum, div, L2S; see `run_softmax`) on the f32 tensor
+  `(n, rows, c)` `src` (channels last); `out` the result in global memory.
+
 How it drives the C-model
   As scripts/gen_hau_golden.py: `cmodel_init` then `tpu_initialize`, the FP environment
   restored after `cmodel_init`, data only as integer bit patterns. Local memory is reached
@@ -73,7 +86,7 @@ NPU, LMEM, EU_BYTES = 64, 1 << 18, 64
 
 class CModel:
     def __init__(self, lib_path):
-        lib = open_lib(lib_path)
+        lib = open_lib(lib_path, sfu=True)
         U64, I, U32, P = ctypes.c_ulonglong, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p
         for name, d, s in (("S2L", U32, U64), ("L2S", U64, U32), ("S2S", U64, U64),
                            ("L2L", U32, U32)):
@@ -129,6 +142,10 @@ class CModel:
             return self.run_sel2(c)
         if c["op"] == "bdc_pool":
             return self.run_pool(c)
+        if c["op"] == "bdc_sfu":
+            return self.run_sfu(c)
+        if c["op"] == "kernel_softmax":
+            return self.run_softmax(c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -310,6 +327,78 @@ class CModel:
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], es, ch)
+        return c
+
+    def run_sfu(self, c):
+        """`bdc_sfu`: `tpu_bdc_load_fp32_exp_coeff(coeff_addr)`, `tpu_bdc_load_fp32_exp_table(
+        table_addr)`, then `tpu_bdc_fp32_exp(dst, src, work0, work1, coeff_addr, table_addr,
+        shape)`; every tensor f32 in the aligned layout. Outputs are pre-filled first, then the
+        source is written (so an output equal to the source starts with the source)."""
+        ch = c["shape"][1]
+        U32, P = ctypes.c_uint32, ctypes.c_void_p
+        for nm in ("dst", "work0", "work1"):
+            self.region_fill(True, c[nm + "_addr"], c[nm + "_extent"], 4, ch)
+        self.region_put(True, c["src_addr"], c["src_extent"], 4, c["src"], ch)
+        for nm in ("coeff", "table"):
+            f = getattr(self.lib, "tpu_bdc_load_fp32_exp_" + nm)
+            f.argtypes = [U32]
+            f(c[nm + "_addr"])
+        self.lib.tpu_poll()
+        f = self.lib.tpu_bdc_fp32_exp
+        f.argtypes = [U32] * 6 + [P]
+        f(c["dst_addr"], c["src_addr"], c["work0_addr"], c["work1_addr"], c["coeff_addr"],
+          c["table_addr"], ctypes.byref(dim4(*c["shape"])))
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        for nm, key in (("dst", "out"), ("work0", "work0_out"), ("work1", "work1_out")):
+            c[key] = self.region_get(True, c[nm + "_addr"], c[nm + "_extent"], 4, ch)
+        c["coeff_words"] = self.get(self.lm + c["coeff_addr"] % LMEM, 10, 4)
+        return c
+
+    def run_softmax(self, c):
+        """`kernel_softmax`: the call sequence of npusim's `kernels::softmax_last_axis` (same
+        local buffer plan: in, max, shifted, exp, work0, work1, sum, out, coefficients, one
+        after the other from offset 0, 64-byte aligned)."""
+        n, rows, ch = c["n"], c["rows"], c["c"]
+        U32, U64, P, I = ctypes.c_uint32, ctypes.c_ulonglong, ctypes.c_void_p, ctypes.c_int
+        L, B = self.lib, ctypes.byref
+        slots = (rows + NPU - 1) // NPU
+        big = n * slots * align(ch, 16) * 4
+        small = n * slots * 16 * 4
+        plan, at = [], 0
+        for size in (big, small, big, big, big, big, small, big, 64):
+            plan.append(at)
+            at += align(size, 64)
+        inp, mx, sh_, ex, w0, w1, sm, out, co = plan
+        L.tpu_gdma_cpy_S2L.argtypes = [U32, U64, P, P, P, I]
+        L.tpu_gdma_cpy_L2S.argtypes = [U64, U32, P, P, P, I]
+        for f in ("max", "avg"):
+            getattr(L, "tpu_bdc_fp_%s_pool2d" % f).argtypes = [U32, U32, P, P, P, P, P, I, U32]
+        for f in ("sub", "div"):
+            getattr(L, "tpu_bdc_fp_" + f).argtypes = [U32, U32, U32, P, P, P, P, I]
+        L.tpu_bdc_fp32_exp.argtypes = [U32] * 6 + [P]
+        L.tpu_bdc_load_fp32_exp_coeff.argtypes = [U32]
+        L.tpu_bdc_load_fp32_exp_table.argtypes = [U32]
+        total = n * rows * ch
+        self.put(self.gm, c["src"], 4)
+        out_off = align(total * 4, 4096)
+        ctypes.memset(self.gm + out_off, FILL, total * 4)
+        shape, g = dim4(n, rows, 1, ch), dim4(rows * ch, ch, ch, 1)
+        bc = dim4(slots * 16, 16, 0, 0)
+        row, one, nopad = dim2(1, ch), dim2(1, 1), padding(0, 0, 0, 0)
+        L.tpu_gdma_cpy_S2L(inp, self.gm_dev, B(shape), None, B(g), 5)
+        L.tpu_bdc_fp_max_pool2d(mx, inp, B(shape), B(row), B(nopad), B(one), B(one), 5,
+                                0xFF800000)
+        L.tpu_bdc_fp_sub(sh_, inp, mx, B(shape), None, None, B(bc), 5)
+        L.tpu_bdc_load_fp32_exp_coeff(co)
+        L.tpu_bdc_load_fp32_exp_table(co)
+        L.tpu_bdc_fp32_exp(ex, sh_, w0, w1, co, co, B(shape))
+        L.tpu_bdc_fp_avg_pool2d(sm, ex, B(shape), B(row), B(nopad), B(one), B(one), 5,
+                                0x3F800000)
+        L.tpu_bdc_fp_div(out, ex, sm, B(shape), None, None, B(bc), 5)
+        L.tpu_gdma_cpy_L2S(self.gm_dev + out_off, out, B(shape), B(g), None, 5)
+        L.tpu_poll()
+        c["out"] = self.get(self.gm + out_off, total, 4)
         return c
 
     def run_unary(self, c):
@@ -541,7 +630,7 @@ def bdc_cases(rng, div=False):
                     strides = [comp] * len(starts)
                 cases.append(bdc_case(rng, func, dtype, shape, starts, const, strides))
     if div:
-        return cases
+        return cases + div_extra_cases(rng)
     # Operands on different start lanes, a misaligned local address, an int dtype for fp_add.
     cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 5, 0], False))
     cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 7], False))
@@ -551,6 +640,36 @@ def bdc_cases(rng, div=False):
     c = bdc_case(rng, "fp_add", "f32", (1, 3, 1, 4), [0, 0, 0], False)
     c["dtype"] = "i32"
     cases.append(c)
+    return cases
+
+
+DIV_SPECIAL = [0x3F800000, 0xBF800000, 0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFC12345,
+               0x7F800001, 0, 0x80000000, 0x7F800000, 0xFF800000, 1, 0x80000001, 0x7F7FFFFF,
+               0x00800000, 0x40000000, 0x3F000000]
+
+
+def div_extra_cases(rng):
+    """fp_div: every pair of specials; mantissas of [1, 2) against [1, 2) and random
+    magnitudes (the reciprocal's error pattern); start NPUs 0 and 37."""
+    cases = []
+    n = len(DIV_SPECIAL)
+    a = [x for x in DIV_SPECIAL for _ in range(n)]
+    b = [y for _ in range(n) for y in DIV_SPECIAL]
+    for start in (0, 37):
+        for vals in ((a, b), None):
+            shape = (1, 3, 1, 97) if vals else (1, 70, 2, 37)
+            c = bdc_case(rng, "fp_div", "f32", shape, [start] * 3, False)
+            if vals:
+                m = len(c["src0"])
+                c["src0"] = [vals[0][i % len(vals[0])] for i in range(m)]
+                c["src1"] = [vals[1][i % len(vals[1])] for i in range(m)]
+            else:
+                m = len(c["src0"])
+                c["src0"] = [rng.randrange(0x3F800000, 0x40000000) if i % 2 else
+                             rng.getrandbits(32) for i in range(m)]
+                c["src1"] = [rng.randrange(0x3F800000, 0x40000000) if i % 3 else
+                             rng.getrandbits(32) for i in range(m)]
+            cases.append(c)
     return cases
 
 
@@ -1020,6 +1139,8 @@ def pool_case(rng, func, dtype, shape, kernel, pad, stride, dil, start, c_bits=N
     if c_bits is None:
         if func == "max_pool2d":
             c_bits = {"f32": 0xFF800000, "f16": 0xFC00, "bf16": 0xFF80}[dtype]
+        elif func == "min_pool2d":
+            c_bits = {"f32": 0x7F800000, "f16": 0x7C00, "bf16": 0x7F80}[dtype]
         else:
             kk = kernel[0] * kernel[1]
             c_bits = {"f32": bits_of_f32(1.0 / kk),
@@ -1033,6 +1154,44 @@ def pool_case(rng, func, dtype, shape, kernel, pad, stride, dil, start, c_bits=N
 
 def f16_bits(x):
     return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def pool_min_cases(rng):
+    """tpu_bdc_fp_min_pool2d: as pool_cases for max (its own file, pool_min.json), every pair
+    of float specials in a 1x2 window, +inf and other pad values, rejected calls."""
+    cases = []
+    for dtype in ("f32", "f16", "bf16"):
+        for k in range(10):
+            kh, kw = rng.randint(1, 5), rng.randint(1, 4)
+            sh, sw = rng.randint(1, 3), rng.randint(1, 3)
+            dh, dw = (1, 1) if k % 3 else (rng.randint(1, 2), rng.randint(1, 2))
+            pad = [0, 0, 0, 0] if k % 2 == 0 else [rng.randint(0, kh - 1), rng.randint(0, kh - 1),
+                                                   rng.randint(0, kw - 1), rng.randint(0, kw - 1)]
+            h = rng.randint(dh * (kh - 1) + 1, dh * (kh - 1) + 8)
+            w = rng.randint(dw * (kw - 1) + 1, dw * (kw - 1) + 8)
+            shape = (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 70]), h, w)
+            s = rng.randrange(NPU) if k % 4 else 0
+            cb = any_value(rng, dtype) if k == 7 else None
+            cases.append(pool_case(rng, "min_pool2d", dtype, shape, (kh, kw), pad, (sh, sw),
+                                   (dh, dw), s, cb))
+        # every ordered pair of specials in a 1x2 window (stride 2), and a padding-only window
+        sp = F32_SPECIAL if dtype == "f32" else H_SPECIAL[dtype]
+        pairs = [v for a in sp for b in sp for v in (a, b)]
+        c = pool_case(rng, "min_pool2d", dtype, (1, 1, 1, len(pairs)), (1, 2), [0] * 4,
+                      (1, 2), (1, 1), 0)
+        c["src"] = pairs + c["src"][len(pairs):]
+        cases.append(c)
+        cases.append(pool_case(rng, "min_pool2d", dtype, (1, 2, 3, 3), (2, 2), [2, 0, 0, 0],
+                               (1, 1), (1, 1), 5))
+    c = pool_case(rng, "min_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
+    c["dtype"] = "i32"
+    cases.append(c)
+    c = pool_case(rng, "min_pool2d", "f32", (1, 2, 4, 4), (2, 2), [0] * 4, (1, 1), (1, 1), 0)
+    c["src_addr"] += 4
+    cases.append(c)
+    cases.append(pool_case(rng, "min_pool2d", "f32", (1, 2, 40, 4), (1, 1), [0] * 4, (16, 1),
+                           (1, 1), 0))
+    return cases
 
 
 def pool_cases(rng):
@@ -1081,6 +1240,115 @@ def pool_cases(rng):
     return cases
 
 
+EXP_SPECIAL = [0x7FC00000, 0xFFC00000, 0x7F800001, 0x7F800000, 0xFF800000, 0, 0x80000000, 1,
+               0x80000001, 0x7FFFFF, 0x807FFFFF, 0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF,
+               0x42B17217, 0x42B17218, 0x42B17219, 0xC2AEAC4F, 0xC2AEAC50, 0xC2B00000,
+               0xC2FE0000, 0x43000000, 0xC3000000, 0x34000000, 0xB4000000, 0x3F317217,
+               0x3F317218, 0xBF317218, 0x4F000000, 0xCF000000, 0x501502F9, 0xD01502F9]
+
+
+def exp_value(rng):
+    r = rng.random()
+    if r < 0.15:
+        return rng.choice(EXP_SPECIAL)
+    if r < 0.45:
+        return bits_of_f32(rng.uniform(-110.0, 100.0))
+    if r < 0.65:
+        return bits_of_f32(rng.uniform(-2.0, 2.0))
+    if r < 0.75:
+        # whole multiples of ln 2 and their neighbours (the floor boundary)
+        return (bits_of_f32(rng.randint(-150, 130) * 0.6931471805599453)
+                + rng.randint(-2, 2)) & 0xFFFFFFFF
+    if r < 0.85:
+        return rng.randrange(0x4B000000, 0x7F800000) | (rng.getrandbits(1) << 31)
+    return rng.getrandbits(32)
+
+
+def sfu_case(rng, shape, starts, coeff=0x0, table=0x40, values=None):
+    """One tpu_bdc_fp32_exp case; `starts` = start NPUs of dst, src, work0, work1."""
+    c = {"op": "bdc_sfu", "func": "fp32_exp", "dtype": "f32", "shape": list(shape),
+         "coeff_addr": coeff, "table_addr": table}
+    offs = {"dst": 0x10000, "src": 0x1000, "work0": 0x20000, "work1": 0x30000}
+    for nm, start in zip(("dst", "src", "work0", "work1"), starts):
+        c[nm + "_addr"] = start * LMEM + offs[nm]
+        c[nm + "_extent"] = extent(True, start, shape, default_stride(True, start, shape, 4))
+    m = c["src_extent"] * min(shape[1], NPU)
+    c["src"] = [values[i % len(values)] for i in range(m)] if values else \
+        [exp_value(rng) for _ in range(m)]
+    return c
+
+
+def sfu_cases(rng):
+    cases = []
+    cases.append(sfu_case(rng, (1, 2, 1, len(EXP_SPECIAL)), [0, 0, 0, 0], values=EXP_SPECIAL))
+    cases.append(sfu_case(rng, (1, 3, 1, len(EXP_SPECIAL)), [41] * 4, values=EXP_SPECIAL))
+    for i in range(10):
+        shape = (rng.randint(1, 2), rng.choice([1, 3, 64, 70]), rng.randint(1, 3),
+                 rng.randint(1, 40))
+        s = rng.randrange(NPU) if i % 2 else 0
+        cases.append(sfu_case(rng, shape, [s] * 4, coeff=rng.randrange(0, 64) * 64))
+    cases.append(sfu_case(rng, (1, 64, 16, 64), [0] * 4))
+    # Operands on other start NPUs (accepted: src and work0 anywhere; work1 with dst).
+    cases.append(sfu_case(rng, (1, 5, 1, 9), [3, 0, 9, 3]))
+    cases.append(sfu_case(rng, (1, 5, 1, 9), [0, 60, 0, 0]))
+    # In place: dst == src, work0 == src.
+    c = sfu_case(rng, (1, 4, 2, 5), [0] * 4)
+    c["dst_addr"], c["dst_extent"] = c["src_addr"], c["src_extent"]
+    cases.append(c)
+    c = sfu_case(rng, (1, 4, 2, 5), [7] * 4)
+    c["work0_addr"], c["work0_extent"] = c["src_addr"], c["src_extent"]
+    cases.append(c)
+    # Rejected: misaligned operands, work1 on another NPU than dst, coeff off NPU 0 or the
+    # 64-byte grid, dims outside [1, 65535].
+    for nm, delta in (("src", 4), ("dst", 4), ("work0", 4), ("work1", 32)):
+        c = sfu_case(rng, (1, 4, 1, 4), [0] * 4)
+        c[nm + "_addr"] += delta
+        cases.append(c)
+    cases.append(sfu_case(rng, (1, 4, 1, 4), [0, 0, 0, 1]))
+    cases.append(sfu_case(rng, (1, 4, 1, 4), [1, 0, 0, 0]))
+    cases.append(sfu_case(rng, (1, 4, 1, 4), [0] * 4, coeff=0x20))
+    cases.append(sfu_case(rng, (1, 4, 1, 4), [0] * 4, coeff=LMEM))
+    c = sfu_case(rng, (1, 4, 1, 4), [0] * 4)
+    c["shape"] = [1, 4, 1, 0]
+    c["src"] = []
+    cases.append(c)
+    return cases
+
+
+def kernel_cases(rng):
+    """Softmax over the channel axis (npusim kernels::softmax_last_axis) on the C-model."""
+    cases = []
+    shapes = [(1, 64, 37), (2, 70, 19), (1, 3, 100), (1, 1, 1), (1, 130, 16), (2, 5, 256),
+              (1, 64, 64)]
+    for i, (n, rows, ch) in enumerate(shapes):
+        total = n * rows * ch
+        if i == 1:
+            # special rows: an inf, a -inf, a NaN, huge and denormal values, all equal
+            vals = []
+            for r in range(n * rows):
+                kind = r % 7
+                row = [bits_of_f32(rng.gauss(0.0, 3.0)) for _ in range(ch)]
+                if kind == 1:
+                    row[rng.randrange(ch)] = 0x7F800000
+                elif kind == 2:
+                    row[rng.randrange(ch)] = 0xFF800000
+                elif kind == 3:
+                    row[rng.randrange(ch)] = 0x7FC00000
+                elif kind == 4:
+                    row = [bits_of_f32(rng.uniform(-1e30, 1e30)) for _ in range(ch)]
+                elif kind == 5:
+                    row = [rng.randrange(1, 0x800000) | (rng.getrandbits(1) << 31)
+                           for _ in range(ch)]
+                elif kind == 6:
+                    row = [bits_of_f32(2.5)] * ch
+                vals += row
+        else:
+            scale = [3.0, 3.0, 10.0, 1.0, 0.5, 20.0, 1.0][i]
+            vals = [bits_of_f32(rng.gauss(0.0, scale)) for _ in range(total)]
+        cases.append({"op": "kernel_softmax", "n": n, "rows": rows, "c": ch, "src": vals})
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -1096,7 +1364,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "kernel"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1111,7 +1379,8 @@ def main():
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
-                "pool": pool_cases}[a.kind](rng)
+                "pool": pool_cases, "sfu": sfu_cases, "pool_min": pool_min_cases,
+                "kernel": kernel_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

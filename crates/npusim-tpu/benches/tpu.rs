@@ -2,7 +2,9 @@
 //! `tpu_bdc_fp_add` on a small tensor (1, 4, 1, 16) and on (1, 64, 32, 64) f32, and GDMA
 //! `tpu_gdma_cpy_S2L` of (1, 64, 32, 64) f32; `tpu_bdc_int_add` (i16, shift -2, saturating),
 //! `tpu_bdc_greater_select` and the 3x3 `tpu_bdc_fp_avg_pool2d` / `fp_max_pool2d` on
-//! (1, 64, 32, 64). The vendor C-model's per-call time for the same
+//! (1, 64, 32, 64); `tpu_bdc_fp32_exp` on (1, 64, 32, 64). The vendor C-model's and numpy's
+//! per-call times for the same calls, side by side with these figures, are printed by
+//! `scripts/bench_tpu_cmodel.py --criterion <target>/criterion`; the vendor C-model's per-call time for the same
 //! calls is measured by `scripts/bench_tpu_cmodel.py` (needs the C-model library), numpy's for
 //! the same add by `benches/numpy_baseline_tpu.py`.
 //!
@@ -129,6 +131,21 @@ fn benches(c: &mut Criterion) {
                 &one,
                 DataType::Fp32,
                 Scalar::from_f32(f32::NEG_INFINITY),
+            )
+            .expect("valid")
+        })
+    });
+    core.tpu_bdc_load_fp32_exp_coeff(0x3ff00).expect("valid");
+    c.bench_function("bdc_fp32_exp f32 (1,64,32,64)", |b| {
+        b.iter(|| {
+            core.tpu_bdc_fp32_exp(
+                0x20000,
+                0,
+                0x10000,
+                0x30000,
+                0x3ff00,
+                0x3ff00,
+                black_box(&big),
             )
             .expect("valid")
         })

@@ -18,7 +18,9 @@
 //! the results to a zero of the same sign; f16 keeps its denormals; f16/bf16 arithmetic NaNs are
 //! written as `0x7fff`); `max` is `a > b ? a : b` and `min` is `a >= b ? b : a` on the flushed values, moving
 //! the chosen operand's bits; f32 arithmetic NaNs follow the x86 SSE rule the C-model inherits
-//! (first NaN operand quieted, else the second, else the default NaN `0xffc00000`).
+//! (first NaN operand quieted, else the second, else the default NaN `0xffc00000`). Division
+//! is the C-model's: `a` times a reciprocal from three Newton steps of `1/sqrt`, squared
+//! ([`crate::bdc_sfu::cmodel_div`]), not the correctly rounded quotient.
 //!
 //! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; strides non-negative; every operand
 //! address a multiple of the EU width in bytes (64 on BM1684X; the C-model asserts
@@ -28,6 +30,7 @@
 
 use crate::bdc_elem::{Src, map_elems};
 use crate::bdc_int::IntType;
+use crate::bdc_sfu::cmodel_div;
 use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::TpuCore;
 use crate::dtype::DataType;
@@ -137,7 +140,8 @@ pub enum BinOp {
     RSub,
     /// `a * b`.
     Mul,
-    /// `a / b`.
+    /// `a / b` by the C-model's reciprocal ([`cmodel_div`]: not correctly rounded; it flushes
+    /// denormals inside whatever the profile's policy).
     Div,
     /// `b / a` (`tpu_bdc_fp_C_div`: `C / src`).
     RDiv,
@@ -157,8 +161,8 @@ impl BinOp {
             BinOp::Sub => x86(a, b, a - b),
             BinOp::RSub => x86(b, a, b - a),
             BinOp::Mul => x86(a, b, a * b),
-            BinOp::Div => x86(a, b, a / b),
-            BinOp::RDiv => x86(b, a, b / a),
+            BinOp::Div => cmodel_div(a, b, true),
+            BinOp::RDiv => cmodel_div(b, a, true),
             BinOp::Max => {
                 if a > b {
                     a

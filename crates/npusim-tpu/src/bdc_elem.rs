@@ -4,8 +4,8 @@
 //! An instruction is a table row (its vendor name, operand shape and checks) plus one pure
 //! element function `[u32; N] -> u32` over the operands' bit patterns; the driver owns the
 //! lane/slot walk ([`LocalView::row`]), strides, element widths (each operand has its own),
-//! scalars and in-place safety (every row of every source is read whole before the
-//! destination row is written). Floats with a fast path of their own live in `bdc.rs`.
+//! scalars and in-place safety (every chunk of a row of every source is read whole before the
+//! destination's chunk is written). Floats with a fast path of their own live in `bdc.rs`.
 
 use crate::local::{LocalView, for_each_row};
 
@@ -84,32 +84,71 @@ fn store_row(store: &mut [u8], row: usize, es: usize, ws: usize, src: &[u32]) {
 
 /// For every element of `d`: `d = f([s0, s1, ...])` on the sources' bit patterns, written with
 /// the destination's width (the low bytes of `f`'s result).
+///
+/// Rows are merged when every tensor operand keeps its channel's rows back to back (h stride =
+/// w, w stride = 1): the walk then runs over `(n, c)` rows of `H * W` elements, in chunks of
+/// at most [`CHUNK`] elements so the row buffers stay small.
 pub(crate) fn map_elems<const N: usize>(
     store: &mut [u8],
     d: &LocalView,
     srcs: [Src<'_>; N],
     f: impl Fn([u32; N]) -> u32,
 ) {
-    let w = d.shape.w as usize;
+    let contiguous = |v: &LocalView| v.stride.w == 1 && v.stride.h == v.shape.w;
+    let merge = contiguous(d)
+        && srcs.iter().all(|s| match s {
+            Src::Tensor(v) | Src::Channel0(v) => contiguous(v),
+            Src::Const(_) => true,
+        });
+    let mut walk = d.shape;
+    if merge {
+        walk.w = d.shape.h * d.shape.w;
+        walk.h = 1;
+    }
+    let w = walk.w as usize;
     let des = d.esize as usize;
     let dws = d.stride.w as usize * des;
+    let cw = w.min(CHUNK);
     // Row buffers, one per source; a scalar's buffer is filled once.
     let mut bufs: [Vec<u32>; N] = std::array::from_fn(|k| match srcs[k] {
-        Src::Const(c) => vec![c; w],
-        _ => vec![0; w],
+        Src::Const(c) => vec![c; cw],
+        _ => vec![0; cw],
     });
-    let mut out = vec![0u32; w];
-    for_each_row(&d.shape, |_, n, c, h| {
-        for (buf, s) in bufs.iter_mut().zip(srcs.iter()) {
-            match *s {
-                Src::Tensor(v) => load_row(store, v, v.row(n, c, h), buf),
-                Src::Channel0(v) => load_row(store, v, v.row(n, 0, h), buf),
-                Src::Const(_) => {}
+    let mut out = vec![0u32; cw];
+    for_each_row(&walk, |_, n, c, h| {
+        let mut done = 0;
+        while done < w {
+            let m = (w - done).min(CHUNK);
+            for (buf, s) in bufs.iter_mut().zip(srcs.iter()) {
+                match *s {
+                    Src::Tensor(v) => {
+                        let at = v.row(n, c, h) + done * v.stride.w as usize * v.esize as usize;
+                        load_row(store, v, at, &mut buf[..m])
+                    }
+                    Src::Channel0(v) => {
+                        let at = v.row(n, 0, h) + done * v.stride.w as usize * v.esize as usize;
+                        load_row(store, v, at, &mut buf[..m])
+                    }
+                    Src::Const(_) => {}
+                }
             }
+            let ins: [&[u32]; N] = std::array::from_fn(|k| &bufs[k][..m]);
+            let o = &mut out[..m];
+            if N == 2 {
+                // Two sources (most instructions): zipped slices, no index checks.
+                for ((o, &x), &y) in o.iter_mut().zip(ins[0]).zip(ins[N - 1]) {
+                    *o = f(std::array::from_fn(|k| if k == 0 { x } else { y }));
+                }
+            } else {
+                for (i, o) in o.iter_mut().enumerate() {
+                    *o = f(std::array::from_fn(|k| ins[k][i]));
+                }
+            }
+            store_row(store, d.row(n, c, h) + done * dws, des, dws, o);
+            done += m;
         }
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = f(std::array::from_fn(|k| bufs[k][i]));
-        }
-        store_row(store, d.row(n, c, h), des, dws, &out);
     });
 }
+
+/// Longest run of elements the driver decodes at once.
+const CHUNK: usize = 1024;

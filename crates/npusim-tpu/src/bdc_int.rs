@@ -190,6 +190,176 @@ impl IntPlan {
     }
 }
 
+macro_rules! fast64_go {
+    ($k:ident, $f:ident, $body:expr, $op:expr, $sh:expr, $m:expr) => {{
+        let $f = |x: u32, y: u32| $k.apply::<{ $op }, { $sh }, { $m }>(x, y);
+        $body
+    }};
+}
+
+macro_rules! fast64_modes {
+    ($k:ident, $mode:expr, $f:ident, $body:expr, $op:expr) => {
+        match ($k.shift_class(), $mode) {
+            (0, _) => fast64_go!($k, $f, $body, $op, 0, 0),
+            (1, _) => fast64_go!($k, $f, $body, $op, 1, 0),
+            (_, RoundingMode::HalfToEven) => fast64_go!($k, $f, $body, $op, 2, 0),
+            (_, RoundingMode::HalfAwayFromZero) => fast64_go!($k, $f, $body, $op, 2, 1),
+            (_, RoundingMode::TowardsZero) => fast64_go!($k, $f, $body, $op, 2, 2),
+            (_, RoundingMode::Down) => fast64_go!($k, $f, $body, $op, 2, 3),
+            (_, RoundingMode::Up) => fast64_go!($k, $f, $body, $op, 2, 4),
+            (_, RoundingMode::HalfUp) => fast64_go!($k, $f, $body, $op, 2, 5),
+            (_, RoundingMode::HalfDown) => fast64_go!($k, $f, $body, $op, 2, 6),
+        }
+    };
+}
+
+/// Runs `$body` with `$f` bound to the element function of the plan `$plan` monomorphised
+/// for its operation, shift direction and rounding mode (`$k` its [`Fast64`] constants).
+macro_rules! with_fast64 {
+    ($k:ident, $plan:expr, |$f:ident| $body:expr) => {
+        match $plan.op {
+            IntOp::Add => fast64_modes!($k, $plan.mode, $f, $body, 0),
+            IntOp::Sub => fast64_modes!($k, $plan.mode, $f, $body, 1),
+            IntOp::RSub => fast64_modes!($k, $plan.mode, $f, $body, 2),
+            IntOp::Mul => fast64_modes!($k, $plan.mode, $f, $body, 3),
+            IntOp::Max => fast64_modes!($k, $plan.mode, $f, $body, 4),
+            IntOp::Min => fast64_modes!($k, $plan.mode, $f, $body, 5),
+        }
+    };
+}
+
+impl IntPlan {
+    /// Whether [`Self::apply64`] gives the same results as [`Self::apply`]: the exact result
+    /// and its left shift stay below 2^61 in magnitude, and an unsigned destination only sees
+    /// non-negative results.
+    pub fn fits_i64(&self) -> bool {
+        let (a, b) = (self.a.bits, self.b.bits);
+        let rbits = match self.op {
+            IntOp::Add | IntOp::Sub | IntOp::RSub => a.max(b) + 1,
+            IntOp::Mul => a + b,
+            IntOp::Max | IntOp::Min => a.max(b),
+        };
+        let shift = if self.op.shifts() { self.shift } else { 0 };
+        let left = if shift > 0 {
+            u32::from(shift.unsigned_abs()) & 31
+        } else {
+            0
+        };
+        let non_negative = !self.a.signed
+            && !self.b.signed
+            && matches!(self.op, IntOp::Add | IntOp::Mul | IntOp::Max | IntOp::Min);
+        rbits + left <= 61 && (self.dst.signed || non_negative)
+    }
+
+    /// [`Self::apply`] in 64-bit arithmetic, for plans where [`Self::fits_i64`] holds (the
+    /// scalar twin `apply` is held equal to it by a test over every plan shape).
+    /// It runs the monomorphised element function the driver uses (`Fast64::apply`), picked
+    /// by the same dispatch.
+    pub fn apply64(&self, x: u32, y: u32) -> u32 {
+        let k = Fast64::new(self);
+        with_fast64!(k, self, |f| f(x, y))
+    }
+}
+
+/// The constants of an [`IntPlan`] that fits 64 bits, for the monomorphised element function
+/// [`Fast64::apply`] (operation, shift direction and rounding mode as const parameters).
+#[derive(Clone, Copy, Debug)]
+struct Fast64 {
+    a_shift: u32,
+    a_signed: bool,
+    b_shift: u32,
+    b_signed: bool,
+    shift: i8,
+    lo: i64,
+    hi: i64,
+    saturation: bool,
+}
+
+const MODES: [RoundingMode; 7] = [
+    RoundingMode::HalfToEven,
+    RoundingMode::HalfAwayFromZero,
+    RoundingMode::TowardsZero,
+    RoundingMode::Down,
+    RoundingMode::Up,
+    RoundingMode::HalfUp,
+    RoundingMode::HalfDown,
+];
+
+impl Fast64 {
+    fn new(p: &IntPlan) -> Fast64 {
+        let (lo, hi) = p.dst.range();
+        Fast64 {
+            a_shift: 32 - p.a.bits,
+            a_signed: p.a.signed,
+            b_shift: 32 - p.b.bits,
+            b_signed: p.b.signed,
+            shift: if p.op.shifts() { p.shift } else { 0 },
+            lo: lo as i64,
+            hi: hi as i64,
+            saturation: p.saturation,
+        }
+    }
+
+    /// 0: no shift, 1: left, 2: rounded right.
+    fn shift_class(&self) -> u8 {
+        match self.shift {
+            0 => 0,
+            s if s > 0 => 1,
+            _ => 2,
+        }
+    }
+
+    #[inline(always)]
+    fn value(bits: u32, shift: u32, signed: bool) -> i64 {
+        let s = i64::from(((bits << shift) as i32) >> shift);
+        let u = i64::from((bits << shift) >> shift);
+        if signed { s } else { u }
+    }
+
+    /// [`IntPlan::apply64`] with `OP` (Add, Sub, RSub, Mul, Max, Min), `SH` (none, left,
+    /// right) and `MODE` (index in [`MODES`]) fixed.
+    #[inline(always)]
+    fn apply<const OP: u8, const SH: u8, const MODE: u8>(&self, x: u32, y: u32) -> u32 {
+        let a = Self::value(x, self.a_shift, self.a_signed);
+        let b = Self::value(y, self.b_shift, self.b_signed);
+        let r = match OP {
+            0 => a + b,
+            1 => a - b,
+            2 => b - a,
+            3 => a * b,
+            4 => a.max(b),
+            _ => a.min(b),
+        };
+        let amount = u32::from(self.shift.unsigned_abs());
+        let r = match SH {
+            0 => r,
+            1 => r << (amount & 31),
+            _ => round_shift64(r, amount, MODES[MODE as usize]),
+        };
+        let c = r.clamp(self.lo, self.hi);
+        (if self.saturation { c } else { r }) as u32
+    }
+}
+
+/// [`round_shift`] for `|v| < 2^61` (shifts past 62 round like 62).
+#[inline(always)]
+pub fn round_shift64(v: i64, s: u32, mode: RoundingMode) -> i64 {
+    let s = s.min(62);
+    let q = v >> s;
+    let r = v - (q << s);
+    let half = 1i64 << (s - 1);
+    let up = match mode {
+        RoundingMode::Down => false,
+        RoundingMode::Up => r != 0,
+        RoundingMode::TowardsZero => r != 0 && v < 0,
+        RoundingMode::HalfToEven => r > half || (r == half && q & 1 == 1),
+        RoundingMode::HalfAwayFromZero => r > half || (r == half && v >= 0),
+        RoundingMode::HalfUp => r >= half,
+        RoundingMode::HalfDown => r > half,
+    };
+    q + i64::from(up)
+}
+
 const INT_RULE: &str = "must be DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_INT32 or DT_UINT32";
 
 fn int_type(op: &'static str, dtype: DataType) -> Result<IntType, TpuError> {
@@ -262,12 +432,16 @@ impl TpuCore {
             Some(v) => Src::Tensor(v),
             None => Src::Const(c.bits()),
         };
-        map_elems(
-            self.local_store_mut(),
-            &d,
-            [Src::Tensor(&a), rhs],
-            |[x, y]| plan.apply(x, y),
-        );
+        let store = self.local_store_mut();
+        if plan.fits_i64() {
+            let ops = [Src::Tensor(&a), rhs];
+            let k = Fast64::new(&plan);
+            // One instantiation per (operation, shift direction, rounding mode): the element
+            // body has no per-element dispatch and its selects vectorise.
+            with_fast64!(k, plan, |f| map_elems(store, &d, ops, |[x, y]| f(x, y)));
+        } else {
+            map_elems(store, &d, [Src::Tensor(&a), rhs], |[x, y]| plan.apply(x, y));
+        }
         Ok(())
     }
 }
@@ -390,6 +564,89 @@ int_select_ops! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn apply64_equals_apply() {
+        // Every operation, type triple, shift class and mode on edge and mixed operands.
+        let types: Vec<IntType> = [8u32, 16, 32]
+            .iter()
+            .flat_map(|&bits| [false, true].map(|signed| IntType { bits, signed }))
+            .collect();
+        let ops = [
+            IntOp::Add,
+            IntOp::Sub,
+            IntOp::RSub,
+            IntOp::Mul,
+            IntOp::Max,
+            IntOp::Min,
+        ];
+        let modes = [
+            RoundingMode::HalfToEven,
+            RoundingMode::HalfAwayFromZero,
+            RoundingMode::TowardsZero,
+            RoundingMode::Down,
+            RoundingMode::Up,
+            RoundingMode::HalfUp,
+            RoundingMode::HalfDown,
+        ];
+        let vals = [
+            0u32,
+            1,
+            2,
+            3,
+            0x7f,
+            0x80,
+            0xff,
+            0x7fff,
+            0x8000,
+            0xffff,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_ffff,
+            0x1234_5678,
+            0xdead_beef,
+            5,
+            0xffff_fffd,
+        ];
+        let mut checked = 0;
+        for op in ops {
+            for &a in &types {
+                for &b in &types {
+                    for &dst in &types {
+                        for shift in [0i8, 1, 5, 31, 40, -1, -3, -31, -62, -100, -128] {
+                            for mode in modes {
+                                for saturation in [false, true] {
+                                    let p = IntPlan {
+                                        op,
+                                        a,
+                                        b,
+                                        dst,
+                                        shift,
+                                        mode,
+                                        saturation,
+                                    };
+                                    if !p.fits_i64() {
+                                        continue;
+                                    }
+                                    for &x in &vals {
+                                        for &y in &vals {
+                                            assert_eq!(
+                                                p.apply64(x, y),
+                                                p.apply(x, y),
+                                                "{p:?} {x:#x} {y:#x}"
+                                            );
+                                            checked += 1;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1_000_000, "{checked}");
+    }
 
     #[test]
     fn round_shift_modes() {

@@ -120,6 +120,43 @@ fn key(k: Key, bits: u32) -> f64 {
     }
 }
 
+/// Runs `$body` with `$t` bound to the compare `|x, y| f.holds(x, y, key(k, x), key(k, y))`
+/// monomorphised for the compare and the key (no per-element dispatch in the driver's loop).
+macro_rules! with_test {
+    ($f:expr, $k:expr, |$t:ident| $body:expr) => {{
+        macro_rules! with_f {
+            ($kk:expr) => {
+                match $f {
+                    CmpOp::Equal => {
+                        let $t = |x: u32, y: u32| x == y;
+                        $body
+                    }
+                    CmpOp::Greater => {
+                        let $t =
+                            |x: u32, y: u32| CmpOp::Greater.holds(x, y, key($kk, x), key($kk, y));
+                        $body
+                    }
+                    CmpOp::Less => {
+                        let $t = |x: u32, y: u32| CmpOp::Less.holds(x, y, key($kk, x), key($kk, y));
+                        $body
+                    }
+                }
+            };
+        }
+        match $k {
+            Key::Signed(8) => with_f!(Key::Signed(8)),
+            Key::Signed(16) => with_f!(Key::Signed(16)),
+            Key::Signed(w) => with_f!(Key::Signed(w)),
+            Key::Unsigned => with_f!(Key::Unsigned),
+            Key::F32 { flush: true } => with_f!(Key::F32 { flush: true }),
+            Key::F32 { flush: false } => with_f!(Key::F32 { flush: false }),
+            Key::F16 => with_f!(Key::F16),
+            Key::Bf16 { flush: true } => with_f!(Key::Bf16 { flush: true }),
+            Key::Bf16 { flush: false } => with_f!(Key::Bf16 { flush: false }),
+        }
+    }};
+}
+
 fn esize(op: &'static str, dtype: DataType) -> Result<usize, TpuError> {
     match dtype {
         DataType::Uint8 | DataType::Int8 => Ok(1),
@@ -219,13 +256,10 @@ impl TpuCore {
         };
         let ops = [operand(0), operand(1), operand(2), operand(3)];
         let k = self.cmp_key(src_dtype);
-        map_elems(self.local_store_mut(), &d, ops, |[x, y, t, e]| {
-            if f.holds(x, y, key(k, x), key(k, y)) {
-                t
-            } else {
-                e
-            }
-        });
+        let store = self.local_store_mut();
+        with_test!(f, k, |test| map_elems(store, &d, ops, |[x, y, t, e]| {
+            if test(x, y) { t } else { e }
+        }));
         Ok(())
     }
 }
@@ -277,35 +311,24 @@ impl TpuCore {
         };
         let k = self.cmp_key(dst0_dtype);
         let store = self.local_store_mut();
-        map_elems(
-            store,
-            &d1,
-            [operand(0), operand(1), operand(2), operand(3)],
-            |[x, y, t, e]| {
-                if f.holds(x, y, key(k, x), key(k, y)) {
-                    t
-                } else {
-                    e
-                }
-            },
-        );
+        let ops = [operand(0), operand(1), operand(2), operand(3)];
+        with_test!(f, k, |test| map_elems(store, &d1, ops, |[x, y, t, e]| {
+            if test(x, y) { t } else { e }
+        }));
         // The max/min output flushes an f32/bf16 denormal to a signed zero (as tpu_bdc_max).
         let denormal = match k {
             Key::F32 { flush: true } => Some((0x7f80_0000u32, 0x8000_0000u32)),
             Key::Bf16 { flush: true } => Some((0x7f80, 0x8000)),
             _ => None,
         };
-        map_elems(store, &d0, [operand(0), operand(1)], |[x, y]| {
-            let r = if f.holds(x, y, key(k, x), key(k, y)) {
-                x
-            } else {
-                y
-            };
+        let ops = [operand(0), operand(1)];
+        with_test!(f, k, |test| map_elems(store, &d0, ops, |[x, y]| {
+            let r = if test(x, y) { x } else { y };
             match denormal {
                 Some((exp, sign)) if r & exp == 0 => r & sign,
                 _ => r,
             }
-        });
+        }));
         Ok(())
     }
 
@@ -448,18 +471,10 @@ impl TpuCore {
         let mask = width_mask(ses);
         let tv = true_val.bits();
         let store = self.local_store_mut();
-        map_elems(
-            store,
-            &d,
-            [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits & mask)],
-            |[x, y]| {
-                if f.holds(x, y, key(k, x), key(k, y)) {
-                    tv
-                } else {
-                    0
-                }
-            },
-        );
+        let ops = [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits & mask)];
+        with_test!(f, k, |test| map_elems(store, &d, ops, |[x, y]| {
+            if test(x, y) { tv } else { 0 }
+        }));
         Ok(())
     }
 

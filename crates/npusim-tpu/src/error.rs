@@ -362,4 +362,28 @@ pub enum TpuError {
         /// NPU count.
         npu_num: u32,
     },
+    /// An operand that must sit on a given NPU does not.
+    #[error("operand on the wrong NPU: {op}: {param} = {addr:#x} is on NPU {npu}, {rule}")]
+    NpuRequired {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// Its NPU.
+        npu: u32,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A function the chip's vendor model does not run (it asserts on every call).
+    #[error("not supported: {op} on {chip}: {rule}")]
+    NotSupported {
+        /// Function.
+        op: &'static str,
+        /// The chip profile.
+        chip: &'static str,
+        /// What the vendor model does.
+        rule: &'static str,
+    },
 }

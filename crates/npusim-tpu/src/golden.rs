@@ -24,7 +24,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use crate::chip::{DenormalPolicy, LocalProfile, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
-use crate::golden_bdc::{BdcCase, run_bdc_case};
+use crate::golden_bdc::{BdcCase, run_bdc_case, run_sfu_case};
 use crate::local::Dim4;
 use crate::memory::SystemAddr;
 
@@ -57,6 +57,20 @@ enum Case {
     BdcPool(BdcCase),
     #[serde(rename = "bdc_sel2")]
     BdcSel2(BdcCase),
+    #[serde(rename = "bdc_sfu")]
+    BdcSfu(BdcCase),
+    #[serde(rename = "kernel_softmax")]
+    KernelSoftmax(KernelCase),
+}
+
+/// A kernel case: `crate::kernels::softmax_last_axis` on `(n, rows, c)` f32 data.
+#[derive(Debug, Deserialize)]
+struct KernelCase {
+    n: i32,
+    rows: i32,
+    c: i32,
+    src: Vec<u32>,
+    out: Vec<u32>,
 }
 
 /// `tpu_gdma_cpy_*` case (`scripts/gen_tpu_golden.py` documents the fields).
@@ -125,6 +139,8 @@ impl Case {
             Case::BdcSel(_) => "bdc_sel",
             Case::BdcPool(_) => "bdc_pool",
             Case::BdcSel2(_) => "bdc_sel2",
+            Case::BdcSfu(_) => "bdc_sfu",
+            Case::KernelSoftmax(_) => "kernel_softmax",
         }
     }
 }
@@ -320,6 +336,8 @@ impl Replayer {
             | Case::BdcSel(c)
             | Case::BdcPool(c)
             | Case::BdcSel2(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
+            Case::BdcSfu(c) => self.core(1 << 20).and_then(|core| run_sfu_case(core, c)),
+            Case::KernelSoftmax(c) => run_kernel(self, c),
         };
         match result {
             Ok(()) => self.report.passed += 1,
@@ -623,6 +641,25 @@ pub(crate) fn lanes(p: &LocalProfile, addr: u64, c: i32) -> impl Iterator<Item =
     let start = addr / u64::from(p.local_mem_per_npu);
     let n = u64::try_from(c).unwrap_or(0).min(npu);
     (0..n).map(move |i| (start + i) % npu)
+}
+
+fn run_kernel(rp: &mut Replayer, c: &KernelCase) -> Result<(), FailureKind> {
+    let total = [c.n, c.rows, c.c]
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(u64::try_from(d).ok()?))
+        .filter(|&t| t <= 1 << 24)
+        .ok_or_else(|| FailureKind::Malformed("bad kernel shape".into()))?;
+    check_len("src", &c.src, total as usize)?;
+    let bytes = total * 4;
+    let out_off = bytes.div_ceil(4096) * 4096;
+    let core = rp.core(out_off + bytes + 64)?;
+    let gm = core.gm_base();
+    core.write_u32s(gm, &c.src).map_err(refused)?;
+    crate::kernels::softmax_last_axis(core, gm + out_off, gm, c.n, c.rows, c.c).map_err(refused)?;
+    let got = core
+        .read_u32s(gm + out_off, total as usize)
+        .map_err(refused)?;
+    first_diff("out", &c.out, &got)
 }
 
 fn run_gdma(rp: &mut Replayer, c: &GdmaCase) -> Result<(), FailureKind> {

@@ -461,7 +461,7 @@ fn call(
             f(core, d, &v0, &v1, &v2, &v3, shape, st()?, dt()?)
         }
         // pooling (bdc_pool): `shape` is the input shape
-        "max_pool2d" | "avg_pool2d" => {
+        "max_pool2d" | "avg_pool2d" | "min_pool2d" => {
             let d2 = |k: &str| -> Result<Dim2, FailureKind> {
                 let v = c.ints(k, 2)?;
                 Ok(Dim2::new(v[0], v[1]))
@@ -474,10 +474,10 @@ fn call(
                 right: p[3],
             };
             let (kr, st_, dl) = (d2("kernel")?, d2("stride")?, d2("dilation")?);
-            let f = if func == "max_pool2d" {
-                TpuCore::tpu_bdc_fp_max_pool2d
-            } else {
-                TpuCore::tpu_bdc_fp_avg_pool2d
+            let f = match func {
+                "max_pool2d" => TpuCore::tpu_bdc_fp_max_pool2d,
+                "min_pool2d" => TpuCore::tpu_bdc_fp_min_pool2d,
+                _ => TpuCore::tpu_bdc_fp_avg_pool2d,
             };
             f(core, d, a, shape, &kr, &pad, &st_, &dl, dt()?, k)
         }
@@ -511,4 +511,109 @@ fn call(
         }
         other => return Err(malformed(format!("unknown BDC func {other:?}"))),
     })
+}
+
+/// Runs one `bdc_sfu` case (`tpu_bdc_load_fp32_exp_coeff`, `_table`, then `tpu_bdc_fp32_exp`):
+/// the outputs are filled first and the source written after (as the generator does, so an
+/// output placed on the source starts with it); `dst`, `work0` and `work1` and the loaded
+/// coefficients (lane 0) are compared.
+pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), FailureKind> {
+    let shape = c.shape()?;
+    let expect_error = c.flag("expect_error");
+    let fill = u8::try_from(c.i64_or("out_fill_byte", 0)?)
+        .map_err(|_| malformed("out_fill_byte is not a byte".into()))?;
+    let outs = [
+        ("dst", "out"),
+        ("work0", "work0_out"),
+        ("work1", "work1_out"),
+    ];
+    let ext = |nm: &str| -> Result<u64, FailureKind> {
+        Ok(c.i64_or(&format!("{nm}_extent"), 0)?.max(0) as u64)
+    };
+    if !expect_error {
+        for (nm, _) in outs {
+            fill_region(core, c.addr(nm)?, ext(nm)?, 4, shape.c, fill)?;
+        }
+        let src = c
+            .words("src")?
+            .ok_or_else(|| malformed("missing src".into()))?;
+        put_region(core, c.addr("src")?, ext("src")?, 4, shape.c, &src)?;
+    }
+    let (coeff, table) = (c.u32("coeff_addr")?, c.u32("table_addr")?);
+    let [d, s, w0, w1] = [
+        c.addr("dst")?,
+        c.addr("src")?,
+        c.addr("work0")?,
+        c.addr("work1")?,
+    ];
+    let result = match c.func()? {
+        "fp32_exp" => core
+            .tpu_bdc_load_fp32_exp_coeff(coeff)
+            .and_then(|()| core.tpu_bdc_load_fp32_exp_table(table))
+            .and_then(|()| core.tpu_bdc_fp32_exp(d, s, w0, w1, coeff, table, &shape)),
+        other => return Err(malformed(format!("unknown SFU func {other:?}"))),
+    };
+    match (result, expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    for (nm, key) in outs {
+        let addr = c.addr(nm)?;
+        let got = get_region(core, addr, ext(nm)?, 4, shape.c)?;
+        let want = c
+            .words(key)?
+            .ok_or_else(|| malformed(format!("missing {key}")))?;
+        check_len(key, &want, got.len())?;
+        // Only the tensor's elements: the C-model uses the alignment padding as scratch.
+        let keep = element_mask(addr, &shape, ext(nm)? as usize)?;
+        let pick = |v: &[u32]| -> Vec<u32> {
+            v.iter()
+                .zip(&keep)
+                .map(|(&x, &k)| if k { x } else { 0 })
+                .collect()
+        };
+        first_diff(key, &pick(&want), &pick(&got))?;
+    }
+    if let Some(want) = c.words("coeff_words")? {
+        let got = get_region(core, coeff, want.len() as u64, 4, 1)?;
+        first_diff("coeff_words", &want, &got)?;
+    }
+    Ok(())
+}
+
+/// Which words of a lane-by-lane listing of an aligned f32 tensor at `addr` are elements of
+/// the tensor (the rest is alignment padding or other channels' slots).
+fn element_mask(addr: u32, shape: &Dim4, extent: usize) -> Result<Vec<bool>, FailureKind> {
+    let p = TpuChip::Bm1684x.local();
+    let start = p.tpu_npu_index(addr);
+    let st = p
+        .layout_stride(
+            crate::local::Layout::Aligned,
+            start as i32,
+            shape,
+            DataType::Fp32,
+        )
+        .map_err(refused)?;
+    let npu = p.npu_num as usize;
+    let lanes_used = (shape.c.max(0) as usize).min(npu);
+    let mut keep = vec![false; extent * lanes_used];
+    let hw = (shape.h.max(0) * shape.w.max(0)) as usize;
+    for n in 0..shape.n.max(0) as usize {
+        for ch in 0..shape.c.max(0) as usize {
+            let slot = (start as usize + ch) / npu;
+            let base = n * st.n as usize + slot * st.c as usize;
+            for i in 0..hw {
+                if let Some(k) = keep.get_mut((ch % npu) * extent + base + i) {
+                    *k = true;
+                }
+            }
+        }
+    }
+    Ok(keep)
 }

@@ -22,9 +22,11 @@
 //!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`bdc`]: elementwise float instructions (issue #16);
 //!   [`bdc_logic`], [`bdc_data`]: compares, bitwise ops, casts and moves, all run by the one
 //!   bit-pattern lane/row driver of `bdc_elem` (an instruction = one row + one element function);
+//!   [`bdc_sfu`]: the f32 exponential and the C-model's division;
 //! * [`error`]: [`HauError`], one variant per restriction;
 //! * [`golden`]: replay of C-model golden files (`npusim hau check`); every BDC case goes through
 //!   one driver and one dispatch row per vendor function (`golden_bdc`);
+//! * [`kernels`]: kernels written against the API (softmax over the channel axis);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
 pub mod bdc;
@@ -33,6 +35,7 @@ mod bdc_elem;
 pub mod bdc_int;
 pub mod bdc_logic;
 pub mod bdc_pool;
+pub mod bdc_sfu;
 pub mod chip;
 pub mod demo;
 pub mod device;
@@ -42,6 +45,7 @@ pub mod gather;
 pub mod gdma;
 pub mod golden;
 mod golden_bdc;
+pub mod kernels;
 pub mod local;
 pub mod memory;
 pub mod sort;

@@ -1,0 +1,371 @@
+//! The f32 exponential of the TPU-Kernel API (issue #16): `tpu_bdc_load_fp32_exp_coeff`,
+//! `tpu_bdc_load_fp32_exp_table`, `tpu_bdc_fp32_exp(dst, src, work0, work1, coeff, table,
+//! shape)` as declared in `tpu_kernel.h` ("SFU" section), and the C-model's f32 reciprocal
+//! that `tpu_bdc_fp_div` and its `_C` forms run on ([`cmodel_div`]).
+//!
+//! The algorithms were read off the BM1684X C-model (`libcmodel_bm1684x.so`, tpu-mlir 1.30.2)
+//! with probes; `golden/tpu/sfu.json` and `golden/tpu/bdc_div.json` pin them bit for bit and
+//! `golden/tpu/README.md` records the facts. They are not the correctly rounded results.
+//!
+//! Exponential, per element, every f32 operation rounded to nearest and (policy
+//! [`BdcDenormals::FlushToZero`], the C-model's) flushed to a signed zero on input and output:
+//! * `n = floor(x * LOG2E)`; `work0 = 2^n` built from the exponent field
+//!   `clamp(n + 127, 0, 254)` (0 for a NaN `n`: `2^128` and beyond are written as `2^127`,
+//!   `2^-127` and below as 0);
+//! * `r = x - n * LN2`, replaced by 0 when `|r| >= 2^95` or not finite (read off at the
+//!   binade boundary: `r` is one ulp of `x` there, so this is also `|x| >= 2^118`);
+//!   `work1 = r`;
+//! * `p` = the degree-9 Taylor polynomial of `e^r` by Horner's rule from the highest term, with
+//!   the ten coefficients `1/k!` that `tpu_bdc_load_fp32_exp_coeff` writes, read from the lane
+//!   of the destination channel at `coeff_addr` (no fused multiply-add);
+//! * `dst = work0 * p` (x86 NaN rule).
+//!
+//! In place (`dst == src`) the C-model leaves `p` in `work0` instead of `2^n`; `work0 == src`
+//! is exact as well; other overlaps are not modelled (each row of the source is read whole
+//! before `work0`, `work1` and `dst` are written). The alignment padding of `dst` and `work0`
+//! is scratch on the C-model (it holds intermediate values); npusim leaves it untouched.
+//!
+//! `tpu_bdc_load_fp32_exp_table` writes nothing on the C-model and `table_addr` is not read:
+//! both are accepted and ignored.
+//!
+//! Restrictions (C-model asserts), each a [`TpuError`]: dims in `[1, 65535]`; `dst`, `src`,
+//! `work0`, `work1` 64-byte aligned; `work1` on the start NPU of `dst`; `coeff_addr` (also of
+//! the load) 64-byte aligned and on NPU 0.
+
+use crate::bdc::x86;
+use crate::chip::BdcDenormals;
+use crate::device::TpuCore;
+use crate::dtype::DataType;
+use crate::error::TpuError;
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+
+/// `log2(e)` as the C-model's f32 (`0x3fb8aa3b`).
+const LOG2E: f32 = f32::from_bits(0x3fb8_aa3b);
+/// `ln(2)` as the C-model's f32 (`0x3f317218`).
+const LN2: f32 = f32::from_bits(0x3f31_7218);
+/// The smallest `|r|` the C-model replaces by 0 (`2^95`).
+const R_LIMIT: f32 = f32::from_bits(0x6f00_0000);
+/// Number of Taylor coefficients of the exponential.
+pub const EXP_COEFF_LEN: usize = 10;
+/// The alignment (bytes) of the coefficient area.
+const COEFF_ALIGN: u32 = 64;
+
+/// The coefficients `tpu_bdc_load_fp32_exp_coeff` writes: `1/k!` rounded to f32, `k = 0..9`.
+pub fn exp_coeff() -> [f32; EXP_COEFF_LEN] {
+    let mut c = [0f32; EXP_COEFF_LEN];
+    let mut fact = 1f64;
+    for (k, o) in c.iter_mut().enumerate() {
+        if k > 0 {
+            fact *= k as f64;
+        }
+        *o = (1.0 / fact) as f32;
+    }
+    c
+}
+
+/// Flush-to-zero of an f32 when `flush`.
+#[inline(always)]
+fn fz(x: f32, flush: bool) -> f32 {
+    let b = x.to_bits();
+    if flush && b & 0x7f80_0000 == 0 {
+        f32::from_bits(b & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// `v.floor()` without a libm call (hosts without SSE4.1 call one for `f32::floor`): exact
+/// for every f32, `-0.0` and NaN included (checked against `f32::floor` by a unit test).
+#[inline(always)]
+pub fn floor(v: f32) -> f32 {
+    if v.is_nan() || v.abs() >= 8_388_608.0 || v == 0.0 {
+        // NaN, infinities, zeros and |v| >= 2^23 (already whole).
+        return v;
+    }
+    let t = v as i32 as f32;
+    if t > v { t - 1.0 } else { t }
+}
+
+/// One element of `tpu_bdc_fp32_exp`: `(dst, work0, work1)` for the input `x` (module docs).
+#[inline(always)]
+pub fn exp_elem(x: f32, c: &[f32; EXP_COEFF_LEN], flush: bool) -> (f32, f32, f32) {
+    let x = fz(x, flush);
+    let n = fz(floor(fz(x * LOG2E, flush)), flush);
+    let e = if n.is_nan() {
+        0
+    } else {
+        (n.clamp(-1000.0, 1000.0) + 127.0).clamp(0.0, 254.0) as u32
+    };
+    let w0 = f32::from_bits(e << 23);
+    let r = fz(x - fz(n * LN2, flush), flush);
+    // The C-model zeroes `r` from 2^95 up (that is, for |x| >= 2^118) and when not finite.
+    let r = if r.abs() < R_LIMIT { r } else { 0.0 };
+    let mut acc = c[EXP_COEFF_LEN - 1];
+    for &ck in c[..EXP_COEFF_LEN - 1].iter().rev() {
+        acc = fz(fz(acc * r, flush) + ck, flush);
+    }
+    (fz(x86(w0, acc, w0 * acc), flush), w0, r)
+}
+
+/// The polynomial `p` of [`exp_elem`] (what an in-place call leaves in `work0`).
+#[inline(always)]
+pub fn exp_poly(x: f32, c: &[f32; EXP_COEFF_LEN], flush: bool) -> f32 {
+    let r = exp_elem(x, c, flush).2;
+    let mut acc = c[EXP_COEFF_LEN - 1];
+    for &ck in c[..EXP_COEFF_LEN - 1].iter().rev() {
+        acc = fz(fz(acc * r, flush) + ck, flush);
+    }
+    acc
+}
+
+/// The C-model's f32 reciprocal of a non-negative `b`: the square of `1/sqrt(b)` after three
+/// Newton steps `y = y * (1.5 - ((0.5 * b) * y) * y)` from `y0 = bits(0x5f3759df - bits(b) / 2)`.
+#[inline(always)]
+pub fn cmodel_recip(b: f32, flush: bool) -> f32 {
+    let b = fz(b, flush);
+    let mut y = fz(
+        f32::from_bits(0x5f37_59df_u32.wrapping_sub(b.to_bits() >> 1)),
+        flush,
+    );
+    let h = fz(0.5 * b, flush);
+    for _ in 0..3 {
+        y = fz(y * fz(1.5 - fz(fz(h * y, flush) * y, flush), flush), flush);
+    }
+    fz(y * y, flush)
+}
+
+/// The C-model's f32 division `a / b` (`tpu_bdc_fp_div` and its `_C` forms): `|a|` times
+/// [`cmodel_recip`]`(|b|)` with the sign `sign(a) ^ sign(b)`; a NaN `b` gives `|b|` quieted, a
+/// NaN `a` gives `a` quieted with that sign, any other NaN the default `0xffc00000`.
+#[inline(always)]
+pub fn cmodel_div(a: f32, b: f32, flush: bool) -> f32 {
+    let (ab, bb) = (a.to_bits(), b.to_bits());
+    if b.is_nan() {
+        return f32::from_bits((bb | 0x0040_0000) & 0x7fff_ffff);
+    }
+    let sign = (ab ^ bb) & 0x8000_0000;
+    if a.is_nan() {
+        return f32::from_bits(((ab | 0x0040_0000) & 0x7fff_ffff) | sign);
+    }
+    let m = fz(
+        fz(f32::from_bits(ab & 0x7fff_ffff), flush)
+            * cmodel_recip(f32::from_bits(bb & 0x7fff_ffff), flush),
+        flush,
+    );
+    if m.is_nan() {
+        f32::from_bits(0xffc0_0000)
+    } else {
+        f32::from_bits((m.to_bits() & 0x7fff_ffff) | sign)
+    }
+}
+
+impl TpuCore {
+    fn coeff_check(&self, op: &'static str, addr: LocalAddr) -> Result<(), TpuError> {
+        let p = self.chip().local();
+        if !addr.is_multiple_of(COEFF_ALIGN) {
+            return Err(TpuError::Misaligned {
+                op,
+                param: "coeff_addr",
+                addr,
+                align: COEFF_ALIGN,
+            });
+        }
+        let npu = p.tpu_npu_index(addr);
+        if npu != 0 || u64::from(addr) + 4 * EXP_COEFF_LEN as u64 > u64::from(p.local_mem_per_npu) {
+            return Err(TpuError::NpuRequired {
+                op,
+                param: "coeff_addr",
+                addr,
+                npu,
+                rule: "must lie on NPU 0 with room for the 10 coefficients",
+            });
+        }
+        Ok(())
+    }
+
+    /// `tpu_bdc_load_fp32_exp_coeff(coeff_addr)`: writes the ten Taylor coefficients
+    /// ([`exp_coeff`]) at `coeff_addr` on every NPU.
+    pub fn tpu_bdc_load_fp32_exp_coeff(&mut self, coeff_addr: LocalAddr) -> Result<(), TpuError> {
+        self.coeff_check("tpu_bdc_load_fp32_exp_coeff", coeff_addr)?;
+        let p = self.chip().local();
+        let bytes: Vec<u8> = exp_coeff().iter().flat_map(|c| c.to_le_bytes()).collect();
+        let store = self.local_store_mut();
+        for lane in 0..p.npu_num as usize {
+            let at = lane * p.local_mem_per_npu as usize + coeff_addr as usize;
+            store[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
+        Ok(())
+    }
+
+    /// `tpu_bdc_load_fp32_exp_table(table_addr)`: the C-model writes nothing (module docs); the
+    /// call is accepted and does nothing.
+    pub fn tpu_bdc_load_fp32_exp_table(&mut self, table_addr: LocalAddr) -> Result<(), TpuError> {
+        let _ = table_addr;
+        Ok(())
+    }
+
+    /// `tpu_bdc_fp32_exp(dst_addr, src_addr, work0_addr, work1_addr, coeff_addr, table_addr,
+    /// shape)`: `dst = e^src` by the C-model's algorithm (module docs); every tensor in the
+    /// aligned layout; `work0`/`work1` are left holding `2^n` and `r`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tpu_bdc_fp32_exp(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        work0_addr: LocalAddr,
+        work1_addr: LocalAddr,
+        coeff_addr: LocalAddr,
+        table_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        const OP: &str = "tpu_bdc_fp32_exp";
+        let _ = table_addr;
+        check_shape(OP, shape)?;
+        let f = DataType::Fp32;
+        let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, f)?;
+        let s = self.bdc_view(OP, "src_addr", src_addr, shape, None, f)?;
+        let w0 = self.bdc_view(OP, "work0_addr", work0_addr, shape, None, f)?;
+        let w1 = self.bdc_view(OP, "work1_addr", work1_addr, shape, None, f)?;
+        if w1.start != d.start {
+            return Err(TpuError::StartNpuMismatch {
+                op: OP,
+                param: "work1_addr",
+                start: w1.start,
+                dst_start: d.start,
+            });
+        }
+        self.coeff_check(OP, coeff_addr)?;
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let lmem = self.chip().local().local_mem_per_npu as usize;
+        exp_rows(
+            self.local_store_mut(),
+            [&d, &s, &w0, &w1],
+            coeff_addr as usize,
+            lmem,
+            flush,
+            dst_addr == src_addr,
+        );
+        Ok(())
+    }
+}
+
+fn read_f32(store: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes([store[at], store[at + 1], store[at + 2], store[at + 3]])
+}
+
+/// The row driver of the exponential: each row of the source is read whole, then `work0`,
+/// `work1` and `dst` are written (an operand equal to the source is exact).
+fn exp_rows(
+    store: &mut [u8],
+    [d, s, w0, w1]: [&LocalView; 4],
+    coeff: usize,
+    lmem: usize,
+    flush: bool,
+    in_place: bool,
+) {
+    let w = d.shape.w as usize;
+    let mut xs = vec![0f32; w];
+    let mut outs = vec![(0f32, 0f32, 0f32); w];
+    for_each_row(&d.shape, |_, n, c, h| {
+        let dr = d.row(n, c, h);
+        let lane_base = dr - dr % lmem;
+        let mut co = [0f32; EXP_COEFF_LEN];
+        for (k, o) in co.iter_mut().enumerate() {
+            *o = read_f32(store, lane_base + coeff + 4 * k);
+        }
+        let sr = s.row(n, c, h);
+        for (i, x) in xs.iter_mut().enumerate() {
+            *x = read_f32(store, sr + 4 * i);
+        }
+        for (o, &x) in outs.iter_mut().zip(&xs) {
+            *o = exp_elem(x, &co, flush);
+        }
+        if in_place {
+            // work0 keeps the polynomial `p` (module docs).
+            for (o, &x) in outs.iter_mut().zip(&xs) {
+                o.1 = exp_poly(x, &co, flush);
+            }
+        }
+        let (r0, r1) = (w0.row(n, c, h), w1.row(n, c, h));
+        for (i, &(_, a, _)) in outs.iter().enumerate() {
+            store[r0 + 4 * i..r0 + 4 * i + 4].copy_from_slice(&a.to_le_bytes());
+        }
+        for (i, &(_, _, b)) in outs.iter().enumerate() {
+            store[r1 + 4 * i..r1 + 4 * i + 4].copy_from_slice(&b.to_le_bytes());
+        }
+        for (i, &(o, _, _)) in outs.iter().enumerate() {
+            store[dr + 4 * i..dr + 4 * i + 4].copy_from_slice(&o.to_le_bytes());
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The coefficients read back from the C-model after `tpu_bdc_load_fp32_exp_coeff`.
+    #[test]
+    fn coefficients_are_inverse_factorials() {
+        let want = [
+            0x3f80_0000u32,
+            0x3f80_0000,
+            0x3f00_0000,
+            0x3e2a_aaab,
+            0x3d2a_aaab,
+            0x3c08_8889,
+            0x3ab6_0b61,
+            0x3950_0d01,
+            0x37d0_0d01,
+            0x3638_ef1d,
+        ];
+        let got: Vec<u32> = exp_coeff().iter().map(|c| c.to_bits()).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn floor_equals_libm_floor() {
+        let mut bits = 0u32;
+        for _ in 0..2_000_000 {
+            bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let v = f32::from_bits(bits);
+            let (a, b) = (floor(v), v.floor());
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{v}"
+            );
+        }
+        for v in [
+            -0.0f32,
+            0.0,
+            -0.5,
+            0.5,
+            -1.0,
+            1.0,
+            -8_388_607.5,
+            8_388_607.5,
+            -1e-45,
+        ] {
+            assert_eq!(floor(v).to_bits(), v.floor().to_bits(), "{v}");
+        }
+    }
+
+    /// Values the C-model printed for single calls (probe of this session).
+    #[test]
+    fn exp_and_div_probe_values() {
+        let c = exp_coeff();
+        let e = |x: u32| {
+            let (o, a, b) = exp_elem(f32::from_bits(x), &c, true);
+            (o.to_bits(), a.to_bits(), b.to_bits())
+        };
+        assert_eq!(e(0x3f80_0000), (0x402d_f854, 0x4000_0000, 0x3e9d_1bd0));
+        assert_eq!(e(0x7f80_0000), (0x7f00_0000, 0x7f00_0000, 0));
+        assert_eq!(e(0x42b1_7219), (0x7f00_0040, 0x7f00_0000, 0x3700_0000));
+        assert_eq!(e(0x7fc0_0000), (0, 0, 0));
+        let d = |a: u32, b: u32| cmodel_div(f32::from_bits(a), f32::from_bits(b), true).to_bits();
+        assert_eq!(cmodel_recip(1.0, true).to_bits(), 0x3f7f_fffe);
+        assert_eq!(d(0x3f80_0000, 0x4000_0000), 0x3f00_0001);
+        assert_eq!(d(0, 0), 0xffc0_0000);
+        assert_eq!(d(0xffc1_2345, 0x3f80_0000), 0xffc1_2345);
+        assert_eq!(d(0x3f80_0000, 0xffc1_2345), 0x7fc1_2345);
+    }
+}
