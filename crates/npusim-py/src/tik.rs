@@ -652,6 +652,8 @@ fn build(chip: &'static ChipProfile, form: Form, a: &Args<'_>) -> RunResult<Buil
                 v[5],
                 v[4],
                 pad,
+                // TIK's data_move_pad has no compact mode (an Ascend C 950 form).
+                false,
             )
             .map_err(e)?;
             return Ok(Built::Op(Op::MovePad(op)));
