@@ -83,6 +83,31 @@ fn index_value(bits: &[u8], t: ElemType) -> i64 {
     }
 }
 
+/// A tile of index elements as numbers (one match on the type, then a tight loop).
+fn indices(bytes: &[u8], t: ElemType) -> Vec<i64> {
+    match t.size() {
+        2 => bytes.chunks_exact(2).map(|e| index_value(e, t)).collect(),
+        _ if t == ElemType::I32 => bytes
+            .chunks_exact(4)
+            .map(|e| i32::from_le_bytes([e[0], e[1], e[2], e[3]]) as i64)
+            .collect(),
+        _ => bytes
+            .chunks_exact(4)
+            .map(|e| u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as i64)
+            .collect(),
+    }
+}
+
+/// `out[k] = src[idx[k]]` over `N`-byte elements (indices already checked).
+fn gather_fixed<const N: usize>(src: &[u8], idx: &[i64], out: &mut [u8]) {
+    for (o, &i) in out.chunks_exact_mut(N).zip(idx) {
+        let s = i as usize * N;
+        if let Some(v) = src.get(s..s + N) {
+            o.copy_from_slice(v);
+        }
+    }
+}
+
 fn illegal(
     op: OpCode,
     arch: TileArch,
@@ -186,23 +211,25 @@ impl TileCore {
         let (isz, size) = (idx.dtype().size(), dst.dtype().size());
         let ib = self.read_bytes(idx, (0, 0), rows, cols, isz);
         let limit = src.rows() * src.cols();
+        let idxs = indices(&ib, idx.dtype());
+        if let Some(k) = idxs.iter().position(|&v| v < 0 || v as u64 >= limit as u64) {
+            return Err(PtoError::Index {
+                op: op.name(),
+                operand: "idx",
+                row: k / cols,
+                col: k % cols,
+                value: idxs[k],
+                rule: "an element index must be below src's rows * cols",
+                limit: limit as u64,
+            });
+        }
         let flat = self.read_bytes(src, (0, 0), src.rows(), src.cols(), size);
         let mut out = vec![0u8; rows * cols * size];
-        for (k, e) in ib.chunks_exact(isz).enumerate() {
-            let v = index_value(e, idx.dtype());
-            if v < 0 || v as u64 >= limit as u64 {
-                return Err(PtoError::Index {
-                    op: op.name(),
-                    operand: "idx",
-                    row: k / cols,
-                    col: k % cols,
-                    value: v,
-                    rule: "an element index must be below src's rows * cols",
-                    limit: limit as u64,
-                });
-            }
-            let s = v as usize * size;
-            out[k * size..(k + 1) * size].copy_from_slice(&flat[s..s + size]);
+        match size {
+            1 => gather_fixed::<1>(&flat, &idxs, &mut out),
+            2 => gather_fixed::<2>(&flat, &idxs, &mut out),
+            4 => gather_fixed::<4>(&flat, &idxs, &mut out),
+            _ => gather_fixed::<8>(&flat, &idxs, &mut out),
         }
         self.write_bytes(dst, (0, 0), rows, cols, size, &out);
         Ok(())
