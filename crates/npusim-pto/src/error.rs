@@ -112,6 +112,18 @@ pub enum PtoError {
         what: String,
         arch: &'static str,
     },
+    /// An index or offset read from a tile points outside the tile it selects in (TGATHER,
+    /// TGATHERB, TSCATTER): raised before anything is written.
+    #[error("{op}: {operand} at ({row}, {col}) is {value}: {rule} ({limit})")]
+    Index {
+        op: &'static str,
+        operand: &'static str,
+        row: usize,
+        col: usize,
+        value: i64,
+        rule: &'static str,
+        limit: u64,
+    },
     /// A global-memory access fault (TLOAD / TSTORE).
     #[error("{op}: {operand}: {source}")]
     Memory {

@@ -25,8 +25,10 @@ use crate::ops::elementwise::{
     Compile, binary_meaning, tdivs_scalar_tile_meaning, ternary_meaning, tile_scalar_meaning,
     tile_scalar_tile_meaning, unary_meaning,
 };
+use crate::ops::gather::MaskPattern;
 use crate::ops::memory::GlobalTensor;
 use crate::ops::movement::MovMode;
+use crate::ops::sort::MergeLists;
 use crate::ops::{CmpMode, Scalar, StaticChecks};
 use crate::table::{Class, OpCode};
 use crate::tile::Tile;
@@ -142,6 +144,15 @@ forms! {
     Iota { dst: tile(O), start: scalar(O::Scalar), descending: plain(bool) },
     /// TTRI: the diagonal and the triangle (`upper`, else lower).
     Tri { dst: tile(O), diagonal: scalar(O::Scalar), upper: plain(bool) },
+    /// TSORT32, TGATHER (index form), TGATHERB, TSCATTER: a source and an index tile.
+    Indexed { dst: tile(O), src: tile(O), idx: tile(O), tmp: opt_tile(Option<O>) },
+    /// TGATHER mask-pattern form.
+    GatherMask { dst: tile(O), src: tile(O), pattern: plain(MaskPattern) },
+    /// TMRGSORT single-list form.
+    MergeBlocks { dst: tile(O), src: tile(O), block_len: scalar(O::Scalar) },
+    /// TMRGSORT 2-4 list form (the executed counts are returned by
+    /// [`TileCore::tmrgsort_lists`]; `exec` drops them).
+    MergeLists { dst: tile(O), tmp: tile(O), src0: tile(O), src1: tile(O), src2: opt_tile(Option<O>), src3: opt_tile(Option<O>), exhausted: plain(bool) },
 }
 
 /// One instruction instance.
@@ -409,6 +420,32 @@ macro_rules! handle {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
     };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Print, $c, $op) };
+    (Sort32, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Indexed { dst, src, idx, tmp } => $c.tsort32(dst, src, idx, tmp.as_ref()), _ => Err(bad($op, "Args::Indexed { dst, src, idx, tmp }")) }
+    };
+    (MrgSort, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::MergeBlocks { dst, src, block_len } => $c.tmrgsort(dst, src, *block_len),
+            Args::MergeLists { dst, tmp, src0, src1, src2, src3, exhausted } => {
+                let srcs: Vec<Tile> = [Some(*src0), Some(*src1), *src2, *src3].into_iter().flatten().collect();
+                $c.tmrgsort_lists(dst, tmp, MergeLists { srcs: &srcs, exhausted: *exhausted }).map(|_| ())
+            }
+            _ => Err(bad($op, "Args::MergeBlocks or Args::MergeLists")),
+        }
+    };
+    (Gather, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::Indexed { dst, src, idx, tmp } => $c.tgather(dst, src, idx, tmp.as_ref()),
+            Args::GatherMask { dst, src, pattern } => $c.tgather_mask(dst, src, *pattern),
+            _ => Err(bad($op, "Args::Indexed or Args::GatherMask")),
+        }
+    };
+    (GatherB, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Indexed { dst, src, idx, tmp: None } => $c.tgatherb(dst, src, idx), _ => Err(bad($op, "Args::Indexed { dst, src, idx: offset, tmp: None }")) }
+    };
+    (Scatter, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Indexed { dst, src, idx, tmp: None } => $c.tscatter(dst, src, idx), _ => Err(bad($op, "Args::Indexed { dst, src, idx, tmp: None }")) }
+    };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {
             op: $op.name(),

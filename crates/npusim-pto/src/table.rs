@@ -82,6 +82,17 @@ pub enum Class {
     MatmulBias,
     /// `tile` (not modelled yet)
     Print,
+    /// `dst, src, idx [, tmp]`: 32-element blocks sorted into value-index records (TSORT32)
+    Sort32,
+    /// `dst, src, blockLen` or `dst, tmp, src0..src3, exhausted`: merges of sorted record
+    /// lists (TMRGSORT)
+    MrgSort,
+    /// `dst, src, idx [, tmp]` or `dst, src, mask pattern` (TGATHER)
+    Gather,
+    /// `dst, src, offset`: 32-byte blocks at byte offsets (TGATHERB)
+    GatherB,
+    /// `dst, src, idx`: rows scattered by index (TSCATTER)
+    Scatter,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -290,6 +301,12 @@ macro_rules! for_each_tile_op {
             (Tgemv TGemv, "TGEMV", "pto.tgemv", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV.md", "TMATMUL with m = 1; types of A; triples checked by ops::cube"),
             (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_ACC.md", "ins (cIn, a, b); TMATMUL_ACC with m = 1"),
             (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_BIAS.md", "ins (a, b, bias); TMATMUL_BIAS with m = 1"),
+            // ---- sort, gather, scatter (ops::sort, ops::gather) ----
+            (Tsort32 TSort32, "TSORT32", "pto.tsort32", Sort32, tmp, (own), HF, HF, Own, "docs/isa/TSORT32.md", "records [value, u32 index]; NaN first, ±0 equal, ties by smaller index; a short tail block writes only its own records"),
+            (Tmrgsort TMrgSort, "TMRGSORT", "pto.tmrgsort", MrgSort, tmp, (own), HF, HF, Own, "docs/isa/TMRGSORT.md", "single-list (blockLen) and 2-4 list forms; ties to the lower list; tmp receives the merged records too"),
+            (Tgather TGather, "TGATHER", "pto.tgather", Gather, tmp, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TGATHER.md", "index and mask-pattern (row) forms; an index outside src is a typed error; the compare form is not modelled"),
+            (Tgatherb TGatherB, "TGATHERB", "pto.tgatherb", GatherB, -, (own), B124, B124, Own, "docs/isa/TGATHERB.md", "one uint32 byte offset per 32-byte block of dst; an offset past src is a typed error"),
+            (Tscatter TScatter, "TSCATTER", "pto.tscatter", Scatter, -, (own), B124, B124, Own, "docs/isa/TSCATTER.md", "dst cleared, then dst(idx(i,j), j) = src(i,j) (the page's math); a row index past dst is a typed error; the mask form is not modelled"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }
     };

@@ -95,7 +95,8 @@ macro_rules! op_table {
 
             /// Looks up an op by its full name. A tile instruction of `npusim-pto`'s table
             /// wins over an [`OpClass::Opaque`] row of the same name (so an op becomes
-            /// executable as soon as `npusim-pto` gains its row).
+            /// executable as soon as `npusim-pto` gains its row), unless the row's class is
+            /// itself mapped to [`OpClass::Opaque`] (modelled, not lowered yet).
             pub fn from_name(name: &str) -> Option<OpCode> {
                 let own = match name {
                     $($name => Some(OpCode::$variant),)*
@@ -103,7 +104,10 @@ macro_rules! op_table {
                 };
                 match own {
                     Some(op) if op.class() != OpClass::Opaque => Some(op),
-                    _ => npusim_pto::OpCode::by_mlir(name).map(OpCode::Tile).or(own),
+                    _ => npusim_pto::OpCode::by_mlir(name)
+                        .map(OpCode::Tile)
+                        .filter(|t| t.class() != OpClass::Opaque)
+                        .or(own),
                 }
             }
 
@@ -150,6 +154,9 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Iota | C::Tri => OpClass::TileScalar,
         C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
         C::Print => OpClass::Debug,
+        // Modelled in npusim-pto, not lowered by the interpreter yet: PTO-AS keeps parsing
+        // these generically (with their verifier rules) until it lowers them.
+        C::Sort32 | C::MrgSort | C::Gather | C::GatherB | C::Scatter => OpClass::Opaque,
     }
 }
 
@@ -186,11 +193,17 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         // PTOAS also prints a store from `acc` with its pre-quant scalar: `ins(%acc, %pre)`.
         (C::Store, _) => &["T", "TS"],
         (C::Print, _) => &["T", "P"],
+        (C::Sort32, _) => &["TT", "TTT"],
+        (C::MrgSort, _) => &["TS", "TT", "TTT", "TTTT"],
+        (C::Gather, _) => &["T", "TT", "TTT", "TST"],
+        (C::GatherB | C::Scatter, _) => &["TT"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
         C::Store => &["P"],
         C::Print => &[""],
+        C::MrgSort => &["T", "TTS", "TT"],
+        C::Gather => &["T", "TT"],
         _ => &["T"],
     };
     (ins, outs)
@@ -449,11 +462,15 @@ op_table! {
 impl OpCode {
     /// Every op: the tile instructions in `npusim-pto`'s table order, then the dialect's own.
     pub fn all() -> impl Iterator<Item = OpCode> {
-        npusim_pto::OPS.iter().map(|i| OpCode::Tile(i.code)).chain(
-            OWN.iter()
-                .copied()
-                .filter(|op| OpCode::from_name(op.name()) == Some(*op)),
-        )
+        npusim_pto::OPS
+            .iter()
+            .map(|i| OpCode::Tile(i.code))
+            .filter(|op| op.class() != OpClass::Opaque)
+            .chain(
+                OWN.iter()
+                    .copied()
+                    .filter(|op| OpCode::from_name(op.name()) == Some(*op)),
+            )
     }
 
     /// Accepted `ins(...)` operand forms of a DPS op (empty for non-DPS ops).

@@ -9,16 +9,20 @@
 //! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS;
 //! - [`movement`]: TMOV (with the fixpipe modes), TEXTRACT, TINSERT and the per-location
 //!   layout rules checked at declaration;
-//! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT.
+//! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT;
+//! - [`sort`]: TSORT32 and TMRGSORT over value-index records;
+//! - [`gather`]: TGATHER, TGATHERB and TSCATTER.
 
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
+pub mod gather;
 pub mod memory;
 pub mod movement;
 pub mod partial;
 pub mod reduce;
 pub mod select;
+pub mod sort;
 
 use crate::core::TileCore;
 use crate::error::PtoError;
