@@ -663,6 +663,93 @@ impl Lowerer {
         }
     }
 
+    /// TSORT32, TMRGSORT, TGATHER, TGATHERB, TSCATTER as PTOAS prints them (parsed in the
+    /// generic form so that PTOAS's verifier rules on them apply): the tile operands are the
+    /// `ins` then the destination, in source order (`npusim-pto` `ops::sort`, `ops::gather`).
+    fn sort_gather(
+        &mut self,
+        cx: &mut FnCx,
+        span: Span,
+        code: OpCode,
+        operands: &[ast::ValueId],
+        attrs: &[(String, ast::Attr)],
+    ) {
+        let name = code.name();
+        let Some(pop) = pto::OpCode::by_mlir(name) else {
+            return self.err(span, format!("`{name}`: no tile instruction"), "here");
+        };
+        let tiles: Vec<Slot> = operands
+            .iter()
+            .filter(|v| cx.f.ty(**v).as_tile().is_some())
+            .map(|v| slot(*v))
+            .collect();
+        let scalars: Vec<Slot> = operands
+            .iter()
+            .filter(|v| cx.f.ty(**v).as_scalar().is_some())
+            .map(|v| slot(*v))
+            .collect();
+        let attr = |k: &str| attrs.iter().find(|(n, _)| n == k).map(|(_, a)| a);
+        let n = tiles.len();
+        let args = match (code, n) {
+            (OpCode::PtoTsort32 | OpCode::PtoTgather, 3 | 4)
+            | (OpCode::PtoTgatherb | OpCode::PtoTscatter, 3)
+                if !(code == OpCode::PtoTgather && !scalars.is_empty()) =>
+            {
+                Args::Indexed {
+                    dst: tiles[n - 1],
+                    src: tiles[0],
+                    idx: tiles[1],
+                    tmp: (n == 4).then(|| tiles[2]),
+                }
+            }
+            (OpCode::PtoTgather, 2) => {
+                let pattern = attr("maskPattern").and_then(|a| match a {
+                    ast::Attr::Opaque { body, .. } => pto::ops::gather::MaskPattern::parse(body),
+                    ast::Attr::Keyword(k) | ast::Attr::Str(k) => {
+                        pto::ops::gather::MaskPattern::parse(k)
+                    }
+                    _ => None,
+                });
+                let Some(pattern) = pattern else {
+                    return self.err(
+                        span,
+                        "[tgather-mask-pattern] the mask form of `pto.tgather` needs `maskPattern = #pto.mask_pattern<P0101|P1010|P0001|P0010|P0100|P1000|P1111>`",
+                        "here",
+                    );
+                };
+                Args::GatherMask {
+                    dst: tiles[1],
+                    src: tiles[0],
+                    pattern,
+                }
+            }
+            (OpCode::PtoTmrgsort, 2) if scalars.len() == 1 => Args::MergeBlocks {
+                dst: tiles[1],
+                src: tiles[0],
+                block_len: scalars[0],
+            },
+            (OpCode::PtoTmrgsort, 4..=6) => Args::MergeLists {
+                dst: tiles[n - 1],
+                tmp: tiles[n - 2],
+                src0: tiles[0],
+                src1: tiles[1],
+                src2: (n >= 5).then(|| tiles[2]),
+                src3: (n == 6).then(|| tiles[3]),
+                exhausted: matches!(
+                    attr("exhausted"),
+                    Some(ast::Attr::Bool(true) | ast::Attr::Int(1))
+                ),
+            },
+            _ => {
+                let what = "this operand form of the op is not supported yet by the interpreter";
+                self.unsupported.push((span, what));
+                cx.emit(Inst::Unsupported { what }, span, name);
+                return;
+            }
+        };
+        self.emit_tile(cx, span, pop, args, name);
+    }
+
     /// `pto.reserve_buffer`: the base of `size` bytes in `location`, placed after the tiles
     /// placed so far when `auto = true`, else at `base` (PTO IR manual 4.18).
     fn reserve_buffer(&mut self, span: Span, attrs: &[(String, ast::Attr)]) -> Option<u64> {
@@ -1397,6 +1484,17 @@ impl Lowerer {
             }
             OpKind::Opaque {
                 op:
+                    code @ (OpCode::PtoTsort32
+                    | OpCode::PtoTmrgsort
+                    | OpCode::PtoTgather
+                    | OpCode::PtoTgatherb
+                    | OpCode::PtoTscatter),
+                operands,
+                attrs,
+                ..
+            } => self.sort_gather(cx, span, *code, operands, attrs),
+            OpKind::Opaque {
+                op:
                     code @ (OpCode::PtoSetFfts
                     | OpCode::PtoSetFlagDyn
                     | OpCode::PtoWaitFlagDyn
@@ -1794,6 +1892,19 @@ impl Lowerer {
                 );
             }
         };
+        self.emit_tile(cx, span, pop, args, name);
+    }
+
+    /// Emits a tile instruction over slots: pre-built and prepared when its operands are all
+    /// static, else resolved from the frame when reached.
+    fn emit_tile(
+        &mut self,
+        cx: &mut FnCx,
+        span: Span,
+        pop: pto::OpCode,
+        args: Args<Slot>,
+        name: &'static str,
+    ) {
         // Fully static operands: build the npusim-pto instruction now, and prepare it (static
         // checks once; a failing check still reports at run time, when the op is reached).
         if let Ok(resolved) = build_args(&args, &cx.template, span) {
