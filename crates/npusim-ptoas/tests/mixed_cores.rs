@@ -169,8 +169,7 @@ fn full_pipe_waits_for_free_and_deadlocks_without_it() {
             ("y", f32s(&[16, 16], &[0.0; 256])),
         ],
     )
-    .err()
-    .expect("must deadlock");
+    .expect_err("must deadlock");
     assert_eq!(e.kind(), RunErrorKind::Deadlock, "{e}");
     let msg = format!("{e} {:?}", e.diagnostic());
     assert!(msg.contains("AIC waits at `pto.tpush_to_aiv`"), "{msg}");
@@ -190,8 +189,7 @@ fn pop_without_push_deadlocks_and_free_without_pop_fails() {
             ("y", f32s(&[16, 16], &[0.0; 256])),
         ],
     )
-    .err()
-    .expect("must deadlock");
+    .expect_err("must deadlock");
     assert_eq!(e.kind(), RunErrorKind::Deadlock, "{e}");
     let msg = format!("{e} {:?}", e.diagnostic());
     assert!(msg.contains("the cube-to-vector pipe is empty"), "{msg}");
@@ -207,8 +205,7 @@ fn pop_without_push_deadlocks_and_free_without_pop_fails() {
             ("y", f32s(&[16, 16], &[0.0; 256])),
         ],
     )
-    .err()
-    .expect("must fail");
+    .expect_err("must fail");
     assert!(e.to_string().contains("[pipe-free]"), "{e}");
 }
 
@@ -335,9 +332,7 @@ module attributes {pto.target_arch = "a5"} {
     );
     // Without the cube's signal, every core waits: a deadlock.
     let bad = src.replace("      pto.sync.set <PIPE_FIX>, 1\n", "");
-    let e = run(&prog(&bad), vec![("o", f32s(&[4], &[0.0; 4]))])
-        .err()
-        .expect("must deadlock");
+    let e = run(&prog(&bad), vec![("o", f32s(&[4], &[0.0; 4]))]).expect_err("must deadlock");
     assert_eq!(e.kind(), RunErrorKind::Deadlock, "{e}");
     let msg = format!("{e} {:?}", e.diagnostic());
     assert!(msg.contains("event 1 is not set by the cube core"), "{msg}");

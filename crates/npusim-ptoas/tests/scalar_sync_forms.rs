@@ -127,7 +127,7 @@ module {
   }
 }
 "#;
-    let e = try_prog(bad).err().expect("must be rejected");
+    let e = try_prog(bad).expect_err("must be rejected");
     assert!(e.contains("[scalar-ptr-type]"), "{e}");
 }
 

@@ -85,7 +85,7 @@ module {
 "#;
     let x: Vec<f32> = (0..64).map(|i| i as f32 + 0.5).collect();
     // A permutation of the rows per column: row i goes to (i * 3 + j) % 8 in column j.
-    let idx: Vec<i32> = (0..64).map(|k| ((k / 8) * 3 + k % 8) as i32 % 8).collect();
+    let idx: Vec<i32> = (0..64).map(|k| ((k / 8) * 3 + k % 8) % 8).collect();
     let o = run(
         src,
         vec![

@@ -345,7 +345,7 @@ impl<'p> Machine<'p> {
             self.pipe.v2c_buf
         };
         let slots = c.lock().slot_num as u64;
-        let mut d = desc.clone();
+        let mut d = *desc;
         d.addr = base + (self.pipe.pops % slots) * self.pipe.slot_size;
         let tile = self.core.alloc(d).map_err(|e| RunError::pto(e, span))?;
         let me = self.ctx.index();

@@ -693,7 +693,7 @@ impl Lowerer {
         let args = match (code, n) {
             (OpCode::PtoTsort32 | OpCode::PtoTgather, 3 | 4)
             | (OpCode::PtoTgatherb | OpCode::PtoTscatter, 3)
-                if !(code == OpCode::PtoTgather && !scalars.is_empty()) =>
+                if code != OpCode::PtoTgather || scalars.is_empty() =>
             {
                 Args::Indexed {
                     dst: tiles[n - 1],
