@@ -382,21 +382,40 @@ fn matmul_restrictions_are_typed_errors() {
         let e = core.tgemv_acc(&c, &c, &l, &r).unwrap_err();
         assert!(e.to_string().contains("TGEMV_ACC"), "{e}");
     }
-    // A5 layout rule: a row-major (Zz) Left tile is rejected on A5 when it is declared,
-    // accepted on A2A3 (and then usable by TMATMUL).
-    for (arch, ok) in [("a2a3", true), ("a5", false)] {
+    // A boxed Zz Left tile is accepted when declared on both arches (PTOAS's verifier accepts
+    // it on A5 too). On A2A3 TMATMUL reads it by position (the same product as the Nz Left
+    // tile); on A5 TMATMUL itself requires Nz (pto-isa's A5 TMATMUL rule).
+    for (arch, ok) in [("a2a3", true), ("a5", true)] {
         let mut core = TileCore::by_name(arch).unwrap();
-        let (_, r, c) = tiles(&core, ElemType::F16, ElemType::F32);
+        let (l, r, c) = tiles(&core, ElemType::F16, ElemType::F32);
         let zz = core.alloc(
             TileDesc::new(TileLoc::Left, ElemType::F16, 16, 32)
                 .layout(BLayout::RowMajor, SLayout::RowMajor)
-                .valid(16, 32),
+                .valid(16, 32)
+                .at(l.addr() + l.size_bytes()),
         );
         match zz {
             Ok(zz) => {
                 assert!(ok, "{arch}: Zz Left accepted at declaration");
+                let a: Vec<half::f16> = (0..512)
+                    .map(|i| half::f16::from_f32((i % 13) as f32 - 6.0))
+                    .collect();
+                core.write_valid(&l, &a).unwrap();
+                core.write_valid(&zz, &a).unwrap();
+                let b: Vec<half::f16> = (0..r.valid_row() * r.valid_col())
+                    .map(|i| half::f16::from_f32((i % 7) as f32 * 0.5))
+                    .collect();
+                core.write_valid(&r, &b).unwrap();
+                core.tmatmul(&c, &l, &r).unwrap();
+                let want = core.read_valid::<f32>(&c).unwrap();
                 let res = core.tmatmul(&c, &zz, &r);
-                assert!(res.is_ok(), "{arch}: {res:?}");
+                if arch == "a5" {
+                    let e = res.unwrap_err().to_string();
+                    assert!(e.contains("A5 Left tile must be Nz"), "{e}");
+                } else {
+                    assert!(res.is_ok(), "{arch}: {res:?}");
+                    assert_eq!(core.read_valid::<f32>(&c).unwrap(), want, "{arch}");
+                }
             }
             Err(e) => {
                 assert!(!ok, "{arch}: {e}");

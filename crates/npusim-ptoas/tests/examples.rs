@@ -66,7 +66,7 @@ fn every_example_file_parses() {
                 .unwrap_or("?")
                 .to_string();
             let m = parse_example(&name);
-            assert_eq!(m.funcs.len(), 1, "{name}");
+            assert!(!m.funcs.is_empty(), "{name}");
             assert!(m.entry().is_some(), "{name}");
             n += 1;
         }
