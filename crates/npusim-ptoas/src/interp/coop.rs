@@ -81,6 +81,44 @@ pub(crate) struct Entry {
     pub bits: Vec<u64>,
 }
 
+/// Two halves' shapes (rows, cols) that do not join.
+pub(crate) type Mismatch = ((usize, usize), (usize, usize));
+
+/// The tile a cube pop makes of the two vector halves: stacked rows (`split = 1`) or side by
+/// side columns (`split = 2`); `Err` gives the two halves' shapes when they do not fit.
+pub(crate) fn join(split: u8, mut a: Entry, b: Entry) -> Result<Entry, Mismatch> {
+    let shapes = ((a.rows, a.cols), (b.rows, b.cols));
+    if a.dtype != b.dtype {
+        return Err(shapes);
+    }
+    if split == 1 {
+        if a.cols != b.cols {
+            return Err(shapes);
+        }
+        a.rows += b.rows;
+        a.bits.extend(b.bits);
+        return Ok(a);
+    }
+    if a.rows != b.rows {
+        return Err(shapes);
+    }
+    let mut bits = Vec::with_capacity(a.bits.len() + b.bits.len());
+    for (ra, rb) in a
+        .bits
+        .chunks(a.cols.max(1))
+        .zip(b.bits.chunks(b.cols.max(1)))
+    {
+        bits.extend_from_slice(ra);
+        bits.extend_from_slice(rb);
+    }
+    Ok(Entry {
+        rows: a.rows,
+        cols: a.cols + b.cols,
+        dtype: a.dtype,
+        bits,
+    })
+}
+
 #[derive(Clone, Debug)]
 enum Status {
     Ready,

@@ -379,50 +379,21 @@ impl<'p> Machine<'p> {
                 }
                 let mut es: Vec<Entry> = (0..parts).filter_map(|k| st.v2c[k].pop_front()).collect();
                 st.v2c_held += 1;
-                got = Some(match (split, es.len()) {
-                    (_, 1) => es.remove(0),
-                    (1, 2) => {
-                        let b = es.remove(1);
-                        let mut a = es.remove(0);
-                        if a.cols != b.cols || a.dtype != b.dtype {
-                            return Err(RunError::new(
-                                RunErrorKind::Pto,
-                                format!(
-                                    "[pipe-split] `{op}`: the two halves differ ({}x{} and {}x{})",
-                                    a.rows, a.cols, b.rows, b.cols
-                                ),
-                                span,
-                            ));
-                        }
-                        a.rows += b.rows;
-                        a.bits.extend(b.bits);
-                        a
-                    }
-                    _ => {
-                        let (a, b) = (&es[0], &es[1]);
-                        if a.rows != b.rows || a.dtype != b.dtype {
-                            return Err(RunError::new(
-                                RunErrorKind::Pto,
-                                format!(
-                                    "[pipe-split] `{op}`: the two halves differ ({}x{} and {}x{})",
-                                    a.rows, a.cols, b.rows, b.cols
-                                ),
-                                span,
-                            ));
-                        }
-                        let mut bits = Vec::with_capacity(a.bits.len() + b.bits.len());
-                        for r in 0..a.rows {
-                            bits.extend_from_slice(&a.bits[r * a.cols..(r + 1) * a.cols]);
-                            bits.extend_from_slice(&b.bits[r * b.cols..(r + 1) * b.cols]);
-                        }
-                        Entry {
-                            rows: a.rows,
-                            cols: a.cols + b.cols,
-                            dtype: a.dtype,
-                            bits,
-                        }
-                    }
-                });
+                let joined = match (es.pop(), es.pop()) {
+                    (Some(e), None) => Ok(e),
+                    (Some(b), Some(a)) => coop::join(split, a, b),
+                    _ => return Err(internal(span, "pop without a tile")),
+                };
+                got = Some(joined.map_err(|(a, b)| {
+                    RunError::new(
+                        RunErrorKind::Pto,
+                        format!(
+                            "[pipe-split] `{op}`: the two halves differ ({}x{} and {}x{})",
+                            a.0, a.1, b.0, b.1
+                        ),
+                        span,
+                    )
+                })?);
                 Ok(Ok(()))
             })?;
         }
