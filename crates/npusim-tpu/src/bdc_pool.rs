@@ -178,6 +178,22 @@ fn narrow<T: Fmt>(v: f32) -> f32 {
 }
 
 #[inline(always)]
+/// An average-pool result written in `T`'s bytes as the C-model writes it: a NaN as `T`'s own
+/// NaN pattern, a result that narrows to a denormal flushed to a signed zero under `flush`.
+/// Shared by the fast driver and its reference twin.
+fn store_avg<T: Fmt>(v: f32, flush: bool, tmp: &mut [u8; 4]) {
+    match T::NAN {
+        Some(nan) if v.is_nan() => tmp[..2].copy_from_slice(&nan.to_le_bytes()),
+        _ => {
+            T::store(v, tmp);
+            let v2 = T::load(tmp);
+            if flush && T::is_denormal(v2) {
+                T::store(0.0f32.copysign(v2), tmp);
+            }
+        }
+    }
+}
+
 fn ftz_f32(v: f32) -> f32 {
     ftz::<F32>(v)
 }
@@ -501,18 +517,7 @@ fn run<T: Fmt>(
                             } else {
                                 acc_v[x]
                             };
-                            match T::NAN {
-                                Some(nan) if v.is_nan() => {
-                                    tmp[..2].copy_from_slice(&nan.to_le_bytes());
-                                }
-                                _ => {
-                                    T::store(v, &mut tmp);
-                                    let v2 = T::load(&tmp);
-                                    if flush && T::is_denormal(v2) {
-                                        T::store(0.0f32.copysign(v2), &mut tmp);
-                                    }
-                                }
-                            }
+                            store_avg::<T>(v, flush, &mut tmp);
                         }
                     }
                     dst.copy_from_slice(&tmp[..es]);
@@ -671,18 +676,7 @@ fn run_reference<T: Fmt>(
                                 narrow::<T>,
                             );
                             let mut tmp = [0u8; 4];
-                            match T::NAN {
-                                Some(nan) if v.is_nan() => {
-                                    tmp[..2].copy_from_slice(&nan.to_le_bytes());
-                                }
-                                _ => {
-                                    T::store(v, &mut tmp);
-                                    let v2 = T::load(&tmp);
-                                    if flush && T::is_denormal(v2) {
-                                        T::store(0.0f32.copysign(v2), &mut tmp);
-                                    }
-                                }
-                            }
+                            store_avg::<T>(v, flush, &mut tmp);
                             dst.copy_from_slice(&tmp[..es]);
                         }
                     }
