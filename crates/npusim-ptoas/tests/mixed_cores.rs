@@ -338,3 +338,23 @@ module attributes {pto.target_arch = "a5"} {
     assert!(msg.contains("event 1 is not set by the cube core"), "{msg}");
     assert!(msg.contains("event 2 is not set by AIV0"), "{msg}");
 }
+
+/// A slot size far past any memory: the second pop's slot lies outside the vector core's
+/// memory, a typed error (the slot address arithmetic saturates, so it cannot wrap).
+#[test]
+fn huge_slot_size_is_a_typed_error() {
+    let x = ramp();
+    let src = c2v_kernel(1, 2, 2, true).replace(
+        "{dir_mask = 1, slot_size = 1024}",
+        "{dir_mask = 1, slot_size = 4611686018427387904}",
+    );
+    let e = run(
+        &prog(&src),
+        vec![
+            ("x", f32s(&[16, 16], &x)),
+            ("y", f32s(&[16, 16], &[0.0; 256])),
+        ],
+    )
+    .expect_err("must fail");
+    assert_eq!(e.kind(), RunErrorKind::Pto, "{e}");
+}

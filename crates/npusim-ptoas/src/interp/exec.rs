@@ -346,7 +346,8 @@ impl<'p> Machine<'p> {
         };
         let slots = c.lock().slot_num as u64;
         let mut d = *desc;
-        d.addr = base + (self.pipe.pops % slots) * self.pipe.slot_size;
+        // Saturating: an absurd slot_size lands past the memory and `alloc` reports it.
+        d.addr = base.saturating_add((self.pipe.pops % slots).saturating_mul(self.pipe.slot_size));
         let tile = self.core.alloc(d).map_err(|e| RunError::pto(e, span))?;
         let me = self.ctx.index();
         let mut got: Option<Entry> = None;
