@@ -257,7 +257,7 @@ impl<const K: usize> RowPlan<K> {
         let size = std::mem::size_of::<T>();
         let (rows, vc) = (dst.valid_row(), dst.valid_col());
         let nb = vc * size;
-        let geo = |t: &Tile| (t.addr() as usize, t.cols() * size);
+        let geo = |t: &Tile| (t.addr() as usize, t.pitch() * size);
         let plan = RowPlan {
             rows,
             nb,

@@ -46,6 +46,10 @@ pub struct TileDesc {
     pub pad: PadValue,
     /// Byte offset inside the location's memory.
     pub addr: u64,
+    /// Elements from one row (row-major) or column (col-major) of a plain tile to the next;
+    /// `None` for a dense tile (`cols` or `rows`). A `pto.subset` view of a wider tile keeps
+    /// its parent's distance (see [`Tile::subset`]). Boxed tiles are always dense.
+    pub stride: Option<usize>,
 }
 
 impl TileDesc {
@@ -63,6 +67,7 @@ impl TileDesc {
             valid_col: cols,
             pad: PadValue::Null,
             addr: 0,
+            stride: None,
         }
     }
     /// A row-major Vec tile (the common case).
@@ -107,6 +112,8 @@ pub struct Tile {
     d: TileDesc,
     inner_rows: usize,
     inner_cols: usize,
+    /// Elements between rows (row-major) or columns (col-major) of a plain tile.
+    pitch: usize,
 }
 
 fn st(op: &'static str, operand: &'static str, rule: &'static str, value: String) -> PtoError {
@@ -159,24 +166,46 @@ impl Tile {
         };
         match d.slayout {
             SLayout::NoneBox => {
-                if d.blayout == BLayout::RowMajor && !(d.cols * size).is_multiple_of(32) {
+                let (dense, what) = match d.blayout {
+                    BLayout::RowMajor => (d.cols, "row-major Cols*sizeof(T)"),
+                    BLayout::ColMajor => (d.rows, "col-major Rows*sizeof(T)"),
+                };
+                // A strided view (`pto.subset`) keeps its parent's line length, which is what
+                // the memory layout rule is about.
+                let line = match d.stride {
+                    Some(p) if p < dense => {
+                        return Err(st(
+                            op,
+                            operand,
+                            "a view's line stride must be at least its line length",
+                            format!("stride {p} for {dense} elements"),
+                        ));
+                    }
+                    Some(p) => p,
+                    None => dense,
+                };
+                if !(line * size).is_multiple_of(32) {
                     return Err(st(
                         op,
                         operand,
-                        "row-major Cols*sizeof(T) must be a multiple of 32 bytes",
-                        format!("{} bytes", d.cols * size),
-                    ));
-                }
-                if d.blayout == BLayout::ColMajor && !(d.rows * size).is_multiple_of(32) {
-                    return Err(st(
-                        op,
-                        operand,
-                        "col-major Rows*sizeof(T) must be a multiple of 32 bytes",
-                        format!("{} bytes", d.rows * size),
+                        if d.blayout == BLayout::RowMajor {
+                            "row-major Cols*sizeof(T) must be a multiple of 32 bytes"
+                        } else {
+                            "col-major Rows*sizeof(T) must be a multiple of 32 bytes"
+                        },
+                        format!("{} bytes ({what})", line * size),
                     ));
                 }
             }
             _ => {
+                if d.stride.is_some() {
+                    return Err(st(
+                        op,
+                        operand,
+                        "a boxed tile has no line stride",
+                        format!("{:?}", d.stride),
+                    ));
+                }
                 if !d.rows.is_multiple_of(inner_rows) && d.loc != TileLoc::Vec && d.rows != 1 {
                     return Err(st(
                         op,
@@ -195,10 +224,15 @@ impl Tile {
                 }
             }
         }
+        let pitch = d.stride.unwrap_or(match d.blayout {
+            BLayout::RowMajor => d.cols,
+            BLayout::ColMajor => d.rows,
+        });
         let t = Tile {
             d,
             inner_rows,
             inner_cols,
+            pitch,
         };
         t.check_valid(op, operand, d.valid_row, d.valid_col)?;
         Ok(t)
@@ -254,6 +288,87 @@ impl Tile {
         Tile::validate(d, "row view", "tile").ok()
     }
 
+    /// `pto.subset` (PTO IR manual, "pto.subset - Subview Tile View"): the `rows x cols` view of
+    /// this tile whose element `(0, 0)` is this tile's `(r0, c0)`, over the same bytes.
+    ///
+    /// - A plain tile's view keeps the parent's line stride ([`TileDesc::stride`]), so a
+    ///   column range of a row-major tile is a strided tile.
+    /// - A boxed tile's view must be whole boxes, and stay dense: a boxed row-major (Zz/Zn)
+    ///   tile's view keeps every column (`c0 = 0`), a boxed col-major (Nz/Nn) one every row
+    ///   (`r0 = 0`), as the manual's verifier requires.
+    /// - The view's valid extent in each dimension follows PTOAS's subset type inference
+    ///   (`SubsetOp::inferReturnTypes`, also applied to run-time offsets when it lowers views):
+    ///   the parent's valid extent `v` is a period, so the view at offset `o` keeps
+    ///   `min(size, v - o mod v)` (0 when `v` is 0). A ping/pong workspace of 32x64 with
+    ///   valid 32x32 thus gives a fully valid 32x32 view at column 32.
+    pub fn subset(&self, r0: usize, c0: usize, rows: usize, cols: usize) -> Result<Tile, PtoError> {
+        const OP: &str = "pto.subset";
+        let d = &self.d;
+        if rows == 0 || cols == 0 {
+            return Err(st(
+                OP,
+                "sizes",
+                "subset sizes must be positive",
+                format!("[{rows}, {cols}]"),
+            ));
+        }
+        let fits = r0.checked_add(rows).is_some_and(|e| e <= d.rows)
+            && c0.checked_add(cols).is_some_and(|e| e <= d.cols);
+        if !fits {
+            return Err(st(
+                OP,
+                "offsets",
+                "the subset must lie inside the source tile",
+                format!(
+                    "[{r0}, {c0}] + [{rows}, {cols}] in a {}x{} tile",
+                    d.rows, d.cols
+                ),
+            ));
+        }
+        let mut nd = TileDesc {
+            rows,
+            cols,
+            valid_row: periodic_valid(d.valid_row, r0, rows),
+            valid_col: periodic_valid(d.valid_col, c0, cols),
+            addr: self.byte_addr(r0, c0),
+            ..*d
+        };
+        if d.slayout == SLayout::NoneBox {
+            let dense = match d.blayout {
+                BLayout::RowMajor => cols,
+                BLayout::ColMajor => rows,
+            };
+            nd.stride = (self.pitch != dense).then_some(self.pitch);
+        } else {
+            let (ir, ic) = (self.inner_rows, self.inner_cols);
+            let whole = |v: usize, b: usize| v.is_multiple_of(b);
+            if !(whole(rows, ir) && whole(cols, ic) && whole(r0, ir) && whole(c0, ic)) {
+                return Err(st(
+                    OP,
+                    "sizes",
+                    "a boxed tile's subset sizes and offsets must be multiples of its box",
+                    format!("[{r0}, {c0}] + [{rows}, {cols}] with {ir}x{ic} boxes"),
+                ));
+            }
+            let keeps = match d.blayout {
+                BLayout::RowMajor => (cols == d.cols && c0 == 0).then_some(()).ok_or("columns"),
+                BLayout::ColMajor => (rows == d.rows && r0 == 0).then_some(()).ok_or("rows"),
+            };
+            if let Err(what) = keeps {
+                return Err(st(
+                    OP,
+                    "offsets",
+                    "a boxed tile's subset must keep the source's full extent across its boxes",
+                    format!(
+                        "[{r0}, {c0}] + [{rows}, {cols}] of a {}x{} tile (all {what} needed)",
+                        d.rows, d.cols
+                    ),
+                ));
+            }
+        }
+        Tile::validate(nd, OP, "result")
+    }
+
     /// The description.
     pub fn desc(&self) -> &TileDesc {
         &self.d
@@ -284,9 +399,32 @@ impl Tile {
     pub fn addr(&self) -> u64 {
         self.d.addr
     }
-    /// Bytes the whole tile occupies.
+    /// Bytes from the tile's first element to just past its last one: `rows * cols` elements
+    /// for a dense tile, more for a strided view.
     pub fn size_bytes(&self) -> u64 {
-        (self.d.rows * self.d.cols * self.d.dtype.size()) as u64
+        let d = &self.d;
+        let elems = match (d.slayout, d.blayout) {
+            (SLayout::NoneBox, BLayout::RowMajor) if d.rows > 0 => {
+                (d.rows - 1) * self.pitch + d.cols
+            }
+            (SLayout::NoneBox, BLayout::ColMajor) if d.cols > 0 => {
+                (d.cols - 1) * self.pitch + d.rows
+            }
+            _ => d.rows * d.cols,
+        };
+        (elems * d.dtype.size()) as u64
+    }
+    /// Whether the tile's elements are one contiguous block (not a strided view).
+    pub fn is_dense(&self) -> bool {
+        self.d.stride.is_none_or(|p| match self.d.blayout {
+            BLayout::RowMajor => p == self.d.cols || self.d.rows <= 1,
+            BLayout::ColMajor => p == self.d.rows || self.d.cols <= 1,
+        })
+    }
+    /// Elements from one row to the next of a plain row-major tile (from one column to the next
+    /// of a plain col-major one).
+    pub fn pitch(&self) -> usize {
+        self.pitch
     }
     /// Row-major and unboxed: each row is a contiguous run of `cols` elements.
     pub fn is_row_major_plain(&self) -> bool {
@@ -298,14 +436,15 @@ impl Tile {
     }
 
     /// Element offset of `(r, c)` from the tile's start, in elements (`GetTileElementOffset`).
-    /// `r < rows` and `c < cols` are the caller's duty; the result is then `< rows * cols`.
+    /// `r < rows` and `c < cols` are the caller's duty; the result is then below
+    /// [`Tile::size_bytes`] in elements.
     #[inline]
     pub fn elem_offset(&self, r: usize, c: usize) -> usize {
         let d = &self.d;
         match d.slayout {
             SLayout::NoneBox => match d.blayout {
-                BLayout::RowMajor => r * d.cols + c,
-                BLayout::ColMajor => c * d.rows + r,
+                BLayout::RowMajor => r * self.pitch + c,
+                BLayout::ColMajor => c * self.pitch + r,
             },
             s => {
                 let (ir, ic) = (self.inner_rows, self.inner_cols);
@@ -355,6 +494,14 @@ impl Tile {
     #[inline]
     pub fn byte_addr(&self, r: usize, c: usize) -> u64 {
         self.d.addr + (self.elem_offset(r, c) * self.d.dtype.size()) as u64
+    }
+}
+
+/// One dimension of a subset's valid extent (see [`Tile::subset`]).
+fn periodic_valid(parent_valid: usize, offset: usize, size: usize) -> usize {
+    match parent_valid {
+        0 => 0,
+        v => size.min(v - offset % v),
     }
 }
 

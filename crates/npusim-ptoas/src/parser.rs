@@ -1270,6 +1270,21 @@ impl<'a> Parser<'a> {
                 match self.tok.kind {
                     Tok::ValueId => operands.push(self.value_use()?.0),
                     Tok::LBrace if depth == 0 => attr_list.extend(self.attr_dict()?),
+                    // `pto.subset ... sizes [32, 32]`: a keyword-introduced array attribute.
+                    Tok::Ident
+                        if depth == 0 && code == OpCode::PtoSubset && self.at_kw("sizes") =>
+                    {
+                        let k = self.tok.span;
+                        self.bump();
+                        if self.at(Tok::LBracket) {
+                            let a = self.parse_attr()?;
+                            attr_list.push((
+                                "sizes".into(),
+                                a,
+                                k.to(Span::new(k.start, self.prev_end)),
+                            ));
+                        }
+                    }
                     Tok::LParen | Tok::LBracket | Tok::LBrace => {
                         depth += 1;
                         self.bump();

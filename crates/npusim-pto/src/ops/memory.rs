@@ -209,9 +209,12 @@ impl TileCore {
             let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0).to_le_bytes();
             let (gm, mem) = self.gm_and_mem_mut(dst.loc());
             if fill {
-                let whole = dst.addr() as usize..(dst.addr() + dst.size_bytes()) as usize;
-                for e in mem[whole].chunks_exact_mut(size) {
-                    e.copy_from_slice(&pad[..size]);
+                // Row by row: a strided view's rows have its neighbours' bytes between them.
+                for r in 0..dst.rows() {
+                    let a = dst.byte_addr(r, 0) as usize;
+                    for e in mem[a..a + dst.cols() * size].chunks_exact_mut(size) {
+                        e.copy_from_slice(&pad[..size]);
+                    }
                 }
             }
             for (g, m, n) in rows {

@@ -644,7 +644,7 @@ impl TileCore {
         let size = src.dtype().size();
         let (z, p) = if to_nd { (*src, *dst) } else { (*dst, *src) };
         let bc = z.inner().1.max(1);
-        let (zb, pb, zrows, pcols) = (z.addr() as usize, p.addr() as usize, z.rows(), p.cols());
+        let (zb, pb, zrows, pcols) = (z.addr() as usize, p.addr() as usize, z.rows(), p.pitch());
         let Some((sm, dm)) = self.two_mems(src.loc(), dst.loc()) else {
             return false;
         };

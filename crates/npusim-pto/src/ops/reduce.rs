@@ -309,7 +309,7 @@ impl TileCore {
                 let out = if fast {
                     // The row borrowed from the memory (the footprint was checked above).
                     let size = std::mem::size_of::<T>();
-                    let a = src.addr() as usize + r * src.cols() * size;
+                    let a = src.byte_addr(r, 0) as usize;
                     let bytes = &self.mem(src.loc()).as_slice()[a..a + src.valid_col() * size];
                     fold_bytes::<T>(red, bytes, order, p)
                 } else {

@@ -842,6 +842,29 @@ impl<'p> Machine<'p> {
                     p.len -= bytes;
                     set(&mut fr, *dst, Val::Ptr(p));
                 }
+                Inst::Subset {
+                    dst,
+                    src,
+                    row,
+                    col,
+                    rows,
+                    cols,
+                } => {
+                    let Val::Tile(t) = get(&fr, *src, span())? else {
+                        return Err(internal(span(), "subset of a non-tile"));
+                    };
+                    let r0 = nonneg(&fr, *row, span(), "a subset row offset")?;
+                    let c0 = nonneg(&fr, *col, span(), "a subset column offset")?;
+                    let view = usize::try_from(r0)
+                        .ok()
+                        .zip(usize::try_from(c0).ok())
+                        .ok_or_else(|| internal(span(), "subset offset beyond usize"))
+                        .and_then(|(r0, c0)| {
+                            t.subset(r0, c0, *rows, *cols)
+                                .map_err(|e| RunError::pto(e, span()))
+                        })?;
+                    set(&mut fr, *dst, Val::Tile(view));
+                }
                 Inst::LoadScalar {
                     dst,
                     ptr,

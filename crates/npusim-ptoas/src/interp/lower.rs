@@ -181,6 +181,16 @@ pub(crate) enum Inst {
         desc: TileDesc,
         reshape: bool,
     },
+    /// `pto.subset`: the `rows x cols` view of `src` at the run-time offsets `(row, col)`
+    /// ([`npusim_pto::Tile::subset`]).
+    Subset {
+        dst: Slot,
+        src: Slot,
+        row: Slot,
+        col: Slot,
+        rows: usize,
+        cols: usize,
+    },
     /// `pto.get_tensor_view_dim`: one dimension of a view (or `memref` argument).
     ViewDim {
         dst: Slot,
@@ -1350,6 +1360,61 @@ impl Lowerer {
                     },
                     span,
                     code.name(),
+                );
+            }
+            OpKind::Opaque {
+                op: OpCode::PtoSubset,
+                operands,
+                results,
+                attrs,
+            } if operands.len() == 3 && results.len() == 1 => {
+                let sizes = attrs.iter().find_map(|(k, a)| match a {
+                    ast::Attr::Array(v) if k == "sizes" => Some(v),
+                    _ => None,
+                });
+                let dims: Option<Vec<usize>> = sizes.map(|v| {
+                    v.iter()
+                        .filter_map(|a| match a {
+                            ast::Attr::Int(n) => usize::try_from(*n).ok(),
+                            _ => None,
+                        })
+                        .collect()
+                });
+                let Some([rows, cols]) =
+                    dims.as_deref().and_then(|d| <[usize; 2]>::try_from(d).ok())
+                else {
+                    return self.err(
+                        span,
+                        format!(
+                            "[subset-sizes] `pto.subset` needs `sizes [rows, cols]` with two non-negative integers (got {:?})",
+                            sizes
+                        ),
+                        "this subset",
+                    );
+                };
+                if let Some(tt) = cx.f.ty(results[0]).as_tile()
+                    && (tt.rows as usize, tt.cols as usize) != (rows, cols)
+                {
+                    return self.err(
+                        span,
+                        format!(
+                            "[subset-sizes] `pto.subset`: the result is used as a {}x{} tile but `sizes` says {rows}x{cols}",
+                            tt.rows, tt.cols
+                        ),
+                        "this subset",
+                    );
+                }
+                cx.emit(
+                    Inst::Subset {
+                        dst: slot(results[0]),
+                        src: slot(operands[0]),
+                        row: slot(operands[1]),
+                        col: slot(operands[2]),
+                        rows,
+                        cols,
+                    },
+                    span,
+                    "pto.subset",
                 );
             }
             OpKind::Opaque {
