@@ -28,6 +28,7 @@ use crate::ops::elementwise::{
 use crate::ops::gather::MaskPattern;
 use crate::ops::memory::GlobalTensor;
 use crate::ops::movement::MovMode;
+use crate::ops::quant::QuantKind;
 use crate::ops::sort::MergeLists;
 use crate::ops::{CmpMode, Scalar, StaticChecks};
 use crate::table::{Class, OpCode};
@@ -153,6 +154,8 @@ forms! {
     /// TMRGSORT 2-4 list form (the executed counts are returned by
     /// [`TileCore::tmrgsort_lists`]; `exec` drops them).
     MergeLists { dst: tile(O), tmp: tile(O), src0: tile(O), src1: tile(O), src2: opt_tile(Option<O>), src3: opt_tile(Option<O>), exhausted: plain(bool) },
+    /// TQUANT INT8: per-row scale (and offset for the asymmetric kind).
+    Quant { dst: tile(O), src: tile(O), scale: tile(O), offset: opt_tile(Option<O>), kind: plain(QuantKind) },
 }
 
 /// One instruction instance.
@@ -445,6 +448,12 @@ macro_rules! handle {
     };
     (Scatter, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Indexed { dst, src, idx, tmp: None } => $c.tscatter(dst, src, idx), _ => Err(bad($op, "Args::Indexed { dst, src, idx, tmp: None }")) }
+    };
+    (Quant, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Quant { dst, src, scale, offset, kind } => $c.tquant(dst, src, scale, offset.as_ref(), *kind), _ => Err(bad($op, "Args::Quant")) }
+    };
+    (Dequant, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Ternary { dst, src0, src1, src2 } => $c.tdequant(dst, src0, src1, src2), _ => Err(bad($op, "Args::Ternary { dst, src0: src, src1: scale, src2: offset }")) }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

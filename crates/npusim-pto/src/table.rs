@@ -93,6 +93,10 @@ pub enum Class {
     GatherB,
     /// `dst, src, idx`: rows scattered by index (TSCATTER)
     Scatter,
+    /// `dst, src, scale [, offset]` with the INT8 kind (TQUANT)
+    Quant,
+    /// `dst, src, scale, offset` (TDEQUANT)
+    Dequant,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -307,6 +311,9 @@ macro_rules! for_each_tile_op {
             (Tgather TGather, "TGATHER", "pto.tgather", Gather, tmp, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TGATHER.md", "index and mask-pattern (row) forms; an index outside src is a typed error; the compare form is not modelled"),
             (Tgatherb TGatherB, "TGATHERB", "pto.tgatherb", GatherB, -, (own), B124, B124, Own, "docs/isa/TGATHERB.md", "one uint32 byte offset per 32-byte block of dst; an offset past src is a typed error"),
             (Tscatter TScatter, "TSCATTER", "pto.tscatter", Scatter, -, (own), B124, B124, Own, "docs/isa/TSCATTER.md", "dst cleared, then dst(idx(i,j), j) = src(i,j) (the page's math); a row index past dst is a typed error; the mask form is not modelled"),
+            // ---- quantisation (ops::quant) ----
+            (Tquant TQuant, "TQUANT", "pto.tquant", Quant, -, (own), &[F], &[F], Own, "docs/isa/TQUANT.md", "types of src; INT8_SYM (i8) and INT8_ASYM (u8) with per-row parameters; the MX forms are not modelled"),
+            (Tdequant TDequant, "TDEQUANT", "pto.tdequant", Dequant, -, (own), &[I8, I16], &[I8, I16], Own, "docs/isa/TDEQUANT.md", "types of src; dst, scale and offset f32; per-row parameters"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }
     };

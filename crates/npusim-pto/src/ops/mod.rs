@@ -11,7 +11,8 @@
 //!   layout rules checked at declaration;
 //! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT;
 //! - [`sort`]: TSORT32 and TMRGSORT over value-index records;
-//! - [`gather`]: TGATHER, TGATHERB and TSCATTER.
+//! - [`gather`]: TGATHER, TGATHERB and TSCATTER;
+//! - [`quant`]: TQUANT (INT8) and TDEQUANT.
 
 pub mod arrange;
 pub mod cube;
@@ -20,6 +21,7 @@ pub mod gather;
 pub mod memory;
 pub mod movement;
 pub mod partial;
+pub mod quant;
 pub mod reduce;
 pub mod select;
 pub mod sort;

@@ -733,6 +733,37 @@ impl Lowerer {
                     pattern,
                 }
             }
+            (OpCode::PtoTdequant, 4) => Args::Ternary {
+                dst: tiles[3],
+                src0: tiles[0],
+                src1: tiles[1],
+                src2: tiles[2],
+            },
+            (OpCode::PtoTquant, 3 | 4) => {
+                use pto::ops::quant::QuantKind;
+                let kind = match attr("quant_type") {
+                    Some(ast::Attr::Opaque { body, .. }) => match body.split_whitespace().last() {
+                        Some("INT8_SYM") => Some(QuantKind::Int8Sym),
+                        Some("INT8_ASYM") => Some(QuantKind::Int8Asym),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(kind) = kind else {
+                    return self.err(
+                        span,
+                        "[tquant-type] `pto.tquant` needs `quant_type = #pto<quant_type INT8_SYM>` or `#pto<quant_type INT8_ASYM>` (the MX forms are not modelled)",
+                        "here",
+                    );
+                };
+                Args::Quant {
+                    dst: tiles[n - 1],
+                    src: tiles[0],
+                    scale: tiles[1],
+                    offset: (n == 4).then(|| tiles[2]),
+                    kind,
+                }
+            }
             (OpCode::PtoTmrgsort, 2) if scalars.len() == 1 => Args::MergeBlocks {
                 dst: tiles[1],
                 src: tiles[0],
@@ -1553,7 +1584,9 @@ impl Lowerer {
                     | OpCode::PtoTmrgsort
                     | OpCode::PtoTgather
                     | OpCode::PtoTgatherb
-                    | OpCode::PtoTscatter),
+                    | OpCode::PtoTscatter
+                    | OpCode::PtoTquant
+                    | OpCode::PtoTdequant),
                 operands,
                 attrs,
                 ..

@@ -1,0 +1,225 @@
+//! TQUANT (INT8 forms) and TDEQUANT (pto-isa `docs/isa/TQUANT.md`, `docs/isa/TDEQUANT.md`)
+//! against plain models written here from the pages' formulas: dequantisation is
+//! `(f32(q) - offset_r) * scale_r`; quantisation is `clamp(round_half_even(x * scale_r
+//! [+ offset_r]))` into i8 / u8, NaN to 0. Parameters are per row (element `(r, 0)`). Plus one
+//! test per restriction.
+
+use npusim_pto::ops::quant::QuantKind;
+use npusim_pto::*;
+use proptest::prelude::*;
+
+fn core() -> TileCore {
+    TileCore::by_name("a2a3").unwrap()
+}
+
+fn put_f32(c: &mut TileCore, t: &Tile, vals: &[f32], cols: usize) {
+    for (k, v) in vals.iter().enumerate() {
+        c.set_bits(t, k / cols, k % cols, v.to_bits() as u64)
+            .unwrap();
+    }
+}
+
+fn special_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        6 => -300.0f32..300.0,
+        1 => prop::sample::select(vec![0.0f32, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 127.5, -128.5, 255.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-40, 3e9]),
+    ]
+}
+
+fn quant_model(m: f32, unsigned: bool) -> u8 {
+    if m.is_nan() {
+        return 0;
+    }
+    let r = m.round_ties_even();
+    if unsigned {
+        r.clamp(0.0, 255.0) as u8
+    } else {
+        r.clamp(-128.0, 127.0) as i8 as u8
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn dequant_matches_the_formula(
+        wide in any::<bool>(),
+        rows in 1usize..5,
+        blocks in 1usize..3,
+        codes in prop::collection::vec(any::<i16>(), 4 * 64),
+        scale in prop::collection::vec(special_f32(), 4),
+        offset in prop::collection::vec(special_f32(), 4),
+        col_major_params in any::<bool>(),
+    ) {
+        let (st, size) = if wide { (ElemType::I16, 2) } else { (ElemType::I8, 1) };
+        let cols = blocks * 32 / size;
+        let mut c = core();
+        let src = c.alloc(TileDesc::vec(st, rows, cols).at(0)).unwrap();
+        let dst = c.alloc(TileDesc::vec(ElemType::F32, rows, cols).at(0x1000)).unwrap();
+        let param = |addr: u64| {
+            if col_major_params {
+                TileDesc::vec(ElemType::F32, 8, 1).layout(BLayout::ColMajor, SLayout::NoneBox).valid(rows, 1).at(addr)
+            } else {
+                TileDesc::vec(ElemType::F32, rows, 8).at(addr)
+            }
+        };
+        let (s_t, o_t) = (c.alloc(param(0x2000)).unwrap(), c.alloc(param(0x2400)).unwrap());
+        let q: Vec<i64> = (0..rows * cols).map(|k| if wide { codes[k] as i64 } else { (codes[k] as i8) as i64 }).collect();
+        for (k, v) in q.iter().enumerate() {
+            c.set_bits(&src, k / cols, k % cols, (*v as u64) & if wide { 0xffff } else { 0xff }).unwrap();
+        }
+        for r in 0..rows {
+            c.set_bits(&s_t, r, 0, scale[r].to_bits() as u64).unwrap();
+            c.set_bits(&o_t, r, 0, offset[r].to_bits() as u64).unwrap();
+        }
+        c.exec(&TileOp { op: OpCode::Tdequant, args: Args::Ternary { dst, src0: src, src1: s_t, src2: o_t } }).unwrap();
+        for r in 0..rows {
+            for k in 0..cols {
+                let want = (q[r * cols + k] as f32 - offset[r]) * scale[r];
+                let got = f32::from_bits(c.get_bits(&dst, r, k).unwrap() as u32);
+                prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "({}, {}): {} vs {}", r, k, got, want);
+            }
+        }
+    }
+
+    #[test]
+    fn quant_matches_the_formula(
+        asym in any::<bool>(),
+        rows in 1usize..5,
+        blocks in 1usize..3,
+        xs in prop::collection::vec(special_f32(), 4 * 64),
+        scale in prop::collection::vec(special_f32(), 4),
+        offset in prop::collection::vec(-200.0f32..200.0, 4),
+    ) {
+        let cols = blocks * 32;
+        let mut c = core();
+        let src = c.alloc(TileDesc::vec(ElemType::F32, rows, cols).at(0)).unwrap();
+        let out_t = if asym { ElemType::U8 } else { ElemType::I8 };
+        let dst = c.alloc(TileDesc::vec(out_t, rows, cols).at(0x2000)).unwrap();
+        let s_t = c.alloc(TileDesc::vec(ElemType::F32, rows, 8).at(0x3000)).unwrap();
+        let o_t = c.alloc(TileDesc::vec(ElemType::F32, rows, 8).at(0x3400)).unwrap();
+        put_f32(&mut c, &src, &xs[..rows * cols], cols);
+        for r in 0..rows {
+            c.set_bits(&s_t, r, 0, scale[r].to_bits() as u64).unwrap();
+            c.set_bits(&o_t, r, 0, offset[r].to_bits() as u64).unwrap();
+        }
+        let kind = if asym { QuantKind::Int8Asym } else { QuantKind::Int8Sym };
+        let offset_tile = asym.then_some(o_t);
+        c.exec(&TileOp { op: OpCode::Tquant, args: Args::Quant { dst, src, scale: s_t, offset: offset_tile, kind } }).unwrap();
+        for r in 0..rows {
+            for k in 0..cols {
+                let mut m = xs[r * cols + k] * scale[r];
+                if asym {
+                    m += offset[r];
+                }
+                let want = quant_model(m, asym);
+                prop_assert_eq!(c.get_bits(&dst, r, k).unwrap() as u8, want, "({}, {}) m = {}", r, k, m);
+            }
+        }
+    }
+}
+
+#[test]
+fn quant_restrictions() {
+    let mut c = core();
+    let says = |e: PtoError, parts: &[&str]| {
+        let s = e.to_string();
+        for p in parts {
+            assert!(s.contains(p), "{s:?} does not name {p:?}");
+        }
+    };
+    let x = c.alloc(TileDesc::vec(ElemType::F32, 4, 32).at(0)).unwrap();
+    let q8 = c
+        .alloc(TileDesc::vec(ElemType::I8, 4, 32).at(0x1000))
+        .unwrap();
+    let u8t = c
+        .alloc(TileDesc::vec(ElemType::U8, 4, 32).at(0x1400))
+        .unwrap();
+    let p = c
+        .alloc(TileDesc::vec(ElemType::F32, 4, 8).at(0x2000))
+        .unwrap();
+    let wide = c
+        .alloc(TileDesc::vec(ElemType::F32, 4, 32).at(0x3000))
+        .unwrap();
+    let short = c
+        .alloc(TileDesc::vec(ElemType::F32, 4, 8).valid(3, 8).at(0x2400))
+        .unwrap();
+    let quant = |c: &mut TileCore, dst, src, scale, offset, kind| {
+        c.exec(&TileOp {
+            op: OpCode::Tquant,
+            args: Args::Quant {
+                dst,
+                src,
+                scale,
+                offset,
+                kind,
+            },
+        })
+        .unwrap_err()
+    };
+    // The PTOAS samples' 32x32 scale tile: not a per-row parameter.
+    says(
+        quant(&mut c, q8, x, wide, None, QuantKind::Int8Sym),
+        &["TQUANT", "scale", "per-row parameter", "4x32 for 4 rows"],
+    );
+    says(
+        quant(&mut c, q8, x, short, None, QuantKind::Int8Sym),
+        &["TQUANT", "scale", "3x8 for 4 rows"],
+    );
+    says(
+        quant(&mut c, u8t, x, p, None, QuantKind::Int8Sym),
+        &["TQUANT", "dst", "uint8", "legal: int8"],
+    );
+    says(
+        quant(&mut c, q8, x, p, Some(p), QuantKind::Int8Sym),
+        &["TQUANT", "offset", "INT8_SYM takes no offset"],
+    );
+    says(
+        quant(&mut c, u8t, x, p, None, QuantKind::Int8Asym),
+        &["TQUANT", "offset", "INT8_ASYM needs an offset"],
+    );
+    says(
+        quant(&mut c, q8, q8, p, None, QuantKind::Int8Sym),
+        &["TQUANT", "src", "int8"],
+    );
+    let x3 = c
+        .alloc(TileDesc::vec(ElemType::F32, 4, 32).valid(4, 16).at(0x4000))
+        .unwrap();
+    says(
+        quant(&mut c, q8, x3, p, None, QuantKind::Int8Sym),
+        &["TQUANT", "src", "share the valid shape"],
+    );
+    // TDEQUANT: src i8/i16 only, dst f32, per-row parameters.
+    let dq = |c: &mut TileCore, dst, src0, src1, src2| {
+        c.exec(&TileOp {
+            op: OpCode::Tdequant,
+            args: Args::Ternary {
+                dst,
+                src0,
+                src1,
+                src2,
+            },
+        })
+        .unwrap_err()
+    };
+    says(
+        dq(&mut c, x, x, p, p),
+        &["TDEQUANT", "src", "float", "legal: int8, int16"],
+    );
+    says(dq(&mut c, u8t, q8, p, p), &["TDEQUANT", "dst", "uint8"]);
+    says(
+        dq(&mut c, x, q8, p, wide),
+        &["TDEQUANT", "offset", "per-row parameter"],
+    );
+    let cm = c.alloc(
+        TileDesc::vec(ElemType::F32, 4, 8)
+            .layout(BLayout::ColMajor, SLayout::NoneBox)
+            .at(0x5000),
+    );
+    assert!(
+        cm.is_err()
+            || dq(&mut c, cm.unwrap(), q8, p, p)
+                .to_string()
+                .contains("row-major")
+    );
+}
