@@ -842,6 +842,75 @@ impl<'p> Machine<'p> {
                     p.len -= bytes;
                     set(&mut fr, *dst, Val::Ptr(p));
                 }
+                Inst::Trap => {
+                    return Err(RunError::new(
+                        RunErrorKind::Trap,
+                        "the kernel executed `pto.trap`".to_string(),
+                        span(),
+                    )
+                    .with_label("the kernel stops here"));
+                }
+                Inst::TileScalar {
+                    tile,
+                    offset,
+                    val,
+                    ty,
+                    write,
+                } => {
+                    let Val::Tile(t) = get(&fr, *tile, span())? else {
+                        return Err(internal(span(), "tgetval/tsetval of a non-tile"));
+                    };
+                    let name = if *write { "pto.tsetval" } else { "pto.tgetval" };
+                    let off = nonneg(&fr, *offset, span(), "a tile element offset")?;
+                    let n = t.dtype().size();
+                    let count = t.size_bytes() / n as u64;
+                    if off >= count {
+                        return Err(RunError::new(
+                            RunErrorKind::Bounds,
+                            format!(
+                                "{name}: element offset {off} is past the tile's {count} elements ({t})"
+                            ),
+                            span(),
+                        )
+                        .with_label("this offset"));
+                    }
+                    let addr = t.addr() + off * n as u64;
+                    let mem_err = |e: npusim_core::memory::MemoryError| {
+                        RunError::new(RunErrorKind::Bounds, format!("{name}: {e}"), span())
+                    };
+                    if *write {
+                        let b = match num(&fr, *val, span())? {
+                            Num::Float(x) => scalar::float_to_bits(*ty, x),
+                            Num::Int(i) => scalar::zext(*ty, i),
+                        };
+                        let dst = usize::try_from(addr)
+                            .ok()
+                            .and_then(|a| self.core.mem_mut(t.loc()).get_mut(a..a.checked_add(n)?));
+                        let Some(dst) = dst else {
+                            return Err(RunError::new(
+                                RunErrorKind::Bounds,
+                                format!("{name}: element at byte {addr:#x} is outside its memory"),
+                                span(),
+                            ));
+                        };
+                        dst.copy_from_slice(&b.to_le_bytes()[..n]);
+                    } else {
+                        let mut raw = [0u8; 8];
+                        raw[..n].copy_from_slice(
+                            self.core
+                                .mem(t.loc())
+                                .bytes(addr, n as u64)
+                                .map_err(mem_err)?,
+                        );
+                        let b = u64::from_le_bytes(raw);
+                        let v = if ty.is_float() {
+                            Num::Float(scalar::float_from_bits(*ty, b))
+                        } else {
+                            Num::Int(scalar::sext(*ty, b as i64))
+                        };
+                        set(&mut fr, *val, Val::Num(v));
+                    }
+                }
                 Inst::Subset {
                     dst,
                     src,

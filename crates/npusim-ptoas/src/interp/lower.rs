@@ -232,6 +232,18 @@ pub(crate) enum Inst {
         val: Slot,
         ty: ScalarType,
     },
+    /// `pto.tgetval` / `pto.tsetval`: one tile element at a linear element offset from the
+    /// tile's start (PTO IR manual, "pto.tgetval", "pto.tsetval"); `val` is the destination
+    /// slot of a read, the value of a write.
+    TileScalar {
+        tile: Slot,
+        offset: Slot,
+        val: Slot,
+        ty: ScalarType,
+        write: bool,
+    },
+    /// `pto.trap`: the kernel stops with a typed error (PTO IR manual, "pto.trap").
+    Trap,
     /// `pto.section.cube` / `pto.section.vector`: skips to `end` on a core of the other kind.
     Section {
         vector: bool,
@@ -1388,6 +1400,65 @@ impl Lowerer {
                         src: slot(operands[0]),
                         desc,
                         reshape: *code == OpCode::PtoTreshape,
+                    },
+                    span,
+                    code.name(),
+                );
+            }
+            OpKind::Opaque {
+                op: OpCode::PtoTrap,
+                ..
+            } => {
+                cx.emit(Inst::Trap, span, "pto.trap");
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoTgetval | OpCode::PtoTsetval),
+                operands,
+                results,
+                ..
+            } => {
+                let write = *code == OpCode::PtoTsetval;
+                // getval: (tile, offset) -> value; setval: (offset, value, tile).
+                let parts = match (write, operands.as_slice(), results.as_slice()) {
+                    (false, [t, o], [v]) | (true, [o, v, t], []) => Some((*t, *o, *v)),
+                    _ => None,
+                };
+                let Some((tile, offset, value)) = parts else {
+                    return self.err(
+                        span,
+                        format!("`{}`: wrong number of operands", code.name()),
+                        "here",
+                    );
+                };
+                let (Some(tt), Some(ty)) = (cx.f.ty(tile).as_tile().copied(), cx.scalar_ty(value))
+                else {
+                    return self.err(
+                        span,
+                        format!("`{}`: needs a tile and a scalar value", code.name()),
+                        "here",
+                    );
+                };
+                let elem = tile_desc(&tt).dtype;
+                if u64::from(scalar::bits(ty).div_ceil(8)) != elem.size() as u64
+                    || ty.is_float() != elem.is_float()
+                {
+                    return self.err(
+                        span,
+                        format!(
+                            "[tile-scalar-type] `{}`: the value is {} but the tile holds {elem}",
+                            code.name(),
+                            ty.name()
+                        ),
+                        "the value's type must be the tile's element type",
+                    );
+                }
+                cx.emit(
+                    Inst::TileScalar {
+                        tile: slot(tile),
+                        offset: slot(offset),
+                        val: slot(value),
+                        ty,
+                        write,
                     },
                     span,
                     code.name(),

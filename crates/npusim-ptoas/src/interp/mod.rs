@@ -79,6 +79,8 @@ pub enum RunErrorKind {
     NoFunction,
     /// The cores of a mixed kernel wait for each other forever (see `coop`).
     Deadlock,
+    /// The kernel executed `pto.trap`.
+    Trap,
     /// An inconsistency the verifier should have caught.
     Internal,
 }
