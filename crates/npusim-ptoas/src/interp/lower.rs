@@ -25,6 +25,7 @@ use crate::diag::{DiagKind, Diagnostic, Span};
 use crate::ops::OpCode;
 use npusim_pto as pto;
 use npusim_pto::{Args, OperandMap, PreparedOp, Scalar, Tile, TileCore, TileDesc, TileOp};
+use std::collections::HashMap;
 
 /// Index of a value in a function's frame.
 pub(crate) type Slot = u32;
@@ -393,6 +394,7 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         saw_pipe: false,
         saw_split: false,
         saw_core_sync: false,
+        plan: HashMap::new(),
     };
     let mut funcs = Vec::with_capacity(module.funcs.len());
     for f in &module.funcs {
@@ -432,6 +434,9 @@ struct Lowerer {
     extent: [u64; 7],
     diags: Vec<Diagnostic>,
     unsupported: Vec<(Span, &'static str)>,
+    /// Addresses of the current function's auto-placed tiles when they are placed by
+    /// liveness ([`super::plan`]); empty when they are placed one after another.
+    plan: HashMap<ast::ValueId, u64>,
 }
 
 struct FnCx<'a> {
@@ -656,6 +661,11 @@ impl Lowerer {
             template: vec![Val::Undef; f.values.len()],
             mutated: vec![false; f.values.len()],
         };
+        let planned = super::plan::plan(f, self.target, self.bump);
+        if let Some((addrs, used)) = planned {
+            self.plan = addrs;
+            self.bump = used;
+        }
         if let Some(body) = &f.body {
             mark_mutated(body, &mut cx.mutated);
             self.block(module, &mut cx, body, &[]);
@@ -668,6 +678,7 @@ impl Lowerer {
                 "return",
             );
         }
+        self.plan.clear();
         LFunc {
             name: f.name.clone(),
             span: f.span,
@@ -1791,6 +1802,10 @@ impl Lowerer {
         let konst = |v: Option<ast::ValueId>| v.map(|v| cx.f.value(v).const_int);
         // Address: manual, or the next free 32-byte aligned place in the tile's memory.
         let addr_slot = match konst(addr) {
+            None if self.plan.contains_key(&result) => {
+                desc.addr = self.plan[&result];
+                None
+            }
             None => {
                 let li = desc.loc as usize;
                 let base = self.bump[li].div_ceil(pto::TILE_ALIGN) * pto::TILE_ALIGN;

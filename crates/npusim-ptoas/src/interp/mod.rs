@@ -37,6 +37,7 @@
 mod coop;
 mod exec;
 mod lower;
+mod plan;
 mod scalar;
 
 pub use lower::{LowerOptions, Program, lower};
