@@ -166,9 +166,9 @@ impl Tile {
         };
         match d.slayout {
             SLayout::NoneBox => {
-                let (dense, what) = match d.blayout {
-                    BLayout::RowMajor => (d.cols, "row-major Cols*sizeof(T)"),
-                    BLayout::ColMajor => (d.rows, "col-major Rows*sizeof(T)"),
+                let dense = match d.blayout {
+                    BLayout::RowMajor => d.cols,
+                    BLayout::ColMajor => d.rows,
                 };
                 // A strided view (`pto.subset`) keeps its parent's line length, which is what
                 // the memory layout rule is about.
@@ -193,7 +193,10 @@ impl Tile {
                         } else {
                             "col-major Rows*sizeof(T) must be a multiple of 32 bytes"
                         },
-                        format!("{} bytes ({what})", line * size),
+                        match d.stride {
+                            Some(_) => format!("{} bytes (the view's line stride)", line * size),
+                            None => format!("{} bytes", line * size),
+                        },
                     ));
                 }
             }
