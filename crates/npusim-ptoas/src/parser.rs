@@ -2048,16 +2048,9 @@ impl<'a> Parser<'a> {
             ));
         }
         let rank = sv.shape.len();
-        if pv.shape.len() != rank {
-            self.err(Diagnostic::new(
-                DiagKind::TypeMismatch,
-                format!(
-                    "type mismatch: partition has rank {} but its tensor view has rank {rank}",
-                    pv.shape.len()
-                ),
-                tspan,
-            ));
-        }
+        // A result of another rank than the view (`sizes = [%n]` giving `1xN`) is legal, as in
+        // PTOAS's verifier; only a same-rank result is compared dimension by dimension.
+        let same_rank = pv.shape.len() == rank;
         for (vals, sp, what) in [
             (&offsets, off_span, "offsets"),
             (&sizes, size_span, "sizes"),
@@ -2081,7 +2074,11 @@ impl<'a> Parser<'a> {
         let dims = self.f.view_dims.get(&source).cloned().unwrap_or_default();
         for i in 0..rank.min(offsets.len()).min(sizes.len()) {
             let size_c = self.const_of(sizes[i].0);
-            let ty_dim = pv.shape.get(i).and_then(|d| d.as_static());
+            let ty_dim = pv
+                .shape
+                .get(i)
+                .filter(|_| same_rank)
+                .and_then(|d| d.as_static());
             if let (Some(c), Some(n)) = (size_c, ty_dim)
                 && i64::try_from(n).ok() != Some(c)
             {

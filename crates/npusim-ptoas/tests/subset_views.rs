@@ -139,3 +139,43 @@ fn bad_views_are_errors() {
         "{e}"
     );
 }
+
+/// A partition of another rank than its tensor view (`sizes = [%n]` read as `1xN`), which
+/// PTOAS's verifier accepts: it loads and stores like the same-rank partition.
+#[test]
+fn partition_of_another_rank() {
+    let src = r#"
+module {
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %xv = pto.make_tensor_view %x, shape = [%c64], strides = [%c1] : !pto.tensor_view<?xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c64], strides = [%c1] : !pto.tensor_view<?xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0], sizes = [%c64] : !pto.tensor_view<?xf32> -> !pto.partition_tensor_view<1x64xf32>
+    %yp = pto.partition_view %yv, offsets = [%c0], sizes = [%c64] : !pto.tensor_view<?xf32> -> !pto.partition_tensor_view<1x64xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<1x64xf32>) outs(%t : !pto.tile_buf<vec, 1x64xf32>)
+    pto.tadd ins(%t, %t : !pto.tile_buf<vec, 1x64xf32>, !pto.tile_buf<vec, 1x64xf32>) outs(%t : !pto.tile_buf<vec, 1x64xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x64xf32>) outs(%yp : !pto.partition_tensor_view<1x64xf32>)
+    return
+  }
+}
+"#;
+    let p = try_prog(src).unwrap_or_else(|e| panic!("{e}"));
+    let x: Vec<f32> = (0..64).map(|i| i as f32 - 20.5).collect();
+    let o = run(&p, vec![("x", buf(64, &x)), ("y", buf(64, &[0.0; 64]))]).unwrap();
+    let y = o.buffer("y").unwrap().to_elems::<f32>().unwrap();
+    assert_eq!(y, x.iter().map(|v| v + v).collect::<Vec<_>>());
+    // A same-rank result still has to agree with `sizes`.
+    let bad = src.replacen(
+        "-> !pto.partition_tensor_view<1x64xf32>",
+        "-> !pto.partition_tensor_view<32xf32>",
+        1,
+    );
+    assert!(
+        try_prog(&bad)
+            .unwrap_err()
+            .contains("sizes[0] is 64 but the result type says 32")
+    );
+}
