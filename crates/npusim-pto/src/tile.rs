@@ -5,6 +5,8 @@
 //! public CPU simulator (`include/pto/cpu/tile_offsets.hpp`): plain row- and col-major and the
 //! boxed (fractal) layouts Nz, Zn, Zz and Nn. A tile owns no data: several tiles may alias the
 //! same bytes, as generated kernels do (`alloc_tile addr = ...` twice at one address).
+//! Views of part of a tile ([`Tile::subset`] for `pto.subset`, [`Tile::subview`] for TSUBVIEW)
+//! keep their parent's line stride ([`TileDesc::stride`]), so a column range is a strided tile.
 
 use crate::error::PtoError;
 use npusim_core::ElemType;
@@ -370,6 +372,74 @@ impl Tile {
             }
         }
         Tile::validate(nd, OP, "result")
+    }
+
+    /// TSUBVIEW (pto-isa `docs/isa/TSUBVIEW.md`): `dst` (its own declared shape and valid
+    /// region) placed over this tile so that `dst(i, j) = src(row + i, col + j)` for every
+    /// element of dst's valid region. dst keeps this tile's line stride, so the page's formula
+    /// holds whatever dst's declared columns are.
+    ///
+    /// Rules: the same location (the page's "tile type must match") and element type, the
+    /// same layouts, and dst's valid region inside this tile's valid region at the offset.
+    /// Only plain (unboxed) tiles take a non-zero offset.
+    pub fn subview(&self, dst: TileDesc, row: usize, col: usize) -> Result<Tile, PtoError> {
+        const OP: &str = "TSUBVIEW";
+        let d = &self.d;
+        if dst.loc != d.loc || dst.dtype != d.dtype {
+            return Err(st(
+                OP,
+                "dst",
+                "dst must have src's location and element type",
+                format!("{:?} {} over {:?} {}", dst.loc, dst.dtype, d.loc, d.dtype),
+            ));
+        }
+        if (dst.blayout, dst.slayout) != (d.blayout, d.slayout) {
+            return Err(st(
+                OP,
+                "dst",
+                "dst must have src's layout",
+                format!(
+                    "{:?}/{:?} over {:?}/{:?}",
+                    dst.blayout, dst.slayout, d.blayout, d.slayout
+                ),
+            ));
+        }
+        let fits = row
+            .checked_add(dst.valid_row)
+            .is_some_and(|e| e <= d.valid_row)
+            && col
+                .checked_add(dst.valid_col)
+                .is_some_and(|e| e <= d.valid_col);
+        if !fits {
+            return Err(PtoError::ValidRegion {
+                op: OP,
+                operand: "dst",
+                rule: "dst's valid region at (rowIdx, colIdx) must lie in src's valid region",
+                value: format!(
+                    "valid {}x{} at ({row}, {col}) in valid {}x{}",
+                    dst.valid_row, dst.valid_col, d.valid_row, d.valid_col
+                ),
+            });
+        }
+        let plain = d.slayout == SLayout::NoneBox;
+        if !plain && (row, col) != (0, 0) {
+            return Err(PtoError::Unsupported {
+                op: OP,
+                what: format!("a boxed TSUBVIEW at ({row}, {col})"),
+                arch: "any",
+            });
+        }
+        let dense = match dst.blayout {
+            BLayout::RowMajor => dst.cols,
+            BLayout::ColMajor => dst.rows,
+        };
+        let stride = (plain && self.pitch != dense).then_some(self.pitch);
+        let t = TileDesc {
+            addr: self.byte_addr(row, col),
+            stride,
+            ..dst
+        };
+        Tile::validate(t, OP, "dst")
     }
 
     /// The description.

@@ -285,3 +285,105 @@ fn subset_restrictions() {
     // A view's columns need not be a 32-byte multiple; its stride must.
     assert!(nd.subset(0, 0, 8, 4).is_ok());
 }
+
+/// TSUBVIEW, the page's example: a 4x64 f32 tile split into four 2x32 subtiles (declared 4x64,
+/// valid 2x32) at (0, 0), (0, 32), (2, 0), (2, 32); each reads `src(row + i, col + j)`, and an
+/// op on one writes only its quadrant of src.
+#[test]
+fn subview_splits_a_tile_into_quadrants() {
+    let mut c = core();
+    let src = c
+        .alloc(TileDesc::vec(ElemType::F32, 4, 64).at(0x800))
+        .unwrap();
+    for r in 0..4 {
+        for k in 0..64 {
+            c.set_bits(&src, r, k, ((r * 64 + k) as f32).to_bits() as u64)
+                .unwrap();
+        }
+    }
+    let dst = TileDesc::vec(ElemType::F32, 4, 64).valid(2, 32);
+    for (r0, c0) in [(0, 0), (0, 32), (2, 0), (2, 32)] {
+        let v = src.subview(dst, r0, c0).unwrap();
+        for i in 0..2 {
+            for j in 0..32 {
+                assert_eq!(
+                    c.get_bits(&v, i, j).unwrap(),
+                    c.get_bits(&src, r0 + i, c0 + j).unwrap()
+                );
+            }
+        }
+    }
+    let q = src.subview(dst, 2, 32).unwrap();
+    c.exec(&TileOp {
+        op: OpCode::Tadds,
+        args: Args::TileScalar {
+            dst: q,
+            src: q,
+            scalar: Scalar::Float(1000.0),
+        },
+    })
+    .unwrap();
+    for r in 0..4 {
+        for k in 0..64 {
+            let base = (r * 64 + k) as f32;
+            let want = if r >= 2 && k >= 32 {
+                base + 1000.0
+            } else {
+                base
+            };
+            assert_eq!(
+                c.get_bits(&src, r, k).unwrap(),
+                want.to_bits() as u64,
+                "({r}, {k})"
+            );
+        }
+    }
+    // A narrower declared dst keeps src's line stride.
+    let narrow = src
+        .subview(TileDesc::vec(ElemType::F32, 2, 8), 1, 16)
+        .unwrap();
+    assert_eq!(narrow.byte_addr(1, 3), src.byte_addr(2, 19));
+}
+
+#[test]
+fn subview_restrictions() {
+    let c = core();
+    let src = c
+        .alloc(TileDesc::vec(ElemType::F32, 4, 64).valid(4, 48))
+        .unwrap();
+    let says = |e: PtoError, parts: &[&str]| {
+        let s = e.to_string();
+        for p in parts {
+            assert!(s.contains(p), "{s:?} does not name {p:?}");
+        }
+    };
+    let dst = TileDesc::vec(ElemType::F32, 4, 64).valid(2, 32);
+    says(
+        src.subview(dst, 2, 32).unwrap_err(),
+        &[
+            "TSUBVIEW",
+            "dst",
+            "src's valid region",
+            "valid 2x32 at (2, 32) in valid 4x48",
+        ],
+    );
+    says(
+        src.subview(TileDesc::vec(ElemType::F16, 4, 64).valid(2, 32), 0, 0)
+            .unwrap_err(),
+        &["TSUBVIEW", "location and element type"],
+    );
+    says(
+        src.subview(
+            TileDesc::new(TileLoc::Mat, ElemType::F32, 4, 64).valid(2, 32),
+            0,
+            0,
+        )
+        .unwrap_err(),
+        &["TSUBVIEW", "location"],
+    );
+    says(
+        src.subview(dst.layout(BLayout::ColMajor, SLayout::NoneBox), 0, 0)
+            .unwrap_err(),
+        &["TSUBVIEW", "layout"],
+    );
+}
