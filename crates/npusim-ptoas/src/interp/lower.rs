@@ -6,7 +6,9 @@
 //!   template, so constants cost nothing at run time;
 //! - tiles whose address and valid shape are constants (and that no `pto.set_validshape`
 //!   changes) are validated by `npusim-pto` and placed in the template; tiles without
-//!   `addr =` get an address from a module-wide bump allocator per memory;
+//!   `addr =` get an address from a module-wide bump allocator per memory, or, in a function
+//!   whose tiles would not fit that way, by liveness (first fit over live ranges, see
+//!   [`super::plan`]);
 //! - every tile op is already an `npusim_pto::OpCode` (PTO-AS takes its tile rows from that
 //!   table); its operands become `npusim_pto::Args<Slot>`, the instruction's own operand form
 //!   over frame slots; when all of its operands are static the whole `npusim_pto::TileOp` is
