@@ -154,6 +154,8 @@ forms! {
     /// TMRGSORT 2-4 list form (the executed counts are returned by
     /// [`TileCore::tmrgsort_lists`]; `exec` drops them).
     MergeLists { dst: tile(O), tmp: tile(O), src0: tile(O), src1: tile(O), src2: opt_tile(Option<O>), src3: opt_tile(Option<O>), exhausted: plain(bool) },
+    /// THISTOGRAM: the source, the filter bytes and the histogrammed byte (0 = LSB).
+    Histogram { dst: tile(O), src: tile(O), idx: tile(O), byte: plain(u8) },
     /// TQUANT INT8: per-row scale (and offset for the asymmetric kind).
     Quant { dst: tile(O), src: tile(O), scale: tile(O), offset: opt_tile(Option<O>), kind: plain(QuantKind) },
 }
@@ -451,6 +453,9 @@ macro_rules! handle {
     };
     (Quant, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Quant { dst, src, scale, offset, kind } => $c.tquant(dst, src, scale, offset.as_ref(), *kind), _ => Err(bad($op, "Args::Quant")) }
+    };
+    (Histogram, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Histogram { dst, src, idx, byte } => $c.thistogram(dst, src, idx, *byte), _ => Err(bad($op, "Args::Histogram")) }
     };
     (Dequant, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.tdequant(dst, src0, src1, src2), _ => Err(bad($op, "Args::Ternary { dst, src0: src, src1: scale, src2: offset }")) }

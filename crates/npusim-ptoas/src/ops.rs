@@ -156,9 +156,14 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Print => OpClass::Debug,
         // Modelled in npusim-pto, not lowered by the interpreter yet: PTO-AS keeps parsing
         // these generically (with their verifier rules) until it lowers them.
-        C::Sort32 | C::MrgSort | C::Gather | C::GatherB | C::Scatter | C::Quant | C::Dequant => {
-            OpClass::Opaque
-        }
+        C::Sort32
+        | C::MrgSort
+        | C::Gather
+        | C::GatherB
+        | C::Scatter
+        | C::Quant
+        | C::Dequant
+        | C::Histogram => OpClass::Opaque,
     }
 }
 
@@ -201,6 +206,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::GatherB | C::Scatter, _) => &["TT"],
         (C::Quant, _) => &["TT", "TTT"],
         (C::Dequant, _) => &["TTT"],
+        (C::Histogram, _) => &["TT"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],

@@ -111,3 +111,74 @@ module {
         want.to_vec()
     );
 }
+
+/// `pto.thistogram` (A5; PTO IR manual "pto.thistogram") as PTOAS prints it, uint16 form: the
+/// default `isMSB = true` histograms the high byte; `isMSB = false` the low byte of the
+/// elements whose high byte equals the row's idx byte. Bins are cumulative (see
+/// `npusim_pto::ops::histogram`); the expected bins are computed here.
+#[test]
+fn thistogram_msb_then_filtered_lsb() {
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%x: !pto.ptr<ui16>, %f: !pto.ptr<ui8>, %hi: !pto.ptr<ui32>, %lo: !pto.ptr<ui32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c256 = arith.constant 256 : index
+    %xv = pto.make_tensor_view %x, shape = [%c32, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xui16>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c32, %c16] : !pto.tensor_view<?x?xui16> -> !pto.partition_tensor_view<32x16xui16>
+    %fv = pto.make_tensor_view %f, shape = [%c32, %c1], strides = [%c1, %c1] : !pto.tensor_view<?x?xui8>
+    %fp = pto.partition_view %fv, offsets = [%c0, %c0], sizes = [%c32, %c1] : !pto.tensor_view<?x?xui8> -> !pto.partition_tensor_view<32x1xui8>
+    %hv = pto.make_tensor_view %hi, shape = [%c32, %c256], strides = [%c256, %c1] : !pto.tensor_view<?x?xui32>
+    %hp = pto.partition_view %hv, offsets = [%c0, %c0], sizes = [%c32, %c256] : !pto.tensor_view<?x?xui32> -> !pto.partition_tensor_view<32x256xui32>
+    %lv = pto.make_tensor_view %lo, shape = [%c32, %c256], strides = [%c256, %c1] : !pto.tensor_view<?x?xui32>
+    %lp = pto.partition_view %lv, offsets = [%c0, %c0], sizes = [%c32, %c256] : !pto.tensor_view<?x?xui32> -> !pto.partition_tensor_view<32x256xui32>
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 32x16xui16>
+    %i = pto.alloc_tile : !pto.tile_buf<vec, 32x1xui8, blayout=col_major>
+    %h = pto.alloc_tile : !pto.tile_buf<vec, 32x256xui32>
+    %l = pto.alloc_tile : !pto.tile_buf<vec, 32x256xui32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<32x16xui16>) outs(%s : !pto.tile_buf<vec, 32x16xui16>)
+    pto.tload ins(%fp : !pto.partition_tensor_view<32x1xui8>) outs(%i : !pto.tile_buf<vec, 32x1xui8, blayout=col_major>)
+    pto.thistogram ins(%s, %i : !pto.tile_buf<vec, 32x16xui16>, !pto.tile_buf<vec, 32x1xui8, blayout=col_major>) outs(%h : !pto.tile_buf<vec, 32x256xui32>)
+    pto.thistogram ins(%s, %i : !pto.tile_buf<vec, 32x16xui16>, !pto.tile_buf<vec, 32x1xui8, blayout=col_major>) outs(%l : !pto.tile_buf<vec, 32x256xui32>) {isMSB = false}
+    pto.tstore ins(%h : !pto.tile_buf<vec, 32x256xui32>) outs(%hp : !pto.partition_tensor_view<32x256xui32>)
+    pto.tstore ins(%l : !pto.tile_buf<vec, 32x256xui32>) outs(%lp : !pto.partition_tensor_view<32x256xui32>)
+    return
+  }
+}
+"#;
+    let x: Vec<u16> = (0..512u32)
+        .map(|k| ((((k * 7) % 3) << 8) | ((k * 37) % 256)) as u16)
+        .collect();
+    let f: Vec<u8> = (0..32u8).map(|r| r % 3).collect();
+    let o = run(
+        src,
+        vec![
+            ("x", HostArg::Buffer(NpyArray::from_elems(vec![512], &x))),
+            ("f", HostArg::Buffer(NpyArray::from_elems(vec![32], &f))),
+            (
+                "hi",
+                HostArg::Buffer(NpyArray::from_elems(vec![8192], &[0u32; 8192])),
+            ),
+            (
+                "lo",
+                HostArg::Buffer(NpyArray::from_elems(vec![8192], &[0u32; 8192])),
+            ),
+        ],
+    );
+    let hi = o.buffer("hi").unwrap().to_elems::<u32>().unwrap();
+    let lo = o.buffer("lo").unwrap().to_elems::<u32>().unwrap();
+    for r in 0..32 {
+        let row = &x[r * 16..(r + 1) * 16];
+        for b in 0..256usize {
+            let hi_want = row.iter().filter(|v| (**v >> 8) as usize <= b).count() as u32;
+            let lo_want = row
+                .iter()
+                .filter(|v| (**v >> 8) as u8 == f[r] && (**v & 0xff) as usize <= b)
+                .count() as u32;
+            assert_eq!(hi[r * 256 + b], hi_want, "hi row {r} bin {b}");
+            assert_eq!(lo[r * 256 + b], lo_want, "lo row {r} bin {b}");
+        }
+    }
+}

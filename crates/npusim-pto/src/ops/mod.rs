@@ -12,12 +12,14 @@
 //! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT;
 //! - [`sort`]: TSORT32 and TMRGSORT over value-index records;
 //! - [`gather`]: TGATHER, TGATHERB and TSCATTER;
-//! - [`quant`]: TQUANT (INT8) and TDEQUANT.
+//! - [`quant`]: TQUANT (INT8) and TDEQUANT;
+//! - [`histogram`]: THISTOGRAM (A5).
 
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
 pub mod gather;
+pub mod histogram;
 pub mod memory;
 pub mod movement;
 pub mod partial;

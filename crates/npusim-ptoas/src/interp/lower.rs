@@ -758,6 +758,13 @@ impl Lowerer {
                     pattern,
                 }
             }
+            // PTO-AS takes the uint16 form: `isMSB` (default true) picks byte 1, else byte 0.
+            (OpCode::PtoThistogram, 3) => Args::Histogram {
+                dst: tiles[2],
+                src: tiles[0],
+                idx: tiles[1],
+                byte: u8::from(!matches!(attr("isMSB"), Some(ast::Attr::Bool(false)))),
+            },
             (OpCode::PtoTdequant, 4) => Args::Ternary {
                 dst: tiles[3],
                 src0: tiles[0],
@@ -1670,7 +1677,8 @@ impl Lowerer {
                     | OpCode::PtoTgatherb
                     | OpCode::PtoTscatter
                     | OpCode::PtoTquant
-                    | OpCode::PtoTdequant),
+                    | OpCode::PtoTdequant
+                    | OpCode::PtoThistogram),
                 operands,
                 attrs,
                 ..
