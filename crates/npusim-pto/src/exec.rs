@@ -154,6 +154,8 @@ forms! {
     /// TMRGSORT 2-4 list form (the executed counts are returned by
     /// [`TileCore::tmrgsort_lists`]; `exec` drops them).
     MergeLists { dst: tile(O), tmp: tile(O), src0: tile(O), src1: tile(O), src2: opt_tile(Option<O>), src3: opt_tile(Option<O>), exhausted: plain(bool) },
+    /// TSTORE_FP: an Acc tile through the fixpipe with per-column quant words.
+    StoreFp { dst: global(O::Global), src: tile(O), fp: tile(O), relu: plain(bool) },
     /// THISTOGRAM: the source, the filter bytes and the histogrammed byte (0 = LSB).
     Histogram { dst: tile(O), src: tile(O), idx: tile(O), byte: plain(u8) },
     /// TQUANT INT8: per-row scale (and offset for the asymmetric kind).
@@ -453,6 +455,9 @@ macro_rules! handle {
     };
     (Quant, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Quant { dst, src, scale, offset, kind } => $c.tquant(dst, src, scale, offset.as_ref(), *kind), _ => Err(bad($op, "Args::Quant")) }
+    };
+    (StoreFp, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::StoreFp { dst, src, fp, relu } => $c.tstore_fp(dst, src, fp, *relu), _ => Err(bad($op, "Args::StoreFp")) }
     };
     (Histogram, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Histogram { dst, src, idx, byte } => $c.thistogram(dst, src, idx, *byte), _ => Err(bad($op, "Args::Histogram")) }

@@ -99,6 +99,8 @@ pub enum Class {
     Dequant,
     /// `dst, src, idx` with the byte (THISTOGRAM)
     Histogram,
+    /// `global tensor, Acc tile, fp tile` (TSTORE_FP)
+    StoreFp,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -316,6 +318,7 @@ macro_rules! for_each_tile_op {
             // ---- quantisation (ops::quant) ----
             (Tquant TQuant, "TQUANT", "pto.tquant", Quant, -, (own), &[F], &[F], Own, "docs/isa/TQUANT.md", "types of src; INT8_SYM (i8) and INT8_ASYM (u8) with per-row parameters; the MX forms are not modelled"),
             (Tdequant TDequant, "TDEQUANT", "pto.tdequant", Dequant, -, (own), &[I8, I16], &[I8, I16], Own, "docs/isa/TDEQUANT.md", "types of src; dst, scale and offset f32; per-row parameters"),
+            (TstoreFp TStoreFp, "TSTORE_FP", "pto.tstore_fp", StoreFp, -, (own), &[I32, F], &[I32, F], Own, "docs/isa/TSTORE_FP.md", "types of the Acc source; the TMOV fp conversion (per-column uint64 words) into the global tensor's type"),
             (Thistogram THistogram, "THISTOGRAM", "pto.thistogram", Histogram, -, (own), &[], &[U16, U32], Own, "docs/isa/THISTOGRAM.md", "A5 only; types of src; cumulative uint32 bins (CPU simulator and A5 path) with the cascaded byte filter"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
         }

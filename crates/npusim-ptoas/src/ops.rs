@@ -149,7 +149,7 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Compare | C::CompareScalar => OpClass::Cmp,
         C::Select | C::SelectScalar => OpClass::Select,
         C::Convert => OpClass::Cvt,
-        C::Load | C::Store | C::Prefetch => OpClass::Memory,
+        C::Load | C::Store | C::StoreFp | C::Prefetch => OpClass::Memory,
         C::Move | C::Extract | C::Insert | C::Transpose | C::FillPad | C::Concat => OpClass::Move,
         C::Iota | C::Tri => OpClass::TileScalar,
         C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
@@ -207,10 +207,11 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Quant, _) => &["TT", "TTT"],
         (C::Dequant, _) => &["TTT"],
         (C::Histogram, _) => &["TT"],
+        (C::StoreFp, _) => &["TT"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
-        C::Store => &["P"],
+        C::Store | C::StoreFp => &["P"],
         C::Print => &[""],
         C::MrgSort => &["T", "TTS", "TT"],
         C::Gather => &["T", "TT"],

@@ -132,7 +132,8 @@ impl TileCore {
     ) -> Result<(), PtoError> {
         let n = op.name();
         op.check_type(self.arch(), tile_name, tile.dtype())?;
-        let acc_store = op == OpCode::Tstore && tile.loc() == TileLoc::Acc;
+        let acc_store =
+            matches!(op, OpCode::Tstore | OpCode::TstoreFp) && tile.loc() == TileLoc::Acc;
         if !matches!(tile.loc(), TileLoc::Vec | TileLoc::Mat) && !acc_store {
             return Err(PtoError::Static {
                 op: n,
@@ -146,7 +147,7 @@ impl TileCore {
             });
         }
         if acc_store {
-            if !super::movement::fix_pair_legal(tile.dtype(), gt.dtype, false) {
+            if !super::movement::fix_pair_legal(tile.dtype(), gt.dtype, op == OpCode::TstoreFp) {
                 return Err(PtoError::Unsupported {
                     op: n,
                     what: format!(
@@ -317,6 +318,63 @@ impl TileCore {
 }
 
 impl TileCore {
+    /// TSTORE_FP (pto-isa `docs/isa/TSTORE_FP.md`): TSTORE from Acc through the fixpipe with
+    /// a Scaling tile of per-column quant words (the TMOV fp conversion: scale, optional ReLU,
+    /// narrowing to half, bfloat16, int8 or float). Only an Acc source of int32 or float, with
+    /// 1..=4095 columns and at most 8192 rows (ND), per the page.
+    pub fn tstore_fp(
+        &mut self,
+        gt: &GlobalTensor,
+        src: &Tile,
+        fp: &Tile,
+        relu: bool,
+    ) -> Result<(), PtoError> {
+        let op = OpCode::TstoreFp;
+        if src.loc() != TileLoc::Acc {
+            return Err(PtoError::Static {
+                op: op.name(),
+                operand: "src",
+                rule: "the source must be an Acc tile",
+                value: format!("{:?}", src.loc()),
+            });
+        }
+        if !(1..=4095).contains(&src.cols()) || !(1..=8192).contains(&src.rows()) {
+            return Err(PtoError::Static {
+                op: op.name(),
+                operand: "src",
+                rule: "1 <= Cols <= 4095 and 1 <= Rows <= 8192",
+                value: format!("{}x{}", src.rows(), src.cols()),
+            });
+        }
+        self.check_gm(op, src, gt, "src")?;
+        let (vr, vc) = (src.valid_row(), src.valid_col());
+        if vc > 4095 {
+            return Err(vr_err(
+                op,
+                "src",
+                "1 <= valid columns <= 4095",
+                vc.to_string(),
+            ));
+        }
+        let mode = super::movement::MovMode {
+            relu,
+            scalar: None,
+            fp: Some(fp),
+        };
+        let bytes = self.fix_convert(src, gt.dtype, mode, (vr, vc), op)?;
+        let size = gt.dtype.size();
+        for r in 0..vr {
+            for c in 0..vc {
+                let a = gt.addr + (gt.offset(r, c) * size) as u64;
+                let k = (r * vc + c) * size;
+                self.gm_mut()
+                    .write(a, &bytes[k..k + size])
+                    .map_err(memory(op.name(), "dst"))?;
+            }
+        }
+        Ok(())
+    }
+
     /// TSTORE from Acc through the fixpipe: float narrows to half or bfloat16 (nearest even).
     fn tstore_acc(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tstore;

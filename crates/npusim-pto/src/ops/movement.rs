@@ -363,15 +363,32 @@ impl TileCore {
         at: (usize, usize),
         op: OpCode,
     ) -> Result<(), PtoError> {
+        let bytes = self.fix_convert(src, dst.dtype(), mode, (rows, cols), op)?;
+        fits(op, "dst", dst, at.0, at.1, rows, cols)?;
+        self.write_bytes(dst, at, rows, cols, dst.dtype().size(), &bytes);
+        Ok(())
+    }
+
+    /// The fixpipe's conversion of `src`'s (Acc) `rows x cols` region to `out` elements, as
+    /// row-major little-endian bytes: ReLU, the quant scale (one scalar, or one fp word per
+    /// column), narrowing.
+    pub(crate) fn fix_convert(
+        &self,
+        src: &Tile,
+        out: ElemType,
+        mode: MovMode<'_>,
+        (rows, cols): (usize, usize),
+        op: OpCode,
+    ) -> Result<Vec<u8>, PtoError> {
         let n = op.name();
         let scaled = mode.scalar.is_some() || mode.fp.is_some();
-        if !fix_pair_legal(src.dtype(), dst.dtype(), scaled) {
+        if !fix_pair_legal(src.dtype(), out, scaled) {
             return Err(PtoError::Unsupported {
                 op: n,
                 what: format!(
                     "the Acc conversion {} -> {}{} (legal: float->float/half/bfloat16, int32->int32; with a quant scale float/int32->float/half/bfloat16/int8)",
                     src.dtype(),
-                    dst.dtype(),
+                    out,
                     if scaled {
                         " with a quant scale"
                     } else {
@@ -434,13 +451,11 @@ impl TileCore {
             }
             None => None,
         };
-        fits(op, "dst", dst, at.0, at.1, rows, cols)?;
         let scalar = mode.scalar.map(scale_of).unwrap_or(1.0);
         let relu = mode.relu;
         // Plain moves of equal types carry bits (NaN payloads kept).
-        if !scaled && !relu && src.dtype() == dst.dtype() {
-            self.copy_bits(dst, at, src, (0, 0), rows, cols);
-            return Ok(());
+        if !scaled && !relu && src.dtype() == out {
+            return Ok(self.read_bytes(src, (0, 0), rows, cols, out.size()));
         }
         let mut v: Vec<f32> = match src.dtype() {
             ElemType::I32 if !scaled => {
@@ -451,8 +466,7 @@ impl TileCore {
                         *x = (*x).max(0);
                     }
                 }
-                self.write_rect_at::<i32>(dst, at, rows, cols, &w);
-                return Ok(());
+                return Ok(w.iter().flat_map(|x| x.to_le_bytes()).collect());
             }
             ElemType::I32 => self
                 .read_rect_at::<i32>(src, (0, 0), rows, cols)
@@ -475,16 +489,18 @@ impl TileCore {
                 }
             }
         }
-        match dst.dtype() {
-            ElemType::F16 => self.write_rect_at::<half::f16>(dst, at, rows, cols, &v),
-            ElemType::Bf16 => self.write_rect_at::<half::bf16>(dst, at, rows, cols, &v),
-            ElemType::I8 => {
-                let w: Vec<i8> = v.iter().map(|&x| f32_to_i8_sat(x)).collect();
-                self.write_rect_at::<i8>(dst, at, rows, cols, &w);
-            }
-            _ => self.write_rect_at::<f32>(dst, at, rows, cols, &v),
-        }
-        Ok(())
+        Ok(match out {
+            ElemType::F16 => v
+                .iter()
+                .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+                .collect(),
+            ElemType::Bf16 => v
+                .iter()
+                .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+                .collect(),
+            ElemType::I8 => v.iter().map(|&x| f32_to_i8_sat(x) as u8).collect(),
+            _ => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        })
     }
 
     /// TEXTRACT: `dst[i, j] = src[i + row, j + col]` over dst's valid region.

@@ -2074,6 +2074,15 @@ impl Lowerer {
                 dst: o(0),
                 src: i(0),
             },
+            (P::StoreFp, "TT") => Args::StoreFp {
+                dst: o(0),
+                src: i(0),
+                fp: i(1),
+                relu: attrs.other.iter().any(|(k, a)| {
+                    (k == "reluPreMode" || k == "relu_pre_mode")
+                        && format!("{a:?}").to_ascii_lowercase().contains("normal")
+                }),
+            },
             (P::Store, "T") => Args::Store {
                 dst: o(0),
                 src: i(0),
