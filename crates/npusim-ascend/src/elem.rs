@@ -312,12 +312,11 @@ pub mod chunk {
     /// no gather) and e^r by its degree-5 Taylor series (remainder below 1.5e-13 relative on
     /// |r| <= ln2/32); the same midpoint guard and exact path as [`exp_fast`].
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512dq,fma")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,fma")]
     fn exp_avx512(x: &mut [f32]) {
         use std::arch::x86_64::*;
         const INV_LN2_16: f64 = 16.0 * std::f64::consts::LOG2_E;
-        const HI: f64 = LN2_HI / 16.0;
-        const LO: f64 = LN2_LO / 16.0;
+        const LN2_16: f64 = std::f64::consts::LN_2 / 16.0;
         let n8 = x.len() / 8 * 8;
         let (body, tail) = x.split_at_mut(n8);
         // SAFETY: every pointer below is to a whole 8-lane f32 chunk or to the 16-entry
@@ -331,29 +330,37 @@ pub mod chunk {
                 let xd = _mm512_cvtps_pd(xf);
                 let t = _mm512_fmadd_pd(xd, c(INV_LN2_16), c(MAGIC));
                 let n = _mm512_sub_pd(t, c(MAGIC));
-                let ni = _mm512_sub_epi64(
-                    _mm512_castpd_si512(t),
-                    _mm512_set1_epi64(MAGIC.to_bits() as i64),
-                );
-                let r = _mm512_fnmadd_pd(n, c(LO), _mm512_fnmadd_pd(n, c(HI), xd));
+                // The low bits of t hold n = 16k + j (two's complement): j indexes the table,
+                // and n << 48 with its low 4 bits cleared is k in the exponent field.
+                let tb = _mm512_castpd_si512(t);
+                // One reduction step with ln2/16 rounded to f64: the error, |n|·2^-53·ln2/16
+                // below 1e-14, is far inside the guard (and the sweep checks every input).
+                let r = _mm512_fnmadd_pd(n, c(LN2_16), xd);
                 let r2 = _mm512_mul_pd(r, r);
-                let q0 = _mm512_add_pd(r, c(1.0));
                 let q1 = _mm512_fmadd_pd(c(1.0 / 6.0), r, c(0.5));
                 let q2 = _mm512_fmadd_pd(c(1.0 / 120.0), r, c(1.0 / 24.0));
-                let p = _mm512_fmadd_pd(_mm512_fmadd_pd(q2, r2, q1), r2, q0);
-                let tab = _mm512_permutex2var_pd(t0, ni, t1);
-                let k = _mm512_srai_epi64::<4>(ni);
-                let scale = _mm512_castsi512_pd(_mm512_slli_epi64::<52>(_mm512_add_epi64(
-                    k,
-                    _mm512_set1_epi64(1023),
-                )));
-                let y = _mm512_mul_pd(_mm512_mul_pd(p, tab), scale);
+                // e^r - 1; the table entry is then multiplied in as tab + tab·(e^r - 1).
+                let em1 = _mm512_fmadd_pd(_mm512_fmadd_pd(q2, r2, q1), r2, r);
+                let tab = _mm512_permutex2var_pd(t0, tb, t1);
+                let k52 =
+                    _mm512_and_si512(_mm512_slli_epi64::<48>(tb), _mm512_set1_epi64(-1i64 << 52));
+                // 2^k by adding k to the exponent (an integer add, off the multiply ports):
+                // exact for the normal results the lanes kept below have.
+                let y = _mm512_castsi512_pd(_mm512_add_epi64(
+                    _mm512_castpd_si512(_mm512_fmadd_pd(em1, tab, tab)),
+                    k52,
+                ));
+                // |low - 2^28| > GUARD, as one unsigned compare.
                 let low =
                     _mm512_and_si512(_mm512_castpd_si512(y), _mm512_set1_epi64((1 << 29) - 1));
-                let d = _mm512_abs_epi64(_mm512_sub_epi64(low, _mm512_set1_epi64(1 << 28)));
-                let ok = _mm512_cmpgt_epi64_mask(d, _mm512_set1_epi64(GUARD))
-                    & _mm512_cmp_pd_mask::<_CMP_GT_OQ>(xd, c(-87.0))
-                    & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(xd, c(88.0));
+                let d = _mm512_sub_epi64(low, _mm512_set1_epi64((1 << 28) - GUARD));
+                // Normal f32 results only: |x| < 87 as an integer compare of the f32 bits
+                // (NaN fails; 87 <= x < 88 takes the exact path).
+                let in_range = _mm256_cmplt_epi32_mask(
+                    _mm256_and_si256(_mm256_castps_si256(xf), _mm256_set1_epi32(0x7fff_ffff)),
+                    _mm256_set1_epi32(87f32.to_bits() as i32),
+                );
+                let ok = _mm512_cmpgt_epu64_mask(d, _mm512_set1_epi64(2 * GUARD)) & in_range;
                 let y32 = _mm512_cvtpd_ps(y);
                 if ok == 0xff {
                     _mm256_storeu_ps(blk.as_mut_ptr(), y32);
@@ -496,6 +503,7 @@ pub mod chunk {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
             && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the features were detected at run time.

@@ -353,14 +353,46 @@ fn f16_lanes_x86<OP: FloatOp, const SRC: u8, const RD: bool>(
     a: &[u8],
     b: &[u8],
 ) {
-    staged::<F16Io, OP, SRC, RD>(
-        ctx,
-        dst,
-        a,
-        b,
-        |s, o| x86_f16::load(s, o),
-        |v, o| x86_f16::store(v, o),
-    )
+    // Groups of 8 lanes stay in registers: widen, the element function, saturation, narrow.
+    let sat = ctx.mode == OverflowMode::Saturate;
+    let mut done = 0;
+    for (k, d) in dst.chunks_exact_mut(16).enumerate() {
+        let (lo, hi) = (16 * k, 16 * k + 16);
+        let mut x = [0f32; 8];
+        let mut y = [ctx.scalar_f; 8];
+        let mut z = [0f32; 8];
+        if SRC != SRC_NONE && SRC != SRC_DUP {
+            let Some(s) = a.get(lo..hi) else { break };
+            x = x86_f16::load8(s);
+        }
+        if SRC == SRC_TENSOR {
+            let Some(s) = b.get(lo..hi) else { break };
+            y = x86_f16::load8(s);
+        }
+        if RD {
+            z = x86_f16::load8(d);
+        }
+        OP::apply_chunk(&mut x, &y, &z);
+        if sat {
+            saturate(&mut x, F16Io::MAX);
+        }
+        x86_f16::store8(&x, d);
+        done = hi;
+    }
+    // The last < 8 lanes.
+    let (ta, tb) = (a.get(done..).unwrap_or(&[]), b.get(done..).unwrap_or(&[]));
+    if let Some(td) = dst.get_mut(done..)
+        && !td.is_empty()
+    {
+        staged::<F16Io, OP, SRC, RD>(
+            ctx,
+            td,
+            ta,
+            tb,
+            |s, o| x86_f16::load(s, o),
+            |v, o| x86_f16::store(v, o),
+        )
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -382,6 +414,35 @@ mod x86_f16 {
         }
         for (k, o) in out.iter_mut().enumerate().skip(n8) {
             *o = f16::from_le_bytes([src[2 * k], src[2 * k + 1]]).to_f32();
+        }
+    }
+
+    /// 8 lanes of f16 bytes to f32 (`s` holds at least 16 bytes).
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    pub fn load8(s: &[u8]) -> [f32; 8] {
+        let mut o = [0f32; 8];
+        if s.len() >= 16 {
+            // SAFETY: `s` holds 16 bytes and `o` 8 lanes (unaligned accesses).
+            unsafe {
+                let h = _mm_loadu_si128(s.as_ptr().cast());
+                _mm256_storeu_ps(o.as_mut_ptr(), _mm256_cvtph_ps(h));
+            }
+        }
+        o
+    }
+
+    /// 8 lanes of f32 to f16 bytes, round to nearest even (`out` holds at least 16 bytes).
+    #[inline]
+    #[target_feature(enable = "avx2,f16c,fma")]
+    pub fn store8(v: &[f32; 8], out: &mut [u8]) {
+        if out.len() >= 16 {
+            // SAFETY: `v` holds 8 lanes and `out` 16 bytes (unaligned accesses).
+            unsafe {
+                let p = _mm256_loadu_ps(v.as_ptr());
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(p);
+                _mm_storeu_si128(out.as_mut_ptr().cast(), h);
+            }
         }
     }
 

@@ -402,6 +402,12 @@ impl TikKernel {
     }
 }
 
+/// The TIK parameter names of an instruction, in order (keyword arguments), or `None`.
+#[pyfunction]
+fn tik_param_names(name: &str) -> Option<Vec<&'static str>> {
+    tik::param_names(name)
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -409,6 +415,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pto_check, m)?)?;
     m.add_function(wrap_pyfunction!(pto_run, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
+    m.add_function(wrap_pyfunction!(tik_param_names, m)?)?;
     m.add_class::<TikKernel>()?;
     m.add_class::<TpuDevice>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

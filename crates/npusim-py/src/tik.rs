@@ -85,6 +85,12 @@ pub enum Stmt {
         args: Vec<Arg>,
         line: u32,
     },
+    /// `Scalar.set_as(tensor[i])`: the Scalar takes the value of one tensor element.
+    Load {
+        var: usize,
+        src: TensorArg,
+        line: u32,
+    },
 }
 
 /// A scalar expression.
@@ -438,6 +444,50 @@ impl Form {
             Shape::Move => 7,
         }
     }
+}
+
+/// The TIK parameter names of an instruction call, in TIK's order (for keyword arguments), or
+/// `None` for a name that is not an element-wise, select or compare instruction.
+pub fn param_names(name: &str) -> Option<Vec<&'static str>> {
+    let Form::Vector { instr, legacy, .. } = Form::resolve(name)? else {
+        return None;
+    };
+    let l = |legacy_blk: &[&'static str], rep: &[&'static str]| -> Vec<&'static str> {
+        if legacy {
+            legacy_blk.iter().chain(rep).copied().collect()
+        } else {
+            rep.to_vec()
+        }
+    };
+    let mut v: Vec<&'static str> = match instr.shape() {
+        Shape::Binary | Shape::BinaryAcc | Shape::Ternary => vec!["mask", "dst", "src0", "src1"],
+        Shape::Unary => vec!["mask", "dst", "src"],
+        Shape::Convert => vec!["mask", "round_mode", "dst", "src"],
+        Shape::Scalar | Shape::ScalarDst => vec!["mask", "dst", "src", "scalar"],
+        Shape::Dup => vec!["mask", "dst", "scalar"],
+        Shape::Select => vec!["mask", "mode", "dst", "sel", "src0", "src1"],
+        Shape::CmpBits => vec!["dst", "src0", "src1"],
+        Shape::CmpBitsScalar => vec!["dst", "src", "scalar"],
+        _ => return None,
+    };
+    v.push("repeat_times");
+    v.extend(match instr.shape() {
+        Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::Select => l(
+            &["dst_blk_stride", "src0_blk_stride", "src1_blk_stride"],
+            &["dst_rep_stride", "src0_rep_stride", "src1_rep_stride"],
+        ),
+        Shape::Unary | Shape::Convert | Shape::Scalar | Shape::ScalarDst => l(
+            &["dst_blk_stride", "src_blk_stride"],
+            &["dst_rep_stride", "src_rep_stride"],
+        ),
+        Shape::Dup => l(&["dst_blk_stride"], &["dst_rep_stride"]),
+        Shape::CmpBits => l(
+            &["src0_blk_stride", "src1_blk_stride"],
+            &["src0_rep_stride", "src1_rep_stride"],
+        ),
+        _ => vec!["src_blk_stride", "src_rep_stride"],
+    });
+    Some(v)
 }
 
 /// A built instruction.
@@ -1109,6 +1159,12 @@ enum CStmt {
         line: u32,
     },
     Call(Box<CCall>),
+    Load {
+        var: usize,
+        tensor: usize,
+        off: CExpr,
+        line: u32,
+    },
 }
 
 /// Compiles one call: resolves the name, checks the argument count and kinds, resolves the
@@ -1223,6 +1279,15 @@ fn compile_stmt(s: &Stmt, tensors: &[TensorInfo], ints: &[bool]) -> RunResult<CS
             value: CExpr::compile(value, ints).map_err(at(*line))?,
             line: *line,
         },
+        Stmt::Load { var, src, line } => CStmt::Load {
+            var: var_ok(*var, *line, "Scalar")?,
+            tensor: tensors
+                .iter()
+                .position(|i| *i.op.tensor == *src.t)
+                .ok_or_else(|| format!("line {line}: set_as: unknown tensor `{}`", src.t))?,
+            off: CExpr::compile(&src.off, ints).map_err(at(*line))?,
+            line: *line,
+        },
         Stmt::Call { name, args, line } => CStmt::Call(Box::new(
             compile_call(name, args, *line, tensors, ints)
                 .map_err(|e| format!("line {line}: {name}: {e}"))?,
@@ -1245,7 +1310,7 @@ fn mark_loop_vars(body: &[Stmt], ints: &mut [bool], set: bool) {
                 mark_loop_vars(then, ints, set);
                 mark_loop_vars(els, ints, set);
             }
-            Stmt::Set { var, .. } => {
+            Stmt::Set { var, .. } | Stmt::Load { var, .. } => {
                 if !set && let Some(b) = ints.get_mut(*var) {
                     *b = false;
                 }
@@ -1276,6 +1341,35 @@ impl Env<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// Element `i` of tensor `t`, as a number (floats widened exactly, integers as stored).
+    fn load(&self, t: usize, i: i64) -> RunResult<Num> {
+        let info = self.tensors.get(t).ok_or("unknown tensor")?;
+        if i < 0 || i as u64 >= info.elems {
+            return Err(format!(
+                "element {i} is outside tensor `{}` ({} elements)",
+                info.op.tensor, info.elems
+            ));
+        }
+        let size = info.op.dtype.size() as u64;
+        let mem = self.core.memory(info.op.space).map_err(|e| e.to_string())?;
+        let b = mem
+            .bytes(info.op.tensor_base + i as u64 * size, size)
+            .map_err(|e| e.to_string())?;
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        let u = u64::from_le_bytes(w);
+        Ok(match info.op.dtype {
+            ElemType::U8 | ElemType::U16 | ElemType::U32 => Num::I(u as i64),
+            ElemType::U64 | ElemType::I64 => Num::I(u as i64),
+            ElemType::I8 => Num::I(u as u8 as i8 as i64),
+            ElemType::I16 => Num::I(u as u16 as i16 as i64),
+            ElemType::I32 => Num::I(u as u32 as i32 as i64),
+            ElemType::F16 => Num::F(npusim_core::f16::from_bits(u as u16).to_f64()),
+            ElemType::Bf16 => Num::F(npusim_core::bf16::from_bits(u as u16).to_f64()),
+            ElemType::F32 => Num::F(f32::from_bits(u as u32) as f64),
+        })
     }
 
     fn set(&mut self, var: usize, v: Num) {
@@ -1330,6 +1424,19 @@ impl Env<'_> {
                 } else {
                     self.block(els)
                 }
+            }
+            CStmt::Load {
+                var,
+                tensor,
+                off,
+                line,
+            } => {
+                self.tick(*line)?;
+                let at = |e: String| format!("line {line}: set_as: {e}");
+                let i = off.eval(&self.vars).map_err(at)?.as_i64();
+                let v = self.load(*tensor, i).map_err(at)?;
+                self.set(*var, v);
+                Ok(())
             }
             CStmt::Set { var, value, line } => {
                 self.tick(*line)?;

@@ -11,7 +11,7 @@ are recorded once, with loop variables, ``Scalar``s and ``Expr``s left symbolic.
 program is executed by npusim (``start_debug``), not unrolled in Python: it is compiled once
 (names, argument counts and tensors resolved), and the instructions it builds are kept for the
 next ``start_debug``. Every instruction of npusim's Ascend table is available under its TIK
-names, parameters by position in TIK's order: the element-wise rows (``vec_add`` and the legacy
+names, parameters by position in TIK's order or by TIK's keyword names: the element-wise rows (``vec_add`` and the legacy
 ``vadd`` with block strides, ``vector_dup``, ``vec_conv``...), compares (``vec_cmpv_gt``,
 ``vcmpvs_gt``, ``vcmp_gt`` with ``mov_cmpmask_to_tensor``/``mov_tensor_to_cmpmask``),
 ``vec_sel``/``vsel``, reductions (``vcadd``, ``vcmax``, ``vcmin``, ``vcgadd``, ``vcgmax``,
@@ -119,8 +119,12 @@ class Scalar(Expr):
         super().__init__({"var": self._var})
 
     def set_as(self, value, src_offset=None):
+        """``scalar.set_as(value)``: an Expr, a number, or one tensor element (``t[i]``, read
+        when the statement runs; floats exactly, integers as stored)."""
         if isinstance(value, TensorRef):
-            raise NotImplementedError("Scalar.set_as(tensor[i]) is not available in npusim.tik yet")
+            ref = value if src_offset is None else value[src_offset]
+            self._tik._emit({"k": "load", "var": self._var, "src": ref._json(), "line": _line()})
+            return
         self._tik._emit({"k": "set", "var": self._var, "value": _expr(value), "line": _line()})
 
 
@@ -191,6 +195,43 @@ def _np_dtype(name: str):
         import ml_dtypes
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(name)
+
+
+# TIK's optional trailing parameters that npusim accepts at their default value only.
+_OPTIONAL_DEFAULTS = {
+    "stride_unit": 0, "mask_mode": "normal", "round_en": False, "deqscale": None,
+    "ldst_high_half": False,
+}
+
+
+def _by_name(name, args, kwargs):
+    """Positional arguments of a TIK call given (partly) by keyword, with TIK's parameter
+    names (``vec_add(mask=128, dst=..., src0=..., ...)``)."""
+    names = _native.tik_param_names(name)
+    if names is None:
+        raise TypeError(f"{name}: pass the parameters by position, in TIK's order")
+    kwargs = dict(kwargs)
+    for k, v in list(kwargs.items()):
+        if k in _OPTIONAL_DEFAULTS and k not in names:
+            if type(v) is not type(_OPTIONAL_DEFAULTS[k]) or v != _OPTIONAL_DEFAULTS[k]:
+                raise TypeError(f"{name}: {k}={v!r}: npusim.tik takes only the default "
+                                f"{_OPTIONAL_DEFAULTS[k]!r}")
+            del kwargs[k]
+    if len(args) > len(names):
+        raise TypeError(f"{name}: takes {len(names)} parameters ({', '.join(names)}), "
+                        f"got {len(args)} by position")
+    out = list(args)
+    for k in names[:len(args)]:
+        if k in kwargs:
+            raise TypeError(f"{name}: {k} given by position and by keyword")
+    for k in names[len(args):]:
+        if k not in kwargs:
+            raise TypeError(f"{name}: missing parameter {k} (parameters: {', '.join(names)})")
+        out.append(kwargs.pop(k))
+    if kwargs:
+        raise TypeError(f"{name}: unknown parameter {', '.join(sorted(kwargs))} "
+                        f"(parameters: {', '.join(names)})")
+    return out
 
 
 class _Debugger:
@@ -338,7 +379,7 @@ class Tik:
         if name.startswith("v"):
             def instr(*args, **kwargs):
                 if kwargs:
-                    raise TypeError(f"{name}: pass the parameters by position, in TIK's order")
+                    args = _by_name(name, args, kwargs)
                 self._call(name, *args)
             return instr
         raise AttributeError(name)
