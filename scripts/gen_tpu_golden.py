@@ -15,6 +15,7 @@ How to run
     ... --kind pool --out golden/tpu/pool.json; ... --kind select2 --out golden/tpu/select2.json
     ... --kind sfu --out golden/tpu/sfu.json; ... --kind kernel --out golden/tpu/kernel.json
     ... --kind pool_min --out golden/tpu/pool_min.json
+    ... --kind sqrt --out golden/tpu/sfu_sqrt.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -52,6 +53,9 @@ What it writes
   `<name>_stride`, `<name>_extent` (in that operand's elements), `src_channels` (how many
   channels the source listing covers: C, or 1 for npu_bcast), `src`, `out` as above.
 
+  Case `op` = `bdc_sfu` with `func` = `fp32_rsqrt` or `fp32_sqrt`: `tpu_bdc_<func>(dst, src,
+  shape)`, f32 in the aligned layout; `dst_addr`, `dst_extent`, `src_addr`, `src_extent`, `src`
+  lane by lane and `out` (dst after the call, pre-filled with out_fill_byte).
   Case `op` = `bdc_sfu` (`func` = `fp32_exp`): `tpu_bdc_load_fp32_exp_coeff(coeff_addr)`,
   `tpu_bdc_load_fp32_exp_table(table_addr)`, `tpu_poll`, then `tpu_bdc_fp32_exp(dst, src,
   work0, work1, coeff_addr, table_addr, shape)`, all f32 in the aligned layout: per operand
@@ -142,6 +146,8 @@ class CModel:
             return self.run_sel2(c)
         if c["op"] == "bdc_pool":
             return self.run_pool(c)
+        if c["op"] == "bdc_sfu" and c["func"] in ("fp32_rsqrt", "fp32_sqrt"):
+            return self.run_sqrt(c)
         if c["op"] == "bdc_sfu":
             return self.run_sfu(c)
         if c["op"] == "kernel_softmax":
@@ -353,6 +359,21 @@ class CModel:
         for nm, key in (("dst", "out"), ("work0", "work0_out"), ("work1", "work1_out")):
             c[key] = self.region_get(True, c[nm + "_addr"], c[nm + "_extent"], 4, ch)
         c["coeff_words"] = self.get(self.lm + c["coeff_addr"] % LMEM, 10, 4)
+        return c
+
+    def run_sqrt(self, c):
+        """`bdc_sfu` with `func` `fp32_rsqrt` or `fp32_sqrt`: `tpu_bdc_fp32_<func>(dst, src,
+        shape)`, f32 in the aligned layout; dst is pre-filled, then the source written."""
+        ch = c["shape"][1]
+        U32, P = ctypes.c_uint32, ctypes.c_void_p
+        self.region_fill(True, c["dst_addr"], c["dst_extent"], 4, ch)
+        self.region_put(True, c["src_addr"], c["src_extent"], 4, c["src"], ch)
+        f = getattr(self.lib, "tpu_bdc_" + c["func"])
+        f.argtypes = [U32, U32, P]
+        f(c["dst_addr"], c["src_addr"], ctypes.byref(dim4(*c["shape"])))
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], 4, ch)
         return c
 
     def run_softmax(self, c):
@@ -1315,6 +1336,68 @@ def sfu_cases(rng):
     return cases
 
 
+SQRT_SPECIAL = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF,
+                0x00800000, 0x80800000, 0x3F800000, 0xBF800000, 0x3F800001, 0x40000000,
+                0xC0000000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000,
+                0xFFC00000, 0x7F800001, 0xFF800001, 0x7FBFFFFF, 0xBE6EB3BE, 0xBE6EB3C0,
+                0xBDCCCCCD, 0x8D000000, 0x3E800000, 0x40490FDB]
+
+
+def sqrt_value(rng):
+    r = rng.random()
+    if r < 0.15:
+        return rng.choice(SQRT_SPECIAL)
+    if r < 0.45:
+        return bits_of_f32(rng.uniform(0.0, 100.0))
+    if r < 0.6:
+        # negatives around the magic constant's wrap point (|x| near 0.233)
+        return bits_of_f32(-rng.uniform(0.0, 0.5))
+    if r < 0.7:
+        return rng.randrange(0, 0x800000) | (rng.getrandbits(1) << 31)
+    return rng.getrandbits(32)
+
+
+def sqrt_case(rng, func, shape, starts, values=None):
+    """One tpu_bdc_fp32_rsqrt / _sqrt case; `starts` = start NPUs of dst, src."""
+    c = {"op": "bdc_sfu", "func": func, "dtype": "f32", "shape": list(shape)}
+    for nm, start, off in zip(("dst", "src"), starts, (0x10000, 0x1000)):
+        c[nm + "_addr"] = start * LMEM + off
+        c[nm + "_extent"] = extent(True, start, shape, default_stride(True, start, shape, 4))
+    m = c["src_extent"] * min(shape[1], NPU)
+    c["src"] = [values[i % len(values)] for i in range(m)] if values else \
+        [sqrt_value(rng) for _ in range(m)]
+    return c
+
+
+def sqrt_cases(rng):
+    cases = []
+    for func in ("fp32_rsqrt", "fp32_sqrt"):
+        cases.append(sqrt_case(rng, func, (1, 2, 1, len(SQRT_SPECIAL)), [0, 0],
+                               values=SQRT_SPECIAL))
+        cases.append(sqrt_case(rng, func, (1, 3, 1, len(SQRT_SPECIAL)), [41, 41],
+                               values=SQRT_SPECIAL))
+        for i in range(6):
+            shape = (rng.randint(1, 2), rng.choice([1, 3, 64, 70]), rng.randint(1, 3),
+                     rng.randint(1, 40))
+            s = rng.randrange(NPU) if i % 2 else 0
+            cases.append(sqrt_case(rng, func, shape, [s, s]))
+        cases.append(sqrt_case(rng, func, (1, 64, 8, 64), [0, 0]))
+        cases.append(sqrt_case(rng, func, (1, 5, 1, 9), [3, 0]))
+        c = sqrt_case(rng, func, (1, 4, 2, 5), [5, 5])
+        c["dst_addr"], c["dst_extent"] = c["src_addr"], c["src_extent"]
+        cases.append(c)
+        # Candidates for rejection: misaligned operands, dims outside [1, 65535].
+        for nm in ("dst", "src"):
+            c = sqrt_case(rng, func, (1, 4, 1, 4), [0, 0])
+            c[nm + "_addr"] += 4
+            cases.append(c)
+        c = sqrt_case(rng, func, (1, 4, 1, 4), [0, 0])
+        c["shape"] = [1, 4, 1, 0]
+        c["src"] = []
+        cases.append(c)
+    return cases
+
+
 def kernel_cases(rng):
     """Softmax over the channel axis (npusim kernels::softmax_last_axis) on the C-model."""
     cases = []
@@ -1364,7 +1447,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "kernel"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "kernel"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1379,7 +1462,7 @@ def main():
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
-                "pool": pool_cases, "sfu": sfu_cases, "pool_min": pool_min_cases,
+                "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "pool_min": pool_min_cases,
                 "kernel": kernel_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "

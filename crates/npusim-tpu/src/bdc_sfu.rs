@@ -1,4 +1,5 @@
-//! The f32 exponential of the TPU-Kernel API (issue #16): `tpu_bdc_load_fp32_exp_coeff`,
+//! The f32 exponential, reciprocal square root and square root of the TPU-Kernel API (issue
+//! #16): `tpu_bdc_load_fp32_exp_coeff`,
 //! `tpu_bdc_load_fp32_exp_table`, `tpu_bdc_fp32_exp(dst, src, work0, work1, coeff, table,
 //! shape)` as declared in `tpu_kernel.h` ("SFU" section), and the C-model's f32 reciprocal
 //! that `tpu_bdc_fp_div` and its `_C` forms run on ([`cmodel_div`]).
@@ -27,6 +28,21 @@
 //!
 //! `tpu_bdc_load_fp32_exp_table` writes nothing on the C-model and `table_addr` is not read:
 //! both are accepted and ignored.
+//!
+//! Reciprocal square root (`tpu_bdc_fp32_rsqrt(dst, src, shape)`), per element, read off the
+//! C-model ([`rsqrt_elem`]): a NaN is returned quieted; otherwise `y0 = bits(0x5f3759df -
+//! bits(x) / 2)` on the raw bit pattern, sign bit and denormal included, wrapping (for negative
+//! `x` below about `-0.233` the estimate is negative: a NaN pattern gives that NaN quieted with
+//! the sign bit flipped, a finite one gives `+0`), then three Newton steps
+//! `y = y * (1.5 - ((0.5 * x) * y) * y)` with `x` and every result flushed, and the sign bit of
+//! `x` XORed into the result (so `+inf` gives `-inf`, `-0` a negative finite value).
+//! Square root (`tpu_bdc_fp32_sqrt`, [`sqrt_elem`]): `±0` unchanged, else `x * rsqrt(x)` with
+//! the x86 NaN rule and flushed operands and result.
+//!
+//! Restrictions of those two: dims in `[1, 65535]`; `dst` 64-byte aligned, `src` too for
+//! the square root (the C-model reads `src` of the reciprocal square root at any element
+//! address); `src` on the start NPU of `dst`; for the square root `dst != src` (the C-model
+//! rejects the in-place call).
 //!
 //! Restrictions (C-model asserts), each a [`TpuError`]: dims in `[1, 65535]`; `dst`, `src`,
 //! `work0`, `work1` 64-byte aligned; `work1` on the start NPU of `dst`; `coeff_addr` (also of
@@ -159,7 +175,129 @@ pub fn cmodel_div(a: f32, b: f32, flush: bool) -> f32 {
     }
 }
 
+/// One element of `tpu_bdc_fp32_rsqrt` (module docs).
+#[inline(always)]
+pub fn rsqrt_elem(x: f32, flush: bool) -> f32 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        return f32::from_bits(bits | 0x0040_0000);
+    }
+    let sign = bits & 0x8000_0000;
+    let y0 = 0x5f37_59df_u32.wrapping_sub(bits >> 1);
+    if y0 & 0x8000_0000 != 0 {
+        // Wrapped (negative x below about -0.233): a NaN estimate stays a quiet NaN, a
+        // negative finite one gives +0.
+        return if y0 & 0x7f80_0000 == 0x7f80_0000 && y0 & 0x007f_ffff != 0 {
+            f32::from_bits((y0 | 0x0040_0000) ^ sign)
+        } else {
+            0.0
+        };
+    }
+    let mut y = fz(f32::from_bits(y0), flush);
+    let h = fz(0.5 * fz(x, flush), flush);
+    for _ in 0..3 {
+        let t = fz(fz(h * y, flush) * y, flush);
+        let m = fz(1.5 - t, flush);
+        y = fz(x86(y, m, y * m), flush);
+    }
+    f32::from_bits(y.to_bits() ^ sign)
+}
+
+/// One element of `tpu_bdc_fp32_sqrt` (module docs).
+#[inline(always)]
+pub fn sqrt_elem(x: f32, flush: bool) -> f32 {
+    if x.to_bits() & 0x7fff_ffff == 0 {
+        return x;
+    }
+    let r = rsqrt_elem(x, flush);
+    let a = fz(x, flush);
+    fz(x86(a, r, a * r), flush)
+}
+
 impl TpuCore {
+    /// The shared driver of `tpu_bdc_fp32_rsqrt` and `_sqrt`: checks, then `dst = f(src)` row
+    /// by row (each source row read whole first).
+    fn sfu_unary(
+        &mut self,
+        op: &'static str,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+        src_aligned: bool,
+        f: fn(f32, bool) -> f32,
+    ) -> Result<(), TpuError> {
+        check_shape(op, shape)?;
+        let dt = DataType::Fp32;
+        let d = self.bdc_view(op, "dst_addr", dst_addr, shape, None, dt)?;
+        let s = if src_aligned {
+            self.bdc_view(op, "src_addr", src_addr, shape, None, dt)?
+        } else {
+            self.bdc_view_any(op, "src_addr", src_addr, shape, None, dt)?
+        };
+        if s.start != d.start {
+            return Err(TpuError::StartNpuMismatch {
+                op,
+                param: "src_addr",
+                start: s.start,
+                dst_start: d.start,
+            });
+        }
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let store = self.local_store_mut();
+        let w = shape.w as usize;
+        let mut row = vec![0f32; w];
+        for_each_row(&d.shape, |_, n, c, h| {
+            let sr = s.row(n, c, h);
+            for (o, b) in row.iter_mut().zip(store[sr..sr + 4 * w].chunks_exact(4)) {
+                *o = f(f32::from_le_bytes([b[0], b[1], b[2], b[3]]), flush);
+            }
+            let dr = d.row(n, c, h);
+            for (b, v) in store[dr..dr + 4 * w].chunks_exact_mut(4).zip(&row) {
+                b.copy_from_slice(&v.to_le_bytes());
+            }
+        });
+        Ok(())
+    }
+
+    /// `tpu_bdc_fp32_rsqrt(dst_addr, src_addr, shape)`: `dst = 1/sqrt(src)` by the C-model's
+    /// algorithm ([`rsqrt_elem`]); both tensors f32 in the aligned layout.
+    pub fn tpu_bdc_fp32_rsqrt(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        self.sfu_unary(
+            "tpu_bdc_fp32_rsqrt",
+            dst_addr,
+            src_addr,
+            shape,
+            false,
+            rsqrt_elem,
+        )
+    }
+
+    /// `tpu_bdc_fp32_sqrt(dst_addr, src_addr, shape)`: `dst = sqrt(src)` by the C-model's
+    /// algorithm ([`sqrt_elem`]); both tensors f32 in the aligned layout, `dst != src`.
+    pub fn tpu_bdc_fp32_sqrt(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        const OP: &str = "tpu_bdc_fp32_sqrt";
+        if dst_addr == src_addr {
+            return Err(TpuError::SameAddress {
+                op: OP,
+                param: "dst_addr",
+                addr: dst_addr,
+                other: "src_addr",
+                rule: "the C-model rejects the in-place square root",
+            });
+        }
+        self.sfu_unary(OP, dst_addr, src_addr, shape, true, sqrt_elem)
+    }
+
     fn coeff_check(&self, op: &'static str, addr: LocalAddr) -> Result<(), TpuError> {
         let p = self.chip().local();
         if !addr.is_multiple_of(COEFF_ALIGN) {
@@ -346,6 +484,38 @@ mod tests {
             -1e-45,
         ] {
             assert_eq!(floor(v).to_bits(), v.floor().to_bits(), "{v}");
+        }
+    }
+
+    /// Values the C-model printed for single `tpu_bdc_fp32_rsqrt` / `_sqrt` calls (session 8).
+    #[test]
+    fn rsqrt_and_sqrt_probe_values() {
+        let r = |x: u32| rsqrt_elem(f32::from_bits(x), true).to_bits();
+        let q = |x: u32| sqrt_elem(f32::from_bits(x), true).to_bits();
+        for (x, want) in [
+            (0x3f80_0000, 0x3f7f_ffff),
+            (0x4000_0000, 0x3f35_04f4),
+            (0, 0x601a_b3d4),
+            (0x8000_0000, 0xa01a_b3d4),
+            (0x007f_ffff, 0x5fd0_b3d5),
+            (0x7f80_0000, 0xff80_0000),
+            (0xbf80_0000, 0),
+            (0x8d00_0000, 0x999a_b3d4),
+            (0xbe6e_b3c0, 0x7fff_ffff),
+            (0x7f80_0001, 0x7fc0_0001),
+        ] {
+            assert_eq!(r(x), want, "rsqrt {x:#x}");
+        }
+        for (x, want) in [
+            (0x4000_0000, 0x3fb5_04f4),
+            (0x8000_0000, 0x8000_0000),
+            (0x8000_0001, 0),
+            (0x0080_0000, 0x20d0_b3d4),
+            (0x7f80_0000, 0xff80_0000),
+            (0xff80_0000, 0xffc0_0000),
+            (0xbf80_0000, 0x8000_0000),
+        ] {
+            assert_eq!(q(x), want, "sqrt {x:#x}");
         }
     }
 

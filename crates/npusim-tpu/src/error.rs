@@ -376,6 +376,20 @@ pub enum TpuError {
         /// The rule.
         rule: &'static str,
     },
+    /// Two operands that must not share an address do.
+    #[error("operands overlap: {op}: {param} = {addr:#x} equals {other}, {rule}")]
+    SameAddress {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed.
+        addr: u32,
+        /// The operand it must differ from.
+        other: &'static str,
+        /// The rule.
+        rule: &'static str,
+    },
     /// A function the chip's vendor model does not run (it asserts on every call).
     #[error("not supported: {op} on {chip}: {rule}")]
     NotSupported {

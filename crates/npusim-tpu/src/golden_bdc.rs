@@ -513,11 +513,61 @@ fn call(
     })
 }
 
+/// Runs one `bdc_sfu` case of `tpu_bdc_fp32_rsqrt` or `_sqrt(dst, src, shape)`: `dst` is
+/// filled, the source written, and the tensor's elements of `dst` compared.
+fn run_sqrt_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), FailureKind> {
+    let shape = c.shape()?;
+    let expect_error = c.flag("expect_error");
+    let fill = u8::try_from(c.i64_or("out_fill_byte", 0)?)
+        .map_err(|_| malformed("out_fill_byte is not a byte".into()))?;
+    let ext = |nm: &str| -> Result<u64, FailureKind> {
+        Ok(c.i64_or(&format!("{nm}_extent"), 0)?.max(0) as u64)
+    };
+    let (d, s) = (c.addr("dst")?, c.addr("src")?);
+    if !expect_error {
+        fill_region(core, d, ext("dst")?, 4, shape.c, fill)?;
+        let src = c
+            .words("src")?
+            .ok_or_else(|| malformed("missing src".into()))?;
+        put_region(core, s, ext("src")?, 4, shape.c, &src)?;
+    }
+    let result = match c.func()? {
+        "fp32_rsqrt" => core.tpu_bdc_fp32_rsqrt(d, s, &shape),
+        _ => core.tpu_bdc_fp32_sqrt(d, s, &shape),
+    };
+    match (result, expect_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(()), true) => {
+            return Err(FailureKind::Refused(
+                "the C-model rejected this call, the simulator accepted it".into(),
+            ));
+        }
+        (Err(e), false) => return Err(refused(e)),
+        (Ok(()), false) => {}
+    }
+    let got = get_region(core, d, ext("dst")?, 4, shape.c)?;
+    let want = c
+        .words("out")?
+        .ok_or_else(|| malformed("missing out".into()))?;
+    check_len("out", &want, got.len())?;
+    let keep = element_mask(d, &shape, ext("dst")? as usize)?;
+    let pick = |v: &[u32]| -> Vec<u32> {
+        v.iter()
+            .zip(&keep)
+            .map(|(&x, &k)| if k { x } else { 0 })
+            .collect()
+    };
+    first_diff("out", &pick(&want), &pick(&got))
+}
+
 /// Runs one `bdc_sfu` case (`tpu_bdc_load_fp32_exp_coeff`, `_table`, then `tpu_bdc_fp32_exp`):
 /// the outputs are filled first and the source written after (as the generator does, so an
 /// output placed on the source starts with it); `dst`, `work0` and `work1` and the loaded
 /// coefficients (lane 0) are compared.
 pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), FailureKind> {
+    if matches!(c.func()?, "fp32_rsqrt" | "fp32_sqrt") {
+        return run_sqrt_case(core, c);
+    }
     let shape = c.shape()?;
     let expect_error = c.flag("expect_error");
     let fill = u8::try_from(c.i64_or("out_fill_byte", 0)?)

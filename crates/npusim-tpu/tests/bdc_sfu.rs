@@ -1,4 +1,4 @@
-//! Issue #16, `tpu_bdc_fp32_exp` and the division: one test per restriction the C-model
+//! Issue #16, `tpu_bdc_fp32_exp`, the division, `tpu_bdc_fp32_rsqrt` and `_sqrt`: one test per restriction the C-model
 //! asserts on, and a plain f64 check that the C-model's algorithms stay close to the true
 //! results (bit-exactness against the C-model is in tests/golden.rs: golden/tpu/sfu.json,
 //! golden/tpu/bdc_div.json).
@@ -232,4 +232,99 @@ fn min_pool_is_not_supported_on_bm1684x() {
         ),
         "{e}"
     );
+}
+
+/// `tpu_bdc_fp32_rsqrt` / `_sqrt`: each call the C-model rejects is a typed error naming the
+/// function and the parameter; the calls it accepts run.
+#[test]
+fn rsqrt_and_sqrt_restrictions() {
+    let mut c = core();
+    let s = Dim4::new(1, 4, 1, 4);
+    c.tpu_bdc_fp32_rsqrt(0x10000, 0x1000, &s).unwrap();
+    c.tpu_bdc_fp32_sqrt(0x10000, 0x1000, &s).unwrap();
+    // rsqrt reads src at any element address (the C-model accepts it), sqrt does not.
+    c.tpu_bdc_fp32_rsqrt(0x10000, 0x1004, &s).unwrap();
+    let e = c.tpu_bdc_fp32_sqrt(0x10000, 0x1004, &s).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TpuError::Misaligned {
+                op: "tpu_bdc_fp32_sqrt",
+                param: "src_addr",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    for op in ["tpu_bdc_fp32_rsqrt", "tpu_bdc_fp32_sqrt"] {
+        let run = |c: &mut TpuCore, d: u32, src: u32, s: Dim4| {
+            if op == "tpu_bdc_fp32_rsqrt" {
+                c.tpu_bdc_fp32_rsqrt(d, src, &s)
+            } else {
+                c.tpu_bdc_fp32_sqrt(d, src, &s)
+            }
+        };
+        let e = run(&mut c, 0x10004, 0x1000, s).unwrap_err();
+        assert!(
+            matches!(e, TpuError::Misaligned { op: o, param: "dst_addr", align: 64, .. } if o == op),
+            "{e}"
+        );
+        let e = run(&mut c, 3 * LM + 0x10000, 0x1000, Dim4::new(1, 5, 1, 9)).unwrap_err();
+        assert!(
+            matches!(e, TpuError::StartNpuMismatch { op: o, param: "src_addr", start: 0, dst_start: 3 } if o == op),
+            "{e}"
+        );
+        let e = run(&mut c, 0x10000, 0x1000, Dim4::new(1, 4, 1, 0)).unwrap_err();
+        assert!(e.to_string().contains(op), "{e}");
+    }
+    let e = c
+        .tpu_bdc_fp32_sqrt(5 * LM + 0x1000, 5 * LM + 0x1000, &s)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TpuError::SameAddress {
+                op: "tpu_bdc_fp32_sqrt",
+                param: "dst_addr",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+/// The C-model's reciprocal square root and square root stay within 4 ulp of the true f64
+/// results on positive normal inputs from 2^-125 up (below it `0.5 * x` is flushed and the
+/// Newton steps do not refine; a plain scalar check, independent of the algorithm).
+#[test]
+fn rsqrt_and_sqrt_are_close_to_f64() {
+    let mut c = core();
+    let w = 64usize;
+    let s = Dim4::new(1, 1, 1, w as i32);
+    let mut bits = 0x1234_5678u32;
+    for _ in 0..40 {
+        let xs: Vec<f32> = (0..w)
+            .map(|_| {
+                bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+                f32::from_bits(0x0100_0000 + bits % (0x7f00_0000 - 0x0100_0000))
+            })
+            .collect();
+        let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+        c.local_store_mut()[0x1000..0x1000 + 4 * w].copy_from_slice(&bytes);
+        c.tpu_bdc_fp32_rsqrt(0x10000, 0x1000, &s).unwrap();
+        c.tpu_bdc_fp32_sqrt(0x20000, 0x1000, &s).unwrap();
+        let r = c.local_store()[0x10000..0x10000 + 4 * w].to_vec();
+        let q = c.local_store()[0x20000..0x20000 + 4 * w].to_vec();
+        for (i, &x) in xs.iter().enumerate() {
+            let get =
+                |v: &[u8]| f32::from_le_bytes([v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]]);
+            for (got, want) in [
+                (get(&r), 1.0 / (x as f64).sqrt()),
+                (get(&q), (x as f64).sqrt()),
+            ] {
+                let ulp = (want as f32).to_bits().abs_diff(got.to_bits());
+                assert!(ulp <= 4, "x = {x:e}: got {got:e}, want {want:e}");
+            }
+        }
+    }
 }

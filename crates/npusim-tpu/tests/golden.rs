@@ -239,6 +239,20 @@ fn tpu_bdc_sfu_golden_all_pass() {
     );
 }
 
+/// Issue #16: `tpu_bdc_fp32_rsqrt` and `tpu_bdc_fp32_sqrt` bit for bit on NaN/inf/+-0/
+/// denormal/negative inputs (around the magic constant's wrap point), odd shapes, start NPUs 0
+/// and non-zero, in place, and the 8 calls the C-model rejects.
+#[test]
+fn tpu_bdc_sqrt_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("sfu_sqrt.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("28 passed, 0 failed"),
+        "{report}"
+    );
+}
+
 /// Issue #16 acceptance 3: our softmax kernel (`kernels::softmax_last_axis`: S2L, max pool,
 /// sub, exp, avg pool as a sum, div, L2S) against the same call sequence on the C-model, bit
 /// for bit, on 7 shapes (C from 1 to 256, rows across the 64 lanes, N = 2) including rows with
