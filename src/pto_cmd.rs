@@ -90,6 +90,11 @@ pub struct RunArgs {
     /// partial sums, matmul accumulator added after the K loop, TDIVS as a real division).
     #[arg(long, default_value = "hw", value_name = "POLICY", value_parser = parse_policy)]
     pub policy: PolicyName,
+    /// Writes a Chrome / Perfetto trace-event JSON file of the run: one track per core and
+    /// pipe, one slice per executed instruction, arrows from each set_flag/record_event to its
+    /// wait. Times are an ESTIMATE from a simple cost model, not cycles.
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
 }
 
 fn parse_policy(s: &str) -> Result<PolicyName, String> {
@@ -701,6 +706,7 @@ pub fn run(args: RunArgs) -> Result<bool> {
         progress: std::io::stderr()
             .is_terminal()
             .then_some(show_progress as fn(&Progress)),
+        trace: args.trace.is_some(),
     };
     let t2 = Instant::now();
     let result = prog.run(func, &host, &cfg);
@@ -712,6 +718,11 @@ pub fn run(args: RunArgs) -> Result<bool> {
         Err(e) => return Ok(report(e)),
     };
     let t_exec = t2.elapsed();
+    if let (Some(tp), Some(rec)) = (&args.trace, &outcome.trace) {
+        std::fs::write(tp, rec.chrome_json(&prog, &file, &src))
+            .with_context(|| format!("--trace: cannot write {}", tp.display()))?;
+        eprintln!("wrote trace {} (times are estimates)", tp.display());
+    }
     write_outputs(&outcome, &mut outs)?;
     if let Some(c) = &case {
         for f in c.write_outputs(&params, &outcome)? {
