@@ -194,3 +194,32 @@ fn every_record_wait_pair_is_one_flow_from_the_set_pipe_to_the_wait_pipe() {
         .fold(0.0, f64::max);
     assert!(first_add["ts"].as_f64().unwrap() >= loads_end);
 }
+
+#[test]
+fn stats_count_every_op_and_sum_its_bytes_and_estimated_time() {
+    let p = prog(ROW_SOFTMAX);
+    let rows = 16;
+    let args = vec![
+        ("x", f32s(&[rows, 1024], rows * 1024)),
+        ("y", f32s(&[rows, 1024], rows * 1024)),
+        ("n_rows", HostArg::Scalar(rows.to_string())),
+    ];
+    let o = run(&p, args, true);
+    let rec = o.trace.as_ref().unwrap();
+    let st = rec.op_stats(&p, ROW_SOFTMAX);
+    for (op, n) in &o.stats.per_op {
+        let s = st.iter().find(|s| s.op == *op).expect("every op listed");
+        assert_eq!(s.count, *n, "{op}");
+    }
+    // Two 8-row blocks, one load of 8 x 1024 f32 each; cost 200 ns + bytes / 64 B/ns.
+    let load = st.iter().find(|s| s.op == "pto.tload").unwrap();
+    assert_eq!(load.bytes, 2 * 8 * 1024 * 4);
+    assert!((load.est_ns - 2.0 * (200.0 + 32768.0 / 64.0)).abs() < 1e-6);
+    assert_eq!(load.bytes, o.stats.gm_to_chip);
+    let json: Value =
+        serde_json::from_str(&npusim_ptoas::interp::trace::stats_json(&st)).expect("json");
+    assert_eq!(json["timing"], "estimate");
+    assert_eq!(json["ops"].as_array().unwrap().len(), st.len());
+    let table = npusim_ptoas::interp::trace::stats_table(&st);
+    assert!(table.lines().any(|l| l.starts_with("pto.tload")));
+}

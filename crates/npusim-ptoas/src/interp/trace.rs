@@ -601,3 +601,82 @@ impl Recording {
         o
     }
 }
+
+/// Per-op totals of a recording (see [`Recording::op_stats`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpStat {
+    /// The op name.
+    pub op: &'static str,
+    /// Executions.
+    pub count: u64,
+    /// Bytes moved or touched (as in the trace's `bytes`).
+    pub bytes: u64,
+    /// Estimated busy time on its pipe, nanoseconds (an estimate, see [`COST_MODEL`]).
+    pub est_ns: f64,
+}
+
+impl Recording {
+    /// Per op: executions, bytes and estimated time, largest estimated time first.
+    pub fn op_stats(&self, prog: &Program, src: &str) -> Vec<OpStat> {
+        let mut by: std::collections::BTreeMap<&'static str, OpStat> = Default::default();
+        for p in self.schedule(prog, src) {
+            let e = &self.events[p.event];
+            let Some(meta) = prog
+                .funcs
+                .get(e.func as usize)
+                .and_then(|f| f.meta.get(e.pc as usize))
+            else {
+                continue;
+            };
+            let s = by.entry(meta.name).or_insert(OpStat {
+                op: meta.name,
+                count: 0,
+                bytes: 0,
+                est_ns: 0.0,
+            });
+            s.count += 1;
+            s.bytes += p.bytes;
+            s.est_ns += p.dur_ns;
+        }
+        let mut v: Vec<OpStat> = by.into_values().collect();
+        v.sort_by(|a, b| b.est_ns.total_cmp(&a.est_ns).then(a.op.cmp(b.op)));
+        v
+    }
+}
+
+/// [`Recording::op_stats`] as a text table.
+pub fn stats_table(stats: &[OpStat]) -> String {
+    let mut o = format!(
+        "{:<28} {:>10} {:>14} {:>16}\n",
+        "op", "count", "bytes", "est. time (ns)"
+    );
+    for s in stats {
+        let _ = writeln!(
+            o,
+            "{:<28} {:>10} {:>14} {:>16.1}",
+            s.op, s.count, s.bytes, s.est_ns
+        );
+    }
+    o.push_str("(est. time: an estimate from the trace cost model, not cycles)\n");
+    o
+}
+
+/// [`Recording::op_stats`] as JSON: `{"timing":"estimate","ops":[{"op","count","bytes","est_ns"}]}`.
+pub fn stats_json(stats: &[OpStat]) -> String {
+    let mut o = String::from("{\"timing\":\"estimate\",\"ops\":[");
+    for (i, s) in stats.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        let _ = write!(
+            o,
+            "{{\"op\":\"{}\",\"count\":{},\"bytes\":{},\"est_ns\":{:.3}}}",
+            esc(s.op),
+            s.count,
+            s.bytes,
+            s.est_ns
+        );
+    }
+    o.push_str("]}\n");
+    o
+}
