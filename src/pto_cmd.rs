@@ -90,6 +90,17 @@ pub struct RunArgs {
     /// partial sums, matmul accumulator added after the K loop, TDIVS as a real division).
     #[arg(long, default_value = "hw", value_name = "POLICY", value_parser = parse_policy)]
     pub policy: PolicyName,
+    /// Writes a Chrome / Perfetto trace-event JSON file of the run: one track per core and
+    /// pipe, one slice per executed instruction, arrows from each set_flag/record_event to its
+    /// wait. Times are an ESTIMATE from a simple cost model, not cycles.
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
+    /// Prints per-op counts, bytes and estimated time (the trace's cost model) to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Writes the `--stats` table as JSON to FILE.
+    #[arg(long, value_name = "FILE.json")]
+    pub stats_json: Option<PathBuf>,
 }
 
 fn parse_policy(s: &str) -> Result<PolicyName, String> {
@@ -701,6 +712,7 @@ pub fn run(args: RunArgs) -> Result<bool> {
         progress: std::io::stderr()
             .is_terminal()
             .then_some(show_progress as fn(&Progress)),
+        trace: args.trace.is_some() || args.stats || args.stats_json.is_some(),
     };
     let t2 = Instant::now();
     let result = prog.run(func, &host, &cfg);
@@ -712,6 +724,25 @@ pub fn run(args: RunArgs) -> Result<bool> {
         Err(e) => return Ok(report(e)),
     };
     let t_exec = t2.elapsed();
+    if let (Some(tp), Some(rec)) = (&args.trace, &outcome.trace) {
+        std::fs::write(tp, rec.chrome_json(&prog, &file, &src))
+            .with_context(|| format!("--trace: cannot write {}", tp.display()))?;
+        eprintln!("wrote trace {} (times are estimates)", tp.display());
+    }
+    if let Some(rec) = outcome
+        .trace
+        .as_ref()
+        .filter(|_| args.stats || args.stats_json.is_some())
+    {
+        let st = rec.op_stats(&prog, &src);
+        if args.stats {
+            eprint!("{}", npusim_ptoas::interp::trace::stats_table(&st));
+        }
+        if let Some(sp) = &args.stats_json {
+            std::fs::write(sp, npusim_ptoas::interp::trace::stats_json(&st))
+                .with_context(|| format!("--stats-json: cannot write {}", sp.display()))?;
+        }
+    }
     write_outputs(&outcome, &mut outs)?;
     if let Some(c) = &case {
         for f in c.write_outputs(&params, &outcome)? {

@@ -38,6 +38,8 @@ pub(crate) struct Machine<'p> {
     pub coop: Option<&'p Coop>,
     /// This core's frontend pipe configuration (`pto.a[iv|ic]_initialize_pipe`).
     pub pipe: PipeCfg,
+    /// The trace recorder, when tracing is on (one check per instruction when off).
+    pub rec: Option<Box<super::trace::Recorder>>,
 }
 
 /// A core's view of its frontend pipes.
@@ -579,6 +581,9 @@ impl<'p> Machine<'p> {
             }
             if self.steps & 0xffff == 0 {
                 self.tick(f.meta[at].name, span())?;
+            }
+            if let Some(r) = self.rec.as_deref_mut() {
+                r.on_inst(self.block, fi, at, inst, &fr);
             }
             match inst {
                 Inst::IntBin { op, ty, dst, a, b } => {

@@ -39,6 +39,7 @@ mod exec;
 mod lower;
 mod plan;
 mod scalar;
+pub mod trace;
 
 pub use lower::{LowerOptions, Program, lower};
 
@@ -225,6 +226,9 @@ pub struct RunConfig {
     pub max_memory: u64,
     /// Called about every 2^16 instructions and after every block.
     pub progress: Option<fn(&Progress)>,
+    /// Record every executed instruction into [`RunOutcome::trace`] (see [`trace`]; not for
+    /// mixed cube + vector kernels yet).
+    pub trace: bool,
 }
 
 impl Default for RunConfig {
@@ -236,6 +240,7 @@ impl Default for RunConfig {
             timeout: None,
             max_memory: DEFAULT_MAX_MEMORY,
             progress: None,
+            trace: false,
         }
     }
 }
@@ -267,6 +272,8 @@ pub struct RunOutcome {
     bufs: Vec<(String, u64, ElemType, Vec<usize>, u64)>,
     /// Counters.
     pub stats: RunStats,
+    /// Every executed instruction, when [`RunConfig::trace`] was set.
+    pub trace: Option<trace::Recording>,
 }
 
 /// A buffer argument after the run, borrowed from global memory.
@@ -648,6 +655,7 @@ impl Program {
             ctx: coop::CoreKind::All,
             coop: None,
             pipe: Default::default(),
+            rec: cfg.trace.then(Default::default),
         };
         if self.mixed {
             self.run_mixed(&mut m, fi, &vals)?;
@@ -691,6 +699,7 @@ impl Program {
                 chip_to_gm: m.chip_to_gm,
                 blocks: cfg.blocks,
             },
+            trace: m.rec.take().map(|r| r.rec),
         })
     }
 }
@@ -743,6 +752,7 @@ impl Program {
                                 },
                                 coop: Some(shared),
                                 pipe: Default::default(),
+                                rec: None,
                             };
                             let mut guard = coop::PanicGuard {
                                 coop: shared,

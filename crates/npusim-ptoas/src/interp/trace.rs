@@ -1,0 +1,682 @@
+//! Observing a run: a per-instruction recording (opt-in with [`super::RunConfig::trace`]) and
+//! its export as a Chrome / Perfetto trace-event JSON file (the "JSON Object Format" of the
+//! Trace Event Format: `traceEvents` with complete events `ph: "X"`, flow events `ph: "s"` /
+//! `"f"` and metadata events `ph: "M"`).
+//!
+//! Tracks: one process (`pid`) per core (block index), one thread (`tid`) per pipe of that
+//! core: scalar, MTE2 (GM -> on-chip loads), MTE1 (L1 -> L0 moves), vector, cube, fixpipe
+//! (accumulator out) and MTE3 (stores to GM). Every executed instruction is one complete event
+//! (`ph: "X"`) on its pipe's track, with `args`: `op`, `line`, and per operand its location,
+//! address, element count, bytes, read or written.
+//!
+//! **Time is an estimate, not measured cycles.** It comes from [`COST_MODEL`], one row per
+//! pipe: `latency_ns + bytes / bytes_per_ns` per instruction. The scalar unit issues in order
+//! ([`ISSUE_NS`] per instruction); a pipe instruction starts when it is issued and its pipe is
+//! free; `set_flag`/`record_event` completes on its source pipe, and the matching
+//! `wait_flag`/`wait_event` holds the destination pipe until then (an arrow from set to wait);
+//! `pto.barrier` joins every pipe. The numbers are illustrative round figures chosen to show
+//! overlap and hand-offs; they are not calibrated against any chip. The trace metadata
+//! (`otherData`) says so and carries the table.
+//!
+//! Mixed (cube + vector) kernels are not recorded yet (their cores run as threads).
+
+use super::lower::{Inst, Program, Val, build_args};
+use npusim_pto::{Args, GlobalTensor, OperandMap, Scalar, Tile, TileLoc};
+use std::fmt::Write as _;
+
+/// A pipe (execution queue) of a core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pipe {
+    /// Scalar unit: address arithmetic, control flow, issue of everything else.
+    Scalar,
+    /// MTE2: GM -> on-chip loads (`TLOAD`).
+    Mte2,
+    /// MTE1: L1 (`mat`) -> L0 moves (`TMOV` from `mat`).
+    Mte1,
+    /// Vector unit.
+    Vector,
+    /// Cube unit (`TMATMUL*`, `TGEMV*`).
+    Cube,
+    /// Fixpipe: accumulator out (`TMOV`/`TSTORE` from `acc`).
+    Fixpipe,
+    /// MTE3: on-chip -> GM stores (`TSTORE`).
+    Mte3,
+}
+
+impl Pipe {
+    /// Every pipe, in track order.
+    pub const ALL: [Pipe; 7] = [
+        Pipe::Scalar,
+        Pipe::Mte2,
+        Pipe::Mte1,
+        Pipe::Vector,
+        Pipe::Cube,
+        Pipe::Fixpipe,
+        Pipe::Mte3,
+    ];
+
+    /// The track name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipe::Scalar => "scalar (PIPE_S)",
+            Pipe::Mte2 => "MTE2 load (PIPE_MTE2)",
+            Pipe::Mte1 => "MTE1 (PIPE_MTE1)",
+            Pipe::Vector => "vector (PIPE_V)",
+            Pipe::Cube => "cube (PIPE_M)",
+            Pipe::Fixpipe => "fixpipe (PIPE_FIX)",
+            Pipe::Mte3 => "MTE3 store (PIPE_MTE3)",
+        }
+    }
+
+    /// The pipe a sync-op mnemonic names (`PIPE_V`, `TVEC`, `TLOAD`, ...); `None` for
+    /// `PIPE_ALL` and unknown names.
+    pub fn from_mnemonic(s: &str) -> Option<Pipe> {
+        Some(match s {
+            "PIPE_S" | "TSCALAR" => Pipe::Scalar,
+            "PIPE_MTE2" | "TLOAD" => Pipe::Mte2,
+            "PIPE_MTE1" | "TMOV_M2L" | "TMOV_M2B" | "TMOV_M2S" | "TEXTRACT" => Pipe::Mte1,
+            "PIPE_V" | "TVEC" | "TMOV_V2V" => Pipe::Vector,
+            "PIPE_M" | "TMATMUL" => Pipe::Cube,
+            "PIPE_FIX" | "TSTORE_ACC" | "TMOV_A2V" | "TMOV_A2M" => Pipe::Fixpipe,
+            "PIPE_MTE3" | "TSTORE_VEC" | "TSTORE_MAT" => Pipe::Mte3,
+            _ => return None,
+        })
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One row of the cost model.
+#[derive(Clone, Copy, Debug)]
+pub struct PipeCost {
+    /// The pipe.
+    pub pipe: Pipe,
+    /// Fixed cost of one instruction, nanoseconds.
+    pub latency_ns: f64,
+    /// Bytes per nanosecond for the bytes an instruction moves or touches (0: no bytes term).
+    pub bytes_per_ns: f64,
+}
+
+/// The estimate's cost model, one row per pipe, in [`Pipe::ALL`] order (illustrative figures,
+/// not calibrated).
+pub const COST_MODEL: [PipeCost; 7] = [
+    PipeCost {
+        pipe: Pipe::Scalar,
+        latency_ns: 1.0,
+        bytes_per_ns: 0.0,
+    },
+    PipeCost {
+        pipe: Pipe::Mte2,
+        latency_ns: 200.0,
+        bytes_per_ns: 64.0,
+    },
+    PipeCost {
+        pipe: Pipe::Mte1,
+        latency_ns: 20.0,
+        bytes_per_ns: 256.0,
+    },
+    PipeCost {
+        pipe: Pipe::Vector,
+        latency_ns: 10.0,
+        bytes_per_ns: 256.0,
+    },
+    PipeCost {
+        pipe: Pipe::Cube,
+        latency_ns: 20.0,
+        bytes_per_ns: 512.0,
+    },
+    PipeCost {
+        pipe: Pipe::Fixpipe,
+        latency_ns: 20.0,
+        bytes_per_ns: 128.0,
+    },
+    PipeCost {
+        pipe: Pipe::Mte3,
+        latency_ns: 200.0,
+        bytes_per_ns: 64.0,
+    },
+];
+
+/// Nanoseconds the scalar unit takes to issue one instruction to another pipe.
+pub const ISSUE_NS: f64 = 1.0;
+
+/// The estimated duration of one instruction on `pipe` touching `bytes`.
+pub fn cost_ns(pipe: Pipe, bytes: u64) -> f64 {
+    let c = &COST_MODEL[pipe.index()];
+    if c.bytes_per_ns > 0.0 {
+        c.latency_ns + bytes as f64 / c.bytes_per_ns
+    } else {
+        c.latency_ns
+    }
+}
+
+/// One operand of a recorded tile instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operand {
+    /// On-chip location; `None` for global memory.
+    pub loc: Option<TileLoc>,
+    /// Byte address in that memory.
+    pub addr: u64,
+    /// Bytes of the memory the operand covers from `addr` (a tile's whole buffer).
+    pub span_bytes: u64,
+    /// Elements of the valid region (or of the GM window).
+    pub elems: u64,
+    /// Bytes of those elements.
+    pub bytes: u64,
+    /// Written (`true`) or read.
+    pub write: bool,
+}
+
+/// One executed instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Block (core) index.
+    pub block: u32,
+    /// Function index in the program.
+    pub func: u32,
+    /// Instruction index in that function.
+    pub pc: u32,
+    /// The pipe of a tile instruction; [`Pipe::Scalar`] for everything else (sync ops are
+    /// placed on their pipes by [`Recording::chrome_json`] from their source text).
+    pub pipe: Pipe,
+    /// Operands of a tile instruction (empty for the others).
+    pub operands: Vec<Operand>,
+}
+
+/// Every executed instruction of a run, in execution order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recording {
+    /// The events.
+    pub events: Vec<Event>,
+}
+
+struct Collect {
+    ops: Vec<Operand>,
+    peer_bytes: u64,
+}
+
+impl OperandMap<Tile, Tile> for Collect {
+    type Error = std::convert::Infallible;
+    fn tile(&mut self, t: &Tile) -> Result<Tile, Self::Error> {
+        let elems = (t.valid_row() as u64).saturating_mul(t.valid_col() as u64);
+        let bytes = elems.saturating_mul(t.dtype().size() as u64);
+        self.peer_bytes = bytes;
+        let write = self.ops.is_empty();
+        self.ops.push(Operand {
+            loc: Some(t.loc()),
+            addr: t.addr(),
+            span_bytes: t.size_bytes(),
+            elems,
+            bytes,
+            write,
+        });
+        Ok(*t)
+    }
+    fn scalar(&mut self, s: &Scalar) -> Result<Scalar, Self::Error> {
+        Ok(*s)
+    }
+    fn global(&mut self, g: &GlobalTensor) -> Result<GlobalTensor, Self::Error> {
+        let write = self.ops.is_empty();
+        self.ops.push(Operand {
+            loc: None,
+            addr: g.addr,
+            span_bytes: 0,
+            elems: 0,
+            bytes: 0,
+            write,
+        });
+        Ok(*g)
+    }
+}
+
+/// The operands of a tile instruction (the first visited is the one written; a GM operand
+/// takes the size of the tile it pairs with) and its pipe.
+pub(crate) fn operands(op: npusim_pto::OpCode, args: &Args) -> (Pipe, Vec<Operand>) {
+    let mut c = Collect {
+        ops: Vec::with_capacity(4),
+        peer_bytes: 0,
+    };
+    let Ok(_) = args.try_map(&mut c);
+    for o in &mut c.ops {
+        if o.loc.is_none() {
+            o.bytes = c.peer_bytes;
+            o.span_bytes = c.peer_bytes;
+        }
+    }
+    if let Some(t) = c.ops.iter().find(|o| o.loc.is_some()).copied() {
+        for o in &mut c.ops {
+            if o.loc.is_none() {
+                o.elems = t.elems;
+            }
+        }
+    }
+    let name = op.name();
+    let pipe = match args {
+        Args::Load { .. } => Pipe::Mte2,
+        Args::Store { src, .. } if src.loc() == TileLoc::Acc => Pipe::Fixpipe,
+        Args::Store { .. } => Pipe::Mte3,
+        Args::Move { src, .. } => match src.loc() {
+            TileLoc::Acc => Pipe::Fixpipe,
+            TileLoc::Mat => Pipe::Mte1,
+            _ => Pipe::Vector,
+        },
+        _ if name.starts_with("TMATMUL") || name.starts_with("TGEMV") => Pipe::Cube,
+        _ => Pipe::Vector,
+    };
+    (pipe, c.ops)
+}
+
+/// Collects events during a run (held by the interpreter only when tracing is on).
+#[derive(Debug, Default)]
+pub(crate) struct Recorder {
+    pub rec: Recording,
+}
+
+impl Recorder {
+    /// Records instruction `pc` of function `func` about to execute in `block`.
+    pub(crate) fn on_inst(&mut self, block: u32, func: usize, pc: usize, inst: &Inst, fr: &[Val]) {
+        let (pipe, operands) = match inst {
+            Inst::Exec(p) => operands(p.op().op, &p.op().args),
+            Inst::Tile { op, form } => match build_args(form, fr, crate::diag::Span::default()) {
+                Ok(args) => operands(*op, &args),
+                Err(_) => (Pipe::Vector, Vec::new()),
+            },
+            _ => (Pipe::Scalar, Vec::new()),
+        };
+        self.rec.events.push(Event {
+            block,
+            func: func as u32,
+            pc: pc as u32,
+            pipe,
+            operands,
+        });
+    }
+}
+
+/// A sync op read back from its source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncKind {
+    /// `set_flag` / `record_event`: from pipe, to pipe, event id.
+    Set(Pipe, Pipe, u32),
+    /// `wait_flag` / `wait_event`.
+    Wait(Pipe, Pipe, u32),
+    /// `pto.barrier` (any pipe argument: joins every pipe in the estimate).
+    Barrier,
+}
+
+/// The `<...>` mnemonics of the op at `start` in `src` (up to the end of its line).
+fn mnemonics(src: &str, start: usize) -> Vec<&str> {
+    let rest = src.get(start..).unwrap_or("");
+    let line = rest.split('\n').next().unwrap_or("");
+    line.split('<')
+        .skip(1)
+        .filter_map(|p| p.split('>').next())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Reads a sync op (`name` as the interpreter names it) from its source text.
+pub fn sync_kind(name: &str, src: &str, start: usize) -> Option<SyncKind> {
+    let set = match name {
+        "pto.set_flag" | "pto.record_event" => true,
+        "pto.wait_flag" | "pto.wait_event" => false,
+        "pto.barrier" | "pto.barrier_sync" => return Some(SyncKind::Barrier),
+        _ => return None,
+    };
+    let m = mnemonics(src, start);
+    let (a, b, e) = (m.first()?, m.get(1)?, m.get(2)?);
+    let id = e
+        .trim_start_matches("EVENT_ID")
+        .parse::<u32>()
+        .unwrap_or(u32::MAX);
+    let (a, b) = (Pipe::from_mnemonic(a)?, Pipe::from_mnemonic(b)?);
+    Some(if set {
+        SyncKind::Set(a, b, id)
+    } else {
+        SyncKind::Wait(a, b, id)
+    })
+}
+
+/// 1-based line of byte `pos`.
+fn line_of(line_starts: &[usize], pos: usize) -> usize {
+    line_starts.partition_point(|&s| s <= pos)
+}
+
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn loc_name(l: Option<TileLoc>) -> String {
+    match l {
+        None => "gm".into(),
+        Some(l) => format!("{l:?}").to_lowercase(),
+    }
+}
+
+/// One placed slice of the estimated timeline.
+#[derive(Clone, Copy, Debug)]
+pub struct Placed {
+    /// Index into [`Recording::events`].
+    pub event: usize,
+    /// The track it is on.
+    pub pipe: Pipe,
+    /// Start, nanoseconds from the start of its core.
+    pub start_ns: f64,
+    /// Duration, nanoseconds.
+    pub dur_ns: f64,
+    /// Bytes it moves (a transfer's GM window) or touches (the sum over its operands).
+    pub bytes: u64,
+    /// For a wait: the index (into the placed list) of the set it waits for.
+    pub flow_from: Option<usize>,
+}
+
+impl Recording {
+    /// Places every event on the estimated timeline (see the module docs); `src` is the
+    /// kernel source the program was lowered from (sync ops are read from it).
+    pub fn schedule(&self, prog: &Program, src: &str) -> Vec<Placed> {
+        let mut out = Vec::with_capacity(self.events.len());
+        let mut block = u32::MAX;
+        let mut issue = 0f64;
+        let mut free = [0f64; 7];
+        let mut pending: std::collections::HashMap<(Pipe, Pipe, u32), Vec<(usize, f64)>> =
+            Default::default();
+        for (k, e) in self.events.iter().enumerate() {
+            if e.block != block {
+                block = e.block;
+                issue = 0.0;
+                free = [0.0; 7];
+                pending.clear();
+            }
+            let Some(meta) = prog
+                .funcs
+                .get(e.func as usize)
+                .and_then(|f| f.meta.get(e.pc as usize))
+            else {
+                continue;
+            };
+            // A transfer moves its GM window's bytes; other ops touch every operand's bytes.
+            let bytes: u64 = match e.operands.iter().find(|o| o.loc.is_none()) {
+                Some(g) => g.bytes,
+                None => e.operands.iter().map(|o| o.bytes).sum(),
+            };
+            let mut p = Placed {
+                event: k,
+                pipe: e.pipe,
+                start_ns: 0.0,
+                dur_ns: 0.0,
+                bytes,
+                flow_from: None,
+            };
+            match sync_kind(meta.name, src, meta.span.start) {
+                Some(SyncKind::Set(a, b, id)) => {
+                    p.pipe = a;
+                    p.start_ns = issue.max(free[a.index()]);
+                    p.dur_ns = ISSUE_NS;
+                    free[a.index()] = p.start_ns + p.dur_ns;
+                    pending
+                        .entry((a, b, id))
+                        .or_default()
+                        .push((out.len(), p.start_ns + p.dur_ns));
+                    issue += ISSUE_NS;
+                }
+                Some(SyncKind::Wait(a, b, id)) => {
+                    p.pipe = b;
+                    p.start_ns = issue.max(free[b.index()]);
+                    let q = pending.get_mut(&(a, b, id)).filter(|q| !q.is_empty());
+                    let ready = match q {
+                        Some(q) => {
+                            let (from, t) = q.remove(0);
+                            p.flow_from = Some(from);
+                            t
+                        }
+                        None => p.start_ns,
+                    };
+                    p.dur_ns = (ready - p.start_ns).max(0.0) + ISSUE_NS;
+                    free[b.index()] = p.start_ns + p.dur_ns;
+                    issue += ISSUE_NS;
+                }
+                Some(SyncKind::Barrier) => {
+                    let all = free.iter().copied().fold(issue, f64::max);
+                    p.pipe = Pipe::Scalar;
+                    p.start_ns = issue;
+                    p.dur_ns = all - issue + ISSUE_NS;
+                    issue = p.start_ns + p.dur_ns;
+                    free = [issue; 7];
+                }
+                None if e.pipe == Pipe::Scalar => {
+                    p.start_ns = issue.max(free[0]);
+                    p.dur_ns = cost_ns(Pipe::Scalar, 0);
+                    issue = p.start_ns + p.dur_ns;
+                    free[0] = issue;
+                }
+                None => {
+                    let i = e.pipe.index();
+                    p.start_ns = issue.max(free[i]);
+                    p.dur_ns = cost_ns(e.pipe, bytes);
+                    free[i] = p.start_ns + p.dur_ns;
+                    issue += ISSUE_NS;
+                }
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    /// The Chrome / Perfetto trace-event JSON of this recording (see the module docs).
+    /// `file` names the kernel in the metadata; `src` is its source text.
+    pub fn chrome_json(&self, prog: &Program, file: &str, src: &str) -> String {
+        let placed = self.schedule(prog, src);
+        let mut line_starts = vec![0usize];
+        line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        let mut o = String::with_capacity(256 + placed.len() * 256);
+        o.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{");
+        let _ = write!(
+            o,
+            "\"kernel\":\"{}\",\"timing\":\"estimate\",\"note\":\"Times are an estimate from a simple cost model (latency_ns + bytes / bytes_per_ns per pipe, in-order scalar issue {ISSUE_NS} ns), not measured cycles. Figures are illustrative, not calibrated.\",\"cost_model\":\"",
+            esc(file)
+        );
+        for (i, c) in COST_MODEL.iter().enumerate() {
+            if i > 0 {
+                o.push_str("; ");
+            }
+            let _ = write!(
+                o,
+                "{}: {} ns + bytes / {} B/ns",
+                c.pipe.name(),
+                c.latency_ns,
+                c.bytes_per_ns
+            );
+        }
+        o.push_str("\"},\"traceEvents\":[\n");
+        let mut blocks: Vec<u32> = self.events.iter().map(|e| e.block).collect();
+        blocks.dedup();
+        let mut first = true;
+        let mut sep = |o: &mut String| {
+            if !first {
+                o.push_str(",\n");
+            }
+            first = false;
+        };
+        for b in &blocks {
+            sep(&mut o);
+            let _ = write!(
+                o,
+                "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{b},\"tid\":0,\"args\":{{\"name\":\"core {b} (block {b})\"}}}}"
+            );
+            for p in Pipe::ALL {
+                sep(&mut o);
+                let _ = write!(
+                    o,
+                    "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{b},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}",
+                    p.index(),
+                    p.name()
+                );
+                sep(&mut o);
+                let _ = write!(
+                    o,
+                    "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{b},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                    p.index(),
+                    p.index()
+                );
+            }
+        }
+        let us = |ns: f64| ns / 1000.0;
+        for (k, p) in placed.iter().enumerate() {
+            let e = &self.events[p.event];
+            let Some(meta) = prog
+                .funcs
+                .get(e.func as usize)
+                .and_then(|f| f.meta.get(e.pc as usize))
+            else {
+                continue;
+            };
+            let line = line_of(&line_starts, meta.span.start);
+            sep(&mut o);
+            let _ = write!(
+                o,
+                "{{\"ph\":\"X\",\"name\":\"{}\",\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.4},\"dur\":{:.4},\"args\":{{\"op\":\"{}\",\"line\":{line},\"bytes\":{},\"operands\":[",
+                esc(meta.name),
+                if e.operands.is_empty() {
+                    "scalar"
+                } else {
+                    "tile"
+                },
+                e.block,
+                p.pipe.index(),
+                us(p.start_ns),
+                us(p.dur_ns),
+                esc(meta.name),
+                p.bytes
+            );
+            for (i, a) in e.operands.iter().enumerate() {
+                if i > 0 {
+                    o.push(',');
+                }
+                let _ = write!(
+                    o,
+                    "{{\"loc\":\"{}\",\"addr\":{},\"elems\":{},\"bytes\":{},\"access\":\"{}\"}}",
+                    loc_name(a.loc),
+                    a.addr,
+                    a.elems,
+                    a.bytes,
+                    if a.write { "write" } else { "read" }
+                );
+            }
+            o.push_str("]}}");
+            if let Some(from) = p.flow_from
+                && let Some(s) = placed.get(from)
+            {
+                sep(&mut o);
+                let _ = write!(
+                    o,
+                    "{{\"ph\":\"s\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.4}}}",
+                    e.block,
+                    s.pipe.index(),
+                    us(s.start_ns)
+                );
+                sep(&mut o);
+                let _ = write!(
+                    o,
+                    "{{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.4}}}",
+                    e.block,
+                    p.pipe.index(),
+                    us(p.start_ns + p.dur_ns - ISSUE_NS / 2.0)
+                );
+            }
+        }
+        o.push_str("\n]}\n");
+        o
+    }
+}
+
+/// Per-op totals of a recording (see [`Recording::op_stats`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpStat {
+    /// The op name.
+    pub op: &'static str,
+    /// Executions.
+    pub count: u64,
+    /// Bytes moved or touched (as in the trace's `bytes`).
+    pub bytes: u64,
+    /// Estimated busy time on its pipe, nanoseconds (an estimate, see [`COST_MODEL`]).
+    pub est_ns: f64,
+}
+
+impl Recording {
+    /// Per op: executions, bytes and estimated time, largest estimated time first.
+    pub fn op_stats(&self, prog: &Program, src: &str) -> Vec<OpStat> {
+        let mut by: std::collections::BTreeMap<&'static str, OpStat> = Default::default();
+        for p in self.schedule(prog, src) {
+            let e = &self.events[p.event];
+            let Some(meta) = prog
+                .funcs
+                .get(e.func as usize)
+                .and_then(|f| f.meta.get(e.pc as usize))
+            else {
+                continue;
+            };
+            let s = by.entry(meta.name).or_insert(OpStat {
+                op: meta.name,
+                count: 0,
+                bytes: 0,
+                est_ns: 0.0,
+            });
+            s.count += 1;
+            s.bytes += p.bytes;
+            s.est_ns += p.dur_ns;
+        }
+        let mut v: Vec<OpStat> = by.into_values().collect();
+        v.sort_by(|a, b| b.est_ns.total_cmp(&a.est_ns).then(a.op.cmp(b.op)));
+        v
+    }
+}
+
+/// [`Recording::op_stats`] as a text table.
+pub fn stats_table(stats: &[OpStat]) -> String {
+    let mut o = format!(
+        "{:<28} {:>10} {:>14} {:>16}\n",
+        "op", "count", "bytes", "est. time (ns)"
+    );
+    for s in stats {
+        let _ = writeln!(
+            o,
+            "{:<28} {:>10} {:>14} {:>16.1}",
+            s.op, s.count, s.bytes, s.est_ns
+        );
+    }
+    o.push_str("(est. time: an estimate from the trace cost model, not cycles)\n");
+    o
+}
+
+/// [`Recording::op_stats`] as JSON: `{"timing":"estimate","ops":[{"op","count","bytes","est_ns"}]}`.
+pub fn stats_json(stats: &[OpStat]) -> String {
+    let mut o = String::from("{\"timing\":\"estimate\",\"ops\":[");
+    for (i, s) in stats.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        let _ = write!(
+            o,
+            "{{\"op\":\"{}\",\"count\":{},\"bytes\":{},\"est_ns\":{:.3}}}",
+            esc(s.op),
+            s.count,
+            s.bytes,
+            s.est_ns
+        );
+    }
+    o.push_str("]}\n");
+    o
+}
