@@ -18,10 +18,10 @@
 //! ([`PtoError::Index`]) raised before anything is written, never a read or write past a tile.
 //! Elements move as bit patterns.
 
-use super::{covers, need_loc, need_row_major, vr_err};
+use super::{covers, illegal, need_loc, need_row_major, need_type, vr_err};
 use crate::core::TileCore;
 use crate::error::PtoError;
-use crate::table::{OpCode, arch_name};
+use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
 use npusim_core::{ElemType, TileArch};
 
@@ -105,36 +105,6 @@ fn gather_fixed<const N: usize>(src: &[u8], idx: &[i64], out: &mut [u8]) {
         if let Some(v) = src.get(s..s + N) {
             o.copy_from_slice(v);
         }
-    }
-}
-
-fn illegal(
-    op: OpCode,
-    arch: TileArch,
-    operand: &'static str,
-    t: ElemType,
-    legal: &[ElemType],
-) -> PtoError {
-    PtoError::IllegalType {
-        op: op.name(),
-        operand,
-        dtype: t,
-        arch: arch_name(arch),
-        legal: crate::error::type_list(legal),
-    }
-}
-
-fn need_type(
-    op: OpCode,
-    arch: TileArch,
-    operand: &'static str,
-    t: &Tile,
-    legal: &[ElemType],
-) -> Result<(), PtoError> {
-    if legal.contains(&t.dtype()) {
-        Ok(())
-    } else {
-        Err(illegal(op, arch, operand, t.dtype(), legal))
     }
 }
 

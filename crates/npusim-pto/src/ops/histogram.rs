@@ -20,26 +20,7 @@ use crate::table::{OpCode, arch_name};
 use crate::tile::{Tile, TileLoc};
 use npusim_core::{ElemType, TileArch};
 
-use super::{need_loc, need_row_major, vr_err};
-
-fn need(
-    op: OpCode,
-    arch: TileArch,
-    operand: &'static str,
-    t: &Tile,
-    legal: &[ElemType],
-) -> Result<(), PtoError> {
-    if legal.contains(&t.dtype()) {
-        return Ok(());
-    }
-    Err(PtoError::IllegalType {
-        op: op.name(),
-        operand,
-        dtype: t.dtype(),
-        arch: arch_name(arch),
-        legal: crate::error::type_list(legal),
-    })
-}
+use super::{need_loc, need_row_major, need_type, vr_err};
 
 /// The cumulative 256-bin histogram of `bytes` (one row's selected bytes that passed).
 pub fn cumulative_bins(bytes: impl Iterator<Item = u8>) -> [u32; 256] {
@@ -79,9 +60,9 @@ impl TileCore {
         }
         need_row_major(op, "dst", dst)?;
         need_row_major(op, "src", src)?;
-        need(op, arch, "dst", dst, &[ElemType::U32])?;
-        need(op, arch, "src", src, &[ElemType::U16, ElemType::U32])?;
-        need(op, arch, "idx", idx, &[ElemType::U8])?;
+        need_type(op, arch, "dst", dst, &[ElemType::U32])?;
+        need_type(op, arch, "src", src, &[ElemType::U16, ElemType::U32])?;
+        need_type(op, arch, "idx", idx, &[ElemType::U8])?;
         let wide = src.dtype() == ElemType::U32;
         let top = if wide { 3 } else { 1 };
         if byte > top {

@@ -110,6 +110,39 @@ pub(crate) fn need_row_major(op: OpCode, operand: &'static str, t: &Tile) -> Res
     Ok(())
 }
 
+/// The typed error for an element type outside `legal`.
+pub(crate) fn illegal(
+    op: OpCode,
+    arch: TileArch,
+    operand: &'static str,
+    t: npusim_core::ElemType,
+    legal: &[npusim_core::ElemType],
+) -> PtoError {
+    PtoError::IllegalType {
+        op: op.name(),
+        operand,
+        dtype: t,
+        arch: crate::table::arch_name(arch),
+        legal: crate::error::type_list(legal),
+    }
+}
+
+/// `t`'s element type must be one of `legal` (operands whose types the table row does not
+/// list: indices, parameters, outputs of another type).
+pub(crate) fn need_type(
+    op: OpCode,
+    arch: TileArch,
+    operand: &'static str,
+    t: &Tile,
+    legal: &[npusim_core::ElemType],
+) -> Result<(), PtoError> {
+    if legal.contains(&t.dtype()) {
+        Ok(())
+    } else {
+        Err(illegal(op, arch, operand, t.dtype(), legal))
+    }
+}
+
 pub(crate) fn need_nd(op: OpCode, operand: &'static str, t: &Tile) -> Result<(), PtoError> {
     if !t.is_row_major_plain() {
         return Err(PtoError::Static {

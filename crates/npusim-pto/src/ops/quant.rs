@@ -18,12 +18,12 @@
 
 use crate::core::TileCore;
 use crate::error::PtoError;
-use crate::table::{OpCode, arch_name};
+use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
 use npusim_core::ElemType;
 use npusim_core::convert::{RoundMode, Saturation, convert_bits};
 
-use super::{need_loc, need_row_major, vr_err};
+use super::{need_loc, need_row_major, need_type, vr_err};
 
 /// Which INT8 quantisation TQUANT performs (`#pto<quant_type ...>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,25 +32,6 @@ pub enum QuantKind {
     Int8Sym,
     /// `INT8_ASYM`: `u8 = sat(round(x * scale + offset))`.
     Int8Asym,
-}
-
-fn need_type(
-    op: OpCode,
-    arch: npusim_core::TileArch,
-    operand: &'static str,
-    t: &Tile,
-    legal: &[ElemType],
-) -> Result<(), PtoError> {
-    if legal.contains(&t.dtype()) {
-        return Ok(());
-    }
-    Err(PtoError::IllegalType {
-        op: op.name(),
-        operand,
-        dtype: t.dtype(),
-        arch: arch_name(arch),
-        legal: crate::error::type_list(legal),
-    })
 }
 
 impl TileCore {
