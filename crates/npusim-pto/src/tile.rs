@@ -355,11 +355,11 @@ impl Tile {
                     format!("[{r0}, {c0}] + [{rows}, {cols}] with {ir}x{ic} boxes"),
                 ));
             }
-            let keeps = match d.blayout {
-                BLayout::RowMajor => (cols == d.cols && c0 == 0).then_some(()).ok_or("columns"),
-                BLayout::ColMajor => (rows == d.rows && r0 == 0).then_some(()).ok_or("rows"),
+            let (keeps, what) = match d.blayout {
+                BLayout::RowMajor => (cols == d.cols && c0 == 0, "columns"),
+                BLayout::ColMajor => (rows == d.rows && r0 == 0, "rows"),
             };
-            if let Err(what) = keeps {
+            if !keeps {
                 return Err(st(
                     OP,
                     "offsets",

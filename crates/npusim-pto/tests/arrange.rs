@@ -1,6 +1,8 @@
 //! TCI, TTRI, TTRANS and TCONCAT against plain models written here (pto-isa `docs/isa` pages
 //! and the PTOAS manual), on both archs, plus one test per restriction.
 
+mod common;
+
 use npusim_pto::*;
 use proptest::prelude::*;
 
@@ -8,26 +10,6 @@ use ElemType::{Bf16, F16, F32, I8, I16, I32, U16, U32};
 
 fn core(arch: &str) -> TileCore {
     TileCore::by_name(arch).unwrap()
-}
-
-fn scramble(c: &mut TileCore, seed: u64) {
-    let mut x = seed | 1;
-    for b in c.mem_mut(TileLoc::Vec)[..16384].iter_mut() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        *b = x as u8;
-    }
-}
-
-fn bits_of(c: &TileCore, t: &Tile) -> Vec<Vec<u64>> {
-    (0..t.rows())
-        .map(|r| {
-            (0..t.cols())
-                .map(|k| c.get_bits(t, r, k).unwrap())
-                .collect()
-        })
-        .collect()
 }
 
 /// The bit pattern of 1 in each type, spelled out.
@@ -54,13 +36,13 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 16384, seed);
         let cols = blocks * 32 / t.size();
         let vc = ((cols as f64) * vc_frac) as usize;
         let d = c.alloc(TileDesc::vec(t, 1, cols).valid(1, vc).at(0)).unwrap();
-        let before = bits_of(&c, &d);
+        let before = common::all_bits(&c, &d);
         c.tci(&d, Scalar::Int(start as i64), desc).unwrap();
-        let after = bits_of(&c, &d);
+        let after = common::all_bits(&c, &d);
         let mask = if t.size() == 4 { 0xffff_ffffu64 } else { 0xffff };
         for j in 0..cols {
             let want = if j < vc {
@@ -84,13 +66,13 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 16384, seed);
         let cols = blocks * 32 / t.size();
         let (vr, vc) = (rows.max(1) - rows / 3, cols - cols / 4);
         let d = c.alloc(TileDesc::vec(t, rows, cols).valid(vr, vc).at(0)).unwrap();
-        let before = bits_of(&c, &d);
+        let before = common::all_bits(&c, &d);
         c.ttri(&d, diag, upper).unwrap();
-        let after = bits_of(&c, &d);
+        let after = common::all_bits(&c, &d);
         for i in 0..rows {
             for j in 0..cols {
                 let want = if i < vr && j < vc {
@@ -114,16 +96,16 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 16384, seed);
         // Square tiles whose rows and columns are both 32-byte aligned.
         let side = n * 32 / t.size();
         let (vr, vc) = (side - vr_cut.min(side - 1), side - vc_cut.min(side - 1));
         let s = c.alloc(TileDesc::vec(t, side, side).valid(vr, vc).at(0)).unwrap();
         let d = c.alloc(TileDesc::vec(t, side, side).at(8192)).unwrap();
-        let src = bits_of(&c, &s);
-        let before = bits_of(&c, &d);
+        let src = common::all_bits(&c, &s);
+        let before = common::all_bits(&c, &d);
         c.ttrans(&d, &s).unwrap();
-        let after = bits_of(&c, &d);
+        let after = common::all_bits(&c, &d);
         // A2A3 transposes src's valid region, A5 its static shape.
         let (r, k) = if arch == "a5" { (side, side) } else { (vr, vc) };
         for i in 0..side {
@@ -146,7 +128,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 16384, seed);
         let per = 32 / t.size();
         let (w0, w1) = (b0 * per, b1 * per);
         let (c0, c1) = (w0 - cut0.min(w0 - 1), w1 - cut1.min(w1 - 1));
@@ -155,9 +137,9 @@ proptest! {
         let d = c
             .alloc(TileDesc::vec(t, rows, w0 + w1).valid(rows, c0 + c1).at(8192))
             .unwrap();
-        let (a, b, before) = (bits_of(&c, &s0), bits_of(&c, &s1), bits_of(&c, &d));
+        let (a, b, before) = (common::all_bits(&c, &s0), common::all_bits(&c, &s1), common::all_bits(&c, &d));
         c.tconcat(&d, &s0, &s1).unwrap();
-        let after = bits_of(&c, &d);
+        let after = common::all_bits(&c, &d);
         for i in 0..rows {
             for j in 0..w0 + w1 {
                 let want = if j < c0 {

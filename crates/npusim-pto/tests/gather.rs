@@ -3,6 +3,8 @@
 //! archs, plus one test per restriction class. Out-of-range indices are typed errors and leave
 //! dst untouched.
 
+mod common;
+
 use npusim_pto::ops::gather::MaskPattern;
 use npusim_pto::*;
 use proptest::prelude::*;
@@ -11,26 +13,6 @@ use ElemType::{F16, F32, I8, I16, I32, U8, U16, U32};
 
 fn core(arch: &str) -> TileCore {
     TileCore::by_name(arch).unwrap()
-}
-
-fn scramble(c: &mut TileCore, seed: u64) {
-    let mut x = seed | 1;
-    for b in c.mem_mut(TileLoc::Vec)[..0x10000].iter_mut() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        *b = x as u8;
-    }
-}
-
-fn all_bits(c: &TileCore, t: &Tile) -> Vec<Vec<u64>> {
-    (0..t.rows())
-        .map(|r| {
-            (0..t.cols())
-                .map(|k| c.get_bits(t, r, k).unwrap())
-                .collect()
-        })
-        .collect()
 }
 
 proptest! {
@@ -48,7 +30,7 @@ proptest! {
     ) {
         let it = if arch == "a2a3" && it == I16 { I32 } else { it };
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 0x10000, seed);
         let scols = 64 / t.size() * 2;
         let dcols = 16;
         let src = c.alloc(TileDesc::vec(t, srows, scols).at(0)).unwrap();
@@ -57,7 +39,7 @@ proptest! {
         let dst = c.alloc(TileDesc::vec(t, drows, dcols).at(0x4000)).unwrap();
         let n = srows * scols;
         let mut want = vec![];
-        let s = all_bits(&c, &src);
+        let s = common::all_bits(&c, &src);
         for r in 0..drows {
             let mut row = vec![];
             for j in 0..dcols {
@@ -68,7 +50,7 @@ proptest! {
             want.push(row);
         }
         c.tgather(&dst, &src, &idx, Some(&tmp)).unwrap();
-        prop_assert_eq!(all_bits(&c, &dst), want);
+        prop_assert_eq!(common::all_bits(&c, &dst), want);
     }
 
     #[test]
@@ -85,13 +67,13 @@ proptest! {
     ) {
         let t = if arch == "a2a3" && t == U8 { I16 } else { t };
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 0x10000, seed);
         let cols = 64 / t.size();
         let vc = ((cols as f64) * vc_frac) as usize;
         let src = c.alloc(TileDesc::vec(t, rows, cols).valid(rows, vc).at(0)).unwrap();
         let dst = c.alloc(TileDesc::vec(t, rows, cols).at(0x2000)).unwrap();
-        let s = all_bits(&c, &src);
-        let mut flat: Vec<u64> = all_bits(&c, &dst).concat();
+        let s = common::all_bits(&c, &src);
+        let mut flat: Vec<u64> = common::all_bits(&c, &dst).concat();
         let keep = |j: usize| match p {
             MaskPattern::P0101 => j.is_multiple_of(2),
             MaskPattern::P1010 => j % 2 == 1,
@@ -111,7 +93,7 @@ proptest! {
             }
         }
         c.tgather_mask(&dst, &src, p).unwrap();
-        prop_assert_eq!(all_bits(&c, &dst).concat(), flat);
+        prop_assert_eq!(common::all_bits(&c, &dst).concat(), flat);
     }
 
     #[test]
@@ -124,12 +106,12 @@ proptest! {
         offs in prop::collection::vec(0usize..(2048 - 32), 16),
     ) {
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 0x10000, seed);
         let src = c.alloc(TileDesc::vec(U8, 8, 256).at(0)).unwrap();
         let cols = blocks * 32 / t.size();
         let dst = c.alloc(TileDesc::vec(t, rows, cols).at(0x1000)).unwrap();
         let off = c.alloc(TileDesc::vec(U32, rows, 8).at(0x2000)).unwrap();
-        let bytes: Vec<u8> = all_bits(&c, &src).concat().iter().map(|b| *b as u8).collect();
+        let bytes: Vec<u8> = common::all_bits(&c, &src).concat().iter().map(|b| *b as u8).collect();
         let mut want = vec![];
         for r in 0..rows {
             let mut row = vec![];
@@ -141,7 +123,7 @@ proptest! {
             want.push(row);
         }
         c.tgatherb(&dst, &src, &off).unwrap();
-        let got = all_bits(&c, &dst);
+        let got = common::all_bits(&c, &dst);
         for r in 0..rows {
             let gb: Vec<u8> = got[r]
                 .iter()
@@ -161,13 +143,13 @@ proptest! {
         picks in prop::collection::vec(any::<prop::sample::Index>(), 5 * 32),
     ) {
         let mut c = core(arch);
-        scramble(&mut c, seed);
+        common::scramble(&mut c, 0x10000, seed);
         let it = if t.size() == 4 { U32 } else { I16 };
         let cols = 32 / t.size();
         let src = c.alloc(TileDesc::vec(t, rows, cols).at(0)).unwrap();
         let idx = c.alloc(TileDesc::vec(it, rows, cols).at(0x1000)).unwrap();
         let dst = c.alloc(TileDesc::vec(t, drows, cols).at(0x2000)).unwrap();
-        let s = all_bits(&c, &src);
+        let s = common::all_bits(&c, &src);
         let mut want = vec![vec![0u64; cols]; drows];
         for i in 0..rows {
             for j in 0..cols {
@@ -177,7 +159,7 @@ proptest! {
             }
         }
         c.tscatter(&dst, &src, &idx).unwrap();
-        prop_assert_eq!(all_bits(&c, &dst), want);
+        prop_assert_eq!(common::all_bits(&c, &dst), want);
     }
 }
 

@@ -4,6 +4,8 @@
 //! view's elements get the per-element result computed here from the parent's own offsets
 //! (`r * cols + c`). Plus the valid-region rule PTOAS infers and one test per restriction.
 
+mod common;
+
 use npusim_pto::*;
 use proptest::prelude::*;
 
@@ -11,16 +13,6 @@ const MEM: usize = 16384;
 
 fn core() -> TileCore {
     TileCore::by_name("a2a3").unwrap()
-}
-
-fn scramble(c: &mut TileCore, seed: u64) {
-    let mut x = seed | 1;
-    for b in c.mem_mut(TileLoc::Vec)[..MEM].iter_mut() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        *b = x as u8;
-    }
 }
 
 /// The element `(r, c)` of a dense row-major parent at `base`, as raw little-endian bits.
@@ -94,7 +86,7 @@ proptest! {
         (t, rows, cols, r0, c0, vr, vc, seed) in view_case()
     ) {
         let mut c = core();
-        scramble(&mut c, seed);
+        common::scramble(&mut c, MEM, seed);
         let base = 0x400;
         let parent = c.alloc(TileDesc::vec(t, rows, cols).at(base as u64)).unwrap();
         let view = parent.subset(r0, c0, vr, vc).unwrap();
@@ -135,7 +127,7 @@ proptest! {
         let t = ElemType::F32;
         let (cols, c0, vc) = (blocks * 8, b0 * 8, vb * 8);
         let mut c = core();
-        scramble(&mut c, seed);
+        common::scramble(&mut c, MEM, seed);
         let base = 0x400;
         let parent = c.alloc(TileDesc::vec(t, rows, cols).pad(PadValue::Max).at(base as u64)).unwrap();
         let mut view = parent.subset(r0, c0, vr, vc).unwrap();

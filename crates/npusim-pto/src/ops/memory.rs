@@ -347,15 +347,8 @@ impl TileCore {
             });
         }
         self.check_gm(op, src, gt, "src")?;
+        // Valid columns <= Cols <= 4095, and check_gm rejects an empty valid region.
         let (vr, vc) = (src.valid_row(), src.valid_col());
-        if vc > 4095 {
-            return Err(vr_err(
-                op,
-                "src",
-                "1 <= valid columns <= 4095",
-                vc.to_string(),
-            ));
-        }
         let mode = super::movement::MovMode {
             relu,
             scalar: None,

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use npusim_core::convert::{Exact, FloatFormat, RoundMode, Saturation, round_to_format};
-use npusim_pto::ElemType;
+use npusim_pto::{ElemType, Tile, TileCore, TileLoc};
 
 /// Maps random bits to a value of `t`, often a special one (±0, ±inf, NaN, denormals, extremes).
 pub fn special(t: ElemType, bits: u64, sel: u8) -> u64 {
@@ -97,4 +97,27 @@ pub fn same(t: ElemType, a: u64, b: u64) -> bool {
 /// Elements per 32 bytes.
 pub fn block(t: ElemType) -> usize {
     32 / t.size()
+}
+
+/// Fills the first `len` bytes of the core's Vec memory with xorshift bytes from `seed`, so a
+/// test sees any byte an op should not have written.
+pub fn scramble(c: &mut TileCore, len: usize, seed: u64) {
+    let mut x = seed | 1;
+    for b in c.mem_mut(TileLoc::Vec)[..len].iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+}
+
+/// Every element of the tile's static shape, as raw bits, row by row.
+pub fn all_bits(c: &TileCore, t: &Tile) -> Vec<Vec<u64>> {
+    (0..t.rows())
+        .map(|r| {
+            (0..t.cols())
+                .map(|k| c.get_bits(t, r, k).unwrap())
+                .collect()
+        })
+        .collect()
 }

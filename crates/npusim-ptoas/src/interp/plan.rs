@@ -107,16 +107,10 @@ impl Walk {
                         }
                     }
                 }
+                // A tile chosen at run time: both candidates stay live to the end.
                 OpKind::Select {
-                    result,
-                    on_true,
-                    on_false,
-                    ..
-                } => {
-                    // A tile chosen at run time: both candidates stay live to the end.
-                    self.escape(&[*on_true, *on_false]);
-                    let _ = result;
-                }
+                    on_true, on_false, ..
+                } => self.escape(&[*on_true, *on_false]),
                 OpKind::For { inits, body, .. } => {
                     self.escape(inits);
                     self.in_loop(at, |w| w.block(body));
