@@ -2,6 +2,7 @@
 //!
 //! The bottom layer of npusim, shared by every instruction family:
 //!
+//! - [`cfmt`]: C `printf` formatting for the families' print calls;
 //! - [`dtype`]: element types and their Rust storage types;
 //! - [`convert`]: conversions with every rounding mode and saturation;
 //! - [`fastconv`]: fast f16/bf16 <-> f32 slice conversions (F16C when present);
@@ -14,6 +15,7 @@
 //!
 //! Nothing here knows about any instruction family; the family crates build on it.
 
+pub mod cfmt;
 pub mod chip;
 pub mod convert;
 pub mod dtype;
