@@ -11,7 +11,8 @@ use clap::Args;
 use npusim_core::npy::{npy_header_bytes, read_npy_header};
 use npusim_core::{NpyArray, PolicyName};
 use npusim_ptoas::interp::{
-    HostArg, LowerOptions, ParamInfo, Program, Progress, RunConfig, RunError, RunOutcome, lower,
+    HostArg, LowerOptions, ParamInfo, PrintRec, Program, Progress, RunConfig, RunError, RunOutcome,
+    lower,
 };
 use npusim_ptoas::{
     Block, Dim, Func, GmLayout, Module, OpKind, ParseOptions, ScalarType, TargetArch, Type,
@@ -713,7 +714,14 @@ pub fn run(args: RunArgs) -> Result<bool> {
             .is_terminal()
             .then_some(show_progress as fn(&Progress)),
         trace: args.trace.is_some() || args.stats || args.stats_json.is_some(),
+        // Prints go to stdout as they happen, or to stderr when an output goes to stdout.
+        on_print: Some(if outs.iter().any(|(_, d)| matches!(d, Dest::Stdout)) {
+            print_to_stderr as fn(&PrintRec)
+        } else {
+            print_to_stdout
+        }),
     };
+    let _ = PRINT_SOURCE.set((file.clone(), src.clone()));
     let t2 = Instant::now();
     let result = prog.run(func, &host, &cfg);
     if cfg.progress.is_some() && t2.elapsed() > Duration::from_millis(500) {
@@ -1199,4 +1207,24 @@ pub fn demo() -> Result<bool> {
         all &= ok_all;
     }
     Ok(all)
+}
+
+/// The kernel file name and source the print callbacks tag prints with (one kernel per run).
+static PRINT_SOURCE: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+
+/// A kernel print as the CLI shows it: `[block B file:line] text`.
+fn print_line(p: &PrintRec) -> String {
+    let tag = PRINT_SOURCE
+        .get()
+        .map_or_else(|| format!("[block {}]", p.block), |(f, s)| p.tag(f, s));
+    let nl = if p.text.ends_with('\n') { "" } else { "\n" };
+    format!("{tag} {}{nl}", p.text)
+}
+
+fn print_to_stdout(p: &PrintRec) {
+    print!("{}", print_line(p));
+}
+
+fn print_to_stderr(p: &PrintRec) {
+    eprint!("{}", print_line(p));
 }

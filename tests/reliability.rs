@@ -488,3 +488,23 @@ fn row11_pto_entry_names_the_kernel_among_uncalled_functions() {
     let o = npusim(&["run", ks, "--arg=n=1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn kernel_prints_reach_stdout_in_order_even_when_the_kernel_then_traps() {
+    let d = tempfile::tempdir().unwrap();
+    let k = d.path().join("p.pto");
+    std::fs::write(
+        &k,
+        "module {\n  func.func @f(%n: index) {\n    pto.print ins(\"n = %d\", %n : index)\n    pto.print ins(\"again %04d\\n\", %n : index)\n    pto.trap\n    return\n  }\n}\n",
+    )
+    .unwrap();
+    let o = npusim(&["run", k.to_str().unwrap(), "--arg", "n=7"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let f = k.display();
+    assert_eq!(
+        out,
+        format!("[block 0 {f}:3] n = 7\n[block 0 {f}:4] again 0007\n")
+    );
+    assert!(stderr(&o).contains("pto.trap"), "{}", stderr(&o));
+}

@@ -397,7 +397,10 @@ mod tests {
         assert_eq!(f("%5d|", CArg::Int(-42)), "  -42|");
         assert_eq!(f("%-5d|", CArg::Int(42)), "42   |");
         assert_eq!(f("%05d", CArg::Int(-42)), "-0042");
-        assert_eq!(format("%#x %#o", &[CArg::Int(255), CArg::Int(8)]).unwrap(), "0xff 010");
+        assert_eq!(
+            format("%#x %#o", &[CArg::Int(255), CArg::Int(8)]).unwrap(),
+            "0xff 010"
+        );
     }
 
     #[test]

@@ -26,7 +26,10 @@ fn matches_glibc_snprintf() {
     let text = include_str!("data/printf_cases.tsv");
     let mut n = 0;
     let mut bad = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let f: Vec<&str> = line.split('\t').collect();
         assert_eq!(f.len(), 4, "malformed line {line:?}");
         let fmt = unesc(f[0]);
@@ -44,5 +47,10 @@ fn matches_glibc_snprintf() {
         }
     }
     assert!(n > 1500, "only {n} cases");
-    assert!(bad.is_empty(), "{} of {n} differ:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {n} differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }

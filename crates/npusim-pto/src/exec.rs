@@ -26,6 +26,7 @@ use crate::ops::elementwise::{
     tile_scalar_tile_meaning, unary_meaning,
 };
 use crate::ops::gather::MaskPattern;
+use crate::ops::gm_index::{IndexOob, ScatterAtomic};
 use crate::ops::memory::GlobalTensor;
 use crate::ops::movement::MovMode;
 use crate::ops::quant::QuantKind;
@@ -160,6 +161,10 @@ forms! {
     Histogram { dst: tile(O), src: tile(O), idx: tile(O), byte: plain(u8) },
     /// TQUANT INT8: per-row scale (and offset for the asymmetric kind).
     Quant { dst: tile(O), src: tile(O), scale: tile(O), offset: opt_tile(Option<O>), kind: plain(QuantKind) },
+    /// MGATHER: a GM table read through an index tile.
+    GmGather { dst: tile(O), table: global(O::Global), idx: tile(O), oob: plain(IndexOob) },
+    /// MSCATTER: a GM table written through an index tile.
+    GmScatter { table: global(O::Global), src: tile(O), idx: tile(O), atomic: plain(ScatterAtomic), oob: plain(IndexOob) },
 }
 
 /// One instruction instance.
@@ -426,7 +431,13 @@ macro_rules! handle {
     (MatmulBias, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
     };
-    (Print, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Print, $c, $op) };
+    (Print, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        Err(PtoError::Unsupported {
+            op: $op.name(),
+            what: "TPRINT through exec (it produces text: call TileCore::tprint)".to_string(),
+            arch: crate::table::arch_name($c.arch()),
+        })
+    };
     (Sort32, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Indexed { dst, src, idx, tmp } => $c.tsort32(dst, src, idx, tmp.as_ref()), _ => Err(bad($op, "Args::Indexed { dst, src, idx, tmp }")) }
     };
@@ -464,6 +475,12 @@ macro_rules! handle {
     };
     (Dequant, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.tdequant(dst, src0, src1, src2), _ => Err(bad($op, "Args::Ternary { dst, src0: src, src1: scale, src2: offset }")) }
+    };
+    (GmGather, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::GmGather { dst, table, idx, oob } => $c.mgather(dst, table, idx, *oob), _ => Err(bad($op, "Args::GmGather")) }
+    };
+    (GmScatter, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::GmScatter { table, src, idx, atomic, oob } => $c.mscatter(table, src, idx, *atomic, *oob), _ => Err(bad($op, "Args::GmScatter")) }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

@@ -80,7 +80,7 @@ pub enum Class {
     MatmulAcc,
     /// `c, a, b, bias` (TMATMUL_BIAS, TGEMV_BIAS)
     MatmulBias,
-    /// `tile` (not modelled yet)
+    /// `tile`: its text (TPRINT; [`crate::TileCore::tprint`])
     Print,
     /// `dst, src, idx [, tmp]`: 32-element blocks sorted into value-index records (TSORT32)
     Sort32,
@@ -101,6 +101,10 @@ pub enum Class {
     Histogram,
     /// `global tensor, Acc tile, fp tile` (TSTORE_FP)
     StoreFp,
+    /// `dst, global table, idx`: rows or elements of a GM table by index (MGATHER)
+    GmGather,
+    /// `global table, src, idx`: rows or elements into a GM table by index (MSCATTER)
+    GmScatter,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -320,7 +324,10 @@ macro_rules! for_each_tile_op {
             (Tdequant TDequant, "TDEQUANT", "pto.tdequant", Dequant, -, (own), &[I8, I16], &[I8, I16], Own, "docs/isa/TDEQUANT.md", "types of src; dst, scale and offset f32; per-row parameters"),
             (TstoreFp TStoreFp, "TSTORE_FP", "pto.tstore_fp", StoreFp, -, (own), &[I32, F], &[I32, F], Own, "docs/isa/TSTORE_FP.md", "types of the Acc source; the TMOV fp conversion (per-column uint64 words) into the global tensor's type"),
             (Thistogram THistogram, "THISTOGRAM", "pto.thistogram", Histogram, -, (own), &[], &[U16, U32], Own, "docs/isa/THISTOGRAM.md", "A5 only; types of src; cumulative uint32 bins (CPU simulator and A5 path) with the cascaded byte filter"),
-            (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "not modelled yet"),
+            // ---- indexed global memory (ops::gm_index) ----
+            (Mgather MGather, "MGATHER", "pto.mgather", GmGather, -, (own), &[I8, I16, I32, H, BF, F], &[I8, I16, I32, H, BF, F], Own, "docs/isa/MGATHER.md", "types of dst; i32 indices; row or element mode from the index tile's shape; OOB modes A5 only"),
+            (Mscatter MScatter, "MSCATTER", "pto.mscatter", GmScatter, -, (own), &[I8, I16, I32, H, BF, F], &[I8, I16, I32, H, BF, F], Own, "docs/isa/MSCATTER.md", "types of src; i32 indices; last writer wins; atomic and OOB modes A5 only"),
+            (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
         }
     };
 }

@@ -149,7 +149,9 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Compare | C::CompareScalar => OpClass::Cmp,
         C::Select | C::SelectScalar => OpClass::Select,
         C::Convert => OpClass::Cvt,
-        C::Load | C::Store | C::StoreFp | C::Prefetch => OpClass::Memory,
+        C::Load | C::Store | C::StoreFp | C::Prefetch | C::GmGather | C::GmScatter => {
+            OpClass::Memory
+        }
         C::Move | C::Extract | C::Insert | C::Transpose | C::FillPad | C::Concat => OpClass::Move,
         C::Iota | C::Tri => OpClass::TileScalar,
         C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
@@ -208,10 +210,12 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Dequant, _) => &["TTT"],
         (C::Histogram, _) => &["TT"],
         (C::StoreFp, _) => &["TT"],
+        (C::GmGather, _) => &["PT"],
+        (C::GmScatter, _) => &["TT"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
-        C::Store | C::StoreFp => &["P"],
+        C::Store | C::StoreFp | C::GmScatter => &["P"],
         C::Print => &[""],
         C::MrgSort => &["T", "TTS", "TT"],
         C::Gather => &["T", "TT"],
@@ -321,8 +325,6 @@ op_table! {
     PtoInitializeL2g2lPipe => "pto.initialize_l2g2l_pipe", Opaque;
     PtoInitializeL2lPipe => "pto.initialize_l2l_pipe", Opaque;
     PtoLoadScalar => "pto.load_scalar", Opaque;
-    PtoMgather => "pto.mgather", Opaque;
-    PtoMscatter => "pto.mscatter", Opaque;
     PtoPointerCast => "pto.pointer_cast", Opaque;
     PtoPrint => "pto.print", Opaque;
     PtoReserveBuffer => "pto.reserve_buffer", Opaque;

@@ -12,17 +12,21 @@
 //! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT;
 //! - [`sort`]: TSORT32 and TMRGSORT over value-index records;
 //! - [`gather`]: TGATHER, TGATHERB and TSCATTER;
+//! - [`gm_index`]: MGATHER and MSCATTER (indexed global memory);
 //! - [`quant`]: TQUANT (INT8) and TDEQUANT;
-//! - [`histogram`]: THISTOGRAM (A5).
+//! - [`histogram`]: THISTOGRAM (A5);
+//! - [`print`]: TPRINT's text.
 
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
 pub mod gather;
+pub mod gm_index;
 pub mod histogram;
 pub mod memory;
 pub mod movement;
 pub mod partial;
+pub mod print;
 pub mod quant;
 pub mod reduce;
 pub mod select;

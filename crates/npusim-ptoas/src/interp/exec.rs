@@ -40,6 +40,10 @@ pub(crate) struct Machine<'p> {
     pub pipe: PipeCfg,
     /// The trace recorder, when tracing is on (one check per instruction when off).
     pub rec: Option<Box<super::trace::Recorder>>,
+    /// What `pto.tprint` / `pto.print` printed so far, in order.
+    pub prints: Vec<super::PrintRec>,
+    /// Called with each print as it happens.
+    pub on_print: Option<fn(&super::PrintRec)>,
 }
 
 /// A core's view of its frontend pipes.
@@ -131,6 +135,20 @@ fn work_of(args: &Args) -> u64 {
 }
 
 impl<'p> Machine<'p> {
+    /// Records one print of the kernel (and hands it to the callback).
+    fn print(&mut self, span: Span, text: String) {
+        let p = super::PrintRec {
+            block: self.block,
+            core: (self.ctx != CoreKind::All).then(|| self.ctx.name()),
+            span,
+            text,
+        };
+        if let Some(f) = self.on_print {
+            f(&p);
+        }
+        self.prints.push(p);
+    }
+
     /// Checks every budget; `op` and `span` name where the run stands.
     pub(crate) fn check_budget(&self, op: &str, span: Span) -> Result<(), RunError> {
         if self.steps > self.max_steps {
@@ -846,6 +864,29 @@ impl<'p> Machine<'p> {
                     p.addr += bytes;
                     p.len -= bytes;
                     set(&mut fr, *dst, Val::Ptr(p));
+                }
+                Inst::PrintTile { tile, global } => {
+                    let f = npusim_pto::PrintFormat::default();
+                    let text = if *global {
+                        let g = super::lower::view_of(&fr, *tile, span())?;
+                        self.core.tprint_global(&g, f)
+                    } else {
+                        let Val::Tile(t) = get(&fr, *tile, span())? else {
+                            return Err(internal(span(), "tprint of a non-tile"));
+                        };
+                        self.core.tprint(&t, f)
+                    }
+                    .map_err(|e| RunError::pto(e, span()))?;
+                    self.print(span(), text);
+                }
+                Inst::PrintScalar { fmt, val } => {
+                    let arg = match num(&fr, *val, span())? {
+                        Num::Int(i) => npusim_core::cfmt::CArg::Int(i),
+                        Num::Float(f) => npusim_core::cfmt::CArg::Float(f),
+                    };
+                    let text = npusim_core::cfmt::format(fmt, &[arg])
+                        .map_err(|e| internal(span(), &e.to_string()))?;
+                    self.print(span(), text);
                 }
                 Inst::Trap => {
                     return Err(RunError::new(

@@ -247,6 +247,17 @@ pub(crate) enum Inst {
     },
     /// `pto.trap`: the kernel stops with a typed error (PTO IR manual, "pto.trap").
     Trap,
+    /// `pto.tprint`: the text of a tile ([`npusim_pto::TileCore::tprint`]) or of a global
+    /// tensor view (`global`) joins the run's prints.
+    PrintTile {
+        tile: Slot,
+        global: bool,
+    },
+    /// `pto.print`: `printf(fmt, val)` ([`npusim_core::cfmt`]) joins the run's prints.
+    PrintScalar {
+        fmt: Box<str>,
+        val: Slot,
+    },
     /// `pto.section.cube` / `pto.section.vector`: skips to `end` on a core of the other kind.
     Section {
         vector: bool,
@@ -1432,6 +1443,73 @@ impl Lowerer {
                 cx.emit(Inst::Trap, span, "pto.trap");
             }
             OpKind::Opaque {
+                op: OpCode::PtoPrint,
+                operands,
+                attrs,
+                ..
+            } => {
+                // PTOAS prints `printf("%f", x)` when the format is empty.
+                let fmt = attrs
+                    .iter()
+                    .find_map(|(k, a)| match a {
+                        ast::Attr::Str(f) if k == "format" => Some(f.as_str()),
+                        _ => None,
+                    })
+                    .filter(|f| !f.is_empty())
+                    .unwrap_or("%f");
+                let [v] = operands.as_slice() else {
+                    return self.err(
+                        span,
+                        format!(
+                            "[print-operands] `pto.print` takes one scalar, got {} operands",
+                            operands.len()
+                        ),
+                        "here",
+                    );
+                };
+                let Some(ty) = cx.scalar_ty(*v) else {
+                    return self.err(
+                        span,
+                        "[print-operands] `pto.print` prints a scalar (index, integer or float)",
+                        "this operand is not a scalar",
+                    );
+                };
+                let want = if ty.is_float() {
+                    npusim_core::cfmt::ArgKind::Float
+                } else {
+                    npusim_core::cfmt::ArgKind::Int
+                };
+                match npusim_core::cfmt::arg_kinds(fmt) {
+                    Err(e) => {
+                        return self.err(
+                            span,
+                            format!("[print-format] `pto.print`: {e}"),
+                            "this format",
+                        );
+                    }
+                    Ok(k) if k != [want] => {
+                        return self.err(
+                            span,
+                            format!(
+                                "[print-format] `pto.print`: the format `{fmt}` takes {} argument(s) of kinds {k:?}, the operand is one {}",
+                                k.len(),
+                                ty.name()
+                            ),
+                            "use one conversion of the operand's kind (%d/%u/%x for integers, %f/%e/%g for floats)",
+                        );
+                    }
+                    Ok(_) => {}
+                }
+                cx.emit(
+                    Inst::PrintScalar {
+                        fmt: fmt.into(),
+                        val: slot(*v),
+                    },
+                    span,
+                    "pto.print",
+                );
+            }
+            OpKind::Opaque {
                 op: code @ (OpCode::PtoTgetval | OpCode::PtoTsetval),
                 operands,
                 results,
@@ -1989,7 +2067,11 @@ impl Lowerer {
                 src1: i(1),
                 src2: i(2),
             },
-            (P::Print, _) => return unsupported(self, cx, "pto.tprint is not supported yet"),
+            (P::Print, "T" | "P") => {
+                let global = fi == "P";
+                cx.emit(Inst::PrintTile { tile: i(0), global }, span, name);
+                return;
+            }
             (P::Unary | P::RowReduce | P::ColReduce | P::Expand | P::FillPad, "T" | "TT") => {
                 Args::Unary {
                     dst: o(0),
@@ -2086,6 +2168,19 @@ impl Lowerer {
             (P::Store, "T") => Args::Store {
                 dst: o(0),
                 src: i(0),
+            },
+            (P::GmGather, "PT") => Args::GmGather {
+                dst: o(0),
+                table: i(0),
+                idx: i(1),
+                oob: gm_index_oob(attrs, "gatherOob"),
+            },
+            (P::GmScatter, "TT") => Args::GmScatter {
+                table: o(0),
+                src: i(0),
+                idx: i(1),
+                atomic: scatter_atomic(attrs),
+                oob: gm_index_oob(attrs, "scatterOob"),
             },
             _ => {
                 return unsupported(
@@ -2219,7 +2314,7 @@ fn check_window(v: &ViewVal, span: Span) -> Result<(), RunError> {
     Ok(())
 }
 
-fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalTensor, RunError> {
+pub(crate) fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalTensor, RunError> {
     match frame.get(s as usize) {
         Some(Val::View(v)) => {
             check_window(v, span)?;
@@ -2257,4 +2352,44 @@ impl OperandMap<Slot, Tile> for FrameOperands<'_> {
 /// Builds the `npusim-pto` operands from the frame: the op's form over slots, read.
 pub(crate) fn build_args(form: &Args<Slot>, frame: &[Val], span: Span) -> Result<Args, RunError> {
     form.try_map(&mut FrameOperands { frame, span })
+}
+
+/// The text of an attribute (`#pto<gather_oob zero>` gives `gather_oob zero`).
+fn attr_text(attrs: &ast::TileAttrs, key: &str) -> Option<String> {
+    attrs
+        .other
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, a)| match a {
+            ast::Attr::Opaque { body, .. } => body.clone(),
+            other => format!("{other:?}"),
+        })
+}
+
+/// `gatherOob` / `scatterOob` (`#pto<gather_oob ...>`, `#pto<scatter_oob ...>`).
+fn gm_index_oob(attrs: &ast::TileAttrs, key: &str) -> pto::IndexOob {
+    let t = attr_text(attrs, key)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let last = t.split_whitespace().last().unwrap_or("");
+    match last {
+        "clamp" => pto::IndexOob::Clamp,
+        "wrap" => pto::IndexOob::Wrap,
+        "zero" => pto::IndexOob::Zero,
+        "skip" => pto::IndexOob::Skip,
+        _ => pto::IndexOob::Undefined,
+    }
+}
+
+/// `scatterAtomicOp` (`#pto<scatter_atomic_op ...>`).
+fn scatter_atomic(attrs: &ast::TileAttrs) -> pto::ScatterAtomic {
+    let t = attr_text(attrs, "scatterAtomicOp")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match t.split_whitespace().last().unwrap_or("") {
+        "add" => pto::ScatterAtomic::Add,
+        "max" => pto::ScatterAtomic::Max,
+        "min" => pto::ScatterAtomic::Min,
+        _ => pto::ScatterAtomic::None,
+    }
 }

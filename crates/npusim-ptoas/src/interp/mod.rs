@@ -229,6 +229,9 @@ pub struct RunConfig {
     /// Record every executed instruction into [`RunOutcome::trace`] (see [`trace`]; not for
     /// mixed cube + vector kernels yet).
     pub trace: bool,
+    /// Called with each `pto.tprint` / `pto.print` as the kernel executes it (they are also
+    /// collected in [`RunOutcome::prints`]).
+    pub on_print: Option<fn(&PrintRec)>,
 }
 
 impl Default for RunConfig {
@@ -241,6 +244,7 @@ impl Default for RunConfig {
             max_memory: DEFAULT_MAX_MEMORY,
             progress: None,
             trace: false,
+            on_print: None,
         }
     }
 }
@@ -274,6 +278,34 @@ pub struct RunOutcome {
     pub stats: RunStats,
     /// Every executed instruction, when [`RunConfig::trace`] was set.
     pub trace: Option<trace::Recording>,
+    /// What the kernel printed (`pto.tprint`, `pto.print`), in execution order per core.
+    pub prints: Vec<PrintRec>,
+}
+
+/// One print of a kernel (`pto.tprint`, `pto.print`): the text and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintRec {
+    /// The block that printed.
+    pub block: u32,
+    /// In a mixed cube + vector run, the core (`cube`, `vector 0`, ...).
+    pub core: Option<String>,
+    /// The print op in the kernel source.
+    pub span: Span,
+    /// The text (a tile's text ends in a newline; a scalar print's is what printf gives).
+    pub text: String,
+}
+
+impl PrintRec {
+    /// `[block 0 kernel.pto:12]`-style tag for the print, against the kernel source.
+    pub fn tag(&self, file_name: &str, src: &str) -> String {
+        let line = src
+            .get(..self.span.start.min(src.len()))
+            .map_or(1, |s| s.matches('\n').count() + 1);
+        match &self.core {
+            Some(c) => format!("[block {} {c} {file_name}:{line}]", self.block),
+            None => format!("[block {} {file_name}:{line}]", self.block),
+        }
+    }
 }
 
 /// A buffer argument after the run, borrowed from global memory.
@@ -656,6 +688,8 @@ impl Program {
             coop: None,
             pipe: Default::default(),
             rec: cfg.trace.then(Default::default),
+            prints: Vec::new(),
+            on_print: cfg.on_print,
         };
         if self.mixed {
             self.run_mixed(&mut m, fi, &vals)?;
@@ -700,6 +734,7 @@ impl Program {
                 blocks: cfg.blocks,
             },
             trace: m.rec.take().map(|r| r.rec),
+            prints: std::mem::take(&mut m.prints),
         })
     }
 }
@@ -720,7 +755,7 @@ impl Program {
             let gm = std::mem::replace(m.core.gm_mut(), coop::no_gm());
             let shared = coop::Coop::new(gm, cores);
             let tmpl = &*m;
-            type Stats = (u64, u64, u64, u64, Vec<Vec<u64>>);
+            type Stats = (u64, u64, u64, u64, Vec<Vec<u64>>, Vec<PrintRec>);
             let outs: Vec<Option<Stats>> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..cores)
                     .map(|i| {
@@ -753,6 +788,8 @@ impl Program {
                                 coop: Some(shared),
                                 pipe: Default::default(),
                                 rec: None,
+                                prints: Vec::new(),
+                                on_print: tmpl.on_print,
                             };
                             let mut guard = coop::PanicGuard {
                                 coop: shared,
@@ -765,7 +802,14 @@ impl Program {
                                 shared.finish(i, &mut coop::no_gm(), None);
                             }
                             guard.armed = false;
-                            Some((mm.steps, mm.work, mm.gm_to_chip, mm.chip_to_gm, mm.counts))
+                            Some((
+                                mm.steps,
+                                mm.work,
+                                mm.gm_to_chip,
+                                mm.chip_to_gm,
+                                mm.counts,
+                                mm.prints,
+                            ))
                         })
                     })
                     .collect();
@@ -777,13 +821,14 @@ impl Program {
             }
             *m.core.gm_mut() = st.gm;
             for mm in outs {
-                let Some((steps, work, g2c, c2g, counts)) = mm else {
+                let Some((steps, work, g2c, c2g, counts, prints)) = mm else {
                     return Err(internal_err("a core of the mixed run stopped unexpectedly"));
                 };
                 m.steps = m.steps.saturating_add(steps);
                 m.work = m.work.saturating_add(work);
                 m.gm_to_chip += g2c;
                 m.chip_to_gm += c2g;
+                m.prints.extend(prints);
                 for (a, c) in m.counts.iter_mut().zip(&counts) {
                     for (x, y) in a.iter_mut().zip(c) {
                         *x += y;
