@@ -436,6 +436,16 @@ impl<T> AsOperand for GlobalTensor<T> {
     }
 }
 
+impl<T: Element> GlobalTensor<T> {
+    /// `tensor[offset]`: the same global tensor starting `offset` elements later.
+    pub fn offset(&self, elems: u64) -> GlobalTensor<T> {
+        GlobalTensor {
+            op: self.op.at(elems),
+            _t: PhantomData,
+        }
+    }
+}
+
 impl<T: Element> LocalTensor<T> {
     /// `tensor[offset]`: the same tensor starting `offset` elements later.
     pub fn offset(&self, elems: u64) -> LocalTensor<T> {
@@ -907,6 +917,30 @@ impl AscendC {
             compact,
         )?
         .execute(&mut self.core)
+    }
+
+    /// `SetLoopModePara(loopParams, type)` (Ascend 950): arms the loop mode of DataCopyPad on
+    /// the path `type` until `ResetLoopModePara(type)` (`crate::pad` module docs).
+    pub fn SetLoopModePara(
+        &mut self,
+        params: crate::pad::LoopModeParams,
+        path: crate::pad::DataCopyMVType,
+    ) -> Result<()> {
+        params.check(self.chip(), path)?;
+        self.core.loop_mode[path as usize] = Some(params);
+        Ok(())
+    }
+
+    /// `ResetLoopModePara(type)` (Ascend 950): DataCopyPad on the path `type` moves once again.
+    pub fn ResetLoopModePara(&mut self, path: crate::pad::DataCopyMVType) -> Result<()> {
+        if self.chip().id != ChipId::Ascend950 {
+            return Err(AscendError::NotSupported {
+                instr: "ResetLoopModePara",
+                chip: self.chip().id,
+            });
+        }
+        self.core.loop_mode[path as usize] = None;
+        Ok(())
     }
 
     /// `SetPadValue<T>(paddingValue)` (A2/A3 and Ascend 950): the value DataCopyPad pads with

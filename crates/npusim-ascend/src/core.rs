@@ -67,6 +67,9 @@ pub struct VectorCore {
     /// (GetReduceMaxMinCount / GetReduceRepeatMaxMinSpr): type, value bits, index bits; `None`
     /// after a non-contiguous or counter-mode reduction (the page does not support reading it).
     pub max_min: Option<(ElemType, u64, u64)>,
+    /// The loop-mode registers of DataCopyPad, by path (`DataCopyMVType as usize`: UB -> GM,
+    /// GM -> UB), armed by SetLoopModePara and cleared by ResetLoopModePara.
+    pub loop_mode: [Option<crate::pad::LoopModeParams>; 2],
 }
 
 impl VectorCore {
@@ -85,6 +88,7 @@ impl VectorCore {
             atomic: None,
             deq_scale: 1.0,
             pad_value: None,
+            loop_mode: [None; 2],
         }
     }
 

@@ -23,6 +23,16 @@
 //!   `leftPadding` and `dstStride` are ignored).
 //! - SetPadValue (A2/A3, 950) sets the value a move without `isPad` pads with (policy: when set,
 //!   it also replaces the first-element filler).
+//! - Loop mode (Ascend 950; asc-devkit `SetLoopModePara.md`, `ResetLoopModePara.md`, the
+//!   DataCopyPad example's scenarios 4-6): `SetLoopModePara(LoopModeParams, DataCopyMVType)`
+//!   arms, per path (GM -> UB `OUT_TO_UB`, UB -> GM `UB_TO_OUT`), two hardware loops around
+//!   every DataCopyPad of that path until `ResetLoopModePara`: iteration `(i2, i1)` (`i1` inner,
+//!   `i1 < loop1Size`, `i2 < loop2Size`) is the whole move with source and destination advanced
+//!   by `i1 * loop1*Stride + i2 * loop2*Stride` bytes (start to start). Sizes in [0, 2^21) (a 0
+//!   moves nothing); strides on the UB side in [0, 2^21) and multiples of 32, on the GM side in
+//!   [0, 2^40). The page says overlapping destination data is not detected by the hardware and
+//!   its result not guaranteed (iterations may interleave): this model refuses a call whose
+//!   iterations write any byte twice (`IllegalOverlap`), and one that reaches past a tensor.
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
@@ -222,19 +232,91 @@ impl MovePad {
             compact,
         };
         if block_count > 0 && block_len > 0 {
-            let n = block_count as u64 - 1;
-            let (ub_step, gm_step) = op.steps();
-            let ub_span = if compact {
-                op.compact_bytes()
-            } else {
-                n * ub_step + op.row_bytes()
-            };
-            let gm_span = n * gm_step + block_len;
+            let (ub_span, gm_span) = op.spans();
             let gm_name = if ub_name == "dst" { "src" } else { "dst" };
             check::within(name, ub_name, ub, Some((ub.addr(), ub.addr() + ub_span)))?;
             check::within(name, gm_name, gm, Some((gm.addr(), gm.addr() + gm_span)))?;
         }
         Ok(op)
+    }
+
+    /// Bytes one move spans on the UB side and on the GM side (from the operand's start).
+    fn spans(&self) -> (u64, u64) {
+        let n = (self.block_count as u64).saturating_sub(1);
+        let (ub_step, gm_step) = self.steps();
+        let ub_span = if self.compact {
+            self.compact_bytes()
+        } else {
+            n * ub_step + self.row_bytes()
+        };
+        (ub_span, n * gm_step + self.block_len)
+    }
+
+    /// The path of this move (which loop-mode register applies).
+    pub fn path(&self) -> DataCopyMVType {
+        if self.dst.space == MemSpace::Ub {
+            DataCopyMVType::OutToUb
+        } else {
+            DataCopyMVType::UbToOut
+        }
+    }
+
+    /// The byte ranges one move writes, relative to the destination's start.
+    fn written(&self) -> Vec<(u64, u64)> {
+        let (ub_step, gm_step) = self.steps();
+        let n = self.block_count as u64;
+        match self.path() {
+            DataCopyMVType::OutToUb if self.compact => vec![(0, self.compact_bytes())],
+            DataCopyMVType::OutToUb => (0..n)
+                .map(|i| (i * ub_step, i * ub_step + self.row_bytes()))
+                .collect(),
+            DataCopyMVType::UbToOut => (0..n)
+                .map(|i| (i * gm_step, i * gm_step + self.block_len))
+                .collect(),
+        }
+    }
+
+    /// Checks a looped move: every iteration inside both tensors, no destination byte written
+    /// twice.
+    fn check_loops(&self, l: &LoopModeParams) -> Result<()> {
+        let name = self.name;
+        let (l1, l2) = (u64::from(l.loop1_size), u64::from(l.loop2_size));
+        let (ub_span, gm_span) = self.spans();
+        let (src_span, dst_span) = match self.path() {
+            DataCopyMVType::OutToUb => (gm_span, ub_span),
+            DataCopyMVType::UbToOut => (ub_span, gm_span),
+        };
+        // Strides are below 2^40 and sizes below 2^21: no overflow in u64.
+        let last = |s1: u64, s2: u64| (l1 - 1) * s1 + (l2 - 1) * s2;
+        let src_end = self.src.addr() + last(l.loop1_src_stride, l.loop2_src_stride) + src_span;
+        let dst_end = self.dst.addr() + last(l.loop1_dst_stride, l.loop2_dst_stride) + dst_span;
+        check::within(name, "src", &self.src, Some((self.src.addr(), src_end)))?;
+        check::within(name, "dst", &self.dst, Some((self.dst.addr(), dst_end)))?;
+        let overlap = AscendError::IllegalOverlap {
+            instr: name,
+            dst: "dst",
+            src: "dst",
+            rule: "loop mode: the iterations' destination data must not overlap (SetLoopModePara)",
+        };
+        let one = self.written();
+        // Every range holds at least one byte and lies inside the tensor: more ranges than
+        // bytes must overlap (and bounds the list built below).
+        let count = l1 * l2 * one.len() as u64;
+        if count > self.dst.tensor_bytes {
+            return Err(overlap);
+        }
+        let mut all = Vec::with_capacity(count as usize);
+        for i2 in 0..l2 {
+            for i1 in 0..l1 {
+                let off = i1 * l.loop1_dst_stride + i2 * l.loop2_dst_stride;
+                all.extend(one.iter().map(|&(a, b)| (a + off, b + off)));
+            }
+        }
+        all.sort_unstable();
+        if all.windows(2).any(|w| w[1].0 < w[0].1) {
+            return Err(overlap);
+        }
+        Ok(())
     }
 
     /// Bytes of one UB row: paddings, data, filler to 32 bytes.
@@ -268,17 +350,39 @@ impl MovePad {
         }
     }
 
-    /// Runs the move.
+    /// Runs the move (looped when the core's loop-mode register of its path is armed).
     pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
         if self.block_count == 0 || self.block_len == 0 {
             return Ok(());
         }
+        let Some(l) = core.loop_mode[self.path() as usize] else {
+            return self.run_once(core, 0, 0);
+        };
+        if l.loop1_size == 0 || l.loop2_size == 0 {
+            return Ok(());
+        }
+        self.check_loops(&l)?;
+        for i2 in 0..u64::from(l.loop2_size) {
+            for i1 in 0..u64::from(l.loop1_size) {
+                self.run_once(
+                    core,
+                    i1 * l.loop1_src_stride + i2 * l.loop2_src_stride,
+                    i1 * l.loop1_dst_stride + i2 * l.loop2_dst_stride,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One move with the source and destination advanced by `src_off` / `dst_off` bytes.
+    fn run_once(&self, core: &mut VectorCore, src_off: u64, dst_off: u64) -> Result<()> {
         let size = self.src.dtype.size();
         let (ub_step, gm_step) = self.steps();
+        let (src0, dst0) = (self.src.addr() + src_off, self.dst.addr() + dst_off);
         if self.dst.space != MemSpace::Ub {
             for i in 0..self.block_count as u64 {
-                let s = self.src.addr() + i * ub_step;
-                let d = self.dst.addr() + i * gm_step;
+                let s = src0 + i * ub_step;
+                let d = dst0 + i * gm_step;
                 let data = core.ub().bytes(s, self.block_len)?.to_vec();
                 core.store(MemSpace::Gm, d, &data)?;
             }
@@ -294,8 +398,8 @@ impl MovePad {
         };
         let mut first = Vec::new();
         for i in 0..self.block_count as u64 {
-            let s = self.src.addr() + i * gm_step;
-            let d = self.dst.addr() + i * ub_step;
+            let s = src0 + i * gm_step;
+            let d = dst0 + i * ub_step;
             let data = core
                 .memory(MemSpace::Gm)?
                 .bytes(s, self.block_len)?
@@ -325,12 +429,7 @@ impl MovePad {
         }
         if self.compact && !first.is_empty() {
             let tail = self.block_count as u64 * self.block_len;
-            pad_range(
-                core,
-                &first,
-                self.dst.addr() + tail,
-                self.compact_bytes() - tail,
-            )?;
+            pad_range(core, &first, dst0 + tail, self.compact_bytes() - tail)?;
         }
         Ok(())
     }
@@ -341,4 +440,80 @@ fn pad_range(core: &mut VectorCore, f: &[u8], addr: u64, len: u64) -> Result<()>
     let bytes: Vec<u8> = f.iter().copied().cycle().take(len as usize).collect();
     core.ub_mut().write(addr, &bytes)?;
     Ok(())
+}
+
+/// `DataCopyMVType`: the path a loop mode applies to, numbered as the vendor numbers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataCopyMVType {
+    /// `UB_TO_OUT`: UB -> GM.
+    UbToOut = 0,
+    /// `OUT_TO_UB`: GM -> UB.
+    OutToUb = 1,
+}
+
+/// `LoopModeParams` (strides in bytes, start to start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LoopModeParams {
+    /// Inner loop count, [0, 2^21).
+    pub loop1_size: u32,
+    /// Outer loop count, [0, 2^21).
+    pub loop2_size: u32,
+    /// Inner loop source advance.
+    pub loop1_src_stride: u64,
+    /// Inner loop destination advance.
+    pub loop1_dst_stride: u64,
+    /// Outer loop source advance.
+    pub loop2_src_stride: u64,
+    /// Outer loop destination advance.
+    pub loop2_dst_stride: u64,
+}
+
+impl LoopModeParams {
+    /// Checks the parameters for `path` on `chip` (`SetLoopModePara.md`, table 2).
+    pub fn check(&self, chip: &ChipProfile, path: DataCopyMVType) -> Result<()> {
+        const NAME: &str = "SetLoopModePara";
+        if chip.id != ChipId::Ascend950 {
+            return Err(AscendError::NotSupported {
+                instr: NAME,
+                chip: chip.id,
+            });
+        }
+        let limit = (1i64 << 21) - 1;
+        for (param, v) in [
+            ("loop1Size", self.loop1_size),
+            ("loop2Size", self.loop2_size),
+        ] {
+            check::range(NAME, param, i64::from(v), 0, limit, "[0, 2^21)")?;
+        }
+        let to_ub = path == DataCopyMVType::OutToUb;
+        for (param, v, ub_side) in [
+            ("loop1SrcStride", self.loop1_src_stride, !to_ub),
+            ("loop1DstStride", self.loop1_dst_stride, to_ub),
+            ("loop2SrcStride", self.loop2_src_stride, !to_ub),
+            ("loop2DstStride", self.loop2_dst_stride, to_ub),
+        ] {
+            let value = i64::try_from(v).unwrap_or(i64::MAX);
+            if ub_side {
+                check::range(NAME, param, value, 0, limit, "[0, 2^21) on the UB side")?;
+                if !v.is_multiple_of(32) {
+                    return Err(AscendError::Rule {
+                        instr: NAME,
+                        param,
+                        value: v.to_string(),
+                        rule: "a UB-side loop stride must be a multiple of 32 bytes",
+                    });
+                }
+            } else {
+                check::range(
+                    NAME,
+                    param,
+                    value,
+                    0,
+                    (1i64 << 40) - 1,
+                    "[0, 2^40) on the GM side",
+                )?;
+            }
+        }
+        Ok(())
+    }
 }

@@ -24,6 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict};
 
 mod tik;
+mod tpu;
 
 create_exception!(
     npusim,
@@ -340,6 +341,47 @@ impl TpuDevice {
     fn tpu_hau_poll(&mut self) -> u64 {
         self.core.tpu_hau_poll()
     }
+
+    /// `call(name, *args)`: the TPU-Kernel function `name` (GDMA, BDC, helpers) with its
+    /// arguments in the vendor's order (`tpu.rs` documents how each kind is passed).
+    #[pyo3(signature = (name, *args))]
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        args: &Bound<'_, pyo3::types::PyTuple>,
+    ) -> PyResult<Py<PyAny>> {
+        let vals: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        tpu::call(&mut self.core, py, name, &vals)
+    }
+
+    /// Writes bytes into local memory at `addr` (`local_addr_t`, inside one lane).
+    fn write_local(&mut self, addr: u32, data: &[u8]) -> PyResult<()> {
+        self.core
+            .write_local(addr, data)
+            .map_err(|e| err(e.to_string()))
+    }
+
+    /// Reads `nbytes` of local memory at `addr` (inside one lane).
+    fn read_local<'py>(
+        &self,
+        py: Python<'py>,
+        addr: u32,
+        nbytes: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self
+            .core
+            .read_local(addr, nbytes)
+            .map_err(|e| err(e.to_string()))?;
+        Ok(PyBytes::new(py, &v))
+    }
+}
+
+/// `tpu_api() -> list[(name, list[(parameter, kind)])]`: the TPU-Kernel functions
+/// `TpuDevice.call` takes, parameters in the vendor's order.
+#[pyfunction]
+fn tpu_api() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    tpu::API.iter().map(|(n, p)| (*n, p.to_vec())).collect()
 }
 
 /// `TikKernel(program_json)`: a program recorded by `npusim.tik`, compiled once (names,
@@ -416,6 +458,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pto_run, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
     m.add_function(wrap_pyfunction!(tik_param_names, m)?)?;
+    m.add_function(wrap_pyfunction!(tpu_api, m)?)?;
     m.add_class::<TikKernel>()?;
     m.add_class::<TpuDevice>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

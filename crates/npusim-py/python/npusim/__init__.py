@@ -4,7 +4,8 @@ Families reachable from Python:
 
 * ``npusim.tik`` (also ``npusim.tbe.tik``) -- TIK kernels, recorded once and run by npusim.
 * ``npusim.pto`` -- PTO-AS kernels (the PTOAS MLIR dialect) on numpy arrays.
-* ``npusim.tpu`` -- the Sophgo TPU kernel API (HAU today) over simulated global memory.
+* ``npusim.tpu`` -- the Sophgo TPU kernel API (HAU, GDMA, BDC, local memory) under the vendor's
+  names, over simulated global and local memory.
 
 Every simulator error is raised as :class:`NpusimError`, whose message is the typed error's
 text (instruction, parameter, rule and value; for kernels, rustc-style against the source).

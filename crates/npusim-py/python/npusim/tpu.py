@@ -9,17 +9,79 @@ parameter order over system addresses::
     dev.tpu_hau_sort(dst, src, 3, 3, True, "DT_FP32")
     dev.get(dst, np.float32, 3)        # array([3., 2., 1.], dtype=float32)
 
+The GDMA and BDC functions, the local-memory helpers and the synchronisation calls of
+``tpu_kernel.h`` are methods too, under the vendor's names and parameter order (positional or
+by the vendor's parameter names), so a kernel reads as it does in C::
+
+    N, C, H, W = 1, 64, 1, 16
+    x = dev.put(np.random.rand(N, C, H, W).astype(np.float32))
+    dev.tpu_gdma_cpy_S2L(0, x, (N, C, H, W), None, None, tpu.DT_FP32)
+    dev.tpu_bdc_fp_mul_C(4096, 0, 2.0, (N, C, H, W), None, None, tpu.DT_FP32)
+    dev.tpu_gdma_cpy_L2S(x, 4096, (N, C, H, W), None, None, tpu.DT_FP32)
+
+How arguments are passed: addresses are ints (``local_addr_t`` for local memory, the
+``system_addr_t`` ``alloc``/``put`` return for global memory); ``dim4``/``dim2``/``padding_t``
+pointers are tuples, a NULL stride is ``None``; ``data_type_t`` and ``rounding_mode_t`` are the
+constants below (``DT_FP32``, ``RM_HALF_TO_EVEN``...) or the vendor's codes; a ``scalar_t`` is a
+Python number (converted to the element type of the call, correctly rounded for floats) or a
+numpy scalar as wide as that type (its bit pattern, as a C caller fills the union member); a
+``variable_t`` is ``tensor(addr)`` or ``scalar(value)``. Functions that fill a ``dim4 *`` in C
+(``tpu_aligned_stride``...) return it as ``(n, c, h, w)``. A refused call raises
+:class:`npusim.NpusimError` with the typed error's text (function, parameter, rule, value).
+``write_local``/``read_local`` reach one lane's local memory directly (tests, debugging).
+
 ``sort``, ``sort_natural_index`` and ``sort_specific_index`` wrap those calls for whole arrays;
 ``check(path)`` replays a golden JSON file (HAU, GDMA, BDC) as ``npusim tpu check`` does.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections import namedtuple
 from typing import Optional
 
 import numpy as np
 
 from . import _native
+
+dim4 = namedtuple("dim4", "n c h w")
+dim2 = namedtuple("dim2", "h w")
+padding_t = namedtuple("padding_t", "top bottom left right")
+
+# data_type_t and rounding_mode_t under the vendor's names (the native side also takes codes).
+DT_UINT8, DT_INT8, DT_FP16, DT_FP32 = "DT_UINT8", "DT_INT8", "DT_FP16", "DT_FP32"
+DT_UINT16, DT_INT16, DT_UINT32, DT_INT32 = "DT_UINT16", "DT_INT16", "DT_UINT32", "DT_INT32"
+DT_BFP16, DT_FP8E5M2, DT_FP8E4M3 = "DT_BFP16", "DT_FP8E5M2", "DT_FP8E4M3"
+RM_HALF_TO_EVEN, RM_HALF_AWAY_FROM_ZERO = "RM_HALF_TO_EVEN", "RM_HALF_AWAY_FROM_ZERO"
+RM_TOWARDS_ZERO, RM_DOWN, RM_UP = "RM_TOWARDS_ZERO", "RM_DOWN", "RM_UP"
+RM_HALF_UP, RM_HALF_DOWN = "RM_HALF_UP", "RM_HALF_DOWN"
+
+
+def tensor(addr: int) -> tuple:
+    """A ``variable_t`` of type ``TENSOR``: the local tensor at ``addr``."""
+    return ("TENSOR", int(addr))
+
+
+def scalar(value) -> tuple:
+    """A ``variable_t`` of type ``SCALAR`` (the value as for a ``scalar_t`` parameter)."""
+    return ("SCALAR", value)
+
+
+def _np_dtype(dtype) -> np.dtype:
+    """A numpy dtype from a numpy dtype or a ``DT_*`` name."""
+    if isinstance(dtype, str) and dtype.upper().startswith("DT_"):
+        name = dtype.upper()
+        if name == "DT_BFP16":
+            import ml_dtypes
+
+            return np.dtype(ml_dtypes.bfloat16)
+        table = {"DT_UINT8": np.uint8, "DT_INT8": np.int8, "DT_FP16": np.float16,
+                 "DT_FP32": np.float32, "DT_UINT16": np.uint16, "DT_INT16": np.int16,
+                 "DT_UINT32": np.uint32, "DT_INT32": np.int32}
+        if name not in table:
+            raise _native.NpusimError(f"no numpy dtype for {dtype}")
+        return np.dtype(table[name])
+    return np.dtype(dtype)
 
 _DTYPES = {
     np.dtype(np.float32): "DT_FP32",
@@ -49,8 +111,18 @@ class Device:
         self._d.write(addr, np.ascontiguousarray(a).tobytes())
 
     def get(self, addr: int, dtype, count: int) -> np.ndarray:
-        dt = np.dtype(dtype)
+        """``count`` elements of ``dtype`` (numpy dtype or ``DT_*`` name) at ``addr``."""
+        dt = _np_dtype(dtype)
         return np.frombuffer(self._d.read(addr, dt.itemsize * count), dtype=dt).copy()
+
+    def write_local(self, addr: int, a) -> None:
+        """Writes an array's bytes into local memory at ``addr`` (inside one lane)."""
+        self._d.write_local(addr, np.ascontiguousarray(a).tobytes())
+
+    def read_local(self, addr: int, dtype, count: int) -> np.ndarray:
+        """``count`` elements of ``dtype`` from local memory at ``addr`` (inside one lane)."""
+        dt = _np_dtype(dtype)
+        return np.frombuffer(self._d.read_local(addr, dt.itemsize * count), dtype=dt).copy()
 
     def tpu_hau_sort(self, output_addr, input_addr, len, k, descended, dtype) -> None:
         self._d.tpu_hau_sort(output_addr, input_addr, len, k, descended, dtype)
@@ -94,6 +166,36 @@ class Device:
 
     def tpu_hau_poll(self) -> int:
         return self._d.tpu_hau_poll()
+
+
+def _vendor_method(name: str, params: list) -> None:
+    """Adds ``Device.<name>``: the vendor function with its parameter names (keywords too)."""
+    names = [p for p, _ in params]
+    sig = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
+        + [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in names])
+    n = len(names)
+
+    def method(self, *args, **kwargs):
+        if kwargs or len(args) != n:
+            try:
+                bound = sig.bind(self, *args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{name}({', '.join(names)}): {e}") from None
+            args = bound.args[1:]
+        return self._d.call(name, *args)
+
+    method.__name__ = name
+    method.__qualname__ = f"Device.{name}"
+    method.__signature__ = sig
+    method.__doc__ = f"``{name}({', '.join(f'{p}: {k}' for p, k in params)})`` (TPU-Kernel API)."
+    setattr(Device, name, method)
+
+
+API = {name: [p for p, _ in params] for name, params in _native.tpu_api()}
+"""Every TPU-Kernel function ``Device`` has beyond the HAU ones: name -> parameter names."""
+for _name, _params in _native.tpu_api():
+    _vendor_method(_name, _params)
 
 
 def _scalar_bits(c) -> int:
