@@ -47,6 +47,26 @@
 //! Restrictions (C-model asserts), each a [`TpuError`]: dims in `[1, 65535]`; `dst`, `src`,
 //! `work0`, `work1` 64-byte aligned; `work1` on the start NPU of `dst`; `coeff_addr` (also of
 //! the load) 64-byte aligned and on NPU 0.
+//!
+//! Natural logarithm (`tpu_bdc_load_fp32_log_coeff(coeff_addr)` writes the 16 coefficients
+//! `(-1)^(k+1)/k`, `k = 0..15` (the first 0) on every NPU; `tpu_bdc_fp32_log(dst, src, work,
+//! coeff_addr, shape)`), per element, read off the C-model's call sequence and probes
+//! ([`log_elem`]): `w = x > FLT_MIN ? x : FLT_MIN` (NaN, negatives, zeros and denormals give
+//! `FLT_MIN`); a rounded exponent `E = (bits(w) + 0x555554) >> 23` (the biased exponent, plus
+//! one when the mantissa field exceeds `0x2aaaab`, so the mantissa lies in `[2/3, 4/3)`);
+//! `t = w * bits((254 - E) << 23) - 1` (for `E = 254` the scale is `+0` and `t = -1`; for
+//! `E = 255`, `-inf`); `p` = the degree-15 Taylor polynomial of `ln(1 + t)` by Horner's rule
+//! from the highest term; `p` is replaced by `-inf` where the source's bits are `+0` (only
+//! `+0`: `-0` and denormals are not) and by `+inf` where they are `+inf`; `dst = p + (E - 127)
+//! * LN2`, every operation rounded to nearest and flushed. So `log(x)` of a NaN or negative
+//! `x` is `log(FLT_MIN) = -87.34`; from `2^126 * 4/3` up (`E = 254`) the polynomial is taken
+//! at `t = -1` (`p = -3.318`) and the result is about 84.7, and from `2^127 * 4/3` up it is
+//! `-inf`.
+//! `work` is left holding `(E - 127) * LN2`. In place (`dst == src`) the C-model computes `p`
+//! in `work` and overwrites the source with `w` first, so the `+0` test never hits (`log(+0)`
+//! is `-87.34`) and `work` is left holding `p`; `work == src` drops the `+0` test the same way.
+//! Restrictions: dims in `[1, 65535]`; `dst`, `src`, `work` 64-byte aligned; `work` on the
+//! start NPU of `dst` and `work != dst`; `coeff_addr` as for the exponential.
 
 use crate::bdc::x86;
 use crate::chip::BdcDenormals;
@@ -63,6 +83,14 @@ const LN2: f32 = f32::from_bits(0x3f31_7218);
 const R_LIMIT: f32 = f32::from_bits(0x6f00_0000);
 /// Number of Taylor coefficients of the exponential.
 pub const EXP_COEFF_LEN: usize = 10;
+/// Number of Taylor coefficients of the logarithm (`sfu_taylor_log_len(DT_FP32)`).
+pub const LOG_COEFF_LEN: usize = 16;
+/// `FLT_MIN`, the floor the logarithm puts under its input.
+const FLT_MIN: f32 = f32::from_bits(0x0080_0000);
+/// The rule named when the exponential's coefficient address is off NPU 0.
+const EXP_COEFF_RULE: &str = "must lie on NPU 0 with room for the 10 coefficients";
+/// The rule named when the logarithm's coefficient address is off NPU 0.
+const LOG_COEFF_RULE: &str = "must lie on NPU 0 with room for the 16 coefficients";
 /// The alignment (bytes) of the coefficient area.
 const COEFF_ALIGN: u32 = 64;
 
@@ -75,6 +103,17 @@ pub fn exp_coeff() -> [f32; EXP_COEFF_LEN] {
             fact *= k as f64;
         }
         *o = (1.0 / fact) as f32;
+    }
+    c
+}
+
+/// The coefficients `tpu_bdc_load_fp32_log_coeff` writes: `0`, then `(-1)^(k+1)/k` rounded to
+/// f32, `k = 1..15` (the Taylor series of `ln(1 + t)`).
+pub fn log_coeff() -> [f32; LOG_COEFF_LEN] {
+    let mut c = [0f32; LOG_COEFF_LEN];
+    for (k, o) in c.iter_mut().enumerate().skip(1) {
+        let v = (1.0 / k as f64) as f32;
+        *o = if k % 2 == 0 { -v } else { v };
     }
     c
 }
@@ -132,6 +171,29 @@ pub fn exp_poly(x: f32, c: &[f32; EXP_COEFF_LEN], flush: bool) -> f32 {
         acc = fz(fz(acc * r, flush) + ck, flush);
     }
     acc
+}
+
+/// One element of `tpu_bdc_fp32_log`: `(dst, p, e_ln2)` for the source bits `x` (module docs);
+/// `zero_test` is false when the source is overwritten first (`dst == src` or `work == src`).
+#[inline(always)]
+pub fn log_elem(x: u32, c: &[f32; LOG_COEFF_LEN], flush: bool, zero_test: bool) -> (f32, f32, f32) {
+    let xf = fz(f32::from_bits(x), flush);
+    let w = if xf > FLT_MIN { xf } else { FLT_MIN };
+    // `w` is positive and at most +inf: `e` lies in 1..=255.
+    let e = (w.to_bits() + 0x0055_5554) >> 23;
+    let scale = f32::from_bits(((254 - e as i32) << 23) as u32);
+    let t = fz(fz(w * scale, flush) - 1.0, flush);
+    let mut p = c[LOG_COEFF_LEN - 1];
+    for &ck in c[..LOG_COEFF_LEN - 1].iter().rev() {
+        p = fz(fz(p * t, flush) + ck, flush);
+    }
+    if x == 0x7f80_0000 {
+        p = f32::INFINITY;
+    } else if x == 0 && zero_test {
+        p = f32::NEG_INFINITY;
+    }
+    let eln2 = fz((e as i32 - 127) as f32 * LN2, flush);
+    (fz(p + eln2, flush), p, eln2)
 }
 
 /// The C-model's f32 reciprocal of a non-negative `b`: the square of `1/sqrt(b)` after three
@@ -298,7 +360,13 @@ impl TpuCore {
         self.sfu_unary(OP, dst_addr, src_addr, shape, true, sqrt_elem)
     }
 
-    fn coeff_check(&self, op: &'static str, addr: LocalAddr) -> Result<(), TpuError> {
+    fn coeff_check(
+        &self,
+        op: &'static str,
+        addr: LocalAddr,
+        len: usize,
+        rule: &'static str,
+    ) -> Result<(), TpuError> {
         let p = self.chip().local();
         if !addr.is_multiple_of(COEFF_ALIGN) {
             return Err(TpuError::Misaligned {
@@ -309,13 +377,13 @@ impl TpuCore {
             });
         }
         let npu = p.tpu_npu_index(addr);
-        if npu != 0 || u64::from(addr) + 4 * EXP_COEFF_LEN as u64 > u64::from(p.local_mem_per_npu) {
+        if npu != 0 || u64::from(addr) + 4 * len as u64 > u64::from(p.local_mem_per_npu) {
             return Err(TpuError::NpuRequired {
                 op,
                 param: "coeff_addr",
                 addr,
                 npu,
-                rule: "must lie on NPU 0 with room for the 10 coefficients",
+                rule,
             });
         }
         Ok(())
@@ -324,14 +392,106 @@ impl TpuCore {
     /// `tpu_bdc_load_fp32_exp_coeff(coeff_addr)`: writes the ten Taylor coefficients
     /// ([`exp_coeff`]) at `coeff_addr` on every NPU.
     pub fn tpu_bdc_load_fp32_exp_coeff(&mut self, coeff_addr: LocalAddr) -> Result<(), TpuError> {
-        self.coeff_check("tpu_bdc_load_fp32_exp_coeff", coeff_addr)?;
+        self.coeff_check(
+            "tpu_bdc_load_fp32_exp_coeff",
+            coeff_addr,
+            EXP_COEFF_LEN,
+            EXP_COEFF_RULE,
+        )?;
+        self.bcast_coeff(coeff_addr, &exp_coeff());
+        Ok(())
+    }
+
+    /// Writes `coeff` at `coeff_addr` (checked) on every NPU.
+    fn bcast_coeff(&mut self, coeff_addr: LocalAddr, coeff: &[f32]) {
         let p = self.chip().local();
-        let bytes: Vec<u8> = exp_coeff().iter().flat_map(|c| c.to_le_bytes()).collect();
+        let bytes: Vec<u8> = coeff.iter().flat_map(|c| c.to_le_bytes()).collect();
         let store = self.local_store_mut();
         for lane in 0..p.npu_num as usize {
             let at = lane * p.local_mem_per_npu as usize + coeff_addr as usize;
             store[at..at + bytes.len()].copy_from_slice(&bytes);
         }
+    }
+
+    /// `tpu_bdc_load_fp32_log_coeff(coeff_addr)`: writes the sixteen Taylor coefficients of
+    /// `ln(1 + t)` ([`log_coeff`]) at `coeff_addr` on every NPU.
+    pub fn tpu_bdc_load_fp32_log_coeff(&mut self, coeff_addr: LocalAddr) -> Result<(), TpuError> {
+        self.coeff_check(
+            "tpu_bdc_load_fp32_log_coeff",
+            coeff_addr,
+            LOG_COEFF_LEN,
+            LOG_COEFF_RULE,
+        )?;
+        self.bcast_coeff(coeff_addr, &log_coeff());
+        Ok(())
+    }
+
+    /// `tpu_bdc_fp32_log(dst_addr, src_addr, work_addr, coeff_addr, shape)`: `dst = ln(src)` by
+    /// the C-model's algorithm ([`log_elem`], module docs); every tensor f32 in the aligned
+    /// layout; `work` is left holding `(E - 127) * LN2` (in place: the polynomial).
+    pub fn tpu_bdc_fp32_log(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        work_addr: LocalAddr,
+        coeff_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        const OP: &str = "tpu_bdc_fp32_log";
+        check_shape(OP, shape)?;
+        let f = DataType::Fp32;
+        let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, f)?;
+        let s = self.bdc_view(OP, "src_addr", src_addr, shape, None, f)?;
+        let w = self.bdc_view(OP, "work_addr", work_addr, shape, None, f)?;
+        if work_addr == dst_addr {
+            return Err(TpuError::SameAddress {
+                op: OP,
+                param: "work_addr",
+                addr: work_addr,
+                other: "dst_addr",
+                rule: "the C-model asserts dst != work",
+            });
+        }
+        if w.start != d.start {
+            return Err(TpuError::StartNpuMismatch {
+                op: OP,
+                param: "work_addr",
+                start: w.start,
+                dst_start: d.start,
+            });
+        }
+        self.coeff_check(OP, coeff_addr, LOG_COEFF_LEN, LOG_COEFF_RULE)?;
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let lmem = self.chip().local().local_mem_per_npu as usize;
+        let in_place = dst_addr == src_addr;
+        let zero_test = !in_place && work_addr != src_addr;
+        let store = self.local_store_mut();
+        let wn = d.shape.w as usize;
+        let mut xs = vec![0u32; wn];
+        let mut outs = vec![(0f32, 0f32); wn];
+        for_each_row(&d.shape, |_, n, c, h| {
+            let dr = d.row(n, c, h);
+            let lane_base = dr - dr % lmem;
+            let mut co = [0f32; LOG_COEFF_LEN];
+            for (k, o) in co.iter_mut().enumerate() {
+                *o = read_f32(store, lane_base + coeff_addr as usize + 4 * k);
+            }
+            let sr = s.row(n, c, h);
+            for (x, b) in xs.iter_mut().zip(store[sr..sr + 4 * wn].chunks_exact(4)) {
+                *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            for (o, &x) in outs.iter_mut().zip(&xs) {
+                let (r, p, eln2) = log_elem(x, &co, flush, zero_test);
+                *o = (r, if in_place { p } else { eln2 });
+            }
+            let wr = w.row(n, c, h);
+            for (b, o) in store[wr..wr + 4 * wn].chunks_exact_mut(4).zip(&outs) {
+                b.copy_from_slice(&o.1.to_le_bytes());
+            }
+            for (b, o) in store[dr..dr + 4 * wn].chunks_exact_mut(4).zip(&outs) {
+                b.copy_from_slice(&o.0.to_le_bytes());
+            }
+        });
         Ok(())
     }
 
@@ -372,7 +532,7 @@ impl TpuCore {
                 dst_start: d.start,
             });
         }
-        self.coeff_check(OP, coeff_addr)?;
+        self.coeff_check(OP, coeff_addr, EXP_COEFF_LEN, EXP_COEFF_RULE)?;
         let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
         let lmem = self.chip().local().local_mem_per_npu as usize;
         exp_rows(
@@ -516,6 +676,71 @@ mod tests {
             (0xbf80_0000, 0x8000_0000),
         ] {
             assert_eq!(q(x), want, "sqrt {x:#x}");
+        }
+    }
+
+    /// The coefficients read back from the C-model after `tpu_bdc_load_fp32_log_coeff`.
+    #[test]
+    fn log_coefficients_are_alternating_inverses() {
+        let want = [
+            0u32,
+            0x3f80_0000,
+            0xbf00_0000,
+            0x3eaa_aaab,
+            0xbe80_0000,
+            0x3e4c_cccd,
+            0xbe2a_aaab,
+            0x3e12_4925,
+            0xbe00_0000,
+            0x3de3_8e39,
+            0xbdcc_cccd,
+            0x3dba_2e8c,
+            0xbdaa_aaab,
+            0x3d9d_89d9,
+            0xbd92_4925,
+            0x3d88_8889,
+        ];
+        let got: Vec<u32> = log_coeff().iter().map(|c| c.to_bits()).collect();
+        assert_eq!(got, want);
+    }
+
+    /// `(dst, work)` the C-model printed for single `tpu_bdc_fp32_log` calls (session 9), out
+    /// of place and in place.
+    #[test]
+    fn log_probe_values() {
+        let c = log_coeff();
+        let l = |x: u32, zero_test: bool| {
+            let (o, p, e) = log_elem(x, &c, true, zero_test);
+            (o.to_bits(), p.to_bits(), e.to_bits())
+        };
+        for (x, out, work) in [
+            (0u32, 0xff80_0000u32, 0xc2ae_ac50u32),
+            (0x8000_0000, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0x7f80_0000, 0x7f80_0000, 0x42b1_7218),
+            (0x7fc0_0000, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0xbf80_0000, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0x0000_0001, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0x3f80_0000, 0, 0),
+            (0x3f80_0001, 0x33ff_ffff, 0),
+            (0x4000_0000, 0x3f31_7218, 0x3f31_7218),
+            (0x7f7f_ffff, 0xff80_0000, 0x42b1_7218),
+            (0x7f2a_aaab, 0x42a9_6c45, 0x42b0_0f34),
+            (0x3faa_aaab, 0x3e93_4b12, 0),
+            (0x3faa_aaac, 0x3e93_4b15, 0x3f31_7218),
+        ] {
+            let (o, _, e) = l(x, true);
+            assert_eq!((o, e), (out, work), "log {x:#x}");
+        }
+        // In place the source is overwritten by max(x, FLT_MIN) before the +0 test; work
+        // keeps the polynomial.
+        for (x, out, work) in [
+            (0u32, 0xc2ae_ac50u32, 0u32),
+            (0x7f80_0000, 0x7f80_0000, 0x7f80_0000),
+            (0x4049_0fdb, 0x3f92_8682, 0xbe77_5cac),
+            (0x7f7f_ffff, 0xff80_0000, 0xff80_0000),
+        ] {
+            let (o, p, _) = l(x, false);
+            assert_eq!((o, p), (out, work), "in-place log {x:#x}");
         }
     }
 
