@@ -129,16 +129,18 @@ fn fz(x: f32, flush: bool) -> f32 {
     }
 }
 
-/// `v.floor()` without a libm call (hosts without SSE4.1 call one for `f32::floor`): exact
-/// for every f32, `-0.0` and NaN included (checked against `f32::floor` by a unit test).
+/// `v.floor()` without a libm call and without a float-to-int conversion (so a loop of it
+/// vectorises): `|v|` is rounded to an integer by adding and subtracting `2^23`, the sign put
+/// back, and 1 taken off where that rounded up. Exact for every f32, `-0.0` and NaN included
+/// (checked against `f32::floor` by a unit test).
 #[inline(always)]
 pub fn floor(v: f32) -> f32 {
-    if v.is_nan() || v.abs() >= 8_388_608.0 || v == 0.0 {
-        // NaN, infinities, zeros and |v| >= 2^23 (already whole).
-        return v;
-    }
-    let t = v as i32 as f32;
-    if t > v { t - 1.0 } else { t }
+    const BIG: f32 = 8_388_608.0;
+    let a = v.abs();
+    let t = ((a + BIG) - BIG).copysign(v);
+    let t = if t > v { t - 1.0 } else { t };
+    // NaN, infinities, zeros and |v| >= 2^23 (already whole) are returned as they are.
+    if a < BIG && v != 0.0 { t } else { v }
 }
 
 /// One element of `tpu_bdc_fp32_exp`: `(dst, work0, work1)` for the input `x` (module docs).
@@ -194,6 +196,96 @@ pub fn log_elem(x: u32, c: &[f32; LOG_COEFF_LEN], flush: bool, zero_test: bool) 
     }
     let eln2 = fz((e as i32 - 127) as f32 * LN2, flush);
     (fz(p + eln2, flush), p, eln2)
+}
+
+/// Elements per block of the batched kernels ([`exp_block`], [`log_block`]).
+pub const BLOCK: usize = 64;
+
+/// [`exp_elem`] over a block of up to [`BLOCK`] elements, one pass per step over the whole
+/// block (no dependency chain from one element to the next, so the loops vectorise): `d`,
+/// `w0`, `w1` as [`exp_elem`]'s three results and `p` the polynomial ([`exp_poly`]). Held equal
+/// to the scalar twin by a unit test.
+pub fn exp_block(
+    xs: &[f32],
+    c: &[f32; EXP_COEFF_LEN],
+    flush: bool,
+    [d, w0, w1, p]: [&mut [f32]; 4],
+) {
+    let m = xs.len();
+    let (d, w0, r, acc) = (&mut d[..m], &mut w0[..m], &mut w1[..m], &mut p[..m]);
+    let mut nb = [0f32; BLOCK];
+    let n = &mut nb[..m];
+    for ((n, r), &x) in n.iter_mut().zip(r.iter_mut()).zip(xs) {
+        let x = fz(x, flush);
+        let k = fz(floor(fz(x * LOG2E, flush)), flush);
+        let rr = fz(x - fz(k * LN2, flush), flush);
+        *r = if rr.abs() < R_LIMIT { rr } else { 0.0 };
+        *n = k;
+    }
+    for (w, &k) in w0.iter_mut().zip(n.iter()) {
+        // The biased exponent as an exact small integer in f32, its bits taken by adding 2^23.
+        let e = if k.is_nan() {
+            0.0
+        } else {
+            (k.clamp(-1000.0, 1000.0) + 127.0).clamp(0.0, 254.0)
+        };
+        let bits = (e + 8_388_608.0).to_bits() - 0x4b00_0000;
+        *w = f32::from_bits(bits << 23);
+    }
+    acc.fill(c[EXP_COEFF_LEN - 1]);
+    for &ck in c[..EXP_COEFF_LEN - 1].iter().rev() {
+        for (a, &r) in acc.iter_mut().zip(r.iter()) {
+            *a = fz(fz(*a * r, flush) + ck, flush);
+        }
+    }
+    let mut any_nan = false;
+    for ((o, &w), &a) in d.iter_mut().zip(w0.iter()).zip(acc.iter()) {
+        let v = w * a;
+        any_nan |= v.is_nan();
+        *o = fz(v, flush);
+    }
+    if any_nan {
+        for ((o, &w), &a) in d.iter_mut().zip(w0.iter()).zip(acc.iter()) {
+            *o = fz(x86(w, a, w * a), flush);
+        }
+    }
+}
+
+/// [`log_elem`] over a block of up to [`BLOCK`] bit patterns, one pass per step: `d`, `p`,
+/// `eln2` as [`log_elem`]'s three results. Held equal to the scalar twin by a unit test.
+pub fn log_block(
+    xs: &[u32],
+    c: &[f32; LOG_COEFF_LEN],
+    flush: bool,
+    zero_test: bool,
+    [d, p, eln2]: [&mut [f32]; 3],
+) {
+    let m = xs.len();
+    let (d, p, eln2) = (&mut d[..m], &mut p[..m], &mut eln2[..m]);
+    let mut tb = [0f32; BLOCK];
+    let t = &mut tb[..m];
+    for ((t, e), &x) in t.iter_mut().zip(eln2.iter_mut()).zip(xs) {
+        let xf = fz(f32::from_bits(x), flush);
+        let w = if xf > FLT_MIN { xf } else { FLT_MIN };
+        let ex = (w.to_bits() + 0x0055_5554) >> 23;
+        let scale = f32::from_bits(((254 - ex as i32) << 23) as u32);
+        *t = fz(fz(w * scale, flush) - 1.0, flush);
+        *e = fz((ex as i32 - 127) as f32 * LN2, flush);
+    }
+    p.fill(c[LOG_COEFF_LEN - 1]);
+    for &ck in c[..LOG_COEFF_LEN - 1].iter().rev() {
+        for (a, &t) in p.iter_mut().zip(t.iter()) {
+            *a = fz(fz(*a * t, flush) + ck, flush);
+        }
+    }
+    for (((o, a), &e), &x) in d.iter_mut().zip(p.iter_mut()).zip(eln2.iter()).zip(xs) {
+        if x == 0x7f80_0000 {
+            *a = f32::INFINITY;
+        } else if x == 0 && zero_test {
+            *a = f32::NEG_INFINITY;
+        }
+        *o = fz(*a + e, flush);
+    }
 }
 
 /// The C-model's f32 reciprocal of a non-negative `b`: the square of `1/sqrt(b)` after three
@@ -467,8 +559,8 @@ impl TpuCore {
         let zero_test = !in_place && work_addr != src_addr;
         let store = self.local_store_mut();
         let wn = d.shape.w as usize;
-        let mut xs = vec![0u32; wn];
-        let mut outs = vec![(0f32, 0f32); wn];
+        let mut xb = [0u32; BLOCK];
+        let mut outs = [[0f32; BLOCK]; 3];
         for_each_row(&d.shape, |_, n, c, h| {
             let dr = d.row(n, c, h);
             let lane_base = dr - dr % lmem;
@@ -476,20 +568,18 @@ impl TpuCore {
             for (k, o) in co.iter_mut().enumerate() {
                 *o = read_f32(store, lane_base + coeff_addr as usize + 4 * k);
             }
-            let sr = s.row(n, c, h);
-            for (x, b) in xs.iter_mut().zip(store[sr..sr + 4 * wn].chunks_exact(4)) {
-                *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            }
-            for (o, &x) in outs.iter_mut().zip(&xs) {
-                let (r, p, eln2) = log_elem(x, &co, flush, zero_test);
-                *o = (r, if in_place { p } else { eln2 });
-            }
-            let wr = w.row(n, c, h);
-            for (b, o) in store[wr..wr + 4 * wn].chunks_exact_mut(4).zip(&outs) {
-                b.copy_from_slice(&o.1.to_le_bytes());
-            }
-            for (b, o) in store[dr..dr + 4 * wn].chunks_exact_mut(4).zip(&outs) {
-                b.copy_from_slice(&o.0.to_le_bytes());
+            let (sr, wr) = (s.row(n, c, h), w.row(n, c, h));
+            let mut done = 0;
+            while done < wn {
+                let m = (wn - done).min(BLOCK);
+                load_words(store, sr + 4 * done, &mut xb[..m]);
+                let [od, op, oe] = &mut outs;
+                log_block(&xb[..m], &co, flush, zero_test, [od, op, oe]);
+                // In place the C-model computes `p` in work (module docs).
+                let work = if in_place { &op[..m] } else { &oe[..m] };
+                store_f32s(store, wr + 4 * done, work);
+                store_f32s(store, dr + 4 * done, &od[..m]);
+                done += m;
             }
         });
         Ok(())
@@ -551,8 +641,25 @@ fn read_f32(store: &[u8], at: usize) -> f32 {
     f32::from_le_bytes([store[at], store[at + 1], store[at + 2], store[at + 3]])
 }
 
-/// The row driver of the exponential: each row of the source is read whole, then `work0`,
-/// `work1` and `dst` are written (an operand equal to the source is exact).
+/// Reads `out.len()` little-endian f32 bit patterns from `store` at byte `at`.
+#[inline(always)]
+fn load_words(store: &[u8], at: usize, out: &mut [u32]) {
+    let m = out.len();
+    for (o, b) in out.iter_mut().zip(store[at..at + 4 * m].chunks_exact(4)) {
+        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+}
+
+/// Writes `vals` as little-endian f32s into `store` at byte `at`.
+#[inline(always)]
+fn store_f32s(store: &mut [u8], at: usize, vals: &[f32]) {
+    for (b, v) in store[at..at + 4 * vals.len()].chunks_exact_mut(4).zip(vals) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// The row driver of the exponential: each block of a row of the source is read whole, then
+/// `work0`, `work1` and `dst` are written (an operand equal to the source is exact).
 fn exp_rows(
     store: &mut [u8],
     [d, s, w0, w1]: [&LocalView; 4],
@@ -562,8 +669,8 @@ fn exp_rows(
     in_place: bool,
 ) {
     let w = d.shape.w as usize;
-    let mut xs = vec![0f32; w];
-    let mut outs = vec![(0f32, 0f32, 0f32); w];
+    let (mut xb, mut xs) = ([0u32; BLOCK], [0f32; BLOCK]);
+    let mut outs = [[0f32; BLOCK]; 4];
     for_each_row(&d.shape, |_, n, c, h| {
         let dr = d.row(n, c, h);
         let lane_base = dr - dr % lmem;
@@ -571,28 +678,22 @@ fn exp_rows(
         for (k, o) in co.iter_mut().enumerate() {
             *o = read_f32(store, lane_base + coeff + 4 * k);
         }
-        let sr = s.row(n, c, h);
-        for (i, x) in xs.iter_mut().enumerate() {
-            *x = read_f32(store, sr + 4 * i);
-        }
-        for (o, &x) in outs.iter_mut().zip(&xs) {
-            *o = exp_elem(x, &co, flush);
-        }
-        if in_place {
-            // work0 keeps the polynomial `p` (module docs).
-            for (o, &x) in outs.iter_mut().zip(&xs) {
-                o.1 = exp_poly(x, &co, flush);
+        let (sr, r0, r1) = (s.row(n, c, h), w0.row(n, c, h), w1.row(n, c, h));
+        let mut done = 0;
+        while done < w {
+            let m = (w - done).min(BLOCK);
+            load_words(store, sr + 4 * done, &mut xb[..m]);
+            for (x, &b) in xs.iter_mut().zip(&xb[..m]) {
+                *x = f32::from_bits(b);
             }
-        }
-        let (r0, r1) = (w0.row(n, c, h), w1.row(n, c, h));
-        for (i, &(_, a, _)) in outs.iter().enumerate() {
-            store[r0 + 4 * i..r0 + 4 * i + 4].copy_from_slice(&a.to_le_bytes());
-        }
-        for (i, &(_, _, b)) in outs.iter().enumerate() {
-            store[r1 + 4 * i..r1 + 4 * i + 4].copy_from_slice(&b.to_le_bytes());
-        }
-        for (i, &(o, _, _)) in outs.iter().enumerate() {
-            store[dr + 4 * i..dr + 4 * i + 4].copy_from_slice(&o.to_le_bytes());
+            let [od, o0, o1, op] = &mut outs;
+            exp_block(&xs[..m], &co, flush, [od, o0, o1, op]);
+            // In place, work0 keeps the polynomial `p` (module docs).
+            let work0 = if in_place { &op[..m] } else { &o0[..m] };
+            store_f32s(store, r0 + 4 * done, work0);
+            store_f32s(store, r1 + 4 * done, &o1[..m]);
+            store_f32s(store, dr + 4 * done, &od[..m]);
+            done += m;
         }
     });
 }
@@ -676,6 +777,76 @@ mod tests {
             (0xbf80_0000, 0x8000_0000),
         ] {
             assert_eq!(q(x), want, "sqrt {x:#x}");
+        }
+    }
+
+    /// Random bit patterns mixed with the special values of both functions.
+    fn block_inputs(seed: u32) -> Vec<u32> {
+        let specials = [
+            0u32,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0001,
+            0x42b1_7219,
+            0xc2ce_8ed0,
+            0x3faa_aaab,
+            0x3faa_aaac,
+            0x7f2a_aaac,
+            0x4b00_0000,
+            0xcb00_0001,
+        ];
+        let mut bits = seed;
+        (0..4096)
+            .map(|i| {
+                bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+                match i % 4 {
+                    0 => specials[(bits >> 8) as usize % specials.len()],
+                    1 => ((bits % 0x0600_0000) + 0x3c00_0000) | (bits & 0x8000_0000),
+                    _ => bits,
+                }
+            })
+            .collect()
+    }
+
+    /// The batched kernels equal their scalar twins bit for bit, on every block length.
+    #[test]
+    fn blocks_equal_scalar_twins() {
+        let (ce, cl) = (exp_coeff(), log_coeff());
+        for flush in [true, false] {
+            for (seed, m) in [(1u32, BLOCK), (2, 1), (3, 7), (4, 33)] {
+                for xs in block_inputs(seed).chunks(m) {
+                    let fs: Vec<f32> = xs.iter().map(|&b| f32::from_bits(b)).collect();
+                    let mut o = [[0f32; BLOCK]; 4];
+                    let [a, b, c, d] = &mut o;
+                    exp_block(&fs, &ce, flush, [a, b, c, d]);
+                    for (i, &x) in fs.iter().enumerate() {
+                        let (e0, e1, e2) = exp_elem(x, &ce, flush);
+                        let want = [e0, e1, e2, exp_poly(x, &ce, flush)].map(f32::to_bits);
+                        assert_eq!(o.map(|r| r[i].to_bits()), want, "exp {:#x}", xs[i]);
+                    }
+                    for zero_test in [true, false] {
+                        let mut o = [[0f32; BLOCK]; 3];
+                        let [a, b, c] = &mut o;
+                        log_block(xs, &cl, flush, zero_test, [a, b, c]);
+                        for (i, &x) in xs.iter().enumerate() {
+                            let (l0, l1, l2) = log_elem(x, &cl, flush, zero_test);
+                            let want = [l0, l1, l2].map(f32::to_bits);
+                            assert_eq!(o.map(|r| r[i].to_bits()), want, "log {x:#x}");
+                        }
+                    }
+                }
+            }
         }
     }
 
