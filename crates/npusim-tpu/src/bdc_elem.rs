@@ -7,7 +7,7 @@
 //! scalars and in-place safety (every chunk of a row of every source is read whole before the
 //! destination's chunk is written). Floats with a fast path of their own live in `bdc.rs`.
 
-use crate::local::{LocalView, for_each_row};
+use crate::local::{LocalView, row_indices};
 
 /// One source operand of an elementwise instruction.
 #[derive(Clone, Copy, Debug)]
@@ -94,6 +94,27 @@ pub(crate) fn map_elems<const N: usize>(
     srcs: [Src<'_>; N],
     f: impl Fn([u32; N]) -> u32,
 ) {
+    map_elems_dispatch(store, d, srcs, &f)
+}
+
+crate::simd::avx2_dispatch!(
+    /// [`map_elems_body`], AVX2-compiled where the host has it.
+    fn map_elems_dispatch['a, 'b, const N: usize, F: Fn([u32; N]) -> u32](
+        store: &mut [u8],
+        d: &LocalView,
+        srcs: [Src<'a>; N],
+        f: &'b F,
+    ) => map_elems_body
+);
+
+/// The body of [`map_elems`].
+#[inline(always)]
+fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
+    store: &mut [u8],
+    d: &LocalView,
+    srcs: [Src<'_>; N],
+    f: &F,
+) {
     let contiguous = |v: &LocalView| v.stride.w == 1 && v.stride.h == v.shape.w;
     let merge = contiguous(d)
         && srcs.iter().all(|s| match s {
@@ -115,7 +136,7 @@ pub(crate) fn map_elems<const N: usize>(
         _ => vec![0; cw],
     });
     let mut out = vec![0u32; cw];
-    for_each_row(&walk, |_, n, c, h| {
+    for (n, c, h) in row_indices(&walk) {
         let mut done = 0;
         while done < w {
             let m = (w - done).min(CHUNK);
@@ -147,7 +168,7 @@ pub(crate) fn map_elems<const N: usize>(
             store_row(store, d.row(n, c, h) + done * dws, des, dws, o);
             done += m;
         }
-    });
+    }
 }
 
 /// Longest run of elements the driver decodes at once.

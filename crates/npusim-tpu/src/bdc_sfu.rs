@@ -73,7 +73,7 @@ use crate::chip::BdcDenormals;
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row, row_indices};
 
 /// `log2(e)` as the C-model's f32 (`0x3fb8aa3b`).
 const LOG2E: f32 = f32::from_bits(0x3fb8_aa3b);
@@ -205,6 +205,7 @@ pub const BLOCK: usize = 64;
 /// block (no dependency chain from one element to the next, so the loops vectorise): `d`,
 /// `w0`, `w1` as [`exp_elem`]'s three results and `p` the polynomial ([`exp_poly`]). Held equal
 /// to the scalar twin by a unit test.
+#[inline(always)]
 pub fn exp_block(
     xs: &[f32],
     c: &[f32; EXP_COEFF_LEN],
@@ -253,6 +254,7 @@ pub fn exp_block(
 
 /// [`log_elem`] over a block of up to [`BLOCK`] bit patterns, one pass per step: `d`, `p`,
 /// `eln2` as [`log_elem`]'s three results. Held equal to the scalar twin by a unit test.
+#[inline(always)]
 pub fn log_block(
     xs: &[u32],
     c: &[f32; LOG_COEFF_LEN],
@@ -557,31 +559,15 @@ impl TpuCore {
         let lmem = self.chip().local().local_mem_per_npu as usize;
         let in_place = dst_addr == src_addr;
         let zero_test = !in_place && work_addr != src_addr;
-        let store = self.local_store_mut();
-        let wn = d.shape.w as usize;
-        let mut xb = [0u32; BLOCK];
-        let mut outs = [[0f32; BLOCK]; 3];
-        for_each_row(&d.shape, |_, n, c, h| {
-            let dr = d.row(n, c, h);
-            let lane_base = dr - dr % lmem;
-            let mut co = [0f32; LOG_COEFF_LEN];
-            for (k, o) in co.iter_mut().enumerate() {
-                *o = read_f32(store, lane_base + coeff_addr as usize + 4 * k);
-            }
-            let (sr, wr) = (s.row(n, c, h), w.row(n, c, h));
-            let mut done = 0;
-            while done < wn {
-                let m = (wn - done).min(BLOCK);
-                load_words(store, sr + 4 * done, &mut xb[..m]);
-                let [od, op, oe] = &mut outs;
-                log_block(&xb[..m], &co, flush, zero_test, [od, op, oe]);
-                // In place the C-model computes `p` in work (module docs).
-                let work = if in_place { &op[..m] } else { &oe[..m] };
-                store_f32s(store, wr + 4 * done, work);
-                store_f32s(store, dr + 4 * done, &od[..m]);
-                done += m;
-            }
-        });
+        log_rows(
+            self.local_store_mut(),
+            [&d, &s, &w],
+            coeff_addr as usize,
+            lmem,
+            flush,
+            in_place,
+            zero_test,
+        );
         Ok(())
     }
 
@@ -637,8 +623,73 @@ impl TpuCore {
     }
 }
 
+#[inline(always)]
 fn read_f32(store: &[u8], at: usize) -> f32 {
     f32::from_le_bytes([store[at], store[at + 1], store[at + 2], store[at + 3]])
+}
+
+crate::simd::avx2_dispatch!(
+    /// [`exp_rows_body`], AVX2-compiled where the host has it.
+    fn exp_rows['a](
+        store: &mut [u8],
+        views: [&'a LocalView; 4],
+        coeff: usize,
+        lmem: usize,
+        flush: bool,
+        in_place: bool,
+    ) => exp_rows_body
+);
+
+crate::simd::avx2_dispatch!(
+    /// [`log_rows_body`], AVX2-compiled where the host has it.
+    fn log_rows['a](
+        store: &mut [u8],
+        views: [&'a LocalView; 3],
+        coeff: usize,
+        lmem: usize,
+        flush: bool,
+        in_place: bool,
+        zero_test: bool,
+    ) => log_rows_body
+);
+
+/// The row driver of the logarithm: each block of a row of the source is read whole, then
+/// `work` and `dst` are written.
+#[inline(always)]
+fn log_rows_body(
+    store: &mut [u8],
+    [d, s, w]: [&LocalView; 3],
+    coeff: usize,
+    lmem: usize,
+    flush: bool,
+    in_place: bool,
+    zero_test: bool,
+) {
+    let wn = d.shape.w as usize;
+    let mut xb = [0u32; BLOCK];
+    let mut outs = [[0f32; BLOCK]; 3];
+    // Plain loops, not `for_each_row`'s closure: the whole body must inline into the AVX2 copy.
+    for (n, c, h) in row_indices(&d.shape) {
+        let dr = d.row(n, c, h);
+        let lane_base = dr - dr % lmem;
+        let mut co = [0f32; LOG_COEFF_LEN];
+        for (k, o) in co.iter_mut().enumerate() {
+            *o = read_f32(store, lane_base + coeff + 4 * k);
+        }
+        let (sr, wr) = (s.row(n, c, h), w.row(n, c, h));
+        let mut done = 0;
+        while done < wn {
+            let m = (wn - done).min(BLOCK);
+            load_words(store, sr + 4 * done, &mut xb[..m]);
+            let [od, op, oe] = &mut outs;
+            log_block(&xb[..m], &co, flush, zero_test, [od, op, oe]);
+            // In place the C-model computes `p` in work (module docs).
+            let work = if in_place { &op[..m] } else { &oe[..m] };
+            store_f32s(store, wr + 4 * done, work);
+            store_f32s(store, dr + 4 * done, &od[..m]);
+            done += m;
+        }
+    }
 }
 
 /// Reads `out.len()` little-endian f32 bit patterns from `store` at byte `at`.
@@ -660,7 +711,8 @@ fn store_f32s(store: &mut [u8], at: usize, vals: &[f32]) {
 
 /// The row driver of the exponential: each block of a row of the source is read whole, then
 /// `work0`, `work1` and `dst` are written (an operand equal to the source is exact).
-fn exp_rows(
+#[inline(always)]
+fn exp_rows_body(
     store: &mut [u8],
     [d, s, w0, w1]: [&LocalView; 4],
     coeff: usize,
@@ -671,7 +723,7 @@ fn exp_rows(
     let w = d.shape.w as usize;
     let (mut xb, mut xs) = ([0u32; BLOCK], [0f32; BLOCK]);
     let mut outs = [[0f32; BLOCK]; 4];
-    for_each_row(&d.shape, |_, n, c, h| {
+    for (n, c, h) in row_indices(&d.shape) {
         let dr = d.row(n, c, h);
         let lane_base = dr - dr % lmem;
         let mut co = [0f32; EXP_COEFF_LEN];
@@ -695,7 +747,7 @@ fn exp_rows(
             store_f32s(store, dr + 4 * done, &od[..m]);
             done += m;
         }
-    });
+    }
 }
 
 #[cfg(test)]

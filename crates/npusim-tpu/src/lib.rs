@@ -30,6 +30,8 @@
 //! * [`kernels`]: kernels written against the API (softmax over the channel axis);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
+#[macro_use]
+mod simd;
 pub mod bdc;
 pub mod bdc_data;
 mod bdc_elem;
