@@ -85,6 +85,8 @@ def main():
     ap.add_argument("--npusim", help="the tpu_best bench binary (benches/tpu_best.rs): run "
                     "in this same run, best and median of --npusim-reps calls")
     ap.add_argument("--npusim-reps", type=int, default=200)
+    ap.add_argument("--npusim-before", help="an older build of the same binary, shown beside "
+                    "(best of its calls) for before/after figures from one run")
     args = ap.parse_args()
     import numpy as np
     L = open_lib(args.lib, sfu=True)
@@ -183,6 +185,7 @@ def main():
             "gdma_cpy_S2L f32 " + size: lambda a=a, d=d: np.copyto(d, a),
         })
     ours = npusim_times(args.npusim, args.npusim_reps) if args.npusim else {}
+    before = npusim_times(args.npusim_before, args.npusim_reps) if args.npusim_before else {}
     print("times in us; C-model and npusim: best / median of single calls; numpy: best")
     print("%-42s %19s %9s %17s %17s %9s" % ("call", "C-model best/med", "numpy",
                                             "npusim best/med", "vs C-model b/m", "vs numpy"))
@@ -191,9 +194,12 @@ def main():
         n_best, _ = best(npf[name], 200)
         if name in ours:
             o_best, o_med = ours[name]
-            print("%-42s %9.1f %9.1f %9.1f %8.2f %8.2f %8.0fx %8.0fx %8.2fx" % (
+            extra = ""
+            if name in before:
+                extra = "   before %8.2f (%5.0fx)" % (before[name][0], c_best / before[name][0])
+            print("%-42s %9.1f %9.1f %9.1f %8.2f %8.2f %8.0fx %8.0fx %8.2fx%s" % (
                 name, c_best, c_med, n_best, o_best, o_med, c_best / o_best, c_med / o_med,
-                n_best / o_best))
+                n_best / o_best, extra))
             continue
         crit = criterion_us(args.criterion, name)
         if crit:

@@ -7,7 +7,8 @@
 //! the typical one. Shapes: "small" is (1, 4, 1, 16) ((1, 4, 4, 16) for the 3x3 pools),
 //! "big" is (1, 64, 32, 64); every tensor f32 except the i16 add.
 //!
-//! Run: `cargo bench -p npusim-tpu --bench tpu_best [-- REPS]` (default 200 repetitions).
+//! Run: `cargo bench -p npusim-tpu --bench tpu_best [-- REPS]` (default 200 repetitions;
+//! `TPU_BEST_FILTER=text` keeps the calls whose name contains `text`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -142,7 +143,12 @@ fn main() {
         .expect("valid");
     core.tpu_bdc_load_fp32_exp_coeff(0x3ff00).expect("valid");
     core.tpu_bdc_load_fp32_log_coeff(0x3fe00).expect("valid");
+    // `TPU_BEST_FILTER=text` keeps the calls whose name contains `text` (for profiling one).
+    let filter = std::env::var("TPU_BEST_FILTER").unwrap_or_default();
     for (name, call) in calls(g) {
+        if !name.contains(&filter) {
+            continue;
+        }
         for _ in 0..reps.div_ceil(10) {
             call(black_box(&mut core)).expect("valid");
         }

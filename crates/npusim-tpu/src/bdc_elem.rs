@@ -130,12 +130,19 @@ fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
     let des = d.esize as usize;
     let dws = d.stride.w as usize * des;
     let cw = w.min(CHUNK);
-    // Row buffers, one per source; a scalar's buffer is filled once.
-    let mut bufs: [Vec<u32>; N] = std::array::from_fn(|k| match srcs[k] {
-        Src::Const(c) => vec![c; cw],
-        _ => vec![0; cw],
-    });
-    let mut out = vec![0u32; cw];
+    // Row buffers, one per source and one for the result, cut from a per-thread scratch
+    // vector (no allocation per call once it has grown); a scalar's buffer is filled once.
+    let mut scratch = SCRATCH.take();
+    scratch.clear();
+    scratch.resize((N + 1) * cw, 0);
+    let (flat, out) = scratch.split_at_mut(N * cw);
+    let mut parts = flat.chunks_exact_mut(cw);
+    let mut bufs: [&mut [u32]; N] = std::array::from_fn(|_| parts.next().unwrap_or_default());
+    for (buf, s) in bufs.iter_mut().zip(srcs.iter()) {
+        if let Src::Const(c) = *s {
+            buf.fill(c);
+        }
+    }
     for (n, c, h) in row_indices(&walk) {
         let mut done = 0;
         while done < w {
@@ -169,6 +176,12 @@ fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
             done += m;
         }
     }
+    SCRATCH.set(scratch);
+}
+
+thread_local! {
+    /// The row buffers of [`map_elems`], kept between calls.
+    static SCRATCH: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Longest run of elements the driver decodes at once.
