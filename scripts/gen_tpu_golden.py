@@ -16,6 +16,7 @@ How to run
     ... --kind sfu --out golden/tpu/sfu.json; ... --kind kernel --out golden/tpu/kernel.json
     ... --kind pool_min --out golden/tpu/pool_min.json
     ... --kind sqrt --out golden/tpu/sfu_sqrt.json
+    ... --kind log --out golden/tpu/sfu_log.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -62,6 +63,12 @@ What it writes
   `<name>_addr`, `<name>_extent`; `src` listed lane by lane; `out`, `work0_out`, `work1_out` the
   three regions after the call (pre-filled with out_fill_byte before src was written);
   `coeff_words` the ten words at coeff_addr on NPU 0 after the load.
+
+  Case `op` = `bdc_sfu` (`func` = `fp32_log`): `tpu_bdc_load_fp32_log_coeff(coeff_addr)`,
+  `tpu_poll`, then `tpu_bdc_fp32_log(dst, src, work, coeff_addr, shape)`, all f32 in the
+  aligned layout: per operand `<name>_addr`, `<name>_extent`; `src` listed lane by lane; `out`
+  and `work_out` the regions after the call (pre-filled with out_fill_byte before src was
+  written); `coeff_words` the 16 words at coeff_addr on NPU 0 after the load.
 
   Case `op` = `kernel_softmax`: the call sequence of npusim's `kernels::softmax_last_axis`
   (S2L, max pool, sub, exp, avg pool as a sum, div, L2S; see `run_softmax`) on the f32 tensor
@@ -148,6 +155,8 @@ class CModel:
             return self.run_pool(c)
         if c["op"] == "bdc_sfu" and c["func"] in ("fp32_rsqrt", "fp32_sqrt"):
             return self.run_sqrt(c)
+        if c["op"] == "bdc_sfu" and c["func"] == "fp32_log":
+            return self.run_log(c)
         if c["op"] == "bdc_sfu":
             return self.run_sfu(c)
         if c["op"] == "kernel_softmax":
@@ -374,6 +383,29 @@ class CModel:
         self.lib.tpu_poll()
         c["out_fill_byte"] = FILL
         c["out"] = self.region_get(True, c["dst_addr"], c["dst_extent"], 4, ch)
+        return c
+
+    def run_log(self, c):
+        """`bdc_sfu` with `func` `fp32_log`: `tpu_bdc_load_fp32_log_coeff(coeff_addr)`, then
+        `tpu_bdc_fp32_log(dst, src, work, coeff_addr, shape)`; every tensor f32 in the aligned
+        layout. Outputs are pre-filled first, then the source is written."""
+        ch = c["shape"][1]
+        U32, P = ctypes.c_uint32, ctypes.c_void_p
+        for nm in ("dst", "work"):
+            self.region_fill(True, c[nm + "_addr"], c[nm + "_extent"], 4, ch)
+        self.region_put(True, c["src_addr"], c["src_extent"], 4, c["src"], ch)
+        self.lib.tpu_bdc_load_fp32_log_coeff.argtypes = [U32]
+        self.lib.tpu_bdc_load_fp32_log_coeff(c["coeff_addr"])
+        self.lib.tpu_poll()
+        f = self.lib.tpu_bdc_fp32_log
+        f.argtypes = [U32] * 4 + [P]
+        f(c["dst_addr"], c["src_addr"], c["work_addr"], c["coeff_addr"],
+          ctypes.byref(dim4(*c["shape"])))
+        self.lib.tpu_poll()
+        c["out_fill_byte"] = FILL
+        for nm, key in (("dst", "out"), ("work", "work_out")):
+            c[key] = self.region_get(True, c[nm + "_addr"], c[nm + "_extent"], 4, ch)
+        c["coeff_words"] = self.get(self.lm + c["coeff_addr"] % LMEM, 16, 4)
         return c
 
     def run_softmax(self, c):
@@ -1398,6 +1430,89 @@ def sqrt_cases(rng):
     return cases
 
 
+LOG_SPECIAL = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF,
+               0x00800000, 0x80800000, 0x3F800000, 0xBF800000, 0x3F800001, 0x3F7FFFFF,
+               0x40000000, 0xC0000000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000,
+               0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FBFFFFF, 0x3FAAAAAB,
+               0x3FAAAAAC, 0x3F2AAAAB, 0x3F2AAAAC, 0x7F2AAAAB, 0x7F2AAAAC, 0x7F000000,
+               0x00AAAAAB, 0x00AAAAAC, 0x40490FDB, 0x402DF854, 0x3DCCCCCD, 0x4B800000]
+
+
+def log_value(rng):
+    r = rng.random()
+    if r < 0.1:
+        return rng.choice(LOG_SPECIAL)
+    if r < 0.35:
+        return bits_of_f32(rng.uniform(0.0, 10.0))
+    if r < 0.5:
+        # near 1 (the Taylor argument near 0) and near 4/3, 2/3 (the exponent rounding)
+        return bits_of_f32(rng.choice([1.0, 4.0 / 3.0, 2.0 / 3.0]) * rng.uniform(0.999, 1.001))
+    if r < 0.6:
+        return (rng.choice([0x3FAAAAAB, 0x3F2AAAAB, 0x3F800000]) + rng.randint(-3, 3))
+    if r < 0.7:
+        return rng.randrange(0, 0x800000) | (rng.getrandbits(1) << 31)
+    if r < 0.8:
+        return rng.randrange(0x7E800000, 0x7F800000)
+    return rng.getrandbits(32)
+
+
+def log_case(rng, shape, starts, coeff=0x0, values=None):
+    """One tpu_bdc_fp32_log case; `starts` = start NPUs of dst, src, work."""
+    c = {"op": "bdc_sfu", "func": "fp32_log", "dtype": "f32", "shape": list(shape),
+         "coeff_addr": coeff}
+    offs = {"dst": 0x10000, "src": 0x1000, "work": 0x20000}
+    for nm, start in zip(("dst", "src", "work"), starts):
+        c[nm + "_addr"] = start * LMEM + offs[nm]
+        c[nm + "_extent"] = extent(True, start, shape, default_stride(True, start, shape, 4))
+    m = c["src_extent"] * min(shape[1], NPU)
+    c["src"] = [values[i % len(values)] for i in range(m)] if values else \
+        [log_value(rng) for _ in range(m)]
+    return c
+
+
+def log_cases(rng):
+    cases = []
+    cases.append(log_case(rng, (1, 2, 1, len(LOG_SPECIAL)), [0, 0, 0], values=LOG_SPECIAL))
+    cases.append(log_case(rng, (1, 3, 1, len(LOG_SPECIAL)), [41] * 3, values=LOG_SPECIAL))
+    for i in range(10):
+        shape = (rng.randint(1, 2), rng.choice([1, 3, 64, 70]), rng.randint(1, 3),
+                 rng.randint(1, 40))
+        s = rng.randrange(NPU) if i % 2 else 0
+        cases.append(log_case(rng, shape, [s] * 3, coeff=rng.randrange(0, 64) * 64))
+    cases.append(log_case(rng, (1, 64, 16, 64), [0] * 3))
+    # Operands on other start NPUs.
+    cases.append(log_case(rng, (1, 5, 1, 9), [3, 0, 3]))
+    cases.append(log_case(rng, (1, 5, 1, 9), [3, 3, 0]))
+    cases.append(log_case(rng, (1, 5, 1, 9), [0, 60, 9]))
+    # In place: dst == src (special values), work == src.
+    c = log_case(rng, (1, 4, 2, len(LOG_SPECIAL)), [0] * 3, values=LOG_SPECIAL)
+    c["dst_addr"], c["dst_extent"] = c["src_addr"], c["src_extent"]
+    cases.append(c)
+    c = log_case(rng, (1, 4, 2, len(LOG_SPECIAL)), [7] * 3, values=LOG_SPECIAL)
+    c["work_addr"], c["work_extent"] = c["src_addr"], c["src_extent"]
+    cases.append(c)
+    # Candidates for rejection: misaligned operands, dst == work, coeff off NPU 0 or the
+    # 64-byte grid, dims outside [1, 65535].
+    for nm, delta in (("src", 4), ("dst", 4), ("work", 4), ("work", 32)):
+        c = log_case(rng, (1, 4, 1, 4), [0] * 3)
+        c[nm + "_addr"] += delta
+        cases.append(c)
+    c = log_case(rng, (1, 4, 1, 4), [0] * 3)
+    c["work_addr"], c["work_extent"] = c["dst_addr"], c["dst_extent"]
+    cases.append(c)
+    cases.append(log_case(rng, (1, 4, 1, 4), [0] * 3, coeff=0x20))
+    cases.append(log_case(rng, (1, 4, 1, 4), [0] * 3, coeff=0x4))
+    cases.append(log_case(rng, (1, 4, 1, 4), [0] * 3, coeff=LMEM))
+    c = log_case(rng, (1, 4, 1, 4), [0] * 3)
+    c["shape"] = [1, 4, 1, 0]
+    c["src"] = []
+    cases.append(c)
+    c = log_case(rng, (1, 4, 1, 4), [0] * 3)
+    c["shape"] = [0, 4, 1, 4]
+    cases.append(c)
+    return cases
+
+
 def kernel_cases(rng):
     """Softmax over the channel axis (npusim kernels::softmax_last_axis) on the C-model."""
     cases = []
@@ -1447,7 +1562,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "kernel"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1462,7 +1577,7 @@ def main():
                 "bdc_div": lambda r: bdc_cases(r, True),
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
-                "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "pool_min": pool_min_cases,
+                "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "log": log_cases, "pool_min": pool_min_cases,
                 "kernel": kernel_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "

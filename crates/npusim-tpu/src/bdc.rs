@@ -35,7 +35,9 @@ use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row};
+use crate::local::{
+    Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row, row_indices,
+};
 
 /// An element format the BDC float instructions run on.
 pub(crate) trait Fmt {
@@ -490,6 +492,33 @@ fn f32_rows(
     fast: impl Fn(f32, f32) -> f32,
     exact: impl Fn(f32, f32) -> f32,
 ) {
+    f32_rows_dispatch(store, d, a, b, c, &fast, &exact)
+}
+
+crate::simd::avx2_dispatch!(
+    /// [`f32_rows_body`], AVX2-compiled where the host has it.
+    fn f32_rows_dispatch['a, F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32](
+        store: &mut [u8],
+        d: &LocalView,
+        a: &LocalView,
+        b: Option<&'a LocalView>,
+        c: f32,
+        fast: &F,
+        exact: &E,
+    ) => f32_rows_body
+);
+
+/// The body of [`f32_rows`].
+#[inline(always)]
+fn f32_rows_body<F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32>(
+    store: &mut [u8],
+    d: &LocalView,
+    a: &LocalView,
+    b: Option<&LocalView>,
+    c: f32,
+    fast: &F,
+    exact: &E,
+) {
     // Channels whose rows follow each other (h stride = w on every operand) run as one row of
     // H*W elements: fewer, longer rows.
     let sw = d.shape.w;
@@ -508,7 +537,7 @@ fn f32_rows(
             *o = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
         }
     };
-    for_each_row(&walk, |_, n, ch, h| {
+    for (n, ch, h) in row_indices(&walk) {
         let a_row = a.row(n, ch, h);
         let b_row = b.map(|b| b.row(n, ch, h));
         let d_row = d.row(n, ch, h);
@@ -563,7 +592,7 @@ fn f32_rows(
             }
             done += m;
         }
-    });
+    }
 }
 
 macro_rules! bdc_tensor_ops {

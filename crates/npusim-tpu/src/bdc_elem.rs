@@ -7,7 +7,7 @@
 //! scalars and in-place safety (every chunk of a row of every source is read whole before the
 //! destination's chunk is written). Floats with a fast path of their own live in `bdc.rs`.
 
-use crate::local::{LocalView, for_each_row};
+use crate::local::{LocalView, row_indices};
 
 /// One source operand of an elementwise instruction.
 #[derive(Clone, Copy, Debug)]
@@ -94,6 +94,27 @@ pub(crate) fn map_elems<const N: usize>(
     srcs: [Src<'_>; N],
     f: impl Fn([u32; N]) -> u32,
 ) {
+    map_elems_dispatch(store, d, srcs, &f)
+}
+
+crate::simd::avx2_dispatch!(
+    /// [`map_elems_body`], AVX2-compiled where the host has it.
+    fn map_elems_dispatch['a, 'b, const N: usize, F: Fn([u32; N]) -> u32](
+        store: &mut [u8],
+        d: &LocalView,
+        srcs: [Src<'a>; N],
+        f: &'b F,
+    ) => map_elems_body
+);
+
+/// The body of [`map_elems`].
+#[inline(always)]
+fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
+    store: &mut [u8],
+    d: &LocalView,
+    srcs: [Src<'_>; N],
+    f: &F,
+) {
     let contiguous = |v: &LocalView| v.stride.w == 1 && v.stride.h == v.shape.w;
     let merge = contiguous(d)
         && srcs.iter().all(|s| match s {
@@ -109,13 +130,20 @@ pub(crate) fn map_elems<const N: usize>(
     let des = d.esize as usize;
     let dws = d.stride.w as usize * des;
     let cw = w.min(CHUNK);
-    // Row buffers, one per source; a scalar's buffer is filled once.
-    let mut bufs: [Vec<u32>; N] = std::array::from_fn(|k| match srcs[k] {
-        Src::Const(c) => vec![c; cw],
-        _ => vec![0; cw],
-    });
-    let mut out = vec![0u32; cw];
-    for_each_row(&walk, |_, n, c, h| {
+    // Row buffers, one per source and one for the result, cut from a per-thread scratch
+    // vector (no allocation per call once it has grown); a scalar's buffer is filled once.
+    let mut scratch = SCRATCH.take();
+    scratch.clear();
+    scratch.resize((N + 1) * cw, 0);
+    let (flat, out) = scratch.split_at_mut(N * cw);
+    let mut parts = flat.chunks_exact_mut(cw);
+    let mut bufs: [&mut [u32]; N] = std::array::from_fn(|_| parts.next().unwrap_or_default());
+    for (buf, s) in bufs.iter_mut().zip(srcs.iter()) {
+        if let Src::Const(c) = *s {
+            buf.fill(c);
+        }
+    }
+    for (n, c, h) in row_indices(&walk) {
         let mut done = 0;
         while done < w {
             let m = (w - done).min(CHUNK);
@@ -147,7 +175,13 @@ pub(crate) fn map_elems<const N: usize>(
             store_row(store, d.row(n, c, h) + done * dws, des, dws, o);
             done += m;
         }
-    });
+    }
+    SCRATCH.set(scratch);
+}
+
+thread_local! {
+    /// The row buffers of [`map_elems`], kept between calls.
+    static SCRATCH: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Longest run of elements the driver decodes at once.

@@ -192,8 +192,16 @@ impl IntPlan {
 
 macro_rules! fast64_go {
     ($k:ident, $f:ident, $body:expr, $op:expr, $sh:expr, $m:expr) => {{
-        let $f = |x: u32, y: u32| $k.apply::<{ $op }, { $sh }, { $m }>(x, y);
-        $body
+        // The constants are copied into the closure, so the loop keeps them in registers.
+        let kk = $k;
+        if kk.w32 {
+            // 32-bit lanes (twice as many per vector, and AVX2 has their shifts).
+            let $f = move |x: u32, y: u32| kk.apply32::<{ $op }, { $sh }, { $m }>(x, y);
+            $body
+        } else {
+            let $f = move |x: u32, y: u32| kk.apply::<{ $op }, { $sh }, { $m }>(x, y);
+            $body
+        }
     }};
 }
 
@@ -251,6 +259,27 @@ impl IntPlan {
         rbits + left <= 61 && (self.dst.signed || non_negative)
     }
 
+    /// Whether [`Fast64::apply32`] gives the same results as [`Fast64::apply`]: 8/16-bit
+    /// sources, the exact result and its left shift below 2^28 in magnitude (so a right shift
+    /// by 30 or more rounds as one by 62 does), and a destination range that fits `i32`.
+    fn fits_i32(&self) -> bool {
+        let (a, b) = (self.a.bits, self.b.bits);
+        let rbits = match self.op {
+            IntOp::Add | IntOp::Sub | IntOp::RSub => a.max(b) + 1,
+            IntOp::Mul => a + b,
+            IntOp::Max | IntOp::Min => a.max(b),
+        };
+        let left = match self.shift {
+            s if s > 0 && self.op.shifts() => u32::from(s.unsigned_abs()) & 31,
+            _ => 0,
+        };
+        a <= 16
+            && b <= 16
+            && rbits + left <= 29
+            && self.fits_i64()
+            && (self.dst.signed || self.dst.bits < 32)
+    }
+
     /// [`Self::apply`] in 64-bit arithmetic, for plans where [`Self::fits_i64`] holds (the
     /// scalar twin `apply` is held equal to it by a test over every plan shape).
     /// It runs the monomorphised element function the driver uses (`Fast64::apply`), picked
@@ -273,6 +302,10 @@ struct Fast64 {
     lo: i64,
     hi: i64,
     saturation: bool,
+    /// Whether the 32-bit element function applies ([`IntPlan::fits_i32`]).
+    w32: bool,
+    lo32: i32,
+    hi32: i32,
 }
 
 const MODES: [RoundingMode; 7] = [
@@ -297,6 +330,9 @@ impl Fast64 {
             lo: lo as i64,
             hi: hi as i64,
             saturation: p.saturation,
+            w32: p.fits_i32(),
+            lo32: lo.clamp(i32::MIN.into(), i32::MAX.into()) as i32,
+            hi32: hi.clamp(i32::MIN.into(), i32::MAX.into()) as i32,
         }
     }
 
@@ -339,6 +375,59 @@ impl Fast64 {
         let c = r.clamp(self.lo, self.hi);
         (if self.saturation { c } else { r }) as u32
     }
+}
+
+impl Fast64 {
+    #[inline(always)]
+    fn value32(bits: u32, shift: u32, signed: bool) -> i32 {
+        let s = ((bits << shift) as i32) >> shift;
+        let u = ((bits << shift) >> shift) as i32;
+        if signed { s } else { u }
+    }
+
+    /// [`Fast64::apply`] in 32-bit arithmetic, for plans where [`IntPlan::fits_i32`] holds
+    /// (held equal to the scalar `IntPlan::apply` by the same test, through
+    /// [`IntPlan::apply64`]).
+    #[inline(always)]
+    fn apply32<const OP: u8, const SH: u8, const MODE: u8>(&self, x: u32, y: u32) -> u32 {
+        let a = Self::value32(x, self.a_shift, self.a_signed);
+        let b = Self::value32(y, self.b_shift, self.b_signed);
+        let r = match OP {
+            0 => a + b,
+            1 => a - b,
+            2 => b - a,
+            3 => a * b,
+            4 => a.max(b),
+            _ => a.min(b),
+        };
+        let amount = u32::from(self.shift.unsigned_abs());
+        let r = match SH {
+            0 => r,
+            1 => r << (amount & 31),
+            _ => round_shift32(r, amount, MODES[MODE as usize]),
+        };
+        let c = r.clamp(self.lo32, self.hi32);
+        (if self.saturation { c } else { r }) as u32
+    }
+}
+
+/// [`round_shift64`] for `|v| < 2^28` (shifts past 30 round like 30, and so like 62).
+#[inline(always)]
+pub fn round_shift32(v: i32, s: u32, mode: RoundingMode) -> i32 {
+    let s = s.min(30);
+    let q = v >> s;
+    let r = v - (q << s);
+    let half = 1i32 << (s - 1);
+    let up = match mode {
+        RoundingMode::Down => false,
+        RoundingMode::Up => r != 0,
+        RoundingMode::TowardsZero => r != 0 && v < 0,
+        RoundingMode::HalfToEven => r > half || (r == half && q & 1 == 1),
+        RoundingMode::HalfAwayFromZero => r > half || (r == half && v >= 0),
+        RoundingMode::HalfUp => r >= half,
+        RoundingMode::HalfDown => r > half,
+    };
+    q + i32::from(up)
 }
 
 /// [`round_shift`] for `|v| < 2^61` (shifts past 62 round like 62).

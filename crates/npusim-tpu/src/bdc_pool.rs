@@ -322,6 +322,45 @@ fn run<T: Fmt>(
     c_bits: u32,
     flush: bool,
 ) {
+    run_dispatch(
+        store,
+        kind,
+        g,
+        o,
+        i,
+        c_bits,
+        flush,
+        std::marker::PhantomData::<T>,
+    )
+}
+
+crate::simd::avx2_dispatch!(
+    /// [`run_body`], AVX2-compiled where the host has it.
+    fn run_dispatch[T: Fmt](
+        store: &mut [u8],
+        kind: Pool,
+        g: &Geometry,
+        o: &LocalView,
+        i: &LocalView,
+        c_bits: u32,
+        flush: bool,
+        fmt: std::marker::PhantomData<T>,
+    ) => run_body
+);
+
+/// The body of [`run`] (`_fmt` names the element format).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run_body<T: Fmt>(
+    store: &mut [u8],
+    kind: Pool,
+    g: &Geometry,
+    o: &LocalView,
+    i: &LocalView,
+    c_bits: u32,
+    flush: bool,
+    _fmt: std::marker::PhantomData<T>,
+) {
     let es = T::SIZE;
     let flush = flush && T::FLUSH;
     let pad_raw = match (es, c_bits & if es == 4 { u32::MAX } else { 0xffff }) {

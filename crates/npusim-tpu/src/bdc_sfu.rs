@@ -47,13 +47,33 @@
 //! Restrictions (C-model asserts), each a [`TpuError`]: dims in `[1, 65535]`; `dst`, `src`,
 //! `work0`, `work1` 64-byte aligned; `work1` on the start NPU of `dst`; `coeff_addr` (also of
 //! the load) 64-byte aligned and on NPU 0.
+//!
+//! Natural logarithm (`tpu_bdc_load_fp32_log_coeff(coeff_addr)` writes the 16 coefficients
+//! `(-1)^(k+1)/k`, `k = 0..15` (the first 0) on every NPU; `tpu_bdc_fp32_log(dst, src, work,
+//! coeff_addr, shape)`), per element, read off the C-model's call sequence and probes
+//! ([`log_elem`]): `w = x > FLT_MIN ? x : FLT_MIN` (NaN, negatives, zeros and denormals give
+//! `FLT_MIN`); a rounded exponent `E = (bits(w) + 0x555554) >> 23` (the biased exponent, plus
+//! one when the mantissa field exceeds `0x2aaaab`, so the mantissa lies in `[2/3, 4/3)`);
+//! `t = w * bits((254 - E) << 23) - 1` (for `E = 254` the scale is `+0` and `t = -1`; for
+//! `E = 255`, `-inf`); `p` = the degree-15 Taylor polynomial of `ln(1 + t)` by Horner's rule
+//! from the highest term; `p` is replaced by `-inf` where the source's bits are `+0` (only
+//! `+0`: `-0` and denormals are not) and by `+inf` where they are `+inf`; `dst = p + (E - 127)
+//! * LN2`, every operation rounded to nearest and flushed. So `log(x)` of a NaN or negative
+//! `x` is `log(FLT_MIN) = -87.34`; from `2^126 * 4/3` up (`E = 254`) the polynomial is taken
+//! at `t = -1` (`p = -3.318`) and the result is about 84.7, and from `2^127 * 4/3` up it is
+//! `-inf`.
+//! `work` is left holding `(E - 127) * LN2`. In place (`dst == src`) the C-model computes `p`
+//! in `work` and overwrites the source with `w` first, so the `+0` test never hits (`log(+0)`
+//! is `-87.34`) and `work` is left holding `p`; `work == src` drops the `+0` test the same way.
+//! Restrictions: dims in `[1, 65535]`; `dst`, `src`, `work` 64-byte aligned; `work` on the
+//! start NPU of `dst` and `work != dst`; `coeff_addr` as for the exponential.
 
 use crate::bdc::x86;
 use crate::chip::BdcDenormals;
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row};
+use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row, row_indices};
 
 /// `log2(e)` as the C-model's f32 (`0x3fb8aa3b`).
 const LOG2E: f32 = f32::from_bits(0x3fb8_aa3b);
@@ -63,6 +83,14 @@ const LN2: f32 = f32::from_bits(0x3f31_7218);
 const R_LIMIT: f32 = f32::from_bits(0x6f00_0000);
 /// Number of Taylor coefficients of the exponential.
 pub const EXP_COEFF_LEN: usize = 10;
+/// Number of Taylor coefficients of the logarithm (`sfu_taylor_log_len(DT_FP32)`).
+pub const LOG_COEFF_LEN: usize = 16;
+/// `FLT_MIN`, the floor the logarithm puts under its input.
+const FLT_MIN: f32 = f32::from_bits(0x0080_0000);
+/// The rule named when the exponential's coefficient address is off NPU 0.
+const EXP_COEFF_RULE: &str = "must lie on NPU 0 with room for the 10 coefficients";
+/// The rule named when the logarithm's coefficient address is off NPU 0.
+const LOG_COEFF_RULE: &str = "must lie on NPU 0 with room for the 16 coefficients";
 /// The alignment (bytes) of the coefficient area.
 const COEFF_ALIGN: u32 = 64;
 
@@ -79,6 +107,17 @@ pub fn exp_coeff() -> [f32; EXP_COEFF_LEN] {
     c
 }
 
+/// The coefficients `tpu_bdc_load_fp32_log_coeff` writes: `0`, then `(-1)^(k+1)/k` rounded to
+/// f32, `k = 1..15` (the Taylor series of `ln(1 + t)`).
+pub fn log_coeff() -> [f32; LOG_COEFF_LEN] {
+    let mut c = [0f32; LOG_COEFF_LEN];
+    for (k, o) in c.iter_mut().enumerate().skip(1) {
+        let v = (1.0 / k as f64) as f32;
+        *o = if k % 2 == 0 { -v } else { v };
+    }
+    c
+}
+
 /// Flush-to-zero of an f32 when `flush`.
 #[inline(always)]
 fn fz(x: f32, flush: bool) -> f32 {
@@ -90,16 +129,18 @@ fn fz(x: f32, flush: bool) -> f32 {
     }
 }
 
-/// `v.floor()` without a libm call (hosts without SSE4.1 call one for `f32::floor`): exact
-/// for every f32, `-0.0` and NaN included (checked against `f32::floor` by a unit test).
+/// `v.floor()` without a libm call and without a float-to-int conversion (so a loop of it
+/// vectorises): `|v|` is rounded to an integer by adding and subtracting `2^23`, the sign put
+/// back, and 1 taken off where that rounded up. Exact for every f32, `-0.0` and NaN included
+/// (checked against `f32::floor` by a unit test).
 #[inline(always)]
 pub fn floor(v: f32) -> f32 {
-    if v.is_nan() || v.abs() >= 8_388_608.0 || v == 0.0 {
-        // NaN, infinities, zeros and |v| >= 2^23 (already whole).
-        return v;
-    }
-    let t = v as i32 as f32;
-    if t > v { t - 1.0 } else { t }
+    const BIG: f32 = 8_388_608.0;
+    let a = v.abs();
+    let t = ((a + BIG) - BIG).copysign(v);
+    let t = if t > v { t - 1.0 } else { t };
+    // NaN, infinities, zeros and |v| >= 2^23 (already whole) are returned as they are.
+    if a < BIG && v != 0.0 { t } else { v }
 }
 
 /// One element of `tpu_bdc_fp32_exp`: `(dst, work0, work1)` for the input `x` (module docs).
@@ -132,6 +173,121 @@ pub fn exp_poly(x: f32, c: &[f32; EXP_COEFF_LEN], flush: bool) -> f32 {
         acc = fz(fz(acc * r, flush) + ck, flush);
     }
     acc
+}
+
+/// One element of `tpu_bdc_fp32_log`: `(dst, p, e_ln2)` for the source bits `x` (module docs);
+/// `zero_test` is false when the source is overwritten first (`dst == src` or `work == src`).
+#[inline(always)]
+pub fn log_elem(x: u32, c: &[f32; LOG_COEFF_LEN], flush: bool, zero_test: bool) -> (f32, f32, f32) {
+    let xf = fz(f32::from_bits(x), flush);
+    let w = if xf > FLT_MIN { xf } else { FLT_MIN };
+    // `w` is positive and at most +inf: `e` lies in 1..=255.
+    let e = (w.to_bits() + 0x0055_5554) >> 23;
+    let scale = f32::from_bits(((254 - e as i32) << 23) as u32);
+    let t = fz(fz(w * scale, flush) - 1.0, flush);
+    let mut p = c[LOG_COEFF_LEN - 1];
+    for &ck in c[..LOG_COEFF_LEN - 1].iter().rev() {
+        p = fz(fz(p * t, flush) + ck, flush);
+    }
+    if x == 0x7f80_0000 {
+        p = f32::INFINITY;
+    } else if x == 0 && zero_test {
+        p = f32::NEG_INFINITY;
+    }
+    let eln2 = fz((e as i32 - 127) as f32 * LN2, flush);
+    (fz(p + eln2, flush), p, eln2)
+}
+
+/// Elements per block of the batched kernels ([`exp_block`], [`log_block`]).
+pub const BLOCK: usize = 64;
+
+/// [`exp_elem`] over a block of up to [`BLOCK`] elements, one pass per step over the whole
+/// block (no dependency chain from one element to the next, so the loops vectorise): `d`,
+/// `w0`, `w1` as [`exp_elem`]'s three results and `p` the polynomial ([`exp_poly`]). Held equal
+/// to the scalar twin by a unit test.
+#[inline(always)]
+pub fn exp_block(
+    xs: &[f32],
+    c: &[f32; EXP_COEFF_LEN],
+    flush: bool,
+    [d, w0, w1, p]: [&mut [f32]; 4],
+) {
+    let m = xs.len();
+    let (d, w0, r, acc) = (&mut d[..m], &mut w0[..m], &mut w1[..m], &mut p[..m]);
+    let mut nb = [0f32; BLOCK];
+    let n = &mut nb[..m];
+    for ((n, r), &x) in n.iter_mut().zip(r.iter_mut()).zip(xs) {
+        let x = fz(x, flush);
+        let k = fz(floor(fz(x * LOG2E, flush)), flush);
+        let rr = fz(x - fz(k * LN2, flush), flush);
+        *r = if rr.abs() < R_LIMIT { rr } else { 0.0 };
+        *n = k;
+    }
+    for (w, &k) in w0.iter_mut().zip(n.iter()) {
+        // The biased exponent as an exact small integer in f32, its bits taken by adding 2^23.
+        let e = if k.is_nan() {
+            0.0
+        } else {
+            (k.clamp(-1000.0, 1000.0) + 127.0).clamp(0.0, 254.0)
+        };
+        let bits = (e + 8_388_608.0).to_bits() - 0x4b00_0000;
+        *w = f32::from_bits(bits << 23);
+    }
+    acc.fill(c[EXP_COEFF_LEN - 1]);
+    for &ck in c[..EXP_COEFF_LEN - 1].iter().rev() {
+        for (a, &r) in acc.iter_mut().zip(r.iter()) {
+            *a = fz(fz(*a * r, flush) + ck, flush);
+        }
+    }
+    let mut any_nan = false;
+    for ((o, &w), &a) in d.iter_mut().zip(w0.iter()).zip(acc.iter()) {
+        let v = w * a;
+        any_nan |= v.is_nan();
+        *o = fz(v, flush);
+    }
+    if any_nan {
+        for ((o, &w), &a) in d.iter_mut().zip(w0.iter()).zip(acc.iter()) {
+            *o = fz(x86(w, a, w * a), flush);
+        }
+    }
+}
+
+/// [`log_elem`] over a block of up to [`BLOCK`] bit patterns, one pass per step: `d`, `p`,
+/// `eln2` as [`log_elem`]'s three results. Held equal to the scalar twin by a unit test.
+#[inline(always)]
+pub fn log_block(
+    xs: &[u32],
+    c: &[f32; LOG_COEFF_LEN],
+    flush: bool,
+    zero_test: bool,
+    [d, p, eln2]: [&mut [f32]; 3],
+) {
+    let m = xs.len();
+    let (d, p, eln2) = (&mut d[..m], &mut p[..m], &mut eln2[..m]);
+    let mut tb = [0f32; BLOCK];
+    let t = &mut tb[..m];
+    for ((t, e), &x) in t.iter_mut().zip(eln2.iter_mut()).zip(xs) {
+        let xf = fz(f32::from_bits(x), flush);
+        let w = if xf > FLT_MIN { xf } else { FLT_MIN };
+        let ex = (w.to_bits() + 0x0055_5554) >> 23;
+        let scale = f32::from_bits(((254 - ex as i32) << 23) as u32);
+        *t = fz(fz(w * scale, flush) - 1.0, flush);
+        *e = fz((ex as i32 - 127) as f32 * LN2, flush);
+    }
+    p.fill(c[LOG_COEFF_LEN - 1]);
+    for &ck in c[..LOG_COEFF_LEN - 1].iter().rev() {
+        for (a, &t) in p.iter_mut().zip(t.iter()) {
+            *a = fz(fz(*a * t, flush) + ck, flush);
+        }
+    }
+    for (((o, a), &e), &x) in d.iter_mut().zip(p.iter_mut()).zip(eln2.iter()).zip(xs) {
+        if x == 0x7f80_0000 {
+            *a = f32::INFINITY;
+        } else if x == 0 && zero_test {
+            *a = f32::NEG_INFINITY;
+        }
+        *o = fz(*a + e, flush);
+    }
 }
 
 /// The C-model's f32 reciprocal of a non-negative `b`: the square of `1/sqrt(b)` after three
@@ -298,7 +454,13 @@ impl TpuCore {
         self.sfu_unary(OP, dst_addr, src_addr, shape, true, sqrt_elem)
     }
 
-    fn coeff_check(&self, op: &'static str, addr: LocalAddr) -> Result<(), TpuError> {
+    fn coeff_check(
+        &self,
+        op: &'static str,
+        addr: LocalAddr,
+        len: usize,
+        rule: &'static str,
+    ) -> Result<(), TpuError> {
         let p = self.chip().local();
         if !addr.is_multiple_of(COEFF_ALIGN) {
             return Err(TpuError::Misaligned {
@@ -309,13 +471,13 @@ impl TpuCore {
             });
         }
         let npu = p.tpu_npu_index(addr);
-        if npu != 0 || u64::from(addr) + 4 * EXP_COEFF_LEN as u64 > u64::from(p.local_mem_per_npu) {
+        if npu != 0 || u64::from(addr) + 4 * len as u64 > u64::from(p.local_mem_per_npu) {
             return Err(TpuError::NpuRequired {
                 op,
                 param: "coeff_addr",
                 addr,
                 npu,
-                rule: "must lie on NPU 0 with room for the 10 coefficients",
+                rule,
             });
         }
         Ok(())
@@ -324,14 +486,88 @@ impl TpuCore {
     /// `tpu_bdc_load_fp32_exp_coeff(coeff_addr)`: writes the ten Taylor coefficients
     /// ([`exp_coeff`]) at `coeff_addr` on every NPU.
     pub fn tpu_bdc_load_fp32_exp_coeff(&mut self, coeff_addr: LocalAddr) -> Result<(), TpuError> {
-        self.coeff_check("tpu_bdc_load_fp32_exp_coeff", coeff_addr)?;
+        self.coeff_check(
+            "tpu_bdc_load_fp32_exp_coeff",
+            coeff_addr,
+            EXP_COEFF_LEN,
+            EXP_COEFF_RULE,
+        )?;
+        self.bcast_coeff(coeff_addr, &exp_coeff());
+        Ok(())
+    }
+
+    /// Writes `coeff` at `coeff_addr` (checked) on every NPU.
+    fn bcast_coeff(&mut self, coeff_addr: LocalAddr, coeff: &[f32]) {
         let p = self.chip().local();
-        let bytes: Vec<u8> = exp_coeff().iter().flat_map(|c| c.to_le_bytes()).collect();
+        let bytes: Vec<u8> = coeff.iter().flat_map(|c| c.to_le_bytes()).collect();
         let store = self.local_store_mut();
         for lane in 0..p.npu_num as usize {
             let at = lane * p.local_mem_per_npu as usize + coeff_addr as usize;
             store[at..at + bytes.len()].copy_from_slice(&bytes);
         }
+    }
+
+    /// `tpu_bdc_load_fp32_log_coeff(coeff_addr)`: writes the sixteen Taylor coefficients of
+    /// `ln(1 + t)` ([`log_coeff`]) at `coeff_addr` on every NPU.
+    pub fn tpu_bdc_load_fp32_log_coeff(&mut self, coeff_addr: LocalAddr) -> Result<(), TpuError> {
+        self.coeff_check(
+            "tpu_bdc_load_fp32_log_coeff",
+            coeff_addr,
+            LOG_COEFF_LEN,
+            LOG_COEFF_RULE,
+        )?;
+        self.bcast_coeff(coeff_addr, &log_coeff());
+        Ok(())
+    }
+
+    /// `tpu_bdc_fp32_log(dst_addr, src_addr, work_addr, coeff_addr, shape)`: `dst = ln(src)` by
+    /// the C-model's algorithm ([`log_elem`], module docs); every tensor f32 in the aligned
+    /// layout; `work` is left holding `(E - 127) * LN2` (in place: the polynomial).
+    pub fn tpu_bdc_fp32_log(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        work_addr: LocalAddr,
+        coeff_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        const OP: &str = "tpu_bdc_fp32_log";
+        check_shape(OP, shape)?;
+        let f = DataType::Fp32;
+        let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, f)?;
+        let s = self.bdc_view(OP, "src_addr", src_addr, shape, None, f)?;
+        let w = self.bdc_view(OP, "work_addr", work_addr, shape, None, f)?;
+        if work_addr == dst_addr {
+            return Err(TpuError::SameAddress {
+                op: OP,
+                param: "work_addr",
+                addr: work_addr,
+                other: "dst_addr",
+                rule: "the C-model asserts dst != work",
+            });
+        }
+        if w.start != d.start {
+            return Err(TpuError::StartNpuMismatch {
+                op: OP,
+                param: "work_addr",
+                start: w.start,
+                dst_start: d.start,
+            });
+        }
+        self.coeff_check(OP, coeff_addr, LOG_COEFF_LEN, LOG_COEFF_RULE)?;
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let lmem = self.chip().local().local_mem_per_npu as usize;
+        let in_place = dst_addr == src_addr;
+        let zero_test = !in_place && work_addr != src_addr;
+        log_rows(
+            self.local_store_mut(),
+            [&d, &s, &w],
+            coeff_addr as usize,
+            lmem,
+            flush,
+            in_place,
+            zero_test,
+        );
         Ok(())
     }
 
@@ -372,7 +608,7 @@ impl TpuCore {
                 dst_start: d.start,
             });
         }
-        self.coeff_check(OP, coeff_addr)?;
+        self.coeff_check(OP, coeff_addr, EXP_COEFF_LEN, EXP_COEFF_RULE)?;
         let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
         let lmem = self.chip().local().local_mem_per_npu as usize;
         exp_rows(
@@ -387,13 +623,96 @@ impl TpuCore {
     }
 }
 
+#[inline(always)]
 fn read_f32(store: &[u8], at: usize) -> f32 {
     f32::from_le_bytes([store[at], store[at + 1], store[at + 2], store[at + 3]])
 }
 
-/// The row driver of the exponential: each row of the source is read whole, then `work0`,
-/// `work1` and `dst` are written (an operand equal to the source is exact).
-fn exp_rows(
+crate::simd::avx2_dispatch!(
+    /// [`exp_rows_body`], AVX2-compiled where the host has it.
+    fn exp_rows['a](
+        store: &mut [u8],
+        views: [&'a LocalView; 4],
+        coeff: usize,
+        lmem: usize,
+        flush: bool,
+        in_place: bool,
+    ) => exp_rows_body
+);
+
+crate::simd::avx2_dispatch!(
+    /// [`log_rows_body`], AVX2-compiled where the host has it.
+    fn log_rows['a](
+        store: &mut [u8],
+        views: [&'a LocalView; 3],
+        coeff: usize,
+        lmem: usize,
+        flush: bool,
+        in_place: bool,
+        zero_test: bool,
+    ) => log_rows_body
+);
+
+/// The row driver of the logarithm: each block of a row of the source is read whole, then
+/// `work` and `dst` are written.
+#[inline(always)]
+fn log_rows_body(
+    store: &mut [u8],
+    [d, s, w]: [&LocalView; 3],
+    coeff: usize,
+    lmem: usize,
+    flush: bool,
+    in_place: bool,
+    zero_test: bool,
+) {
+    let wn = d.shape.w as usize;
+    let mut xb = [0u32; BLOCK];
+    let mut outs = [[0f32; BLOCK]; 3];
+    // Plain loops, not `for_each_row`'s closure: the whole body must inline into the AVX2 copy.
+    for (n, c, h) in row_indices(&d.shape) {
+        let dr = d.row(n, c, h);
+        let lane_base = dr - dr % lmem;
+        let mut co = [0f32; LOG_COEFF_LEN];
+        for (k, o) in co.iter_mut().enumerate() {
+            *o = read_f32(store, lane_base + coeff + 4 * k);
+        }
+        let (sr, wr) = (s.row(n, c, h), w.row(n, c, h));
+        let mut done = 0;
+        while done < wn {
+            let m = (wn - done).min(BLOCK);
+            load_words(store, sr + 4 * done, &mut xb[..m]);
+            let [od, op, oe] = &mut outs;
+            log_block(&xb[..m], &co, flush, zero_test, [od, op, oe]);
+            // In place the C-model computes `p` in work (module docs).
+            let work = if in_place { &op[..m] } else { &oe[..m] };
+            store_f32s(store, wr + 4 * done, work);
+            store_f32s(store, dr + 4 * done, &od[..m]);
+            done += m;
+        }
+    }
+}
+
+/// Reads `out.len()` little-endian f32 bit patterns from `store` at byte `at`.
+#[inline(always)]
+fn load_words(store: &[u8], at: usize, out: &mut [u32]) {
+    let m = out.len();
+    for (o, b) in out.iter_mut().zip(store[at..at + 4 * m].chunks_exact(4)) {
+        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+}
+
+/// Writes `vals` as little-endian f32s into `store` at byte `at`.
+#[inline(always)]
+fn store_f32s(store: &mut [u8], at: usize, vals: &[f32]) {
+    for (b, v) in store[at..at + 4 * vals.len()].chunks_exact_mut(4).zip(vals) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// The row driver of the exponential: each block of a row of the source is read whole, then
+/// `work0`, `work1` and `dst` are written (an operand equal to the source is exact).
+#[inline(always)]
+fn exp_rows_body(
     store: &mut [u8],
     [d, s, w0, w1]: [&LocalView; 4],
     coeff: usize,
@@ -402,39 +721,33 @@ fn exp_rows(
     in_place: bool,
 ) {
     let w = d.shape.w as usize;
-    let mut xs = vec![0f32; w];
-    let mut outs = vec![(0f32, 0f32, 0f32); w];
-    for_each_row(&d.shape, |_, n, c, h| {
+    let (mut xb, mut xs) = ([0u32; BLOCK], [0f32; BLOCK]);
+    let mut outs = [[0f32; BLOCK]; 4];
+    for (n, c, h) in row_indices(&d.shape) {
         let dr = d.row(n, c, h);
         let lane_base = dr - dr % lmem;
         let mut co = [0f32; EXP_COEFF_LEN];
         for (k, o) in co.iter_mut().enumerate() {
             *o = read_f32(store, lane_base + coeff + 4 * k);
         }
-        let sr = s.row(n, c, h);
-        for (i, x) in xs.iter_mut().enumerate() {
-            *x = read_f32(store, sr + 4 * i);
-        }
-        for (o, &x) in outs.iter_mut().zip(&xs) {
-            *o = exp_elem(x, &co, flush);
-        }
-        if in_place {
-            // work0 keeps the polynomial `p` (module docs).
-            for (o, &x) in outs.iter_mut().zip(&xs) {
-                o.1 = exp_poly(x, &co, flush);
+        let (sr, r0, r1) = (s.row(n, c, h), w0.row(n, c, h), w1.row(n, c, h));
+        let mut done = 0;
+        while done < w {
+            let m = (w - done).min(BLOCK);
+            load_words(store, sr + 4 * done, &mut xb[..m]);
+            for (x, &b) in xs.iter_mut().zip(&xb[..m]) {
+                *x = f32::from_bits(b);
             }
+            let [od, o0, o1, op] = &mut outs;
+            exp_block(&xs[..m], &co, flush, [od, o0, o1, op]);
+            // In place, work0 keeps the polynomial `p` (module docs).
+            let work0 = if in_place { &op[..m] } else { &o0[..m] };
+            store_f32s(store, r0 + 4 * done, work0);
+            store_f32s(store, r1 + 4 * done, &o1[..m]);
+            store_f32s(store, dr + 4 * done, &od[..m]);
+            done += m;
         }
-        let (r0, r1) = (w0.row(n, c, h), w1.row(n, c, h));
-        for (i, &(_, a, _)) in outs.iter().enumerate() {
-            store[r0 + 4 * i..r0 + 4 * i + 4].copy_from_slice(&a.to_le_bytes());
-        }
-        for (i, &(_, _, b)) in outs.iter().enumerate() {
-            store[r1 + 4 * i..r1 + 4 * i + 4].copy_from_slice(&b.to_le_bytes());
-        }
-        for (i, &(o, _, _)) in outs.iter().enumerate() {
-            store[dr + 4 * i..dr + 4 * i + 4].copy_from_slice(&o.to_le_bytes());
-        }
-    });
+    }
 }
 
 #[cfg(test)]
@@ -516,6 +829,141 @@ mod tests {
             (0xbf80_0000, 0x8000_0000),
         ] {
             assert_eq!(q(x), want, "sqrt {x:#x}");
+        }
+    }
+
+    /// Random bit patterns mixed with the special values of both functions.
+    fn block_inputs(seed: u32) -> Vec<u32> {
+        let specials = [
+            0u32,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0001,
+            0x42b1_7219,
+            0xc2ce_8ed0,
+            0x3faa_aaab,
+            0x3faa_aaac,
+            0x7f2a_aaac,
+            0x4b00_0000,
+            0xcb00_0001,
+        ];
+        let mut bits = seed;
+        (0..4096)
+            .map(|i| {
+                bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+                match i % 4 {
+                    0 => specials[(bits >> 8) as usize % specials.len()],
+                    1 => ((bits % 0x0600_0000) + 0x3c00_0000) | (bits & 0x8000_0000),
+                    _ => bits,
+                }
+            })
+            .collect()
+    }
+
+    /// The batched kernels equal their scalar twins bit for bit, on every block length.
+    #[test]
+    fn blocks_equal_scalar_twins() {
+        let (ce, cl) = (exp_coeff(), log_coeff());
+        for flush in [true, false] {
+            for (seed, m) in [(1u32, BLOCK), (2, 1), (3, 7), (4, 33)] {
+                for xs in block_inputs(seed).chunks(m) {
+                    let fs: Vec<f32> = xs.iter().map(|&b| f32::from_bits(b)).collect();
+                    let mut o = [[0f32; BLOCK]; 4];
+                    let [a, b, c, d] = &mut o;
+                    exp_block(&fs, &ce, flush, [a, b, c, d]);
+                    for (i, &x) in fs.iter().enumerate() {
+                        let (e0, e1, e2) = exp_elem(x, &ce, flush);
+                        let want = [e0, e1, e2, exp_poly(x, &ce, flush)].map(f32::to_bits);
+                        assert_eq!(o.map(|r| r[i].to_bits()), want, "exp {:#x}", xs[i]);
+                    }
+                    for zero_test in [true, false] {
+                        let mut o = [[0f32; BLOCK]; 3];
+                        let [a, b, c] = &mut o;
+                        log_block(xs, &cl, flush, zero_test, [a, b, c]);
+                        for (i, &x) in xs.iter().enumerate() {
+                            let (l0, l1, l2) = log_elem(x, &cl, flush, zero_test);
+                            let want = [l0, l1, l2].map(f32::to_bits);
+                            assert_eq!(o.map(|r| r[i].to_bits()), want, "log {x:#x}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The coefficients read back from the C-model after `tpu_bdc_load_fp32_log_coeff`.
+    #[test]
+    fn log_coefficients_are_alternating_inverses() {
+        let want = [
+            0u32,
+            0x3f80_0000,
+            0xbf00_0000,
+            0x3eaa_aaab,
+            0xbe80_0000,
+            0x3e4c_cccd,
+            0xbe2a_aaab,
+            0x3e12_4925,
+            0xbe00_0000,
+            0x3de3_8e39,
+            0xbdcc_cccd,
+            0x3dba_2e8c,
+            0xbdaa_aaab,
+            0x3d9d_89d9,
+            0xbd92_4925,
+            0x3d88_8889,
+        ];
+        let got: Vec<u32> = log_coeff().iter().map(|c| c.to_bits()).collect();
+        assert_eq!(got, want);
+    }
+
+    /// `(dst, work)` the C-model printed for single `tpu_bdc_fp32_log` calls (session 9), out
+    /// of place and in place.
+    #[test]
+    fn log_probe_values() {
+        let c = log_coeff();
+        let l = |x: u32, zero_test: bool| {
+            let (o, p, e) = log_elem(x, &c, true, zero_test);
+            (o.to_bits(), p.to_bits(), e.to_bits())
+        };
+        for (x, out, work) in [
+            (0u32, 0xff80_0000u32, 0xc2ae_ac50u32),
+            (0x8000_0000, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0x7f80_0000, 0x7f80_0000, 0x42b1_7218),
+            (0x7fc0_0000, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0xbf80_0000, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0x0000_0001, 0xc2ae_ac50, 0xc2ae_ac50),
+            (0x3f80_0000, 0, 0),
+            (0x3f80_0001, 0x33ff_ffff, 0),
+            (0x4000_0000, 0x3f31_7218, 0x3f31_7218),
+            (0x7f7f_ffff, 0xff80_0000, 0x42b1_7218),
+            (0x7f2a_aaab, 0x42a9_6c45, 0x42b0_0f34),
+            (0x3faa_aaab, 0x3e93_4b12, 0),
+            (0x3faa_aaac, 0x3e93_4b15, 0x3f31_7218),
+        ] {
+            let (o, _, e) = l(x, true);
+            assert_eq!((o, e), (out, work), "log {x:#x}");
+        }
+        // In place the source is overwritten by max(x, FLT_MIN) before the +0 test; work
+        // keeps the polynomial.
+        for (x, out, work) in [
+            (0u32, 0xc2ae_ac50u32, 0u32),
+            (0x7f80_0000, 0x7f80_0000, 0x7f80_0000),
+            (0x4049_0fdb, 0x3f92_8682, 0xbe77_5cac),
+            (0x7f7f_ffff, 0xff80_0000, 0xff80_0000),
+        ] {
+            let (o, p, _) = l(x, false);
+            assert_eq!((o, p), (out, work), "in-place log {x:#x}");
         }
     }
 

@@ -560,9 +560,10 @@ fn run_sqrt_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), FailureKind> {
     first_diff("out", &pick(&want), &pick(&got))
 }
 
-/// Runs one `bdc_sfu` case (`tpu_bdc_load_fp32_exp_coeff`, `_table`, then `tpu_bdc_fp32_exp`):
-/// the outputs are filled first and the source written after (as the generator does, so an
-/// output placed on the source starts with it); `dst`, `work0` and `work1` and the loaded
+/// Runs one `bdc_sfu` case (`tpu_bdc_load_fp32_exp_coeff`, `_table`, then `tpu_bdc_fp32_exp`;
+/// or `tpu_bdc_load_fp32_log_coeff`, then `tpu_bdc_fp32_log`): the outputs are filled first and
+/// the source written after (as the generator does, so an output placed on the source starts
+/// with it); the outputs (`dst`, `work0`, `work1`, or `dst`, `work`) and the loaded
 /// coefficients (lane 0) are compared.
 pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), FailureKind> {
     if matches!(c.func()?, "fp32_rsqrt" | "fp32_sqrt") {
@@ -572,16 +573,21 @@ pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
     let expect_error = c.flag("expect_error");
     let fill = u8::try_from(c.i64_or("out_fill_byte", 0)?)
         .map_err(|_| malformed("out_fill_byte is not a byte".into()))?;
-    let outs = [
-        ("dst", "out"),
-        ("work0", "work0_out"),
-        ("work1", "work1_out"),
-    ];
+    let is_log = c.func()? == "fp32_log";
+    let outs: &[(&str, &str)] = if is_log {
+        &[("dst", "out"), ("work", "work_out")]
+    } else {
+        &[
+            ("dst", "out"),
+            ("work0", "work0_out"),
+            ("work1", "work1_out"),
+        ]
+    };
     let ext = |nm: &str| -> Result<u64, FailureKind> {
         Ok(c.i64_or(&format!("{nm}_extent"), 0)?.max(0) as u64)
     };
     if !expect_error {
-        for (nm, _) in outs {
+        for &(nm, _) in outs {
             fill_region(core, c.addr(nm)?, ext(nm)?, 4, shape.c, fill)?;
         }
         let src = c
@@ -589,18 +595,21 @@ pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
             .ok_or_else(|| malformed("missing src".into()))?;
         put_region(core, c.addr("src")?, ext("src")?, 4, shape.c, &src)?;
     }
-    let (coeff, table) = (c.u32("coeff_addr")?, c.u32("table_addr")?);
-    let [d, s, w0, w1] = [
-        c.addr("dst")?,
-        c.addr("src")?,
-        c.addr("work0")?,
-        c.addr("work1")?,
-    ];
+    let coeff = c.u32("coeff_addr")?;
+    let (d, s) = (c.addr("dst")?, c.addr("src")?);
     let result = match c.func()? {
-        "fp32_exp" => core
-            .tpu_bdc_load_fp32_exp_coeff(coeff)
-            .and_then(|()| core.tpu_bdc_load_fp32_exp_table(table))
-            .and_then(|()| core.tpu_bdc_fp32_exp(d, s, w0, w1, coeff, table, &shape)),
+        "fp32_exp" => {
+            let table = c.u32("table_addr")?;
+            let (w0, w1) = (c.addr("work0")?, c.addr("work1")?);
+            core.tpu_bdc_load_fp32_exp_coeff(coeff)
+                .and_then(|()| core.tpu_bdc_load_fp32_exp_table(table))
+                .and_then(|()| core.tpu_bdc_fp32_exp(d, s, w0, w1, coeff, table, &shape))
+        }
+        "fp32_log" => {
+            let w = c.addr("work")?;
+            core.tpu_bdc_load_fp32_log_coeff(coeff)
+                .and_then(|()| core.tpu_bdc_fp32_log(d, s, w, coeff, &shape))
+        }
         other => return Err(malformed(format!("unknown SFU func {other:?}"))),
     };
     match (result, expect_error) {
@@ -613,7 +622,7 @@ pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
         (Err(e), false) => return Err(refused(e)),
         (Ok(()), false) => {}
     }
-    for (nm, key) in outs {
+    for &(nm, key) in outs {
         let addr = c.addr(nm)?;
         let got = get_region(core, addr, ext(nm)?, 4, shape.c)?;
         let want = c

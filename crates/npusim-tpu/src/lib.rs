@@ -22,13 +22,16 @@
 //!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`bdc`]: elementwise float instructions (issue #16);
 //!   [`bdc_logic`], [`bdc_data`]: compares, bitwise ops, casts and moves, all run by the one
 //!   bit-pattern lane/row driver of `bdc_elem` (an instruction = one row + one element function);
-//!   [`bdc_sfu`]: the f32 exponential and the C-model's division;
+//!   [`bdc_sfu`]: the f32 exponential, logarithm, reciprocal square root, square root and the
+//!   C-model's division;
 //! * [`error`]: [`HauError`], one variant per restriction;
 //! * [`golden`]: replay of C-model golden files (`npusim hau check`); every BDC case goes through
 //!   one driver and one dispatch row per vendor function (`golden_bdc`);
 //! * [`kernels`]: kernels written against the API (softmax over the channel axis);
 //! * [`demo`]: the top-K example of `npusim demo`.
 
+#[macro_use]
+mod simd;
 pub mod bdc;
 pub mod bdc_data;
 mod bdc_elem;

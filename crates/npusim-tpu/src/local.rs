@@ -443,9 +443,18 @@ impl SystemView {
     }
 }
 
+/// Every `(n, c, h)` row of `shape` in NCHW order, as an iterator: the form of [`for_each_row`]
+/// for kernels compiled twice ([`crate::simd`]), whose whole body must inline (a closure
+/// argument may stay a call).
+#[inline(always)]
+pub fn row_indices(shape: &Dim4) -> impl Iterator<Item = (usize, usize, usize)> {
+    let (nn, cc, hh) = (shape.n as usize, shape.c as usize, shape.h as usize);
+    (0..nn).flat_map(move |n| (0..cc).flat_map(move |c| (0..hh).map(move |h| (n, c, h))))
+}
+
 /// Calls `f(row_index, n, c, h)` for every `(n, c, h)` row of `shape`, in NCHW order: the one
 /// loop every GDMA and BDC operation runs its rows through.
-#[inline]
+#[inline(always)]
 pub fn for_each_row(shape: &Dim4, mut f: impl FnMut(usize, usize, usize, usize)) {
     let (nn, cc, hh) = (shape.n as usize, shape.c as usize, shape.h as usize);
     let mut r = 0;

@@ -1,7 +1,8 @@
-//! Issue #16, `tpu_bdc_fp32_exp`, the division, `tpu_bdc_fp32_rsqrt` and `_sqrt`: one test per restriction the C-model
+//! Issue #16, `tpu_bdc_fp32_exp`, `_log`, the division, `tpu_bdc_fp32_rsqrt` and `_sqrt`: one
+//! test per restriction the C-model
 //! asserts on, and a plain f64 check that the C-model's algorithms stay close to the true
 //! results (bit-exactness against the C-model is in tests/golden.rs: golden/tpu/sfu.json,
-//! golden/tpu/bdc_div.json).
+//! golden/tpu/sfu_log.json, golden/tpu/bdc_div.json).
 
 use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
 
@@ -325,6 +326,155 @@ fn rsqrt_and_sqrt_are_close_to_f64() {
                 let ulp = (want as f32).to_bits().abs_diff(got.to_bits());
                 assert!(ulp <= 4, "x = {x:e}: got {got:e}, want {want:e}");
             }
+        }
+    }
+}
+
+fn log(c: &mut TpuCore, a: [u32; 4], s: Dim4) -> Result<(), TpuError> {
+    c.tpu_bdc_fp32_log(a[0], a[1], a[2], a[3], &s)
+}
+
+const LOG_OK: [u32; 4] = [0x10000, 0x1000, 0x20000, 0x0];
+
+#[test]
+fn log_accepts_operands_the_cmodel_accepts() {
+    let mut c = core();
+    let s = Dim4::new(1, 5, 1, 9);
+    c.tpu_bdc_load_fp32_log_coeff(0).unwrap();
+    log(&mut c, LOG_OK, s).unwrap();
+    // src may start on another NPU; work only with dst; in place; work == src.
+    log(&mut c, [3 * LM + 0x10000, 0x1000, 3 * LM + 0x20000, 0], s).unwrap();
+    log(&mut c, [0x1000, 0x1000, 0x20000, 0], s).unwrap();
+    log(&mut c, [0x10000, 0x1000, 0x1000, 0], s).unwrap();
+}
+
+#[test]
+fn log_misaligned_operands_are_refused() {
+    let s = Dim4::new(1, 4, 1, 4);
+    for (i, param) in ["dst_addr", "src_addr", "work_addr"]
+        .into_iter()
+        .enumerate()
+    {
+        for delta in [4, 32] {
+            let mut a = LOG_OK;
+            a[i] += delta;
+            let e = log(&mut core(), a, s).unwrap_err();
+            assert!(
+                matches!(e, TpuError::Misaligned { op: "tpu_bdc_fp32_log", param: p, align: 64, .. } if p == param),
+                "{e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn log_work_on_another_npu_or_equal_to_dst_is_refused() {
+    let s = Dim4::new(1, 5, 1, 9);
+    let e = log(
+        &mut core(),
+        [3 * LM + 0x10000, 3 * LM + 0x1000, 0x20000, 0],
+        s,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TpuError::StartNpuMismatch {
+                op: "tpu_bdc_fp32_log",
+                param: "work_addr",
+                start: 0,
+                dst_start: 3,
+            }
+        ),
+        "{e}"
+    );
+    let e = log(&mut core(), [0x10000, 0x1000, 0x10000, 0], s).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TpuError::SameAddress {
+                op: "tpu_bdc_fp32_log",
+                param: "work_addr",
+                other: "dst_addr",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn log_coeff_off_npu0_or_grid_is_refused() {
+    let s = Dim4::new(1, 4, 1, 4);
+    for (coeff, npu) in [(0x20, None), (0x4, None), (LM, Some(1))] {
+        let mut a = LOG_OK;
+        a[3] = coeff;
+        for e in [
+            log(&mut core(), a, s).unwrap_err(),
+            core().tpu_bdc_load_fp32_log_coeff(coeff).unwrap_err(),
+        ] {
+            let ok = match npu {
+                None => {
+                    matches!(e, TpuError::Misaligned { param: "coeff_addr", addr, .. } if addr == coeff)
+                }
+                Some(n) => {
+                    matches!(e, TpuError::NpuRequired { param: "coeff_addr", npu, .. } if npu == n)
+                }
+            };
+            assert!(ok, "{e}");
+        }
+    }
+    // The 16 coefficients (64 bytes) fit at the last 64-byte slot of NPU 0.
+    core().tpu_bdc_load_fp32_log_coeff(LM - 64).unwrap();
+}
+
+#[test]
+fn log_dims_outside_range_are_refused_and_nothing_is_written() {
+    let mut c = core();
+    let before = c.read_local(0x10000, 64).unwrap();
+    for s in [
+        Dim4::new(1, 4, 1, 0),
+        Dim4::new(1, 4, 1, 65536),
+        Dim4::new(0, 4, 1, 1),
+    ] {
+        let e = log(&mut c, LOG_OK, s).unwrap_err();
+        assert!(matches!(e, TpuError::DimOutOfRange { .. }), "{e}");
+    }
+    assert_eq!(c.read_local(0x10000, 64).unwrap(), before);
+}
+
+/// The C-model's logarithm stays close to the true `ln x` for positive normal `x` below
+/// `2^126 * 4/3` (a plain f64 model; from there on its rounded exponent reaches 254 and the
+/// result is wrong, see the module docs of `bdc_sfu`): the Taylor series on `t` in
+/// `[-1/3, 1/3)` truncated after 15 terms is off by at most `(1/3)^16 / 16 * 3/2`, about
+/// 2.2e-9; with f32 rounding, within 4e-7 absolute plus 4 ulp of the result.
+#[test]
+fn log_is_close_to_f64() {
+    let mut c = core();
+    c.tpu_bdc_load_fp32_log_coeff(0).unwrap();
+    let w = 64usize;
+    let s = Dim4::new(1, 1, 1, w as i32);
+    let mut bits = 12_345u32;
+    for _ in 0..40 {
+        let xs: Vec<f32> = (0..w)
+            .map(|_| {
+                bits = bits.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+                f32::from_bits(0x0080_0000 + bits % (0x7eaa_aaab - 0x0080_0000))
+            })
+            .collect();
+        let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+        c.local_store_mut()[0x1000..0x1000 + 4 * w].copy_from_slice(&bytes);
+        log(&mut c, LOG_OK, s).unwrap();
+        let out = c.local_store()[0x10000..0x10000 + 4 * w].to_vec();
+        for (&x, o) in xs.iter().zip(out.chunks_exact(4)) {
+            let got = f32::from_le_bytes([o[0], o[1], o[2], o[3]]) as f64;
+            let want = (x as f64).ln();
+            let r = (want.abs() as f32).max(f32::MIN_POSITIVE);
+            let ulp = (f32::from_bits(r.to_bits() + 1) - r) as f64;
+            assert!(
+                (got - want).abs() <= 4e-7 + 4.0 * ulp,
+                "ln({x:e}) = {got}, want {want}"
+            );
         }
     }
 }

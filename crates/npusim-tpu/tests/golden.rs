@@ -253,6 +253,21 @@ fn tpu_bdc_sqrt_golden_all_pass() {
     );
 }
 
+/// Issue #16: `tpu_bdc_fp32_log` after `tpu_bdc_load_fp32_log_coeff`: dst and work bit for
+/// bit on NaN/inf/+-0/denormal/negative inputs, values near 1 and at the exponent rounding
+/// point (mantissa 4/3), odd shapes, start NPUs 0 and non-zero, operands on other NPUs, in-place
+/// calls (dst == src, work == src), and the 12 calls the C-model rejects.
+#[test]
+fn tpu_bdc_log_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("sfu_log.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("28 passed, 0 failed"),
+        "{report}"
+    );
+}
+
 /// Issue #16 acceptance 3: our softmax kernel (`kernels::softmax_last_axis`: S2L, max pool,
 /// sub, exp, avg pool as a sum, div, L2S) against the same call sequence on the C-model, bit
 /// for bit, on 7 shapes (C from 1 to 256, rows across the 64 lanes, N = 2) including rows with
