@@ -395,6 +395,7 @@ pub(crate) struct Checker {
     index: HashMap<(HazardKind, usize, usize), usize>,
     dropped: u64,
     scratch: Vec<(Tile, bool)>,
+    hits: Vec<(HazardKind, Access, (u64, u64))>,
 }
 
 fn pipe_ix(p: Pipe) -> usize {
@@ -446,6 +447,7 @@ impl Checker {
             index: HashMap::new(),
             dropped: 0,
             scratch: Vec::with_capacity(8),
+            hits: Vec::new(),
         })
     }
 
@@ -655,7 +657,8 @@ impl Checker {
         }
         let known = self.known[pipe_ix(p)];
         let ordered = |q: Pipe, seq: u64| q == p || known[pipe_ix(q)] >= seq;
-        let mut hits: Vec<(HazardKind, Access, (u64, u64))> = Vec::new();
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
         for r in &self.recs[loc as usize] {
             if r.hi <= lo || hi <= r.lo {
                 continue;
@@ -699,7 +702,7 @@ impl Checker {
                 }
             }
         }
-        for (kind, earlier, ov) in hits {
+        for &(kind, earlier, ov) in &hits {
             let later = Access {
                 pipe: p,
                 span: site.0,
@@ -708,6 +711,7 @@ impl Checker {
             };
             self.report(kind, earlier, later, Some(loc), ov, None);
         }
+        self.hits = hits;
     }
 
     fn report(
