@@ -326,7 +326,13 @@ fn pto_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn every_example_and_correct_kernel_gives_no_report() {
     let mut files = Vec::new();
     pto_files(&root().join("examples/pto"), &mut files);
-    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hazards/vadd_pingpong.pto"));
+    for k in ["vadd_pingpong.pto", "row_softmax_synced.pto"] {
+        files.push(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/hazards")
+                .join(k),
+        );
+    }
     assert!(files.len() >= 12, "{files:?}");
     let (mut checked, mut skipped) = (Vec::new(), Vec::new());
     for f in &files {
@@ -359,10 +365,52 @@ fn every_example_and_correct_kernel_gives_no_report() {
         checked,
         [
             "gemm_256x256x512.pto",
+            "row_softmax_synced.pto",
             "vadd_pingpong.pto",
             "vector_add.pto"
         ],
         "skipped: {skipped:?}"
+    );
+}
+
+#[test]
+fn synced_row_softmax_is_clean_and_computes_what_the_example_does() {
+    let synced = data("row_softmax_synced.pto");
+    let plain = std::fs::read_to_string(root().join("examples/pto/row_softmax.pto")).unwrap();
+    let args: Vec<(String, HostArg)> = vec![
+        ("x".into(), f32s(32 * 1024)),
+        ("y".into(), f32s(32 * 1024)),
+        ("n_rows".into(), HostArg::Scalar("32".into())),
+    ];
+    let cfg = RunConfig::default();
+    let a = prog(&synced)
+        .run_checked(None, &args, &cfg, &synced)
+        .expect("runs");
+    let r = a.hazards.as_ref().expect("report");
+    assert!(
+        r.skipped.is_none() && r.is_clean(),
+        "{}",
+        r.render("k.pto", &synced, "error")
+    );
+    let b = prog(&plain).run(None, &args, &cfg).expect("runs");
+    assert_eq!(a.buffer("y").unwrap().data, b.buffer("y").unwrap().data);
+    // Dropping the wait for %out to be free (before the division writes it) is reported.
+    let w = "      pto.wait_event [#pto.pipe_event_type<TSTORE_VEC>, #pto.pipe_event_type<TVEC>, #pto.event<EVENT_ID0>]\n";
+    let i = synced.find(w).expect("the wait");
+    let bug = format!("{}{}", &synced[..i], &synced[i + w.len()..]);
+    let r = prog(&bug)
+        .run_checked(None, &args, &cfg, &bug)
+        .expect("runs")
+        .hazards
+        .expect("report");
+    let div = line(&bug, &["pto.trowexpanddiv"], 0);
+    let store = line(&bug, &["pto.tstore"], 0);
+    assert_reported(
+        &r,
+        &bug,
+        HazardKind::WriteAfterRead,
+        (store, Pipe::Mte3),
+        (div, Pipe::Vector),
     );
 }
 
