@@ -13,6 +13,9 @@
 //! wait that runs before its set, as in pre-armed double buffering, orders what `a` was given
 //! before the wait). `pto.barrier #pto.pipe<PIPE_ALL>` orders everything before it with
 //! everything after it; a barrier on one pipe orders that pipe only (already ordered here).
+//! (PTOAS's own sync insertion also puts `pto.barrier <PIPE_V>` between dependent ops of the
+//! vector pipe, its test `Sync/test_inject_sync_intra_pipe_barrier`; the checker does not ask
+//! for those.)
 //! `pto.get_buf`/`pto.rls_buf` (A5) order the work of the pipes that hold one buffer id in
 //! turn. The orderings compose (vector clocks: each pipe knows, per other pipe, how many of
 //! its instructions are ordered before its own next one).
