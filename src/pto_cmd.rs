@@ -102,6 +102,24 @@ pub struct RunArgs {
     /// Writes the `--stats` table as JSON to FILE.
     #[arg(long, value_name = "FILE.json")]
     pub stats_json: Option<PathBuf>,
+    /// Sync-hazard checker (default warn): reports reads and writes of one on-chip byte range
+    /// by two pipes with no set/wait flag or barrier between them (they race on the chip
+    /// though npusim, running in order, gets them right). `warn` prints and runs on, `error`
+    /// fails the run without writing outputs. Kernels without sync ops (PTOAS auto-sync input)
+    /// are not checked.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub hazards: Option<HazardMode>,
+}
+
+/// `--hazards`: what the sync-hazard checker does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HazardMode {
+    /// No check.
+    Off,
+    /// Print hazards as warnings and run on (the default).
+    Warn,
+    /// Print hazards as errors and fail the run (no output written).
+    Error,
 }
 
 fn parse_policy(s: &str) -> Result<PolicyName, String> {
@@ -723,7 +741,11 @@ pub fn run(args: RunArgs) -> Result<bool> {
     };
     let _ = PRINT_SOURCE.set((file.clone(), src.clone()));
     let t2 = Instant::now();
-    let result = prog.run(func, &host, &cfg);
+    let hazards = args.hazards.unwrap_or(HazardMode::Warn);
+    let result = match hazards {
+        HazardMode::Off => prog.run(func, &host, &cfg),
+        _ => prog.run_checked(func, &host, &cfg, &src),
+    };
     if cfg.progress.is_some() && t2.elapsed() > Duration::from_millis(500) {
         eprint!("\r\x1b[K");
     }
@@ -732,6 +754,28 @@ pub fn run(args: RunArgs) -> Result<bool> {
         Err(e) => return Ok(report(e)),
     };
     let t_exec = t2.elapsed();
+    if let Some(h) = &outcome.hazards {
+        if let (Some(why), Some(_)) = (&h.skipped, args.hazards) {
+            eprintln!("note: sync-hazard check skipped: {why}");
+        }
+        if !h.is_clean() {
+            let error = hazards == HazardMode::Error;
+            let sev = if error { "error" } else { "warning" };
+            eprint!("{}", h.render(&file, &src, sev));
+            eprintln!(
+                "\n{sev}: {file}: {} sync hazard(s): the kernel can race or hang on the chip (npusim runs it in order){}",
+                h.hazards.len(),
+                if error {
+                    "; no output written"
+                } else {
+                    "; `--hazards=error` fails on them"
+                }
+            );
+            if error {
+                return Ok(false);
+            }
+        }
+    }
     if let (Some(tp), Some(rec)) = (&args.trace, &outcome.trace) {
         std::fs::write(tp, rec.chrome_json(&prog, &file, &src))
             .with_context(|| format!("--trace: cannot write {}", tp.display()))?;

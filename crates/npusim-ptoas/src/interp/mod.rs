@@ -36,6 +36,7 @@
 
 mod coop;
 mod exec;
+pub mod hazard;
 mod lower;
 mod plan;
 mod scalar;
@@ -278,6 +279,8 @@ pub struct RunOutcome {
     pub stats: RunStats,
     /// Every executed instruction, when [`RunConfig::trace`] was set.
     pub trace: Option<trace::Recording>,
+    /// The sync-hazard report, from [`Program::run_checked`].
+    pub hazards: Option<hazard::Report>,
     /// What the kernel printed (`pto.tprint`, `pto.print`), in execution order per core.
     pub prints: Vec<PrintRec>,
 }
@@ -470,6 +473,17 @@ impl Program {
         func: Option<&str>,
         args: &[(String, HostArg)],
         cfg: &RunConfig,
+    ) -> Result<RunOutcome, RunError> {
+        self.run_observed(func, args, cfg, None)
+    }
+
+    /// [`Program::run`], feeding `hz` (the sync-hazard checker) when given.
+    pub(crate) fn run_observed(
+        &self,
+        func: Option<&str>,
+        args: &[(String, HostArg)],
+        cfg: &RunConfig,
+        hz: Option<hazard::Checker>,
     ) -> Result<RunOutcome, RunError> {
         let fi = self.resolve(func)?;
         let f = &self.funcs[fi];
@@ -687,7 +701,7 @@ impl Program {
             ctx: coop::CoreKind::All,
             coop: None,
             pipe: Default::default(),
-            rec: cfg.trace.then(Default::default),
+            rec: trace::Recorder::new(cfg.trace, hz),
             prints: Vec::new(),
             on_print: cfg.on_print,
         };
@@ -723,6 +737,7 @@ impl Program {
         }
         let mut per_op: Vec<(&'static str, u64)> = per.into_iter().collect();
         per_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let (trace, hazards) = trace::Recorder::finish(m.rec.take());
         Ok(RunOutcome {
             gm,
             bufs,
@@ -733,7 +748,8 @@ impl Program {
                 chip_to_gm: m.chip_to_gm,
                 blocks: cfg.blocks,
             },
-            trace: m.rec.take().map(|r| r.rec),
+            trace,
+            hazards,
             prints: std::mem::take(&mut m.prints),
         })
     }

@@ -68,22 +68,58 @@ impl Pipe {
         }
     }
 
-    /// The pipe a sync-op mnemonic names (`PIPE_V`, `TVEC`, `TLOAD`, ...); `None` for
-    /// `PIPE_ALL` and unknown names.
+    /// The pipe a sync-op mnemonic names: a hardware pipe (`PIPE_V`), a PTOAS sync op type
+    /// (`TVEC`, `TLOAD`, ...; mapped as PTOAS's `mapSyncOpTypeToPipe` maps them: `TMOV_M2S` and
+    /// `TMOV_V2M` on the fixpipe, `TMOV_M2V` and `TVECWAIT_EVENT` on the vector pipe) or one of
+    /// the PTO IR manual's `EVENT_*` pipe event kinds (§3.2); `None` for `PIPE_ALL` and unknown
+    /// names.
     pub fn from_mnemonic(s: &str) -> Option<Pipe> {
         Some(match s {
             "PIPE_S" | "TSCALAR" => Pipe::Scalar,
-            "PIPE_MTE2" | "TLOAD" => Pipe::Mte2,
-            "PIPE_MTE1" | "TMOV_M2L" | "TMOV_M2B" | "TMOV_M2S" | "TEXTRACT" => Pipe::Mte1,
-            "PIPE_V" | "TVEC" | "TMOV_V2V" => Pipe::Vector,
-            "PIPE_M" | "TMATMUL" => Pipe::Cube,
-            "PIPE_FIX" | "TSTORE_ACC" | "TMOV_A2V" | "TMOV_A2M" => Pipe::Fixpipe,
-            "PIPE_MTE3" | "TSTORE_VEC" | "TSTORE_MAT" => Pipe::Mte3,
+            "PIPE_MTE2" | "TLOAD" | "EVENT_LOAD_FROM_GM" => Pipe::Mte2,
+            "PIPE_MTE1"
+            | "TMOV_M2L"
+            | "TMOV_M2B"
+            | "TEXTRACT"
+            | "EVENT_MOVE_MAT_TO_LEFT"
+            | "EVENT_MOVE_MAT_TO_BIAS" => Pipe::Mte1,
+            "PIPE_V"
+            | "TVEC"
+            | "TMOV_V2V"
+            | "TMOV_M2V"
+            | "TVECWAIT_EVENT"
+            | "EVENT_COMPUTE_VEC"
+            | "EVENT_MOVE_MAT_TO_VEC"
+            | "EVENT_VEC_WAITPOINT" => Pipe::Vector,
+            "PIPE_M" | "TMATMUL" | "EVENT_COMPUTE_MATMUL" => Pipe::Cube,
+            "PIPE_FIX"
+            | "TSTORE_ACC"
+            | "TMOV_M2S"
+            | "TMOV_V2M"
+            | "TMOV_A2V"
+            | "TMOV_A2M"
+            | "EVENT_STORE_FROM_ACC"
+            | "EVENT_MOVE_MAT_TO_SCALAR"
+            | "EVENT_MOVE_VEC_TO_MAT" => Pipe::Fixpipe,
+            "PIPE_MTE3" | "TSTORE_VEC" | "TSTORE_MAT" | "EVENT_STORE_FROM_VEC" => Pipe::Mte3,
             _ => return None,
         })
     }
 
-    fn index(self) -> usize {
+    /// A short name for messages (`MTE2`, `V`, `M`, ...: the `PIPE_*` suffix).
+    pub fn short(self) -> &'static str {
+        match self {
+            Pipe::Scalar => "S",
+            Pipe::Mte2 => "MTE2",
+            Pipe::Mte1 => "MTE1",
+            Pipe::Vector => "V",
+            Pipe::Cube => "M",
+            Pipe::Fixpipe => "FIX",
+            Pipe::Mte3 => "MTE3",
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 }
@@ -252,37 +288,95 @@ pub(crate) fn operands(op: npusim_pto::OpCode, args: &Args) -> (Pipe, Vec<Operan
             }
         }
     }
-    let name = op.name();
-    let pipe = match args {
-        Args::Load { .. } => Pipe::Mte2,
-        Args::Store { src, .. } if src.loc() == TileLoc::Acc => Pipe::Fixpipe,
-        Args::Store { .. } => Pipe::Mte3,
-        Args::Move { src, .. } => match src.loc() {
-            TileLoc::Acc => Pipe::Fixpipe,
-            TileLoc::Mat => Pipe::Mte1,
-            _ => Pipe::Vector,
-        },
-        _ if name.starts_with("TMATMUL") || name.starts_with("TGEMV") => Pipe::Cube,
-        _ => Pipe::Vector,
-    };
-    (pipe, c.ops)
+    (op_pipe(op, args), c.ops)
 }
 
-/// Collects events during a run (held by the interpreter only when tracing is on).
+/// The pipe a tile instruction runs on: `TLOAD` and `MGATHER` on MTE2, `TSTORE` and
+/// `MSCATTER` on MTE3 (from `acc`: the
+/// fixpipe), the `TMATMUL`/`TGEMV` family on the cube, and moves (`TMOV`, `TEXTRACT`,
+/// `TINSERT`) by their source and destination memories as PTOAS's sync insertion places them
+/// (its `TMOV_*` sync op types and pipe-selection tests): out of `acc` and `vec` -> `mat` on the
+/// fixpipe, `mat` -> `vec` on the vector pipe, other moves out of `mat` (to `left`, `right`,
+/// `bias`, `scaling`) on MTE1, `vec` -> `vec` on the vector pipe; everything else on the vector
+/// pipe.
+pub fn op_pipe(op: npusim_pto::OpCode, args: &Args) -> Pipe {
+    let name = op.name();
+    let mov = |src: TileLoc, dst: TileLoc| match (src, dst) {
+        (TileLoc::Acc, _) | (TileLoc::Vec, TileLoc::Mat) => Pipe::Fixpipe,
+        (TileLoc::Mat, TileLoc::Vec) => Pipe::Vector,
+        (TileLoc::Mat, _) => Pipe::Mte1,
+        _ => Pipe::Vector,
+    };
+    match args {
+        // MGATHER on the DMA load pipe, MSCATTER on the store pipe (PTOAS manual).
+        Args::Load { .. } | Args::GmGather { .. } => Pipe::Mte2,
+        Args::GmScatter { .. } => Pipe::Mte3,
+        Args::Store { src, .. } | Args::StoreFp { src, .. } if src.loc() == TileLoc::Acc => {
+            Pipe::Fixpipe
+        }
+        Args::Store { .. } | Args::StoreFp { .. } => Pipe::Mte3,
+        Args::Move { src, dst, .. } | Args::Window { src, dst, .. } => mov(src.loc(), dst.loc()),
+        _ if name.starts_with("TMATMUL") || name.starts_with("TGEMV") => Pipe::Cube,
+        _ => Pipe::Vector,
+    }
+}
+
+/// Collects events during a run and feeds the sync-hazard checker (held by the interpreter
+/// only when tracing or hazard checking is on: one `Option` check per instruction when off).
 #[derive(Debug, Default)]
 pub(crate) struct Recorder {
     pub rec: Recording,
+    /// Keep every event in `rec` (tracing on).
+    keep: bool,
+    /// The sync-hazard checker, when on (see [`super::hazard`]).
+    hz: Option<super::hazard::Checker>,
 }
 
 impl Recorder {
+    /// A recorder when `keep` (tracing) or a checker asks for one.
+    pub(crate) fn new(keep: bool, hz: Option<super::hazard::Checker>) -> Option<Box<Recorder>> {
+        (keep || hz.is_some()).then(|| {
+            Box::new(Recorder {
+                rec: Recording::default(),
+                keep,
+                hz,
+            })
+        })
+    }
+
+    /// The recording (when tracing) and the hazard report (when checking).
+    pub(crate) fn finish(
+        r: Option<Box<Recorder>>,
+    ) -> (Option<Recording>, Option<super::hazard::Report>) {
+        match r {
+            None => (None, None),
+            Some(r) => {
+                let Recorder { rec, keep, hz } = *r;
+                (keep.then_some(rec), hz.map(super::hazard::Checker::finish))
+            }
+        }
+    }
+
     /// Records instruction `pc` of function `func` about to execute in `block`.
     pub(crate) fn on_inst(&mut self, block: u32, func: usize, pc: usize, inst: &Inst, fr: &[Val]) {
-        let (pipe, operands) = match inst {
-            Inst::Exec(p) => operands(p.op().op, &p.op().args),
-            Inst::Tile { op, form } => match build_args(form, fr, crate::diag::Span::default()) {
-                Ok(args) => operands(*op, &args),
-                Err(_) => (Pipe::Vector, Vec::new()),
-            },
+        let built;
+        let tile: Option<(npusim_pto::OpCode, &Args)> = match inst {
+            Inst::Exec(p) => Some((p.op().op, &p.op().args)),
+            Inst::Tile { op, form } => {
+                built = build_args(form, fr, crate::diag::Span::default()).ok();
+                built.as_ref().map(|a| (*op, a))
+            }
+            _ => None,
+        };
+        if let Some(h) = self.hz.as_mut() {
+            h.on_inst(block, func, pc, inst, tile, fr);
+        }
+        if !self.keep {
+            return;
+        }
+        let (pipe, operands) = match (inst, tile) {
+            (_, Some((op, args))) => operands(op, args),
+            (Inst::Tile { .. }, None) => (Pipe::Vector, Vec::new()),
             _ => (Pipe::Scalar, Vec::new()),
         };
         self.rec.events.push(Event {
@@ -298,13 +392,23 @@ impl Recorder {
 /// A sync op read back from its source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncKind {
-    /// `set_flag` / `record_event`: from pipe, to pipe, event id.
+    /// `set_flag` / `record_event`: from pipe, to pipe, event id ([`DYN_EVENT`] for
+    /// `set_flag_dyn`).
     Set(Pipe, Pipe, u32),
-    /// `wait_flag` / `wait_event`.
+    /// `wait_flag` / `wait_event` (`wait_flag_dyn`).
     Wait(Pipe, Pipe, u32),
-    /// `pto.barrier` (any pipe argument: joins every pipe in the estimate).
-    Barrier,
+    /// `pto.barrier` / `pto.barrier_sync`: the pipe named, `None` for `PIPE_ALL` (the estimate
+    /// joins every pipe at any barrier).
+    Barrier(Option<Pipe>),
+    /// `pto.get_buf`: the pipe of the op type and the buffer id.
+    GetBuf(Pipe, u32),
+    /// `pto.rls_buf`: the pipe of the op type and the buffer id.
+    RlsBuf(Pipe, u32),
 }
+
+/// The event id of `set_flag_dyn` / `wait_flag_dyn` (a run-time value): they pair with each
+/// other per pipe pair, first set to first wait.
+pub const DYN_EVENT: u32 = u32::MAX;
 
 /// The `<...>` mnemonics of the op at `start` in `src` (up to the end of its line).
 fn mnemonics(src: &str, start: usize) -> Vec<&str> {
@@ -317,20 +421,44 @@ fn mnemonics(src: &str, start: usize) -> Vec<&str> {
         .collect()
 }
 
+/// The second item of the `[..., N]` list of the op at `start` (`pto.get_buf [<TVEC>, 0]`).
+fn buf_id(src: &str, start: usize) -> Option<u32> {
+    let rest = src.get(start..)?;
+    let line = rest.split('\n').next()?;
+    let inner = line.split_once('[')?.1.split(']').next()?;
+    inner.split(',').nth(1)?.trim().parse().ok()
+}
+
 /// Reads a sync op (`name` as the interpreter names it) from its source text.
 pub fn sync_kind(name: &str, src: &str, start: usize) -> Option<SyncKind> {
+    let m = mnemonics(src, start);
     let set = match name {
-        "pto.set_flag" | "pto.record_event" => true,
-        "pto.wait_flag" | "pto.wait_event" => false,
-        "pto.barrier" | "pto.barrier_sync" => return Some(SyncKind::Barrier),
+        "pto.set_flag" | "pto.record_event" | "pto.set_flag_dyn" => true,
+        "pto.wait_flag" | "pto.wait_event" | "pto.wait_flag_dyn" => false,
+        "pto.barrier" | "pto.barrier_sync" => {
+            return Some(SyncKind::Barrier(
+                m.first().and_then(|p| Pipe::from_mnemonic(p)),
+            ));
+        }
+        "pto.get_buf" | "pto.rls_buf" => {
+            let p = Pipe::from_mnemonic(m.first()?)?;
+            let id = buf_id(src, start)?;
+            return Some(if name == "pto.get_buf" {
+                SyncKind::GetBuf(p, id)
+            } else {
+                SyncKind::RlsBuf(p, id)
+            });
+        }
         _ => return None,
     };
-    let m = mnemonics(src, start);
-    let (a, b, e) = (m.first()?, m.get(1)?, m.get(2)?);
-    let id = e
-        .trim_start_matches("EVENT_ID")
-        .parse::<u32>()
-        .unwrap_or(u32::MAX);
+    let (a, b) = (m.first()?, m.get(1)?);
+    let id = match m.get(2) {
+        Some(e) if !name.ends_with("_dyn") => e
+            .trim_start_matches("EVENT_ID")
+            .parse::<u32>()
+            .unwrap_or(DYN_EVENT),
+        _ => DYN_EVENT,
+    };
     let (a, b) = (Pipe::from_mnemonic(a)?, Pipe::from_mnemonic(b)?);
     Some(if set {
         SyncKind::Set(a, b, id)
@@ -448,7 +576,7 @@ impl Recording {
                     free[b.index()] = p.start_ns + p.dur_ns;
                     issue += ISSUE_NS;
                 }
-                Some(SyncKind::Barrier) => {
+                Some(SyncKind::Barrier(_)) => {
                     let all = free.iter().copied().fold(issue, f64::max);
                     p.pipe = Pipe::Scalar;
                     p.start_ns = issue;
@@ -456,13 +584,15 @@ impl Recording {
                     issue = p.start_ns + p.dur_ns;
                     free = [issue; 7];
                 }
-                None if e.pipe == Pipe::Scalar => {
+                Some(SyncKind::GetBuf(..) | SyncKind::RlsBuf(..)) | None
+                    if e.pipe == Pipe::Scalar =>
+                {
                     p.start_ns = issue.max(free[0]);
                     p.dur_ns = cost_ns(Pipe::Scalar, 0);
                     issue = p.start_ns + p.dur_ns;
                     free[0] = issue;
                 }
-                None => {
+                _ => {
                     let i = e.pipe.index();
                     p.start_ns = issue.max(free[i]);
                     p.dur_ns = cost_ns(e.pipe, bytes);
