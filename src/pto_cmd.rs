@@ -60,6 +60,16 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub blocks: u32,
+    /// Runs the blocks on N host threads, with outputs byte for byte those of `--threads 1`.
+    /// Blocks share global memory, so this holds when no block writes GM bytes another block
+    /// reads or writes: each block runs on a private copy of GM recording the byte ranges its
+    /// TLOAD/TSTORE and scalar loads/stores touch; when the rule holds, the writes are merged
+    /// in block order, otherwise the blocks are run again in order on one thread and a note on
+    /// stderr names the two blocks and the byte range. Traced runs (--trace/--stats) and mixed
+    /// cube + vector kernels always run in order.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: u32,
     /// Binds a parameter: `NAME=FILE.npy` for a pointer, `NAME=VALUE` for a scalar.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
@@ -713,6 +723,7 @@ pub fn run(args: RunArgs) -> Result<bool> {
             .is_terminal()
             .then_some(show_progress as fn(&Progress)),
         trace: args.trace.is_some() || args.stats || args.stats_json.is_some(),
+        threads: args.threads,
     };
     let t2 = Instant::now();
     let result = prog.run(func, &host, &cfg);
@@ -724,6 +735,12 @@ pub fn run(args: RunArgs) -> Result<bool> {
         Err(e) => return Ok(report(e)),
     };
     let t_exec = t2.elapsed();
+    if let Some(why) = &outcome.schedule.fallback {
+        eprintln!(
+            "note: --threads {}: {why}; the blocks ran in order on one thread",
+            args.threads
+        );
+    }
     if let (Some(tp), Some(rec)) = (&args.trace, &outcome.trace) {
         std::fs::write(tp, rec.chrome_json(&prog, &file, &src))
             .with_context(|| format!("--trace: cannot write {}", tp.display()))?;
