@@ -61,6 +61,17 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub blocks: u32,
+    /// Runs the blocks on N host threads, with outputs byte for byte those of `--threads 1`.
+    /// Blocks share global memory, so this holds when no block writes GM bytes another block
+    /// reads or writes: each block runs on a private copy of GM recording the byte ranges its
+    /// TLOAD/TSTORE and scalar loads/stores touch; when the rule holds, the writes are merged
+    /// in block order, otherwise the blocks are run again in order on one thread and a note on
+    /// stderr names the two blocks and the byte range. Traced runs (--trace/--stats), runs with
+    /// an explicit --hazards check and mixed cube + vector kernels always run in order; with
+    /// N > 1 the default hazard check is off. Kernel prints come out in block order.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: u32,
     /// Binds a parameter: `NAME=FILE.npy` for a pointer, `NAME=VALUE` for a scalar.
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
@@ -738,10 +749,17 @@ pub fn run(args: RunArgs) -> Result<bool> {
         } else {
             print_to_stdout
         }),
+        threads: args.threads,
     };
     let _ = PRINT_SOURCE.set((file.clone(), src.clone()));
     let t2 = Instant::now();
-    let hazards = args.hazards.unwrap_or(HazardMode::Warn);
+    // The hazard check records every block in order, so a multi-threaded run turns the
+    // default check off (an explicit `--hazards` keeps it and runs the blocks in order).
+    let hazards = args.hazards.unwrap_or(if args.threads > 1 {
+        HazardMode::Off
+    } else {
+        HazardMode::Warn
+    });
     let result = match hazards {
         HazardMode::Off => prog.run(func, &host, &cfg),
         _ => prog.run_checked(func, &host, &cfg, &src),
@@ -754,6 +772,12 @@ pub fn run(args: RunArgs) -> Result<bool> {
         Err(e) => return Ok(report(e)),
     };
     let t_exec = t2.elapsed();
+    if let Some(why) = &outcome.schedule.fallback {
+        eprintln!(
+            "note: --threads {}: {why}; the blocks ran in order on one thread",
+            args.threads
+        );
+    }
     if let Some(h) = &outcome.hazards {
         if let (Some(why), Some(_)) = (&h.skipped, args.hazards) {
             eprintln!("note: sync-hazard check skipped: {why}");

@@ -97,20 +97,30 @@ pub enum MemoryError {
 
 /// One memory space: a zero-initialised byte array.
 ///
-/// The bytes are stored in 64-byte aligned chunks, so a typed view of a 32-byte aligned operand
-/// (every tile and vector operand) can borrow the memory directly through
-/// [`bytemuck::cast_slice`] instead of copying.
-#[derive(Clone)]
+/// The space starts 64-byte aligned, so a typed view of a 32-byte aligned operand (every tile
+/// and vector operand) can borrow the memory directly through [`bytemuck::cast_slice`] instead
+/// of copying. The buffer is a byte vector zeroed by the allocator (`calloc`: a large space's
+/// pages come straight from the kernel and stay untouched until used) with the space starting
+/// at its first 64-byte boundary; an over-aligned allocation would be zeroed by hand instead,
+/// touching every page.
 pub struct Memory {
     space: MemSpace,
-    chunks: Vec<Chunk>,
+    buf: Vec<u8>,
+    /// Where the space starts in `buf` (its first 64-byte aligned byte).
+    off: usize,
     len: usize,
 }
 
-/// 64 bytes with 64-byte alignment.
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C, align(64))]
-struct Chunk([u8; 64]);
+/// The alignment of a space's first byte.
+const ALIGN: usize = 64;
+
+impl Clone for Memory {
+    fn clone(&self) -> Memory {
+        let mut m = Memory::new(self.space, self.len);
+        m.all_mut().copy_from_slice(self.all());
+        m
+    }
+}
 
 impl fmt::Debug for Memory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -125,10 +135,25 @@ impl Memory {
     /// A zeroed space of `capacity` bytes. Aborts like any allocation when memory runs out;
     /// [`Memory::try_new`] reports that instead.
     pub fn new(space: MemSpace, capacity: usize) -> Memory {
+        let n = if capacity == 0 {
+            0
+        } else {
+            capacity.saturating_add(ALIGN - 1)
+        };
+        Memory::with_buf(space, vec![0u8; n], capacity)
+    }
+
+    fn with_buf(space: MemSpace, buf: Vec<u8>, len: usize) -> Memory {
+        let off = if len == 0 {
+            0
+        } else {
+            (ALIGN - buf.as_ptr() as usize % ALIGN) % ALIGN
+        };
         Memory {
             space,
-            chunks: bytemuck::zeroed_vec(capacity.div_ceil(64)),
-            len: capacity,
+            buf,
+            off,
+            len,
         }
     }
 
@@ -136,25 +161,24 @@ impl Memory {
     /// provide it. The pages come zeroed from the allocator, so untouched parts of a large space
     /// cost no resident memory.
     pub fn try_new(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
-        let chunks = bytemuck::allocation::try_zeroed_vec(capacity.div_ceil(64)).map_err(|_| {
-            MemoryError::AllocFailed {
-                space,
-                bytes: capacity as u64,
-            }
-        })?;
-        Ok(Memory {
+        let fail = MemoryError::AllocFailed {
             space,
-            chunks,
-            len: capacity,
-        })
+            bytes: capacity as u64,
+        };
+        let n = match capacity {
+            0 => 0,
+            c => c.checked_add(ALIGN - 1).ok_or(fail.clone())?,
+        };
+        let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail)?;
+        Ok(Memory::with_buf(space, buf, capacity))
     }
 
     fn all(&self) -> &[u8] {
-        &bytemuck::cast_slice::<Chunk, u8>(&self.chunks)[..self.len]
+        &self.buf[self.off..self.off + self.len]
     }
 
     fn all_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut::<Chunk, u8>(&mut self.chunks)[..self.len]
+        &mut self.buf[self.off..self.off + self.len]
     }
 
     /// Which space this is.
@@ -263,6 +287,49 @@ pub fn typed<T: Element>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_space_starts_aligned_and_clones_keep_the_bytes() {
+        for cap in [0usize, 1, 63, 64, 65, 1000, 4096, 1 << 20] {
+            let mut m = Memory::try_new(MemSpace::Gm, cap).unwrap();
+            assert_eq!(m.capacity(), cap);
+            assert_eq!(m.as_slice().len(), cap);
+            assert!(m.as_slice().iter().all(|&b| b == 0));
+            if cap > 0 {
+                assert_eq!(m.as_slice().as_ptr() as usize % 64, 0, "capacity {cap}");
+                let last = cap as u64 - 1;
+                m.write(last, &[7]).unwrap();
+                m.write(0, &[9]).unwrap();
+            }
+            let c = m.clone();
+            assert_eq!(c.as_slice(), m.as_slice());
+            assert_eq!(c.space(), MemSpace::Gm);
+            if cap > 0 {
+                assert_eq!(c.as_slice().as_ptr() as usize % 64, 0);
+            }
+        }
+    }
+
+    /// A large space costs no resident memory until it is used (the doc's promise; an
+    /// over-aligned allocation used to be zeroed by hand, touching every page).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_large_space_is_not_resident_until_used() {
+        fn rss_kib() -> Option<u64> {
+            let s = std::fs::read_to_string("/proc/self/status").ok()?;
+            let l = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+            l.split_whitespace().nth(1)?.parse().ok()
+        }
+        let Some(before) = rss_kib() else { return };
+        let m = Memory::try_new(MemSpace::Gm, 1 << 30).unwrap();
+        let after = rss_kib().unwrap_or(u64::MAX);
+        assert!(
+            after.saturating_sub(before) < 256 << 10,
+            "1 GiB space made {} KiB resident",
+            after.saturating_sub(before)
+        );
+        assert_eq!(m.bytes((1 << 30) - 1, 1).unwrap(), &[0]);
+    }
 
     #[test]
     fn bounds_and_alignment_are_errors() {

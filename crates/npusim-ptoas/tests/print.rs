@@ -68,6 +68,15 @@ fn prints_are_collected_in_order_with_block_and_line() {
             (1, gm),
         ]
     );
+    // On two threads the blocks run in parallel; the prints still come in block order.
+    let cfg2 = RunConfig {
+        blocks: 2,
+        threads: 2,
+        ..RunConfig::default()
+    };
+    let o2 = p.run(None, &args, &cfg2).unwrap();
+    assert_eq!(o2.schedule.threads, 2, "{:?}", o2.schedule.fallback);
+    assert_eq!(o2.prints, o.prints);
     let line = |pat: &str| KERNEL.lines().position(|l| l.contains(pat)).unwrap() + 1;
     assert_eq!(
         o.prints[1].tag("k.pto", KERNEL),

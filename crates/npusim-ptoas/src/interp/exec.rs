@@ -44,6 +44,9 @@ pub(crate) struct Machine<'p> {
     pub prints: Vec<super::PrintRec>,
     /// Called with each print as it happens.
     pub on_print: Option<fn(&super::PrintRec)>,
+    /// On a worker thread of a multi-threaded run (see [`super::par`]): fills the private GM
+    /// before reads and records the GM byte ranges each block reads and writes.
+    pub par: Option<Box<super::par::Tracker<'p>>>,
 }
 
 /// A core's view of its frontend pipes.
@@ -528,9 +531,33 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// The periodic checks: wall clock and progress.
+    /// Clears the on-chip memories for the next block on this core: every block starts on
+    /// zeroed memories, and only the bytes a tile of this run covers can have been written,
+    /// so only those are cleared.
+    pub(crate) fn fresh_block(&mut self) {
+        for loc in npusim_pto::TileLoc::ALL {
+            let mem = self.core.mem_mut(loc);
+            let end = usize::try_from(self.extent[loc as usize])
+                .unwrap_or(usize::MAX)
+                .min(mem.len());
+            mem[..end].fill(0);
+        }
+    }
+
+    /// The periodic checks: wall clock, another thread's failure, and progress.
     #[cold]
     fn tick(&self, op: &str, span: Span) -> Result<(), RunError> {
+        if self
+            .par
+            .as_ref()
+            .is_some_and(|p| p.stop.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(RunError::new(
+                RunErrorKind::Internal,
+                "stopped: a block on another thread failed",
+                span,
+            ));
+        }
         let elapsed = self.start.elapsed();
         if let Some(t) = self.timeout
             && elapsed > t
@@ -560,6 +587,9 @@ impl<'p> Machine<'p> {
     }
 
     fn account(&mut self, args: &Args) {
+        if let Some(p) = self.par.as_deref_mut() {
+            p.after(args);
+        }
         self.work = self.work.saturating_add(work_of(args));
         match args {
             Args::Load { dst, .. } => {
@@ -987,6 +1017,9 @@ impl<'p> Machine<'p> {
                     ty,
                 } => {
                     let (addr, n) = self.scalar_place(&fr, *ptr, *index, span())?;
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.read(addr, n as u64, self.core.gm_mut());
+                    }
                     let mut raw = [0u8; 8];
                     let bytes = self
                         .core
@@ -1018,6 +1051,9 @@ impl<'p> Machine<'p> {
                         .bytes_mut(addr, n as u64)
                         .map_err(|e| internal(span(), &e.to_string()))?
                         .copy_from_slice(&b.to_le_bytes()[..n]);
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.wrote(addr, n as u64);
+                    }
                 }
                 Inst::Reinterpret {
                     dst,
@@ -1130,6 +1166,9 @@ impl<'p> Machine<'p> {
                     set(&mut fr, *tile, Val::Tile(t));
                 }
                 Inst::Exec(prepared) => {
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.before(&prepared.op().args, self.core.gm_mut());
+                    }
                     self.core
                         .run(prepared)
                         .map_err(|e| RunError::pto(e, span()))?;
@@ -1141,6 +1180,9 @@ impl<'p> Machine<'p> {
                 Inst::Tile { op, form } => {
                     let args = build_args(form, &fr, span())?;
                     let i = TileOp { op: *op, args };
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.before(&i.args, self.core.gm_mut());
+                    }
                     self.core.exec(&i).map_err(|e| RunError::pto(e, span()))?;
                     self.account(&i.args);
                     if self.work > self.max_work {

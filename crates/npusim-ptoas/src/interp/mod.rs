@@ -32,12 +32,16 @@
 //!
 //! Blocks: [`RunConfig::blocks`] runs the entry function once per block index `0..N`, in
 //! order, on one core whose on-chip memories are zeroed before each block (each block sees a
-//! fresh core) and one shared global memory. Results therefore never depend on scheduling.
+//! fresh core) and one shared global memory. [`RunConfig::threads`] runs the blocks on several
+//! host threads with the same result, under the rule in [`par`] (no block writes GM bytes
+//! another block reads or writes; checked, else the blocks run in order). Results therefore
+//! never depend on scheduling.
 
 mod coop;
 mod exec;
 pub mod hazard;
 mod lower;
+pub mod par;
 mod plan;
 mod scalar;
 pub mod trace;
@@ -50,7 +54,7 @@ use exec::Machine;
 use lower::{ParamKind, PtrVal, Val, ViewVal, profile_name};
 use npusim_core::npy::NpyHeader;
 use npusim_core::{ElemType, MemSpace, Memory, NpyArray};
-use npusim_pto::{PtoError, TileCore, TileLoc};
+use npusim_pto::{PtoError, TileCore};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -233,6 +237,9 @@ pub struct RunConfig {
     /// Called with each `pto.tprint` / `pto.print` as the kernel executes it (they are also
     /// collected in [`RunOutcome::prints`]).
     pub on_print: Option<fn(&PrintRec)>,
+    /// Host threads for the blocks (at least 1; more than `blocks` are not used). The result
+    /// is the one-thread run's byte for byte; see [`par`] for the rule and the fallback.
+    pub threads: u32,
 }
 
 impl Default for RunConfig {
@@ -246,6 +253,7 @@ impl Default for RunConfig {
             progress: None,
             trace: false,
             on_print: None,
+            threads: 1,
         }
     }
 }
@@ -281,6 +289,8 @@ pub struct RunOutcome {
     pub trace: Option<trace::Recording>,
     /// The sync-hazard report, from [`Program::run_checked`].
     pub hazards: Option<hazard::Report>,
+    /// How the blocks were scheduled over threads ([`RunConfig::threads`]).
+    pub schedule: par::Schedule,
     /// What the kernel printed (`pto.tprint`, `pto.print`), in execution order per core.
     pub prints: Vec<PrintRec>,
 }
@@ -704,28 +714,9 @@ impl Program {
             rec: trace::Recorder::new(cfg.trace, hz),
             prints: Vec::new(),
             on_print: cfg.on_print,
+            par: None,
         };
-        if self.mixed {
-            self.run_mixed(&mut m, fi, &vals)?;
-        }
-        for b in 0..if self.mixed { 0 } else { cfg.blocks } {
-            if b > 0 {
-                // Every block starts on zeroed on-chip memories; only the bytes a tile of this
-                // run covers can have been written, so only those are cleared.
-                for loc in TileLoc::ALL {
-                    let mem = m.core.mem_mut(loc);
-                    let end = usize::try_from(m.extent[loc as usize])
-                        .unwrap_or(usize::MAX)
-                        .min(mem.len());
-                    mem[..end].fill(0);
-                }
-            }
-            m.block = b;
-            // A block costs a step even when its function is empty.
-            m.steps = m.steps.saturating_add(1);
-            m.check_budget("block", f.span)?;
-            m.call(fi, &vals)?;
-        }
+        let schedule = par::run_blocks(self, &mut m, fi, &vals, cfg, &bufs)?;
         let gm = std::mem::replace(m.core.gm_mut(), Memory::new(MemSpace::Gm, 0));
         let mut per: std::collections::BTreeMap<&'static str, u64> = Default::default();
         for (lf, counts) in self.funcs.iter().zip(&m.counts) {
@@ -751,6 +742,7 @@ impl Program {
             trace,
             hazards,
             prints: std::mem::take(&mut m.prints),
+            schedule,
         })
     }
 }
@@ -806,6 +798,7 @@ impl Program {
                                 rec: None,
                                 prints: Vec::new(),
                                 on_print: tmpl.on_print,
+                                par: None,
                             };
                             let mut guard = coop::PanicGuard {
                                 coop: shared,
