@@ -101,6 +101,28 @@ impl TileCore {
         atomic: ScatterAtomic,
     ) -> Result<Plan, PtoError> {
         let arch = self.arch();
+        let (attr, rule) = if op == OpCode::Mgather {
+            (
+                "gatherOob",
+                "MGATHER's modes are undefined, clamp, wrap and zero",
+            )
+        } else {
+            (
+                "scatterOob",
+                "MSCATTER's modes are undefined, skip, clamp and wrap",
+            )
+        };
+        if matches!(
+            (op, oob),
+            (OpCode::Mgather, IndexOob::Skip) | (OpCode::Mscatter, IndexOob::Zero)
+        ) {
+            return Err(PtoError::Static {
+                op: op.name(),
+                operand: attr,
+                rule,
+                value: format!("{oob:?}"),
+            });
+        }
         if !DATA.contains(&data.dtype()) {
             return Err(illegal(op, arch, data_name, data.dtype(), DATA));
         }
@@ -221,6 +243,17 @@ impl TileCore {
         })
     }
 
+    /// The `size`-byte element at GM byte `a`, as bits.
+    fn gm_bits(&self, op: OpCode, a: u64, size: usize) -> Result<u64, PtoError> {
+        let b = self
+            .gm()
+            .bytes(a, size as u64)
+            .map_err(memory(op.name(), "table"))?;
+        let mut w = [0u8; 8];
+        w[..size.min(8)].copy_from_slice(&b[..size.min(8)]);
+        Ok(u64::from_le_bytes(w))
+    }
+
     /// Byte address of table element `(row, col)` of the flattened ND table.
     fn table_addr(table: &GlobalTensor, flat_row: u64, col: usize) -> u64 {
         let size = table.dtype.size() as u64;
@@ -245,14 +278,6 @@ impl TileCore {
         oob: IndexOob,
     ) -> Result<(), PtoError> {
         let op = OpCode::Mgather;
-        if oob == IndexOob::Skip {
-            return Err(PtoError::Static {
-                op: op.name(),
-                operand: "gatherOob",
-                rule: "MGATHER's modes are undefined, clamp, wrap and zero",
-                value: "skip".into(),
-            });
-        }
         let p = self.gm_index_plan(op, "dst", dst, table, idx, oob, ScatterAtomic::None)?;
         let size = dst.dtype().size();
         let mut vals = Vec::with_capacity(p.rows * p.cols);
@@ -261,16 +286,7 @@ impl TileCore {
                 let k = if p.row_mode { r } else { r * p.cols + c };
                 let bits = match p.slots[k] {
                     None => 0,
-                    Some(slot) => {
-                        let a = Self::slot_addr(table, &p, slot, c);
-                        let b = self
-                            .gm()
-                            .bytes(a, size as u64)
-                            .map_err(memory(op.name(), "table"))?;
-                        let mut w = [0u8; 8];
-                        w[..size].copy_from_slice(b);
-                        u64::from_le_bytes(w)
-                    }
+                    Some(slot) => self.gm_bits(op, Self::slot_addr(table, &p, slot, c), size)?,
                 };
                 vals.push(bits);
             }
@@ -294,14 +310,6 @@ impl TileCore {
         oob: IndexOob,
     ) -> Result<(), PtoError> {
         let op = OpCode::Mscatter;
-        if oob == IndexOob::Zero {
-            return Err(PtoError::Static {
-                op: op.name(),
-                operand: "scatterOob",
-                rule: "MSCATTER's modes are undefined, skip, clamp and wrap",
-                value: "zero".into(),
-            });
-        }
         let t = src.dtype();
         let ok = match atomic {
             ScatterAtomic::None => true,
@@ -337,13 +345,7 @@ impl TileCore {
             let new = if atomic == ScatterAtomic::None {
                 v
             } else {
-                let b = self
-                    .gm()
-                    .bytes(a, size as u64)
-                    .map_err(memory(op.name(), "table"))?;
-                let mut w = [0u8; 8];
-                w[..size].copy_from_slice(b);
-                combine(t, atomic, u64::from_le_bytes(w), v)
+                combine(t, atomic, self.gm_bits(op, a, size)?, v)
             };
             self.gm_mut()
                 .write(a, &new.to_le_bytes()[..size])

@@ -138,6 +138,45 @@ fn work_of(args: &Args) -> u64 {
 }
 
 impl<'p> Machine<'p> {
+    /// A machine for another core or worker thread of this run, on `core` at `block`: fresh
+    /// counters, the budgets this machine has left, the same clock and callbacks, no trace, no
+    /// cooperating cores and no GM tracking (the caller sets those it needs).
+    pub(crate) fn sibling<'q>(&self, core: TileCore, block: u32) -> Machine<'q>
+    where
+        'p: 'q,
+    {
+        Machine {
+            prog: self.prog,
+            core,
+            block,
+            nblocks: self.nblocks,
+            steps: 0,
+            max_steps: self.max_steps.saturating_sub(self.steps),
+            work: 0,
+            max_work: self.max_work.saturating_sub(self.work),
+            start: self.start,
+            timeout: self.timeout,
+            progress: self.progress,
+            counts: self
+                .prog
+                .funcs
+                .iter()
+                .map(|f| vec![0; f.code.len()])
+                .collect(),
+            gm_to_chip: 0,
+            chip_to_gm: 0,
+            depth: 0,
+            extent: self.prog.extent,
+            ctx: CoreKind::All,
+            coop: None,
+            pipe: PipeCfg::default(),
+            rec: None,
+            prints: Vec::new(),
+            on_print: self.on_print,
+            par: None,
+        }
+    }
+
     /// Records one print of the kernel (and hands it to the callback).
     fn print(&mut self, span: Span, text: String) {
         let p = super::PrintRec {

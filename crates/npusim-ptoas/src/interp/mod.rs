@@ -771,35 +771,13 @@ impl Program {
                         s.spawn(move || {
                             let mut core = TileCore::by_name(profile_name(self.target))?;
                             core.set_policy(self.policy);
-                            let mut mm = exec::Machine {
-                                prog: self,
-                                core,
-                                block: b,
-                                nblocks: tmpl.nblocks,
-                                steps: 0,
-                                max_steps: tmpl.max_steps.saturating_sub(tmpl.steps),
-                                work: 0,
-                                max_work: tmpl.max_work.saturating_sub(tmpl.work),
-                                start: tmpl.start,
-                                timeout: tmpl.timeout,
-                                progress: tmpl.progress,
-                                counts: self.funcs.iter().map(|f| vec![0; f.code.len()]).collect(),
-                                gm_to_chip: 0,
-                                chip_to_gm: 0,
-                                depth: 0,
-                                extent: self.extent,
-                                ctx: if i == 0 {
-                                    coop::CoreKind::Cube
-                                } else {
-                                    coop::CoreKind::Vector((i - 1) as u8)
-                                },
-                                coop: Some(shared),
-                                pipe: Default::default(),
-                                rec: None,
-                                prints: Vec::new(),
-                                on_print: tmpl.on_print,
-                                par: None,
+                            let mut mm = tmpl.sibling(core, b);
+                            mm.ctx = if i == 0 {
+                                coop::CoreKind::Cube
+                            } else {
+                                coop::CoreKind::Vector((i - 1) as u8)
                             };
+                            mm.coop = Some(shared);
                             let mut guard = coop::PanicGuard {
                                 coop: shared,
                                 armed: true,

@@ -55,7 +55,7 @@
 
 use super::exec::Machine;
 use super::lower::{Val, profile_name};
-use super::{Program, RunConfig, RunError, RunErrorKind, coop, internal_err};
+use super::{Program, RunConfig, RunError, RunErrorKind, internal_err};
 use npusim_core::{MemSpace, Memory};
 use npusim_pto::{Args, GlobalTensor, TileCore};
 use std::collections::BTreeMap;
@@ -550,32 +550,10 @@ fn parallel(
                         return None;
                     };
                     *core.gm_mut() = gm;
-                    let mut mm = Machine {
-                        prog,
-                        core,
-                        block: 0,
-                        nblocks: tmpl.nblocks,
-                        steps: 0,
-                        max_steps: tmpl.max_steps.saturating_sub(tmpl.steps),
-                        work: 0,
-                        max_work: tmpl.max_work.saturating_sub(tmpl.work),
-                        start: tmpl.start,
-                        timeout: tmpl.timeout,
-                        progress: tmpl.progress,
-                        counts: prog.funcs.iter().map(|f| vec![0; f.code.len()]).collect(),
-                        gm_to_chip: 0,
-                        chip_to_gm: 0,
-                        depth: 0,
-                        extent: prog.extent,
-                        ctx: coop::CoreKind::All,
-                        coop: None,
-                        pipe: Default::default(),
-                        rec: None,
-                        par: Some(Box::new(Tracker::new(input, stop))),
-                        // Prints are handed on in block order after the run (below).
-                        prints: Vec::new(),
-                        on_print: None,
-                    };
+                    let mut mm = tmpl.sibling(core, 0);
+                    mm.par = Some(Box::new(Tracker::new(input, stop)));
+                    // Prints are handed on in block order after the run (below).
+                    mm.on_print = None;
                     let mut blocks = Vec::new();
                     let mut prints = Vec::new();
                     while !stop.load(Ordering::Relaxed) {
