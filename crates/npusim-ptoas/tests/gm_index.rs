@@ -156,3 +156,20 @@ fn out_of_range_indices_follow_the_mode() {
         (1000, 1000 + ((u32::MAX as u64) % 80) as i32)
     );
 }
+
+#[test]
+fn an_unknown_mode_is_a_lowering_error() {
+    for (g, sc, key) in [
+        (" {gatherOob = #pto<gather_oob skip>}", "", "gatherOob"),
+        ("", " {scatterOob = #pto<scatter_oob zero>}", "scatterOob"),
+        (
+            "",
+            " {scatterAtomicOp = #pto<scatter_atomic_op mul>}",
+            "scatterAtomicOp",
+        ),
+    ] {
+        let src = kernel(g, sc);
+        let e = run(&src, &[0; 32], &[0; 4]).unwrap_err();
+        assert!(e.contains("[mode-attr]") && e.contains(key), "{e}");
+    }
+}

@@ -189,7 +189,7 @@ impl TileCore {
             ));
         }
         let s = table.shape;
-        let table_rows = (s[0] * s[1] * s[2] * s[3]) as u64;
+        let table_rows = s[..4].iter().fold(1u64, |a, &d| a.saturating_mul(d as u64));
         if row_mode && s[4] < cols {
             return Err(vr_err(
                 op,
@@ -201,7 +201,7 @@ impl TileCore {
         let capacity = if row_mode {
             table_rows
         } else {
-            table_rows * s[4] as u64
+            table_rows.saturating_mul(s[4] as u64)
         };
         let n = if row_mode { rows } else { rows * cols };
         let mut slots = Vec::with_capacity(n);

@@ -2169,19 +2169,41 @@ impl Lowerer {
                 dst: o(0),
                 src: i(0),
             },
-            (P::GmGather, "PT") => Args::GmGather {
-                dst: o(0),
-                table: i(0),
-                idx: i(1),
-                oob: gm_index_oob(attrs, "gatherOob"),
-            },
-            (P::GmScatter, "TT") => Args::GmScatter {
-                table: o(0),
-                src: i(0),
-                idx: i(1),
-                atomic: scatter_atomic(attrs),
-                oob: gm_index_oob(attrs, "scatterOob"),
-            },
+            (P::GmGather, "PT") => {
+                match mode_attr(attrs, "gatherOob", pto::IndexOob::Undefined, GATHER_OOB) {
+                    Ok(oob) => Args::GmGather {
+                        dst: o(0),
+                        table: i(0),
+                        idx: i(1),
+                        oob,
+                    },
+                    Err(m) => return self.err(span, format!("`{name}`: {m}"), "this attribute"),
+                }
+            }
+            (P::GmScatter, "TT") => {
+                let modes = mode_attr(
+                    attrs,
+                    "scatterAtomicOp",
+                    pto::ScatterAtomic::None,
+                    SCATTER_ATOMIC,
+                )
+                .and_then(|atomic| {
+                    mode_attr(attrs, "scatterOob", pto::IndexOob::Undefined, SCATTER_OOB)
+                        .map(|oob| (atomic, oob))
+                });
+                match modes {
+                    Ok((atomic, oob)) => Args::GmScatter {
+                        table: o(0),
+                        src: i(0),
+                        idx: i(1),
+                        atomic,
+                        oob,
+                    },
+                    Err(m) => {
+                        return self.err(span, format!("`{name}`: {m}"), "this attribute");
+                    }
+                }
+            }
             _ => {
                 return unsupported(
                     self,
@@ -2354,42 +2376,50 @@ pub(crate) fn build_args(form: &Args<Slot>, frame: &[Val], span: Span) -> Result
     form.try_map(&mut FrameOperands { frame, span })
 }
 
-/// The text of an attribute (`#pto<gather_oob zero>` gives `gather_oob zero`).
-fn attr_text(attrs: &ast::TileAttrs, key: &str) -> Option<String> {
-    attrs
-        .other
+/// A mode attribute (`{gatherOob = #pto<gather_oob zero>}`): the last word of its text, or
+/// `default` when it is absent; `Err` names a word outside `modes`.
+fn mode_attr<T: Copy>(
+    attrs: &ast::TileAttrs,
+    key: &str,
+    default: T,
+    modes: &[(&str, T)],
+) -> Result<T, String> {
+    let Some((_, a)) = attrs.other.iter().find(|(k, _)| k == key) else {
+        return Ok(default);
+    };
+    let text = match a {
+        ast::Attr::Opaque { body, .. } => body.to_ascii_lowercase(),
+        other => format!("{other:?}").to_ascii_lowercase(),
+    };
+    let word = text.split_whitespace().last().unwrap_or("");
+    modes
         .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, a)| match a {
-            ast::Attr::Opaque { body, .. } => body.clone(),
-            other => format!("{other:?}"),
+        .find(|(n, _)| *n == word)
+        .map(|m| m.1)
+        .ok_or_else(|| {
+            let names: Vec<&str> = modes.iter().map(|m| m.0).collect();
+            format!(
+                "[mode-attr] `{key}` is `{word}`; the modes are {}",
+                names.join(", ")
+            )
         })
 }
 
-/// `gatherOob` / `scatterOob` (`#pto<gather_oob ...>`, `#pto<scatter_oob ...>`).
-fn gm_index_oob(attrs: &ast::TileAttrs, key: &str) -> pto::IndexOob {
-    let t = attr_text(attrs, key)
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let last = t.split_whitespace().last().unwrap_or("");
-    match last {
-        "clamp" => pto::IndexOob::Clamp,
-        "wrap" => pto::IndexOob::Wrap,
-        "zero" => pto::IndexOob::Zero,
-        "skip" => pto::IndexOob::Skip,
-        _ => pto::IndexOob::Undefined,
-    }
-}
-
-/// `scatterAtomicOp` (`#pto<scatter_atomic_op ...>`).
-fn scatter_atomic(attrs: &ast::TileAttrs) -> pto::ScatterAtomic {
-    let t = attr_text(attrs, "scatterAtomicOp")
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    match t.split_whitespace().last().unwrap_or("") {
-        "add" => pto::ScatterAtomic::Add,
-        "max" => pto::ScatterAtomic::Max,
-        "min" => pto::ScatterAtomic::Min,
-        _ => pto::ScatterAtomic::None,
-    }
-}
+const GATHER_OOB: &[(&str, pto::IndexOob)] = &[
+    ("undefined", pto::IndexOob::Undefined),
+    ("clamp", pto::IndexOob::Clamp),
+    ("wrap", pto::IndexOob::Wrap),
+    ("zero", pto::IndexOob::Zero),
+];
+const SCATTER_OOB: &[(&str, pto::IndexOob)] = &[
+    ("undefined", pto::IndexOob::Undefined),
+    ("skip", pto::IndexOob::Skip),
+    ("clamp", pto::IndexOob::Clamp),
+    ("wrap", pto::IndexOob::Wrap),
+];
+const SCATTER_ATOMIC: &[(&str, pto::ScatterAtomic)] = &[
+    ("none", pto::ScatterAtomic::None),
+    ("add", pto::ScatterAtomic::Add),
+    ("max", pto::ScatterAtomic::Max),
+    ("min", pto::ScatterAtomic::Min),
+];

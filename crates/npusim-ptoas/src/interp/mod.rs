@@ -311,9 +311,7 @@ pub struct PrintRec {
 impl PrintRec {
     /// `[block 0 kernel.pto:12]`-style tag for the print, against the kernel source.
     pub fn tag(&self, file_name: &str, src: &str) -> String {
-        let line = src
-            .get(..self.span.start.min(src.len()))
-            .map_or(1, |s| s.matches('\n').count() + 1);
+        let (line, _) = crate::diag::line_col(src, self.span.start);
         match &self.core {
             Some(c) => format!("[block {} {c} {file_name}:{line}]", self.block),
             None => format!("[block {} {file_name}:{line}]", self.block),
