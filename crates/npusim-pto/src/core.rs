@@ -10,7 +10,7 @@ use crate::error::PtoError;
 use crate::tile::{Tile, TileDesc, TileLoc};
 use npusim_core::memory::MemoryError;
 use npusim_core::{ChipProfile, Element, MemSpace, Memory, TileArch, TilePolicy};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// What a preparation's static checks depend on: the numeric policy (arch, type lists) and the
 /// capacity of every on-chip memory (address checks).
@@ -38,16 +38,26 @@ pub struct TileCore {
     reference: bool,
     /// What static checks depend on (policy, memory capacities), kept current by `set_policy`.
     context: CheckContext,
-    /// Names this context: a fresh number at construction and at every policy change, so a
-    /// [`crate::PreparedOp`] recognises the core it was checked on with one comparison.
+    /// Names this context (equal contexts, equal epochs; renewed at every policy change), so a
+    /// [`crate::PreparedOp`] recognises a core it was checked for with one comparison.
     epoch: u64,
 }
 
-/// The source of [`TileCore`] epochs.
-static NEXT_EPOCH: AtomicU64 = AtomicU64::new(1);
+/// Every check context seen so far; a context's epoch is its position plus one, so cores with
+/// equal contexts (the lowering core and the cores that run its prepared instructions) share an
+/// epoch and [`TileCore::run`] recognises them with one integer comparison.
+static CONTEXTS: Mutex<Vec<CheckContext>> = Mutex::new(Vec::new());
 
-fn next_epoch() -> u64 {
-    NEXT_EPOCH.fetch_add(1, Ordering::Relaxed)
+fn epoch_of(c: &CheckContext) -> u64 {
+    let mut seen = CONTEXTS.lock().unwrap_or_else(|e| e.into_inner());
+    let i = match seen.iter().position(|x| x == c) {
+        Some(i) => i,
+        None => {
+            seen.push(*c);
+            seen.len() - 1
+        }
+    };
+    i as u64 + 1
 }
 
 fn loc_index(loc: TileLoc) -> usize {
@@ -71,7 +81,7 @@ impl TileCore {
             gm_top: 0,
             reference: false,
             context,
-            epoch: next_epoch(),
+            epoch: epoch_of(&context),
         }
     }
 
@@ -92,7 +102,7 @@ impl TileCore {
     pub fn set_policy(&mut self, p: TilePolicy) {
         self.policy = p;
         self.context.policy = p;
-        self.epoch = next_epoch();
+        self.epoch = epoch_of(&self.context);
     }
 
     /// What static checks depend on, and the epoch naming it.

@@ -6,9 +6,10 @@
 //! merges rows that follow each other without a gap into one, and then borrows each row
 //! straight from the memory: `split_at_mut` around the destination row gives `&mut` to it and
 //! `&` to the sources, which `bytemuck` views as typed slices (the memories are 64-byte
-//! aligned). Integer and f32 rows are computed in place in one zip loop per arity; f16 rows go
-//! eight lanes at a time through F16C in registers; bf16 and in-place operands of other types
-//! go through small compute-type chunk buffers. The row loop is compiled a second time with
+//! aligned). Integer and f32 rows are computed in place in one zip loop per arity (an operand
+//! that is the destination itself is read from it, element by element before each write); f16
+//! rows go eight lanes at a time through F16C in registers; bf16 goes through small
+//! compute-type chunk buffers. The row loop is compiled a second time with
 //! AVX2 and F16C enabled and chosen at run time. The element function is monomorphised per
 //! element type and instruction; nothing allocates. The plain path does the same element by
 //! element through the layout offset function ([`crate::Tile::elem_offset`]); it serves
@@ -373,37 +374,29 @@ fn run_rows_body<T: Elem, const K: usize, const HW: bool>(
         && mem.as_ptr().align_offset(align) == 0
         && plan.all_multiples_of(align);
     if aligned && plan.in_place {
-        // In place (`c = a + c`): the destination row is copied chunk by chunk into one scratch
-        // chunk that stands for the in-place sources; other sources and the destination are
-        // used where they lie. One copy of the destination instead of a copy of every operand.
+        // In place (`c = a + c`): the element function reads the destination row itself where
+        // a source is the destination ([`ElemFn::row_in_place`]); other sources are used where
+        // they lie.
         let size = std::mem::size_of::<T::C>();
         let n = nb / size;
         let base = mem.as_mut_ptr();
-        let mut scratch = [T::C::default(); INPLACE_CHUNK];
         for r in 0..plan.rows {
             let (d0, srcs) = plan.row(r);
-            let mut c0 = 0;
-            while c0 < n {
-                let m = INPLACE_CHUNK.min(n - c0);
-                // SAFETY: as in the direct path below: every row lies inside `mem` and is
-                // aligned for the compute type, whose bit patterns are all values. A source
-                // `At` row is disjoint from the destination row (`RowPlan::new`), so the `&mut`
-                // destination chunk overlaps none of the shared slices; in-place sources read
-                // `scratch`, a copy of the destination chunk taken before it is written.
-                unsafe {
-                    let dp = base.add(d0 + c0 * size).cast::<T::C>();
-                    std::ptr::copy_nonoverlapping(dp.cast_const(), scratch.as_mut_ptr(), m);
-                    let d = std::slice::from_raw_parts_mut(dp, m);
-                    let s: [&[T::C]; K] = std::array::from_fn(|k| match srcs[k] {
-                        RowSrc::Dst => &scratch[..m],
-                        RowSrc::At(a) => std::slice::from_raw_parts(
-                            base.add(a + c0 * size).cast::<T::C>().cast_const(),
-                            m,
-                        ),
-                    });
-                    f.row(d, s);
-                }
-                c0 += m;
+            // SAFETY: as in the direct path below: every row lies inside `mem` and is aligned
+            // for the compute type, whose bit patterns are all values. A source `At` row is
+            // disjoint from the destination row (`RowPlan::new`), so the `&mut` destination
+            // row overlaps none of the shared slices; in-place sources are `None` and read
+            // through the destination slice itself.
+            unsafe {
+                let d = std::slice::from_raw_parts_mut(base.add(d0).cast::<T::C>(), n);
+                let s: [Option<&[T::C]>; K] = std::array::from_fn(|k| match srcs[k] {
+                    RowSrc::Dst => None,
+                    RowSrc::At(a) => Some(std::slice::from_raw_parts(
+                        base.add(a).cast::<T::C>().cast_const(),
+                        n,
+                    )),
+                });
+                f.row_in_place(d, s);
             }
         }
     } else if aligned {
@@ -450,12 +443,69 @@ pub(crate) trait ElemFn<C: Num, const K: usize> {
     fn row(&self, d: &mut [C], s: [&[C]; K]) {
         kernel(d, s, &|x| self.elem(x))
     }
+    /// [`ElemFn::row`] where a `None` source is `d` itself. The default copies each chunk of
+    /// `d` into a scratch chunk first, which any row form allows; the plain element function
+    /// reads `d[i]` just before writing it (an element depends only on its own position).
+    #[inline(always)]
+    fn row_in_place(&self, d: &mut [C], s: [Option<&[C]>; K]) {
+        let mut scratch = [C::default(); INPLACE_CHUNK];
+        let n = d.len();
+        let mut c0 = 0;
+        while c0 < n {
+            let m = INPLACE_CHUNK.min(n - c0);
+            scratch[..m].copy_from_slice(&d[c0..c0 + m]);
+            let src: [&[C]; K] = std::array::from_fn(|k| match s[k] {
+                None => &scratch[..m],
+                Some(v) => &v[c0..c0 + m],
+            });
+            self.row(&mut d[c0..c0 + m], src);
+            c0 += m;
+        }
+    }
 }
 
 impl<C: Num, const K: usize, F: Fn([C; K]) -> C> ElemFn<C, K> for F {
     #[inline(always)]
     fn elem(&self, x: [C; K]) -> C {
         self(x)
+    }
+    #[inline(always)]
+    fn row_in_place(&self, d: &mut [C], s: [Option<&[C]>; K]) {
+        kernel_in_place(d, s, self)
+    }
+}
+
+/// `d[i] = f([s_k[i]])` where a `None` source is `d[i]` itself, read just before `d[i]` is
+/// written. One zip loop per in-place pattern of arities 1 and 2 (the compiler vectorises
+/// them); arity 3 goes element by element.
+#[inline(always)]
+fn kernel_in_place<C: Num, const K: usize>(
+    d: &mut [C],
+    s: [Option<&[C]>; K],
+    f: &impl Fn([C; K]) -> C,
+) {
+    let n = d.len();
+    let arg = |v: [C; 3]| -> [C; K] { std::array::from_fn(|k| v[k]) };
+    let z = C::default();
+    match (K, s.first().copied().flatten(), s.get(1).copied().flatten()) {
+        (1, None, _) => d.iter_mut().for_each(|o| *o = f(arg([*o, z, z]))),
+        (2, None, Some(b)) => {
+            for (o, y) in d.iter_mut().zip(&b[..n]) {
+                *o = f(arg([*o, *y, z]));
+            }
+        }
+        (2, Some(a), None) => {
+            for (o, x) in d.iter_mut().zip(&a[..n]) {
+                *o = f(arg([*x, *o, z]));
+            }
+        }
+        (2, None, None) => d.iter_mut().for_each(|o| *o = f(arg([*o, *o, z]))),
+        _ => {
+            for i in 0..n {
+                let x: [C; K] = std::array::from_fn(|k| s[k].map_or(d[i], |v| v[i]));
+                d[i] = f(x);
+            }
+        }
     }
 }
 

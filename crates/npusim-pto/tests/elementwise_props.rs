@@ -483,6 +483,11 @@ fn fast_path_equals_plain_path_in_place() {
             core.tadd(&a, &a, &b).unwrap();
             // In place as the second operand too.
             core.tsub(&a, &b, &a).unwrap();
+            // Both operands in place, and a unary in place.
+            core.tadd(&a, &a, &a).unwrap();
+            if t != ElemType::Bf16 {
+                core.tabs(&a, &a).unwrap();
+            }
             results.push(core.mem(TileLoc::Vec).as_slice()[0x2000..0x4000].to_vec());
         }
         let (x, y) = (&results[0], &results[1]);
