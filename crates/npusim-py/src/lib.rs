@@ -501,6 +501,25 @@ fn tik_param_names(name: &str) -> Option<Vec<&'static str>> {
     tik::param_names(name)
 }
 
+/// `tik_instructions() -> list[(tik name, legacy name, operand shape)]`: every vector
+/// instruction of the Ascend table that TIK calls reach (the rows of shape `Move` are reached
+/// as `data_move`).
+#[pyfunction]
+fn tik_instructions() -> Vec<(&'static str, &'static str, String)> {
+    use npusim_ascend::isa::{Instr, Shape};
+    Instr::ALL
+        .iter()
+        .filter(|i| i.shape() != Shape::Move)
+        .map(|i| {
+            (
+                i.tik_name(),
+                i.tik_legacy_name(),
+                format!("{:?}", i.shape()),
+            )
+        })
+        .collect()
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -509,6 +528,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pto_run, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
     m.add_function(wrap_pyfunction!(tik_param_names, m)?)?;
+    m.add_function(wrap_pyfunction!(tik_instructions, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_api, m)?)?;
     m.add_class::<TikKernel>()?;
     m.add_class::<TpuDevice>()?;
