@@ -118,6 +118,10 @@ int npusim_pair_reduce_sum(npusim_device* dev, const npusim_tensor* dst, const n
 /* "ReduceSum", "ReduceMax", "ReduceMin". */
 int npusim_reduce_all(npusim_device* dev, const char* instr, const npusim_tensor* dst,
                       const npusim_tensor* src, int32_t count);
+/* Ascend 950 loop mode of DataCopy / DataCopyPad: type is DataCopyMVType (0 UB_TO_OUT, 1
+ * OUT_TO_UB); params = {loop1Size, loop2Size, loop1SrcStride, loop1DstStride, loop2SrcStride,
+ * loop2DstStride} arms it (SetLoopModePara), NULL resets it (ResetLoopModePara). */
+int npusim_set_loop_mode(npusim_device* dev, uint32_t type, const uint64_t* params);
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
                    const npusim_tensor* src0, const npusim_tensor* src1,
@@ -174,6 +178,8 @@ typedef struct npusim_api_v1 {
     float (*f16_to_f32)(uint16_t);
     uint16_t (*f32_to_bf16)(float);
     float (*bf16_to_f32)(uint16_t);
+    /* appended: new entries only ever go at the end */
+    int (*set_loop_mode)(npusim_device*, uint32_t, const uint64_t*);
 } npusim_api_v1;
 
 /* The table, or NULL when version != NPUSIM_ABI_VERSION. */

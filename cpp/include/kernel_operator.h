@@ -187,6 +187,17 @@ struct DataCopyParams {
     DataCopyParams(uint16_t c, uint16_t l, uint16_t s, uint16_t d) : blockCount(c), blockLen(l), srcStride(s), dstStride(d) {}
 };
 
+// Ascend 950 loop mode (SetLoopModePara / ResetLoopModePara).
+struct LoopModeParams {
+    uint32_t loop1Size = 0;
+    uint32_t loop2Size = 0;
+    uint64_t loop1SrcStride = 0;
+    uint64_t loop1DstStride = 0;
+    uint64_t loop2SrcStride = 0;
+    uint64_t loop2DstStride = 0;
+};
+enum class DataCopyMVType : uint8_t { UB_TO_OUT = 0, OUT_TO_UB = 1 };
+
 // MASK_PLACEHOLDER: pass with isSetMask = false.
 constexpr uint64_t MASK_PLACEHOLDER = 0;
 
@@ -456,6 +467,16 @@ inline int64_t GetBlockNum() {
 }
 
 // ---------------------------------------------------------------- data movement
+
+// Ascend 950: DataCopy / DataCopyPad on the path `type` loop until ResetLoopModePara.
+inline void SetLoopModePara(const LoopModeParams& p, DataCopyMVType type, Loc loc = Loc()) {
+    const uint64_t v[6] = {p.loop1Size, p.loop2Size, p.loop1SrcStride, p.loop1DstStride, p.loop2SrcStride,
+                           p.loop2DstStride};
+    npusim_face::check(npusim_face::api()->set_loop_mode(npusim_face::dev(), (uint32_t)type, v), loc);
+}
+inline void ResetLoopModePara(DataCopyMVType type, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_loop_mode(npusim_face::dev(), (uint32_t)type, nullptr), loc);
+}
 
 template <class T> inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, Loc loc = Loc()) {
     npusim_face::check(npusim_face::api()->data_copy(npusim_face::dev(), &dst.t, &src.t, count), loc);

@@ -5,7 +5,8 @@ PairReduceSum: a[0::2] + a[1::2] in float16 on 255 * 128 elements.
 Add / Muls / Exp: np.add(a, b, out=d) / np.multiply(a, 1.5, out=d) / np.exp(a, out=d) on
 255 repeats (255 * 128 float16, 255 * 64 float32); Cast: d[...] = a (astype into a
 preallocated array) on 255 * 64 elements.
-Prints the best-of time per call and elements per second.
+Prints the best-of and the median time per call (7 runs of 200 calls) and elements per second
+(from the best); compare with criterion's figures taken in the same session.
 """
 import timeit
 
@@ -39,8 +40,10 @@ for name, stmt in [
 ]:
     count = n32 if ("f32" in name or "conv" in name) else n
     reps = 200
-    best = min(timeit.repeat(stmt, number=reps, repeat=7)) / reps
-    print(f"{name}: {best * 1e6:.2f} us/call, {count / best / 1e9:.3f} G elements/s")
+    runs = sorted(t / reps for t in timeit.repeat(stmt, number=reps, repeat=7))
+    best, median = runs[0], runs[len(runs) // 2]
+    print(f"{name}: best {best * 1e6:.2f} us/call, median {median * 1e6:.2f} us/call, "
+          f"{count / best / 1e9:.3f} G elements/s")
 
 # The fixed cost of a small call: np.add on 128 float16 (one repeat of vec_add).
 a128, b128, d128 = a[:128].copy(), b[:128].copy(), np.empty(128, np.float16)

@@ -1,4 +1,4 @@
-//! Best-of timing of the element-wise benchmark cases (same operands as `benches/vector.rs`):
+//! Best-of and median timing of the element-wise benchmark cases (same operands as `benches/vector.rs`):
 //! on a shared machine the minimum over many calls is the figure comparable with numpy's
 //! `min(timeit.repeat(...))` in `benches/numpy_baseline.py`. Run with
 //! `cargo run --release -p npusim-ascend --example vector_min_time`.
@@ -146,17 +146,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 blk_max: 255,
             },
         )?;
-        let mut best = f64::INFINITY;
+        // 7 runs of 200 calls, as numpy_baseline.py times numpy: best and median.
+        let mut runs = Vec::with_capacity(7);
         for _ in 0..7 {
             let t0 = Instant::now();
             for _ in 0..200 {
                 op.execute(&mut core)?;
             }
-            best = best.min(t0.elapsed().as_secs_f64() / 200.0);
+            runs.push(t0.elapsed().as_secs_f64() / 200.0);
         }
+        runs.sort_by(f64::total_cmp);
+        let (best, median) = (runs[0], runs[3]);
         println!(
-            "{label} 255rep: {:.2} us/call, {:.3} G elements/s",
+            "{label} 255rep: best {:.2} us/call, median {:.2} us/call, {:.3} G elements/s",
             best * 1e6,
+            median * 1e6,
             n as f64 / best / 1e9
         );
     }

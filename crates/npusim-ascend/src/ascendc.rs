@@ -18,7 +18,7 @@ use crate::mask::{MaskArg, MaskMode, MaskRegister};
 use crate::ops::{DataMove, PairReduceSum, Scalar, ScalarBits, Vcmpv};
 pub use crate::slice::SliceInfo;
 use crate::vector::{Face, VecArgs, VecOp};
-use npusim_core::{ChipId, ChipProfile, Element, MemSpace};
+use npusim_core::{ChipId, ChipProfile, ElemType, Element, MemSpace};
 use std::marker::PhantomData;
 
 /// `MASK_PLACEHOLDER`: pass with `isSetMask = false`.
@@ -414,6 +414,25 @@ pub struct LocalTensor<T> {
     _t: PhantomData<T>,
 }
 
+/// `VdeqInfo`: the 16 configurations of CastDequant's vector quantization form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VdeqInfo {
+    pub vdeq_scale: [f32; 16],
+    pub vdeq_offset: [i16; 16],
+    pub vdeq_sign_mode: [bool; 16],
+}
+
+impl VdeqInfo {
+    /// `VdeqInfo(vdeqScale, vdeqOffset, vdeqSignMode)`.
+    pub const fn new(scale: [f32; 16], offset: [i16; 16], sign_mode: [bool; 16]) -> VdeqInfo {
+        VdeqInfo {
+            vdeq_scale: scale,
+            vdeq_offset: offset,
+            vdeq_sign_mode: sign_mode,
+        }
+    }
+}
+
 /// A tensor in global memory (`GlobalTensor<T>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GlobalTensor<T> {
@@ -457,6 +476,19 @@ impl<T: Element> LocalTensor<T> {
     /// `GetSize()`: elements from the start to the end of the tensor.
     pub fn GetSize(&self) -> u64 {
         self.op.tensor_bytes / std::mem::size_of::<T>() as u64 - self.op.offset
+    }
+    /// `ReinterpretCast<U>()`: the same bytes viewed as `U` (the start must be a whole number
+    /// of `U` elements from the tensor's first byte; it is rounded down otherwise).
+    pub fn ReinterpretCast<U: Element>(&self) -> LocalTensor<U> {
+        let start = self.op.offset * std::mem::size_of::<T>() as u64;
+        LocalTensor {
+            op: Operand {
+                dtype: U::TYPE,
+                offset: start / std::mem::size_of::<U>() as u64,
+                ..self.op.clone()
+            },
+            _t: PhantomData,
+        }
     }
 }
 
@@ -599,6 +631,17 @@ impl AscendC {
         if blocks == 0 {
             return Ok(());
         }
+        if crate::pad::data_copy_looped(
+            &mut self.core,
+            dst.operand(),
+            src.operand(),
+            1,
+            blocks,
+            0,
+            0,
+        )? {
+            return Ok(());
+        }
         let mv = DataMove::new(
             self.chip(),
             "DataCopy",
@@ -649,6 +692,17 @@ impl AscendC {
                 value: "0".into(),
                 rule: "a blockCount or blockLen of 0 is a NOP only on A2/A3 and Ascend 950; elsewhere it is rejected",
             });
+        }
+        if crate::pad::data_copy_looped(
+            &mut self.core,
+            dst.operand(),
+            src.operand(),
+            block_count,
+            block_len as u64,
+            src_stride,
+            dst_stride,
+        )? {
+            return Ok(());
         }
         let mv = DataMove::new(
             self.chip(),
@@ -809,9 +863,10 @@ impl AscendC {
     }
 
     /// `SetDeqScale(half scale)`: the DEQSCALE register's half scale (bits 0..15), read by the
-    /// int32 -> half Cast (`dst = half(src * scale)`). The page lists Ascend 950, A2/A3 and
-    /// Atlas inference AI Core; elsewhere it is NotSupported. The float/offset/signMode and
-    /// vdeq forms feed CastDequant, which is not modelled.
+    /// int32 -> half Cast and CastDequant (`dst = half(src * scale)`). The page lists Ascend
+    /// 950, A2/A3 and Atlas inference AI Core; elsewhere it is NotSupported. The
+    /// float/offset/signMode and vdeq forms are [`AscendC::SetDeqScaleConfig`] and
+    /// [`AscendC::SetDeqScaleVdeq`].
     pub fn SetDeqScale(&mut self, scale: half::f16) -> Result<()> {
         if !matches!(
             self.chip().id,
@@ -823,7 +878,169 @@ impl AscendC {
             });
         }
         self.core.deq_scale = scale.to_f32();
+        self.core.deq_form = crate::deq::DeqForm::Half;
         Ok(())
+    }
+
+    /// `SetDeqScale(float scale, int16_t offset, bool signMode)`: the DEQSCALE configuration
+    /// of CastDequant int16 -> b8 without vector quantization (`offset` keeps its low 9 bits;
+    /// [`crate::deq`]). The register is one: its bits 0..15 are also what an int32 -> half
+    /// Cast reads as its half scale.
+    pub fn SetDeqScaleConfig(&mut self, scale: f32, offset: i16, sign_mode: bool) -> Result<()> {
+        self.deq_chip()?;
+        let bits = crate::deq::deq_config(scale, offset, sign_mode);
+        self.core.deq_form = crate::deq::DeqForm::Scalar(bits);
+        self.core.deq_scale = half::f16::from_bits(bits as u16).to_f32();
+        Ok(())
+    }
+
+    /// `SetDeqScale<uint64_t>(vdeq, VdeqInfo)`: writes the 16 configurations into `vdeq` (UB,
+    /// 32-byte aligned, at least 128 bytes) and points the DEQSCALE register at it, for
+    /// CastDequant with `isVecDeq = true` (which reads the tensor when it runs).
+    pub fn SetDeqScaleVdeq(&mut self, vdeq: &LocalTensor<u64>, info: &VdeqInfo) -> Result<()> {
+        const NAME: &str = "SetDeqScale";
+        self.deq_chip()?;
+        let op = &vdeq.op;
+        check::scope(NAME, "vdeq", op, MemSpace::Ub)?;
+        check::align(self.chip(), NAME, "vdeq", op)?;
+        let end = op.tensor_base + op.tensor_bytes;
+        if op.addr() + 128 > end {
+            return Err(AscendError::Rule {
+                instr: NAME,
+                param: "vdeq",
+                value: format!("{} bytes", end.saturating_sub(op.addr())),
+                rule: "the vector quantization tensor needs at least 128 bytes (16 uint64_t)",
+            });
+        }
+        let mut bytes = Vec::with_capacity(128);
+        for j in 0..16 {
+            let c = crate::deq::deq_config(
+                info.vdeq_scale[j],
+                info.vdeq_offset[j],
+                info.vdeq_sign_mode[j],
+            );
+            bytes.extend_from_slice(&c.to_le_bytes());
+        }
+        self.core.ub_mut().write(op.addr(), &bytes)?;
+        self.core.deq_form = crate::deq::DeqForm::Vector(op.addr());
+        // The register holds the address in 32-byte units (bits 0..13).
+        self.core.deq_scale = half::f16::from_bits((op.addr() >> 5) as u16 & 0x3fff).to_f32();
+        Ok(())
+    }
+
+    fn deq_chip(&self) -> Result<()> {
+        crate::deq::check_chip(self.chip().id)
+            .map(|_| ())
+            .map_err(|_| AscendError::NotSupported {
+                instr: "SetDeqScale",
+                chip: self.chip().id,
+            })
+    }
+
+    /// `CastDequant<T, U, isVecDeq, halfBlock>(dst, src, count)`: int16 -> int8/uint8 through
+    /// the DEQSCALE register ([`crate::deq`]; counter mode over `count` elements, default
+    /// strides), or int32 -> half (Cast's SetDeqScale form, round to nearest even).
+    pub fn CastDequant<T: Element, U: Element, const IS_VEC_DEQ: bool, const HALF_BLOCK: bool>(
+        &mut self,
+        dst: &LocalTensor<T>,
+        src: &LocalTensor<U>,
+        count: u32,
+    ) -> Result<()> {
+        if self.cast_dequant_s32(U::TYPE, T::TYPE)? {
+            return self.count_op(
+                Instr::Cast,
+                "CastDequant",
+                &dst.op,
+                &[&src.op],
+                None,
+                CastRound::Rint,
+                count as i64,
+            );
+        }
+        let mask = crate::mask::LaneMask::Counter(count as u64);
+        crate::deq::CastDequant::new(
+            &self.core,
+            &dst.op,
+            &src.op,
+            mask,
+            0,
+            (1, 1),
+            (8, 8),
+            HALF_BLOCK,
+            IS_VEC_DEQ,
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// `CastDequant<T, U, isSetMask, isVecDeq, halfBlock>(dst, src, mask, repeatTime,
+    /// UnaryRepeatParams)`.
+    pub fn CastDequantRepeat<
+        T: Element,
+        U: Element,
+        const IS_SET_MASK: bool,
+        const IS_VEC_DEQ: bool,
+        const HALF_BLOCK: bool,
+    >(
+        &mut self,
+        dst: &LocalTensor<T>,
+        src: &LocalTensor<U>,
+        mask: impl Into<AscMask>,
+        repeat: i32,
+        p: UnaryRepeatParams,
+    ) -> Result<()> {
+        let mask = mask.into();
+        if self.cast_dequant_s32(U::TYPE, T::TYPE)? {
+            return self.repeat_op(
+                Instr::Cast,
+                "CastDequant",
+                &dst.op,
+                &[&src.op],
+                None,
+                CastRound::Rint,
+                mask,
+                IS_SET_MASK,
+                repeat,
+                [p.dst_blk_stride as i64, p.src_blk_stride as i64, 1],
+                [p.dst_rep_stride as i64, p.src_rep_stride as i64, 0],
+                65535,
+            );
+        }
+        let lanes = crate::deq::resolve_mask(mask.0, IS_SET_MASK, &self.core)?;
+        crate::deq::CastDequant::new(
+            &self.core,
+            &dst.op,
+            &src.op,
+            lanes,
+            repeat as i64,
+            (p.dst_blk_stride as i64, p.src_blk_stride as i64),
+            (p.dst_rep_stride as i64, p.src_rep_stride as i64),
+            HALF_BLOCK,
+            IS_VEC_DEQ,
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// True for CastDequant's int32 -> half form (checked against the chip); false for the
+    /// int16 forms, whose types [`crate::deq::CastDequant::new`] checks.
+    fn cast_dequant_s32(&self, src: ElemType, dst: ElemType) -> Result<bool> {
+        let s32 = crate::deq::check_chip(self.chip().id)?;
+        if src != ElemType::I32 {
+            return Ok(false);
+        }
+        if !s32 || dst != ElemType::F16 {
+            return Err(AscendError::IllegalType {
+                instr: "CastDequant",
+                param: "dst",
+                dtype: dst,
+                chip: self.chip().id,
+                legal: if s32 {
+                    "src int32_t -> dst half; src int16_t -> dst int8_t / uint8_t".into()
+                } else {
+                    "src int16_t -> dst int8_t / uint8_t".into()
+                },
+            });
+        }
+        Ok(true)
     }
 
     /// `SetAtomicNone()`.

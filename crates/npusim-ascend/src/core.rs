@@ -56,6 +56,8 @@ pub struct VectorCore {
     pub atomic: Option<ElemType>,
     /// SetDeqScale's scale (a half value) for int32 -> half Cast.
     pub deq_scale: f32,
+    /// What the DEQSCALE register holds for CastDequant int16 -> b8 ([`crate::deq`]).
+    pub deq_form: crate::deq::DeqForm,
     /// SetPadValue's value (bits), used by DataCopyPad without `isPad`.
     pub pad_value: Option<u64>,
     /// How many entries of each of the 4 lists the last MrgSort consumed (GetMrgSortResult).
@@ -87,6 +89,7 @@ impl VectorCore {
             max_min: None,
             atomic: None,
             deq_scale: 1.0,
+            deq_form: crate::deq::DeqForm::Half,
             pad_value: None,
             loop_mode: [None; 2],
         }

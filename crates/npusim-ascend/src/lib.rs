@@ -25,7 +25,7 @@
 //!   reductions ([`ops::PairReduceSum`], [`reduce`]), Select ([`select`]), Brcb, Gather,
 //!   Transpose, CreateVecIndex and the CMPMASK register ([`misc`]), the sort family (Sort32,
 //!   MrgSort, MrgSort4, RpSort16, ProposalConcat/Extract: [`sort`]), TransDataTo5HD /
-//!   vnchwconv ([`nchwconv`]), moves with padding and atomic accumulation ([`pad`],
+//!   vnchwconv ([`nchwconv`]), CastDequant int16 -> b8 and the DEQSCALE register ([`deq`]), moves with padding and atomic accumulation ([`pad`],
 //!   [`core::VectorCore::store`]), DataCopy's slice form ([`slice`](mod@slice)) have their
 //!   own records; RepeatReduceSum runs on the WholeReduce record, and the reduction registers
 //!   (GetAccVal, GetReduceMaxMinCount) are kept in [`core::VectorCore`].
@@ -38,6 +38,7 @@
 pub mod ascendc;
 pub mod core;
 pub mod demo;
+pub mod deq;
 pub mod elem;
 pub mod error;
 pub mod geometry;

@@ -33,6 +33,9 @@
 //!   [0, 2^40). The page says overlapping destination data is not detected by the hardware and
 //!   its result not guaranteed (iterations may interleave): this model refuses a call whose
 //!   iterations write any byte twice (`IllegalOverlap`), and one that reaches past a tensor.
+//!   The page names DataCopy too: a GM <-> UB DataCopy on the 950 is this move with `blockLen`
+//!   and the gaps in 32-byte units and no padding, and loops the same way
+//!   (`AscendC::DataCopy`, `AscendC::DataCopyParams`).
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
@@ -433,6 +436,55 @@ impl MovePad {
         }
         Ok(())
     }
+}
+
+/// Loop mode for DataCopy (Ascend 950): `SetLoopModePara` names DataCopy and DataCopyPad,
+/// on the paths GM -> UB and UB -> GM. The 950 runs a GM <-> UB DataCopy as the move
+/// DataCopyPad uses (asc-devkit `impl/basic_api/dav_3510`: `blockLen` and the gaps in
+/// 32-byte units, no padding), so while its path is armed a DataCopy (`block_count` blocks of
+/// `blocks` 32-byte units, gaps in 32-byte units) is that move, looped as the module docs
+/// describe. Returns false (nothing done) when no loop mode applies. Both faces call it.
+pub fn data_copy_looped(
+    core: &mut VectorCore,
+    dst: &Operand,
+    src: &Operand,
+    block_count: u16,
+    blocks: u64,
+    src_gap: u16,
+    dst_gap: u16,
+) -> Result<bool> {
+    if core.chip().id != ChipId::Ascend950 {
+        return Ok(false);
+    }
+    let path = match (dst.space, src.space) {
+        (MemSpace::Ub, MemSpace::Gm) => DataCopyMVType::OutToUb,
+        (MemSpace::Gm, MemSpace::Ub) => DataCopyMVType::UbToOut,
+        _ => return Ok(false),
+    };
+    if core.loop_mode[path as usize].is_none() {
+        return Ok(false);
+    }
+    // GM side strides in bytes, UB side in 32-byte blocks (DataCopyPad's units).
+    let (src_stride, dst_stride) = match path {
+        DataCopyMVType::OutToUb => (src_gap as i64 * 32, dst_gap as i64),
+        DataCopyMVType::UbToOut => (src_gap as i64, dst_gap as i64 * 32),
+    };
+    MovePad::new(
+        core.chip(),
+        "DataCopy",
+        dst,
+        src,
+        block_count as i64,
+        blocks.saturating_mul(32).min(i64::MAX as u64) as i64,
+        src_stride,
+        dst_stride,
+        0,
+        0,
+        None,
+        false,
+    )?
+    .execute(core)?;
+    Ok(true)
 }
 
 /// Writes `len` bytes at `addr` of UB, repeating the element `f`.

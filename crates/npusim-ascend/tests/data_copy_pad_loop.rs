@@ -431,3 +431,165 @@ proptest! {
         }
     }
 }
+
+/// Loop mode for DataCopy (the page names DataCopy and DataCopyPad): a 4-D move in the shape
+/// of scenario 6, GM [2, 3, 16, 128] int8 -> UB [2, 2, 16, 128], with the DataCopyParams
+/// form moving 16 rows of 128 bytes and the two loops walking the outer dimensions.
+#[test]
+fn data_copy_loops_like_scenario_6() {
+    let mut asc = AscendC::new(ChipId::Ascend950, 1 << 16);
+    let x = source(2 * 3 * 16 * 128);
+    let g = asc.GmAlloc::<i8>("srcGlobal", &x).unwrap();
+    let u = asc.AllocTensor::<i8>("srcLocal", 2 * 2 * 16 * 128).unwrap();
+    asc.write(&u, &vec![SENTINEL; 8192]).unwrap();
+    let row = 16 * 128;
+    asc.SetLoopModePara(
+        params(2, 2, row as u64, row as u64, 3 * row as u64, 2 * row as u64),
+        DataCopyMVType::OutToUb,
+    )
+    .unwrap();
+    asc.DataCopyParams(&u, &g, 16, 4, 0, 0).unwrap();
+    let mut want = vec![SENTINEL; 8192];
+    for i2 in 0..2 {
+        for i1 in 0..2 {
+            let (s, d) = (i2 * 3 * row + i1 * row, (i2 * 2 + i1) * row);
+            want[d..d + row].copy_from_slice(&x[s..s + row]);
+        }
+    }
+    assert_eq!(asc.read::<i8>(&u).unwrap(), want);
+    // The count form loops too: 64 elements (two blocks) per iteration.
+    asc.write(&u, &vec![SENTINEL; 8192]).unwrap();
+    asc.DataCopy::<i8>(&u, &g, 64).unwrap();
+    let mut want = vec![SENTINEL; 8192];
+    for i2 in 0..2 {
+        for i1 in 0..2 {
+            let (s, d) = (i2 * 3 * row + i1 * row, i2 * 2 * row + i1 * row);
+            want[d..d + 64].copy_from_slice(&x[s..s + 64]);
+        }
+    }
+    assert_eq!(asc.read::<i8>(&u).unwrap(), want);
+    // After the reset the same call moves once.
+    asc.ResetLoopModePara(DataCopyMVType::OutToUb).unwrap();
+    asc.write(&u, &vec![SENTINEL; 8192]).unwrap();
+    asc.DataCopy::<i8>(&u, &g, 64).unwrap();
+    let mut want = vec![SENTINEL; 8192];
+    want[..64].copy_from_slice(&x[..64]);
+    assert_eq!(asc.read::<i8>(&u).unwrap(), want);
+}
+
+/// DataCopy in loop mode is DataCopyPad with the same move in bytes (gaps in 32-byte units
+/// on both sides become DataCopyPad's units), on both paths, and a plain byte model agrees.
+#[test]
+fn data_copy_in_loop_mode_equals_data_copy_pad_and_the_model() {
+    let cases: [(u16, u16, u16, u16, LoopModeParams); 4] = [
+        (2, 1, 1, 2, params(3, 2, 64, 256, 512, 1024)),
+        (3, 2, 0, 1, params(2, 2, 96, 320, 640, 1280)),
+        (1, 3, 2, 0, params(1, 3, 0, 96, 4096, 128)),
+        // Interleaved iterations (the page allows them): blocks 64 bytes apart, iterations 32.
+        (4, 1, 3, 1, params(2, 1, 32, 32, 0, 0)),
+    ];
+    for (count, len, sgap, dgap, lp) in cases {
+        for path in [DataCopyMVType::OutToUb, DataCopyMVType::UbToOut] {
+            let run = |pad: bool| {
+                let mut asc = AscendC::new(ChipId::Ascend950, 1 << 16);
+                let x = source(16384);
+                let g = asc.GmAlloc::<i8>("g", &x).unwrap();
+                let u = asc.AllocTensor::<i8>("u", 16384).unwrap();
+                asc.write(&u, &x.iter().rev().copied().collect::<Vec<_>>())
+                    .unwrap();
+                asc.SetLoopModePara(lp, path).unwrap();
+                let (blen, to_ub) = (len as u32 * 32, path == DataCopyMVType::OutToUb);
+                match (pad, to_ub) {
+                    (false, true) => asc.DataCopyParams(&u, &g, count, len, sgap, dgap),
+                    (false, false) => asc.DataCopyParams(&g, &u, count, len, sgap, dgap),
+                    (true, true) => asc.DataCopyPad::<i8>(
+                        &u,
+                        &g,
+                        count,
+                        blen,
+                        sgap as i64 * 32,
+                        dgap as u32,
+                        Some((false, 0, 0, 0)),
+                    ),
+                    (true, false) => asc.DataCopyPad::<i8>(
+                        &g,
+                        &u,
+                        count,
+                        blen,
+                        sgap as i64,
+                        dgap as u32 * 32,
+                        None,
+                    ),
+                }
+                .unwrap();
+                let out = if to_ub {
+                    asc.read::<i8>(&u)
+                } else {
+                    asc.read::<i8>(&g)
+                };
+                (x, out.unwrap())
+            };
+            let (x, got) = run(false);
+            let (_, pad) = run(true);
+            assert_eq!(got, pad, "{count} {len} {sgap} {dgap} {lp:?} {path:?}");
+            // Model: block b of iteration (i2, i1) moves len*32 bytes.
+            let ub0: Vec<i8> = x.iter().rev().copied().collect();
+            let (mut want, src) = if path == DataCopyMVType::OutToUb {
+                (ub0, x.clone())
+            } else {
+                (x.clone(), ub0)
+            };
+            let n = len as usize * 32;
+            for i2 in 0..lp.loop2_size as usize {
+                for i1 in 0..lp.loop1_size as usize {
+                    let so = i1 * lp.loop1_src_stride as usize + i2 * lp.loop2_src_stride as usize;
+                    let dof = i1 * lp.loop1_dst_stride as usize + i2 * lp.loop2_dst_stride as usize;
+                    for b in 0..count as usize {
+                        let s = so + b * (n + sgap as usize * 32);
+                        let d = dof + b * (n + dgap as usize * 32);
+                        want[d..d + n].copy_from_slice(&src[s..s + n]);
+                    }
+                }
+            }
+            assert_eq!(got, want, "{count} {len} {sgap} {dgap} {lp:?} {path:?}");
+        }
+    }
+}
+
+#[test]
+fn data_copy_loop_mode_restrictions_name_data_copy() {
+    let mut asc = AscendC::new(ChipId::Ascend950, 8192);
+    let g = asc.GmAlloc::<i8>("g", &source(4096)).unwrap();
+    let u = asc.AllocTensor::<i8>("u", 1024).unwrap();
+    // Iterations writing the same UB bytes.
+    asc.SetLoopModePara(params(2, 1, 64, 32, 0, 0), DataCopyMVType::OutToUb)
+        .unwrap();
+    let e = asc.DataCopyParams(&u, &g, 1, 2, 0, 0).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::IllegalOverlap {
+                instr: "DataCopy",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Iterations reaching past the UB tensor.
+    asc.SetLoopModePara(params(2, 2, 64, 512, 128, 1024), DataCopyMVType::OutToUb)
+        .unwrap();
+    let e = asc.DataCopyParams(&u, &g, 1, 2, 0, 0).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::TensorOverflow {
+                instr: "DataCopy",
+                param: "dst",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // The other path is not armed: UB -> GM moves once.
+    asc.DataCopyParams(&g, &u, 1, 2, 0, 0).unwrap();
+}

@@ -431,6 +431,30 @@ pub unsafe extern "C" fn npusim_data_copy_params(
     })
 }
 
+/// `int npusim_set_loop_mode(dev, uint32_t type, const uint64_t* params)`: with `params` (6
+/// values: loop1Size, loop2Size, loop1SrcStride, loop1DstStride, loop2SrcStride,
+/// loop2DstStride) `SetLoopModePara(params, type)`; with NULL `ResetLoopModePara(type)`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_set_loop_mode(
+    dev: *mut Device,
+    path: u32,
+    params: *const u64,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, "SetLoopModePara") }?;
+        let p = if params.is_null() {
+            None
+        } else {
+            let mut v = [0u64; 6];
+            // SAFETY: a non-null `params` points at 6 values, per the npusim.h contract.
+            unsafe { std::ptr::copy_nonoverlapping(params, v.as_mut_ptr(), 6) };
+            Some(v)
+        };
+        d.set_loop_mode(path, p)
+    })
+}
+
 /// `int npusim_pair_reduce_sum(dev, dst, src, int32_t repeat, const npusim_mask* mask, uint32_t
 /// is_set_mask, int32_t dst_rep_stride, int32_t src_blk_stride, int32_t src_rep_stride)`.
 #[unsafe(no_mangle)]
@@ -728,6 +752,8 @@ pub struct Api {
     pub f16_to_f32: extern "C" fn(u16) -> f32,
     pub f32_to_bf16: extern "C" fn(f32) -> u16,
     pub bf16_to_f32: extern "C" fn(u16) -> f32,
+    /// Appended after the first release of version 1 (new entries only ever go at the end).
+    pub set_loop_mode: unsafe extern "C" fn(*mut Device, u32, *const u64) -> i32,
 }
 
 /// The table of this library.
@@ -755,6 +781,7 @@ pub static API: Api = Api {
     f16_to_f32: npusim_f16_to_f32,
     f32_to_bf16: npusim_f32_to_bf16,
     bf16_to_f32: npusim_bf16_to_f32,
+    set_loop_mode: npusim_set_loop_mode,
 };
 
 /// `const npusim_api_v1* npusim_api(uint32_t version)`: the function table, or null when

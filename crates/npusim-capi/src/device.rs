@@ -349,6 +349,9 @@ impl Device {
         self.core.cmpmask = 0;
         self.core.atomic = None;
         self.core.deq_scale = 1.0;
+        self.core.deq_form = Default::default();
+        // InitSocState resets the loop-mode parameters too (InitSocState.md).
+        self.core.loop_mode = [None; 2];
         Ok(())
     }
 
@@ -541,6 +544,9 @@ impl Device {
         if bytes == 0 {
             return Ok(());
         }
+        if npusim_ascend::pad::data_copy_looped(&mut self.core, &d, &s, 1, bytes / 32, 0, 0)? {
+            return Ok(());
+        }
         DataMove::new(
             self.core.chip(),
             "DataCopy",
@@ -560,9 +566,75 @@ impl Device {
     pub fn data_copy_params(&mut self, dst: &Tensor, src: &Tensor, params: [u16; 4]) -> Result<()> {
         let d = dst.operand("DataCopy", "dst")?;
         let s = src.operand("DataCopy", "src")?;
+        let [count, len, src_gap, dst_gap] = params;
+        if count > 0
+            && len > 0
+            && npusim_ascend::pad::data_copy_looped(
+                &mut self.core,
+                &d,
+                &s,
+                count,
+                len as u64,
+                src_gap,
+                dst_gap,
+            )?
+        {
+            return Ok(());
+        }
         let [bc, bl, ss, ds] = params.map(|p| p as i64);
         DataMove::new(self.core.chip(), "DataCopy", &d, &s, 0, bc, bl, ss, ds)?
             .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `SetLoopModePara(LoopModeParams, DataCopyMVType)` (`params` = loop1Size, loop2Size,
+    /// loop1SrcStride, loop1DstStride, loop2SrcStride, loop2DstStride), or with `None`
+    /// `ResetLoopModePara(type)`: Ascend 950 ([`npusim_ascend::pad`]).
+    pub fn set_loop_mode(&mut self, path: u32, params: Option<[u64; 6]>) -> Result<()> {
+        use npusim_ascend::pad::{DataCopyMVType, LoopModeParams};
+        let instr = if params.is_some() {
+            "SetLoopModePara"
+        } else {
+            "ResetLoopModePara"
+        };
+        let path = match path {
+            0 => DataCopyMVType::UbToOut,
+            1 => DataCopyMVType::OutToUb,
+            other => {
+                return Err(CapiError::rule(
+                    instr,
+                    "type",
+                    "must be DataCopyMVType UB_TO_OUT (0) or OUT_TO_UB (1)",
+                    other,
+                ));
+            }
+        };
+        if self.core.chip().id != ChipId::Ascend950 {
+            return Err(AscendError::NotSupported {
+                instr,
+                chip: self.core.chip().id,
+            }
+            .into());
+        }
+        self.core.loop_mode[path as usize] = match params {
+            None => None,
+            Some([l1, l2, s1, d1, s2, d2]) => {
+                let size = |v: u64, p: &str| {
+                    u32::try_from(v)
+                        .map_err(|_| CapiError::rule(instr, p, "must be in [0, 2^21)", v))
+                };
+                let p = LoopModeParams {
+                    loop1_size: size(l1, "loop1Size")?,
+                    loop2_size: size(l2, "loop2Size")?,
+                    loop1_src_stride: s1,
+                    loop1_dst_stride: d1,
+                    loop2_src_stride: s2,
+                    loop2_dst_stride: d2,
+                };
+                p.check(self.core.chip(), path)?;
+                Some(p)
+            }
+        };
         Ok(())
     }
 

@@ -15,13 +15,13 @@
 
 use npusim_core::ElemType;
 use npusim_core::npy::{parse_npy, to_npy_bytes};
-use npusim_ptoas::interp::{HostArg, LowerOptions, RunConfig, lower};
+use npusim_ptoas::interp::{HostArg, LowerOptions, PrintRec, RunConfig, lower};
 use npusim_ptoas::{ParseOptions, TargetArch, parse_module_with, render_all};
 use npusim_tpu::{DataType, SystemAddr, TpuChip, TpuCore};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
 
 mod tik;
 mod tpu;
@@ -97,10 +97,14 @@ fn pto_check(src: &str, file: &str, target: Option<&str>) -> PyResult<Vec<String
         .collect())
 }
 
-/// `pto_run(src, file, args, func, target, blocks, max_steps, policy) -> dict[str, bytes]`.
+/// `pto_run(src, file, args, func, target, blocks, max_steps, policy) -> (dict[str, bytes],
+/// list[print])`.
 ///
 /// `args` maps parameter names to `.npy` images (`bytes`, for pointers) or literals (`str`,
-/// for scalars). Returns the final contents of every buffer argument as `.npy` images.
+/// for scalars). Returns the final contents of every buffer argument as `.npy` images, and
+/// what the kernel printed (`pto.tprint`, `pto.print`) in execution order as
+/// `(block, core, line, text, cli_line)` tuples. A failed run raises `NpusimError` whose
+/// `prints` attribute holds the prints made before the failure.
 /// `policy` is a numeric policy name of `npusim run --policy` (`hw`, `pto-cpu-sim`).
 #[pyfunction]
 #[pyo3(signature = (src, file, args, func=None, target=None, blocks=1, max_steps=100_000_000, policy=None))]
@@ -115,7 +119,7 @@ fn pto_run<'py>(
     blocks: u32,
     max_steps: u64,
     policy: Option<&str>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
     if blocks == 0 {
         return Err(err("blocks: must be at least 1, got 0"));
     }
@@ -135,12 +139,24 @@ fn pto_run<'py>(
     let cfg = RunConfig {
         blocks,
         max_steps,
+        on_print: Some(collect_print),
         ..RunConfig::default()
     };
+    RUN_PRINTS.with(|v| v.borrow_mut().clear());
     // The simulator runs without the GIL: other Python threads keep going.
-    let outcome = py
-        .detach(|| prog.run(func, &host, &cfg))
-        .map_err(|e| err(e.render(file, src)))?;
+    let result = py.detach(|| prog.run(func, &host, &cfg));
+    let collected = RUN_PRINTS.with(|v| std::mem::take(&mut *v.borrow_mut()));
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            // The prints made before the failure still reach the user (as the CLI shows them
+            // before its error), carried on the exception as `prints`.
+            let exc = err(e.render(file, src));
+            exc.value(py)
+                .setattr("prints", print_tuples(py, &collected, file, src)?)?;
+            return Err(exc);
+        }
+    };
     let out = PyDict::new(py);
     for name in outcome.buffer_names() {
         let a = outcome
@@ -149,7 +165,42 @@ fn pto_run<'py>(
         let bytes = to_npy_bytes(&a).map_err(|e| err(format!("result `{name}`: {e}")))?;
         out.set_item(name, PyBytes::new(py, &bytes))?;
     }
-    Ok(out)
+    Ok((out, print_tuples(py, &outcome.prints, file, src)?))
+}
+
+/// One kernel print for Python: `(block, core, line, text, cli_line)`; `cli_line` is the
+/// print as `npusim run` shows it (`[block B file:line] text`, ending in a newline).
+type PrintTuple = (u32, Option<String>, usize, String, String);
+
+fn print_tuples<'py>(
+    py: Python<'py>,
+    prints: &[PrintRec],
+    file: &str,
+    src: &str,
+) -> PyResult<Bound<'py, PyList>> {
+    let v: Vec<PrintTuple> = prints
+        .iter()
+        .map(|p| {
+            let (line, _) = npusim_ptoas::diag::line_col(src, p.span.start);
+            let nl = if p.text.ends_with('\n') { "" } else { "\n" };
+            let cli = format!("{} {}{nl}", p.tag(file, src), p.text);
+            (p.block, p.core.clone(), line, p.text.clone(), cli)
+        })
+        .collect();
+    PyList::new(py, v)
+}
+
+thread_local! {
+    /// The prints of the run in progress on this thread, so a failed run can still show what
+    /// the kernel printed before it failed. The run calls [`collect_print`] on the thread that
+    /// called `pto_run` (one block after another); the cores of a mixed cube + vector kernel
+    /// run on threads of their own, so a failed mixed run shows no prints (a successful one
+    /// returns all of them from [`npusim_ptoas::interp::RunOutcome::prints`]).
+    static RUN_PRINTS: std::cell::RefCell<Vec<PrintRec>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn collect_print(p: &PrintRec) {
+    RUN_PRINTS.with(|v| v.borrow_mut().push(p.clone()));
 }
 
 /// `tpu_check(path) -> (passed, failed, report)`: replays a HAU/GDMA/BDC golden JSON file.
@@ -450,6 +501,25 @@ fn tik_param_names(name: &str) -> Option<Vec<&'static str>> {
     tik::param_names(name)
 }
 
+/// `tik_instructions() -> list[(tik name, legacy name, operand shape)]`: every vector
+/// instruction of the Ascend table that TIK calls reach (the rows of shape `Move` are reached
+/// as `data_move`).
+#[pyfunction]
+fn tik_instructions() -> Vec<(&'static str, &'static str, String)> {
+    use npusim_ascend::isa::{Instr, Shape};
+    Instr::ALL
+        .iter()
+        .filter(|i| i.shape() != Shape::Move)
+        .map(|i| {
+            (
+                i.tik_name(),
+                i.tik_legacy_name(),
+                format!("{:?}", i.shape()),
+            )
+        })
+        .collect()
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -458,6 +528,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pto_run, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_check, m)?)?;
     m.add_function(wrap_pyfunction!(tik_param_names, m)?)?;
+    m.add_function(wrap_pyfunction!(tik_instructions, m)?)?;
     m.add_function(wrap_pyfunction!(tpu_api, m)?)?;
     m.add_class::<TikKernel>()?;
     m.add_class::<TpuDevice>()?;

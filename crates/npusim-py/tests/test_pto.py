@@ -102,3 +102,91 @@ def test_policy_pto_cpu_sim_reproduces_the_cpu_simulator(root):
     assert np.array_equal(run(policy="hw"), run())
     with pytest.raises(npusim.NpusimError, match="unknown numeric policy `fast`"):
         run(policy="fast")
+
+
+PRINT_KERNEL = r"""
+module {
+  func.func @k(%x: !pto.ptr<f32>, %s: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %xv = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<1x8xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<1x8xf32> -> !pto.partition_tensor_view<1x8xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tload ins(%xp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    %b = pto.get_block_idx
+    pto.print ins("block = %d", %b : i64)
+    pto.print ins("s = %+08.3f", %s : f32)
+    pto.tprint ins(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    return
+  }
+}
+"""
+PRINT_X = np.array([[1.0, -2.5, 0.125, 3.0, 4.0, 5.0, 6.0, 1e6]], np.float32)
+
+
+def _print_line(pat):
+    return next(i for i, l in enumerate(PRINT_KERNEL.splitlines(), 1) if pat in l)
+
+
+L_BLOCK = _print_line('ins("block = ')
+L_S = _print_line('ins("s = ')
+L_TILE = _print_line("pto.tprint")
+
+
+def _expected_prints(file, blocks, s=1.5):
+    """(cli line) of every print, from a plain model: printf for pto.print, the TPRINT tile
+    layout (`%8.4f` per element) for pto.tprint, tagged `[block B file:line]`."""
+    data = " ".join("%8.4f" % v for v in PRINT_X[0])
+    tile = ("=== [TPRINT Tile] Data Type: float32, Layout: ND, TileType: Vec ===\n"
+            "  Shape: [1, 8], Valid Shape: [1, 8]\n" + data + "\n")
+    out = []
+    for b in range(blocks):
+        out += [f"[block {b} {file}:{L_BLOCK}] {'block = %d' % b}\n",
+                f"[block {b} {file}:{L_S}] {'s = %+08.3f' % s}\n",
+                f"[block {b} {file}:{L_TILE}] {tile}"]
+    return out
+
+
+def test_kernel_prints_go_to_stdout_as_the_cli_tags_them(capsys, tmp_path):
+    out = npusim.pto.run(PRINT_KERNEL, args={"x": PRINT_X, "s": 1.5}, blocks=2)
+    assert np.array_equal(out["x"], PRINT_X)
+    assert capsys.readouterr().out == "".join(_expected_prints("<kernel>", 2))
+    # A path names the file in the tag, as `npusim run` does.
+    k = tmp_path / "k.pto"
+    k.write_text(PRINT_KERNEL)
+    npusim.pto.run(k, args={"x": PRINT_X, "s": -0.25})
+    assert capsys.readouterr().out == "".join(_expected_prints(str(k), 1, s=-0.25))
+
+
+def test_on_print_receives_each_print_in_order_and_nothing_is_written(capsys):
+    got = []
+    npusim.pto.run(PRINT_KERNEL, args={"x": PRINT_X, "s": 1.5}, blocks=3, on_print=got.append)
+    assert capsys.readouterr().out == ""
+    assert [str(p) for p in got] == _expected_prints("<kernel>", 3)
+    assert all(isinstance(p, npusim.pto.Print) for p in got)
+    assert [p.block for p in got] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert [p.line for p in got[:3]] == [L_BLOCK, L_S, L_TILE]
+    assert got[0].text == "block = 0" and got[0].core is None and got[0].file == "<kernel>"
+    with pytest.raises(TypeError, match="on_print must be callable"):
+        npusim.pto.run(PRINT_KERNEL, args={"x": PRINT_X, "s": 1.5}, on_print="stdout")
+
+
+def test_prints_made_before_a_failure_are_delivered_before_the_error():
+    full = _expected_prints("<kernel>", 2)
+    partial = set()
+    for steps in range(1, 40):
+        got = []
+        try:
+            npusim.pto.run(PRINT_KERNEL, args={"x": PRINT_X, "s": 1.5}, blocks=2,
+                           max_steps=steps, on_print=got.append)
+        except npusim.NpusimError as e:
+            assert "step limit" in str(e)
+            lines = [str(p) for p in got]
+            assert lines == full[:len(lines)]
+            assert [str(p) for p in got] == [t[4] for t in e.prints]
+            partial.add(len(lines))
+        else:
+            assert [str(p) for p in got] == full
+    # Some budgets stop the run between prints: 0 < n < 6 of them were shown.
+    assert any(0 < n < len(full) for n in partial), partial

@@ -10,19 +10,54 @@
 Arguments bind kernel parameters by name: numpy arrays for pointer parameters (the element
 type must match; bf16 through ``ml_dtypes.bfloat16``), Python numbers (or strings such as
 ``"nan"``) for scalars. ``run`` returns the final contents of every array argument, by name.
+
+What the kernel prints (``pto.tprint``, ``pto.print``) goes to ``sys.stdout`` in execution
+order, each print tagged as ``npusim run`` tags it: ``[block 0 kernel.pto:12] text`` (the file
+is the path given, or ``<kernel>`` for kernel text). Pass ``on_print=callable`` to receive
+each print as a :class:`Print` instead (``on_print=lambda p: None`` silences them). The prints
+a kernel made before it failed are delivered before ``NpusimError`` is raised.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from typing import Mapping, Optional, Union
+import sys
+from typing import Callable, Mapping, NamedTuple, Optional, Union
 
 import numpy as np
 
 from . import _native
 
 Kernel = Union[str, "os.PathLike[str]"]
+
+
+class Print(NamedTuple):
+    """One print of a kernel (``pto.tprint`` / ``pto.print``)."""
+
+    block: int
+    """The block that printed."""
+    core: Optional[str]
+    """In a mixed cube + vector kernel, the core (``"cube"``, ``"vector 0"``...), else None."""
+    file: str
+    """The kernel's file name (``"<kernel>"`` for kernel text)."""
+    line: int
+    """The line of the print op in the kernel source (1-based)."""
+    text: str
+    """What the kernel printed (a tile print ends in a newline; a scalar print is printf's)."""
+    cli_line: str
+    """The print as ``npusim run`` shows it: ``[block B file:line] text``, newline-terminated."""
+
+    def __str__(self) -> str:
+        return self.cli_line
+
+
+def _deliver(prints, file: str, on_print: Optional[Callable[[Print], object]]) -> None:
+    for block, core, line, text, cli in prints:
+        if on_print is None:
+            sys.stdout.write(cli)
+        else:
+            on_print(Print(block, core, file, line, text, cli))
 
 
 def _source(kernel: Kernel) -> tuple[str, str]:
@@ -69,6 +104,7 @@ def run(
     blocks: int = 1,
     max_steps: int = 100_000_000,
     policy: Optional[str] = None,
+    on_print: Optional[Callable[[Print], object]] = None,
 ) -> dict[str, np.ndarray]:
     """Runs ``func`` (default: the kernel's entry) for ``blocks`` blocks.
 
@@ -76,6 +112,9 @@ def run(
     and overrides the module's ``pto.target_arch``. ``policy`` is a numeric policy of
     ``npusim run --policy``: ``"hw"`` (the chip's own numerics, the default) or
     ``"pto-cpu-sim"`` (the public pto-isa CPU simulator's summation order).
+
+    Kernel prints go to ``sys.stdout`` (``[block B file:line] text``), or to ``on_print``, which
+    is called with each :class:`Print` in execution order (block after block).
     """
     src, name = _source(kernel)
     native_args = {}
@@ -87,5 +126,14 @@ def run(
             shapes[k] = v.shape
         else:
             native_args[k] = _scalar_text(v)
-    out = _native.pto_run(src, name, native_args, func, target, blocks, max_steps, policy)
+    if on_print is not None and not callable(on_print):
+        raise TypeError(f"on_print must be callable, not {type(on_print).__name__}")
+    try:
+        out, prints = _native.pto_run(
+            src, name, native_args, func, target, blocks, max_steps, policy
+        )
+    except _native.NpusimError as e:
+        _deliver(getattr(e, "prints", ()), name, on_print)
+        raise
+    _deliver(prints, name, on_print)
     return {k: np.load(io.BytesIO(b), allow_pickle=False) for k, b in out.items()}
