@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod ascendc_cmd;
+mod explain;
 mod pto_case;
 mod pto_cmd;
 
@@ -49,6 +50,9 @@ enum Command {
     /// List the chip profiles and the behaviour each one carries.
     #[command(after_help = "Example:\n  npusim chips")]
     Chips,
+    /// Draw one instruction's memory accesses as SVG (Ascend vector call or PTO tile op).
+    #[command(subcommand)]
+    Explain(explain::ExplainCommand),
 }
 
 #[derive(Subcommand)]
@@ -123,6 +127,7 @@ fn run(cli: Cli) -> Result<bool> {
         Command::Run(args) => pto_cmd::run(args),
         Command::Check(args) => pto_cmd::check(args),
         Command::Ascendc(c) => ascendc_cmd::main(c),
+        Command::Explain(c) => explain::main(c),
         Command::Chips => {
             chips();
             Ok(true)

@@ -35,6 +35,7 @@
 //! and 001, the asc-devkit `Memory矢量计算` pages named in each row, and
 //! `shared/research/ascend-vector.md`.
 
+pub mod access;
 pub mod ascendc;
 pub mod core;
 pub mod demo;

@@ -181,13 +181,13 @@ impl Vcmpv {
             elem_size: op.dtype.size() as u64,
         }
     }
-    fn walk0(&self) -> Walk {
+    pub(crate) fn walk0(&self) -> Walk {
         Self::walk(&self.src0, self.src0_blk_stride, self.src0_rep_stride)
     }
-    fn walk1(&self) -> Walk {
+    pub(crate) fn walk1(&self) -> Walk {
         Self::walk(&self.src1, self.src1_blk_stride, self.src1_rep_stride)
     }
-    fn bytes_per_repeat(&self) -> u64 {
+    pub(crate) fn bytes_per_repeat(&self) -> u64 {
         lanes_for(self.src0.dtype) as u64 / 8
     }
     fn dst_span(&self) -> Option<(u64, u64)> {

@@ -1035,8 +1035,8 @@ pub struct VecOp {
     /// Lanes per repeat (256 bytes of the wider type).
     pub lanes: u32,
     /// Walks of dst and each source.
-    walks: [Walk; 3],
-    names: [&'static str; 3],
+    pub(crate) walks: [Walk; 3],
+    pub(crate) names: [&'static str; 3],
     ctx: Ctx,
     fast: Kernel,
     plain: Kernel,

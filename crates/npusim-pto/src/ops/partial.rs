@@ -29,6 +29,33 @@ fn le(a: &Tile, d: &Tile) -> bool {
 fn eq(a: &Tile, d: &Tile) -> bool {
     a.valid_row() == d.valid_row() && a.valid_col() == d.valid_col()
 }
+/// Where a partial instruction (TPARTADD/MUL/MAX/MIN) takes element `(r, c)` of dst's valid
+/// region from: the operator over both sources, one source copied, or neither (0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PartSource {
+    /// Both sources are valid at `(r, c)`: the operator applies.
+    Both,
+    /// Only src0 is valid: its value is copied.
+    Src0,
+    /// Only src1 is valid: its value is copied.
+    Src1,
+    /// Neither is (A5 only): 0 is written.
+    Neither,
+}
+
+/// The rule the executor applies at element `(r, c)` of dst's valid region (also what
+/// `npusim explain` draws).
+pub fn partial_source(s0: &Tile, s1: &Tile, r: usize, c: usize) -> PartSource {
+    let in0 = r < s0.valid_row() && c < s0.valid_col();
+    let in1 = r < s1.valid_row() && c < s1.valid_col();
+    match (in0, in1) {
+        (true, true) => PartSource::Both,
+        (true, false) => PartSource::Src0,
+        (false, true) => PartSource::Src1,
+        (false, false) => PartSource::Neither,
+    }
+}
+
 fn shape(t: &Tile) -> String {
     format!("{}x{}", t.valid_row(), t.valid_col())
 }
@@ -127,16 +154,14 @@ impl TileCore {
         let n = op.name();
         for r in 0..dst.valid_row() {
             for c in 0..dst.valid_col() {
-                let in0 = r < s0.valid_row() && c < s0.valid_col();
-                let in1 = r < s1.valid_row() && c < s1.valid_col();
-                let v = match (in0, in1) {
-                    (true, true) => f(
+                let v = match partial_source(s0, s1, r, c) {
+                    PartSource::Both => f(
                         self.getc::<T>(n, "src0", s0, r, c)?,
                         self.getc::<T>(n, "src1", s1, r, c)?,
                     ),
-                    (true, false) => self.getc::<T>(n, "src0", s0, r, c)?,
-                    (false, true) => self.getc::<T>(n, "src1", s1, r, c)?,
-                    (false, false) => T::C::zero(),
+                    PartSource::Src0 => self.getc::<T>(n, "src0", s0, r, c)?,
+                    PartSource::Src1 => self.getc::<T>(n, "src1", s1, r, c)?,
+                    PartSource::Neither => T::C::zero(),
                 };
                 self.setc::<T>(n, "dst", dst, r, c, v)?;
             }

@@ -39,6 +39,7 @@
 
 mod coop;
 mod exec;
+pub mod explain;
 pub mod hazard;
 mod lower;
 pub mod par;
