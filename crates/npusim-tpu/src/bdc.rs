@@ -35,9 +35,7 @@ use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{
-    Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row, row_indices,
-};
+use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_stride, for_each_row, row_indices};
 
 /// An element format the BDC float instructions run on.
 pub(crate) trait Fmt {
@@ -284,7 +282,7 @@ impl TpuCore {
     ) -> Result<(), TpuError> {
         f.dtype_ok(dtype)
             .map_err(|rule| TpuError::UnsupportedDtype { op, dtype, rule })?;
-        check_shape(op, shape)?;
+        self.check_dims_dst(op, shape, dst_stride)?;
         let (dst_name, src_name, rhs_name) = match rhs {
             Rhs::Tensor(..) => ("dst_addr", "src0_addr", "src1_addr"),
             Rhs::Const(_) => ("dst_addr", "src_addr", "C"),

@@ -30,7 +30,7 @@ use crate::bdc_elem::{Src, map_elems};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, check_shape};
+use crate::local::{Dim4, LocalAddr};
 
 /// An integer BDC operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -496,7 +496,7 @@ impl TpuCore {
             }
             _ => {}
         }
-        check_shape(op, shape)?;
+        self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
         } else {
