@@ -372,7 +372,8 @@ impl Fast64 {
             1 => r << (amount & 31),
             _ => round_shift64(r, amount, MODES[MODE as usize]),
         };
-        let c = r.clamp(self.lo, self.hi);
+        // max/min, not clamp: clamp's `lo <= hi` assert is a branch that stops vectorising.
+        let c = r.max(self.lo).min(self.hi);
         (if self.saturation { c } else { r }) as u32
     }
 }
@@ -406,7 +407,7 @@ impl Fast64 {
             1 => r << (amount & 31),
             _ => round_shift32(r, amount, MODES[MODE as usize]),
         };
-        let c = r.clamp(self.lo32, self.hi32);
+        let c = r.max(self.lo32).min(self.hi32);
         (if self.saturation { c } else { r }) as u32
     }
 }
