@@ -160,7 +160,7 @@ def argument(case, param, kind):
 
 
 BDC_FILES = ["bdc", "bit", "cast", "cmp", "int", "move", "pool", "pool_min", "select",
-             "select2"]
+             "select2", "dst_stride"]
 
 
 def run_bdc_case(case):
