@@ -17,6 +17,7 @@ How to run
     ... --kind pool_min --out golden/tpu/pool_min.json
     ... --kind sqrt --out golden/tpu/sfu_sqrt.json
     ... --kind log --out golden/tpu/sfu_log.json
+    ... --kind dst_stride --out golden/tpu/dst_stride.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -1513,6 +1514,48 @@ def log_cases(rng):
     return cases
 
 
+def dst_stride_cases(rng):
+    """Zero and overlapping destination strides: the C-model's BDC arithmetic asserts
+    `dst_shape[i] == 1` when `dst_stride[i] == 0` (fp/int arithmetic, casts, moves, set_C,
+    compares); a zero stride on a dimension of size 1 and overlapping non-zero strides are
+    accepted (the last write of an address wins). Includes the 65535 x 65535 set_C."""
+    cases = []
+    # accepted: zero n stride with n = 1, zero c stride with c = 1
+    cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 2, 16), [0, 0, 0], False,
+                          [[0, 32, 16, 1], None, None]))
+    cases.append(unary_case(rng, "set_C", "i16", "i16", (1, 1, 2, 16), [0],
+                            strides=[[0, 0, 16, 1]]))
+    # accepted: overlapping destination rows (h stride 1, w stride 1): last write wins
+    cases.append(unary_case(rng, "cpy", "i8", "i8", (1, 1, 4, 16), [0, 0],
+                            strides=[[0, 0, 1, 1], None]))
+    cases.append(unary_case(rng, "cast", "i8", "i32", (1, 2, 3, 8), [0, 0], 0,
+                            strides=[[8, 64, 2, 1], None]))
+    # rejected: a zero stride on a dimension of more than one element
+    cases.append(bdc_case(rng, "fp_add", "f32", (1, 3, 2, 16), [0, 0, 0], False,
+                          [[32, 32, 0, 1], None, None]))
+    cases.append(bdc_case(rng, "fp_mul_C", "f32", (1, 3, 1, 16), [0, 0], True,
+                          [[16, 16, 16, 0], None]))
+    cases.append(bdc_case(rng, "fp_add", "f16", (2, 3, 1, 32), [0, 0, 0], False,
+                          [[0, 32, 32, 1], None, None]))
+    cases.append(unary_case(rng, "set_C", "f32", "f32", (1, 64, 1, 16), [0],
+                            strides=[[16, 0, 16, 1]]))
+    cases.append(unary_case(rng, "cpy", "i32", "i32", (1, 2, 2, 16), [0, 0],
+                            strides=[[32, 32, 0, 1], None]))
+    cases.append(unary_case(rng, "cast", "f16", "f32", (2, 2, 1, 16), [0, 0], 0,
+                            strides=[[0, 32, 16, 1], None]))
+    c = int_case(rng, "int_add", "i16", ["i16", "i16"], (1, 2, 2, 16), [0, 0, 0], 0, 0, False)
+    c["dst_stride"] = [64, 32, 0, 1]
+    c["dst_extent"] = extent(True, 0, (1, 2, 2, 16), c["dst_stride"])
+    cases.append(c)
+    cases.append(cmp_case(rng, "greater", "f32", "f32", (1, 2, 2, 16), [0, 0, 0],
+                          [[64, 32, 0, 1], None, None]))
+    # the 65535 x 65535 set_C on zero strides (refused before any work)
+    c = unary_case(rng, "set_C", "f32", "f32", (1, 1, 1, 1), [0], strides=[[0, 0, 0, 0]])
+    c["shape"] = [65535, 65535, 1, 1]
+    cases.append(c)
+    return cases
+
+
 def kernel_cases(rng):
     """Softmax over the channel axis (npusim kernels::softmax_last_axis) on the C-model."""
     cases = []
@@ -1562,7 +1605,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1578,7 +1621,7 @@ def main():
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
                 "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "log": log_cases, "pool_min": pool_min_cases,
-                "kernel": kernel_cases}[a.kind](rng)
+                "kernel": kernel_cases, "dst_stride": dst_stride_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

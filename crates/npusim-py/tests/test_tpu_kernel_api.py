@@ -160,7 +160,7 @@ def argument(case, param, kind):
 
 
 BDC_FILES = ["bdc", "bit", "cast", "cmp", "int", "move", "pool", "pool_min", "select",
-             "select2"]
+             "select2", "dst_stride"]
 
 
 def run_bdc_case(case):
@@ -371,3 +371,32 @@ def test_random_arguments_raise_errors_never_crash():
         except (npusim.NpusimError, TypeError):
             outcomes["error"] += 1
     assert outcomes["ok"] > 100 and outcomes["error"] > 1000, outcomes
+
+
+def test_huge_calls_are_refused_quickly():
+    """A caller-controlled shape cannot make one call run for hours: a 65535 x 65535 set_C on a
+    zero destination stride is refused as the C-model refuses it (`dst_shape[i] == 1`), and the
+    same size on overlapping non-zero strides (which the C-model accepts: 4.3e9 writes on
+    128 KiB) hits the simulator's documented per-call work bound (2^28 element operations)."""
+    import time
+    dev = tpu.Device("BM1684X")
+    t = time.perf_counter()
+    with pytest.raises(npusim.NpusimError,
+                       match=r"tpu_bdc_set_C: dst_stride.n = 0 with shape.n = 65535"):
+        dev.tpu_bdc_set_C(0, 1.0, (65535, 65535, 1, 1), (0, 0, 0, 0), tpu.DT_FP32)
+    with pytest.raises(npusim.NpusimError,
+                       match=r"work bound exceeded: tpu_bdc_set_C: shape = 4294836225 .*268435456"):
+        dev.tpu_bdc_set_C(0, 7, (1, 1, 65535, 65535), (0, 0, 1, 1), tpu.DT_INT8)
+    # GDMA may write a zero destination stride (the C-model takes it), so only the bound stops it
+    src = dev.put(np.zeros(16, dtype=np.int8))
+    with pytest.raises(npusim.NpusimError, match=r"work bound exceeded: tpu_gdma_cpy_S2L"):
+        dev.tpu_gdma_cpy_S2L(0, src, (65535, 1, 65535, 1), (0, 16, 0, 1), (0, 0, 0, 1),
+                             tpu.DT_INT8)
+    # pooling counts output elements times kernel taps (65 x 65 x 4096 x 64 = 1.1e9)
+    with pytest.raises(npusim.NpusimError, match=r"shape x kernel = 1107558400"):
+        dev.tpu_bdc_fp_max_pool2d(0x20000, 0, (1, 64, 128, 128), tpu.dim2(64, 64),
+                                  tpu.padding_t(0, 0, 0, 0), tpu.dim2(1, 1), tpu.dim2(1, 1),
+                                  tpu.DT_FP32, 0.0)
+    assert time.perf_counter() - t < 2.0
+    # nothing was written
+    assert not dev.read_local(0, np.uint8, 4096).any()

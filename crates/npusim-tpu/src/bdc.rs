@@ -35,9 +35,7 @@ use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{
-    Dim4, Layout, LocalAddr, LocalView, check_shape, check_stride, for_each_row, row_indices,
-};
+use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_stride, for_each_row};
 
 /// An element format the BDC float instructions run on.
 pub(crate) trait Fmt {
@@ -284,7 +282,7 @@ impl TpuCore {
     ) -> Result<(), TpuError> {
         f.dtype_ok(dtype)
             .map_err(|rule| TpuError::UnsupportedDtype { op, dtype, rule })?;
-        check_shape(op, shape)?;
+        self.check_dims_dst(op, shape, dst_stride)?;
         let (dst_name, src_name, rhs_name) = match rhs {
             Rhs::Tensor(..) => ("dst_addr", "src0_addr", "src1_addr"),
             Rhs::Const(_) => ("dst_addr", "src_addr", "C"),
@@ -529,68 +527,104 @@ fn f32_rows_body<F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32>(
         walk.h = 1;
     }
     let w = walk.w as usize;
-    // Fixed-size stack buffers, one chunk of a row at a time: no allocation per call.
+    // One fixed-size stack buffer for the results of a chunk of a row: no allocation per
+    // call, and little to initialise (the small-call fixed cost matters).
     const CHUNK: usize = 128;
-    let (mut xa, mut xb, mut xr) = ([0f32; CHUNK], [c; CHUNK], [0f32; CHUNK]);
-    let load = |src: &[u8], out: &mut [f32]| {
-        for (o, ch) in out.iter_mut().zip(src.chunks_exact(4)) {
-            *o = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
-        }
-    };
-    for (n, ch, h) in row_indices(&walk) {
-        let a_row = a.row(n, ch, h);
-        let b_row = b.map(|b| b.row(n, ch, h));
-        let d_row = d.row(n, ch, h);
-        let mut done = 0;
-        while done < w {
-            let m = (w - done).min(CHUNK);
-            let a0 = a_row + 4 * done;
-            let d0 = d_row + 4 * done;
-            // Aligned rows (the usual case: local tensors sit on 4-byte offsets of an aligned
-            // store) are read as f32 slices directly; others are decoded.
-            let xs: &[f32] = match as_f32(&store[a0..a0 + 4 * m]) {
-                Some(s) => s,
-                None => {
-                    load(&store[a0..a0 + 4 * m], &mut xa[..m]);
-                    &xa[..m]
-                }
-            };
-            let ys: &[f32] = match b_row {
-                Some(b0) => {
-                    let b0 = b0 + 4 * done;
-                    match as_f32(&store[b0..b0 + 4 * m]) {
-                        Some(s) => s,
-                        None => {
-                            load(&store[b0..b0 + 4 * m], &mut xb[..m]);
-                            &xb[..m]
+    let mut xr = [0f32; CHUNK];
+    let (nn, cc, hh) = (walk.n as usize, walk.c as usize, walk.h as usize);
+    for n in 0..nn {
+        for ch in 0..cc {
+            for h in 0..hh {
+                let a_row = a.row(n, ch, h);
+                let b_row = b.map(|b| b.row(n, ch, h));
+                let d_row = d.row(n, ch, h);
+                let mut done = 0;
+                while done < w {
+                    let m = (w - done).min(CHUNK);
+                    let a0 = a_row + 4 * done;
+                    let d0 = d_row + 4 * done;
+                    let xr = &mut xr[..m];
+                    // Aligned rows (the usual case: local tensors sit on 4-byte offsets of an
+                    // aligned store) are read as f32 slices directly; others are decoded.
+                    let xs = as_f32(&store[a0..a0 + 4 * m]);
+                    let b0 = b_row.map(|b0| b0 + 4 * done);
+                    let ys = b0.map(|b0| as_f32(&store[b0..b0 + 4 * m]));
+                    let mut any_nan = false;
+                    match (xs, ys) {
+                        (Some(xs), None) => {
+                            for (r, &x) in xr.iter_mut().zip(xs) {
+                                *r = fast(x, c);
+                                any_nan |= r.is_nan();
+                            }
+                        }
+                        (Some(xs), Some(Some(ys))) => {
+                            for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
+                                *r = fast(x, y);
+                                any_nan |= r.is_nan();
+                            }
+                        }
+                        _ => any_nan = f32_chunk_decoded(store, a0, b0, c, xr, fast),
+                    }
+                    if any_nan {
+                        f32_chunk_nans(store, a0, b0, c, xr, exact);
+                    }
+                    let out = &mut store[d0..d0 + 4 * m];
+                    match bytemuck::try_cast_slice_mut::<u8, f32>(out) {
+                        Ok(o) if cfg!(target_endian = "little") => o.copy_from_slice(xr),
+                        _ => {
+                            for (o, v) in out.chunks_exact_mut(4).zip(xr.iter()) {
+                                o.copy_from_slice(&v.to_le_bytes());
+                            }
                         }
                     }
-                }
-                None => &xb[..m],
-            };
-            let xr = &mut xr[..m];
-            let mut any_nan = false;
-            for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
-                *r = fast(x, y);
-                any_nan |= r.is_nan();
-            }
-            if any_nan {
-                for ((r, &x), &y) in xr.iter_mut().zip(xs).zip(ys) {
-                    if r.is_nan() {
-                        *r = exact(x, y);
-                    }
+                    done += m;
                 }
             }
-            let out = &mut store[d0..d0 + 4 * m];
-            match bytemuck::try_cast_slice_mut::<u8, f32>(out) {
-                Ok(o) if cfg!(target_endian = "little") => o.copy_from_slice(xr),
-                _ => {
-                    for (o, v) in out.chunks_exact_mut(4).zip(xr.iter()) {
-                        o.copy_from_slice(&v.to_le_bytes());
-                    }
-                }
-            }
-            done += m;
+        }
+    }
+}
+
+/// Reads the f32 at byte `at` of the store.
+#[inline(always)]
+fn f32_at(store: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes([store[at], store[at + 1], store[at + 2], store[at + 3]])
+}
+
+/// [`f32_rows_body`] for a chunk whose rows are not 4-byte aligned in the store: decoded one
+/// element at a time (`b0`: the second operand's first byte, or `None` for the scalar `c`).
+/// Returns whether a result is NaN.
+#[cold]
+fn f32_chunk_decoded<F: Fn(f32, f32) -> f32>(
+    store: &[u8],
+    a0: usize,
+    b0: Option<usize>,
+    c: f32,
+    xr: &mut [f32],
+    fast: &F,
+) -> bool {
+    let mut any_nan = false;
+    for (i, r) in xr.iter_mut().enumerate() {
+        let y = b0.map_or(c, |b0| f32_at(store, b0 + 4 * i));
+        *r = fast(f32_at(store, a0 + 4 * i), y);
+        any_nan |= r.is_nan();
+    }
+    any_nan
+}
+
+/// Recomputes the NaN results of a chunk with `exact` (which applies the NaN rule).
+#[cold]
+fn f32_chunk_nans<E: Fn(f32, f32) -> f32>(
+    store: &[u8],
+    a0: usize,
+    b0: Option<usize>,
+    c: f32,
+    xr: &mut [f32],
+    exact: &E,
+) {
+    for (i, r) in xr.iter_mut().enumerate() {
+        if r.is_nan() {
+            let y = b0.map_or(c, |b0| f32_at(store, b0 + 4 * i));
+            *r = exact(f32_at(store, a0 + 4 * i), y);
         }
     }
 }

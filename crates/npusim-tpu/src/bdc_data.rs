@@ -26,7 +26,7 @@ use crate::bdc_elem::{Src, map_elems};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape};
+use crate::local::{Dim4, LocalAddr, LocalView};
 
 /// `rounding_mode_t`, numbered as the vendor numbers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -223,7 +223,7 @@ impl TpuCore {
     ) -> Result<(), TpuError> {
         const OP: &str = "tpu_bdc_cast";
         let plan = CastPlan::new(OP, dst_dtype, src_dtype, mode)?;
-        check_shape(OP, shape)?;
+        self.check_dims_dst(OP, shape, dst_stride)?;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, dst_stride, dst_dtype)?;
         // The C-model accepts a source on another start NPU (channel c read from its lane).
         let s = self.bdc_view(OP, "src_addr", src_addr, shape, src_stride, src_dtype)?;
@@ -249,7 +249,7 @@ impl TpuCore {
             dtype,
             rule: "must be an 8-, 16- or 32-bit type",
         })?;
-        check_shape(OP, shape)?;
+        self.check_dims_dst(OP, shape, dst_stride)?;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, dst_stride, dtype)?;
         map_elems(self.local_store_mut(), &d, [Src::Const(C.bits())], |[x]| x);
         Ok(())
@@ -271,7 +271,7 @@ impl TpuCore {
             dtype,
             rule: "must be an 8-, 16- or 32-bit type",
         })?;
-        check_shape(OP, shape)?;
+        self.check_dims_dst(OP, shape, dst_stride)?;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, dst_stride, dtype)?;
         let s = self.bdc_view(OP, "src_addr", src_addr, shape, src_stride, dtype)?;
         same_start(OP, "src_addr", &d, &s)?;
@@ -295,7 +295,7 @@ impl TpuCore {
             dtype,
             rule: "must be an 8-, 16- or 32-bit type",
         })?;
-        check_shape(OP, shape)?;
+        self.check_dims(OP, shape)?;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, dtype)?;
         let npu = self.chip().local().npu_num;
         if d.start + shape.c as u32 > npu {

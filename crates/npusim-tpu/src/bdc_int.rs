@@ -30,7 +30,7 @@ use crate::bdc_elem::{Src, map_elems};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, check_shape};
+use crate::local::{Dim4, LocalAddr};
 
 /// An integer BDC operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,7 +372,8 @@ impl Fast64 {
             1 => r << (amount & 31),
             _ => round_shift64(r, amount, MODES[MODE as usize]),
         };
-        let c = r.clamp(self.lo, self.hi);
+        // max/min, not clamp: clamp's `lo <= hi` assert is a branch that stops vectorising.
+        let c = r.max(self.lo).min(self.hi);
         (if self.saturation { c } else { r }) as u32
     }
 }
@@ -406,7 +407,7 @@ impl Fast64 {
             1 => r << (amount & 31),
             _ => round_shift32(r, amount, MODES[MODE as usize]),
         };
-        let c = r.clamp(self.lo32, self.hi32);
+        let c = r.max(self.lo32).min(self.hi32);
         (if self.saturation { c } else { r }) as u32
     }
 }
@@ -496,7 +497,7 @@ impl TpuCore {
             }
             _ => {}
         }
-        check_shape(op, shape)?;
+        self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
         } else {

@@ -33,7 +33,7 @@ use crate::chip::BdcDenormals;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape};
+use crate::local::{Dim4, LocalAddr, LocalView};
 
 /// A compare instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +232,7 @@ impl TpuCore {
                 rule: "dst_dtype must have the width of a float src0_src1_dtype",
             });
         }
-        check_shape(op, shape)?;
+        self.check_dims(op, shape)?;
         let d = self.bdc_view(op, "dst_addr", dst, shape, None, dst_dtype)?;
         const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
         let mut views = Vec::with_capacity(4);
@@ -288,7 +288,7 @@ impl TpuCore {
                 rule: "dst1_dtype must have the width of dst0_dtype",
             });
         }
-        check_shape(op, shape)?;
+        self.check_dims(op, shape)?;
         let d0 = self.bdc_view(op, "dst0_addr", dst0, shape, None, dst0_dtype)?;
         let d1 = self.bdc_view(op, "dst1_addr", dst1, shape, None, dst1_dtype)?;
         const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
@@ -455,7 +455,7 @@ impl TpuCore {
                 rule: "dst_dtype must not be wider than src_dtype",
             });
         }
-        check_shape(op, shape)?;
+        self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
         } else {
@@ -493,7 +493,7 @@ impl TpuCore {
         dtype: DataType,
     ) -> Result<(), TpuError> {
         esize(op, dtype)?;
-        check_shape(op, shape)?;
+        self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
         } else {

@@ -20,7 +20,7 @@ use crate::chip::BdcDenormals;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape};
+use crate::local::{Dim4, LocalAddr, LocalView};
 
 /// `dim2`: a (height, width) pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,7 +240,7 @@ impl TpuCore {
                 rule: "must be DT_FP32, DT_FP16 or DT_BFP16",
             });
         }
-        check_shape(op, shape)?;
+        self.check_dims(op, shape)?;
         const AT_LEAST_1: &str = "must be >= 1";
         const IN_1_15: &str = "must be in [1, 15]";
         const IN_0_15: &str = "must be in [0, 15]";
@@ -282,7 +282,13 @@ impl TpuCore {
             i32::try_from(oh).unwrap_or(i32::MAX),
             i32::try_from(ow).unwrap_or(i32::MAX),
         );
-        check_shape(op, &oshape)?;
+        self.check_dims(op, &oshape)?;
+        // Each output element reads kh * kw taps.
+        self.check_work(
+            op,
+            "shape x kernel",
+            oshape.count() as u128 * (kh as u128) * (kw as u128),
+        )?;
         let o = self.bdc_view(op, "output_addr", output, &oshape, None, dtype)?;
         let i = self.bdc_view(op, "input_addr", input, shape, None, dtype)?;
         let g = Geometry {

@@ -73,7 +73,7 @@ use crate::chip::BdcDenormals;
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, check_shape, for_each_row, row_indices};
+use crate::local::{Dim4, LocalAddr, LocalView, for_each_row, row_indices};
 
 /// `log2(e)` as the C-model's f32 (`0x3fb8aa3b`).
 const LOG2E: f32 = f32::from_bits(0x3fb8_aa3b);
@@ -382,7 +382,7 @@ impl TpuCore {
         src_aligned: bool,
         f: fn(f32, bool) -> f32,
     ) -> Result<(), TpuError> {
-        check_shape(op, shape)?;
+        self.check_dims(op, shape)?;
         let dt = DataType::Fp32;
         let d = self.bdc_view(op, "dst_addr", dst_addr, shape, None, dt)?;
         let s = if src_aligned {
@@ -532,7 +532,7 @@ impl TpuCore {
         shape: &Dim4,
     ) -> Result<(), TpuError> {
         const OP: &str = "tpu_bdc_fp32_log";
-        check_shape(OP, shape)?;
+        self.check_dims(OP, shape)?;
         let f = DataType::Fp32;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, f)?;
         let s = self.bdc_view(OP, "src_addr", src_addr, shape, None, f)?;
@@ -594,7 +594,7 @@ impl TpuCore {
     ) -> Result<(), TpuError> {
         const OP: &str = "tpu_bdc_fp32_exp";
         let _ = table_addr;
-        check_shape(OP, shape)?;
+        self.check_dims(OP, shape)?;
         let f = DataType::Fp32;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, f)?;
         let s = self.bdc_view(OP, "src_addr", src_addr, shape, None, f)?;

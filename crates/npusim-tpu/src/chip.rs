@@ -101,6 +101,18 @@ pub struct LocalProfile {
     pub max_wstride_bytes: u32,
     /// Cores per chip (`tpu_core_num`).
     pub core_num: u32,
+    /// The simulator's work bound: the most element operations one GDMA or BDC call may do
+    /// (`N*C*H*W` of its shape; for a pooling call, output elements times kernel taps).
+    ///
+    /// A simulator limit, not a hardware one. Shapes reach 65535 in every dimension and
+    /// strides may overlap (the C-model accepts an int8 `(1, 1, 65535, 65535)` destination with
+    /// h and w strides of 1: 4.3e9 writes on 128 KiB), so without a bound one call could run
+    /// for hours. The bound is 2^28 on both chips: 16 times the BM1684X local memory in bytes,
+    /// so every tensor that fits in local memory without overlapping itself (at most 2^24 int8
+    /// elements) fits 16 times over, and the longest accepted call stays around a second.
+    /// A call above it is refused with [`crate::TpuError::WorkBound`]; split it.
+    /// [`crate::TpuCore::set_work_bound`] overrides it per core.
+    pub max_call_elems: u64,
 }
 
 /// How the BDC float instructions treat denormals (a named policy of the chip profile).
@@ -160,6 +172,7 @@ impl TpuChip {
                 eu_bytes: 64,
                 max_wstride_bytes: 128,
                 core_num: 1,
+                max_call_elems: 1 << 28,
             },
             TpuChip::Bm1688 => LocalProfile {
                 npu_num: 32,
@@ -168,6 +181,7 @@ impl TpuChip {
                 eu_bytes: 16,
                 max_wstride_bytes: 64,
                 core_num: 2,
+                max_call_elems: 1 << 28,
             },
         }
     }

@@ -17,7 +17,7 @@ use crate::chip::{DenormalPolicy, TpuChip};
 use crate::dtype::DataType;
 use crate::error::{CoreError, HauError, HauOp, MaybeRange, MemError, TpuError};
 use crate::gather;
-use crate::local::LocalAddr;
+use crate::local::{Dim4, LocalAddr, check_dst_stride, check_shape};
 use crate::memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 use crate::sort::{self, KeyType, SortScratch};
 
@@ -86,6 +86,9 @@ pub struct TpuCore {
     parallel: bool,
     /// Buffers reused across sort commands (input copies and the sort's working space).
     scratch: Scratch,
+    /// Most element operations one GDMA/BDC call may do (the profile's `max_call_elems`
+    /// unless overridden).
+    work_bound: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -127,6 +130,7 @@ impl TpuCore {
             gdma_buf: Vec::new(),
             parallel: false,
             scratch: Scratch::default(),
+            work_bound: chip.local().max_call_elems,
         }
     }
 
@@ -245,6 +249,61 @@ impl TpuCore {
     /// Overrides the chip profile's [`DenormalPolicy`] (e.g. to compare against an IEEE model).
     pub fn set_denormal_policy(&mut self, policy: DenormalPolicy) {
         self.denormals = policy;
+    }
+
+    /// The work bound of this core: the most element operations one GDMA or BDC call may do
+    /// ([`crate::LocalProfile::max_call_elems`] unless overridden).
+    pub fn work_bound(&self) -> u64 {
+        self.work_bound
+    }
+
+    /// Overrides the chip profile's work bound (a larger one lets single calls run longer).
+    pub fn set_work_bound(&mut self, bound: u64) {
+        self.work_bound = bound;
+    }
+
+    /// Checks `shape` as every GDMA/BDC call does: each dimension in `[1, 65535]`
+    /// ([`check_shape`]) and `N*C*H*W` within the work bound.
+    pub(crate) fn check_dims(&self, op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
+        check_shape(op, shape)?;
+        let count = [shape.n, shape.c, shape.h, shape.w]
+            .iter()
+            .map(|&d| d.unsigned_abs() as u128)
+            .product();
+        self.check_work(op, "shape", count)
+    }
+
+    /// [`Self::check_dims`] for a BDC call with a destination stride: between the dimension
+    /// ranges and the work bound, the C-model's zero-destination-stride rule
+    /// ([`check_dst_stride`]), so a call the C-model refuses gets the C-model's reason.
+    pub(crate) fn check_dims_dst(
+        &self,
+        op: &'static str,
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+    ) -> Result<(), TpuError> {
+        check_shape(op, shape)?;
+        check_dst_stride(op, shape, dst_stride)?;
+        self.check_dims(op, shape)
+    }
+
+    /// Checks that `work` element operations (counted as `param` describes) are within the
+    /// work bound.
+    pub(crate) fn check_work(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        work: u128,
+    ) -> Result<(), TpuError> {
+        if work > u128::from(self.work_bound) {
+            return Err(TpuError::WorkBound {
+                op,
+                param,
+                value: work,
+                limit: self.work_bound,
+            });
+        }
+        Ok(())
     }
 
     /// First global-memory address.

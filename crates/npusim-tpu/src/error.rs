@@ -400,4 +400,35 @@ pub enum TpuError {
         /// What the vendor model does.
         rule: &'static str,
     },
+    /// A call that would do more element operations than the simulator's work bound
+    /// ([`crate::LocalProfile::max_call_elems`], or [`crate::TpuCore::set_work_bound`]).
+    #[error(
+        "work bound exceeded: {op}: {param} = {value} element operations, must be <= {limit} \
+         (the simulator's per-call work bound; split the call)"
+    )]
+    WorkBound {
+        /// Function.
+        op: &'static str,
+        /// What was counted (`shape` = N*C*H*W; `shape x kernel` for pooling).
+        param: &'static str,
+        /// The count.
+        value: u128,
+        /// The bound.
+        limit: u64,
+    },
+    /// A zero destination stride on a dimension of more than one element (the BDC would write
+    /// every element of that dimension to one place; the C-model asserts
+    /// `dst_shape[i] == 1` when `dst_stride[i] == 0`).
+    #[error(
+        "zero destination stride: {op}: dst_stride.{field} = 0 with shape.{field} = {dim}, a \
+         zero destination stride needs shape.{field} == 1"
+    )]
+    DstStrideZero {
+        /// Function.
+        op: &'static str,
+        /// Which field (`n`, `c`, `h`, `w`).
+        field: &'static str,
+        /// The shape's size on that dimension.
+        dim: i32,
+    },
 }

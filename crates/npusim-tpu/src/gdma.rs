@@ -17,9 +17,7 @@
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{
-    Dim4, Layout, LocalAddr, LocalView, SystemView, check_shape, check_stride, for_each_row,
-};
+use crate::local::{Dim4, Layout, LocalAddr, LocalView, SystemView, check_stride, for_each_row};
 use crate::memory::SystemAddr;
 
 /// One side of a copy, resolved.
@@ -186,7 +184,7 @@ impl TpuCore {
         src_stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<(), TpuError> {
-        check_shape(op, shape)?;
+        self.check_dims(op, shape)?;
         let esize = self.chip().local().tpu_data_type_size(dtype)?;
         self.gdma_check_wstride(op, "dst_stride", dst_stride, esize)?;
         self.gdma_check_wstride(op, "src_stride", src_stride, esize)?;

@@ -306,6 +306,30 @@ pub fn check_shape(op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
     Ok(())
 }
 
+/// Checks the BDC destination rule of the C-model: a zero `dst_stride` field is only allowed
+/// on a dimension of size 1 (`atomic_tensor_arithmetic*_gen_cmd` asserts `dst_shape[i] == 1`;
+/// GDMA has no such rule). `None` (the aligned layout) always passes.
+pub fn check_dst_stride(
+    op: &'static str,
+    shape: &Dim4,
+    stride: Option<&Dim4>,
+) -> Result<(), TpuError> {
+    let Some(s) = stride else {
+        return Ok(());
+    };
+    for (field, st, dim) in [
+        ("n", s.n, shape.n),
+        ("c", s.c, shape.c),
+        ("h", s.h, shape.h),
+        ("w", s.w, shape.w),
+    ] {
+        if st == 0 && dim != 1 {
+            return Err(TpuError::DstStrideZero { op, field, dim });
+        }
+    }
+    Ok(())
+}
+
 /// Checks every stride is non-negative.
 pub fn check_stride(op: &'static str, which: &'static str, s: &Dim4) -> Result<(), TpuError> {
     for (field, v) in [("n", s.n), ("c", s.c), ("h", s.h), ("w", s.w)] {

@@ -352,3 +352,20 @@ fn tpu_bdc_select2_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16, the work-budget item: zero and overlapping destination strides against the
+/// C-model (`golden/tpu/dst_stride.json`, 13 cases). The 9 calls it rejects (a zero
+/// destination stride on a dimension of more than one element, across fp/int arithmetic,
+/// casts, moves, set_C and compares, including the 65535 x 65535 set_C) are refused; the 4 it
+/// accepts (zero strides on size-1 dimensions, overlapping rows where the last write wins)
+/// match bit for bit.
+#[test]
+fn tpu_dst_stride_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("dst_stride.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("13 passed, 0 failed"),
+        "{report}"
+    );
+}
