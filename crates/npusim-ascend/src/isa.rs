@@ -363,7 +363,7 @@ macro_rules! for_each_vector_instr {
                 [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
-                [&ALL_CHIPS => &ElemType::ALL];
+                [&ALL_CHIPS => &ElemType::ARITH];
         }
     };
 }

@@ -144,7 +144,7 @@ impl SliceMove {
     ) -> Result<SliceMove> {
         use ElemType::*;
         let legal: &[ElemType] = match chip.id {
-            ChipId::Ascend950 => &ElemType::ALL,
+            ChipId::Ascend950 => &ElemType::ARITH,
             ChipId::Ascend910B => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32],
             ChipId::Ascend310P => &[I8, U8, I16, U16, F16, I32, U32, F32],
             _ => {

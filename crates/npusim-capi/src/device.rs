@@ -93,7 +93,7 @@ pub type Result<T> = std::result::Result<T, CapiError>;
 pub struct Tensor {
     /// `NPUSIM_GM` (0) or `NPUSIM_UB` (1).
     pub space: u32,
-    /// `NPUSIM_DT_*`: the index in [`ElemType::ALL`].
+    /// `NPUSIM_DT_*`: the index in [`ElemType::ARITH`].
     pub dtype: u32,
     /// Byte address of the tensor's first element.
     pub base: u64,
@@ -106,7 +106,7 @@ pub struct Tensor {
 impl Tensor {
     /// The element type.
     pub fn elem_type(&self, instr: &str, param: &str) -> Result<ElemType> {
-        ElemType::ALL
+        ElemType::ARITH
             .get(self.dtype as usize)
             .copied()
             .ok_or_else(|| CapiError::rule(instr, param, "unknown NPUSIM_DT_* code", self.dtype))

@@ -21,8 +21,11 @@
 //! - int → int: saturation clamps, otherwise the value wraps (two's complement truncation).
 //! - int → float: rounded by the mode; overflow as for float → float.
 //! - CAST_ODD is defined for float targets only.
+//! - The narrow floats of [`crate::f8`] convert through [`F8Format::round_exact`] (their
+//!   special values and overflow rules are in that module's docs).
 
 use crate::dtype::ElemType;
+pub use crate::f8::F8Format;
 use thiserror::Error;
 
 /// A rounding mode, as Ascend C `RoundMode` / PTO `RoundMode` name them.
@@ -386,14 +389,19 @@ pub fn convert_bits(
     mode: RoundMode,
     sat: Saturation,
 ) -> Result<u64, ConvertError> {
-    let exact = match FloatFormat::of(src) {
-        Some(f) => Exact::from_float_bits(bits, f),
-        None => Exact::from_int(int_value(bits, src)),
+    let src_float = src.is_float() || src.is_narrow_float();
+    let exact = match (FloatFormat::of(src), F8Format::of(src)) {
+        (Some(f), _) => Exact::from_float_bits(bits, f),
+        (None, Some(f)) => f.to_exact(bits as u8),
+        (None, None) => Exact::from_int(int_value(bits, src)),
     };
     if let Some(f) = FloatFormat::of(dst) {
         return Ok(round_to_format(exact, f, mode, sat));
     }
-    if mode == RoundMode::Odd && src.is_float() {
+    if let Some(f) = F8Format::of(dst) {
+        return Ok(f.round_exact(exact, mode, sat) as u64);
+    }
+    if mode == RoundMode::Odd && src_float {
         return Err(ConvertError::RoundModeNotDefined { mode, src, dst });
     }
     let (lo, hi) = int_range(dst);
@@ -407,7 +415,7 @@ pub fn convert_bits(
             }
         }
         Exact::Finite { neg, mant, exp } => {
-            if !src.is_float() {
+            if !src_float {
                 let m = mant as i128;
                 if neg { -m } else { m }
             } else {
@@ -640,179 +648,5 @@ mod tests {
             )
             .is_err()
         );
-    }
-}
-
-/// The 8-bit float formats of the A5 pages (pto-isa `float8_e4m3_t` / `float8_e5m2_t`; MLIR
-/// `f8E4M3FN`, `f8E5M2`, `f8E4M3`), as ml_dtypes defines them. They are conversion formats
-/// here, not tile element types yet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum F8Format {
-    /// 4 exponent bits (bias 7), 3 mantissa bits, no infinities, NaN = `S.1111.111`, largest
-    /// finite 448 (`float8_e4m3fn`, MLIR `f8E4M3FN`).
-    E4M3FN,
-    /// IEEE-like: 5 exponent bits (bias 15), 2 mantissa bits, ±inf, NaN; largest 57344
-    /// (`float8_e5m2`, MLIR `f8E5M2`).
-    E5M2,
-    /// IEEE-like: 4 exponent bits (bias 7), 3 mantissa bits, ±inf, NaN; largest 240
-    /// (`float8_e4m3`, MLIR `f8E4M3`).
-    E4M3,
-}
-
-impl F8Format {
-    /// Every format.
-    pub const ALL: [F8Format; 3] = [F8Format::E4M3FN, F8Format::E5M2, F8Format::E4M3];
-
-    const fn man_bits(self) -> i32 {
-        match self {
-            F8Format::E5M2 => 2,
-            _ => 3,
-        }
-    }
-    const fn bias(self) -> i32 {
-        match self {
-            F8Format::E5M2 => 15,
-            _ => 7,
-        }
-    }
-    /// The code of the quiet NaN a conversion produces (sign bit clear).
-    pub const fn nan(self) -> u8 {
-        match self {
-            F8Format::E4M3FN => 0x7f,
-            F8Format::E5M2 => 0x7e,
-            F8Format::E4M3 => 0x7c,
-        }
-    }
-    /// The code of +inf, if the format has one.
-    pub const fn inf(self) -> Option<u8> {
-        match self {
-            F8Format::E4M3FN => None,
-            F8Format::E5M2 => Some(0x7c),
-            F8Format::E4M3 => Some(0x78),
-        }
-    }
-    /// The code of the largest finite value.
-    pub const fn max_code(self) -> u8 {
-        match self {
-            F8Format::E4M3FN => 0x7e,
-            F8Format::E5M2 => 0x7b,
-            F8Format::E4M3 => 0x77,
-        }
-    }
-    /// The MLIR spelling.
-    pub const fn mlir_name(self) -> &'static str {
-        match self {
-            F8Format::E4M3FN => "f8E4M3FN",
-            F8Format::E5M2 => "f8E5M2",
-            F8Format::E4M3 => "f8E4M3",
-        }
-    }
-    /// Looks up `f8E4M3FN` / `float8_e4m3fn` (and the other two).
-    pub fn parse(name: &str) -> Option<F8Format> {
-        match name {
-            "f8E4M3FN" | "float8_e4m3fn" => Some(F8Format::E4M3FN),
-            "f8E5M2" | "float8_e5m2" => Some(F8Format::E5M2),
-            "f8E4M3" | "float8_e4m3" => Some(F8Format::E4M3),
-            _ => None,
-        }
-    }
-
-    /// The value of a code (exact in f32).
-    pub fn to_f32(self, code: u8) -> f32 {
-        let neg = code & 0x80 != 0;
-        let m = self.man_bits();
-        let e = ((code & 0x7f) >> m) as i32;
-        let f = (code & ((1 << m) - 1)) as i32;
-        let exp_max = (1 << (7 - m)) - 1;
-        let v = match self {
-            F8Format::E4M3FN if e == exp_max && f == (1 << m) - 1 => f32::NAN,
-            F8Format::E5M2 | F8Format::E4M3 if e == exp_max => {
-                if f == 0 {
-                    f32::INFINITY
-                } else {
-                    f32::NAN
-                }
-            }
-            _ if e == 0 => f as f32 * 2f32.powi(1 - self.bias() - m),
-            _ => (f + (1 << m)) as f32 * 2f32.powi(e - self.bias() - m),
-        };
-        if neg { -v } else { v }
-    }
-
-    /// f32 to this format, rounding to nearest even. Out of range: `Saturation::Off` gives
-    /// ±inf (E5M2, E4M3) or NaN (E4M3FN, as ml_dtypes); `Saturation::On` clamps to ±max.
-    /// NaN gives the format's NaN with the sign kept; ±0 keep their sign.
-    pub fn from_f32(self, v: f32, sat: Saturation) -> u8 {
-        let sign = if v.is_sign_negative() { 0x80u8 } else { 0 };
-        if v.is_nan() {
-            return sign | self.nan();
-        }
-        let overflow = match (sat, self.inf()) {
-            (Saturation::On, _) => self.max_code(),
-            (Saturation::Off, Some(inf)) => inf,
-            (Saturation::Off, None) => self.nan(),
-        };
-        if v.is_infinite() {
-            return sign | overflow;
-        }
-        let a = (v as f64).abs();
-        if a == 0.0 {
-            return sign;
-        }
-        let m = self.man_bits();
-        let emin = 1 - self.bias();
-        // f32 values (subnormals included) are normal f64s: the exponent is exact.
-        let e = ((((a.to_bits() >> 52) & 0x7ff) as i32) - 1023).max(emin);
-        let ulp = 2f64.powi(e - m);
-        let q = (a / ulp).round_ties_even() * ulp;
-        if q > self.to_f32(self.max_code()) as f64 {
-            return sign | overflow;
-        }
-        let eq = (((q.to_bits() >> 52) & 0x7ff) as i32) - 1023;
-        let code = if q == 0.0 {
-            0
-        } else if eq < emin {
-            (q / 2f64.powi(emin - m)) as u8
-        } else {
-            let frac = (q / 2f64.powi(eq - m)) as i32 - (1 << m);
-            (((eq + self.bias()) << m) | frac) as u8
-        };
-        sign | code
-    }
-}
-
-#[cfg(test)]
-mod f8_tests {
-    use super::*;
-
-    #[test]
-    fn every_code_round_trips() {
-        for f in F8Format::ALL {
-            for c in 0..=255u8 {
-                let v = f.to_f32(c);
-                let back = f.from_f32(v, Saturation::Off);
-                if v.is_nan() {
-                    assert!(f.to_f32(back).is_nan(), "{f:?} {c:#x}");
-                } else {
-                    assert_eq!(back, c, "{f:?} {c:#x} = {v}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn named_values() {
-        assert_eq!(F8Format::E4M3FN.to_f32(0x7e), 448.0);
-        assert_eq!(F8Format::E5M2.to_f32(0x7b), 57344.0);
-        assert_eq!(F8Format::E4M3.to_f32(0x77), 240.0);
-        assert_eq!(F8Format::E4M3FN.from_f32(464.0, Saturation::Off), 0x7e);
-        assert_eq!(F8Format::E4M3FN.from_f32(465.0, Saturation::Off), 0x7f);
-        assert_eq!(F8Format::E4M3FN.from_f32(1e9, Saturation::On), 0x7e);
-        assert_eq!(F8Format::E5M2.from_f32(61440.0, Saturation::Off), 0x7c);
-        assert_eq!(
-            F8Format::E5M2.from_f32(-f32::INFINITY, Saturation::On),
-            0xfb
-        );
-        assert_eq!(F8Format::parse("f8E4M3FN"), Some(F8Format::E4M3FN));
     }
 }

@@ -1,7 +1,8 @@
 //! Element types of the simulated machines.
 //!
 //! One enum, [`ElemType`], names every element type an instruction can take (u8 … i64, f16, bf16,
-//! f32), with the spellings of the three API faces (numpy / TIK `"float16"`, Ascend C `half`,
+//! f32, and the narrow floats of [`crate::f8`]: f8 E4M3FN / E5M2 / E4M3, HiFloat8, E8M0, f4
+//! E2M1), with the spellings of the three API faces (numpy / TIK `"float16"`, Ascend C `half`,
 //! PTO-AS `f16`). The [`Element`] trait ties each type to its Rust storage type so that
 //! instruction kernels can be written once, generic over the element, and monomorphised:
 //! no per-element dispatch on the enum.
@@ -23,11 +24,45 @@ pub enum ElemType {
     F16,
     Bf16,
     F32,
+    /// `float8_e4m3fn` / MLIR `f8E4M3FN` (the A5 `float8_e4m3_t`).
+    F8E4M3FN,
+    /// `float8_e5m2` / MLIR `f8E5M2`.
+    F8E5M2,
+    /// `float8_e4m3` / MLIR `f8E4M3` (IEEE-like, with infinities).
+    F8E4M3,
+    /// `hifloat8_t`.
+    HiF8,
+    /// `float8_e8m0fnu` / MLIR `f8E8M0FNU` (MX scales).
+    F8E8M0,
+    /// `float4_e2m1fn` / MLIR `f4E2M1FN`, one code per byte (as `ml_dtypes` stores it).
+    F4E2M1,
 }
 
 impl ElemType {
     /// Every element type, in declaration order.
-    pub const ALL: [ElemType; 11] = [
+    pub const ALL: [ElemType; 17] = [
+        ElemType::U8,
+        ElemType::I8,
+        ElemType::U16,
+        ElemType::I16,
+        ElemType::U32,
+        ElemType::I32,
+        ElemType::U64,
+        ElemType::I64,
+        ElemType::F16,
+        ElemType::Bf16,
+        ElemType::F32,
+        ElemType::F8E4M3FN,
+        ElemType::F8E5M2,
+        ElemType::F8E4M3,
+        ElemType::HiF8,
+        ElemType::F8E8M0,
+        ElemType::F4E2M1,
+    ];
+
+    /// The 11 types with arithmetic (integers, f16, bf16, f32): [`ElemType::ALL`] without the
+    /// narrow floats.
+    pub const ARITH: [ElemType; 11] = [
         ElemType::U8,
         ElemType::I8,
         ElemType::U16,
@@ -41,10 +76,27 @@ impl ElemType {
         ElemType::F32,
     ];
 
+    /// The narrow float types of [`crate::f8`].
+    pub const NARROW_FLOATS: [ElemType; 6] = [
+        ElemType::F8E4M3FN,
+        ElemType::F8E5M2,
+        ElemType::F8E4M3,
+        ElemType::HiF8,
+        ElemType::F8E8M0,
+        ElemType::F4E2M1,
+    ];
+
     /// Size of one element in bytes.
     pub const fn size(self) -> usize {
         match self {
-            ElemType::U8 | ElemType::I8 => 1,
+            ElemType::U8
+            | ElemType::I8
+            | ElemType::F8E4M3FN
+            | ElemType::F8E5M2
+            | ElemType::F8E4M3
+            | ElemType::HiF8
+            | ElemType::F8E8M0
+            | ElemType::F4E2M1 => 1,
             ElemType::U16 | ElemType::I16 | ElemType::F16 | ElemType::Bf16 => 2,
             ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
             ElemType::U64 | ElemType::I64 => 8,
@@ -56,9 +108,23 @@ impl ElemType {
         self.size() as u32 * 8
     }
 
-    /// True for f16, bf16 and f32.
+    /// True for f16, bf16 and f32: the float types with arithmetic. The narrow floats answer
+    /// false here (see [`ElemType::is_narrow_float`]).
     pub const fn is_float(self) -> bool {
         matches!(self, ElemType::F16 | ElemType::Bf16 | ElemType::F32)
+    }
+
+    /// True for the 8- and 4-bit floats of [`crate::f8`] (storage and conversion types).
+    pub const fn is_narrow_float(self) -> bool {
+        matches!(
+            self,
+            ElemType::F8E4M3FN
+                | ElemType::F8E5M2
+                | ElemType::F8E4M3
+                | ElemType::HiF8
+                | ElemType::F8E8M0
+                | ElemType::F4E2M1
+        )
     }
 
     /// True for the signed integer types.
@@ -91,6 +157,12 @@ impl ElemType {
             ElemType::F16 => "float16",
             ElemType::Bf16 => "bfloat16",
             ElemType::F32 => "float32",
+            ElemType::F8E4M3FN => "float8_e4m3fn",
+            ElemType::F8E5M2 => "float8_e5m2",
+            ElemType::F8E4M3 => "float8_e4m3",
+            ElemType::HiF8 => "hifloat8",
+            ElemType::F8E8M0 => "float8_e8m0fnu",
+            ElemType::F4E2M1 => "float4_e2m1fn",
         }
     }
 
@@ -108,6 +180,13 @@ impl ElemType {
             ElemType::F16 => "f16",
             ElemType::Bf16 => "bf16",
             ElemType::F32 => "f32",
+            ElemType::F8E4M3FN => "f8E4M3FN",
+            ElemType::F8E5M2 => "f8E5M2",
+            ElemType::F8E4M3 => "f8E4M3",
+            // MLIR has no HiFloat8 type; PTO-AS text here spells it `hifloat8`.
+            ElemType::HiF8 => "hifloat8",
+            ElemType::F8E8M0 => "f8E8M0FNU",
+            ElemType::F4E2M1 => "f4E2M1FN",
         }
     }
 
@@ -125,6 +204,14 @@ impl ElemType {
             ElemType::F16 => "half",
             ElemType::Bf16 => "bfloat16_t",
             ElemType::F32 => "float",
+            ElemType::F8E4M3FN => "float8_e4m3_t",
+            ElemType::F8E5M2 => "float8_e5m2_t",
+            // No Ascend C type: the hardware's float8_e4m3_t is E4M3FN.
+            ElemType::F8E4M3 => "float8_e4m3",
+            ElemType::HiF8 => "hifloat8_t",
+            ElemType::F8E8M0 => "float8_e8m0_t",
+            // The C++ type is the packed float4_e2m1x2_t; this one holds one code per byte.
+            ElemType::F4E2M1 => "float4_e2m1fn",
         }
     }
 
@@ -143,6 +230,12 @@ impl ElemType {
             "float16" | "f16" | "half" | "fp16" | "float16_t" => ElemType::F16,
             "bfloat16" | "bf16" | "bfloat16_t" => ElemType::Bf16,
             "float32" | "f32" | "float" | "fp32" | "float32_t" => ElemType::F32,
+            "float8_e4m3fn" | "f8E4M3FN" | "float8_e4m3_t" | "fp8_e4m3fn_t" => ElemType::F8E4M3FN,
+            "float8_e5m2" | "f8E5M2" | "float8_e5m2_t" | "fp8_e5m2_t" => ElemType::F8E5M2,
+            "float8_e4m3" | "f8E4M3" => ElemType::F8E4M3,
+            "hifloat8" | "hifloat8_t" => ElemType::HiF8,
+            "float8_e8m0fnu" | "f8E8M0FNU" | "float8_e8m0_t" | "fp8_e8m0_t" => ElemType::F8E8M0,
+            "float4_e2m1fn" | "f4E2M1FN" => ElemType::F4E2M1,
             _ => return None,
         };
         Some(t)

@@ -5,6 +5,8 @@
 //! - [`cfmt`]: C `printf` formatting for the families' print calls;
 //! - [`dtype`]: element types and their Rust storage types;
 //! - [`convert`]: conversions with every rounding mode and saturation;
+//! - [`f8`]: the 8- and 4-bit float formats (f8 E4M3FN / E5M2 / E4M3, HiFloat8, E8M0, f4
+//!   E2M1) with exact conversions as `ml_dtypes` defines them;
 //! - [`fastconv`]: fast f16/bf16 <-> f32 slice conversions (F16C when present);
 //! - [`memory`]: memory spaces as bounds-checked byte arrays;
 //! - [`chip`]: chip profiles, carrying every per-chip behaviour as data;
@@ -19,6 +21,7 @@ pub mod cfmt;
 pub mod chip;
 pub mod convert;
 pub mod dtype;
+pub mod f8;
 pub mod fastconv;
 pub mod memory;
 pub mod npy;

@@ -4,7 +4,12 @@
 //! version, a little-endian header length, a Python-literal dict with `descr`, `fortran_order`
 //! and `shape`, then the raw data in C order. bfloat16 arrays are written the way `ml_dtypes`
 //! writes them, as the void type `<V2`, and a `<V2` file is read as bfloat16 (numpy has no
-//! bfloat16 of its own). Outputs are written to a temporary file in the destination folder and
+//! bfloat16 of its own). The narrow floats are written as `ml_dtypes` 0.6 writes them:
+//! `float8_e5m2` as `<f1`, every other one (`float8_e4m3fn`, `float8_e4m3`, `float8_e8m0fnu`,
+//! `float4_e2m1fn` one code per byte, and `hifloat8` as `en_dtypes` writes it) as `<V1`. A
+//! `<V1` file does not say which of them it holds: it is read as `float8_e4m3fn` (the A5
+//! `float8_e4m3_t`), and [`NpyArray::retag`] / [`same_descr`] let a reader that knows the
+//! type (a kernel parameter) take it as any type of the same description. Outputs are written to a temporary file in the destination folder and
 //! renamed into place, so a failed run never leaves a partial file.
 
 use crate::dtype::ElemType;
@@ -31,7 +36,8 @@ pub enum NpyError {
     #[error("malformed .npy header: {0}")]
     BadHeader(String),
     #[error(
-        "unsupported .npy dtype {descr:?} (npusim reads u1..u8, i1..i8, f2, f4, and bf16 as <V2)"
+        "unsupported .npy dtype {descr:?} (npusim reads u1..u8, i1..i8, f2, f4, bf16 as <V2, \
+         float8_e5m2 as <f1 and the other ml_dtypes 8- and 4-bit floats as <V1)"
     )]
     UnsupportedDtype { descr: String },
     #[error("Fortran-order .npy arrays are not supported; save with np.ascontiguousarray(a) first")]
@@ -40,6 +46,16 @@ pub enum NpyError {
         "an array of {dims} dimensions cannot be written as .npy: numpy reads at most {MAX_DIMS}"
     )]
     TooManyDims { dims: usize },
+    #[error(
+        "a .npy array of {from} ({from_descr}) cannot be taken as {to} ({to_descr}): only types \
+         with the same description can"
+    )]
+    Retag {
+        from: ElemType,
+        from_descr: &'static str,
+        to: ElemType,
+        to_descr: &'static str,
+    },
     #[error("the .npy data holds {got} bytes but shape {shape:?} of {dtype} needs {want}")]
     SizeMismatch {
         shape: Vec<usize>,
@@ -77,6 +93,21 @@ impl NpyArray {
         self.len() == 0
     }
 
+    /// Takes the array as `t`, which must have the same `.npy` description (a `<V1` file read
+    /// as `float8_e4m3fn` retagged as `float8_e8m0fnu`, say). The bytes are unchanged.
+    pub fn retag(&mut self, t: ElemType) -> Result<(), NpyError> {
+        if !same_descr(self.dtype, t) {
+            return Err(NpyError::Retag {
+                from: self.dtype,
+                from_descr: descr_of(self.dtype),
+                to: t,
+                to_descr: descr_of(t),
+            });
+        }
+        self.dtype = t;
+        Ok(())
+    }
+
     /// The elements as `T` (None if `T` is not the array's type).
     pub fn to_elems<T: crate::dtype::Element>(&self) -> Option<Vec<T>> {
         (T::TYPE == self.dtype).then(|| crate::memory::typed::<T>(&self.data).into_owned())
@@ -96,7 +127,20 @@ fn descr_of(t: ElemType) -> &'static str {
         ElemType::F16 => "<f2",
         ElemType::Bf16 => "<V2",
         ElemType::F32 => "<f4",
+        ElemType::F8E5M2 => "<f1",
+        ElemType::F8E4M3FN
+        | ElemType::F8E4M3
+        | ElemType::HiF8
+        | ElemType::F8E8M0
+        | ElemType::F4E2M1 => "<V1",
     }
+}
+
+/// True if `a` and `b` have the same `.npy` description, so that a file written for one can be
+/// taken as the other (`float8_e4m3fn`, `float8_e4m3`, `float8_e8m0fnu`, `float4_e2m1fn` and
+/// `hifloat8` are all `<V1`).
+pub fn same_descr(a: ElemType, b: ElemType) -> bool {
+    descr_of(a) == descr_of(b)
 }
 
 /// Maps a `descr` to an element type and whether its bytes are big-endian.
@@ -125,6 +169,8 @@ fn parse_descr(descr: &str) -> Result<(ElemType, bool), NpyError> {
         "f2" => ElemType::F16,
         "f4" => ElemType::F32,
         "V2" => ElemType::Bf16,
+        "V1" => ElemType::F8E4M3FN,
+        "f1" => ElemType::F8E5M2,
         _ => return Err(unsupported()),
     };
     Ok((t, big))
@@ -478,7 +524,8 @@ mod tests {
                 shape: vec![2, 3],
                 data: (0..6 * t.size()).map(|i| i as u8).collect(),
             };
-            let b = parse_npy(&to_npy_bytes(&a).unwrap()).unwrap();
+            let mut b = parse_npy(&to_npy_bytes(&a).unwrap()).unwrap();
+            b.retag(t).unwrap();
             assert_eq!(a, b);
             // Header + preamble is a multiple of 64 bytes.
             let hlen =
@@ -505,6 +552,53 @@ mod tests {
         let img = to_npy_bytes(&bf).unwrap();
         assert!(String::from_utf8_lossy(&img).contains("'<V2'"));
         assert_eq!(parse_npy(&img).unwrap(), bf);
+    }
+
+    #[test]
+    fn narrow_floats_as_ml_dtypes_writes_them() {
+        // np.save of np.array([1.0, 2.0, -0.5], dtype=ml_dtypes.<t>) with ml_dtypes 0.6 and
+        // numpy 2.5: the header dict and the three data bytes.
+        let case = |descr: &str, data: [u8; 3]| {
+            let mut img = b"\x93NUMPY\x01\x00".to_vec();
+            let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (3,), }}");
+            let h = format!("{h}{}\n", " ".repeat(128 - 10 - h.len() - 1));
+            img.extend_from_slice(&(h.len() as u16).to_le_bytes());
+            img.extend_from_slice(h.as_bytes());
+            img.extend_from_slice(&data);
+            img
+        };
+        let cases = [
+            (ElemType::F8E4M3FN, "<V1", [0x38, 0x40, 0xb0]),
+            (ElemType::F8E5M2, "<f1", [0x3c, 0x40, 0xb8]),
+            (ElemType::F8E4M3, "<V1", [0x38, 0x40, 0xb0]),
+            (ElemType::F8E8M0, "<V1", [0x7f, 0x80, 0xff]),
+            (ElemType::F4E2M1, "<V1", [0x02, 0x04, 0x09]),
+            // en_dtypes 0.0.4 writes hifloat8 the same way.
+            (ElemType::HiF8, "<V1", [0x08, 0x10, 0x98]),
+        ];
+        for (t, descr, data) in cases {
+            let img = case(descr, data);
+            let mut a = parse_npy(&img).unwrap();
+            a.retag(t).unwrap();
+            assert_eq!(a.dtype, t);
+            let f = crate::f8::F8Format::of(t).unwrap();
+            let vals: Vec<f32> = a.data.iter().map(|&c| f.to_f32(c)).collect();
+            if t == ElemType::F8E8M0 {
+                assert_eq!(&vals[..2], &[1.0, 2.0]);
+                assert!(vals[2].is_nan(), "e8m0 has no negatives");
+            } else {
+                assert_eq!(vals, vec![1.0, 2.0, -0.5], "{t}");
+            }
+            // Written back byte for byte as ml_dtypes wrote it.
+            assert_eq!(to_npy_bytes(&a).unwrap(), img, "{t}");
+        }
+        let mut a = parse_npy(&case("<f1", [0; 3])).unwrap();
+        assert!(matches!(
+            a.retag(ElemType::F8E4M3FN),
+            Err(NpyError::Retag { .. })
+        ));
+        assert!(same_descr(ElemType::HiF8, ElemType::F8E8M0));
+        assert!(!same_descr(ElemType::F8E5M2, ElemType::F8E4M3FN));
     }
 
     #[test]

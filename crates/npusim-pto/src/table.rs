@@ -169,6 +169,7 @@ pub struct OpInfo {
 }
 
 use ElemType::{Bf16 as BF, F16 as H, F32 as F, I8, I16, I32, I64, U8, U16, U32, U64};
+use ElemType::{F8E4M3FN as E4M3, F8E5M2 as E5M2, F8E8M0 as E8M0, HiF8 as H8};
 
 const ALL11: &[ElemType] = &[I32, U32, I64, U64, F, I16, U16, H, BF, U8, I8];
 const A2_BASIC: &[ElemType] = &[I32, I16, H, F];
@@ -179,6 +180,11 @@ const B124: &[ElemType] = &[I8, U8, I16, U16, I32, U32, H, BF, F];
 const EXP_A5: &[ElemType] = &[H, F, I16, I32, U16, U32, BF, I8, U8];
 const A5_NOBF: &[ElemType] = &[I32, U32, I64, U64, F, I16, U16, H];
 const MM_IN: &[ElemType] = &[I8, H, BF, F];
+/// ALL11 plus the A5's 1-byte floats (`float8_e4m3_t`, `float8_e5m2_t`, `hifloat8_t`,
+/// `float8_e8m0_t`; the packed fp4 types are not modelled).
+const A5_LS: &[ElemType] = &[
+    I32, U32, I64, U64, F, I16, U16, H, BF, U8, I8, E4M3, E5M2, H8, E8M0,
+];
 
 /// The table: the only list of tile instructions. Call with a macro that takes the rows
 /// `(Variant Alias, "NAME", "pto.name", Class, tmp|st|-, (elem), [a2a3 types], [a5 types],
@@ -198,8 +204,8 @@ macro_rules! for_each_tile_op {
     ($m:ident) => {
         $m! {
             // ---- memory ----
-            (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, ALL11, Own, "docs/isa/TLOAD.md", ""),
-            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, ALL11, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc through the fixpipe (float -> half/bfloat16 narrowing, no quant modes)"),
+            (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, A5_LS, Own, "docs/isa/TLOAD.md", "A5: any 1/2/4/8-byte type; fp8 pad Max/Min: +-inf where the format has one, else +-max"),
+            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, A5_LS, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc through the fixpipe (float -> half/bfloat16 narrowing, no quant modes)"),
             // ---- elementwise tile-tile ----
             (Tadd TAdd, "TADD", "pto.tadd", Binary, -, (e2 all add), A2_BASIC, ALL11, Dst, "docs/isa/TADD.md", ""),
             (Tsub TSub, "TSUB", "pto.tsub", Binary, -, (e2 all sub), A2_BASIC, ALL11, Same, "docs/isa/TSUB.md", ""),
@@ -293,7 +299,7 @@ macro_rules! for_each_tile_op {
             (Tcmps TCmpS, "TCMPS", "pto.tcmps", CompareScalar, -, (own), &[I32, F, H, U16, I16], ALL11, Own, "docs/isa/TCMPS.md", "A2A3 int32 compares with EQ whatever the mode"),
             (Tsel TSel, "TSEL", "pto.tsel", Select, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TSEL.md", ""),
             (Tsels TSelS, "TSELS", "pto.tsels", SelectScalar, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, F], Own, "docs/isa/TSELS.md", ""),
-            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table"),
+            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32, E4M3, E5M2, H8], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table; into hifloat8 always rounds half away (A5 ROUND_A); the fp4 pairs are not modelled"),
             // ---- not modelled yet: rows so that every front end knows the instruction ----
             (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
             (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),

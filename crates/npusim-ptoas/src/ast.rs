@@ -47,7 +47,9 @@ pub enum DType {
     Bf16,
     /// `f32`
     F32,
-    /// `f8E4M3` (OCP FP8 E4M3 with infinities; parsed and stored, not computed on).
+    /// `f8E4M3` (MLIR's IEEE-like E4M3). PTOAS lowers it, like `f8E4M3FN`, to the A5
+    /// `float8_e4m3_t`, whose encoding is E4M3FN: [`DType::elem_type`] gives
+    /// `ElemType::F8E4M3FN` (the hardware's numerics).
     F8E4M3,
     /// `f8E4M3FN` (FP8 E4M3, finite and NaN only).
     F8E4M3FN,
@@ -55,11 +57,16 @@ pub enum DType {
     F8E5M2,
     /// `f8E8M0FNU` (MX scale exponent).
     F8E8M0,
+    /// `hifloat8`: the A5 `hifloat8_t`. MLIR has no builtin for it and PTOAS does not spell
+    /// it; this is npusim's spelling (also accepted: `hif8`).
+    HiF8,
+    /// `f4E2M1FN` (one code per byte; the A5's packed `float4_e2m1x2_t` is not modelled).
+    F4E2M1,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 16] = [
+    pub const ALL: [DType; 18] = [
         DType::I1,
         DType::I8,
         DType::U8,
@@ -76,6 +83,8 @@ impl DType {
         DType::F8E4M3FN,
         DType::F8E5M2,
         DType::F8E8M0,
+        DType::HiF8,
+        DType::F4E2M1,
     ];
 
     /// The MLIR spelling (`f32`, `ui8`, ...).
@@ -97,6 +106,8 @@ impl DType {
             DType::F8E4M3FN => "f8E4M3FN",
             DType::F8E5M2 => "f8E5M2",
             DType::F8E8M0 => "f8E8M0FNU",
+            DType::HiF8 => "hifloat8",
+            DType::F4E2M1 => "f4E2M1FN",
         }
     }
 
@@ -119,6 +130,8 @@ impl DType {
             "f8E4M3FN" => DType::F8E4M3FN,
             "f8E5M2" => DType::F8E5M2,
             "f8E8M0FNU" => DType::F8E8M0,
+            "hifloat8" | "hif8" => DType::HiF8,
+            "f4E2M1FN" => DType::F4E2M1,
             _ => return None,
         })
     }
@@ -132,7 +145,9 @@ impl DType {
             | DType::F8E4M3
             | DType::F8E4M3FN
             | DType::F8E5M2
-            | DType::F8E8M0 => 8,
+            | DType::F8E8M0
+            | DType::HiF8
+            | DType::F4E2M1 => 8,
             DType::I16 | DType::U16 | DType::F16 | DType::Bf16 => 16,
             DType::I32 | DType::U32 | DType::F32 => 32,
             DType::I64 | DType::U64 => 64,
@@ -155,25 +170,36 @@ impl DType {
                 | DType::F8E4M3FN
                 | DType::F8E5M2
                 | DType::F8E8M0
+                | DType::HiF8
+                | DType::F4E2M1
         )
     }
 
-    /// Whether this is one of the 8-bit float types (parsed and verified; the simulator has
-    /// no arithmetic for them).
+    /// Whether this is one of the 8- and 4-bit float types (storage and conversion types:
+    /// the simulator has no arithmetic on them).
     pub fn is_f8(self) -> bool {
         matches!(
             self,
-            DType::F8E4M3 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E8M0
+            DType::F8E4M3
+                | DType::F8E4M3FN
+                | DType::F8E5M2
+                | DType::F8E8M0
+                | DType::HiF8
+                | DType::F4E2M1
         )
     }
 
-    /// The simulator's element type; `None` for `i1` and the 8-bit floats.
+    /// The simulator's element type; `None` for `i1`. `f8E4M3` maps to the hardware's
+    /// `float8_e4m3_t` = `ElemType::F8E4M3FN` (see [`DType::F8E4M3`]).
     pub fn elem_type(self) -> Option<npusim_core::ElemType> {
         use npusim_core::ElemType as E;
         Some(match self {
-            DType::I1 | DType::F8E4M3 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E8M0 => {
-                return None;
-            }
+            DType::I1 => return None,
+            DType::F8E4M3 | DType::F8E4M3FN => E::F8E4M3FN,
+            DType::F8E5M2 => E::F8E5M2,
+            DType::F8E8M0 => E::F8E8M0,
+            DType::HiF8 => E::HiF8,
+            DType::F4E2M1 => E::F4E2M1,
             DType::I8 => E::I8,
             DType::U8 => E::U8,
             DType::I16 => E::I16,
@@ -203,6 +229,12 @@ impl DType {
             E::F16 => DType::F16,
             E::Bf16 => DType::Bf16,
             E::F32 => DType::F32,
+            E::F8E4M3FN => DType::F8E4M3FN,
+            E::F8E5M2 => DType::F8E5M2,
+            E::F8E4M3 => DType::F8E4M3,
+            E::HiF8 => DType::HiF8,
+            E::F8E8M0 => DType::F8E8M0,
+            E::F4E2M1 => DType::F4E2M1,
         }
     }
 }

@@ -1369,6 +1369,10 @@ impl Env<'_> {
             ElemType::F16 => Num::F(npusim_core::f16::from_bits(u as u16).to_f64()),
             ElemType::Bf16 => Num::F(npusim_core::bf16::from_bits(u as u16).to_f64()),
             ElemType::F32 => Num::F(f32::from_bits(u as u32) as f64),
+            t => match npusim_core::f8::F8Format::of(t) {
+                Some(f) => Num::F(f.to_f32(u as u8) as f64),
+                None => return Err(format!("element type {t} cannot be read")),
+            },
         })
     }
 

@@ -207,7 +207,7 @@ impl TileCore {
         let fill = dst.desc().pad != PadValue::Null || self.policy().pad_null_fills_zero;
         if let Some(rows) = self.nd_rows(dst, gt) {
             let size = t.size();
-            let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0).to_le_bytes();
+            let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else narrow_pad_bits(t, dst.desc().pad)).to_le_bytes();
             let (gm, mem) = self.gm_and_mem_mut(dst.loc());
             if fill {
                 // Row by row: a strided view's rows have its neighbours' bytes between them.
@@ -224,7 +224,7 @@ impl TileCore {
             return Ok(());
         }
         if fill {
-            let bits = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else 0);
+            let bits = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else narrow_pad_bits(t, dst.desc().pad));
             let whole = dst.with_valid(dst.rows(), dst.cols())?;
             for r in 0..whole.rows() {
                 for c in 0..whole.cols() {
@@ -471,6 +471,26 @@ fn pad_bits<T: Elem>(p: PadValue) -> u64 {
         PadValue::Custom(b) => Scalar::Float(f32::from_bits(b) as f64),
     };
     T::narrow(v.to_c::<T>()).to_bits_u64()
+}
+
+/// The pad code of a narrow float tile (`npusim_core::f8`): Zero is the all-zero byte, Max /
+/// Min ±inf where the format has one, else its largest / smallest finite value, a custom
+/// value its f32 converted as `F8Format::from_f32` does. 0 for any other type.
+pub(crate) fn narrow_pad_bits(t: ElemType, p: PadValue) -> u64 {
+    use npusim_core::f8::F8Format;
+    let Some(f) = F8Format::of(t) else {
+        return 0;
+    };
+    let neg = |c: u8| c | f.sign_bit();
+    let code = match p {
+        PadValue::Null | PadValue::Zero => 0,
+        PadValue::Max => f.inf().unwrap_or(f.max_code()),
+        // E8M0 has no sign: its smallest value is code 0.
+        PadValue::Min if f == F8Format::E8M0 => 0,
+        PadValue::Min => neg(f.inf().unwrap_or(f.max_code())),
+        PadValue::Custom(b) => f.from_f32(f32::from_bits(b), npusim_core::Saturation::Off),
+    };
+    code as u64
 }
 
 fn int_extreme(t: ElemType, max: bool) -> u64 {

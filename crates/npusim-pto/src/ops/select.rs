@@ -8,7 +8,12 @@
 //! same way.
 //!
 //! TCVT converts each element with `npusim_core::convert::convert_bits` (the exact reference
-//! conversion) under the given round mode and saturation; the pairs are the page's table.
+//! conversion) under the given round mode and saturation; the pairs are the page's table. The
+//! A5 8-bit floats (`npusim_core::f8`: f32 <-> float8_e4m3_t (E4M3FN), float8_e5m2_t,
+//! hifloat8_t, and half -> hifloat8_t) follow that module's rules; a conversion into hifloat8
+//! rounds half away from zero whatever the mode (pto-isa A5 `TCvt.hpp` issues `ROUND_A` for
+//! every H8 destination). The fp4 pairs (bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t, packed two
+//! per byte) are not modelled: an fp4 tile type is refused.
 
 use super::{CmpMode, Scalar, ScalarElem, covers, need_loc, need_row_major, same_type, vr_err};
 use crate::core::TileCore;
@@ -23,12 +28,15 @@ use npusim_core::convert::{RoundMode, Saturation, convert_bits};
 use npusim_core::{ElemType, TileArch};
 
 use ElemType::{Bf16 as BF, F16 as H, F32 as F, I8, I16, I32, I64, U8, U16, U32};
+use ElemType::{F8E4M3FN as E4M3, F8E5M2 as E5M2, HiF8 as H8};
 
 /// The TCVT pairs of the page's "Supported Conversions" table.
 pub fn cvt_targets(arch: TileArch, src: ElemType) -> &'static [ElemType] {
     match (arch, src) {
-        (_, F) => &[H, F, BF, I16, I32, I64],
-        (_, H) => &[F, I32, I16, I8, U8],
+        (TileArch::A2A3, F) => &[H, F, BF, I16, I32, I64],
+        (TileArch::A5, F) => &[H, F, BF, I16, I32, I64, E4M3, E5M2, H8],
+        (TileArch::A2A3, H) => &[F, I32, I16, I8, U8],
+        (TileArch::A5, H) => &[F, I32, I16, I8, U8, H8],
         (TileArch::A2A3, BF) => &[F, I32],
         (TileArch::A5, BF) => &[F, I32, H],
         (TileArch::A2A3, I16) => &[H, F],
@@ -41,6 +49,7 @@ pub fn cvt_targets(arch: TileArch, src: ElemType) -> &'static [ElemType] {
         (TileArch::A2A3, I8) => &[H],
         (TileArch::A5, I8) => &[H, I16, I32],
         (TileArch::A5, U32) => &[U8, U16, I16],
+        (TileArch::A5, E4M3 | E5M2 | H8) => &[F],
         _ => &[],
     }
 }
@@ -327,13 +336,19 @@ impl TileCore {
             });
         }
         covers(op, "src", src, dst.valid_row(), dst.valid_col())?;
-        if mode == RoundMode::Odd && !dt.is_float() && st.is_float() {
+        if mode == RoundMode::Odd && !dt.is_float() && !dt.is_narrow_float() && st.is_float() {
             return Err(PtoError::Unsupported {
                 op: n,
                 what: "round mode ODD with an integer destination".into(),
                 arch: arch_name(arch),
             });
         }
+        // The A5 rounds into hifloat8 half away from zero whatever the mode.
+        let mode = if dt == ElemType::HiF8 {
+            RoundMode::Round
+        } else {
+            mode
+        };
         for r in 0..dst.valid_row() {
             for c in 0..dst.valid_col() {
                 let b = self.get_bits(src, r, c).map_err(memory(n, "src"))?;

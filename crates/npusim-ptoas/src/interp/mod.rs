@@ -568,7 +568,13 @@ impl Program {
                         return Err(internal_err("buffer without element type"));
                     };
                     let got = DType::from_elem_type(dtype);
-                    let ok = got == *d || (*d == DType::I1 && got == DType::U8);
+                    // `.npy` cannot tell the `<V1` floats apart (npusim_core::npy): such a
+                    // file is taken as the parameter's type.
+                    let ok = got == *d
+                        || (*d == DType::I1 && got == DType::U8)
+                        || d.elem_type().is_some_and(|e| {
+                            e.is_narrow_float() && npusim_core::npy::same_descr(e, dtype)
+                        });
                     if !ok {
                         return Err(bind_err(
                             format!(
@@ -688,6 +694,11 @@ impl Program {
                 }
                 _ => Val::Ptr(PtrVal { addr, elem: d, len }),
             };
+            // A `<V1` file takes the parameter's narrow float type (see the binding check).
+            let dtype = d
+                .elem_type()
+                .filter(|e| e.is_narrow_float())
+                .unwrap_or(dtype);
             bufs.push((pname.clone(), addr, dtype, shape.to_vec(), len));
         }
         let mut m = Machine {
@@ -845,9 +856,11 @@ fn npy_name(d: DType) -> &'static str {
         DType::F16 => "float16",
         DType::Bf16 => "bfloat16 (ml_dtypes)",
         DType::F32 => "float32",
-        DType::F8E4M3 | DType::F8E4M3FN | DType::F8E5M2 | DType::F8E8M0 => {
-            "an 8-bit float (not supported for host buffers)"
-        }
+        DType::F8E4M3 | DType::F8E4M3FN => "float8_e4m3fn (ml_dtypes)",
+        DType::F8E5M2 => "float8_e5m2 (ml_dtypes)",
+        DType::F8E8M0 => "float8_e8m0fnu (ml_dtypes)",
+        DType::HiF8 => "hifloat8 (en_dtypes)",
+        DType::F4E2M1 => "float4_e2m1fn (ml_dtypes)",
     }
 }
 
