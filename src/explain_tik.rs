@@ -183,43 +183,12 @@ pub fn parse_decl(s: &str) -> Result<(String, String, Vec<usize>)> {
     Ok((name.trim().to_string(), dt.trim().to_string(), shape))
 }
 
-/// The TIK parameter names of a call form, in order.
+/// The TIK parameter names of a call form, in order (select is not drawn yet).
 fn params(instr: Instr, legacy: bool) -> Option<Vec<&'static str>> {
-    let l = |blk: &[&'static str], rep: &[&'static str]| -> Vec<&'static str> {
-        if legacy {
-            blk.iter().chain(rep).copied().collect()
-        } else {
-            rep.to_vec()
-        }
-    };
-    let mut v: Vec<&'static str> = match instr.shape() {
-        Shape::Binary | Shape::BinaryAcc | Shape::Ternary => vec!["mask", "dst", "src0", "src1"],
-        Shape::Unary => vec!["mask", "dst", "src"],
-        Shape::Convert => vec!["mask", "round_mode", "dst", "src"],
-        Shape::Scalar | Shape::ScalarDst => vec!["mask", "dst", "src", "scalar"],
-        Shape::Dup => vec!["mask", "dst", "scalar"],
-        Shape::CmpBits => vec!["dst", "src0", "src1"],
-        Shape::CmpBitsScalar => vec!["dst", "src", "scalar"],
-        _ => return None,
-    };
-    v.push("repeat_times");
-    v.extend(match instr.shape() {
-        Shape::Binary | Shape::BinaryAcc | Shape::Ternary => l(
-            &["dst_blk_stride", "src0_blk_stride", "src1_blk_stride"],
-            &["dst_rep_stride", "src0_rep_stride", "src1_rep_stride"],
-        ),
-        Shape::Unary | Shape::Convert | Shape::Scalar | Shape::ScalarDst => l(
-            &["dst_blk_stride", "src_blk_stride"],
-            &["dst_rep_stride", "src_rep_stride"],
-        ),
-        Shape::Dup => l(&["dst_blk_stride"], &["dst_rep_stride"]),
-        Shape::CmpBits => l(
-            &["src0_blk_stride", "src1_blk_stride"],
-            &["src0_rep_stride", "src1_rep_stride"],
-        ),
-        _ => vec!["src_blk_stride", "src_rep_stride"],
-    });
-    Some(v)
+    match instr.shape() {
+        Shape::Select => None,
+        s => s.tik_params(legacy),
+    }
 }
 
 /// The bound arguments of a call, by parameter name.

@@ -98,6 +98,50 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// The TIK parameter names of a call of this shape, in TIK's order (positional and keyword
+    /// arguments): the `vec_*` form, or with `legacy` the form with block strides (`vadd`...).
+    /// `None` for a shape whose call is not an element-wise, select or compare form.
+    pub fn tik_params(self, legacy: bool) -> Option<Vec<&'static str>> {
+        let l = |legacy_blk: &[&'static str], rep: &[&'static str]| -> Vec<&'static str> {
+            if legacy {
+                legacy_blk.iter().chain(rep).copied().collect()
+            } else {
+                rep.to_vec()
+            }
+        };
+        let mut v: Vec<&'static str> = match self {
+            Shape::Binary | Shape::BinaryAcc | Shape::Ternary => {
+                vec!["mask", "dst", "src0", "src1"]
+            }
+            Shape::Unary => vec!["mask", "dst", "src"],
+            Shape::Convert => vec!["mask", "round_mode", "dst", "src"],
+            Shape::Scalar | Shape::ScalarDst => vec!["mask", "dst", "src", "scalar"],
+            Shape::Dup => vec!["mask", "dst", "scalar"],
+            Shape::Select => vec!["mask", "mode", "dst", "sel", "src0", "src1"],
+            Shape::CmpBits => vec!["dst", "src0", "src1"],
+            Shape::CmpBitsScalar => vec!["dst", "src", "scalar"],
+            _ => return None,
+        };
+        v.push("repeat_times");
+        v.extend(match self {
+            Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::Select => l(
+                &["dst_blk_stride", "src0_blk_stride", "src1_blk_stride"],
+                &["dst_rep_stride", "src0_rep_stride", "src1_rep_stride"],
+            ),
+            Shape::Unary | Shape::Convert | Shape::Scalar | Shape::ScalarDst => l(
+                &["dst_blk_stride", "src_blk_stride"],
+                &["dst_rep_stride", "src_rep_stride"],
+            ),
+            Shape::Dup => l(&["dst_blk_stride"], &["dst_rep_stride"]),
+            Shape::CmpBits => l(
+                &["src0_blk_stride", "src1_blk_stride"],
+                &["src0_rep_stride", "src1_rep_stride"],
+            ),
+            _ => vec!["src_blk_stride", "src_rep_stride"],
+        });
+        Some(v)
+    }
+
     /// Whether the driver runs this shape lane by lane through an element function.
     pub const fn is_elementwise(self) -> bool {
         !matches!(

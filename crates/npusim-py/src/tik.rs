@@ -452,42 +452,7 @@ pub fn param_names(name: &str) -> Option<Vec<&'static str>> {
     let Form::Vector { instr, legacy, .. } = Form::resolve(name)? else {
         return None;
     };
-    let l = |legacy_blk: &[&'static str], rep: &[&'static str]| -> Vec<&'static str> {
-        if legacy {
-            legacy_blk.iter().chain(rep).copied().collect()
-        } else {
-            rep.to_vec()
-        }
-    };
-    let mut v: Vec<&'static str> = match instr.shape() {
-        Shape::Binary | Shape::BinaryAcc | Shape::Ternary => vec!["mask", "dst", "src0", "src1"],
-        Shape::Unary => vec!["mask", "dst", "src"],
-        Shape::Convert => vec!["mask", "round_mode", "dst", "src"],
-        Shape::Scalar | Shape::ScalarDst => vec!["mask", "dst", "src", "scalar"],
-        Shape::Dup => vec!["mask", "dst", "scalar"],
-        Shape::Select => vec!["mask", "mode", "dst", "sel", "src0", "src1"],
-        Shape::CmpBits => vec!["dst", "src0", "src1"],
-        Shape::CmpBitsScalar => vec!["dst", "src", "scalar"],
-        _ => return None,
-    };
-    v.push("repeat_times");
-    v.extend(match instr.shape() {
-        Shape::Binary | Shape::BinaryAcc | Shape::Ternary | Shape::Select => l(
-            &["dst_blk_stride", "src0_blk_stride", "src1_blk_stride"],
-            &["dst_rep_stride", "src0_rep_stride", "src1_rep_stride"],
-        ),
-        Shape::Unary | Shape::Convert | Shape::Scalar | Shape::ScalarDst => l(
-            &["dst_blk_stride", "src_blk_stride"],
-            &["dst_rep_stride", "src_rep_stride"],
-        ),
-        Shape::Dup => l(&["dst_blk_stride"], &["dst_rep_stride"]),
-        Shape::CmpBits => l(
-            &["src0_blk_stride", "src1_blk_stride"],
-            &["src0_rep_stride", "src1_rep_stride"],
-        ),
-        _ => vec!["src_blk_stride", "src_rep_stride"],
-    });
-    Some(v)
+    instr.shape().tik_params(legacy)
 }
 
 /// A built instruction.
