@@ -255,35 +255,7 @@ pub fn round_to_format(x: Exact, fmt: FloatFormat, mode: RoundMode, sat: Saturat
     let e = msb + exp; // unbiased exponent of the leading bit
     let mut q = e.max(emin) - mb; // exponent of one unit in the last place
     let shift = q - exp;
-    let mant = mant as u128;
-    let mut m: u128;
-    if shift <= 0 {
-        m = mant << (-shift) as u32;
-    } else {
-        let (kept, rem, half) = if shift >= 127 {
-            (0u128, mant, u128::MAX)
-        } else {
-            let s = shift as u32;
-            (mant >> s, mant & ((1u128 << s) - 1), 1u128 << (s - 1))
-        };
-        m = kept;
-        let up = match mode {
-            RoundMode::Rint => rem > half || (rem == half && m & 1 == 1),
-            RoundMode::Round => rem >= half,
-            RoundMode::Floor => rem != 0 && neg,
-            RoundMode::Ceil => rem != 0 && !neg,
-            RoundMode::Trunc => false,
-            RoundMode::Odd => {
-                if rem != 0 {
-                    m |= 1;
-                }
-                false
-            }
-        };
-        if up {
-            m += 1;
-        }
-    }
+    let mut m = round_scaled(mant, shift, neg, mode);
     if m >> (mb + 1) != 0 {
         // Carry out of the significand.
         m >>= 1;
@@ -460,6 +432,39 @@ impl OverflowMode {
             }
         }
     }
+}
+
+/// `mant · 2^-shift` rounded to an integer in `mode` (`neg` is the sign of the value, for floor
+/// and ceil; round-to-odd sets the last bit when anything was dropped). A non-positive shift is
+/// exact.
+pub(crate) fn round_scaled(mant: u64, shift: i32, neg: bool, mode: RoundMode) -> u128 {
+    let mant = mant as u128;
+    if shift <= 0 {
+        return mant << (-shift) as u32;
+    }
+    let (mut m, rem, half) = if shift >= 127 {
+        (0u128, mant, u128::MAX)
+    } else {
+        let s = shift as u32;
+        (mant >> s, mant & ((1u128 << s) - 1), 1u128 << (s - 1))
+    };
+    let up = match mode {
+        RoundMode::Rint => rem > half || (rem == half && m & 1 == 1),
+        RoundMode::Round => rem >= half,
+        RoundMode::Floor => rem != 0 && neg,
+        RoundMode::Ceil => rem != 0 && !neg,
+        RoundMode::Trunc => false,
+        RoundMode::Odd => {
+            if rem != 0 {
+                m |= 1;
+            }
+            false
+        }
+    };
+    if up {
+        m += 1;
+    }
+    m
 }
 
 #[cfg(test)]

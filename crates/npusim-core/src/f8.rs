@@ -313,35 +313,7 @@ impl F8Format {
         let eb = e.max(emin);
         let q = eb - self.precision(eb); // exponent of one quantum
         let shift = q - exp;
-        let k: u128 = if shift <= 0 {
-            (mant as u128) << (-shift) as u32
-        } else {
-            let (kept, rem, half) = if shift >= 127 {
-                (0u128, mant as u128, u128::MAX)
-            } else {
-                let s = shift as u32;
-                let m = mant as u128;
-                (m >> s, m & ((1u128 << s) - 1), 1u128 << (s - 1))
-            };
-            let mut k = kept;
-            let up = match mode {
-                RoundMode::Rint => rem > half || (rem == half && k & 1 == 1),
-                RoundMode::Round => rem >= half,
-                RoundMode::Floor => rem != 0 && neg,
-                RoundMode::Ceil => rem != 0 && !neg,
-                RoundMode::Trunc => false,
-                RoundMode::Odd => {
-                    if rem != 0 {
-                        k |= 1;
-                    }
-                    false
-                }
-            };
-            if up {
-                k += 1;
-            }
-            k
-        };
+        let k = crate::convert::round_scaled(mant, shift, neg, mode);
         if k == 0 {
             return match self {
                 F8Format::HiF8 => 0,
