@@ -5,29 +5,12 @@
 //! same values are stored 8 times); the run is 8 x 4 loop iterations of 7 tile ops each.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use npusim_core::NpyArray;
-use npusim_ptoas::interp::{HostArg, LowerOptions, RunConfig, lower};
+use npusim_ptoas::interp::{LowerOptions, RunConfig, lower};
 use npusim_ptoas::parse_module;
 use std::hint::black_box;
 
-const SRC: &str = include_str!("../../../examples/pto/row_softmax.pto");
-
-fn args() -> Vec<(String, HostArg)> {
-    let x: Vec<f32> = (0..32 * 1024)
-        .map(|i| ((i * 7919 % 2003) as f32 - 1000.0) / 300.0)
-        .collect();
-    vec![
-        (
-            "x".into(),
-            HostArg::Buffer(NpyArray::from_elems(vec![32, 1024], &x)),
-        ),
-        (
-            "y".into(),
-            HostArg::Buffer(NpyArray::from_elems(vec![32, 1024], &vec![0f32; 32 * 1024])),
-        ),
-        ("n_rows".into(), HostArg::Scalar("32".into())),
-    ]
-}
+mod common;
+use common::{SRC, args};
 
 fn bench(c: &mut Criterion) {
     let a = args();

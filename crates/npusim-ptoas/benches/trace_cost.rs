@@ -14,29 +14,12 @@
 //! `interp/exec.rs` (`if let Some(r) = self.rec...`) deleted; see the README.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use npusim_core::NpyArray;
-use npusim_ptoas::interp::{HostArg, LowerOptions, RunConfig, lower};
+use npusim_ptoas::interp::{LowerOptions, RunConfig, lower};
 use npusim_ptoas::parse_module;
 
-const SRC: &str = include_str!("../../../examples/pto/row_softmax.pto");
+mod common;
+use common::{SRC, args};
 const SYNCED: &str = include_str!("../tests/data/hazards/row_softmax_synced.pto");
-
-fn args() -> Vec<(String, HostArg)> {
-    let x: Vec<f32> = (0..32 * 1024)
-        .map(|i| ((i * 7919 % 2003) as f32 - 1000.0) / 300.0)
-        .collect();
-    vec![
-        (
-            "x".into(),
-            HostArg::Buffer(NpyArray::from_elems(vec![32, 1024], &x)),
-        ),
-        (
-            "y".into(),
-            HostArg::Buffer(NpyArray::from_elems(vec![32, 1024], &vec![0f32; 32 * 1024])),
-        ),
-        ("n_rows".into(), HostArg::Scalar("32".into())),
-    ]
-}
 
 fn bench(c: &mut Criterion) {
     let a = args();
