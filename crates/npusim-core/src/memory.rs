@@ -114,6 +114,35 @@ pub struct Memory {
 /// The alignment of a space's first byte.
 const ALIGN: usize = 64;
 
+/// Spaces of at least this many bytes ask the kernel for transparent huge pages.
+const HUGE_PAGE_MIN: usize = 4 << 20;
+
+/// Asks Linux to back the 2 MiB-aligned interior of a large, freshly allocated (untouched,
+/// zero) buffer with transparent huge pages (`madvise(MADV_HUGEPAGE)`; the default THP
+/// setting `madvise` honours it). A large global memory is then faulted in 2 MiB at a time
+/// instead of 4 KiB: the 12 MiB GM of a 4096x256 f32 vector add takes a few faults instead of
+/// about 3,000, which was most of the kernel time of a short run. Only a hint: on failure, or
+/// on other systems, nothing changes (the contents are zero either way).
+fn huge_page_hint(buf: &[u8]) {
+    #[cfg(target_os = "linux")]
+    if buf.len() >= HUGE_PAGE_MIN {
+        const HUGE: usize = 2 << 20;
+        let start = buf.as_ptr() as usize;
+        let first = start.next_multiple_of(HUGE);
+        let end = (start + buf.len()) / HUGE * HUGE;
+        if end > first {
+            // SAFETY: madvise only advises the kernel about pages inside `buf`'s allocation
+            // (the range lies within it); MADV_HUGEPAGE changes no contents and no mapping
+            // the program can observe, and a failure is ignored.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (buf, HUGE_PAGE_MIN);
+}
+
 impl Clone for Memory {
     fn clone(&self) -> Memory {
         let mut m = Memory::new(self.space, self.len);
@@ -144,6 +173,7 @@ impl Memory {
     }
 
     fn with_buf(space: MemSpace, buf: Vec<u8>, len: usize) -> Memory {
+        huge_page_hint(&buf);
         let off = if len == 0 {
             0
         } else {
@@ -287,6 +317,31 @@ pub fn typed<T: Element>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_spaces_with_the_huge_page_hint_are_zero_and_writable_throughout() {
+        // Sizes around the hint's threshold and 2 MiB boundaries, both constructors.
+        for cap in [
+            HUGE_PAGE_MIN - 1,
+            HUGE_PAGE_MIN,
+            HUGE_PAGE_MIN + 4097,
+            9 << 20,
+        ] {
+            for mut m in [
+                Memory::new(MemSpace::Gm, cap),
+                Memory::try_new(MemSpace::Gm, cap).unwrap(),
+            ] {
+                assert_eq!(m.capacity(), cap);
+                assert!(m.as_slice().iter().all(|&b| b == 0), "{cap} bytes not zero");
+                let last = cap as u64 - 4;
+                m.write_elems::<u32>(0, &[0xdead_beef]).unwrap();
+                m.write_elems::<u32>(last, &[0x1234_5678]).unwrap();
+                assert_eq!(m.read_elems::<u32>(0, 1).unwrap(), [0xdead_beef]);
+                assert_eq!(m.read_elems::<u32>(last, 1).unwrap(), [0x1234_5678]);
+                assert_eq!(m.as_slice().iter().filter(|&&b| b != 0).count(), 8);
+            }
+        }
+    }
 
     #[test]
     fn every_space_starts_aligned_and_clones_keep_the_bytes() {
