@@ -8,6 +8,7 @@
 
 use crate::convert::OverflowMode;
 use crate::memory::{MemSpace, Memory};
+use crate::pipe::CostModel;
 use crate::tile_policy::TilePolicy;
 use std::fmt;
 
@@ -78,6 +79,9 @@ pub struct ChipProfile {
     pub vector: VectorPolicy,
     /// Tile-ISA (PTO) behaviour.
     pub tile: TilePolicy,
+    /// The pipes' cost model behind estimated timelines (`--trace`, `--stats`); an estimate,
+    /// see [`crate::pipe`].
+    pub cost: CostModel,
 }
 
 const KIB: usize = 1024;
@@ -140,6 +144,7 @@ pub static PROFILES: [ChipProfile; 6] = [
         alignment: ALIGN_ASCEND_C,
         vector: SATURATING_CLASSIC,
         tile: TilePolicy::A2A3_HW,
+        cost: CostModel::ILLUSTRATIVE,
     },
     ChipProfile {
         id: ChipId::Ascend910,
@@ -153,6 +158,7 @@ pub static PROFILES: [ChipProfile; 6] = [
             ..SATURATING_CLASSIC
         },
         tile: TilePolicy::A2A3_HW,
+        cost: CostModel::ILLUSTRATIVE,
     },
     ChipProfile {
         id: ChipId::Ascend310P,
@@ -166,6 +172,7 @@ pub static PROFILES: [ChipProfile; 6] = [
             ..SATURATING_CLASSIC
         },
         tile: TilePolicy::A2A3_HW,
+        cost: CostModel::ILLUSTRATIVE,
     },
     ChipProfile {
         id: ChipId::Ascend910B,
@@ -181,6 +188,7 @@ pub static PROFILES: [ChipProfile; 6] = [
             pair_reduce_dst_rep_stride_zero: true,
         },
         tile: TilePolicy::A2A3_HW,
+        cost: CostModel::ILLUSTRATIVE,
     },
     ChipProfile {
         id: ChipId::Ascend310B,
@@ -195,6 +203,7 @@ pub static PROFILES: [ChipProfile; 6] = [
             ..SATURATING_CLASSIC
         },
         tile: TilePolicy::A2A3_HW,
+        cost: CostModel::ILLUSTRATIVE,
     },
     ChipProfile {
         id: ChipId::Ascend950,
@@ -210,6 +219,7 @@ pub static PROFILES: [ChipProfile; 6] = [
             pair_reduce_dst_rep_stride_zero: true,
         },
         tile: TilePolicy::A5_HW,
+        cost: CostModel::ILLUSTRATIVE,
     },
 ];
 

@@ -25,6 +25,7 @@ pub mod f8;
 pub mod fastconv;
 pub mod memory;
 pub mod npy;
+pub mod pipe;
 pub mod tile_policy;
 pub mod vocab;
 
@@ -34,6 +35,7 @@ pub use dtype::{ElemType, Element, FloatElement};
 pub use half::{bf16, f16};
 pub use memory::{MemSpace, Memory, MemoryError};
 pub use npy::{NpyArray, NpyError};
+pub use pipe::{CostModel, Pipe, PipeCost};
 pub use tile_policy::{
     MatmulOrder, NanMinMaxPolicy, PolicyName, ReductionOrder, TileArch, TilePolicy,
 };

@@ -74,6 +74,15 @@ fn row_softmax_trace_has_tracks_and_one_slice_per_instruction() {
             .unwrap()
             .contains("not measured cycles")
     );
+    // The table comes from the chip profile (a2a3 here) and is written out in the metadata.
+    let cost = npusim_core::ChipProfile::by_name("a2a3").unwrap().cost;
+    assert_eq!(d["otherData"]["cost_model"], cost.describe().as_str());
+    assert!(
+        d["otherData"]["cost_model"]
+            .as_str()
+            .unwrap()
+            .contains("MTE2 load (PIPE_MTE2): 200 ns + bytes / 64 B/ns")
+    );
     // Tracks: core 0 and its seven pipes.
     let names: Vec<&str> = ev
         .iter()

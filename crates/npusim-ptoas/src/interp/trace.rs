@@ -9,183 +9,66 @@
 //! (`ph: "X"`) on its pipe's track, with `args`: `op`, `line`, and per operand its location,
 //! address, element count, bytes, read or written.
 //!
-//! **Time is an estimate, not measured cycles.** It comes from [`COST_MODEL`], one row per
-//! pipe: `latency_ns + bytes / bytes_per_ns` per instruction. The scalar unit issues in order
-//! ([`ISSUE_NS`] per instruction); a pipe instruction starts when it is issued and its pipe is
+//! **Time is an estimate, not measured cycles.** It comes from the chip profile's cost model
+//! ([`npusim_core::CostModel`], `ChipProfile::cost`), one row per pipe: `latency_ns + bytes /
+//! bytes_per_ns` per instruction. The scalar unit issues in order (`issue_ns` per
+//! instruction); a pipe instruction starts when it is issued and its pipe is
 //! free; `set_flag`/`record_event` completes on its source pipe, and the matching
 //! `wait_flag`/`wait_event` holds the destination pipe until then (an arrow from set to wait);
-//! `pto.barrier` joins every pipe. The numbers are illustrative round figures chosen to show
-//! overlap and hand-offs; they are not calibrated against any chip. The trace metadata
-//! (`otherData`) says so and carries the table.
+//! `pto.barrier` joins every pipe. Every profile's figures today are illustrative round figures
+//! chosen to show overlap and hand-offs ([`npusim_core::CostModel::ILLUSTRATIVE`]), not
+//! calibrated against any chip. The trace metadata (`otherData`) says so and carries the table.
 //!
 //! Mixed (cube + vector) kernels are not recorded yet (their cores run as threads).
 
-use super::lower::{Inst, Program, Val, build_args};
+use super::lower::{Inst, Program, Val, build_args, profile_name};
 use npusim_pto::{Args, GlobalTensor, OperandMap, Scalar, Tile, TileLoc};
 use std::fmt::Write as _;
 
-/// A pipe (execution queue) of a core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pipe {
-    /// Scalar unit: address arithmetic, control flow, issue of everything else.
-    Scalar,
-    /// MTE2: GM -> on-chip loads (`TLOAD`).
-    Mte2,
-    /// MTE1: L1 (`mat`) -> L0 moves (`TMOV` from `mat`).
-    Mte1,
-    /// Vector unit.
-    Vector,
-    /// Cube unit (`TMATMUL*`, `TGEMV*`).
-    Cube,
-    /// Fixpipe: accumulator out (`TMOV`/`TSTORE` from `acc`).
-    Fixpipe,
-    /// MTE3: on-chip -> GM stores (`TSTORE`).
-    Mte3,
+pub use npusim_core::{CostModel, Pipe, PipeCost};
+
+/// The cost model of the chip `prog` was lowered for (its profile's `cost`).
+pub fn cost_model(prog: &Program) -> CostModel {
+    npusim_core::ChipProfile::by_name(profile_name(prog.target))
+        .map_or(CostModel::ILLUSTRATIVE, |p| p.cost)
 }
 
-impl Pipe {
-    /// Every pipe, in track order.
-    pub const ALL: [Pipe; 7] = [
-        Pipe::Scalar,
-        Pipe::Mte2,
-        Pipe::Mte1,
-        Pipe::Vector,
-        Pipe::Cube,
-        Pipe::Fixpipe,
-        Pipe::Mte3,
-    ];
-
-    /// The track name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pipe::Scalar => "scalar (PIPE_S)",
-            Pipe::Mte2 => "MTE2 load (PIPE_MTE2)",
-            Pipe::Mte1 => "MTE1 (PIPE_MTE1)",
-            Pipe::Vector => "vector (PIPE_V)",
-            Pipe::Cube => "cube (PIPE_M)",
-            Pipe::Fixpipe => "fixpipe (PIPE_FIX)",
-            Pipe::Mte3 => "MTE3 store (PIPE_MTE3)",
-        }
-    }
-
-    /// The pipe a sync-op mnemonic names: a hardware pipe (`PIPE_V`), a PTOAS sync op type
-    /// (`TVEC`, `TLOAD`, ...; mapped as PTOAS's `mapSyncOpTypeToPipe` maps them: `TMOV_M2S` and
-    /// `TMOV_V2M` on the fixpipe, `TMOV_M2V` and `TVECWAIT_EVENT` on the vector pipe) or one of
-    /// the PTO IR manual's `EVENT_*` pipe event kinds (§3.2); `None` for `PIPE_ALL` and unknown
-    /// names.
-    pub fn from_mnemonic(s: &str) -> Option<Pipe> {
-        Some(match s {
-            "PIPE_S" | "TSCALAR" => Pipe::Scalar,
-            "PIPE_MTE2" | "TLOAD" | "EVENT_LOAD_FROM_GM" => Pipe::Mte2,
-            "PIPE_MTE1"
-            | "TMOV_M2L"
-            | "TMOV_M2B"
-            | "TEXTRACT"
-            | "EVENT_MOVE_MAT_TO_LEFT"
-            | "EVENT_MOVE_MAT_TO_BIAS" => Pipe::Mte1,
-            "PIPE_V"
-            | "TVEC"
-            | "TMOV_V2V"
-            | "TMOV_M2V"
-            | "TVECWAIT_EVENT"
-            | "EVENT_COMPUTE_VEC"
-            | "EVENT_MOVE_MAT_TO_VEC"
-            | "EVENT_VEC_WAITPOINT" => Pipe::Vector,
-            "PIPE_M" | "TMATMUL" | "EVENT_COMPUTE_MATMUL" => Pipe::Cube,
-            "PIPE_FIX"
-            | "TSTORE_ACC"
-            | "TMOV_M2S"
-            | "TMOV_V2M"
-            | "TMOV_A2V"
-            | "TMOV_A2M"
-            | "EVENT_STORE_FROM_ACC"
-            | "EVENT_MOVE_MAT_TO_SCALAR"
-            | "EVENT_MOVE_VEC_TO_MAT" => Pipe::Fixpipe,
-            "PIPE_MTE3" | "TSTORE_VEC" | "TSTORE_MAT" | "EVENT_STORE_FROM_VEC" => Pipe::Mte3,
-            _ => return None,
-        })
-    }
-
-    /// A short name for messages (`MTE2`, `V`, `M`, ...: the `PIPE_*` suffix).
-    pub fn short(self) -> &'static str {
-        match self {
-            Pipe::Scalar => "S",
-            Pipe::Mte2 => "MTE2",
-            Pipe::Mte1 => "MTE1",
-            Pipe::Vector => "V",
-            Pipe::Cube => "M",
-            Pipe::Fixpipe => "FIX",
-            Pipe::Mte3 => "MTE3",
-        }
-    }
-
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// One row of the cost model.
-#[derive(Clone, Copy, Debug)]
-pub struct PipeCost {
-    /// The pipe.
-    pub pipe: Pipe,
-    /// Fixed cost of one instruction, nanoseconds.
-    pub latency_ns: f64,
-    /// Bytes per nanosecond for the bytes an instruction moves or touches (0: no bytes term).
-    pub bytes_per_ns: f64,
-}
-
-/// The estimate's cost model, one row per pipe, in [`Pipe::ALL`] order (illustrative figures,
-/// not calibrated).
-pub const COST_MODEL: [PipeCost; 7] = [
-    PipeCost {
-        pipe: Pipe::Scalar,
-        latency_ns: 1.0,
-        bytes_per_ns: 0.0,
-    },
-    PipeCost {
-        pipe: Pipe::Mte2,
-        latency_ns: 200.0,
-        bytes_per_ns: 64.0,
-    },
-    PipeCost {
-        pipe: Pipe::Mte1,
-        latency_ns: 20.0,
-        bytes_per_ns: 256.0,
-    },
-    PipeCost {
-        pipe: Pipe::Vector,
-        latency_ns: 10.0,
-        bytes_per_ns: 256.0,
-    },
-    PipeCost {
-        pipe: Pipe::Cube,
-        latency_ns: 20.0,
-        bytes_per_ns: 512.0,
-    },
-    PipeCost {
-        pipe: Pipe::Fixpipe,
-        latency_ns: 20.0,
-        bytes_per_ns: 128.0,
-    },
-    PipeCost {
-        pipe: Pipe::Mte3,
-        latency_ns: 200.0,
-        bytes_per_ns: 64.0,
-    },
-];
-
-/// Nanoseconds the scalar unit takes to issue one instruction to another pipe.
-pub const ISSUE_NS: f64 = 1.0;
-
-/// The estimated duration of one instruction on `pipe` touching `bytes`.
-pub fn cost_ns(pipe: Pipe, bytes: u64) -> f64 {
-    let c = &COST_MODEL[pipe.index()];
-    if c.bytes_per_ns > 0.0 {
-        c.latency_ns + bytes as f64 / c.bytes_per_ns
-    } else {
-        c.latency_ns
-    }
+/// The pipe a sync-op mnemonic names: a hardware pipe (`PIPE_V`), a PTOAS sync op type
+/// (`TVEC`, `TLOAD`, ...; mapped as PTOAS's `mapSyncOpTypeToPipe` maps them: `TMOV_M2S` and
+/// `TMOV_V2M` on the fixpipe, `TMOV_M2V` and `TVECWAIT_EVENT` on the vector pipe) or one of
+/// the PTO IR manual's `EVENT_*` pipe event kinds (§3.2); `None` for `PIPE_ALL` and unknown
+/// names.
+pub fn pipe_from_mnemonic(s: &str) -> Option<Pipe> {
+    Some(match s {
+        "PIPE_S" | "TSCALAR" => Pipe::Scalar,
+        "PIPE_MTE2" | "TLOAD" | "EVENT_LOAD_FROM_GM" => Pipe::Mte2,
+        "PIPE_MTE1"
+        | "TMOV_M2L"
+        | "TMOV_M2B"
+        | "TEXTRACT"
+        | "EVENT_MOVE_MAT_TO_LEFT"
+        | "EVENT_MOVE_MAT_TO_BIAS" => Pipe::Mte1,
+        "PIPE_V"
+        | "TVEC"
+        | "TMOV_V2V"
+        | "TMOV_M2V"
+        | "TVECWAIT_EVENT"
+        | "EVENT_COMPUTE_VEC"
+        | "EVENT_MOVE_MAT_TO_VEC"
+        | "EVENT_VEC_WAITPOINT" => Pipe::Vector,
+        "PIPE_M" | "TMATMUL" | "EVENT_COMPUTE_MATMUL" => Pipe::Cube,
+        "PIPE_FIX"
+        | "TSTORE_ACC"
+        | "TMOV_M2S"
+        | "TMOV_V2M"
+        | "TMOV_A2V"
+        | "TMOV_A2M"
+        | "EVENT_STORE_FROM_ACC"
+        | "EVENT_MOVE_MAT_TO_SCALAR"
+        | "EVENT_MOVE_VEC_TO_MAT" => Pipe::Fixpipe,
+        "PIPE_MTE3" | "TSTORE_VEC" | "TSTORE_MAT" | "EVENT_STORE_FROM_VEC" => Pipe::Mte3,
+        _ => return None,
+    })
 }
 
 /// One operand of a recorded tile instruction.
@@ -437,11 +320,11 @@ pub fn sync_kind(name: &str, src: &str, start: usize) -> Option<SyncKind> {
         "pto.wait_flag" | "pto.wait_event" | "pto.wait_flag_dyn" => false,
         "pto.barrier" | "pto.barrier_sync" => {
             return Some(SyncKind::Barrier(
-                m.first().and_then(|p| Pipe::from_mnemonic(p)),
+                m.first().and_then(|p| pipe_from_mnemonic(p)),
             ));
         }
         "pto.get_buf" | "pto.rls_buf" => {
-            let p = Pipe::from_mnemonic(m.first()?)?;
+            let p = pipe_from_mnemonic(m.first()?)?;
             let id = buf_id(src, start)?;
             return Some(if name == "pto.get_buf" {
                 SyncKind::GetBuf(p, id)
@@ -459,7 +342,7 @@ pub fn sync_kind(name: &str, src: &str, start: usize) -> Option<SyncKind> {
             .unwrap_or(DYN_EVENT),
         _ => DYN_EVENT,
     };
-    let (a, b) = (Pipe::from_mnemonic(a)?, Pipe::from_mnemonic(b)?);
+    let (a, b) = (pipe_from_mnemonic(a)?, pipe_from_mnemonic(b)?);
     Some(if set {
         SyncKind::Set(a, b, id)
     } else {
@@ -515,6 +398,8 @@ impl Recording {
     /// Places every event on the estimated timeline (see the module docs); `src` is the
     /// kernel source the program was lowered from (sync ops are read from it).
     pub fn schedule(&self, prog: &Program, src: &str) -> Vec<Placed> {
+        let cost = cost_model(prog);
+        let issue_ns = cost.issue_ns;
         let mut out = Vec::with_capacity(self.events.len());
         let mut block = u32::MAX;
         let mut issue = 0f64;
@@ -552,13 +437,13 @@ impl Recording {
                 Some(SyncKind::Set(a, b, id)) => {
                     p.pipe = a;
                     p.start_ns = issue.max(free[a.index()]);
-                    p.dur_ns = ISSUE_NS;
+                    p.dur_ns = issue_ns;
                     free[a.index()] = p.start_ns + p.dur_ns;
                     pending
                         .entry((a, b, id))
                         .or_default()
                         .push((out.len(), p.start_ns + p.dur_ns));
-                    issue += ISSUE_NS;
+                    issue += issue_ns;
                 }
                 Some(SyncKind::Wait(a, b, id)) => {
                     p.pipe = b;
@@ -572,15 +457,15 @@ impl Recording {
                         }
                         None => p.start_ns,
                     };
-                    p.dur_ns = (ready - p.start_ns).max(0.0) + ISSUE_NS;
+                    p.dur_ns = (ready - p.start_ns).max(0.0) + issue_ns;
                     free[b.index()] = p.start_ns + p.dur_ns;
-                    issue += ISSUE_NS;
+                    issue += issue_ns;
                 }
                 Some(SyncKind::Barrier(_)) => {
                     let all = free.iter().copied().fold(issue, f64::max);
                     p.pipe = Pipe::Scalar;
                     p.start_ns = issue;
-                    p.dur_ns = all - issue + ISSUE_NS;
+                    p.dur_ns = all - issue + issue_ns;
                     issue = p.start_ns + p.dur_ns;
                     free = [issue; 7];
                 }
@@ -588,16 +473,16 @@ impl Recording {
                     if e.pipe == Pipe::Scalar =>
                 {
                     p.start_ns = issue.max(free[0]);
-                    p.dur_ns = cost_ns(Pipe::Scalar, 0);
+                    p.dur_ns = cost.cost_ns(Pipe::Scalar, 0);
                     issue = p.start_ns + p.dur_ns;
                     free[0] = issue;
                 }
                 _ => {
                     let i = e.pipe.index();
                     p.start_ns = issue.max(free[i]);
-                    p.dur_ns = cost_ns(e.pipe, bytes);
+                    p.dur_ns = cost.cost_ns(e.pipe, bytes);
                     free[i] = p.start_ns + p.dur_ns;
-                    issue += ISSUE_NS;
+                    issue += issue_ns;
                 }
             }
             out.push(p);
@@ -613,23 +498,19 @@ impl Recording {
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
         let mut o = String::with_capacity(256 + placed.len() * 256);
         o.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{");
+        let cost = cost_model(prog);
         let _ = write!(
             o,
-            "\"kernel\":\"{}\",\"timing\":\"estimate\",\"note\":\"Times are an estimate from a simple cost model (latency_ns + bytes / bytes_per_ns per pipe, in-order scalar issue {ISSUE_NS} ns), not measured cycles. Figures are illustrative, not calibrated.\",\"cost_model\":\"",
-            esc(file)
+            "\"kernel\":\"{}\",\"timing\":\"estimate\",\"note\":\"Times are an estimate from the chip profile's cost model (latency_ns + bytes / bytes_per_ns per pipe, in-order scalar issue {} ns), not measured cycles. {}\",\"cost_model\":\"{}",
+            esc(file),
+            cost.issue_ns,
+            if cost.calibrated {
+                "Figures are calibrated."
+            } else {
+                "Figures are illustrative, not calibrated."
+            },
+            esc(&cost.describe())
         );
-        for (i, c) in COST_MODEL.iter().enumerate() {
-            if i > 0 {
-                o.push_str("; ");
-            }
-            let _ = write!(
-                o,
-                "{}: {} ns + bytes / {} B/ns",
-                c.pipe.name(),
-                c.latency_ns,
-                c.bytes_per_ns
-            );
-        }
         o.push_str("\"},\"traceEvents\":[\n");
         let mut blocks: Vec<u32> = self.events.iter().map(|e| e.block).collect();
         blocks.dedup();
@@ -723,7 +604,7 @@ impl Recording {
                     "{{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.4}}}",
                     e.block,
                     p.pipe.index(),
-                    us(p.start_ns + p.dur_ns - ISSUE_NS / 2.0)
+                    us(p.start_ns + p.dur_ns - cost.issue_ns / 2.0)
                 );
             }
         }
@@ -741,7 +622,7 @@ pub struct OpStat {
     pub count: u64,
     /// Bytes moved or touched (as in the trace's `bytes`).
     pub bytes: u64,
-    /// Estimated busy time on its pipe, nanoseconds (an estimate, see [`COST_MODEL`]).
+    /// Estimated busy time on its pipe, nanoseconds (an estimate, see [`cost_model`]).
     pub est_ns: f64,
 }
 
