@@ -37,6 +37,6 @@ pub use memory::{MemSpace, Memory, MemoryError};
 pub use npy::{NpyArray, NpyError};
 pub use pipe::{CostModel, Pipe, PipeCost};
 pub use tile_policy::{
-    MatmulOrder, NanMinMaxPolicy, PolicyName, ReductionOrder, TileArch, TilePolicy,
+    MatmulOrder, NanMinMaxPolicy, PolicyName, ReductionOrder, RowParamRule, TileArch, TilePolicy,
 };
 pub use vocab::{CmpMode, PadValue, Scalar, TileLoc};

@@ -105,6 +105,26 @@ pub enum MatmulOrder {
     AccAfterK,
 }
 
+/// How TQUANT / TDEQUANT read a row-major per-row parameter tile (scale, offset).
+///
+/// The pages allow a row-major parameter tile of exactly `32 / sizeof(T)` valid columns and the
+/// data's valid rows. pto-isa's NPU implementation checks that only with `PTO_ASSERT`, which a
+/// release build compiles to nothing (`include/pto/common/debug.h`; `_DEBUG` builds trap), and
+/// multiplies with `vmul` at src1 block stride 0, repeat stride 1: row `r` uses the tile's
+/// 32-byte block `r`, element `c mod (32 / sizeof(T))` for column `c`, whatever the tile's
+/// declared shape. PTOAS's own Quant samples pass a full 32x32 scale tile and their goldens
+/// follow exactly that (`fp_flat[r * 8 + c % 8]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RowParamRule {
+    /// Hardware with a release build of the library: the block read above; the tile must hold
+    /// `rows` 32-byte blocks (a typed error otherwise). For a tile of the documented shape
+    /// whose block repeats one value this is the documented per-row broadcast.
+    BlockBroadcast,
+    /// The pages' rule (and a `_DEBUG` build's trap): any other valid shape is a typed error;
+    /// row `r` uses the block as above.
+    Documented,
+}
+
 /// The PTO tile ISA's per-chip policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TilePolicy {
@@ -122,6 +142,8 @@ pub struct TilePolicy {
     pub pad_null_fills_zero: bool,
     /// Matmul K-sum order.
     pub matmul_order: MatmulOrder,
+    /// TQUANT / TDEQUANT row-major parameter tiles.
+    pub row_params: RowParamRule,
 }
 
 impl TilePolicy {
@@ -133,6 +155,7 @@ impl TilePolicy {
         divs_by_reciprocal: false,
         pad_null_fills_zero: false,
         matmul_order: MatmulOrder::FractalKBlocks,
+        row_params: RowParamRule::BlockBroadcast,
     };
     /// Ascend 950 hardware.
     pub const A5_HW: TilePolicy = TilePolicy {
@@ -142,6 +165,7 @@ impl TilePolicy {
         divs_by_reciprocal: true,
         pad_null_fills_zero: false,
         matmul_order: MatmulOrder::FractalKBlocks,
+        row_params: RowParamRule::BlockBroadcast,
     };
 
     /// The public pto-isa CPU simulator's numerics for the same arch.
@@ -156,6 +180,7 @@ impl TilePolicy {
             divs_by_reciprocal: false,
             pad_null_fills_zero: true,
             matmul_order: MatmulOrder::AccAfterK,
+            row_params: RowParamRule::BlockBroadcast,
         }
     }
 }

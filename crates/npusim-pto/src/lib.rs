@@ -96,7 +96,7 @@ pub use crate::core::{TILE_ALIGN, TileCore};
 pub use error::PtoError;
 pub use exec::{Args, Operand, OperandMap, PreparedOp, TileOp};
 pub use npusim_core::convert::{RoundMode, Saturation};
-pub use npusim_core::{ChipProfile, ElemType, TilePolicy};
+pub use npusim_core::{ChipProfile, ElemType, RowParamRule, TilePolicy};
 pub use ops::gm_index::{IndexOob, ScatterAtomic};
 pub use ops::memory::{GlobalTensor, GmLayout};
 pub use ops::print::PrintFormat;

@@ -1,8 +1,10 @@
 //! TQUANT (INT8 forms) and TDEQUANT (pto-isa `docs/isa/TQUANT.md`, `docs/isa/TDEQUANT.md`)
 //! against plain models written here from the pages' formulas: dequantisation is
 //! `(f32(q) - offset_r) * scale_r`; quantisation is `clamp(round_half_even(x * scale_r
-//! [+ offset_r]))` into i8 / u8, NaN to 0. Parameters are per row (element `(r, 0)`). Plus one
-//! test per restriction.
+//! [+ offset_r]))` into i8 / u8, NaN to 0. Parameters are per row: element `(r, 0)` of a
+//! col-major parameter tile; of a row-major one, the vector unit's block broadcast (row `r`,
+//! column `c` reads flat element `8 r + c mod 8` of the tile, as PTOAS's Quant goldens model
+//! it). Plus one test per restriction.
 
 use npusim_pto::ops::quant::QuantKind;
 use npusim_pto::*;
@@ -47,8 +49,8 @@ proptest! {
         rows in 1usize..5,
         blocks in 1usize..3,
         codes in prop::collection::vec(any::<i16>(), 4 * 64),
-        scale in prop::collection::vec(special_f32(), 4),
-        offset in prop::collection::vec(special_f32(), 4),
+        scale in prop::collection::vec(special_f32(), 32),
+        offset in prop::collection::vec(special_f32(), 32),
         col_major_params in any::<bool>(),
     ) {
         let (st, size) = if wide { (ElemType::I16, 2) } else { (ElemType::I8, 1) };
@@ -68,14 +70,18 @@ proptest! {
         for (k, v) in q.iter().enumerate() {
             c.set_bits(&src, k / cols, k % cols, (*v as u64) & if wide { 0xffff } else { 0xff }).unwrap();
         }
+        // Col-major: (r, 0) = element 8 r of the list; row-major: the whole block r.
         for r in 0..rows {
-            c.set_bits(&s_t, r, 0, scale[r].to_bits() as u64).unwrap();
-            c.set_bits(&o_t, r, 0, offset[r].to_bits() as u64).unwrap();
+            for j in 0..if col_major_params { 1 } else { 8 } {
+                c.set_bits(&s_t, r, j, scale[8 * r + j].to_bits() as u64).unwrap();
+                c.set_bits(&o_t, r, j, offset[8 * r + j].to_bits() as u64).unwrap();
+            }
         }
         c.exec(&TileOp { op: OpCode::Tdequant, args: Args::Ternary { dst, src0: src, src1: s_t, src2: o_t } }).unwrap();
         for r in 0..rows {
             for k in 0..cols {
-                let want = (q[r * cols + k] as f32 - offset[r]) * scale[r];
+                let j = if col_major_params { 8 * r } else { 8 * r + k % 8 };
+                let want = (q[r * cols + k] as f32 - offset[j]) * scale[j];
                 let got = f32::from_bits(c.get_bits(&dst, r, k).unwrap() as u32);
                 prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "({}, {}): {} vs {}", r, k, got, want);
             }
@@ -88,8 +94,8 @@ proptest! {
         rows in 1usize..5,
         blocks in 1usize..3,
         xs in prop::collection::vec(special_f32(), 4 * 64),
-        scale in prop::collection::vec(special_f32(), 4),
-        offset in prop::collection::vec(-200.0f32..200.0, 4),
+        scale in prop::collection::vec(special_f32(), 32),
+        offset in prop::collection::vec(-200.0f32..200.0, 32),
     ) {
         let cols = blocks * 32;
         let mut c = core();
@@ -100,17 +106,20 @@ proptest! {
         let o_t = c.alloc(TileDesc::vec(ElemType::F32, rows, 8).at(0x3400)).unwrap();
         put_f32(&mut c, &src, &xs[..rows * cols], cols);
         for r in 0..rows {
-            c.set_bits(&s_t, r, 0, scale[r].to_bits() as u64).unwrap();
-            c.set_bits(&o_t, r, 0, offset[r].to_bits() as u64).unwrap();
+            for j in 0..8 {
+                c.set_bits(&s_t, r, j, scale[8 * r + j].to_bits() as u64).unwrap();
+                c.set_bits(&o_t, r, j, offset[8 * r + j].to_bits() as u64).unwrap();
+            }
         }
         let kind = if asym { QuantKind::Int8Asym } else { QuantKind::Int8Sym };
         let offset_tile = asym.then_some(o_t);
         c.exec(&TileOp { op: OpCode::Tquant, args: Args::Quant { dst, src, scale: s_t, offset: offset_tile, kind } }).unwrap();
         for r in 0..rows {
             for k in 0..cols {
-                let mut m = xs[r * cols + k] * scale[r];
+                let j = 8 * r + k % 8;
+                let mut m = xs[r * cols + k] * scale[j];
                 if asym {
-                    m += offset[r];
+                    m += offset[j];
                 }
                 let want = quant_model(m, asym);
                 prop_assert_eq!(c.get_bits(&dst, r, k).unwrap() as u8, want, "({}, {}) m = {}", r, k, m);
@@ -157,7 +166,13 @@ fn quant_restrictions() {
         })
         .unwrap_err()
     };
-    // The PTOAS samples' 32x32 scale tile: not a per-row parameter.
+    // Under the pages' rule (a `_DEBUG` library build), the PTOAS samples' full scale tile and
+    // a short one are refused; the hardware default reads their blocks (test below).
+    let hw = c.policy();
+    c.set_policy(TilePolicy {
+        row_params: RowParamRule::Documented,
+        ..hw
+    });
     says(
         quant(&mut c, q8, x, wide, None, QuantKind::Int8Sym),
         &["TQUANT", "scale", "per-row parameter", "4x32 for 4 rows"],
@@ -165,6 +180,20 @@ fn quant_restrictions() {
     says(
         quant(&mut c, q8, x, short, None, QuantKind::Int8Sym),
         &["TQUANT", "scale", "3x8 for 4 rows"],
+    );
+    c.set_policy(hw);
+    // Either way a row-major parameter tile must hold one 32-byte block per data row.
+    let tiny = c
+        .alloc(TileDesc::vec(ElemType::F32, 2, 8).at(0x2800))
+        .unwrap();
+    says(
+        quant(&mut c, q8, x, tiny, None, QuantKind::Int8Sym),
+        &[
+            "TQUANT",
+            "scale",
+            "one 32-byte block per data row",
+            "64 bytes for 4 rows",
+        ],
     );
     says(
         quant(&mut c, u8t, x, p, None, QuantKind::Int8Sym),
@@ -208,8 +237,13 @@ fn quant_restrictions() {
     );
     says(dq(&mut c, u8t, q8, p, p), &["TDEQUANT", "dst", "uint8"]);
     says(
-        dq(&mut c, x, q8, p, wide),
-        &["TDEQUANT", "offset", "per-row parameter"],
+        dq(&mut c, x, q8, p, tiny),
+        &[
+            "TDEQUANT",
+            "offset",
+            "per-row parameter",
+            "64 bytes for 4 rows",
+        ],
     );
     let cm = c.alloc(
         TileDesc::vec(ElemType::F32, 4, 8)
@@ -222,4 +256,61 @@ fn quant_restrictions() {
                 .to_string()
                 .contains("row-major")
     );
+}
+
+/// PTOAS's Quant sample: a 32x32 f32 scale (and offset) tile, not the documented 32x8. Its
+/// golden reads element `[r][c]`'s parameter at flat index `8 r + c % 8`; the hardware default
+/// reproduces that, bit for bit, for both forms.
+#[test]
+fn full_scale_tile_is_read_by_block_broadcast_as_the_ptoas_golden_says() {
+    let mut c = core();
+    assert_eq!(c.policy().row_params, RowParamRule::BlockBroadcast);
+    let x = c.alloc(TileDesc::vec(ElemType::F32, 32, 32).at(0)).unwrap();
+    let fp = c
+        .alloc(TileDesc::vec(ElemType::F32, 32, 32).at(0x1000))
+        .unwrap();
+    let off = c
+        .alloc(TileDesc::vec(ElemType::F32, 32, 32).at(0x2000))
+        .unwrap();
+    let xs: Vec<f32> = (0..1024)
+        .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.73)
+        .collect();
+    let fps: Vec<f32> = (0..1024)
+        .map(|k| 0.05 + (k * 13 % 29) as f32 * 0.11)
+        .collect();
+    let offs: Vec<f32> = (0..1024).map(|k| (k * 7 % 23) as f32 - 11.0).collect();
+    put_f32(&mut c, &x, &xs, 32);
+    put_f32(&mut c, &fp, &fps, 32);
+    put_f32(&mut c, &off, &offs, 32);
+    for asym in [false, true] {
+        let out_t = if asym { ElemType::U8 } else { ElemType::I8 };
+        let dst = c.alloc(TileDesc::vec(out_t, 32, 32).at(0x3000)).unwrap();
+        let kind = if asym {
+            QuantKind::Int8Asym
+        } else {
+            QuantKind::Int8Sym
+        };
+        c.exec(&TileOp {
+            op: OpCode::Tquant,
+            args: Args::Quant {
+                dst,
+                src: x,
+                scale: fp,
+                offset: asym.then_some(off),
+                kind,
+            },
+        })
+        .unwrap();
+        for r in 0..32 {
+            for k in 0..32 {
+                let j = r * 8 + k % 8;
+                let mut m = xs[r * 32 + k] * fps[j];
+                if asym {
+                    m += offs[j];
+                }
+                let want = quant_model(m, asym);
+                assert_eq!(c.get_bits(&dst, r, k).unwrap() as u8, want, "({r}, {k})");
+            }
+        }
+    }
 }

@@ -2690,6 +2690,31 @@ impl<'a> Parser<'a> {
                             Some(r) => (r, ins.iter().skip(1).collect()),
                             None => return,
                         },
+                        // `tprelu`'s tmp is its comparison mask (`ui8` on A2A3, unused on
+                        // A5; TPRELU page, Temporary Space), not a data operand.
+                        _ if code == OpCode::TPrelu && ins.len() == 3 => match outs.first() {
+                            Some(r) => {
+                                let tmp = ins[2];
+                                if self.arch == TargetArch::A2A3
+                                    && let Some(got) = tile_dtype(self, tmp.0)
+                                    && got != DType::U8
+                                {
+                                    self.err(
+                                        Diagnostic::new(
+                                            DiagKind::Rule,
+                                            format!(
+                                                "`pto.tprelu` on a2a3 needs a `ui8` tmp tile (its comparison mask), but `{}` is `{got}`",
+                                                self.value_name(tmp.0)
+                                            ),
+                                            tmp.1,
+                                        )
+                                        .with_label(format!("this tile is `{got}`")),
+                                    );
+                                }
+                                (r, ins.iter().take(2).collect())
+                            }
+                            None => return,
+                        },
                         _ => match outs.first() {
                             Some(r) => (r, ins.iter().collect()),
                             None => return,

@@ -142,3 +142,38 @@ fn bitcast_needs_another_element_type() {
     let e = first_error(&k("f32")).unwrap();
     assert!(e.starts_with("[bitcast-dtype]"), "{e}");
 }
+
+/// `pto.tprelu`'s third input is its tmp tile, the comparison mask (TPRELU page, Temporary
+/// Space): `ui8` on A2A3 (PTOAS's Prelu sample), any type on A5 where it is unused; it is not
+/// held to the data operands' element type, while src0/src1/dst still are.
+#[test]
+fn tprelu_tmp_is_a_ui8_mask_not_a_data_operand() {
+    let k = |arch: &str, s1: &str, tmp: &str| {
+        let t = |d: &str| format!("!pto.tile_buf<vec, 32x32x{d}>");
+        format!(
+            r#"module attributes {{"pto.target_arch" = "{arch}"}} {{
+  func.func @k() {{
+    %a = pto.alloc_tile : {f}
+    %b = pto.alloc_tile : {s1t}
+    %m = pto.alloc_tile : {tmpt}
+    %d = pto.alloc_tile : {f}
+    pto.tprelu ins(%a, %b, %m : {f}, {s1t}, {tmpt}) outs(%d : {f})
+    return
+  }}
+}}
+"#,
+            f = t("f32"),
+            s1t = t(s1),
+            tmpt = t(tmp)
+        )
+    };
+    assert_eq!(first_error(&k("a2a3", "f32", "ui8")), None);
+    assert_eq!(first_error(&k("a5", "f32", "f32")), None);
+    let e = first_error(&k("a2a3", "f32", "f32")).expect("f32 mask on a2a3");
+    assert!(
+        e.contains("needs a `ui8` tmp tile") && e.contains("`%m` is `f32`"),
+        "{e}"
+    );
+    let e = first_error(&k("a2a3", "f16", "ui8")).expect("mixed data types");
+    assert!(e.contains("needs one element type"), "{e}");
+}

@@ -1,11 +1,13 @@
 //! Integer quantisation: TQUANT's INT8 forms and TDEQUANT (pto-isa `docs/isa/TQUANT.md`,
 //! `docs/isa/TDEQUANT.md`; PTO IR manual "pto.tquant").
 //!
-//! Both take their parameters per row, as the vector unit broadcasts them: row `r` uses the
-//! parameter tile's element `(r, 0)` across the whole row. A parameter tile is either
-//! col-major with one valid column or row-major with one 32-byte block of valid columns, and
-//! has the data's valid rows (the per-row operand rule of TROWEXPAND, which both pages build
-//! on).
+//! Both take their parameters per row, as the vector unit broadcasts them (the per-row operand
+//! rule of TROWEXPAND, which both pages build on). A col-major parameter tile has one valid
+//! column and the data's valid rows; row `r` uses its element `(r, 0)`. A row-major one is
+//! read as the vector unit reads it: row `r` uses the tile's 32-byte block `r`, column `c` its
+//! element `c mod 8`; the pages' shape rule (the data's valid rows, 8 valid columns) is a
+//! typed error only under [`RowParamRule::Documented`] (see there: the hardware default reads
+//! the blocks of any tile that holds them, as PTOAS's Quant samples expect).
 //!
 //! - TDEQUANT: `dst = (f32(src) - offset_r) * scale_r`, one f32 subtraction then one f32
 //!   multiplication, as the page's implementation notes order them.
@@ -20,8 +22,8 @@ use crate::core::TileCore;
 use crate::error::PtoError;
 use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
-use npusim_core::ElemType;
 use npusim_core::convert::{RoundMode, Saturation, convert_bits};
+use npusim_core::{ElemType, RowParamRule};
 
 use super::{need_loc, need_row_major, need_type, vr_err};
 
@@ -40,36 +42,69 @@ impl TileCore {
         self.check_addr(t, op.name(), name)
     }
 
-    /// The per-row parameter rule; returns the parameter of each of `rows` rows as f32.
+    /// The per-row parameter rule ([`RowParamRule`] of the tile policy); returns, per row,
+    /// the eight f32 values its columns cycle through (`c mod 8`).
     fn row_params(
         &self,
         op: OpCode,
         name: &'static str,
         p: &Tile,
         rows: usize,
-    ) -> Result<Vec<f32>, PtoError> {
+    ) -> Result<Vec<[f32; 8]>, PtoError> {
         self.quant_operand(op, name, p)?;
         need_type(op, self.arch(), name, p, &[ElemType::F32])?;
-        let want_cols = if p.is_row_major() { 8 } else { 1 };
-        if p.valid_row() != rows || p.valid_col() != want_cols {
+        let mem_err = |e| PtoError::Memory {
+            op: op.name(),
+            operand: name,
+            source: e,
+        };
+        if !p.is_row_major() {
+            // Col-major: one valid column, the data's valid rows; row r uses (r, 0).
+            if p.valid_row() != rows || p.valid_col() != 1 {
+                return Err(vr_err(
+                    op,
+                    name,
+                    "a col-major per-row parameter tile must have the data's valid rows and 1 valid col",
+                    format!("{}x{} for {rows} rows", p.valid_row(), p.valid_col()),
+                ));
+            }
+            return (0..rows)
+                .map(|r| {
+                    self.get_bits(p, r, 0)
+                        .map(|b| [f32::from_bits(b as u32); 8])
+                        .map_err(mem_err)
+                })
+                .collect();
+        }
+        let documented = p.valid_row() == rows && p.valid_col() == 8;
+        if self.policy().row_params == RowParamRule::Documented && !documented {
             return Err(vr_err(
                 op,
                 name,
-                "a per-row parameter tile must have the data's valid rows and 1 (col-major) or 32/sizeof(T) (row-major) valid cols",
+                "a row-major per-row parameter tile must have the data's valid rows and 32/sizeof(T) valid cols",
                 format!("{}x{} for {rows} rows", p.valid_row(), p.valid_col()),
             ));
         }
-        (0..rows)
-            .map(|r| {
-                self.get_bits(p, r, 0)
-                    .map(|b| f32::from_bits(b as u32))
-                    .map_err(|e| PtoError::Memory {
-                        op: op.name(),
-                        operand: name,
-                        source: e,
-                    })
+        // Row r reads the tile's 32-byte block r (vmul src1: block stride 0, repeat stride 1).
+        let need = rows as u64 * 32;
+        if p.size_bytes() < need {
+            return Err(vr_err(
+                op,
+                name,
+                "a row-major per-row parameter tile must hold one 32-byte block per data row",
+                format!("{} bytes for {rows} rows", p.size_bytes()),
+            ));
+        }
+        let b = self.mem(p.loc()).bytes(p.addr(), need).map_err(mem_err)?;
+        Ok(b.chunks_exact(32)
+            .map(|blk| {
+                let mut v = [0f32; 8];
+                for (x, e) in v.iter_mut().zip(blk.chunks_exact(4)) {
+                    *x = f32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+                }
+                v
             })
-            .collect()
+            .collect())
     }
 
     /// The data operands' shared rules: Vec, row-major, one valid shape; returns it.
@@ -113,8 +148,8 @@ impl TileCore {
                 1 => e[0] as i8 as f32,
                 _ => i16::from_le_bytes([e[0], e[1]]) as f32,
             };
-            let r = k / vc.max(1);
-            out.extend_from_slice(&((q - o[r]) * s[r]).to_le_bytes());
+            let (r, c) = (k / vc.max(1), k % vc.max(1) % 8);
+            out.extend_from_slice(&((q - o[r][c]) * s[r][c]).to_le_bytes());
         }
         self.write_bytes(dst, (0, 0), vr, vc, 4, &out);
         Ok(())
@@ -162,10 +197,10 @@ impl TileCore {
         let xs = self.read_bytes(src, (0, 0), vr, vc, 4);
         let mut out = Vec::with_capacity(vr * vc);
         for (k, e) in xs.chunks_exact(4).enumerate() {
-            let r = k / vc.max(1);
-            let mut m = f32::from_le_bytes([e[0], e[1], e[2], e[3]]) * s[r];
+            let (r, c) = (k / vc.max(1), k % vc.max(1) % 8);
+            let mut m = f32::from_le_bytes([e[0], e[1], e[2], e[3]]) * s[r][c];
             if let Some(o) = &o {
-                m += o[r];
+                m += o[r][c];
             }
             out.push(quantize_chain(m, out_t) as u8);
         }
