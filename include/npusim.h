@@ -122,6 +122,26 @@ int npusim_reduce_all(npusim_device* dev, const char* instr, const npusim_tensor
  * OUT_TO_UB); params = {loop1Size, loop2Size, loop1SrcStride, loop1DstStride, loop2SrcStride,
  * loop2DstStride} arms it (SetLoopModePara), NULL resets it (ResetLoopModePara). */
 int npusim_set_loop_mode(npusim_device* dev, uint32_t type, const uint64_t* params);
+/* SetDeqScale: form 0 SetDeqScale(half scale) (scale rounded to half), 1 SetDeqScale(float
+ * scale, int16_t offset, bool signMode). */
+int npusim_set_deq_scale(npusim_device* dev, uint32_t form, float scale, int32_t offset,
+                         uint32_t sign_mode);
+/* SetDeqScale(vdeq, VdeqInfo): scale, offset, sign_mode point at 16 values each. */
+int npusim_set_deq_scale_vdeq(npusim_device* dev, const npusim_tensor* vdeq, const float* scale,
+                              const int16_t* offset, const uint8_t* sign_mode);
+/* CastDequant: flags bit 0 isVecDeq, bit 1 halfBlock; mask NULL: the count form over count
+ * elements; else the mask/repeat form (blk, rep: dst and src strides, 2 values each). */
+int npusim_cast_dequant(npusim_device* dev, const npusim_tensor* dst, const npusim_tensor* src,
+                        uint32_t flags, const npusim_mask* mask, uint32_t is_set_mask,
+                        int32_t repeat, const int64_t* blk, const int64_t* rep, uint32_t count);
+/* DataCopyPad with DataCopyExtParams: flags bit 0 pad params given (GM -> UB), bit 1 isPad,
+ * bit 2 PaddingMode::Compact; pad_value is read when isPad is set. */
+int npusim_data_copy_pad(npusim_device* dev, const npusim_tensor* dst, const npusim_tensor* src,
+                         uint16_t block_count, uint32_t block_len, int64_t src_stride,
+                         uint32_t dst_stride, uint32_t flags, uint8_t left, uint8_t right,
+                         const npusim_scalar* pad_value);
+/* SetPadValue<T>(value): dtype is T's NPUSIM_DT_* code. */
+int npusim_set_pad_value(npusim_device* dev, uint32_t dtype, const npusim_scalar* value);
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
                    const npusim_tensor* src0, const npusim_tensor* src1,
@@ -180,6 +200,16 @@ typedef struct npusim_api_v1 {
     float (*bf16_to_f32)(uint16_t);
     /* appended: new entries only ever go at the end */
     int (*set_loop_mode)(npusim_device*, uint32_t, const uint64_t*);
+    int (*set_deq_scale)(npusim_device*, uint32_t, float, int32_t, uint32_t);
+    int (*set_deq_scale_vdeq)(npusim_device*, const npusim_tensor*, const float*, const int16_t*,
+                              const uint8_t*);
+    int (*cast_dequant)(npusim_device*, const npusim_tensor*, const npusim_tensor*, uint32_t,
+                        const npusim_mask*, uint32_t, int32_t, const int64_t*, const int64_t*,
+                        uint32_t);
+    int (*data_copy_pad)(npusim_device*, const npusim_tensor*, const npusim_tensor*, uint16_t,
+                         uint32_t, int64_t, uint32_t, uint32_t, uint8_t, uint8_t,
+                         const npusim_scalar*);
+    int (*set_pad_value)(npusim_device*, uint32_t, const npusim_scalar*);
 } npusim_api_v1;
 
 /* The table, or NULL when version != NPUSIM_ABI_VERSION. */

@@ -187,6 +187,49 @@ struct DataCopyParams {
     DataCopyParams(uint16_t c, uint16_t l, uint16_t s, uint16_t d) : blockCount(c), blockLen(l), srcStride(s), dstStride(d) {}
 };
 
+// DataCopyPad parameters (blockLen and srcStride in bytes for GM, dstStride in 32-byte blocks
+// for UB; see the DataCopyPad pages).
+struct DataCopyExtParams {
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;
+    int64_t srcStride = 0;
+    uint32_t dstStride = 0;
+    uint32_t rsv = 0;
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t c, uint32_t l, int64_t s, uint32_t d, uint32_t r = 0)
+        : blockCount(c), blockLen(l), srcStride(s), dstStride(d), rsv(r) {}
+};
+template <class T> struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0, rightPadding = 0;
+    T paddingValue{};
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool p, uint8_t l, uint8_t r, T v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+struct DataCopyPadParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0, rightPadding = 0;
+    uint64_t paddingValue = 0;
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool p, uint8_t l, uint8_t r, uint64_t v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+enum class PaddingMode : uint8_t { Normal = 0, Compact };
+
+// SetDeqScale(vdeq, VdeqInfo): 16 configurations of CastDequant's vector quantization.
+struct VdeqInfo {
+    float vdeqScale[16] = {};
+    int16_t vdeqOffset[16] = {};
+    bool vdeqSignMode[16] = {};
+    VdeqInfo() = default;
+    VdeqInfo(const float s[16], const int16_t o[16], const bool m[16]) {
+        for (int i = 0; i < 16; ++i) {
+            vdeqScale[i] = s[i];
+            vdeqOffset[i] = o[i];
+            vdeqSignMode[i] = m[i];
+        }
+    }
+};
+
 // Ascend 950 loop mode (SetLoopModePara / ResetLoopModePara).
 struct LoopModeParams {
     uint32_t loop1Size = 0;
@@ -513,6 +556,104 @@ inline void VecRepeat(const char* name, const npusim_tensor& dst, const npusim_t
 }
 inline npusim_mask MaskOf(bool setMask, const npusim_mask& m) { return setMask ? m : Placeholder(); }
 }  // namespace detail
+
+namespace detail {
+template <class T>
+inline void CopyPad(const npusim_tensor& dst, const npusim_tensor& src, const DataCopyExtParams& p, uint32_t flags,
+                    uint8_t left, uint8_t right, const T* value, const Loc& loc) {
+    npusim_scalar s{};
+    if (value) s = ToScalar(*value);
+    npusim_face::check(npusim_face::api()->data_copy_pad(npusim_face::dev(), &dst, &src, p.blockCount, p.blockLen,
+                                                         p.srcStride, p.dstStride, flags, left, right,
+                                                         value ? &s : nullptr),
+                       loc);
+}
+}  // namespace detail
+
+// DataCopyPad GM -> UB (Normal or, on Ascend 950, Compact padding mode).
+template <class T, PaddingMode mode = PaddingMode::Normal>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad, Loc loc = Loc()) {
+    uint32_t flags = 1u | (pad.isPad ? 2u : 0u) | (mode == PaddingMode::Compact ? 4u : 0u);
+    detail::CopyPad<T>(dst.t, src.t, p, flags, pad.leftPadding, pad.rightPadding, &pad.paddingValue, loc);
+}
+// DataCopyPad UB -> GM.
+template <class T, PaddingMode mode = PaddingMode::Normal>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
+                        Loc loc = Loc()) {
+    detail::CopyPad<T>(dst.t, src.t, p, mode == PaddingMode::Compact ? 4u : 0u, 0, 0, nullptr, loc);
+}
+// The older DataCopyParams / DataCopyPadParams forms (paddingValue as the bits of a T).
+template <class T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                        const DataCopyPadParams& pad, Loc loc = Loc()) {
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    T v = FromBits<T>(pad.paddingValue);
+    detail::CopyPad<T>(dst.t, src.t, e, 1u | (pad.isPad ? 2u : 0u), pad.leftPadding, pad.rightPadding, &v, loc);
+}
+template <class T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                        Loc loc = Loc()) {
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    detail::CopyPad<T>(dst.t, src.t, e, 0u, 0, 0, nullptr, loc);
+}
+// SetPadValue<T>(paddingValue): what DataCopyPad pads with when isPad is false (A2/A3, 950).
+template <class T> inline void SetPadValue(const typename Id<T>::type& v, Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(v);
+    npusim_face::check(npusim_face::api()->set_pad_value(npusim_face::dev(), DType<T>::value, &s), loc);
+}
+
+// ---------------------------------------------------------------- dequantization
+
+// SetDeqScale(half): the scale of CastDequant / Cast int32 -> half.
+inline void SetDeqScale(half scale, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_deq_scale(npusim_face::dev(), 0, (float)scale, 0, 0), loc);
+}
+// SetDeqScale(float scale, int16_t offset, bool signMode): CastDequant int16 -> b8.
+inline void SetDeqScale(float scale, int16_t offset, bool signMode, Loc loc = Loc()) {
+    npusim_face::check(
+        npusim_face::api()->set_deq_scale(npusim_face::dev(), 1, scale, offset, signMode ? 1u : 0u), loc);
+}
+// SetDeqScale(vdeq, VdeqInfo): CastDequant int16 -> b8 with vector quantization.
+template <class T> inline void SetDeqScale(const LocalTensor<T>& vdeq, const VdeqInfo& info, Loc loc = Loc()) {
+    uint8_t sign[16];
+    for (int i = 0; i < 16; ++i) sign[i] = info.vdeqSignMode[i] ? 1 : 0;
+    npusim_face::check(npusim_face::api()->set_deq_scale_vdeq(npusim_face::dev(), &vdeq.t, info.vdeqScale,
+                                                              info.vdeqOffset, sign),
+                       loc);
+}
+
+namespace detail {
+inline void Dequant(const npusim_tensor& dst, const npusim_tensor& src, bool vecDeq, bool halfBlock,
+                    const npusim_mask* m, bool setMask, int32_t repeat, const UnaryRepeatParams* p, uint32_t count,
+                    const Loc& loc) {
+    int64_t blk[2] = {p ? p->dstBlkStride : 1, p ? p->srcBlkStride : 1};
+    int64_t rep[2] = {p ? p->dstRepStride : 8, p ? p->srcRepStride : 8};
+    npusim_face::check(npusim_face::api()->cast_dequant(npusim_face::dev(), &dst, &src,
+                                                        (vecDeq ? 1u : 0u) | (halfBlock ? 2u : 0u), m,
+                                                        setMask ? 1u : 0u, repeat, blk, rep, count),
+                       loc);
+}
+}  // namespace detail
+
+// CastDequant: int16_t -> int8_t/uint8_t through the DEQSCALE register, or int32_t -> half.
+template <class T, class U, bool isVecDeq = true, bool halfBlock = true>
+inline void CastDequant(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint32_t count, Loc loc = Loc()) {
+    detail::Dequant(dst.t, src.t, isVecDeq, halfBlock, nullptr, true, 0, nullptr, count, loc);
+}
+template <class T, class U, bool isSetMask = true, bool isVecDeq = true, bool halfBlock = true>
+inline void CastDequant(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[], uint8_t repeatTime,
+                        const UnaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_mask m = detail::MaskOf(isSetMask, detail::Bits(mask));
+    detail::Dequant(dst.t, src.t, isVecDeq, halfBlock, &m, isSetMask, repeatTime, &p, 0, loc);
+}
+template <class T, class U, bool isSetMask = true, bool isVecDeq = true, bool halfBlock = true>
+inline void CastDequant(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask, uint8_t repeatTime,
+                        const UnaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_mask m = detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask));
+    detail::Dequant(dst.t, src.t, isVecDeq, halfBlock, &m, isSetMask, repeatTime, &p, 0, loc);
+}
+
 
 #define NPUSIM_BINARY(NAME)                                                                                          \
     template <class T>                                                                                               \

@@ -9,7 +9,7 @@
 use npusim_ascend::core::{Operand, VectorCore};
 use npusim_ascend::isa::{CastRound, Instr, Shape};
 use npusim_ascend::mask::{MaskArg, MaskRegister};
-use npusim_ascend::ops::{DataMove, PairReduceSum, Scalar, Vcmpv};
+use npusim_ascend::ops::{DataMove, PairReduceSum, Scalar, ScalarBits, Vcmpv};
 use npusim_ascend::reduce::RepeatOrder;
 use npusim_ascend::select::{SelectOp, Src1};
 use npusim_ascend::vector::{Face, VecArgs, VecOp};
@@ -86,6 +86,10 @@ impl CapiError {
 
 /// Result of this crate.
 pub type Result<T> = std::result::Result<T, CapiError>;
+
+/// CastDequant's mask/repeat form as the C ABI passes it: mask, isSetMask, repeatTime, and the
+/// (dst, src) block and repeat strides.
+pub type DeqRepeat<'a> = (&'a CMask, bool, i32, [i64; 2], [i64; 2]);
 
 /// A tensor operand as the C ABI passes it (`npusim_tensor`).
 #[repr(C)]
@@ -584,6 +588,154 @@ impl Device {
         let [bc, bl, ss, ds] = params.map(|p| p as i64);
         DataMove::new(self.core.chip(), "DataCopy", &d, &s, 0, bc, bl, ss, ds)?
             .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `SetDeqScale`: `form` 0 `SetDeqScale(half scale)` (`scale` rounded to half), 1
+    /// `SetDeqScale(float scale, int16_t offset, bool signMode)` ([`npusim_ascend::deq`]).
+    pub fn set_deq_scale(
+        &mut self,
+        form: u32,
+        scale: f32,
+        offset: i32,
+        sign_mode: bool,
+    ) -> Result<()> {
+        match form {
+            0 => {
+                npusim_ascend::deq::set_deq_scale_half(&mut self.core, half::f16::from_f32(scale))?
+            }
+            1 => {
+                let off = i16::try_from(offset).map_err(|_| {
+                    CapiError::rule("SetDeqScale", "offset", "must fit int16_t", offset)
+                })?;
+                npusim_ascend::deq::set_deq_scale_config(&mut self.core, scale, off, sign_mode)?
+            }
+            other => {
+                return Err(CapiError::rule(
+                    "SetDeqScale",
+                    "form",
+                    "must be 0 (half scale) or 1 (float scale, offset, signMode)",
+                    other,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `SetDeqScale<uint64_t>(vdeq, VdeqInfo{scale[16], offset[16], signMode[16]})`.
+    pub fn set_deq_scale_vdeq(
+        &mut self,
+        vdeq: &Tensor,
+        scale: &[f32; 16],
+        offset: &[i16; 16],
+        sign_mode: &[bool; 16],
+    ) -> Result<()> {
+        let v = vdeq.operand("SetDeqScale", "vdeq")?;
+        npusim_ascend::deq::set_deq_scale_vdeq(&mut self.core, &v, scale, offset, sign_mode)?;
+        Ok(())
+    }
+
+    /// `CastDequant<T, U, [isSetMask,] isVecDeq, halfBlock>`: the count form (`repeat` =
+    /// `None`) or the mask/repeat form (`(mask, isSetMask, repeatTime, blk, rep)`, strides of
+    /// dst and src).
+    pub fn cast_dequant(
+        &mut self,
+        dst: &Tensor,
+        src: &Tensor,
+        vec_deq: bool,
+        half_block: bool,
+        repeat: Option<DeqRepeat<'_>>,
+        count: u32,
+    ) -> Result<()> {
+        use npusim_ascend::deq::DeqCall;
+        const N: &str = "CastDequant";
+        let d = dst.operand(N, "dst")?;
+        let s = src.operand(N, "src")?;
+        let call = match repeat {
+            None => DeqCall::Count(count),
+            Some((m, is_set_mask, repeat, blk, rep)) => DeqCall::Repeat {
+                mask: m.arg(N)?,
+                is_set_mask,
+                repeat,
+                blk: (blk[0], blk[1]),
+                rep: (rep[0], rep[1]),
+            },
+        };
+        npusim_ascend::deq::cast_dequant(&mut self.core, &d, &s, call, vec_deq, half_block)?;
+        Ok(())
+    }
+
+    /// `DataCopyPad(dst, src, DataCopyExtParams, [DataCopyPadExtParams])`, GM -> UB or
+    /// UB -> GM ([`npusim_ascend::pad`]). `pad` is `Some((isPad, left, right, value))` for the
+    /// GM -> UB forms; `compact` is `PaddingMode::Compact`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn data_copy_pad(
+        &mut self,
+        dst: &Tensor,
+        src: &Tensor,
+        block_count: u16,
+        block_len: u32,
+        src_stride: i64,
+        dst_stride: u32,
+        pad: Option<(bool, u8, u8, Option<CScalar>)>,
+        compact: bool,
+    ) -> Result<()> {
+        const N: &str = "DataCopyPad";
+        let d = dst.operand(N, "dst")?;
+        let s = src.operand(N, "src")?;
+        let (left, right, value) = match pad {
+            Some((is_pad, l, r, v)) => {
+                let v = match (is_pad, v) {
+                    (true, Some(v)) => Some(v.scalar()),
+                    (true, None) => {
+                        return Err(CapiError::rule(
+                            N,
+                            "paddingValue",
+                            "must not be null when isPad is true",
+                            "NULL",
+                        ));
+                    }
+                    (false, _) => None,
+                };
+                (l as i64, r as i64, v)
+            }
+            None => (0, 0, None),
+        };
+        npusim_ascend::pad::MovePad::new(
+            self.core.chip(),
+            N,
+            &d,
+            &s,
+            block_count as i64,
+            block_len as i64,
+            src_stride,
+            dst_stride as i64,
+            left,
+            right,
+            value,
+            compact,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `SetPadValue<T>(paddingValue)` (A2/A3 and Ascend 950), `dtype` the `NPUSIM_DT_*` of T.
+    pub fn set_pad_value(&mut self, dtype: u32, value: CScalar) -> Result<()> {
+        const N: &str = "SetPadValue";
+        if !matches!(self.core.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
+            return Err(AscendError::NotSupported {
+                instr: N,
+                chip: self.core.chip().id,
+            }
+            .into());
+        }
+        let t = Tensor {
+            dtype,
+            ..Tensor::default()
+        }
+        .elem_type(N, "T")?;
+        let bits = value.scalar().to_bits(N, "paddingValue", t)?;
+        self.core.pad_value = Some(bits);
         Ok(())
     }
 
