@@ -9,14 +9,19 @@
 //! - GatherMask.md: the lanes a pattern selects, repeat by repeat, packed from dst[0];
 //!   `rsvdCnt` is their number (built-in patterns 1 even, 2 odd, 3..6 every fourth from 0..3,
 //!   7 all; or a bit tensor, one bit per lane);
-//! - Transpose.md: the 16x16 matrix of 2-byte elements transposed.
+//! - Transpose.md: the 16x16 matrix of 2-byte elements transposed;
+//! - Compare（结果存入寄存器）.md (vcmp_xx): one repeat, bit e of CMPMASK = `src0[e] op src1[e]`
+//!   for every active lane (block strides from the params), the other bits keep what
+//!   SetCmpMask loaded; the types per comparison and chip from the table (int32 only for EQ,
+//!   only on A2/A3).
 
 mod common;
 use common::CHIPS;
 
 use npusim_ascend::AscendError;
-use npusim_ascend::ascendc::AscendC;
+use npusim_ascend::ascendc::{AscendC, BinaryRepeatParams};
 use npusim_ascend::isa::Instr;
+use npusim_ascend::kernels::CmpMode;
 use npusim_core::{ChipId, ElemType};
 use proptest::prelude::*;
 
@@ -29,6 +34,18 @@ fn refused<T>(r: Result<T, AscendError>) -> bool {
         r,
         Err(AscendError::NotSupported { .. } | AscendError::IllegalType { .. })
     )
+}
+
+/// IEEE comparison (every comparison with a NaN is false, except `!=`).
+fn cmp(mode: CmpMode, a: f64, b: f64) -> bool {
+    match mode {
+        CmpMode::Lt => a < b,
+        CmpMode::Gt => a > b,
+        CmpMode::Le => a <= b,
+        CmpMode::Ge => a >= b,
+        CmpMode::Eq => a == b,
+        CmpMode::Ne => a != b,
+    }
 }
 
 struct Rng(u64);
@@ -263,6 +280,74 @@ proptest! {
                     prop_assert_eq!(got[i * 16 + j], x[j * 16 + i], "({}, {})", i, j);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn compare_into_cmpmask_matches_the_model(chip_i in 0usize..6, ty in 0usize..3, m in 0usize..6, bits_mask in any::<bool>(),
+                                               lo in any::<u64>(), hi in any::<u64>(), count in 1u64..129,
+                                               b0 in 1u8..3, b1 in 1u8..3, init in any::<u128>(), seed in any::<u64>()) {
+        let chip = CHIPS[chip_i];
+        let mode = CmpMode::ALL[m];
+        let row = Instr::ALL.iter().copied()
+            .find(|i| i.shape() == npusim_ascend::isa::Shape::CmpMask && i.cmp_mode() == Some(mode))
+            .unwrap();
+        let mut asc = AscendC::new(chip, 0);
+        let mut rng = Rng(seed);
+        let reg = asc.AllocTensor::<u8>("reg", 32).unwrap();
+        let mut ib = init.to_le_bytes().to_vec();
+        ib.resize(32, 0);
+        asc.write(&reg, &ib).unwrap();
+        asc.SetCmpMask(&reg).unwrap();
+        let p = BinaryRepeatParams::new(1, b0, b1, 8, 8, 8);
+        macro_rules! case {
+            ($T:ty, $et:expr, $gen:expr, $val:expr) => {{
+                let size = std::mem::size_of::<$T>();
+                let (lanes, lpb) = (256 / size, 32 / size);
+                let n = 8 * 3 * lpb;
+                let make = $gen;
+                let a: Vec<$T> = (0..n).map(|_| make(rng.next())).collect();
+                let b: Vec<$T> = (0..n).map(|_| make(rng.next())).collect();
+                let s0 = asc.AllocTensor::<$T>("src0", n as u64).unwrap();
+                let s1 = asc.AllocTensor::<$T>("src1", n as u64).unwrap();
+                asc.write(&s0, &a).unwrap();
+                asc.write(&s1, &b).unwrap();
+                let hi = if lanes == 128 { hi } else { 0 };
+                let active: u128 = if bits_mask {
+                    (hi as u128) << 64 | lo as u128
+                } else {
+                    let c = count.min(lanes as u64);
+                    if c == 128 { u128::MAX } else { (1u128 << c) - 1 }
+                };
+                let r = if bits_mask {
+                    asc.CompareToCmpMask(&s0, &s1, mode, [lo, hi], p)
+                } else {
+                    asc.CompareToCmpMask(&s0, &s1, mode, count.min(lanes as u64), p)
+                };
+                if !has(row, chip, $et) {
+                    prop_assert!(refused(r), "{chip:?} should refuse {row:?} on {:?}", $et);
+                } else {
+                    r.unwrap();
+                    let mut want = init;
+                    for e in 0..lanes {
+                        if active >> e & 1 == 1 {
+                            let ia = (e / lpb) * b0 as usize * lpb + e % lpb;
+                            let ib = (e / lpb) * b1 as usize * lpb + e % lpb;
+                            let val = $val;
+                            let holds = cmp(mode, val(a[ia]), val(b[ib]));
+                            want = if holds { want | 1 << e } else { want & !(1u128 << e) };
+                        }
+                    }
+                    asc.GetCmpMask(&reg).unwrap();
+                    let got = asc.read::<u8>(&reg).unwrap();
+                    prop_assert_eq!(&got[..16], &want.to_le_bytes()[..]);
+                }
+            }};
+        }
+        match ty {
+            0 => case!(half::f16, ElemType::F16, |x: u64| half::f16::from_bits(x as u16), |v: half::f16| v.to_f64()),
+            1 => case!(f32, ElemType::F32, |x: u64| if x & 3 == 0 { f32::from_bits(x as u32) } else { (x % 7) as f32 - 3.0 }, |v: f32| v as f64),
+            _ => case!(i32, ElemType::I32, |x: u64| (x % 5) as i32 - 2, |v: i32| v as f64),
         }
     }
 }
