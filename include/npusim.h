@@ -142,6 +142,14 @@ int npusim_data_copy_pad(npusim_device* dev, const npusim_tensor* dst, const npu
                          const npusim_scalar* pad_value);
 /* SetPadValue<T>(value): dtype is T's NPUSIM_DT_* code. */
 int npusim_set_pad_value(npusim_device* dev, uint32_t dtype, const npusim_scalar* value);
+/* "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "RepeatReduceSum", "BlockReduceSum",
+ * "BlockReduceMax", "BlockReduceMin" with their mask and strides. */
+int npusim_reduce(npusim_device* dev, const char* instr, const npusim_tensor* dst,
+                  const npusim_tensor* src, const npusim_mask* mask, uint32_t is_set_mask,
+                  int32_t repeat, int32_t dst_rep_stride, int32_t src_blk_stride,
+                  int32_t src_rep_stride);
+/* SetAtomicAdd<T>() with T's NPUSIM_DT_* code; a negative code: SetAtomicNone(). */
+int npusim_set_atomic(npusim_device* dev, int32_t dtype);
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
                    const npusim_tensor* src0, const npusim_tensor* src1,
@@ -210,6 +218,9 @@ typedef struct npusim_api_v1 {
                          uint32_t, int64_t, uint32_t, uint32_t, uint8_t, uint8_t,
                          const npusim_scalar*);
     int (*set_pad_value)(npusim_device*, uint32_t, const npusim_scalar*);
+    int (*reduce)(npusim_device*, const char*, const npusim_tensor*, const npusim_tensor*,
+                  const npusim_mask*, uint32_t, int32_t, int32_t, int32_t, int32_t);
+    int (*set_atomic)(npusim_device*, int32_t);
 } npusim_api_v1;
 
 /* The table, or NULL when version != NPUSIM_ABI_VERSION. */

@@ -841,6 +841,76 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                        loc);
 }
 
+// WholeReduce* / RepeatReduceSum / BlockReduce* (Max/Min write value and index,
+// ORDER_VALUE_INDEX).
+enum class ReduceOrder { ORDER_VALUE_INDEX = 0 };
+namespace detail {
+inline void Reduce(const char* name, const npusim_tensor& dst, const npusim_tensor& src, const npusim_mask& m,
+                   bool setMask, int32_t repeat, int32_t dstRep, int32_t srcBlk, int32_t srcRep, const Loc& loc) {
+    npusim_face::check(npusim_face::api()->reduce(npusim_face::dev(), name, &dst, &src, &m, setMask ? 1u : 0u, repeat,
+                                                  dstRep, srcBlk, srcRep),
+                       loc);
+}
+}  // namespace detail
+#define NPUSIM_WHOLE_REDUCE(NAME)                                                                                    \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,                      \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,               \
+                     const int32_t srcRepStride, ReduceOrder = ReduceOrder::ORDER_VALUE_INDEX, Loc loc = Loc()) {   \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask)),      \
+                       isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);                        \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                   \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,               \
+                     const int32_t srcRepStride, ReduceOrder = ReduceOrder::ORDER_VALUE_INDEX, Loc loc = Loc()) {   \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask, repeatTime,    \
+                       dstRepStride, srcBlkStride, srcRepStride, loc);                                               \
+    }
+NPUSIM_WHOLE_REDUCE(WholeReduceSum)
+NPUSIM_WHOLE_REDUCE(WholeReduceMax)
+NPUSIM_WHOLE_REDUCE(WholeReduceMin)
+#undef NPUSIM_WHOLE_REDUCE
+#define NPUSIM_BLOCK_REDUCE(NAME)                                                                                    \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                \
+                     const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,                     \
+                     const int32_t srcRepStride, Loc loc = Loc()) {                                                  \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask)),      \
+                       isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);                        \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                \
+                     const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,                  \
+                     const int32_t srcRepStride, Loc loc = Loc()) {                                                  \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask, repeatTime,    \
+                       dstRepStride, srcBlkStride, srcRepStride, loc);                                               \
+    }
+NPUSIM_BLOCK_REDUCE(BlockReduceSum)
+NPUSIM_BLOCK_REDUCE(BlockReduceMax)
+NPUSIM_BLOCK_REDUCE(BlockReduceMin)
+#undef NPUSIM_BLOCK_REDUCE
+// RepeatReduceSum: continuous mask only; dstBlkStride is ignored (the page).
+template <class T, bool isSetMask = true>
+inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                            const int32_t mask, const int32_t dstBlkStride, const int32_t srcBlkStride,
+                            const int32_t dstRepStride, const int32_t srcRepStride, Loc loc = Loc()) {
+    (void)dstBlkStride;
+    detail::Reduce("RepeatReduceSum", dst.t, src.t, detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask)),
+                   isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);
+}
+
+// ---------------------------------------------------------------- atomic moves into GM
+
+// SetAtomicAdd<T>(): later DataCopy / DataCopyPad into GM add elements of T.
+template <class T> inline void SetAtomicAdd(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_atomic(npusim_face::dev(), (int32_t)DType<T>::value), loc);
+}
+inline void SetAtomicNone(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_atomic(npusim_face::dev(), -1), loc);
+}
+inline void DisableDmaAtomic(Loc loc = Loc()) { SetAtomicNone(loc); }
+
 // ---------------------------------------------------------------- mask registers
 
 template <class T, MaskMode mode = MaskMode::NORMAL>

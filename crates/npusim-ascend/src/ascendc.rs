@@ -838,28 +838,7 @@ impl AscendC {
     /// `SetAtomicAdd<T>()`: later moves into GM add elements of T (types per chip: SetAtomicAdd
     /// page).
     pub fn SetAtomicAdd<T: Element>(&mut self) -> Result<()> {
-        use npusim_core::ElemType::*;
-        let legal: &[npusim_core::ElemType] = match self.chip().id {
-            ChipId::Ascend910 | ChipId::Ascend310 => &[F32],
-            ChipId::Ascend310P => &[I16, F16, F32],
-            ChipId::Ascend310B => &[I16, F16, I32, F32],
-            ChipId::Ascend910B | ChipId::Ascend950 => &[I8, I16, F16, Bf16, I32, F32],
-        };
-        if !legal.contains(&T::TYPE) {
-            return Err(AscendError::IllegalType {
-                instr: "SetAtomicAdd",
-                param: "T",
-                dtype: T::TYPE,
-                chip: self.chip().id,
-                legal: legal
-                    .iter()
-                    .map(|t| t.cpp_name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-        self.core.atomic = Some(T::TYPE);
-        Ok(())
+        set_atomic_add(&mut self.core, T::TYPE)
     }
 
     /// `SetDeqScale(half scale)`: the DEQSCALE register's half scale (bits 0..15), read by the
@@ -1301,4 +1280,31 @@ impl AscendC {
         }
         Ok(())
     }
+}
+
+/// `SetAtomicAdd<T>()` on a core (both Ascend C faces): later moves into GM add elements of
+/// `t` (types per chip: the SetAtomicAdd page).
+pub fn set_atomic_add(core: &mut VectorCore, t: npusim_core::ElemType) -> Result<()> {
+    use npusim_core::ElemType::*;
+    let legal: &[npusim_core::ElemType] = match core.chip().id {
+        ChipId::Ascend910 | ChipId::Ascend310 => &[F32],
+        ChipId::Ascend310P => &[I16, F16, F32],
+        ChipId::Ascend310B => &[I16, F16, I32, F32],
+        ChipId::Ascend910B | ChipId::Ascend950 => &[I8, I16, F16, Bf16, I32, F32],
+    };
+    if !legal.contains(&t) {
+        return Err(AscendError::IllegalType {
+            instr: "SetAtomicAdd",
+            param: "T",
+            dtype: t,
+            chip: core.chip().id,
+            legal: legal
+                .iter()
+                .map(|t| t.cpp_name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    core.atomic = Some(t);
+    Ok(())
 }

@@ -604,6 +604,54 @@ pub unsafe extern "C" fn npusim_set_pad_value(
     })
 }
 
+/// `int npusim_reduce(dev, const char* instr, dst, src, const npusim_mask* mask, uint32_t
+/// is_set_mask, int32_t repeat, int32_t dst_rep_stride, int32_t src_blk_stride, int32_t
+/// src_rep_stride)`: `WholeReduceSum/Max/Min`, `RepeatReduceSum`, `BlockReduceSum/Max/Min`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_reduce(
+    dev: *mut Device,
+    instr: *const c_char,
+    dst: *const Tensor,
+    src: *const Tensor,
+    mask: *const CMask,
+    is_set_mask: u32,
+    repeat: i32,
+    dst_rep_stride: i32,
+    src_blk_stride: i32,
+    src_rep_stride: i32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, "reduce") }?;
+        // SAFETY: a NUL-terminated string from the C caller, or null (checked).
+        let name = unsafe { cstr(instr, "reduce", "instr") }?;
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let (dt, st) = unsafe { (tensor(dst, name, "dst")?, tensor(src, name, "src")?) };
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let m = unsafe { mask.as_ref() }.ok_or_else(|| arg_err(name, "mask"))?;
+        d.reduce(
+            name,
+            dt,
+            st,
+            m,
+            is_set_mask != 0,
+            repeat,
+            [dst_rep_stride, src_blk_stride, src_rep_stride],
+        )
+    })
+}
+
+/// `int npusim_set_atomic(dev, int32_t dtype)`: `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*`
+/// code, or with a negative code `SetAtomicNone()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_set_atomic(dev: *mut Device, dtype: i32) -> i32 {
+    guard(|| {
+        // SAFETY: see dev_mut.
+        let d = unsafe { dev_mut(dev, "SetAtomicAdd") }?;
+        d.set_atomic(u32::try_from(dtype).ok())
+    })
+}
+
 /// `int npusim_pair_reduce_sum(dev, dst, src, int32_t repeat, const npusim_mask* mask, uint32_t
 /// is_set_mask, int32_t dst_rep_stride, int32_t src_blk_stride, int32_t src_rep_stride)`.
 #[unsafe(no_mangle)]
@@ -937,6 +985,21 @@ pub struct Api {
     ) -> i32,
     /// Appended: SetPadValue.
     pub set_pad_value: unsafe extern "C" fn(*mut Device, u32, *const CScalar) -> i32,
+    /// Appended: WholeReduce*, RepeatReduceSum, BlockReduce*.
+    pub reduce: unsafe extern "C" fn(
+        *mut Device,
+        *const c_char,
+        *const Tensor,
+        *const Tensor,
+        *const CMask,
+        u32,
+        i32,
+        i32,
+        i32,
+        i32,
+    ) -> i32,
+    /// Appended: SetAtomicAdd / SetAtomicNone.
+    pub set_atomic: unsafe extern "C" fn(*mut Device, i32) -> i32,
 }
 
 /// The table of this library.
@@ -970,6 +1033,8 @@ pub static API: Api = Api {
     cast_dequant: npusim_cast_dequant,
     data_copy_pad: npusim_data_copy_pad,
     set_pad_value: npusim_set_pad_value,
+    reduce: npusim_reduce,
+    set_atomic: npusim_set_atomic,
 };
 
 /// `const npusim_api_v1* npusim_api(uint32_t version)`: the function table, or null when

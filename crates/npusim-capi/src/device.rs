@@ -591,6 +591,74 @@ impl Device {
         Ok(())
     }
 
+    /// `WholeReduceSum/Max/Min`, `RepeatReduceSum`, `BlockReduceSum/Max/Min` by Ascend C name
+    /// ([`npusim_ascend::reduce`]; strides as the pages give them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce(
+        &mut self,
+        name: &str,
+        dst: &Tensor,
+        src: &Tensor,
+        mask: &CMask,
+        is_set_mask: bool,
+        repeat: i32,
+        strides: [i32; 3],
+    ) -> Result<()> {
+        let instr = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| {
+                i.ascendc_name() == name
+                    && matches!(
+                        i.shape(),
+                        Shape::WholeReduce | Shape::RepeatReduce | Shape::BlockReduce
+                    )
+            })
+            .ok_or_else(|| {
+                CapiError::rule(
+                    "reduce",
+                    "instr",
+                    "must be WholeReduceSum/Max/Min, RepeatReduceSum or BlockReduceSum/Max/Min",
+                    name,
+                )
+            })?;
+        let n = instr.ascendc_name();
+        let d = dst.operand(n, "dst")?;
+        let s = src.operand(n, "src")?;
+        let [dst_rep, src_blk, src_rep] = strides.map(|v| v as i64);
+        npusim_ascend::reduce::ReduceOp::new(
+            self.core.chip(),
+            instr,
+            n,
+            &d,
+            &s,
+            mask.arg(n)?,
+            is_set_mask,
+            repeat as i64,
+            dst_rep,
+            src_blk,
+            src_rep,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*` code, or with `None` `SetAtomicNone()`.
+    pub fn set_atomic(&mut self, dtype: Option<u32>) -> Result<()> {
+        match dtype {
+            None => self.core.atomic = None,
+            Some(code) => {
+                let t = Tensor {
+                    dtype: code,
+                    ..Tensor::default()
+                }
+                .elem_type("SetAtomicAdd", "T")?;
+                npusim_ascend::ascendc::set_atomic_add(&mut self.core, t)?;
+            }
+        }
+        Ok(())
+    }
+
     /// `SetDeqScale`: `form` 0 `SetDeqScale(half scale)` (`scale` rounded to half), 1
     /// `SetDeqScale(float scale, int16_t offset, bool signMode)` ([`npusim_ascend::deq`]).
     pub fn set_deq_scale(
