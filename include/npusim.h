@@ -150,6 +150,20 @@ int npusim_reduce(npusim_device* dev, const char* instr, const npusim_tensor* ds
                   int32_t src_rep_stride);
 /* SetAtomicAdd<T>() with T's NPUSIM_DT_* code; a negative code: SetAtomicNone(). */
 int npusim_set_atomic(npusim_device* dev, int32_t dtype);
+/* Data rearrangement and CMPMASK by Ascend C name; tensors / ints in this order:
+ *   "Brcb": dst, src; repeatTime, dstBlkStride, dstRepStride
+ *   "CreateVecIndex": dst; count; scalar = firstValue
+ *   "Gather": dst, src, srcOffset; srcBaseAddr, count
+ *   "GatherMask": dst, src0 [, src1Pattern tensor]; src1Pattern (built-in 1..7, ignored with a
+ *      tensor), reduceMode, mask, src0BlockStride, repeatTimes, src0RepeatStride,
+ *      src1RepeatStride; *out = rsvdCnt
+ *   "Transpose": dst, src
+ *   "Compare" (into CMPMASK): src0, src1; cmpMode, mask kind (0 bits, 1 count), lo or count, hi,
+ *      src0BlkStride, src1BlkStride
+ *   "SetCmpMask": src;  "GetCmpMask": dst */
+int npusim_rearrange(npusim_device* dev, const char* instr, const npusim_tensor* tensors,
+                     uint32_t ntensors, const int64_t* ints, uint32_t nints,
+                     const npusim_scalar* scalar, uint64_t* out);
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
                    const npusim_tensor* src0, const npusim_tensor* src1,
@@ -221,6 +235,8 @@ typedef struct npusim_api_v1 {
     int (*reduce)(npusim_device*, const char*, const npusim_tensor*, const npusim_tensor*,
                   const npusim_mask*, uint32_t, int32_t, int32_t, int32_t, int32_t);
     int (*set_atomic)(npusim_device*, int32_t);
+    int (*rearrange)(npusim_device*, const char*, const npusim_tensor*, uint32_t, const int64_t*,
+                     uint32_t, const npusim_scalar*, uint64_t*);
 } npusim_api_v1;
 
 /* The table, or NULL when version != NPUSIM_ABI_VERSION. */

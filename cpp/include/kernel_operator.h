@@ -900,6 +900,103 @@ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src
                    isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);
 }
 
+// ---------------------------------------------------------------- data rearrangement, CMPMASK
+
+namespace detail {
+inline uint64_t Rearrange(const char* name, const npusim_tensor* t, uint32_t nt, const int64_t* v, uint32_t nv,
+                          const npusim_scalar* s, const Loc& loc) {
+    uint64_t out = 0;
+    npusim_face::check(npusim_face::api()->rearrange(npusim_face::dev(), name, t, nt, v, nv, s, &out), loc);
+    return out;
+}
+}  // namespace detail
+
+struct BrcbRepeatParams {
+    uint16_t dstBlkStride = 1;
+    uint16_t dstRepStride = 8;
+    BrcbRepeatParams() = default;
+    BrcbRepeatParams(uint16_t b, uint16_t r) : dstBlkStride(b), dstRepStride(r) {}
+};
+struct GatherMaskParams {
+    uint8_t src0BlockStride = 1;
+    uint16_t repeatTimes = 0;
+    uint16_t src0RepeatStride = 0;
+    uint8_t src1RepeatStride = 0;
+    GatherMaskParams() = default;
+    GatherMaskParams(uint8_t b, uint16_t r, uint16_t s0, uint8_t s1)
+        : src0BlockStride(b), repeatTimes(r), src0RepeatStride(s0), src1RepeatStride(s1) {}
+};
+
+// Brcb: each of 8 source elements per repeat fills one 32-byte block.
+template <class T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+                 const BrcbRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    int64_t v[3] = {repeatTime, p.dstBlkStride, p.dstRepStride};
+    detail::Rearrange("Brcb", t, 2, v, 3, nullptr, loc);
+}
+// CreateVecIndex: dst[i] = firstValue + i for the first count elements.
+template <class T>
+inline void CreateVecIndex(const LocalTensor<T>& dst, const typename Id<T>::type& firstValue, uint32_t count,
+                           Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(firstValue);
+    int64_t v[1] = {count};
+    detail::Rearrange("CreateVecIndex", &dst.t, 1, v, 1, &s, loc);
+}
+// Gather: dst[i] = src[(srcBaseAddr + srcOffset[i]) / sizeof(T)].
+template <class T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseAddr, const uint32_t count, Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src.t, srcOffset.t};
+    int64_t v[2] = {srcBaseAddr, count};
+    detail::Rearrange("Gather", t, 3, v, 2, nullptr, loc);
+}
+// GatherMask with a built-in pattern (1..7) or a pattern tensor; rsvdCnt = elements kept.
+template <class T>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& p, uint64_t& rsvdCnt,
+                       Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src0.t};
+    int64_t v[7] = {src1Pattern, reduceMode, mask, p.src0BlockStride, p.repeatTimes, p.src0RepeatStride,
+                    p.src1RepeatStride};
+    rsvdCnt = detail::Rearrange("GatherMask", t, 2, v, 7, nullptr, loc);
+}
+template <class T, class U>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& p, uint64_t& rsvdCnt,
+                       Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src0.t, src1Pattern.t};
+    int64_t v[7] = {0, reduceMode, mask, p.src0BlockStride, p.repeatTimes, p.src0RepeatStride, p.src1RepeatStride};
+    rsvdCnt = detail::Rearrange("GatherMask", t, 3, v, 7, nullptr, loc);
+}
+// Transpose: one 16x16 transpose of 2-byte elements.
+template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    detail::Rearrange("Transpose", t, 2, nullptr, 0, nullptr, loc);
+}
+// Compare into CMPMASK: one repeat (block strides from the params).
+template <class T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask[],
+                    const BinaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[2] = {src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, 0, (int64_t)mask[0], (int64_t)mask[1], p.src0BlkStride, p.src1BlkStride};
+    detail::Rearrange("Compare", t, 2, v, 6, nullptr, loc);
+}
+template <class T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask,
+                    const BinaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[2] = {src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, 1, (int64_t)mask, 0, p.src0BlkStride, p.src1BlkStride};
+    detail::Rearrange("Compare", t, 2, v, 6, nullptr, loc);
+}
+// SetCmpMask / GetCmpMask: 128 bits of CMPMASK from / into UB.
+template <class T> inline void SetCmpMask(const LocalTensor<T>& src, Loc loc = Loc()) {
+    detail::Rearrange("SetCmpMask", &src.t, 1, nullptr, 0, nullptr, loc);
+}
+template <class T> inline void GetCmpMask(const LocalTensor<T>& dst, Loc loc = Loc()) {
+    detail::Rearrange("GetCmpMask", &dst.t, 1, nullptr, 0, nullptr, loc);
+}
+
 // ---------------------------------------------------------------- atomic moves into GM
 
 // SetAtomicAdd<T>(): later DataCopy / DataCopyPad into GM add elements of T.

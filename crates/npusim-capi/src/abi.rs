@@ -641,6 +641,61 @@ pub unsafe extern "C" fn npusim_reduce(
     })
 }
 
+/// `int npusim_rearrange(dev, const char* instr, const npusim_tensor* tensors, uint32_t
+/// ntensors, const int64_t* ints, uint32_t nints, const npusim_scalar* scalar, uint64_t*
+/// out)`: Brcb, CreateVecIndex, Gather, GatherMask (`*out` = rsvdCnt), Transpose, Compare into
+/// CMPMASK, SetCmpMask, GetCmpMask (operands as npusim.h lists them).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_rearrange(
+    dev: *mut Device,
+    instr: *const c_char,
+    tensors: *const Tensor,
+    ntensors: u32,
+    ints: *const i64,
+    nints: u32,
+    scalar: *const CScalar,
+    out: *mut u64,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, "rearrange") }?;
+        // SAFETY: a NUL-terminated string from the C caller, or null (checked).
+        let name = unsafe { cstr(instr, "rearrange", "instr") }?;
+        if (ntensors > 0 && tensors.is_null())
+            || (nints > 0 && ints.is_null())
+            || ntensors > 3
+            || nints > 16
+        {
+            return Err(CapiError::rule(
+                name,
+                "operands",
+                "tensors/ints must be non-null when counted (at most 3 tensors, 16 ints)",
+                format!("{ntensors} tensors, {nints} ints"),
+            ));
+        }
+        let t = if ntensors == 0 {
+            &[][..]
+        } else {
+            // SAFETY: a non-null array of `ntensors` tensors, per the npusim.h contract.
+            unsafe { std::slice::from_raw_parts(tensors, ntensors as usize) }
+        };
+        let v = if nints == 0 {
+            &[][..]
+        } else {
+            // SAFETY: a non-null array of `nints` integers, per the npusim.h contract.
+            unsafe { std::slice::from_raw_parts(ints, nints as usize) }
+        };
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let sc = unsafe { scalar.as_ref() }.copied();
+        let n = d.rearrange(name, t, v, sc)?;
+        // SAFETY: a valid pointer or null (checked).
+        if let Some(o) = unsafe { out.as_mut() } {
+            *o = n;
+        }
+        Ok(())
+    })
+}
+
 /// `int npusim_set_atomic(dev, int32_t dtype)`: `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*`
 /// code, or with a negative code `SetAtomicNone()`.
 #[unsafe(no_mangle)]
@@ -1000,6 +1055,17 @@ pub struct Api {
     ) -> i32,
     /// Appended: SetAtomicAdd / SetAtomicNone.
     pub set_atomic: unsafe extern "C" fn(*mut Device, i32) -> i32,
+    /// Appended: Brcb, CreateVecIndex, Gather, GatherMask, Transpose, CMPMASK calls.
+    pub rearrange: unsafe extern "C" fn(
+        *mut Device,
+        *const c_char,
+        *const Tensor,
+        u32,
+        *const i64,
+        u32,
+        *const CScalar,
+        *mut u64,
+    ) -> i32,
 }
 
 /// The table of this library.
@@ -1035,6 +1101,7 @@ pub static API: Api = Api {
     set_pad_value: npusim_set_pad_value,
     reduce: npusim_reduce,
     set_atomic: npusim_set_atomic,
+    rearrange: npusim_rearrange,
 };
 
 /// `const npusim_api_v1* npusim_api(uint32_t version)`: the function table, or null when

@@ -643,6 +643,145 @@ impl Device {
         Ok(())
     }
 
+    /// The data-rearrangement and CMPMASK calls by Ascend C name (`npusim_rearrange`); `t` the
+    /// tensor operands and `v` the integer parameters in the order npusim.h gives; returns
+    /// GatherMask's `rsvdCnt` (0 for the others).
+    pub fn rearrange(
+        &mut self,
+        name: &str,
+        t: &[Tensor],
+        v: &[i64],
+        scalar: Option<CScalar>,
+    ) -> Result<u64> {
+        use npusim_ascend::misc;
+        let rule = |p: &str, need: &str| {
+            CapiError::rule(
+                "rearrange",
+                p,
+                "wrong number of operands for the instruction",
+                format!("{name} needs {need}"),
+            )
+        };
+        let instr: &'static str = match name {
+            "Brcb" => "Brcb",
+            "CreateVecIndex" => "CreateVecIndex",
+            "Gather" => "Gather",
+            "GatherMask" => "GatherMask",
+            "Transpose" => "Transpose",
+            "Compare" => "Compare",
+            "SetCmpMask" => "SetCmpMask",
+            "GetCmpMask" => "GetCmpMask",
+            other => {
+                return Err(CapiError::rule(
+                    "rearrange",
+                    "instr",
+                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask or GetCmpMask",
+                    other,
+                ));
+            }
+        };
+        let op = |k: usize, p: &str| -> Result<Operand> {
+            t.get(k)
+                .ok_or_else(|| rule(p, "more tensors"))?
+                .operand(instr, p)
+        };
+        let int = |k: usize, p: &str| -> Result<i64> {
+            v.get(k).copied().ok_or_else(|| rule(p, "more integers"))
+        };
+        match instr {
+            "Brcb" => {
+                let (d, s) = (op(0, "dst")?, op(1, "src")?);
+                misc::BrcbOp::new(
+                    self.core.chip(),
+                    instr,
+                    &d,
+                    &s,
+                    int(0, "repeatTime")?,
+                    int(1, "dstBlkStride")?,
+                    int(2, "dstRepStride")?,
+                )?
+                .execute(&mut self.core)?;
+            }
+            "CreateVecIndex" => {
+                let d = op(0, "dst")?;
+                let first = scalar.ok_or_else(|| rule("firstValue", "a scalar"))?;
+                misc::create_vec_index(
+                    &mut self.core,
+                    instr,
+                    &d,
+                    first.scalar(),
+                    int(0, "count")?,
+                )?;
+            }
+            "Gather" => {
+                let (d, s, o) = (op(0, "dst")?, op(1, "src")?, op(2, "srcOffset")?);
+                let base = u32::try_from(int(0, "srcBaseAddr")?).map_err(|_| {
+                    CapiError::rule(instr, "srcBaseAddr", "must fit uint32_t", v[0])
+                })?;
+                misc::gather(&mut self.core, instr, &d, &s, &o, base, int(1, "count")?)?;
+            }
+            "GatherMask" => {
+                let (d, s) = (op(0, "dst")?, op(1, "src0")?);
+                let pattern_tensor = if t.len() > 2 {
+                    Some(op(2, "src1Pattern")?)
+                } else {
+                    None
+                };
+                let pattern = match &pattern_tensor {
+                    Some(p) => misc::GatherPattern::Tensor(p),
+                    None => misc::GatherPattern::Fixed(
+                        u8::try_from(int(0, "src1Pattern")?).unwrap_or(0),
+                    ),
+                };
+                let mask = u64::try_from(int(2, "mask")?)
+                    .map_err(|_| CapiError::rule(instr, "mask", "must not be negative", v[2]))?;
+                return Ok(misc::gather_mask(
+                    &mut self.core,
+                    instr,
+                    &d,
+                    &s,
+                    pattern,
+                    int(1, "reduceMode")? != 0,
+                    mask,
+                    [
+                        int(3, "src0BlockStride")?,
+                        int(4, "repeatTimes")?,
+                        int(5, "src0RepeatStride")?,
+                        int(6, "src1RepeatStride")?,
+                    ],
+                )?);
+            }
+            "Transpose" => {
+                let (d, s) = (op(0, "dst")?, op(1, "src")?);
+                misc::transpose(&mut self.core, instr, &d, &s, 1, 0, 0)?;
+            }
+            "Compare" => {
+                let (a, b) = (op(0, "src0")?, op(1, "src1")?);
+                let mode = cmp_mode(instr, int(0, "cmpMode")? as u32)?;
+                let mask = CMask {
+                    kind: int(1, "mask.kind")? as u32,
+                    lo: int(2, "mask.lo")? as u64,
+                    hi: int(3, "mask.hi")? as u64,
+                    count: int(2, "mask.count")? as u64,
+                };
+                misc::CmpMaskOp::new(
+                    self.core.chip(),
+                    instr,
+                    mode,
+                    &a,
+                    &b,
+                    mask.arg(instr)?,
+                    int(4, "src0BlkStride")?,
+                    int(5, "src1BlkStride")?,
+                )?
+                .execute(&mut self.core)?;
+            }
+            "SetCmpMask" => misc::set_cmp_mask(&mut self.core, instr, &op(0, "src")?)?,
+            _ => misc::get_cmp_mask(&mut self.core, instr, &op(0, "dst")?)?,
+        }
+        Ok(0)
+    }
+
     /// `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*` code, or with `None` `SetAtomicNone()`.
     pub fn set_atomic(&mut self, dtype: Option<u32>) -> Result<()> {
         match dtype {
