@@ -746,6 +746,30 @@ NPUSIM_SCALAR(ShiftLeft)
 NPUSIM_SCALAR(ShiftRight)
 #undef NPUSIM_SCALAR
 
+// Copy (UB -> UB with a mask): strides of CopyRepeatParams in 32-byte blocks.
+struct CopyRepeatParams {
+    uint16_t dstStride = 1, srcStride = 1, dstRepeatSize = 8, srcRepeatSize = 8;
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t d, uint16_t s, uint16_t dr, uint16_t sr)
+        : dstStride(d), srcStride(s), dstRepeatSize(dr), srcRepeatSize(sr) {}
+};
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                 const CopyRepeatParams& p, Loc loc = Loc()) {
+    int64_t blk[3] = {p.dstStride, p.srcStride, 1};
+    int64_t rep[3] = {p.dstRepeatSize, p.srcRepeatSize, 0};
+    detail::VecRepeat("Copy", dst.t, &src.t, 1, nullptr, 0, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask, const uint8_t repeatTime,
+                 const CopyRepeatParams& p, Loc loc = Loc()) {
+    int64_t blk[3] = {p.dstStride, p.srcStride, 1};
+    int64_t rep[3] = {p.dstRepeatSize, p.srcRepeatSize, 0};
+    detail::VecRepeat("Copy", dst.t, &src.t, 1, nullptr, 0, detail::MaskOf(isSetMask, detail::Count(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
+
 template <class D, class S>
 inline void Axpy(const LocalTensor<D>& dst, const LocalTensor<S>& src, const S& scalarValue, const int32_t& count,
                  Loc loc = Loc()) {

@@ -125,3 +125,19 @@ fn cpp_compare_into_cmpmask() {
     }
     assert_eq!(m[..16], reg.to_le_bytes()[..]);
 }
+
+#[test]
+fn cpp_copy_packs_rows() {
+    let x: Vec<i32> = (0..18 * 64).map(|i| i * 3 - 1000).collect();
+    let out = launch(
+        "ascend910b",
+        "copy_rows",
+        vec![("x", arr(&x)), ("y", arr(&[0i32; 18 * 8]))],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let y = out[1].1.to_elems::<i32>().expect("int32 y");
+    let want: Vec<i32> = (0..18)
+        .flat_map(|r| x[r * 64..r * 64 + 8].to_vec())
+        .collect();
+    assert_eq!(y, want);
+}

@@ -82,3 +82,22 @@ extern "C" __global__ __aicore__ void cmpmask(GM_ADDR a, GM_ADDR b, GM_ADDR m)
     GetCmpMask(r);
     DataCopy(mGm, r, 32);
 }
+
+// Copy (UB -> UB with a mask), the page's second call shape: 18 repeats of the first 8 int32 of
+// each 64-element source row (mask 8), srcRepeatSize 8, dstRepeatSize 1 (rows packed).
+extern "C" __global__ __aicore__ void copy_rows(GM_ADDR x, GM_ADDR y)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, by;
+    GlobalTensor<int32_t> xGm, yGm;
+    xGm.SetGlobalBuffer((__gm__ int32_t*)x, 18 * 64);
+    yGm.SetGlobalBuffer((__gm__ int32_t*)y, 18 * 8);
+    pipe.InitBuffer(bx, 18 * 64 * 4);
+    pipe.InitBuffer(by, 18 * 8 * 4);
+    LocalTensor<int32_t> s = bx.Get<int32_t>();
+    LocalTensor<int32_t> d = by.Get<int32_t>();
+    DataCopy(s, xGm, 18 * 64);
+    uint64_t mask = 8;
+    Copy(d, s, mask, 18, CopyRepeatParams(1, 1, 1, 8));
+    DataCopy(yGm, d, 18 * 8);
+}
