@@ -122,6 +122,48 @@ int npusim_reduce_all(npusim_device* dev, const char* instr, const npusim_tensor
  * OUT_TO_UB); params = {loop1Size, loop2Size, loop1SrcStride, loop1DstStride, loop2SrcStride,
  * loop2DstStride} arms it (SetLoopModePara), NULL resets it (ResetLoopModePara). */
 int npusim_set_loop_mode(npusim_device* dev, uint32_t type, const uint64_t* params);
+/* SetDeqScale: form 0 SetDeqScale(half scale) (scale rounded to half), 1 SetDeqScale(float
+ * scale, int16_t offset, bool signMode). */
+int npusim_set_deq_scale(npusim_device* dev, uint32_t form, float scale, int32_t offset,
+                         uint32_t sign_mode);
+/* SetDeqScale(vdeq, VdeqInfo): scale, offset, sign_mode point at 16 values each. */
+int npusim_set_deq_scale_vdeq(npusim_device* dev, const npusim_tensor* vdeq, const float* scale,
+                              const int16_t* offset, const uint8_t* sign_mode);
+/* CastDequant: flags bit 0 isVecDeq, bit 1 halfBlock; mask NULL: the count form over count
+ * elements; else the mask/repeat form (blk, rep: dst and src strides, 2 values each). */
+int npusim_cast_dequant(npusim_device* dev, const npusim_tensor* dst, const npusim_tensor* src,
+                        uint32_t flags, const npusim_mask* mask, uint32_t is_set_mask,
+                        int32_t repeat, const int64_t* blk, const int64_t* rep, uint32_t count);
+/* DataCopyPad with DataCopyExtParams: flags bit 0 pad params given (GM -> UB), bit 1 isPad,
+ * bit 2 PaddingMode::Compact; pad_value is read when isPad is set. */
+int npusim_data_copy_pad(npusim_device* dev, const npusim_tensor* dst, const npusim_tensor* src,
+                         uint16_t block_count, uint32_t block_len, int64_t src_stride,
+                         uint32_t dst_stride, uint32_t flags, uint8_t left, uint8_t right,
+                         const npusim_scalar* pad_value);
+/* SetPadValue<T>(value): dtype is T's NPUSIM_DT_* code. */
+int npusim_set_pad_value(npusim_device* dev, uint32_t dtype, const npusim_scalar* value);
+/* "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "RepeatReduceSum", "BlockReduceSum",
+ * "BlockReduceMax", "BlockReduceMin" with their mask and strides. */
+int npusim_reduce(npusim_device* dev, const char* instr, const npusim_tensor* dst,
+                  const npusim_tensor* src, const npusim_mask* mask, uint32_t is_set_mask,
+                  int32_t repeat, int32_t dst_rep_stride, int32_t src_blk_stride,
+                  int32_t src_rep_stride);
+/* SetAtomicAdd<T>() with T's NPUSIM_DT_* code; a negative code: SetAtomicNone(). */
+int npusim_set_atomic(npusim_device* dev, int32_t dtype);
+/* Data rearrangement and CMPMASK by Ascend C name; tensors / ints in this order:
+ *   "Brcb": dst, src; repeatTime, dstBlkStride, dstRepStride
+ *   "CreateVecIndex": dst; count; scalar = firstValue
+ *   "Gather": dst, src, srcOffset; srcBaseAddr, count
+ *   "GatherMask": dst, src0 [, src1Pattern tensor]; src1Pattern (built-in 1..7, ignored with a
+ *      tensor), reduceMode, mask, src0BlockStride, repeatTimes, src0RepeatStride,
+ *      src1RepeatStride; *out = rsvdCnt
+ *   "Transpose": dst, src
+ *   "Compare" (into CMPMASK): src0, src1; cmpMode, mask kind (0 bits, 1 count), lo or count, hi,
+ *      src0BlkStride, src1BlkStride
+ *   "SetCmpMask": src;  "GetCmpMask": dst */
+int npusim_rearrange(npusim_device* dev, const char* instr, const npusim_tensor* tensors,
+                     uint32_t ntensors, const int64_t* ints, uint32_t nints,
+                     const npusim_scalar* scalar, uint64_t* out);
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
                    const npusim_tensor* src0, const npusim_tensor* src1,
@@ -180,6 +222,21 @@ typedef struct npusim_api_v1 {
     float (*bf16_to_f32)(uint16_t);
     /* appended: new entries only ever go at the end */
     int (*set_loop_mode)(npusim_device*, uint32_t, const uint64_t*);
+    int (*set_deq_scale)(npusim_device*, uint32_t, float, int32_t, uint32_t);
+    int (*set_deq_scale_vdeq)(npusim_device*, const npusim_tensor*, const float*, const int16_t*,
+                              const uint8_t*);
+    int (*cast_dequant)(npusim_device*, const npusim_tensor*, const npusim_tensor*, uint32_t,
+                        const npusim_mask*, uint32_t, int32_t, const int64_t*, const int64_t*,
+                        uint32_t);
+    int (*data_copy_pad)(npusim_device*, const npusim_tensor*, const npusim_tensor*, uint16_t,
+                         uint32_t, int64_t, uint32_t, uint32_t, uint8_t, uint8_t,
+                         const npusim_scalar*);
+    int (*set_pad_value)(npusim_device*, uint32_t, const npusim_scalar*);
+    int (*reduce)(npusim_device*, const char*, const npusim_tensor*, const npusim_tensor*,
+                  const npusim_mask*, uint32_t, int32_t, int32_t, int32_t, int32_t);
+    int (*set_atomic)(npusim_device*, int32_t);
+    int (*rearrange)(npusim_device*, const char*, const npusim_tensor*, uint32_t, const int64_t*,
+                     uint32_t, const npusim_scalar*, uint64_t*);
 } npusim_api_v1;
 
 /* The table, or NULL when version != NPUSIM_ABI_VERSION. */

@@ -187,6 +187,49 @@ struct DataCopyParams {
     DataCopyParams(uint16_t c, uint16_t l, uint16_t s, uint16_t d) : blockCount(c), blockLen(l), srcStride(s), dstStride(d) {}
 };
 
+// DataCopyPad parameters (blockLen and srcStride in bytes for GM, dstStride in 32-byte blocks
+// for UB; see the DataCopyPad pages).
+struct DataCopyExtParams {
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;
+    int64_t srcStride = 0;
+    uint32_t dstStride = 0;
+    uint32_t rsv = 0;
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t c, uint32_t l, int64_t s, uint32_t d, uint32_t r = 0)
+        : blockCount(c), blockLen(l), srcStride(s), dstStride(d), rsv(r) {}
+};
+template <class T> struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0, rightPadding = 0;
+    T paddingValue{};
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool p, uint8_t l, uint8_t r, T v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+struct DataCopyPadParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0, rightPadding = 0;
+    uint64_t paddingValue = 0;
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool p, uint8_t l, uint8_t r, uint64_t v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+enum class PaddingMode : uint8_t { Normal = 0, Compact };
+
+// SetDeqScale(vdeq, VdeqInfo): 16 configurations of CastDequant's vector quantization.
+struct VdeqInfo {
+    float vdeqScale[16] = {};
+    int16_t vdeqOffset[16] = {};
+    bool vdeqSignMode[16] = {};
+    VdeqInfo() = default;
+    VdeqInfo(const float s[16], const int16_t o[16], const bool m[16]) {
+        for (int i = 0; i < 16; ++i) {
+            vdeqScale[i] = s[i];
+            vdeqOffset[i] = o[i];
+            vdeqSignMode[i] = m[i];
+        }
+    }
+};
+
 // Ascend 950 loop mode (SetLoopModePara / ResetLoopModePara).
 struct LoopModeParams {
     uint32_t loop1Size = 0;
@@ -514,6 +557,104 @@ inline void VecRepeat(const char* name, const npusim_tensor& dst, const npusim_t
 inline npusim_mask MaskOf(bool setMask, const npusim_mask& m) { return setMask ? m : Placeholder(); }
 }  // namespace detail
 
+namespace detail {
+template <class T>
+inline void CopyPad(const npusim_tensor& dst, const npusim_tensor& src, const DataCopyExtParams& p, uint32_t flags,
+                    uint8_t left, uint8_t right, const T* value, const Loc& loc) {
+    npusim_scalar s{};
+    if (value) s = ToScalar(*value);
+    npusim_face::check(npusim_face::api()->data_copy_pad(npusim_face::dev(), &dst, &src, p.blockCount, p.blockLen,
+                                                         p.srcStride, p.dstStride, flags, left, right,
+                                                         value ? &s : nullptr),
+                       loc);
+}
+}  // namespace detail
+
+// DataCopyPad GM -> UB (Normal or, on Ascend 950, Compact padding mode).
+template <class T, PaddingMode mode = PaddingMode::Normal>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad, Loc loc = Loc()) {
+    uint32_t flags = 1u | (pad.isPad ? 2u : 0u) | (mode == PaddingMode::Compact ? 4u : 0u);
+    detail::CopyPad<T>(dst.t, src.t, p, flags, pad.leftPadding, pad.rightPadding, &pad.paddingValue, loc);
+}
+// DataCopyPad UB -> GM.
+template <class T, PaddingMode mode = PaddingMode::Normal>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
+                        Loc loc = Loc()) {
+    detail::CopyPad<T>(dst.t, src.t, p, mode == PaddingMode::Compact ? 4u : 0u, 0, 0, nullptr, loc);
+}
+// The older DataCopyParams / DataCopyPadParams forms (paddingValue as the bits of a T).
+template <class T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                        const DataCopyPadParams& pad, Loc loc = Loc()) {
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    T v = FromBits<T>(pad.paddingValue);
+    detail::CopyPad<T>(dst.t, src.t, e, 1u | (pad.isPad ? 2u : 0u), pad.leftPadding, pad.rightPadding, &v, loc);
+}
+template <class T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                        Loc loc = Loc()) {
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride);
+    detail::CopyPad<T>(dst.t, src.t, e, 0u, 0, 0, nullptr, loc);
+}
+// SetPadValue<T>(paddingValue): what DataCopyPad pads with when isPad is false (A2/A3, 950).
+template <class T> inline void SetPadValue(const typename Id<T>::type& v, Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(v);
+    npusim_face::check(npusim_face::api()->set_pad_value(npusim_face::dev(), DType<T>::value, &s), loc);
+}
+
+// ---------------------------------------------------------------- dequantization
+
+// SetDeqScale(half): the scale of CastDequant / Cast int32 -> half.
+inline void SetDeqScale(half scale, Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_deq_scale(npusim_face::dev(), 0, (float)scale, 0, 0), loc);
+}
+// SetDeqScale(float scale, int16_t offset, bool signMode): CastDequant int16 -> b8.
+inline void SetDeqScale(float scale, int16_t offset, bool signMode, Loc loc = Loc()) {
+    npusim_face::check(
+        npusim_face::api()->set_deq_scale(npusim_face::dev(), 1, scale, offset, signMode ? 1u : 0u), loc);
+}
+// SetDeqScale(vdeq, VdeqInfo): CastDequant int16 -> b8 with vector quantization.
+template <class T> inline void SetDeqScale(const LocalTensor<T>& vdeq, const VdeqInfo& info, Loc loc = Loc()) {
+    uint8_t sign[16];
+    for (int i = 0; i < 16; ++i) sign[i] = info.vdeqSignMode[i] ? 1 : 0;
+    npusim_face::check(npusim_face::api()->set_deq_scale_vdeq(npusim_face::dev(), &vdeq.t, info.vdeqScale,
+                                                              info.vdeqOffset, sign),
+                       loc);
+}
+
+namespace detail {
+inline void Dequant(const npusim_tensor& dst, const npusim_tensor& src, bool vecDeq, bool halfBlock,
+                    const npusim_mask* m, bool setMask, int32_t repeat, const UnaryRepeatParams* p, uint32_t count,
+                    const Loc& loc) {
+    int64_t blk[2] = {p ? p->dstBlkStride : 1, p ? p->srcBlkStride : 1};
+    int64_t rep[2] = {p ? p->dstRepStride : 8, p ? p->srcRepStride : 8};
+    npusim_face::check(npusim_face::api()->cast_dequant(npusim_face::dev(), &dst, &src,
+                                                        (vecDeq ? 1u : 0u) | (halfBlock ? 2u : 0u), m,
+                                                        setMask ? 1u : 0u, repeat, blk, rep, count),
+                       loc);
+}
+}  // namespace detail
+
+// CastDequant: int16_t -> int8_t/uint8_t through the DEQSCALE register, or int32_t -> half.
+template <class T, class U, bool isVecDeq = true, bool halfBlock = true>
+inline void CastDequant(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint32_t count, Loc loc = Loc()) {
+    detail::Dequant(dst.t, src.t, isVecDeq, halfBlock, nullptr, true, 0, nullptr, count, loc);
+}
+template <class T, class U, bool isSetMask = true, bool isVecDeq = true, bool halfBlock = true>
+inline void CastDequant(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[], uint8_t repeatTime,
+                        const UnaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_mask m = detail::MaskOf(isSetMask, detail::Bits(mask));
+    detail::Dequant(dst.t, src.t, isVecDeq, halfBlock, &m, isSetMask, repeatTime, &p, 0, loc);
+}
+template <class T, class U, bool isSetMask = true, bool isVecDeq = true, bool halfBlock = true>
+inline void CastDequant(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask, uint8_t repeatTime,
+                        const UnaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_mask m = detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask));
+    detail::Dequant(dst.t, src.t, isVecDeq, halfBlock, &m, isSetMask, repeatTime, &p, 0, loc);
+}
+
+
 #define NPUSIM_BINARY(NAME)                                                                                          \
     template <class T>                                                                                               \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
@@ -604,6 +745,30 @@ NPUSIM_SCALAR(LeakyRelu)
 NPUSIM_SCALAR(ShiftLeft)
 NPUSIM_SCALAR(ShiftRight)
 #undef NPUSIM_SCALAR
+
+// Copy (UB -> UB with a mask): strides of CopyRepeatParams in 32-byte blocks.
+struct CopyRepeatParams {
+    uint16_t dstStride = 1, srcStride = 1, dstRepeatSize = 8, srcRepeatSize = 8;
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t d, uint16_t s, uint16_t dr, uint16_t sr)
+        : dstStride(d), srcStride(s), dstRepeatSize(dr), srcRepeatSize(sr) {}
+};
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                 const CopyRepeatParams& p, Loc loc = Loc()) {
+    int64_t blk[3] = {p.dstStride, p.srcStride, 1};
+    int64_t rep[3] = {p.dstRepeatSize, p.srcRepeatSize, 0};
+    detail::VecRepeat("Copy", dst.t, &src.t, 1, nullptr, 0, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask, const uint8_t repeatTime,
+                 const CopyRepeatParams& p, Loc loc = Loc()) {
+    int64_t blk[3] = {p.dstStride, p.srcStride, 1};
+    int64_t rep[3] = {p.dstRepeatSize, p.srcRepeatSize, 0};
+    detail::VecRepeat("Copy", dst.t, &src.t, 1, nullptr, 0, detail::MaskOf(isSetMask, detail::Count(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
 
 template <class D, class S>
 inline void Axpy(const LocalTensor<D>& dst, const LocalTensor<S>& src, const S& scalarValue, const int32_t& count,
@@ -699,6 +864,173 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                                                   nullptr, &s, count),
                        loc);
 }
+
+// WholeReduce* / RepeatReduceSum / BlockReduce* (Max/Min write value and index,
+// ORDER_VALUE_INDEX).
+enum class ReduceOrder { ORDER_VALUE_INDEX = 0 };
+namespace detail {
+inline void Reduce(const char* name, const npusim_tensor& dst, const npusim_tensor& src, const npusim_mask& m,
+                   bool setMask, int32_t repeat, int32_t dstRep, int32_t srcBlk, int32_t srcRep, const Loc& loc) {
+    npusim_face::check(npusim_face::api()->reduce(npusim_face::dev(), name, &dst, &src, &m, setMask ? 1u : 0u, repeat,
+                                                  dstRep, srcBlk, srcRep),
+                       loc);
+}
+}  // namespace detail
+#define NPUSIM_WHOLE_REDUCE(NAME)                                                                                    \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,                      \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,               \
+                     const int32_t srcRepStride, ReduceOrder = ReduceOrder::ORDER_VALUE_INDEX, Loc loc = Loc()) {   \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask)),      \
+                       isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);                        \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                   \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,               \
+                     const int32_t srcRepStride, ReduceOrder = ReduceOrder::ORDER_VALUE_INDEX, Loc loc = Loc()) {   \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask, repeatTime,    \
+                       dstRepStride, srcBlkStride, srcRepStride, loc);                                               \
+    }
+NPUSIM_WHOLE_REDUCE(WholeReduceSum)
+NPUSIM_WHOLE_REDUCE(WholeReduceMax)
+NPUSIM_WHOLE_REDUCE(WholeReduceMin)
+#undef NPUSIM_WHOLE_REDUCE
+#define NPUSIM_BLOCK_REDUCE(NAME)                                                                                    \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                \
+                     const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,                     \
+                     const int32_t srcRepStride, Loc loc = Loc()) {                                                  \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask)),      \
+                       isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);                        \
+    }                                                                                                                \
+    template <class T, bool isSetMask = true>                                                                        \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                \
+                     const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,                  \
+                     const int32_t srcRepStride, Loc loc = Loc()) {                                                  \
+        detail::Reduce(#NAME, dst.t, src.t, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask, repeatTime,    \
+                       dstRepStride, srcBlkStride, srcRepStride, loc);                                               \
+    }
+NPUSIM_BLOCK_REDUCE(BlockReduceSum)
+NPUSIM_BLOCK_REDUCE(BlockReduceMax)
+NPUSIM_BLOCK_REDUCE(BlockReduceMin)
+#undef NPUSIM_BLOCK_REDUCE
+// RepeatReduceSum: continuous mask only; dstBlkStride is ignored (the page).
+template <class T, bool isSetMask = true>
+inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                            const int32_t mask, const int32_t dstBlkStride, const int32_t srcBlkStride,
+                            const int32_t dstRepStride, const int32_t srcRepStride, Loc loc = Loc()) {
+    (void)dstBlkStride;
+    detail::Reduce("RepeatReduceSum", dst.t, src.t, detail::MaskOf(isSetMask, detail::Count((uint64_t)(int64_t)mask)),
+                   isSetMask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);
+}
+
+// ---------------------------------------------------------------- data rearrangement, CMPMASK
+
+namespace detail {
+inline uint64_t Rearrange(const char* name, const npusim_tensor* t, uint32_t nt, const int64_t* v, uint32_t nv,
+                          const npusim_scalar* s, const Loc& loc) {
+    uint64_t out = 0;
+    npusim_face::check(npusim_face::api()->rearrange(npusim_face::dev(), name, t, nt, v, nv, s, &out), loc);
+    return out;
+}
+}  // namespace detail
+
+struct BrcbRepeatParams {
+    uint16_t dstBlkStride = 1;
+    uint16_t dstRepStride = 8;
+    BrcbRepeatParams() = default;
+    BrcbRepeatParams(uint16_t b, uint16_t r) : dstBlkStride(b), dstRepStride(r) {}
+};
+struct GatherMaskParams {
+    uint8_t src0BlockStride = 1;
+    uint16_t repeatTimes = 0;
+    uint16_t src0RepeatStride = 0;
+    uint8_t src1RepeatStride = 0;
+    GatherMaskParams() = default;
+    GatherMaskParams(uint8_t b, uint16_t r, uint16_t s0, uint8_t s1)
+        : src0BlockStride(b), repeatTimes(r), src0RepeatStride(s0), src1RepeatStride(s1) {}
+};
+
+// Brcb: each of 8 source elements per repeat fills one 32-byte block.
+template <class T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+                 const BrcbRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    int64_t v[3] = {repeatTime, p.dstBlkStride, p.dstRepStride};
+    detail::Rearrange("Brcb", t, 2, v, 3, nullptr, loc);
+}
+// CreateVecIndex: dst[i] = firstValue + i for the first count elements.
+template <class T>
+inline void CreateVecIndex(const LocalTensor<T>& dst, const typename Id<T>::type& firstValue, uint32_t count,
+                           Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(firstValue);
+    int64_t v[1] = {count};
+    detail::Rearrange("CreateVecIndex", &dst.t, 1, v, 1, &s, loc);
+}
+// Gather: dst[i] = src[(srcBaseAddr + srcOffset[i]) / sizeof(T)].
+template <class T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseAddr, const uint32_t count, Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src.t, srcOffset.t};
+    int64_t v[2] = {srcBaseAddr, count};
+    detail::Rearrange("Gather", t, 3, v, 2, nullptr, loc);
+}
+// GatherMask with a built-in pattern (1..7) or a pattern tensor; rsvdCnt = elements kept.
+template <class T>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& p, uint64_t& rsvdCnt,
+                       Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src0.t};
+    int64_t v[7] = {src1Pattern, reduceMode, mask, p.src0BlockStride, p.repeatTimes, p.src0RepeatStride,
+                    p.src1RepeatStride};
+    rsvdCnt = detail::Rearrange("GatherMask", t, 2, v, 7, nullptr, loc);
+}
+template <class T, class U>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& p, uint64_t& rsvdCnt,
+                       Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src0.t, src1Pattern.t};
+    int64_t v[7] = {0, reduceMode, mask, p.src0BlockStride, p.repeatTimes, p.src0RepeatStride, p.src1RepeatStride};
+    rsvdCnt = detail::Rearrange("GatherMask", t, 3, v, 7, nullptr, loc);
+}
+// Transpose: one 16x16 transpose of 2-byte elements.
+template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    detail::Rearrange("Transpose", t, 2, nullptr, 0, nullptr, loc);
+}
+// Compare into CMPMASK: one repeat (block strides from the params).
+template <class T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask[],
+                    const BinaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[2] = {src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, 0, (int64_t)mask[0], (int64_t)mask[1], p.src0BlkStride, p.src1BlkStride};
+    detail::Rearrange("Compare", t, 2, v, 6, nullptr, loc);
+}
+template <class T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask,
+                    const BinaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[2] = {src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, 1, (int64_t)mask, 0, p.src0BlkStride, p.src1BlkStride};
+    detail::Rearrange("Compare", t, 2, v, 6, nullptr, loc);
+}
+// SetCmpMask / GetCmpMask: 128 bits of CMPMASK from / into UB.
+template <class T> inline void SetCmpMask(const LocalTensor<T>& src, Loc loc = Loc()) {
+    detail::Rearrange("SetCmpMask", &src.t, 1, nullptr, 0, nullptr, loc);
+}
+template <class T> inline void GetCmpMask(const LocalTensor<T>& dst, Loc loc = Loc()) {
+    detail::Rearrange("GetCmpMask", &dst.t, 1, nullptr, 0, nullptr, loc);
+}
+
+// ---------------------------------------------------------------- atomic moves into GM
+
+// SetAtomicAdd<T>(): later DataCopy / DataCopyPad into GM add elements of T.
+template <class T> inline void SetAtomicAdd(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_atomic(npusim_face::dev(), (int32_t)DType<T>::value), loc);
+}
+inline void SetAtomicNone(Loc loc = Loc()) {
+    npusim_face::check(npusim_face::api()->set_atomic(npusim_face::dev(), -1), loc);
+}
+inline void DisableDmaAtomic(Loc loc = Loc()) { SetAtomicNone(loc); }
 
 // ---------------------------------------------------------------- mask registers
 

@@ -18,7 +18,7 @@ use crate::mask::{MaskArg, MaskMode, MaskRegister};
 use crate::ops::{DataMove, PairReduceSum, Scalar, ScalarBits, Vcmpv};
 pub use crate::slice::SliceInfo;
 use crate::vector::{Face, VecArgs, VecOp};
-use npusim_core::{ChipId, ChipProfile, ElemType, Element, MemSpace};
+use npusim_core::{ChipId, ChipProfile, Element, MemSpace};
 use std::marker::PhantomData;
 
 /// `MASK_PLACEHOLDER`: pass with `isSetMask = false`.
@@ -838,28 +838,7 @@ impl AscendC {
     /// `SetAtomicAdd<T>()`: later moves into GM add elements of T (types per chip: SetAtomicAdd
     /// page).
     pub fn SetAtomicAdd<T: Element>(&mut self) -> Result<()> {
-        use npusim_core::ElemType::*;
-        let legal: &[npusim_core::ElemType] = match self.chip().id {
-            ChipId::Ascend910 | ChipId::Ascend310 => &[F32],
-            ChipId::Ascend310P => &[I16, F16, F32],
-            ChipId::Ascend310B => &[I16, F16, I32, F32],
-            ChipId::Ascend910B | ChipId::Ascend950 => &[I8, I16, F16, Bf16, I32, F32],
-        };
-        if !legal.contains(&T::TYPE) {
-            return Err(AscendError::IllegalType {
-                instr: "SetAtomicAdd",
-                param: "T",
-                dtype: T::TYPE,
-                chip: self.chip().id,
-                legal: legal
-                    .iter()
-                    .map(|t| t.cpp_name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-        self.core.atomic = Some(T::TYPE);
-        Ok(())
+        set_atomic_add(&mut self.core, T::TYPE)
     }
 
     /// `SetDeqScale(half scale)`: the DEQSCALE register's half scale (bits 0..15), read by the
@@ -868,18 +847,7 @@ impl AscendC {
     /// float/offset/signMode and vdeq forms are [`AscendC::SetDeqScaleConfig`] and
     /// [`AscendC::SetDeqScaleVdeq`].
     pub fn SetDeqScale(&mut self, scale: half::f16) -> Result<()> {
-        if !matches!(
-            self.chip().id,
-            ChipId::Ascend950 | ChipId::Ascend910B | ChipId::Ascend310P
-        ) {
-            return Err(AscendError::NotSupported {
-                instr: "SetDeqScale",
-                chip: self.chip().id,
-            });
-        }
-        self.core.deq_scale = scale.to_f32();
-        self.core.deq_form = crate::deq::DeqForm::Half;
-        Ok(())
+        crate::deq::set_deq_scale_half(&mut self.core, scale)
     }
 
     /// `SetDeqScale(float scale, int16_t offset, bool signMode)`: the DEQSCALE configuration
@@ -887,54 +855,20 @@ impl AscendC {
     /// [`crate::deq`]). The register is one: its bits 0..15 are also what an int32 -> half
     /// Cast reads as its half scale.
     pub fn SetDeqScaleConfig(&mut self, scale: f32, offset: i16, sign_mode: bool) -> Result<()> {
-        self.deq_chip()?;
-        let bits = crate::deq::deq_config(scale, offset, sign_mode);
-        self.core.deq_form = crate::deq::DeqForm::Scalar(bits);
-        self.core.deq_scale = half::f16::from_bits(bits as u16).to_f32();
-        Ok(())
+        crate::deq::set_deq_scale_config(&mut self.core, scale, offset, sign_mode)
     }
 
     /// `SetDeqScale<uint64_t>(vdeq, VdeqInfo)`: writes the 16 configurations into `vdeq` (UB,
     /// 32-byte aligned, at least 128 bytes) and points the DEQSCALE register at it, for
     /// CastDequant with `isVecDeq = true` (which reads the tensor when it runs).
     pub fn SetDeqScaleVdeq(&mut self, vdeq: &LocalTensor<u64>, info: &VdeqInfo) -> Result<()> {
-        const NAME: &str = "SetDeqScale";
-        self.deq_chip()?;
-        let op = &vdeq.op;
-        check::scope(NAME, "vdeq", op, MemSpace::Ub)?;
-        check::align(self.chip(), NAME, "vdeq", op)?;
-        let end = op.tensor_base + op.tensor_bytes;
-        if op.addr() + 128 > end {
-            return Err(AscendError::Rule {
-                instr: NAME,
-                param: "vdeq",
-                value: format!("{} bytes", end.saturating_sub(op.addr())),
-                rule: "the vector quantization tensor needs at least 128 bytes (16 uint64_t)",
-            });
-        }
-        let mut bytes = Vec::with_capacity(128);
-        for j in 0..16 {
-            let c = crate::deq::deq_config(
-                info.vdeq_scale[j],
-                info.vdeq_offset[j],
-                info.vdeq_sign_mode[j],
-            );
-            bytes.extend_from_slice(&c.to_le_bytes());
-        }
-        self.core.ub_mut().write(op.addr(), &bytes)?;
-        self.core.deq_form = crate::deq::DeqForm::Vector(op.addr());
-        // The register holds the address in 32-byte units (bits 0..13).
-        self.core.deq_scale = half::f16::from_bits((op.addr() >> 5) as u16 & 0x3fff).to_f32();
-        Ok(())
-    }
-
-    fn deq_chip(&self) -> Result<()> {
-        crate::deq::check_chip(self.chip().id)
-            .map(|_| ())
-            .map_err(|_| AscendError::NotSupported {
-                instr: "SetDeqScale",
-                chip: self.chip().id,
-            })
+        crate::deq::set_deq_scale_vdeq(
+            &mut self.core,
+            &vdeq.op,
+            &info.vdeq_scale,
+            &info.vdeq_offset,
+            &info.vdeq_sign_mode,
+        )
     }
 
     /// `CastDequant<T, U, isVecDeq, halfBlock>(dst, src, count)`: int16 -> int8/uint8 through
@@ -946,30 +880,14 @@ impl AscendC {
         src: &LocalTensor<U>,
         count: u32,
     ) -> Result<()> {
-        if self.cast_dequant_s32(U::TYPE, T::TYPE)? {
-            return self.count_op(
-                Instr::Cast,
-                "CastDequant",
-                &dst.op,
-                &[&src.op],
-                None,
-                CastRound::Rint,
-                count as i64,
-            );
-        }
-        let mask = crate::mask::LaneMask::Counter(count as u64);
-        crate::deq::CastDequant::new(
-            &self.core,
+        crate::deq::cast_dequant(
+            &mut self.core,
             &dst.op,
             &src.op,
-            mask,
-            0,
-            (1, 1),
-            (8, 8),
-            HALF_BLOCK,
+            crate::deq::DeqCall::Count(count),
             IS_VEC_DEQ,
-        )?
-        .execute(&mut self.core)
+            HALF_BLOCK,
+        )
     }
 
     /// `CastDequant<T, U, isSetMask, isVecDeq, halfBlock>(dst, src, mask, repeatTime,
@@ -988,59 +906,20 @@ impl AscendC {
         repeat: i32,
         p: UnaryRepeatParams,
     ) -> Result<()> {
-        let mask = mask.into();
-        if self.cast_dequant_s32(U::TYPE, T::TYPE)? {
-            return self.repeat_op(
-                Instr::Cast,
-                "CastDequant",
-                &dst.op,
-                &[&src.op],
-                None,
-                CastRound::Rint,
-                mask,
-                IS_SET_MASK,
-                repeat,
-                [p.dst_blk_stride as i64, p.src_blk_stride as i64, 1],
-                [p.dst_rep_stride as i64, p.src_rep_stride as i64, 0],
-                65535,
-            );
-        }
-        let lanes = crate::deq::resolve_mask(mask.0, IS_SET_MASK, &self.core)?;
-        crate::deq::CastDequant::new(
-            &self.core,
+        crate::deq::cast_dequant(
+            &mut self.core,
             &dst.op,
             &src.op,
-            lanes,
-            repeat as i64,
-            (p.dst_blk_stride as i64, p.src_blk_stride as i64),
-            (p.dst_rep_stride as i64, p.src_rep_stride as i64),
-            HALF_BLOCK,
+            crate::deq::DeqCall::Repeat {
+                mask: mask.into().0,
+                is_set_mask: IS_SET_MASK,
+                repeat,
+                blk: (p.dst_blk_stride as i64, p.src_blk_stride as i64),
+                rep: (p.dst_rep_stride as i64, p.src_rep_stride as i64),
+            },
             IS_VEC_DEQ,
-        )?
-        .execute(&mut self.core)
-    }
-
-    /// True for CastDequant's int32 -> half form (checked against the chip); false for the
-    /// int16 forms, whose types [`crate::deq::CastDequant::new`] checks.
-    fn cast_dequant_s32(&self, src: ElemType, dst: ElemType) -> Result<bool> {
-        let s32 = crate::deq::check_chip(self.chip().id)?;
-        if src != ElemType::I32 {
-            return Ok(false);
-        }
-        if !s32 || dst != ElemType::F16 {
-            return Err(AscendError::IllegalType {
-                instr: "CastDequant",
-                param: "dst",
-                dtype: dst,
-                chip: self.chip().id,
-                legal: if s32 {
-                    "src int32_t -> dst half; src int16_t -> dst int8_t / uint8_t".into()
-                } else {
-                    "src int16_t -> dst int8_t / uint8_t".into()
-                },
-            });
-        }
-        Ok(true)
+            HALF_BLOCK,
+        )
     }
 
     /// `SetAtomicNone()`.
@@ -1401,4 +1280,31 @@ impl AscendC {
         }
         Ok(())
     }
+}
+
+/// `SetAtomicAdd<T>()` on a core (both Ascend C faces): later moves into GM add elements of
+/// `t` (types per chip: the SetAtomicAdd page).
+pub fn set_atomic_add(core: &mut VectorCore, t: npusim_core::ElemType) -> Result<()> {
+    use npusim_core::ElemType::*;
+    let legal: &[npusim_core::ElemType] = match core.chip().id {
+        ChipId::Ascend910 | ChipId::Ascend310 => &[F32],
+        ChipId::Ascend310P => &[I16, F16, F32],
+        ChipId::Ascend310B => &[I16, F16, I32, F32],
+        ChipId::Ascend910B | ChipId::Ascend950 => &[I8, I16, F16, Bf16, I32, F32],
+    };
+    if !legal.contains(&t) {
+        return Err(AscendError::IllegalType {
+            instr: "SetAtomicAdd",
+            param: "T",
+            dtype: t,
+            chip: core.chip().id,
+            legal: legal
+                .iter()
+                .map(|t| t.cpp_name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    core.atomic = Some(t);
+    Ok(())
 }

@@ -385,3 +385,183 @@ fn sign_error(dtype: ElemType, j: Option<usize>) -> AscendError {
 pub fn resolve_mask(arg: MaskArg, is_set_mask: bool, core: &VectorCore) -> Result<LaneMask> {
     mask::resolve(NAME, arg, LANES, is_set_mask, core.mask)
 }
+
+// ---------------------------------------------------------------------------------------------
+// The calls, shared by the Ascend C faces (Rust [`crate::ascendc`], C++ through npusim-capi).
+
+/// How a CastDequant call walks its lanes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DeqCall {
+    /// `CastDequant(dst, src, count)`: the first `count` elements (counter mode, default
+    /// strides).
+    Count(u32),
+    /// `CastDequant<.., isSetMask, ..>(dst, src, mask, repeatTime, UnaryRepeatParams)`:
+    /// `blk`/`rep` are the (dst, src) block and repeat strides.
+    Repeat {
+        mask: MaskArg,
+        is_set_mask: bool,
+        repeat: i32,
+        blk: (i64, i64),
+        rep: (i64, i64),
+    },
+}
+
+/// `SetDeqScale(half scale)`: the half scale of Cast int32 -> half (Ascend 950, A2/A3, Atlas
+/// inference AI Core).
+pub fn set_deq_scale_half(core: &mut VectorCore, scale: half::f16) -> Result<()> {
+    if !matches!(
+        core.chip().id,
+        ChipId::Ascend950 | ChipId::Ascend910B | ChipId::Ascend310P
+    ) {
+        return Err(AscendError::NotSupported {
+            instr: "SetDeqScale",
+            chip: core.chip().id,
+        });
+    }
+    core.deq_scale = scale.to_f32();
+    core.deq_form = DeqForm::Half;
+    Ok(())
+}
+
+fn deq_chip(core: &VectorCore) -> Result<()> {
+    check_chip(core.chip().id)
+        .map(|_| ())
+        .map_err(|_| AscendError::NotSupported {
+            instr: "SetDeqScale",
+            chip: core.chip().id,
+        })
+}
+
+/// `SetDeqScale(float scale, int16_t offset, bool signMode)`: the DEQSCALE configuration of
+/// CastDequant int16 -> b8 without vector quantization (`offset` keeps its low 9 bits). The
+/// register is one: its bits 0..15 are also what an int32 -> half Cast reads as its scale.
+pub fn set_deq_scale_config(
+    core: &mut VectorCore,
+    scale: f32,
+    offset: i16,
+    sign_mode: bool,
+) -> Result<()> {
+    deq_chip(core)?;
+    let bits = deq_config(scale, offset, sign_mode);
+    core.deq_form = DeqForm::Scalar(bits);
+    core.deq_scale = half::f16::from_bits(bits as u16).to_f32();
+    Ok(())
+}
+
+/// `SetDeqScale<uint64_t>(vdeq, VdeqInfo)`: writes the 16 configurations into `vdeq` (UB,
+/// 32-byte aligned, at least 128 bytes) and points the DEQSCALE register at it.
+pub fn set_deq_scale_vdeq(
+    core: &mut VectorCore,
+    vdeq: &Operand,
+    scale: &[f32; 16],
+    offset: &[i16; 16],
+    sign_mode: &[bool; 16],
+) -> Result<()> {
+    const NAME: &str = "SetDeqScale";
+    deq_chip(core)?;
+    check::scope(NAME, "vdeq", vdeq, MemSpace::Ub)?;
+    check::align(core.chip(), NAME, "vdeq", vdeq)?;
+    let end = vdeq.tensor_base + vdeq.tensor_bytes;
+    if vdeq.addr() + 128 > end {
+        return Err(AscendError::Rule {
+            instr: NAME,
+            param: "vdeq",
+            value: format!("{} bytes", end.saturating_sub(vdeq.addr())),
+            rule: "the vector quantization tensor needs at least 128 bytes (16 uint64_t)",
+        });
+    }
+    let mut bytes = Vec::with_capacity(128);
+    for j in 0..16 {
+        bytes.extend_from_slice(&deq_config(scale[j], offset[j], sign_mode[j]).to_le_bytes());
+    }
+    core.ub_mut().write(vdeq.addr(), &bytes)?;
+    core.deq_form = DeqForm::Vector(vdeq.addr());
+    // The register holds the address in 32-byte units (bits 0..13).
+    core.deq_scale = half::f16::from_bits((vdeq.addr() >> 5) as u16 & 0x3fff).to_f32();
+    Ok(())
+}
+
+/// `CastDequant<T, U, [isSetMask,] isVecDeq, halfBlock>(dst, src, ...)`: int16 -> int8/uint8
+/// through the DEQSCALE register, or int32 -> half (Cast's SetDeqScale form, round to
+/// nearest even).
+pub fn cast_dequant(
+    core: &mut VectorCore,
+    dst: &Operand,
+    src: &Operand,
+    call: DeqCall,
+    vec_deq: bool,
+    half_block: bool,
+) -> Result<()> {
+    use crate::isa::{CastRound, Instr};
+    use crate::vector::{Face, VecArgs, VecOp};
+    let chip = core.chip();
+    let s32 = check_chip(chip.id)?;
+    if src.dtype == ElemType::I32 {
+        if !s32 || dst.dtype != ElemType::F16 {
+            return Err(AscendError::IllegalType {
+                instr: NAME,
+                param: "dst",
+                dtype: dst.dtype,
+                chip: chip.id,
+                legal: if s32 {
+                    "src int32_t -> dst half; src int16_t -> dst int8_t / uint8_t".into()
+                } else {
+                    "src int16_t -> dst int8_t / uint8_t".into()
+                },
+            });
+        }
+        let op = match call {
+            DeqCall::Count(n) => VecOp::count(
+                chip,
+                Instr::Cast,
+                NAME,
+                dst,
+                &[src],
+                None,
+                CastRound::Rint,
+                n as i64,
+            )?,
+            DeqCall::Repeat {
+                mask,
+                is_set_mask,
+                repeat,
+                blk,
+                rep,
+            } => VecOp::new(
+                chip,
+                &VecArgs {
+                    instr: Instr::Cast,
+                    name: NAME,
+                    face: Face::AscendC,
+                    dst,
+                    srcs: &[src],
+                    scalar: None,
+                    round: CastRound::Rint,
+                    mask,
+                    is_set_mask,
+                    repeat: repeat as i64,
+                    blk: [blk.0, blk.1, 1],
+                    rep: [rep.0, rep.1, 0],
+                    blk_max: 65535,
+                },
+            )?,
+        };
+        return op.execute(core);
+    }
+    let (lanes, repeat, blk, rep) = match call {
+        DeqCall::Count(n) => (LaneMask::Counter(n as u64), 0, (1, 1), (8, 8)),
+        DeqCall::Repeat {
+            mask,
+            is_set_mask,
+            repeat,
+            blk,
+            rep,
+        } => (
+            resolve_mask(mask, is_set_mask, core)?,
+            repeat as i64,
+            blk,
+            rep,
+        ),
+    };
+    CastDequant::new(core, dst, src, lanes, repeat, blk, rep, half_block, vec_deq)?.execute(core)
+}

@@ -176,7 +176,13 @@ impl CmpMaskOp {
         src0_blk_stride: i64,
         src1_blk_stride: i64,
     ) -> Result<CmpMaskOp> {
-        Instr::VcmpEq.check_type(name, chip.id, "src0", src0.dtype)?;
+        // The row of this comparison (int32 is legal for EQ only, on A2/A3).
+        let row = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| i.shape() == crate::isa::Shape::CmpMask && i.cmp_mode() == Some(mode))
+            .unwrap_or(Instr::VcmpEq);
+        row.check_type(name, chip.id, "src0", src0.dtype)?;
         check::same_type(name, "src1", src1, "src0", src0.dtype)?;
         let b0 = check::range(name, "src0_stride", src0_blk_stride, 0, 255, "[0, 255]")?;
         let b1 = check::range(name, "src1_stride", src1_blk_stride, 0, 255, "[0, 255]")?;

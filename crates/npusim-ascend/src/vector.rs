@@ -75,6 +75,13 @@ pub trait FloatIo {
     fn load_one(b: &[u8]) -> f32;
     /// One element through the plain conversions.
     fn store_one(v: f32, out: &mut [u8]);
+    /// `v` rounded to the element type (to nearest even), as f32.
+    #[inline(always)]
+    fn narrow(v: f32) -> f32 {
+        let mut t = [0u8; 4];
+        Self::store_one(v, &mut t);
+        Self::load_one(&t)
+    }
 }
 
 pub struct F16Io;
@@ -176,6 +183,16 @@ int_io!(I8Io: i8, U8Io: u8, I16Io: i16, U16Io: u16, I32Io: i32, U32Io: u32, I64I
 /// An element function in the float domain, adapted to (src0, src1-or-scalar, dst).
 pub trait FloatOp {
     fn apply(a: f32, b: f32, d: f32) -> f32;
+    /// True for rows that round an intermediate to the element type (the ternary fused
+    /// forms, [`elem`] policy `product-in-element-type`): on f16/bf16 both kernels then run
+    /// [`FloatOp::apply_narrow`] lane by lane.
+    const NARROWS: bool = false;
+    /// The element function with `narrow` rounding its intermediate to the element type.
+    #[inline(always)]
+    fn apply_narrow(a: f32, b: f32, d: f32, narrow: fn(f32) -> f32) -> f32 {
+        let _ = narrow;
+        Self::apply(a, b, d)
+    }
     /// For unary instructions: the result for every f16 input, built once from the plain
     /// kernel (so the fast path equals the plain twin by construction).
     fn f16_table(_mode: OverflowMode) -> Option<&'static [u16]> {
@@ -249,6 +266,11 @@ fn run_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
     a: &[u8],
     b: &[u8],
 ) {
+    if OP::NARROWS && !IO::IS_F32 {
+        // The product is rounded to the element type: the plain kernel is the kernel.
+        ref_float::<IO, OP, SRC, RD>(ctx, dst, a, b);
+        return;
+    }
     if IO::IS_F16
         && SRC == SRC_UNARY
         && !RD
@@ -617,7 +639,11 @@ fn ref_float<IO: FloatIo, OP: FloatOp, const SRC: u8, const RD: bool>(
             _ => 0.0,
         };
         let z = if RD { IO::load_one(&dst[i * s..]) } else { 0.0 };
-        let mut r = OP::apply(x, y, z);
+        let mut r = if OP::NARROWS {
+            OP::apply_narrow(x, y, z, IO::narrow)
+        } else {
+            OP::apply(x, y, z)
+        };
         if ctx.mode == OverflowMode::Saturate {
             // Round first, then saturate the rounded value (the fast path saturates first).
             let mut tmp = [0u8; 4];
@@ -853,6 +879,19 @@ pub mod rows {
             impl IntOp for $id {
                 #[inline(always)]
                 fn apply(a: i64, b: i64, d: i64) -> i64 { row_ops!(@call $shape, elem::$elem, a, b, d) }
+            }
+        };
+        (@row $id:ident, Ternary, float, $elem:ident) => {
+            #[doc = concat!("Row `", stringify!($id), "`.")]
+            pub struct $id;
+            impl FloatOp for $id {
+                const NARROWS: bool = true;
+                #[inline(always)]
+                fn apply(a: f32, b: f32, d: f32) -> f32 { elem::$elem(a, b, d, |v| v) }
+                #[inline(always)]
+                fn apply_narrow(a: f32, b: f32, d: f32, narrow: fn(f32) -> f32) -> f32 {
+                    elem::$elem(a, b, d, narrow)
+                }
             }
         };
         (@row $id:ident, $shape:ident, float, $elem:ident) => {

@@ -3,6 +3,8 @@
 //! `src1Local.GetValue(0)`, LT; the printed 32 output bytes, all bit-exact) and a proptest
 //! against a plain model.
 
+mod common;
+
 use half::f16;
 use npusim_ascend::ascendc::AscendC;
 use npusim_ascend::kernels::CmpMode;
@@ -68,10 +70,11 @@ proptest! {
     #[test]
     fn vcmpvs_and_legacy_vcmpv_match_the_model(m in 0usize..6, repeat in 1u32..4, blk0 in 0u32..3, blk1 in 0u32..3,
                                                rep0 in 0u32..10, rep1 in 0u32..10, scalar_bits in any::<u16>(),
-                                               vals in proptest::collection::vec(any::<u16>(), 2048), use_scalar in any::<bool>()) {
+                                               vals in proptest::collection::vec(any::<u16>(), 2048), use_scalar in any::<bool>(),
+                                               chip_i in 0usize..6) {
         let mode = MODES[m];
         let n = 2048usize;
-        let mut t = Tik::new(ChipId::Ascend910);
+        let mut t = Tik::new(common::CHIPS[chip_i]);
         let ag = t.tensor("float16", &[n], "ag", Scope::Gm).unwrap();
         let dg = t.tensor("uint8", &[64], "dg", Scope::Gm).unwrap();
         let a = t.tensor("float16", &[n], "a", Scope::Ubuf).unwrap();

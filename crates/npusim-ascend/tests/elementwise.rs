@@ -123,8 +123,17 @@ fn relu(x: f64) -> f64 {
     if x < 0.0 { 0.0 } else { x }
 }
 
-/// The documented formula of each instruction, in f64.
-fn model_float(i: Instr, a: f64, b: f64, d: f64) -> f64 {
+/// `v` rounded to the element type `t` (the ternary fused forms round their product to it).
+fn narrow(t: ElemType, v: f64) -> f64 {
+    match t {
+        ElemType::F16 => f16::from_f64(v).to_f64(),
+        ElemType::Bf16 => half::bf16::from_f64(v).to_f64(),
+        _ => f32r(v),
+    }
+}
+
+/// The documented formula of each instruction, in f64, for element type `t`.
+fn model_float(i: Instr, t: ElemType, a: f64, b: f64, d: f64) -> f64 {
     let nan = a.is_nan() || b.is_nan();
     match i {
         Instr::Add | Instr::Adds => a + b,
@@ -151,9 +160,9 @@ fn model_float(i: Instr, a: f64, b: f64, d: f64) -> f64 {
         }
         Instr::AddRelu => relu(a + b),
         Instr::SubRelu => relu(a - b),
-        Instr::MulAddDst => f32r(f32r(a * b) + d),
-        Instr::FusedMulAdd => f32r(f32r(a * d) + b),
-        Instr::MulAddRelu => relu(f32r(f32r(a * d) + b)),
+        Instr::MulAddDst => f32r(narrow(t, a * b) + d),
+        Instr::FusedMulAdd => f32r(narrow(t, a * d) + b),
+        Instr::MulAddRelu => relu(f32r(narrow(t, a * d) + b)),
         Instr::LeakyRelu => {
             if a < 0.0 {
                 a * b
@@ -503,7 +512,13 @@ fn run_case(
             } else if instr == Instr::Copy {
                 a
             } else if dst_t.is_float() {
-                let v = model_float(instr, to_f64(dst_t, a), to_f64(dst_t, b), to_f64(dst_t, d));
+                let v = model_float(
+                    instr,
+                    dst_t,
+                    to_f64(dst_t, a),
+                    to_f64(dst_t, b),
+                    to_f64(dst_t, d),
+                );
                 round_float(dst_t, v, mode)
             } else {
                 let v = model_int(instr, int_value(dst_t, a), int_value(dst_t, b));

@@ -343,21 +343,47 @@ proptest! {
         }
     }
 
+    /// Duplicate in its three mask forms: bits (`kind` 0), a continuous count (1), and counter
+    /// mode through the mask register with `isSetMask = false` (2: `count` elements in all,
+    /// repeats of up to 256 / sizeof(T) lanes, on the chips with counter mode).
     #[test]
     fn duplicate_matches_model(is_f16 in any::<bool>(), repeat in 0u32..5, blk in 1u32..4, rep in 0u32..12,
-                               lo in any::<u64>(), hi in any::<u64>(), v in -1000i32..1000, chip_i in 0usize..6) {
+                               lo in any::<u64>(), hi in any::<u64>(), v in -1000i32..1000, chip_i in 0usize..6,
+                               kind in 0u8..3, count in 1u64..400) {
         let chip = CHIPS[chip_i];
+        if kind == 2 && !ChipProfile::get(chip).vector.counter_mode {
+            return Ok(());
+        }
         let mut k = AscendC::new(chip, 1 << 16);
         let size = if is_f16 { 2usize } else { 4 };
         let lanes = 256 / size;
-        let span = (repeat.max(1) as usize - 1) * rep as usize * 32 + 7 * blk as usize * 32 + 32;
-        let n = span / size;
         let hi = if is_f16 { hi } else { 0 };
-        let mask = ((hi as u128) << 64 | lo as u128) & if is_f16 { u128::MAX } else { u64::MAX as u128 };
+        // Lanes of repeat r.
+        let (iters, lanes_of): (u32, Box<dyn Fn(usize) -> u128>) = match kind {
+            0 => {
+                let m = ((hi as u128) << 64 | lo as u128) & if is_f16 { u128::MAX } else { u64::MAX as u128 };
+                (repeat, Box::new(move |_| m))
+            }
+            1 => {
+                let c = 1 + lo as usize % lanes;
+                let m = if c == 128 { u128::MAX } else { (1u128 << c) - 1 };
+                (repeat, Box::new(move |_| m))
+            }
+            _ => {
+                let c = count as usize;
+                (c.div_ceil(lanes) as u32, Box::new(move |r| {
+                    let m = c.saturating_sub(r * lanes).min(lanes);
+                    if m == 128 { u128::MAX } else { (1u128 << m) - 1 }
+                }))
+            }
+        };
+        let span = (iters.max(1) as usize - 1) * rep as usize * 32 + 7 * blk as usize * 32 + 32;
+        let n = span / size;
         // Model: every active lane of every repeat gets the value; everything else keeps 0x55.
         let mut want = vec![0x55u8; n * size];
         let pattern: Vec<u8> = if is_f16 { f16::from_f32(v as f32 / 4.0).to_le_bytes().to_vec() } else { (v as f32 / 4.0).to_le_bytes().to_vec() };
-        for r in 0..repeat as usize {
+        for r in 0..iters as usize {
+            let mask = lanes_of(r);
             for e in 0..lanes {
                 if mask >> e & 1 == 1 {
                     let a = r * rep as usize * 32 + (e / (32 / size)) * blk as usize * 32 + (e % (32 / size)) * size;
@@ -365,17 +391,32 @@ proptest! {
                 }
             }
         }
+        if kind == 2 {
+            k.SetMaskCount().unwrap();
+            k.SetVectorMaskLen(count);
+        }
+        let c = (1 + lo % lanes as u64) as i32;
         let got = if is_f16 {
             let t = k.AllocTensor::<f16>("t", n as u64).unwrap();
             let g = k.GmAlloc("g", &vec![f16::from_bits(0x5555); n]).unwrap();
             k.DataCopy::<f16>(&t, &g, n as u32).unwrap();
-            k.DuplicateRepeat::<f16, true>(&t, f16::from_f32(v as f32 / 4.0), [lo, hi], repeat as i32, blk as i32, rep as i32).unwrap();
+            let x = f16::from_f32(v as f32 / 4.0);
+            match kind {
+                0 => k.DuplicateRepeat::<f16, true>(&t, x, [lo, hi], repeat as i32, blk as i32, rep as i32).unwrap(),
+                1 => k.DuplicateRepeat::<f16, true>(&t, x, c, repeat as i32, blk as i32, rep as i32).unwrap(),
+                _ => k.DuplicateRepeat::<f16, false>(&t, x, MASK_PLACEHOLDER, 1, blk as i32, rep as i32).unwrap(),
+            }
             k.read::<f16>(&t).unwrap().iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>()
         } else {
             let t = k.AllocTensor::<f32>("t", n as u64).unwrap();
             let g = k.GmAlloc("g", &vec![f32::from_bits(0x5555_5555); n]).unwrap();
             k.DataCopy::<f32>(&t, &g, n as u32).unwrap();
-            k.DuplicateRepeat::<f32, true>(&t, v as f32 / 4.0, [lo, hi], repeat as i32, blk as i32, rep as i32).unwrap();
+            let x = v as f32 / 4.0;
+            match kind {
+                0 => k.DuplicateRepeat::<f32, true>(&t, x, [lo, hi], repeat as i32, blk as i32, rep as i32).unwrap(),
+                1 => k.DuplicateRepeat::<f32, true>(&t, x, c, repeat as i32, blk as i32, rep as i32).unwrap(),
+                _ => k.DuplicateRepeat::<f32, false>(&t, x, MASK_PLACEHOLDER, 1, blk as i32, rep as i32).unwrap(),
+            }
             k.read::<f32>(&t).unwrap().iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>()
         };
         prop_assert_eq!(got, want);

@@ -487,3 +487,71 @@ fn cast_page_half_to_int32_every_mode() {
         }
     }
 }
+
+mod fused_data {
+    include!("data/fused_pages.rs");
+}
+
+/// One fused half example (256 elements) in the page's three forms: mask 128 x 2 repeats,
+/// mask bits `{UINT64_MAX, UINT64_MAX}` x 2 repeats, and the count form; returns each output.
+fn fused_forms(relu: bool, s0: &[f32], s1: &[f32], d0: &[f32]) -> Vec<Vec<f16>> {
+    let mut outs = Vec::new();
+    for form in 0..3 {
+        let (mut asc, [a, b, d]) = setup::<f16>(256);
+        let hv = |v: &[f32]| v.iter().map(|x| h(*x)).collect::<Vec<_>>();
+        fill(&mut asc, &a, &hv(s0));
+        fill(&mut asc, &b, &hv(s1));
+        fill(&mut asc, &d, &hv(d0));
+        let p = BinaryRepeatParams::new(1, 1, 1, 8, 8, 8);
+        let bits = [u64::MAX, u64::MAX];
+        match (relu, form) {
+            (false, 0) => asc.FusedMulAddRepeat::<f16, true>(&d, &a, &b, 128, 2, p),
+            (false, 1) => asc.FusedMulAddRepeat::<f16, true>(&d, &a, &b, bits, 2, p),
+            (false, _) => asc.FusedMulAdd(&d, &a, &b, 256),
+            (true, 0) => asc.MulAddReluRepeat::<f16, true>(&d, &a, &b, 128, 2, p),
+            (true, 1) => asc.MulAddReluRepeat::<f16, true>(&d, &a, &b, bits, 2, p),
+            (true, _) => asc.MulAddRelu(&d, &a, &b, 256),
+        }
+        .unwrap();
+        outs.push(asc.read::<f16>(&d).unwrap());
+    }
+    outs
+}
+
+#[test]
+fn fused_pages_round_the_half_product_first() {
+    use fused_data::*;
+    // FusedMulAdd.md: dst = src0 * dst + src1; MulAddRelu.md: relu of the same. The pages print
+    // every input and output (half, shortest round-trip digits), so each printed output names
+    // one half exactly: all 256 of each page must match bit for bit, in every form.
+    for (relu, s0, s1, d0, printed) in [
+        (false, &FMA_SRC0, &FMA_SRC1, &FMA_DST, &FMA_OUT),
+        (true, &MAR_SRC0, &MAR_SRC1, &MAR_DST, &MAR_OUT),
+    ] {
+        let outs = fused_forms(relu, s0, s1, d0);
+        for (f, o) in outs.iter().enumerate() {
+            let exact = o
+                .iter()
+                .zip(printed.iter())
+                .filter(|(g, p)| g.to_bits() == h(**p).to_bits())
+                .count();
+            assert_eq!(
+                exact, 256,
+                "relu {relu}, form {f}: {exact} of 256 bit-exact"
+            );
+        }
+        // The page pins the rounding: one rounding of the exact src0 * dst + src1 would miss
+        // some of the printed outputs (the product is rounded to half first).
+        let once = (0..256)
+            .filter(|&i| {
+                let v = h(s0[i]).to_f64() * h(d0[i]).to_f64() + h(s1[i]).to_f64();
+                let v = if relu { v.max(0.0) } else { v };
+                f16::from_f64(v).to_bits() == h(printed[i]).to_bits()
+            })
+            .count();
+        assert!(
+            once < 256,
+            "relu {relu}: a single rounding also matches all outputs"
+        );
+    }
+}

@@ -455,6 +455,258 @@ pub unsafe extern "C" fn npusim_set_loop_mode(
     })
 }
 
+/// `int npusim_set_deq_scale(dev, uint32_t form, float scale, int32_t offset, uint32_t
+/// sign_mode)`: form 0 `SetDeqScale(half scale)`, 1 `SetDeqScale(float scale, int16_t offset,
+/// bool signMode)`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_set_deq_scale(
+    dev: *mut Device,
+    form: u32,
+    scale: f32,
+    offset: i32,
+    sign_mode: u32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see dev_mut.
+        let d = unsafe { dev_mut(dev, "SetDeqScale") }?;
+        d.set_deq_scale(form, scale, offset, sign_mode != 0)
+    })
+}
+
+/// `int npusim_set_deq_scale_vdeq(dev, const npusim_tensor* vdeq, const float* scale, const
+/// int16_t* offset, const uint8_t* sign_mode)`: `SetDeqScale(vdeq, VdeqInfo)`, 16 values each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_set_deq_scale_vdeq(
+    dev: *mut Device,
+    vdeq: *const Tensor,
+    scale: *const f32,
+    offset: *const i16,
+    sign_mode: *const u8,
+) -> i32 {
+    guard(|| {
+        const N: &str = "SetDeqScale";
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, N) }?;
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let v = unsafe { tensor(vdeq, N, "vdeq") }?;
+        if scale.is_null() || offset.is_null() || sign_mode.is_null() {
+            return Err(arg_err(N, "vdeqInfo"));
+        }
+        let (mut sc, mut off, mut sg) = ([0f32; 16], [0i16; 16], [0u8; 16]);
+        // SAFETY: non-null pointers at 16 values each, per the npusim.h contract.
+        unsafe {
+            std::ptr::copy_nonoverlapping(scale, sc.as_mut_ptr(), 16);
+            std::ptr::copy_nonoverlapping(offset, off.as_mut_ptr(), 16);
+            std::ptr::copy_nonoverlapping(sign_mode, sg.as_mut_ptr(), 16);
+        }
+        d.set_deq_scale_vdeq(v, &sc, &off, &sg.map(|b| b != 0))
+    })
+}
+
+/// `int npusim_cast_dequant(dev, dst, src, uint32_t flags, const npusim_mask* mask, uint32_t
+/// is_set_mask, int32_t repeat, const int64_t* blk, const int64_t* rep, uint32_t count)`:
+/// flags bit 0 `isVecDeq`, bit 1 `halfBlock`; with `mask` NULL the count form over `count`
+/// elements, else the mask/repeat form (`blk`/`rep`: dst and src strides, 2 values each).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_cast_dequant(
+    dev: *mut Device,
+    dst: *const Tensor,
+    src: *const Tensor,
+    flags: u32,
+    mask: *const CMask,
+    is_set_mask: u32,
+    repeat: i32,
+    blk: *const i64,
+    rep: *const i64,
+    count: u32,
+) -> i32 {
+    guard(|| {
+        const N: &str = "CastDequant";
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, N) }?;
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let (dt, st) = unsafe { (tensor(dst, N, "dst")?, tensor(src, N, "src")?) };
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let m = unsafe { mask.as_ref() };
+        let form = match m {
+            None => None,
+            Some(m) => {
+                if blk.is_null() || rep.is_null() {
+                    return Err(arg_err(N, "repeatParams"));
+                }
+                let (mut b, mut r) = ([0i64; 2], [0i64; 2]);
+                // SAFETY: non-null pointers at 2 values each, per the npusim.h contract.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(blk, b.as_mut_ptr(), 2);
+                    std::ptr::copy_nonoverlapping(rep, r.as_mut_ptr(), 2);
+                }
+                Some((m, is_set_mask != 0, repeat, b, r))
+            }
+        };
+        d.cast_dequant(dt, st, flags & 1 != 0, flags & 2 != 0, form, count)
+    })
+}
+
+/// `int npusim_data_copy_pad(dev, dst, src, uint16_t block_count, uint32_t block_len, int64_t
+/// src_stride, uint32_t dst_stride, uint32_t flags, uint8_t left, uint8_t right, const
+/// npusim_scalar* pad_value)`: `DataCopyPad` with DataCopyExtParams; flags bit 0 pad params
+/// given (GM -> UB), bit 1 `isPad`, bit 2 `PaddingMode::Compact`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_data_copy_pad(
+    dev: *mut Device,
+    dst: *const Tensor,
+    src: *const Tensor,
+    block_count: u16,
+    block_len: u32,
+    src_stride: i64,
+    dst_stride: u32,
+    flags: u32,
+    left: u8,
+    right: u8,
+    pad_value: *const CScalar,
+) -> i32 {
+    guard(|| {
+        const N: &str = "DataCopyPad";
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, N) }?;
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let (dt, st) = unsafe { (tensor(dst, N, "dst")?, tensor(src, N, "src")?) };
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let v = unsafe { pad_value.as_ref() }.copied();
+        let pad = (flags & 1 != 0).then_some((flags & 2 != 0, left, right, v));
+        d.data_copy_pad(
+            dt,
+            st,
+            block_count,
+            block_len,
+            src_stride,
+            dst_stride,
+            pad,
+            flags & 4 != 0,
+        )
+    })
+}
+
+/// `int npusim_set_pad_value(dev, uint32_t dtype, const npusim_scalar* value)`:
+/// `SetPadValue<T>(value)` with T's `NPUSIM_DT_*` code.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_set_pad_value(
+    dev: *mut Device,
+    dtype: u32,
+    value: *const CScalar,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see dev_mut.
+        let d = unsafe { dev_mut(dev, "SetPadValue") }?;
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let v = unsafe { value.as_ref() }.ok_or_else(|| arg_err("SetPadValue", "paddingValue"))?;
+        d.set_pad_value(dtype, *v)
+    })
+}
+
+/// `int npusim_reduce(dev, const char* instr, dst, src, const npusim_mask* mask, uint32_t
+/// is_set_mask, int32_t repeat, int32_t dst_rep_stride, int32_t src_blk_stride, int32_t
+/// src_rep_stride)`: `WholeReduceSum/Max/Min`, `RepeatReduceSum`, `BlockReduceSum/Max/Min`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_reduce(
+    dev: *mut Device,
+    instr: *const c_char,
+    dst: *const Tensor,
+    src: *const Tensor,
+    mask: *const CMask,
+    is_set_mask: u32,
+    repeat: i32,
+    dst_rep_stride: i32,
+    src_blk_stride: i32,
+    src_rep_stride: i32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, "reduce") }?;
+        // SAFETY: a NUL-terminated string from the C caller, or null (checked).
+        let name = unsafe { cstr(instr, "reduce", "instr") }?;
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let (dt, st) = unsafe { (tensor(dst, name, "dst")?, tensor(src, name, "src")?) };
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let m = unsafe { mask.as_ref() }.ok_or_else(|| arg_err(name, "mask"))?;
+        d.reduce(
+            name,
+            dt,
+            st,
+            m,
+            is_set_mask != 0,
+            repeat,
+            [dst_rep_stride, src_blk_stride, src_rep_stride],
+        )
+    })
+}
+
+/// `int npusim_rearrange(dev, const char* instr, const npusim_tensor* tensors, uint32_t
+/// ntensors, const int64_t* ints, uint32_t nints, const npusim_scalar* scalar, uint64_t*
+/// out)`: Brcb, CreateVecIndex, Gather, GatherMask (`*out` = rsvdCnt), Transpose, Compare into
+/// CMPMASK, SetCmpMask, GetCmpMask (operands as npusim.h lists them).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_rearrange(
+    dev: *mut Device,
+    instr: *const c_char,
+    tensors: *const Tensor,
+    ntensors: u32,
+    ints: *const i64,
+    nints: u32,
+    scalar: *const CScalar,
+    out: *mut u64,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see the helpers.
+        let d = unsafe { dev_mut(dev, "rearrange") }?;
+        // SAFETY: a NUL-terminated string from the C caller, or null (checked).
+        let name = unsafe { cstr(instr, "rearrange", "instr") }?;
+        if (ntensors > 0 && tensors.is_null())
+            || (nints > 0 && ints.is_null())
+            || ntensors > 3
+            || nints > 16
+        {
+            return Err(CapiError::rule(
+                name,
+                "operands",
+                "tensors/ints must be non-null when counted (at most 3 tensors, 16 ints)",
+                format!("{ntensors} tensors, {nints} ints"),
+            ));
+        }
+        let t = if ntensors == 0 {
+            &[][..]
+        } else {
+            // SAFETY: a non-null array of `ntensors` tensors, per the npusim.h contract.
+            unsafe { std::slice::from_raw_parts(tensors, ntensors as usize) }
+        };
+        let v = if nints == 0 {
+            &[][..]
+        } else {
+            // SAFETY: a non-null array of `nints` integers, per the npusim.h contract.
+            unsafe { std::slice::from_raw_parts(ints, nints as usize) }
+        };
+        // SAFETY: pointers from the C caller: valid or null (checked), per the npusim.h contract.
+        let sc = unsafe { scalar.as_ref() }.copied();
+        let n = d.rearrange(name, t, v, sc)?;
+        // SAFETY: a valid pointer or null (checked).
+        if let Some(o) = unsafe { out.as_mut() } {
+            *o = n;
+        }
+        Ok(())
+    })
+}
+
+/// `int npusim_set_atomic(dev, int32_t dtype)`: `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*`
+/// code, or with a negative code `SetAtomicNone()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_set_atomic(dev: *mut Device, dtype: i32) -> i32 {
+    guard(|| {
+        // SAFETY: see dev_mut.
+        let d = unsafe { dev_mut(dev, "SetAtomicAdd") }?;
+        d.set_atomic(u32::try_from(dtype).ok())
+    })
+}
+
 /// `int npusim_pair_reduce_sum(dev, dst, src, int32_t repeat, const npusim_mask* mask, uint32_t
 /// is_set_mask, int32_t dst_rep_stride, int32_t src_blk_stride, int32_t src_rep_stride)`.
 #[unsafe(no_mangle)]
@@ -754,6 +1006,66 @@ pub struct Api {
     pub bf16_to_f32: extern "C" fn(u16) -> f32,
     /// Appended after the first release of version 1 (new entries only ever go at the end).
     pub set_loop_mode: unsafe extern "C" fn(*mut Device, u32, *const u64) -> i32,
+    /// Appended: SetDeqScale (half / float, offset, signMode).
+    pub set_deq_scale: unsafe extern "C" fn(*mut Device, u32, f32, i32, u32) -> i32,
+    /// Appended: SetDeqScale(vdeq, VdeqInfo).
+    pub set_deq_scale_vdeq:
+        unsafe extern "C" fn(*mut Device, *const Tensor, *const f32, *const i16, *const u8) -> i32,
+    /// Appended: CastDequant (count and mask/repeat forms).
+    pub cast_dequant: unsafe extern "C" fn(
+        *mut Device,
+        *const Tensor,
+        *const Tensor,
+        u32,
+        *const CMask,
+        u32,
+        i32,
+        *const i64,
+        *const i64,
+        u32,
+    ) -> i32,
+    /// Appended: DataCopyPad.
+    pub data_copy_pad: unsafe extern "C" fn(
+        *mut Device,
+        *const Tensor,
+        *const Tensor,
+        u16,
+        u32,
+        i64,
+        u32,
+        u32,
+        u8,
+        u8,
+        *const CScalar,
+    ) -> i32,
+    /// Appended: SetPadValue.
+    pub set_pad_value: unsafe extern "C" fn(*mut Device, u32, *const CScalar) -> i32,
+    /// Appended: WholeReduce*, RepeatReduceSum, BlockReduce*.
+    pub reduce: unsafe extern "C" fn(
+        *mut Device,
+        *const c_char,
+        *const Tensor,
+        *const Tensor,
+        *const CMask,
+        u32,
+        i32,
+        i32,
+        i32,
+        i32,
+    ) -> i32,
+    /// Appended: SetAtomicAdd / SetAtomicNone.
+    pub set_atomic: unsafe extern "C" fn(*mut Device, i32) -> i32,
+    /// Appended: Brcb, CreateVecIndex, Gather, GatherMask, Transpose, CMPMASK calls.
+    pub rearrange: unsafe extern "C" fn(
+        *mut Device,
+        *const c_char,
+        *const Tensor,
+        u32,
+        *const i64,
+        u32,
+        *const CScalar,
+        *mut u64,
+    ) -> i32,
 }
 
 /// The table of this library.
@@ -782,6 +1094,14 @@ pub static API: Api = Api {
     f32_to_bf16: npusim_f32_to_bf16,
     bf16_to_f32: npusim_bf16_to_f32,
     set_loop_mode: npusim_set_loop_mode,
+    set_deq_scale: npusim_set_deq_scale,
+    set_deq_scale_vdeq: npusim_set_deq_scale_vdeq,
+    cast_dequant: npusim_cast_dequant,
+    data_copy_pad: npusim_data_copy_pad,
+    set_pad_value: npusim_set_pad_value,
+    reduce: npusim_reduce,
+    set_atomic: npusim_set_atomic,
+    rearrange: npusim_rearrange,
 };
 
 /// `const npusim_api_v1* npusim_api(uint32_t version)`: the function table, or null when

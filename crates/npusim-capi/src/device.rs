@@ -9,7 +9,7 @@
 use npusim_ascend::core::{Operand, VectorCore};
 use npusim_ascend::isa::{CastRound, Instr, Shape};
 use npusim_ascend::mask::{MaskArg, MaskRegister};
-use npusim_ascend::ops::{DataMove, PairReduceSum, Scalar, Vcmpv};
+use npusim_ascend::ops::{DataMove, PairReduceSum, Scalar, ScalarBits, Vcmpv};
 use npusim_ascend::reduce::RepeatOrder;
 use npusim_ascend::select::{SelectOp, Src1};
 use npusim_ascend::vector::{Face, VecArgs, VecOp};
@@ -86,6 +86,10 @@ impl CapiError {
 
 /// Result of this crate.
 pub type Result<T> = std::result::Result<T, CapiError>;
+
+/// CastDequant's mask/repeat form as the C ABI passes it: mask, isSetMask, repeatTime, and the
+/// (dst, src) block and repeat strides.
+pub type DeqRepeat<'a> = (&'a CMask, bool, i32, [i64; 2], [i64; 2]);
 
 /// A tensor operand as the C ABI passes it (`npusim_tensor`).
 #[repr(C)]
@@ -584,6 +588,361 @@ impl Device {
         let [bc, bl, ss, ds] = params.map(|p| p as i64);
         DataMove::new(self.core.chip(), "DataCopy", &d, &s, 0, bc, bl, ss, ds)?
             .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `WholeReduceSum/Max/Min`, `RepeatReduceSum`, `BlockReduceSum/Max/Min` by Ascend C name
+    /// ([`npusim_ascend::reduce`]; strides as the pages give them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduce(
+        &mut self,
+        name: &str,
+        dst: &Tensor,
+        src: &Tensor,
+        mask: &CMask,
+        is_set_mask: bool,
+        repeat: i32,
+        strides: [i32; 3],
+    ) -> Result<()> {
+        let instr = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| {
+                i.ascendc_name() == name
+                    && matches!(
+                        i.shape(),
+                        Shape::WholeReduce | Shape::RepeatReduce | Shape::BlockReduce
+                    )
+            })
+            .ok_or_else(|| {
+                CapiError::rule(
+                    "reduce",
+                    "instr",
+                    "must be WholeReduceSum/Max/Min, RepeatReduceSum or BlockReduceSum/Max/Min",
+                    name,
+                )
+            })?;
+        let n = instr.ascendc_name();
+        let d = dst.operand(n, "dst")?;
+        let s = src.operand(n, "src")?;
+        let [dst_rep, src_blk, src_rep] = strides.map(|v| v as i64);
+        npusim_ascend::reduce::ReduceOp::new(
+            self.core.chip(),
+            instr,
+            n,
+            &d,
+            &s,
+            mask.arg(n)?,
+            is_set_mask,
+            repeat as i64,
+            dst_rep,
+            src_blk,
+            src_rep,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// The data-rearrangement and CMPMASK calls by Ascend C name (`npusim_rearrange`); `t` the
+    /// tensor operands and `v` the integer parameters in the order npusim.h gives; returns
+    /// GatherMask's `rsvdCnt` (0 for the others).
+    pub fn rearrange(
+        &mut self,
+        name: &str,
+        t: &[Tensor],
+        v: &[i64],
+        scalar: Option<CScalar>,
+    ) -> Result<u64> {
+        use npusim_ascend::misc;
+        let rule = |p: &str, need: &str| {
+            CapiError::rule(
+                "rearrange",
+                p,
+                "wrong number of operands for the instruction",
+                format!("{name} needs {need}"),
+            )
+        };
+        let instr: &'static str = match name {
+            "Brcb" => "Brcb",
+            "CreateVecIndex" => "CreateVecIndex",
+            "Gather" => "Gather",
+            "GatherMask" => "GatherMask",
+            "Transpose" => "Transpose",
+            "Compare" => "Compare",
+            "SetCmpMask" => "SetCmpMask",
+            "GetCmpMask" => "GetCmpMask",
+            other => {
+                return Err(CapiError::rule(
+                    "rearrange",
+                    "instr",
+                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask or GetCmpMask",
+                    other,
+                ));
+            }
+        };
+        let op = |k: usize, p: &str| -> Result<Operand> {
+            t.get(k)
+                .ok_or_else(|| rule(p, "more tensors"))?
+                .operand(instr, p)
+        };
+        let int = |k: usize, p: &str| -> Result<i64> {
+            v.get(k).copied().ok_or_else(|| rule(p, "more integers"))
+        };
+        match instr {
+            "Brcb" => {
+                let (d, s) = (op(0, "dst")?, op(1, "src")?);
+                misc::BrcbOp::new(
+                    self.core.chip(),
+                    instr,
+                    &d,
+                    &s,
+                    int(0, "repeatTime")?,
+                    int(1, "dstBlkStride")?,
+                    int(2, "dstRepStride")?,
+                )?
+                .execute(&mut self.core)?;
+            }
+            "CreateVecIndex" => {
+                let d = op(0, "dst")?;
+                let first = scalar.ok_or_else(|| rule("firstValue", "a scalar"))?;
+                misc::create_vec_index(
+                    &mut self.core,
+                    instr,
+                    &d,
+                    first.scalar(),
+                    int(0, "count")?,
+                )?;
+            }
+            "Gather" => {
+                let (d, s, o) = (op(0, "dst")?, op(1, "src")?, op(2, "srcOffset")?);
+                let base = u32::try_from(int(0, "srcBaseAddr")?).map_err(|_| {
+                    CapiError::rule(instr, "srcBaseAddr", "must fit uint32_t", v[0])
+                })?;
+                misc::gather(&mut self.core, instr, &d, &s, &o, base, int(1, "count")?)?;
+            }
+            "GatherMask" => {
+                let (d, s) = (op(0, "dst")?, op(1, "src0")?);
+                let pattern_tensor = if t.len() > 2 {
+                    Some(op(2, "src1Pattern")?)
+                } else {
+                    None
+                };
+                let pattern = match &pattern_tensor {
+                    Some(p) => misc::GatherPattern::Tensor(p),
+                    None => misc::GatherPattern::Fixed(
+                        u8::try_from(int(0, "src1Pattern")?).unwrap_or(0),
+                    ),
+                };
+                let mask = u64::try_from(int(2, "mask")?)
+                    .map_err(|_| CapiError::rule(instr, "mask", "must not be negative", v[2]))?;
+                return Ok(misc::gather_mask(
+                    &mut self.core,
+                    instr,
+                    &d,
+                    &s,
+                    pattern,
+                    int(1, "reduceMode")? != 0,
+                    mask,
+                    [
+                        int(3, "src0BlockStride")?,
+                        int(4, "repeatTimes")?,
+                        int(5, "src0RepeatStride")?,
+                        int(6, "src1RepeatStride")?,
+                    ],
+                )?);
+            }
+            "Transpose" => {
+                let (d, s) = (op(0, "dst")?, op(1, "src")?);
+                misc::transpose(&mut self.core, instr, &d, &s, 1, 0, 0)?;
+            }
+            "Compare" => {
+                let (a, b) = (op(0, "src0")?, op(1, "src1")?);
+                let mode = cmp_mode(instr, int(0, "cmpMode")? as u32)?;
+                let mask = CMask {
+                    kind: int(1, "mask.kind")? as u32,
+                    lo: int(2, "mask.lo")? as u64,
+                    hi: int(3, "mask.hi")? as u64,
+                    count: int(2, "mask.count")? as u64,
+                };
+                misc::CmpMaskOp::new(
+                    self.core.chip(),
+                    instr,
+                    mode,
+                    &a,
+                    &b,
+                    mask.arg(instr)?,
+                    int(4, "src0BlkStride")?,
+                    int(5, "src1BlkStride")?,
+                )?
+                .execute(&mut self.core)?;
+            }
+            "SetCmpMask" => misc::set_cmp_mask(&mut self.core, instr, &op(0, "src")?)?,
+            _ => misc::get_cmp_mask(&mut self.core, instr, &op(0, "dst")?)?,
+        }
+        Ok(0)
+    }
+
+    /// `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*` code, or with `None` `SetAtomicNone()`.
+    pub fn set_atomic(&mut self, dtype: Option<u32>) -> Result<()> {
+        match dtype {
+            None => self.core.atomic = None,
+            Some(code) => {
+                let t = Tensor {
+                    dtype: code,
+                    ..Tensor::default()
+                }
+                .elem_type("SetAtomicAdd", "T")?;
+                npusim_ascend::ascendc::set_atomic_add(&mut self.core, t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `SetDeqScale`: `form` 0 `SetDeqScale(half scale)` (`scale` rounded to half), 1
+    /// `SetDeqScale(float scale, int16_t offset, bool signMode)` ([`npusim_ascend::deq`]).
+    pub fn set_deq_scale(
+        &mut self,
+        form: u32,
+        scale: f32,
+        offset: i32,
+        sign_mode: bool,
+    ) -> Result<()> {
+        match form {
+            0 => {
+                npusim_ascend::deq::set_deq_scale_half(&mut self.core, half::f16::from_f32(scale))?
+            }
+            1 => {
+                let off = i16::try_from(offset).map_err(|_| {
+                    CapiError::rule("SetDeqScale", "offset", "must fit int16_t", offset)
+                })?;
+                npusim_ascend::deq::set_deq_scale_config(&mut self.core, scale, off, sign_mode)?
+            }
+            other => {
+                return Err(CapiError::rule(
+                    "SetDeqScale",
+                    "form",
+                    "must be 0 (half scale) or 1 (float scale, offset, signMode)",
+                    other,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `SetDeqScale<uint64_t>(vdeq, VdeqInfo{scale[16], offset[16], signMode[16]})`.
+    pub fn set_deq_scale_vdeq(
+        &mut self,
+        vdeq: &Tensor,
+        scale: &[f32; 16],
+        offset: &[i16; 16],
+        sign_mode: &[bool; 16],
+    ) -> Result<()> {
+        let v = vdeq.operand("SetDeqScale", "vdeq")?;
+        npusim_ascend::deq::set_deq_scale_vdeq(&mut self.core, &v, scale, offset, sign_mode)?;
+        Ok(())
+    }
+
+    /// `CastDequant<T, U, [isSetMask,] isVecDeq, halfBlock>`: the count form (`repeat` =
+    /// `None`) or the mask/repeat form (`(mask, isSetMask, repeatTime, blk, rep)`, strides of
+    /// dst and src).
+    pub fn cast_dequant(
+        &mut self,
+        dst: &Tensor,
+        src: &Tensor,
+        vec_deq: bool,
+        half_block: bool,
+        repeat: Option<DeqRepeat<'_>>,
+        count: u32,
+    ) -> Result<()> {
+        use npusim_ascend::deq::DeqCall;
+        const N: &str = "CastDequant";
+        let d = dst.operand(N, "dst")?;
+        let s = src.operand(N, "src")?;
+        let call = match repeat {
+            None => DeqCall::Count(count),
+            Some((m, is_set_mask, repeat, blk, rep)) => DeqCall::Repeat {
+                mask: m.arg(N)?,
+                is_set_mask,
+                repeat,
+                blk: (blk[0], blk[1]),
+                rep: (rep[0], rep[1]),
+            },
+        };
+        npusim_ascend::deq::cast_dequant(&mut self.core, &d, &s, call, vec_deq, half_block)?;
+        Ok(())
+    }
+
+    /// `DataCopyPad(dst, src, DataCopyExtParams, [DataCopyPadExtParams])`, GM -> UB or
+    /// UB -> GM ([`npusim_ascend::pad`]). `pad` is `Some((isPad, left, right, value))` for the
+    /// GM -> UB forms; `compact` is `PaddingMode::Compact`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn data_copy_pad(
+        &mut self,
+        dst: &Tensor,
+        src: &Tensor,
+        block_count: u16,
+        block_len: u32,
+        src_stride: i64,
+        dst_stride: u32,
+        pad: Option<(bool, u8, u8, Option<CScalar>)>,
+        compact: bool,
+    ) -> Result<()> {
+        const N: &str = "DataCopyPad";
+        let d = dst.operand(N, "dst")?;
+        let s = src.operand(N, "src")?;
+        let (left, right, value) = match pad {
+            Some((is_pad, l, r, v)) => {
+                let v = match (is_pad, v) {
+                    (true, Some(v)) => Some(v.scalar()),
+                    (true, None) => {
+                        return Err(CapiError::rule(
+                            N,
+                            "paddingValue",
+                            "must not be null when isPad is true",
+                            "NULL",
+                        ));
+                    }
+                    (false, _) => None,
+                };
+                (l as i64, r as i64, v)
+            }
+            None => (0, 0, None),
+        };
+        npusim_ascend::pad::MovePad::new(
+            self.core.chip(),
+            N,
+            &d,
+            &s,
+            block_count as i64,
+            block_len as i64,
+            src_stride,
+            dst_stride as i64,
+            left,
+            right,
+            value,
+            compact,
+        )?
+        .execute(&mut self.core)?;
+        Ok(())
+    }
+
+    /// `SetPadValue<T>(paddingValue)` (A2/A3 and Ascend 950), `dtype` the `NPUSIM_DT_*` of T.
+    pub fn set_pad_value(&mut self, dtype: u32, value: CScalar) -> Result<()> {
+        const N: &str = "SetPadValue";
+        if !matches!(self.core.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
+            return Err(AscendError::NotSupported {
+                instr: N,
+                chip: self.core.chip().id,
+            }
+            .into());
+        }
+        let t = Tensor {
+            dtype,
+            ..Tensor::default()
+        }
+        .elem_type(N, "T")?;
+        let bits = value.scalar().to_bits(N, "paddingValue", t)?;
+        self.core.pad_value = Some(bits);
         Ok(())
     }
 
