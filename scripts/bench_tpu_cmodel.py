@@ -186,7 +186,8 @@ def main():
         })
     ours = npusim_times(args.npusim, args.npusim_reps) if args.npusim else {}
     before = npusim_times(args.npusim_before, args.npusim_reps) if args.npusim_before else {}
-    print("times in us; C-model and npusim: best / median of single calls; numpy: best")
+    print("times in us; C-model: best / median of single calls; npusim: best / median per "
+          "call (calls under 1 us timed in batches of 32); numpy: best")
     print("%-42s %19s %9s %17s %17s %9s" % ("call", "C-model best/med", "numpy",
                                             "npusim best/med", "vs C-model b/m", "vs numpy"))
     for name, fn in cm.items():

@@ -18,6 +18,7 @@ How to run
     ... --kind sqrt --out golden/tpu/sfu_sqrt.json
     ... --kind log --out golden/tpu/sfu_log.json
     ... --kind dst_stride --out golden/tpu/dst_stride.json
+    ... --kind trans --out golden/tpu/trans.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -162,6 +163,8 @@ class CModel:
             return self.run_sfu(c)
         if c["op"] == "kernel_softmax":
             return self.run_softmax(c)
+        if c["op"] == "trans":
+            return run_trans(self, c)
         es = ESIZE[c["dtype"]]
         d_local, s_local = c["dir"][2] == "L", c["dir"][0] == "L"
         ch = c["shape"][1]
@@ -1590,6 +1593,250 @@ def kernel_cases(rng):
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# Layout-changing moves (`--kind trans`): GDMA matrix/compact/cw transposes, BDC cw/wc.
+
+TRANS_ARGS = {
+    "gdma_matrix_S2L": "u32 u64 i i i i i", "gdma_matrix_L2S": "u64 u32 i i i i i",
+    "gdma_compact_S2L": "u32 u64 p i", "gdma_compact_L2S": "u64 u32 p i",
+    "gdma_cpy_cw_trans_S2L": "u32 u64 p p p i", "gdma_cpy_cw_trans_L2S": "u64 u32 p p p i",
+    "gdma_cpy_cw_trans_L2L": "u32 u32 p p p i", "gdma_cpy_cw_trans_S2S": "u64 u64 p p p i",
+    "bdc_cw_trans": "u32 u32 p i", "bdc_wc_trans": "u32 u32 p i",
+}
+
+
+def line_stride(start, shape, es):
+    n, c, h, w = shape
+    hs = align(w, EU_BYTES // es)
+    return [h * hs * ((start + c + NPU - 1) // NPU), h * hs, hs, 1]
+
+
+def trans_sides(func):
+    """(dst is local, src is local) of a trans function."""
+    if func.startswith("bdc_"):
+        return True, True
+    d = func[-3:]
+    return d[2] == "L", d[0] == "L"
+
+
+def trans_region(local, addr, shape, stride, es, whole=None):
+    """Region listing of one operand: lanes from addr's lane over min(C, 64) channels, or a
+    system span; `whole` (elements) widens a local lane's listing to the padded footprint."""
+    start = addr // LMEM if local else 0
+    ext = max(extent(local, start, shape, stride), 1)
+    if local and whole and (addr % LMEM) + whole * es <= LMEM:
+        ext = max(ext, whole)
+    return {"local": local, "addr": addr, "channels": shape[1] if local else 1, "extent": ext}
+
+
+def trans_case(rng, func, dtype, shape=None, matrix=None, d_addr=None, s_addr=None,
+               d_stride=None, s_stride=None):
+    """One case; regions sized with the plain layout model of this file."""
+    es = ESIZE[dtype]
+    d_local, s_local = trans_sides(func)
+
+    def pick(local, given, bdc):
+        if given is not None:
+            return given
+        if local:
+            step = 64 if bdc else es
+            return rng.randrange(NPU) * LMEM + rng.randrange(0, 0x800, step)
+        return rng.randrange(0, 0x1000, es)
+
+    bdc = func.startswith("bdc_")
+    d_addr = pick(d_local, d_addr, bdc)
+    s_addr = pick(s_local, s_addr, bdc)
+    if not d_local and not s_local:
+        d_addr += 0x200000
+    if d_local and s_local and d_addr % LMEM < 0x20000:
+        d_addr = (d_addr // LMEM) * LMEM + 0x20000 + (d_addr % LMEM)
+    c = {"op": "trans", "func": func, "dtype": dtype, "dst_stride": d_stride,
+         "src_stride": s_stride}
+    if matrix:
+        rows, cols, cpc, rs = matrix
+        ch = max(1, -(-cols // max(cpc, 1)))
+        loc, sysa = (d_addr, s_addr) if d_local else (s_addr, d_addr)
+        cs = align(max(cpc, 1), EU_BYTES // es)
+        ns = cs * ((loc // LMEM + ch + NPU - 1) // NPU)
+        lshape = [rows, ch, 1, max(cpc, 1)]
+        lreg = trans_region(True, loc, lshape, [ns, cs, cpc, 1], es, ns * rows)
+        span = max(rs * rows, (rows - 1) * rs + cols, 1)
+        sreg = {"local": False, "addr": sysa, "channels": 1, "extent": span}
+        c["matrix"] = list(matrix)
+        c["shape"] = lshape
+        c["dst"], c["src"] = (lreg, sreg) if d_local else (sreg, lreg)
+    else:
+        n, ch, h, w = shape
+        c["shape"] = list(shape)
+        src_shape = list(shape) if "compact" in func else [n, w, h, ch]
+        if "compact" in func:
+            loc = d_addr if d_local else s_addr
+            lst = compact_stride(loc // LMEM, shape)
+            ds = lst if d_local else default_stride(False, 0, shape, es)
+            ss = lst if s_local else default_stride(False, 0, shape, es)
+        elif func == "bdc_cw_trans":
+            ds = line_stride(d_addr // LMEM, shape, es)
+            ss = default_stride(True, s_addr // LMEM, src_shape, es)
+        else:
+            ds = d_stride or default_stride(d_local, d_addr // LMEM, shape, es)
+            ss = s_stride or default_stride(s_local, s_addr // LMEM, src_shape, es)
+        c["dst"] = trans_region(d_local, d_addr, shape, ds, es, ds[0] * n)
+        c["src"] = trans_region(s_local, s_addr, src_shape, ss, es, ss[0] * n)
+    sr = c["src"]
+    words = sr["extent"] * (min(sr["channels"], NPU) if sr["local"] else 1)
+    c["src_data"] = [rng.getrandbits(8 * es) for _ in range(words)]
+    return c
+
+
+def run_trans(model, c):
+    es = ESIZE[c["dtype"]]
+    d, s = c["dst"], c["src"]
+    model.region_put(s["local"], s["addr"], s["extent"], es, c["src_data"], s["channels"])
+    model.region_fill(d["local"], d["addr"], d["extent"], es, d["channels"])
+    f = getattr(model.lib, "tpu_" + c["func"])
+    T = {"u32": ctypes.c_uint32, "u64": ctypes.c_ulonglong, "i": ctypes.c_int,
+         "p": ctypes.c_void_p}
+    f.argtypes = [T[t] for t in TRANS_ARGS[c["func"]].split()]
+    addr = lambda r: r["addr"] if r["local"] else model.gm_dev + r["addr"]
+    st = lambda k: ctypes.byref(dim4(*c[k])) if c.get(k) else None
+    code = DTYPE_CODE[c["dtype"]]
+    if "matrix" in c:
+        rows, cols, cpc, rs = c["matrix"]
+        f(addr(d), addr(s), rows, cols, cpc, rs, code)
+    elif "compact" in c["func"] or c["func"].startswith("bdc_"):
+        f(addr(d), addr(s), ctypes.byref(dim4(*c["shape"])), code)
+    else:
+        f(addr(d), addr(s), ctypes.byref(dim4(*c["shape"])), st("dst_stride"), st("src_stride"),
+          code)
+    model.lib.tpu_poll()
+    c["out_fill_byte"] = FILL
+    c["out"] = model.region_get(d["local"], d["addr"], d["extent"], es, d["channels"])
+    return c
+
+
+def free_stride(rng, local, start, shape, es):
+    """An explicit stride with w == 1 (what the cw transposes take): compact, line-aligned or
+    padded."""
+    n, c, h, w = shape
+    slots = (start + c + NPU - 1) // NPU if local else c
+    k = rng.randrange(3)
+    if k == 0:
+        cs = h * w
+        return [cs * slots, cs, w, 1]
+    if k == 1:
+        hs = align(w, EU_BYTES // es)
+        return [h * hs * slots, h * hs, hs, 1]
+    hs = w + rng.randrange(4)
+    cs = h * hs + rng.randrange(4)
+    return [cs * slots + rng.randrange(4), cs, hs, 1]
+
+
+def trans_cases(rng):
+    cases = []
+    dtypes = list(DTYPE_CODE)
+    small = lambda: (rng.randint(1, 2), rng.choice([1, 3, 17, 64, 65, 70, rng.randint(1, 100)]),
+                     rng.randint(1, 3), rng.randint(1, 13))
+    # Matrix moves: odd rows/cols, cols_per_channel below, at and above cols, row strides
+    # below (overlapping rows), equal to and above cols, start lanes 0..63.
+    for func in ("gdma_matrix_S2L", "gdma_matrix_L2S"):
+        for i in range(27):
+            dtype = dtypes[i % len(dtypes)]
+            rows = rng.choice([1, 2, 3, 5, rng.randint(1, 9)])
+            cols = rng.choice([1, 5, 16, 33, 70, 130, rng.randint(1, 300)])
+            cpc = rng.choice([1, 2, 3, cols, cols + 3, rng.randint(1, 40)])
+            if -(-cols // cpc) > 140:
+                cpc = -(-cols // 140)
+            rs = rng.choice([cols, cols + rng.randint(1, 9), max(0, cols - 2), 0])
+            if func.endswith("L2S") and rows > 1 and i % 9 != 8:
+                rs = max(rs, cols)  # L2S rows may not overlap (a few cases keep the rejection)
+            cases.append(trans_case(rng, func, dtype, matrix=(rows, cols, cpc, rs)))
+    # Compact moves.
+    for func in ("gdma_compact_S2L", "gdma_compact_L2S"):
+        for i in range(27):
+            cases.append(trans_case(rng, func, dtypes[i % len(dtypes)], shape=small()))
+    # cw transposes: default layouts and explicit strides (w == 1) on either side.
+    for d in ("S2L", "L2S", "L2L", "S2S"):
+        func = "gdma_cpy_cw_trans_" + d
+        dl, sl = trans_sides(func)
+        for i in range(18):
+            dtype = dtypes[i % len(dtypes)]
+            es = ESIZE[dtype]
+            n, ch, h, w = small()
+            shape = (n, ch, h, w)
+            ds = ss = None
+            dstart, sstart = rng.randrange(NPU), rng.randrange(NPU)
+            if i % 3 == 1:
+                ds = free_stride(rng, dl, dstart, shape, es)
+            if i % 3 == 2:
+                ss = free_stride(rng, sl, sstart, (n, w, h, ch), es)
+            if i % 6 == 5:
+                ds = free_stride(rng, dl, dstart, shape, es)
+            c = trans_case(rng, func, dtype, shape=shape, d_stride=ds, s_stride=ss,
+                           d_addr=dstart * LMEM + rng.randrange(0, 0x400, es) if dl else None,
+                           s_addr=sstart * LMEM + rng.randrange(0, 0x400, es) if sl else None)
+            cases.append(c)
+    # BDC transposes: every dtype, source (cw) / destination (wc) on NPU 0, the other anywhere.
+    for func in ("bdc_cw_trans", "bdc_wc_trans"):
+        for i in range(27):
+            dtype = dtypes[i % len(dtypes)]
+            ch = rng.choice([1, 3, 16, 64, 65, 70, rng.randint(1, 90)])
+            w = rng.choice([1, 3, 5, rng.randint(1, 9)] if ch >= 64 else
+                           [1, 3, 17, 64, 65, rng.randint(1, 40)])
+            shape = (rng.choice([1, 1, 2]), ch, rng.randint(1, 2), w)
+            other = rng.randrange(NPU) * LMEM + rng.randrange(0, 0x400, 64)
+            zero = rng.randrange(0, 0x400, 64) + 0x20000
+            if func == "bdc_cw_trans":
+                cases.append(trans_case(rng, func, dtype, shape=shape, d_addr=other, s_addr=zero))
+            else:
+                cases.append(trans_case(rng, func, dtype, shape=shape, d_addr=zero, s_addr=other))
+    # Calls the C-model rejects (each a typed error in npusim).
+    m = lambda f, dt, mat, **k: trans_case(rng, f, dt, matrix=mat, **k)
+    cases += [
+        m("gdma_matrix_S2L", "f32", (2, 5, 0, 5), d_addr=0, s_addr=0),      # cpc 0 (SIGFPE)
+        m("gdma_matrix_S2L", "f32", (2, 5, -1, 5), d_addr=0, s_addr=0),     # cpc < 0
+        m("gdma_matrix_L2S", "f32", (0, 5, 2, 5), d_addr=0, s_addr=0),      # rows 0
+        m("gdma_matrix_S2L", "i8", (2, 0, 2, 5), d_addr=0, s_addr=0),       # cols 0
+        m("gdma_matrix_S2L", "f16", (70000, 5, 2, 5), d_addr=0, s_addr=0),  # rows > 65535
+        m("gdma_matrix_L2S", "u8", (2, 70000, 9000, 70000), d_addr=0, s_addr=0),
+        m("gdma_matrix_S2L", "f32", (2, 5, 2, -1), d_addr=0, s_addr=0),     # row_stride < 0
+        m("gdma_matrix_S2L", "f32", (2, 5, 2, 5), d_addr=LMEM + 1, s_addr=0),  # misaligned
+        m("gdma_matrix_L2S", "i16", (2, 5, 2, 5), d_addr=2, s_addr=0x40),   # gm misaligned
+        m("gdma_matrix_L2S", "i16", (2, 5, 2, 5), d_addr=1, s_addr=0x40),
+        m("gdma_matrix_S2L", "f32", (2, 5, 2, 5), d_addr=LMEM - 4, s_addr=0),  # past the lane
+        m("gdma_matrix_S2L", "f32", (65535, 1, 1, 1), d_addr=0, s_addr=0),  # ns * rows too big
+        m("gdma_matrix_S2L", "f32", (2, 5, 70000, 5), d_addr=0, s_addr=0),  # cpc too wide
+    ]
+    t = lambda f, dt, sh, **k: trans_case(rng, f, dt, shape=sh, **k)
+    cases += [
+        t("gdma_compact_S2L", "f32", (1, 3, 2, 3), d_addr=5 * LMEM + 2, s_addr=0),
+        t("gdma_compact_L2S", "f32", (1, 3, 2, 3), d_addr=6, s_addr=0),
+        t("gdma_compact_S2L", "u8", (0, 3, 2, 3), d_addr=0, s_addr=0),
+        t("gdma_compact_L2S", "u8", (1, 3, 70000, 1), d_addr=0, s_addr=0),
+        t("gdma_compact_S2L", "f32", (1, 3, 2, 30), d_addr=LMEM - 64, s_addr=0),
+        t("gdma_cpy_cw_trans_S2L", "f32", (1, 3, 2, 4), d_addr=0, s_addr=0,
+          d_stride=[64, 16, 4, 2]),
+        t("gdma_cpy_cw_trans_L2S", "f32", (1, 3, 2, 4), d_addr=0, s_addr=0,
+          s_stride=[64, 16, 3, 2]),
+        t("gdma_cpy_cw_trans_S2S", "f32", (1, 3, 2, 4), d_addr=0x200000, s_addr=0,
+          d_stride=[24, 8, 4, 0]),
+        t("gdma_cpy_cw_trans_L2L", "f16", (1, 3, 0, 4), d_addr=0x20000, s_addr=0),
+        t("gdma_cpy_cw_trans_S2L", "f16", (1, 3, 2, 4), d_addr=1, s_addr=0),
+        t("gdma_cpy_cw_trans_S2L", "f32", (1, 3, 2, 4), d_addr=0, s_addr=2),
+        t("gdma_cpy_cw_trans_S2L", "f32", (1, 3, 2, 40), d_addr=LMEM - 64, s_addr=0),
+        t("bdc_cw_trans", "f32", (1, 3, 2, 4), d_addr=0x20004, s_addr=0),
+        t("bdc_cw_trans", "f32", (1, 3, 2, 4), d_addr=0x20000, s_addr=4),
+        t("bdc_cw_trans", "i8", (1, 3, 2, 4), d_addr=0x20000, s_addr=LMEM),
+        t("bdc_cw_trans", "f32", (1, 3, 2, 4), d_addr=0, s_addr=0),
+        t("bdc_cw_trans", "f32", (0, 3, 2, 4), d_addr=0x20000, s_addr=0),
+        t("bdc_cw_trans", "f32", (1, 3, 2, 100), d_addr=LMEM - 256, s_addr=0),
+        t("bdc_wc_trans", "f16", (1, 3, 2, 4), d_addr=LMEM, s_addr=0x20000),
+        t("bdc_wc_trans", "f32", (1, 3, 2, 4), d_addr=0x40, s_addr=0x20044),
+        t("bdc_wc_trans", "f32", (1, 3, 2, 4), d_addr=0x40, s_addr=0x40),
+        t("bdc_wc_trans", "u16", (1, 65536, 1, 1), d_addr=0, s_addr=0x20000),
+    ]
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -1597,6 +1844,8 @@ def killed(_i, c, rc):
     c["cmodel_exit"] = rc
     c["out_fill_byte"] = FILL
     c["out"] = []
+    if c["op"] == "trans":
+        c["src_data"] = []  # never read by the replay of a rejected call
     return c
 
 
@@ -1605,7 +1854,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride", "trans"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1621,7 +1870,8 @@ def main():
                 "cast": cast_cases, "move": move_cases, "cmp": cmp_cases,
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
                 "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "log": log_cases, "pool_min": pool_min_cases,
-                "kernel": kernel_cases, "dst_stride": dst_stride_cases}[a.kind](rng)
+                "kernel": kernel_cases, "dst_stride": dst_stride_cases,
+                "trans": trans_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -427,6 +427,16 @@ tpu_api! {
     core.tpu_gdma_cpy_L2S(dst_addr: System, src_addr: Local, shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
     core.tpu_gdma_cpy_S2S(dst_addr: System, src_addr: System, shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
     core.tpu_gdma_cpy_L2L(dst_addr: Local, src_addr: Local, shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
+    core.tpu_gdma_matrix_S2L(dst_addr: Local, src_addr: System, rows: Int, cols: Int, cols_per_channel: Int, row_stride: Int, dtype: Dtype);
+    core.tpu_gdma_matrix_L2S(dst_addr: System, src_addr: Local, rows: Int, cols: Int, cols_per_channel: Int, row_stride: Int, dtype: Dtype);
+    core.tpu_gdma_compact_S2L(dst_addr: Local, src_addr: System, shape: Shape, dtype: Dtype);
+    core.tpu_gdma_compact_L2S(dst_addr: System, src_addr: Local, shape: Shape, dtype: Dtype);
+    core.tpu_gdma_cpy_cw_trans_S2L(dst_addr: Local, src_addr: System, dst_shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
+    core.tpu_gdma_cpy_cw_trans_L2S(dst_addr: System, src_addr: Local, dst_shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
+    core.tpu_gdma_cpy_cw_trans_L2L(dst_addr: Local, src_addr: Local, dst_shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
+    core.tpu_gdma_cpy_cw_trans_S2S(dst_addr: System, src_addr: System, dst_shape: Shape, dst_stride: Stride, src_stride: Stride, dtype: Dtype);
+    core.tpu_bdc_cw_trans(dst_addr: Local, src_addr: Local, shape: Shape, dtype: Dtype);
+    core.tpu_bdc_wc_trans(dst_addr: Local, src_addr: Local, shape: Shape, dtype: Dtype);
     // BDC float arithmetic
     core.tpu_bdc_fp_add(dst_addr: Local, src0_addr: Local, src1_addr: Local, shape: Shape, dst_stride: Stride, src0_stride: Stride, src1_stride: Stride, dtype: Dtype);
     core.tpu_bdc_fp_sub(dst_addr: Local, src0_addr: Local, src1_addr: Local, shape: Shape, dst_stride: Stride, src0_stride: Stride, src1_stride: Stride, dtype: Dtype);

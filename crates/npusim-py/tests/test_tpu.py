@@ -104,7 +104,7 @@ def test_hau_errors_are_raised_with_the_rule():
 # golden/tpu/bdc_div.json is left out: its 9 f32 cases do not pass yet (the C-model's division
 # is not correctly rounded; golden/tpu/README.md), as in the Rust suite where it is ignored.
 TPU_FILES = ["bdc", "bdc_div", "bit", "cast", "cmp", "gdma", "int", "kernel", "move", "pool",
-             "pool_min", "select", "select2", "sfu", "sfu_log", "sfu_sqrt", "dst_stride"]
+             "pool_min", "select", "select2", "sfu", "sfu_log", "sfu_sqrt", "dst_stride", "trans"]
 
 
 def test_gdma_bdc_golden_files_replay_from_python(root):

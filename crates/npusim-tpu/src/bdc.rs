@@ -480,7 +480,8 @@ fn as_f32(b: &[u8]) -> Option<&[f32]> {
 /// buffers, combined by `fast` in one tight loop (IEEE arithmetic, vectorisable), and encoded
 /// back; an element whose result is NaN is recomputed by `exact` (which applies the NaN rule).
 /// Rows may overlap: each chunk of up to 128 elements is read whole before it is written
-/// (in-place calls, dst == src, are exact).
+/// (in-place calls, dst == src, are exact); a row whose destination bytes overlap neither
+/// source row is computed straight into the destination, whole ([`f32_chunk_direct`]).
 fn f32_rows(
     store: &mut [u8],
     d: &LocalView,
@@ -530,7 +531,6 @@ fn f32_rows_body<F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32>(
     // One fixed-size stack buffer for the results of a chunk of a row: no allocation per
     // call, and little to initialise (the small-call fixed cost matters).
     const CHUNK: usize = 128;
-    let mut xr = [0f32; CHUNK];
     let (nn, cc, hh) = (walk.n as usize, walk.c as usize, walk.h as usize);
     for n in 0..nn {
         for ch in 0..cc {
@@ -538,16 +538,24 @@ fn f32_rows_body<F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32>(
                 let a_row = a.row(n, ch, h);
                 let b_row = b.map(|b| b.row(n, ch, h));
                 let d_row = d.row(n, ch, h);
+                // A destination row apart from its source rows is computed straight into
+                // place, whole: no chunking, no pass through the stack buffer.
+                if f32_chunk_direct(store, d_row, a_row, b_row, c, w, fast, exact) {
+                    continue;
+                }
+                // Rows that overlap a source (in place, shifted): chunks through a stack buffer,
+                // set up only here (the direct path above needs none).
+                let mut xr = [0f32; CHUNK];
                 let mut done = 0;
                 while done < w {
                     let m = (w - done).min(CHUNK);
                     let a0 = a_row + 4 * done;
                     let d0 = d_row + 4 * done;
                     let xr = &mut xr[..m];
+                    let b0 = b_row.map(|b0| b0 + 4 * done);
                     // Aligned rows (the usual case: local tensors sit on 4-byte offsets of an
                     // aligned store) are read as f32 slices directly; others are decoded.
                     let xs = as_f32(&store[a0..a0 + 4 * m]);
-                    let b0 = b_row.map(|b0| b0 + 4 * done);
                     let ys = b0.map(|b0| as_f32(&store[b0..b0 + 4 * m]));
                     let mut any_nan = false;
                     match (xs, ys) {
@@ -582,6 +590,73 @@ fn f32_rows_body<F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32>(
             }
         }
     }
+}
+
+/// `m` elements of [`f32_rows_body`] (a whole row) computed straight into the destination at
+/// `d0`, when the destination bytes `d0..d0 + 4m` overlap neither source's `m` elements and
+/// all three are 4-byte aligned in memory; returns `false` (nothing written) otherwise.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn f32_chunk_direct<F: Fn(f32, f32) -> f32, E: Fn(f32, f32) -> f32>(
+    store: &mut [u8],
+    d0: usize,
+    a0: usize,
+    b0: Option<usize>,
+    c: f32,
+    m: usize,
+    fast: &F,
+    exact: &E,
+) -> bool {
+    let len = 4 * m;
+    let apart = |s: usize| s + len <= d0 || s >= d0 + len;
+    if !cfg!(target_endian = "little") || !apart(a0) || !b0.is_none_or(apart) {
+        return false;
+    }
+    let (lo, hi) = store.split_at_mut(d0);
+    let (dst, rest) = hi.split_at_mut(len);
+    let src = |s: usize| -> &[u8] {
+        if s + len <= d0 {
+            &lo[s..s + len]
+        } else {
+            &rest[s - d0 - len..s - d0]
+        }
+    };
+    let (Ok(out), Ok(xs)) = (
+        bytemuck::try_cast_slice_mut::<u8, f32>(dst),
+        bytemuck::try_cast_slice::<u8, f32>(src(a0)),
+    ) else {
+        return false;
+    };
+    // NaN detection as an integer maximum of the magnitudes' bits (one vector max per step;
+    // a per-element `is_nan` flag costs a compare, a pack and a mask move).
+    let mut top = 0u32;
+    match b0 {
+        None => {
+            for (r, &x) in out.iter_mut().zip(xs) {
+                *r = fast(x, c);
+                top = top.max(r.to_bits() & 0x7fff_ffff);
+            }
+        }
+        Some(b0) => {
+            let Ok(ys) = bytemuck::try_cast_slice::<u8, f32>(src(b0)) else {
+                return false;
+            };
+            for ((r, &x), &y) in out.iter_mut().zip(xs).zip(ys) {
+                *r = fast(x, y);
+                top = top.max(r.to_bits() & 0x7fff_ffff);
+            }
+        }
+    }
+    if top > 0x7f80_0000 {
+        // Rare: recompute the NaN results with the NaN rule (sources are untouched).
+        for (i, r) in out.iter_mut().enumerate() {
+            if r.is_nan() {
+                let y = b0.map_or(c, |b0| f32_at(src(b0), 4 * i));
+                *r = exact(f32_at(src(a0), 4 * i), y);
+            }
+        }
+    }
+    true
 }
 
 /// Reads the f32 at byte `at` of the store.

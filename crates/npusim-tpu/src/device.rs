@@ -284,7 +284,11 @@ impl TpuCore {
     ) -> Result<(), TpuError> {
         check_shape(op, shape)?;
         check_dst_stride(op, shape, dst_stride)?;
-        self.check_dims(op, shape)
+        let count = [shape.n, shape.c, shape.h, shape.w]
+            .iter()
+            .map(|&d| d.unsigned_abs() as u128)
+            .product();
+        self.check_work(op, "shape", count)
     }
 
     /// Checks that `work` element operations (counted as `param` describes) are within the

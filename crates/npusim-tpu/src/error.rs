@@ -321,6 +321,34 @@ pub enum TpuError {
         /// The rule.
         rule: &'static str,
     },
+    /// A scalar argument (or one stride field) outside what the function takes: a matrix's
+    /// `cols_per_channel` or `row_stride`, a transposing copy's `w` stride.
+    #[error("{param} out of range: {op}: {param} = {value}, {rule}")]
+    ArgOutOfRange {
+        /// Function.
+        op: &'static str,
+        /// Which argument (`cols_per_channel`, `dst_stride.w`, ...).
+        param: &'static str,
+        /// The value passed.
+        value: i64,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A system or local address that is not a multiple of the element size (the GDMA asserts
+    /// `(start_offset & type_mask) == 0`).
+    #[error(
+        "address not element-aligned: {op}: {param} = {addr:#x}, must be a multiple of {esize}"
+    )]
+    ElemMisaligned {
+        /// Function.
+        op: &'static str,
+        /// Which address.
+        param: &'static str,
+        /// The address passed (a system address or a `local_addr_t`).
+        addr: u64,
+        /// Element size in bytes.
+        esize: u32,
+    },
     /// A rounding mode the chip's BDC does not take.
     #[error(
         "unsupported rounding mode: {op}: mode = {mode}, must be RM_HALF_TO_EVEN, \

@@ -25,6 +25,7 @@ use crate::chip::{DenormalPolicy, LocalProfile, TpuChip};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::golden_bdc::{BdcCase, run_bdc_case, run_sfu_case};
+use crate::golden_trans::{TransCase, run_trans_case};
 use crate::local::Dim4;
 use crate::memory::SystemAddr;
 
@@ -61,6 +62,8 @@ enum Case {
     BdcSfu(BdcCase),
     #[serde(rename = "kernel_softmax")]
     KernelSoftmax(KernelCase),
+    #[serde(rename = "trans")]
+    Trans(TransCase),
 }
 
 /// A kernel case: `crate::kernels::softmax_last_axis` on `(n, rows, c)` f32 data.
@@ -141,6 +144,7 @@ impl Case {
             Case::BdcSel2(_) => "bdc_sel2",
             Case::BdcSfu(_) => "bdc_sfu",
             Case::KernelSoftmax(_) => "kernel_softmax",
+            Case::Trans(_) => "trans",
         }
     }
 }
@@ -338,6 +342,9 @@ impl Replayer {
             | Case::BdcSel2(c) => self.core(1 << 20).and_then(|core| run_bdc_case(core, c)),
             Case::BdcSfu(c) => self.core(1 << 20).and_then(|core| run_sfu_case(core, c)),
             Case::KernelSoftmax(c) => run_kernel(self, c),
+            Case::Trans(c) => self
+                .core(c.gm_need())
+                .and_then(|core| run_trans_case(core, c)),
         };
         match result {
             Ok(()) => self.report.passed += 1,

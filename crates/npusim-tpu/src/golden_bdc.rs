@@ -158,7 +158,7 @@ impl BdcCase {
     }
 }
 
-fn esize_of(dtype: DataType) -> Result<usize, FailureKind> {
+pub(crate) fn esize_of(dtype: DataType) -> Result<usize, FailureKind> {
     match dtype.bits() {
         8 => Ok(1),
         16 => Ok(2),
@@ -184,7 +184,7 @@ fn lane_addr(lane: u64, addr: u32) -> u32 {
 
 /// Writes a local region listed lane by lane (`extent` elements per lane over the lanes `c`
 /// channels at `addr` use).
-fn put_region(
+pub(crate) fn put_region(
     core: &mut TpuCore,
     addr: u32,
     extent: u64,
@@ -209,7 +209,7 @@ fn put_region(
 }
 
 /// Fills a local region (lane by lane) with one byte.
-fn fill_region(
+pub(crate) fn fill_region(
     core: &mut TpuCore,
     addr: u32,
     extent: u64,
@@ -228,7 +228,7 @@ fn fill_region(
 }
 
 /// Reads a local region lane by lane as bit patterns.
-fn get_region(
+pub(crate) fn get_region(
     core: &TpuCore,
     addr: u32,
     extent: u64,

@@ -19,7 +19,8 @@
 //!   twin;
 //! * [`device`]: [`TpuCore`], the vendor-named instructions over simulated memory;
 //! * [`local`]: the 64-lane local memory, `local_addr_t`, layouts and the `tpu_*` helpers;
-//!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`bdc`]: elementwise float instructions (issue #16);
+//!   [`gdma`]: `tpu_gdma_cpy_S2L/L2S/S2S/L2L`; [`trans`]: GDMA matrix, compact and cw-transposing
+//!   moves and the BDC cw/wc transposes; [`bdc`]: elementwise float instructions (issue #16);
 //!   [`bdc_logic`], [`bdc_data`]: compares, bitwise ops, casts and moves, all run by the one
 //!   bit-pattern lane/row driver of `bdc_elem` (an instruction = one row + one element function);
 //!   [`bdc_sfu`]: the f32 exponential, logarithm, reciprocal square root, square root and the
@@ -48,10 +49,12 @@ pub mod gather;
 pub mod gdma;
 pub mod golden;
 mod golden_bdc;
+mod golden_trans;
 pub mod kernels;
 pub mod local;
 pub mod memory;
 pub mod sort;
+pub mod trans;
 
 pub use chip::{AddrRange, BdcDenormals, DenormalPolicy, LocalProfile, TpuChip};
 pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};

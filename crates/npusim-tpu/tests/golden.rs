@@ -369,3 +369,20 @@ fn tpu_dst_stride_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16: the layout-changing moves (`golden/tpu/trans.json`, `--kind trans`):
+/// `tpu_gdma_matrix_S2L/L2S` (odd rows/cols, cols_per_channel below, at and above cols, row
+/// strides 0, below and above cols), `tpu_gdma_compact_S2L/L2S`, `tpu_gdma_cpy_cw_trans_*` in
+/// all four directions with default and explicit strides, `tpu_bdc_cw_trans` /
+/// `tpu_bdc_wc_trans`; every 8/16/32-bit dtype, start lanes 0..63, C past 64; and the calls the
+/// C-model rejects (each refused with a typed error).
+#[test]
+fn tpu_trans_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("trans.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("269 passed, 0 failed"),
+        "{report}"
+    );
+}
