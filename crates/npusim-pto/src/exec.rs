@@ -165,6 +165,8 @@ forms! {
     GmGather { dst: tile(O), table: global(O::Global), idx: tile(O), oob: plain(IndexOob) },
     /// MSCATTER: a GM table written through an index tile.
     GmScatter { table: global(O::Global), src: tile(O), idx: tile(O), atomic: plain(ScatterAtomic), oob: plain(IndexOob) },
+    /// The MX cube forms: `c_in` for the `_ACC` rows, `bias` for the `_BIAS` rows.
+    MatmulMx { dst: tile(O), c_in: opt_tile(Option<O>), a: tile(O), a_scale: tile(O), b: tile(O), b_scale: tile(O), bias: opt_tile(Option<O>) },
 }
 
 /// One instruction instance.
@@ -430,6 +432,29 @@ macro_rules! handle {
     };
     (MatmulBias, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Ternary { dst, src0, src1, src2 } => $c.matmul($op, dst, Seed::Bias(src2), src0, src1), _ => Err(bad($op, "Args::Ternary { dst: c, src0: a, src1: b, src2: bias }")) }
+    };
+    (MatmulMx, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::MatmulMx { dst, c_in, a, a_scale, b, b_scale, bias } => {
+                let x = crate::ops::mx::MxOperands { a, a_scale, b, b_scale };
+                let acc = matches!($op, OpCode::TmatmulMxAcc | OpCode::TgemvMxAcc);
+                let with_bias = matches!($op, OpCode::TmatmulMxBias | OpCode::TgemvMxBias);
+                match (c_in, bias) {
+                    (None, None) if !acc && !with_bias => $c.matmul_mx($op, dst, Seed::Zero, x),
+                    (Some(t), None) if acc => $c.matmul_mx($op, dst, Seed::Acc(t), x),
+                    (None, Some(t)) if with_bias => $c.matmul_mx($op, dst, Seed::Bias(t), x),
+                    _ => Err(bad($op, "Args::MatmulMx with c_in for the _ACC forms, bias for the _BIAS forms, neither otherwise")),
+                }
+            }
+            _ => Err(bad($op, "Args::MatmulMx")),
+        }
+    };
+    (ScaleAddr, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        Err(PtoError::Unsupported {
+            op: $op.name(),
+            what: "TGET_SCALE_ADDR through exec (it rebinds a tile: call TileCore::tget_scale_addr)".to_string(),
+            arch: crate::table::arch_name($c.arch()),
+        })
     };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => {
         Err(PtoError::Unsupported {

@@ -76,6 +76,14 @@
 //!   value or bias after the loop, as the public CPU simulator does (pto-isa issue #280).
 //!   Within a K-block the real cube's rounding is not public: this is the documented model,
 //!   bit-exact to the CPU simulator under `pto_cpu_sim`.
+//! - **MX matmul** ([`ops::mx`], A5 TMATMUL_MX / TGEMV_MX and their ACC/BIAS forms; policy
+//!   `MxScaling`): fp8 inputs (E4M3FN, E5M2) with one E8M0 scale per 32 K elements per row of
+//!   A and per column of B (`0xff` is NaN). Under hardware profiles each 32-element group's
+//!   dot product is exact, is multiplied by both scales (a power of two) and rounded once to
+//!   f32; the groups are added to the seed in K order, one f32 rounding each (the 32-element
+//!   group is the fractal K-block of a 1-byte type). Under `pto_cpu_sim` the CPU simulator's
+//!   loop is reproduced: `acc = f32(f64(acc) + a·b·2^ea·2^eb)` from 0 over K, then the old
+//!   value or the bias added in f32. The elements decode as OCP formats under both.
 //! - **Moves out of Acc** ([`ops::movement`], TMOV Acc→Mat/Vec, TSTORE from Acc): ReLU first,
 //!   then the pre-quantisation scale (an IEEE single in the low 32 bits of the uint64 scalar or
 //!   of each Scaling-tile word) multiplied in f32 (int32 converts to f32 first), then the

@@ -80,6 +80,11 @@ pub enum Class {
     MatmulAcc,
     /// `c, a, b, bias` (TMATMUL_BIAS, TGEMV_BIAS)
     MatmulBias,
+    /// `c, [c_in,] a, a_scale, b, b_scale [, bias]` on the cube with MX scales (TMATMUL_MX,
+    /// TGEMV_MX and their ACC/BIAS forms)
+    MatmulMx,
+    /// `dst, src`: dst rebound to src's scale address (TGET_SCALE_ADDR; returns a tile)
+    ScaleAddr,
     /// `tile`: its text (TPRINT; [`crate::TileCore::tprint`])
     Print,
     /// `dst, src, idx [, tmp]`: 32-element blocks sorted into value-index records (TSORT32)
@@ -180,6 +185,8 @@ const B124: &[ElemType] = &[I8, U8, I16, U16, I32, U32, H, BF, F];
 const EXP_A5: &[ElemType] = &[H, F, I16, I32, U16, U32, BF, I8, U8];
 const A5_NOBF: &[ElemType] = &[I32, U32, I64, U64, F, I16, U16, H];
 const MM_IN: &[ElemType] = &[I8, H, BF, F];
+/// The A5 MX inputs (`float8_e4m3_t`, `float8_e5m2_t`; the packed fp4 pairs are not modelled).
+const MX_IN: &[ElemType] = &[E4M3, E5M2];
 /// ALL11 plus the A5's 1-byte floats (`float8_e4m3_t`, `float8_e5m2_t`, `hifloat8_t`,
 /// `float8_e8m0_t`; the packed fp4 types are not modelled).
 const A5_LS: &[ElemType] = &[
@@ -319,6 +326,13 @@ macro_rules! for_each_tile_op {
             (Tgemv TGemv, "TGEMV", "pto.tgemv", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV.md", "TMATMUL with m = 1; types of A; triples checked by ops::cube"),
             (TgemvAcc TGemvAcc, "TGEMV_ACC", "pto.tgemv.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_ACC.md", "ins (cIn, a, b); TMATMUL_ACC with m = 1"),
             (TgemvBias TGemvBias, "TGEMV_BIAS", "pto.tgemv.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TGEMV_BIAS.md", "ins (a, b, bias); TMATMUL_BIAS with m = 1"),
+            (TmatmulMx TMatmulMx, "TMATMUL_MX", "pto.tmatmul.mx", MatmulMx, -, (own), &[], MX_IN, Own, "docs/isa/TMATMUL_MX.md", "A5 only; ins (a, a_scale, b, b_scale); types of A (B too, any pair); e8m0 scales per 32 K in Scaling tiles; checked by ops::mx"),
+            (TmatmulMxAcc TMatmulMxAcc, "TMATMUL_MX_ACC", "pto.tmatmul.mx.acc", MatmulMx, -, (own), &[], MX_IN, Own, "docs/isa/TMATMUL_MX.md", "A5 only; ins (c_in, a, a_scale, b, b_scale); checked by ops::mx"),
+            (TmatmulMxBias TMatmulMxBias, "TMATMUL_MX_BIAS", "pto.tmatmul.mx.bias", MatmulMx, -, (own), &[], MX_IN, Own, "docs/isa/TMATMUL_MX.md", "A5 only; ins (a, a_scale, b, b_scale, bias); checked by ops::mx"),
+            (TgemvMx TGemvMx, "TGEMV_MX", "pto.tgemv.mx", MatmulMx, -, (own), &[], MX_IN, Own, "docs/isa/TGEMV_MX.md", "A5 only; TMATMUL_MX with m = 1"),
+            (TgemvMxAcc TGemvMxAcc, "TGEMV_MX_ACC", "pto.tgemv.mx.acc", MatmulMx, -, (own), &[], MX_IN, Own, "docs/isa/TGEMV_MX.md", "A5 only; TMATMUL_MX_ACC with m = 1"),
+            (TgemvMxBias TGemvMxBias, "TGEMV_MX_BIAS", "pto.tgemv.mx.bias", MatmulMx, -, (own), &[], MX_IN, Own, "docs/isa/TGEMV_MX.md", "A5 only; TMATMUL_MX_BIAS with m = 1"),
+            (TgetScaleAddr TGetScaleAddr, "TGET_SCALE_ADDR", "pto.tget_scale_addr", ScaleAddr, -, (own), &[], MX_IN, Own, "docs/isa/TGET_SCALE_ADDR.md", "A5 only; the page lists no types (not checked); returns the rebound tile (TileCore::tget_scale_addr), so exec reports it unsupported"),
             // ---- sort, gather, scatter (ops::sort, ops::gather) ----
             (Tsort32 TSort32, "TSORT32", "pto.tsort32", Sort32, tmp, (own), HF, HF, Own, "docs/isa/TSORT32.md", "records [value, u32 index]; NaN first, ±0 equal, ties by smaller index; a short tail block writes only its own records"),
             (Tmrgsort TMrgSort, "TMRGSORT", "pto.tmrgsort", MrgSort, tmp, (own), HF, HF, Own, "docs/isa/TMRGSORT.md", "single-list (blockLen) and 2-4 list forms; ties to the lower list; tmp receives the merged records too"),
@@ -485,7 +499,12 @@ mod tests {
             );
             assert_eq!(OpCode::by_mlir(info.mlir), Some(info.code));
             assert_eq!(OpCode::parse(info.mlir), Some(info.code));
-            assert!(info.page.ends_with(&format!("{}.md", info.name)));
+            // The MX ACC/BIAS forms share their base form's page.
+            let base = info.name.trim_end_matches("_ACC").trim_end_matches("_BIAS");
+            assert!(
+                info.page.ends_with(&format!("{}.md", info.name))
+                    || (info.name.contains("_MX") && info.page.ends_with(&format!("{base}.md")))
+            );
             // An op one arch lacks says so in its note (THISTOGRAM: A5 only).
             assert!(
                 (!info.a2a3.is_empty() || info.note.starts_with("A5 only")) && !info.a5.is_empty()

@@ -31,6 +31,11 @@ pub enum SLayout {
 
 pub use npusim_core::vocab::PadValue;
 
+/// The fractal size of the MX scale tiles (`TileConfig::fractalMxSize`): boxes of 16 x 2
+/// (inner row-major, a TMATMUL_MX left scale: Zz) or 2 x 16 (inner col-major, a right scale:
+/// Nn) one-byte scales, 32 bytes each.
+pub const MX_FRACTAL: usize = 32;
+
 /// A tile's description as an interpreter resolves it: everything `!pto.tile_buf<...>` says,
 /// plus the byte address inside its location's memory.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,7 +46,8 @@ pub struct TileDesc {
     pub cols: usize,
     pub blayout: BLayout,
     pub slayout: SLayout,
-    /// Fractal (box) size in bytes: 512 (A/B operands) or 1024 (Acc).
+    /// Fractal (box) size in bytes: 512 (A/B operands), 1024 (Acc) or [`MX_FRACTAL`] (MX
+    /// scales).
     pub fractal: usize,
     pub valid_row: usize,
     pub valid_col: usize,
@@ -150,11 +156,14 @@ impl Tile {
                 let (r, c) = match d.fractal {
                     512 => (16, 32 / size),
                     1024 => (16, 16),
+                    // The MX scale box (`fractalMxSize`): 16 x 2 inner row-major, 2 x 16
+                    // inner col-major, whatever the element size.
+                    MX_FRACTAL => (16, 2),
                     f => {
                         return Err(st(
                             op,
                             operand,
-                            "fractal size must be 512 or 1024 bytes",
+                            "fractal size must be 512 or 1024 bytes (or 32: the MX scale box)",
                             f.to_string(),
                         ));
                     }
@@ -211,7 +220,16 @@ impl Tile {
                         format!("{:?}", d.stride),
                     ));
                 }
-                if !d.rows.is_multiple_of(inner_rows) && d.loc != TileLoc::Vec && d.rows != 1 {
+                // An MX box tile with outer row-major boxes may have fewer rows than a box
+                // (a TGEMV_MX scale row): `Tile` exempts `fractalMxSize` from the row rule.
+                // Its boxes then run one box of rows apart ([`Tile::size_bytes`] counts them).
+                // Outer col-major MX boxes (a right scale) need whole boxes of rows.
+                let exempt = if d.fractal == MX_FRACTAL {
+                    d.blayout == BLayout::RowMajor
+                } else {
+                    d.loc == TileLoc::Vec || d.rows == 1
+                };
+                if !d.rows.is_multiple_of(inner_rows) && !exempt {
                     return Err(st(
                         op,
                         operand,
@@ -482,6 +500,9 @@ impl Tile {
             }
             (SLayout::NoneBox, BLayout::ColMajor) if d.cols > 0 => {
                 (d.cols - 1) * self.pitch + d.rows
+            }
+            _ if d.fractal == MX_FRACTAL => {
+                d.rows.div_ceil(self.inner_rows) * self.inner_rows * d.cols
             }
             _ => d.rows * d.cols,
         };

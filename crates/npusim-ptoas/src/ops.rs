@@ -155,6 +155,7 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Move | C::Extract | C::Insert | C::Transpose | C::FillPad | C::Concat => OpClass::Move,
         C::Iota | C::Tri => OpClass::TileScalar,
         C::Matmul | C::MatmulAcc | C::MatmulBias => OpClass::Matmul,
+        C::MatmulMx => OpClass::Matmul,
         C::Print => OpClass::Debug,
         // Modelled in npusim-pto, not lowered by the interpreter yet: PTO-AS keeps parsing
         // these generically (with their verifier rules) until it lowers them.
@@ -165,7 +166,8 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         | C::Scatter
         | C::Quant
         | C::Dequant
-        | C::Histogram => OpClass::Opaque,
+        | C::Histogram
+        | C::ScaleAddr => OpClass::Opaque,
     }
 }
 
@@ -185,6 +187,9 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Binary, X::Tmp) => &["TT", "TTT"],
         (C::Binary | C::Partial | C::Compare | C::Matmul, _) => &["TT"],
         (C::Ternary | C::MatmulAcc | C::MatmulBias, _) => &["TTT"],
+        // TMATMUL_MX: (a, a_scale, b, b_scale); the ACC/BIAS forms add c_in first / bias last.
+        (C::MatmulMx, _) => &["TTTT", "TTTTT"],
+        (C::ScaleAddr, _) => &["T"],
         (C::TileScalarTile, _) => &["TST"],
         (C::TileScalar, X::Tmp) => &["TS", "TST"],
         (C::TileScalar, X::ScalarFirst) => &["TS", "ST"],

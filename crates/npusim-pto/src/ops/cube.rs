@@ -21,6 +21,8 @@
 //! Zz, Nn) into row-major buffers; the product runs on slices (a row of C at a time, vectorised
 //! over N) or, with [`TileCore::set_reference`], through the plain per-element twin
 //! [`matmul_plain`].
+//!
+//! The A5 microscaling forms (TMATMUL_MX, TGEMV_MX and their variants) are in [`super::mx`].
 
 use super::{same_type, vr_err};
 use crate::core::TileCore;
@@ -59,14 +61,19 @@ fn loc_err(op: OpCode, operand: &'static str, want: TileLoc, t: &Tile) -> PtoErr
     }
 }
 
-fn need(op: OpCode, operand: &'static str, t: &Tile, want: TileLoc) -> Result<(), PtoError> {
+pub(crate) fn need(
+    op: OpCode,
+    operand: &'static str,
+    t: &Tile,
+    want: TileLoc,
+) -> Result<(), PtoError> {
     if t.loc() != want {
         return Err(loc_err(op, operand, want, t));
     }
     Ok(())
 }
 
-fn layout_rule(
+pub(crate) fn layout_rule(
     op: OpCode,
     operand: &'static str,
     t: &Tile,
@@ -332,7 +339,7 @@ impl TileCore {
     /// The `rows x cols` top-left rectangle of a tile, row-major, widened to the compute type,
     /// read in the tile's contiguous runs (along rows, or down columns for col-major boxes).
     /// (The caller checked the tile fits its memory.)
-    fn read_rect<T: Elem>(&self, t: &Tile, rows: usize, cols: usize) -> Vec<T::C> {
+    pub(crate) fn read_rect<T: Elem>(&self, t: &Tile, rows: usize, cols: usize) -> Vec<T::C> {
         let mem = self.mem(t.loc()).as_slice();
         let size = T::TYPE.size();
         let mut out = vec![T::C::default(); rows * cols];
@@ -371,7 +378,13 @@ impl TileCore {
 
     /// Writes a row-major `rows x cols` rectangle into a tile's top-left corner, in the tile's
     /// contiguous runs along its rows.
-    fn write_rect<T: Elem>(&mut self, t: &Tile, rows: usize, cols: usize, vals: &[T::C]) {
+    pub(crate) fn write_rect<T: Elem>(
+        &mut self,
+        t: &Tile,
+        rows: usize,
+        cols: usize,
+        vals: &[T::C],
+    ) {
         let size = T::TYPE.size();
         let t = *t;
         let mem = self.mem_mut(t.loc());
@@ -389,7 +402,7 @@ impl TileCore {
         }
     }
 
-    fn read_seed<T: Elem>(&self, seed: Seed<'_>, m: usize, n: usize) -> Vec<T::C> {
+    pub(crate) fn read_seed<T: Elem>(&self, seed: Seed<'_>, m: usize, n: usize) -> Vec<T::C> {
         match seed {
             Seed::Zero => vec![T::C::default(); m * n],
             Seed::Acc(t) => self.read_rect::<T>(t, m, n),

@@ -7,6 +7,7 @@
 //! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
 //! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
 //! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS;
+//! - [`mx`]: the A5 MX forms TMATMUL_MX, TGEMV_MX (and their ACC/BIAS forms), TGET_SCALE_ADDR;
 //! - [`movement`]: TMOV (with the fixpipe modes), TEXTRACT, TINSERT and the per-location
 //!   layout rules checked at declaration;
 //! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT;
@@ -25,6 +26,7 @@ pub mod gm_index;
 pub mod histogram;
 pub mod memory;
 pub mod movement;
+pub mod mx;
 pub mod partial;
 pub mod print;
 pub mod quant;

@@ -177,6 +177,22 @@ pub fn fix_pair_legal(src: ElemType, dst: ElemType, scaled: bool) -> bool {
 
 /// The element types a cube-side move (Mat → Left/Right, TEXTRACT) carries.
 const CUBE_TYPES: &[ElemType] = &[ElemType::I8, ElemType::F16, ElemType::Bf16, ElemType::F32];
+/// On A5 also the MX inputs of TMATMUL_MX (`float8_e4m3_t`, `float8_e5m2_t`).
+const CUBE_TYPES_A5: &[ElemType] = &[
+    ElemType::I8,
+    ElemType::F16,
+    ElemType::Bf16,
+    ElemType::F32,
+    ElemType::F8E4M3FN,
+    ElemType::F8E5M2,
+];
+
+fn cube_types(arch: TileArch) -> &'static [ElemType] {
+    match arch {
+        TileArch::A2A3 => CUBE_TYPES,
+        TileArch::A5 => CUBE_TYPES_A5,
+    }
+}
 
 /// The fixpipe's per-element rule on an f32 value: ReLU, then the scale (see the module docs).
 #[inline(always)]
@@ -280,6 +296,33 @@ impl TileCore {
                 }
                 self.row_footprint(src, dst, 64)?;
             }
+            // The MX scales (A5): E8M0 into pto-isa's TileLeftScale / TileRightScale layouts
+            // (`ops::mx`), element by element through both layouts.
+            TileLoc::Scaling if dst.dtype() == ElemType::F8E8M0 => {
+                if arch != TileArch::A5 {
+                    return Err(PtoError::Unsupported {
+                        op: n,
+                        what: "a Mat->Scaling move of MX scales (float8_e8m0_t; A5 only)".into(),
+                        arch: arch_name(arch),
+                    });
+                }
+                same_type(op, "src", src, "dst", dst)?;
+                let d = dst.desc();
+                let mx = d.fractal == crate::tile::MX_FRACTAL
+                    && matches!(
+                        (d.blayout, d.slayout),
+                        (BLayout::RowMajor, SLayout::RowMajor)
+                            | (BLayout::ColMajor, SLayout::ColMajor)
+                    );
+                if !mx {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "an MX scale tile is TileLeftScale (row-major boxes, row-major inside) or TileRightScale (col-major, col-major) with fractal 32",
+                        format!("{:?}/{:?} fractal {}", d.blayout, d.slayout, d.fractal),
+                    ));
+                }
+            }
             TileLoc::Scaling => {
                 for (name, t) in [("src", src), ("dst", dst)] {
                     if t.dtype() != ElemType::U64 {
@@ -295,7 +338,7 @@ impl TileCore {
             }
             TileLoc::Left | TileLoc::Right => {
                 same_type(op, "dst", dst, "src", src)?;
-                op_types(op, arch, "src", src.dtype(), CUBE_TYPES)?;
+                op_types(op, arch, "src", src.dtype(), cube_types(arch))?;
             }
             _ => same_type(op, "dst", dst, "src", src)?,
         }
@@ -525,7 +568,7 @@ impl TileCore {
             ));
         }
         if dst.loc() != TileLoc::Scaling {
-            op_types(op, arch, "src", src.dtype(), CUBE_TYPES)?;
+            op_types(op, arch, "src", src.dtype(), cube_types(arch))?;
         }
         if arch == TileArch::A2A3 {
             let d = src.desc();

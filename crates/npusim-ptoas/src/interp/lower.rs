@@ -2067,6 +2067,20 @@ impl Lowerer {
                 src1: i(1),
                 src2: i(2),
             },
+            (P::MatmulMx, "TTTT" | "TTTTT") => {
+                let acc = matches!(pop, pto::OpCode::TmatmulMxAcc | pto::OpCode::TgemvMxAcc);
+                let five = fi == "TTTTT";
+                let j = usize::from(acc && five);
+                Args::MatmulMx {
+                    dst: o(0),
+                    c_in: (acc && five).then(|| i(0)),
+                    a: i(j),
+                    a_scale: i(j + 1),
+                    b: i(j + 2),
+                    b_scale: i(j + 3),
+                    bias: (!acc && five).then(|| i(4)),
+                }
+            }
             (P::Print, "T" | "P") => {
                 let global = fi == "P";
                 cx.emit(Inst::PrintTile { tile: i(0), global }, span, name);
