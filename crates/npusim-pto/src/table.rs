@@ -105,6 +105,10 @@ pub enum Class {
     GmGather,
     /// `global table, src, idx`: rows or elements into a GM table by index (MSCATTER)
     GmScatter,
+    /// `dst, key0, key1, counter0..counter3, rounds`: counter-based random words (TRANDOM)
+    Random,
+    /// `dst, src`: dst a view of src's storage, no data moved (TALIAS)
+    Alias,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -333,6 +337,9 @@ macro_rules! for_each_tile_op {
             // ---- indexed global memory (ops::gm_index) ----
             (Mgather MGather, "MGATHER", "pto.mgather", GmGather, -, (own), &[I8, I16, I32, H, BF, F], &[I8, I16, I32, H, BF, F], Own, "docs/isa/MGATHER.md", "types of dst; i32 indices; row or element mode from the index tile's shape; OOB modes A5 only"),
             (Mscatter MScatter, "MSCATTER", "pto.mscatter", GmScatter, -, (own), &[I8, I16, I32, H, BF, F], &[I8, I16, I32, H, BF, F], Own, "docs/isa/MSCATTER.md", "types of src; i32 indices; last writer wins; atomic and OOB modes A5 only"),
+            // ---- generators and views (ops::random, ops::alias) ----
+            (Trandom TRandom, "TRANDOM", "pto.trandom", Random, -, (own), &[], &[I32, U32], Own, "docs/isa/TRANDOM.md", "A5 only; Philox-4x32 with 7 or 10 rounds in the A5 hardware's element order (the CPU simulator orders a chunk differently)"),
+            (Talias TAlias, "TALIAS", "pto.talias", Alias, -, (own), A5_LS, A5_LS, Own, "docs/isa/TALIAS.md", "page at docs/isa/tile/ops/sync-and-config/talias.md; a view of src's storage (same location and address, footprint inside src's); moves nothing; page gives no type list (any tile type)"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
         }
     };

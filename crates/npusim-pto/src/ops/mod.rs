@@ -15,8 +15,11 @@
 //! - [`gm_index`]: MGATHER and MSCATTER (indexed global memory);
 //! - [`quant`]: TQUANT (INT8) and TDEQUANT;
 //! - [`histogram`]: THISTOGRAM (A5);
-//! - [`print`]: TPRINT's text.
+//! - [`print`]: TPRINT's text;
+//! - [`random`]: TRANDOM (A5);
+//! - [`alias`]: TALIAS, a view of a tile's storage.
 
+pub mod alias;
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
@@ -28,6 +31,7 @@ pub mod movement;
 pub mod partial;
 pub mod print;
 pub mod quant;
+pub mod random;
 pub mod reduce;
 pub mod select;
 pub mod sort;
