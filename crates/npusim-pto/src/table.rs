@@ -303,7 +303,7 @@ macro_rules! for_each_tile_op {
             (Tcmps TCmpS, "TCMPS", "pto.tcmps", CompareScalar, -, (own), &[I32, F, H, U16, I16], ALL11, Own, "docs/isa/TCMPS.md", "A2A3 int32 compares with EQ whatever the mode"),
             (Tsel TSel, "TSEL", "pto.tsel", Select, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TSEL.md", ""),
             (Tsels TSelS, "TSELS", "pto.tsels", SelectScalar, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, F], Own, "docs/isa/TSELS.md", ""),
-            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32, E4M3, E5M2, H8], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table; into hifloat8 always rounds half away (A5 ROUND_A); the fp4 pairs are not modelled"),
+            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32, E4M3, E5M2, H8], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table; into hifloat8 always rounds half away (A5 ROUND_A); the packed fp4 pairs (A5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t) are ops::fp4's"),
             // ---- not modelled yet: rows so that every front end knows the instruction ----
             (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
             (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),

@@ -5,6 +5,7 @@
 //! - [`partial`]: TPART* over mismatched valid regions;
 //! - [`reduce`]: row and column reductions and the expand (broadcast) family;
 //! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
+//! - [`fp4`]: TCVT's packed 4-bit pairs (A5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t);
 //! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
 //! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS;
 //! - [`movement`]: TMOV (with the fixpipe modes), TEXTRACT, TINSERT and the per-location
@@ -23,6 +24,7 @@ pub mod alias;
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
+pub mod fp4;
 pub mod gather;
 pub mod gm_index;
 pub mod histogram;
