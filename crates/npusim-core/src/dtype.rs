@@ -36,11 +36,17 @@ pub enum ElemType {
     F8E8M0,
     /// `float4_e2m1fn` / MLIR `f4E2M1FN`, one code per byte (as `ml_dtypes` stores it).
     F4E2M1,
+    /// `float4_e2m1x2_t`: a byte holding two E2M1 codes, the first in the low nibble (see
+    /// [`crate::f8::unpack_pair`]). One element is the pair.
+    F4E2M1X2,
+    /// `float4_e1m2x2_t`: a byte holding two E1M2 codes ([`crate::f8::F8Format::E1M2`]), the
+    /// first in the low nibble. One element is the pair.
+    F4E1M2X2,
 }
 
 impl ElemType {
     /// Every element type, in declaration order.
-    pub const ALL: [ElemType; 17] = [
+    pub const ALL: [ElemType; 19] = [
         ElemType::U8,
         ElemType::I8,
         ElemType::U16,
@@ -58,6 +64,8 @@ impl ElemType {
         ElemType::HiF8,
         ElemType::F8E8M0,
         ElemType::F4E2M1,
+        ElemType::F4E2M1X2,
+        ElemType::F4E1M2X2,
     ];
 
     /// The 11 types with arithmetic (integers, f16, bf16, f32): [`ElemType::ALL`] without the
@@ -96,7 +104,9 @@ impl ElemType {
             | ElemType::F8E4M3
             | ElemType::HiF8
             | ElemType::F8E8M0
-            | ElemType::F4E2M1 => 1,
+            | ElemType::F4E2M1
+            | ElemType::F4E2M1X2
+            | ElemType::F4E1M2X2 => 1,
             ElemType::U16 | ElemType::I16 | ElemType::F16 | ElemType::Bf16 => 2,
             ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
             ElemType::U64 | ElemType::I64 => 8,
@@ -125,6 +135,12 @@ impl ElemType {
                 | ElemType::F8E8M0
                 | ElemType::F4E2M1
         )
+    }
+
+    /// True for the packed pairs of 4-bit floats (`float4_e2m1x2_t`, `float4_e1m2x2_t`):
+    /// storage types whose element is two codes (not narrow floats of one code).
+    pub const fn is_packed_fp4(self) -> bool {
+        matches!(self, ElemType::F4E2M1X2 | ElemType::F4E1M2X2)
     }
 
     /// True for the signed integer types.
@@ -163,6 +179,9 @@ impl ElemType {
             ElemType::HiF8 => "hifloat8",
             ElemType::F8E8M0 => "float8_e8m0fnu",
             ElemType::F4E2M1 => "float4_e2m1fn",
+            // ml_dtypes has no packed types: the pto-isa names.
+            ElemType::F4E2M1X2 => "float4_e2m1x2",
+            ElemType::F4E1M2X2 => "float4_e1m2x2",
         }
     }
 
@@ -187,6 +206,9 @@ impl ElemType {
             ElemType::HiF8 => "hifloat8",
             ElemType::F8E8M0 => "f8E8M0FNU",
             ElemType::F4E2M1 => "f4E2M1FN",
+            // MLIR and PTOAS have no packed fp4 types; npusim's spelling.
+            ElemType::F4E2M1X2 => "f4E2M1x2",
+            ElemType::F4E1M2X2 => "f4E1M2x2",
         }
     }
 
@@ -212,6 +234,8 @@ impl ElemType {
             ElemType::F8E8M0 => "float8_e8m0_t",
             // The C++ type is the packed float4_e2m1x2_t; this one holds one code per byte.
             ElemType::F4E2M1 => "float4_e2m1fn",
+            ElemType::F4E2M1X2 => "float4_e2m1x2_t",
+            ElemType::F4E1M2X2 => "float4_e1m2x2_t",
         }
     }
 
@@ -236,6 +260,8 @@ impl ElemType {
             "hifloat8" | "hifloat8_t" => ElemType::HiF8,
             "float8_e8m0fnu" | "f8E8M0FNU" | "float8_e8m0_t" | "fp8_e8m0_t" => ElemType::F8E8M0,
             "float4_e2m1fn" | "f4E2M1FN" => ElemType::F4E2M1,
+            "float4_e2m1x2" | "float4_e2m1x2_t" | "f4E2M1x2" => ElemType::F4E2M1X2,
+            "float4_e1m2x2" | "float4_e1m2x2_t" | "f4E1M2x2" => ElemType::F4E1M2X2,
             _ => return None,
         };
         Some(t)

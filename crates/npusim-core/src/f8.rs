@@ -16,6 +16,14 @@
 //! | HiF8 (`hifloat8`) | tapered | — | `s.11.0111.1` | `0x80` | 32768 | 2^-22 |
 //! | E8M0FNU (`float8_e8m0fnu`) | 8.0, no sign | 127 | none | `0xff` | 2^127 | 2^-127 |
 //! | E2M1FN (`float4_e2m1fn`, one code per byte) | s.2.1 | 1 | none | none | 6 | 0.5 |
+//! | E1M2 (the codes of `float4_e1m2x2_t`) | s.1.2 | 1 | none | none | 1.75 | 0.25 |
+//!
+//! The A5's 4-bit types are packed: `float4_e2m1x2_t` and `float4_e1m2x2_t`
+//! ([`ElemType::F4E2M1X2`], [`ElemType::F4E1M2X2`]) hold two codes a byte, the first in the
+//! low nibble ([`unpack_pair`], [`pack_pair`]); `ml_dtypes` has neither packed type (nor
+//! E1M2), so their `.npy` form is the raw pair bytes (`<V1`). E1M2 rounds like E2M1FN: to
+//! nearest even (or the given mode), overflow and ±inf to ±max, and a NaN gives E2M1FN's
+//! `ml_dtypes` code (`-0` for +NaN, `+0` for -NaN), one rule for both 4-bit formats.
 //!
 //! HiFloat8 ("Ascend HiFloat8 Format for Deep Learning"): after the sign a prefix-coded dot
 //! field gives the exponent width D (`11` D=4, `10` D=3, `01` D=2, `001` D=1, `0001` D=0,
@@ -71,6 +79,10 @@ pub enum F8Format {
     /// in the low nibble of a byte, as `ml_dtypes`' `float4_e2m1fn` stores it (MLIR
     /// `f4E2M1FN`).
     E2M1,
+    /// 1 exponent bit (bias 1), 2 mantissa bits, no inf or NaN, largest 1.75: the codes of
+    /// the A5's packed `float4_e1m2x2_t` (pto-isa CPU simulator `MXTypes.hpp`). `ml_dtypes`
+    /// has no such type; it exists here only packed ([`ElemType::F4E1M2X2`]).
+    E1M2,
 }
 
 impl F8Format {
@@ -106,7 +118,24 @@ impl F8Format {
             F8Format::HiF8 => ElemType::HiF8,
             F8Format::E8M0 => ElemType::F8E8M0,
             F8Format::E2M1 => ElemType::F4E2M1,
+            // No unpacked element type: the packed pair.
+            F8Format::E1M2 => ElemType::F4E1M2X2,
         }
+    }
+
+    /// The 4-bit format of a packed pair type (`float4_e2m1x2_t` -> E2M1,
+    /// `float4_e1m2x2_t` -> E1M2).
+    pub const fn of_packed(t: ElemType) -> Option<F8Format> {
+        match t {
+            ElemType::F4E2M1X2 => Some(F8Format::E2M1),
+            ElemType::F4E1M2X2 => Some(F8Format::E1M2),
+            _ => None,
+        }
+    }
+
+    /// True for the 4-bit formats (a code in the low nibble).
+    pub const fn is_fp4(self) -> bool {
+        matches!(self, F8Format::E2M1 | F8Format::E1M2)
     }
 
     /// The MLIR spelling.
@@ -125,6 +154,7 @@ impl F8Format {
             F8Format::E4M3FN | F8Format::E4M3 => (3, 7, 0x80),
             F8Format::E5M2 => (2, 15, 0x80),
             F8Format::E2M1 => (1, 1, 0x08),
+            F8Format::E1M2 => (2, 1, 0x08),
             F8Format::E8M0 => (0, 127, 0),
             F8Format::HiF8 => (3, 0, 0x80),
         }
@@ -143,7 +173,7 @@ impl F8Format {
             F8Format::E4M3 => 0x7c,
             F8Format::HiF8 => 0x80,
             F8Format::E8M0 => 0xff,
-            F8Format::E2M1 => return None,
+            F8Format::E2M1 | F8Format::E1M2 => return None,
         })
     }
 
@@ -165,7 +195,7 @@ impl F8Format {
             F8Format::E4M3 => 0x77,
             F8Format::HiF8 => 0x6e,
             F8Format::E8M0 => 0xfe,
-            F8Format::E2M1 => 0x07,
+            F8Format::E2M1 | F8Format::E1M2 => 0x07,
         }
     }
 
@@ -173,7 +203,7 @@ impl F8Format {
     /// nibble).
     pub const fn codes(self) -> u32 {
         match self {
-            F8Format::E2M1 => 16,
+            F8Format::E2M1 | F8Format::E1M2 => 16,
             _ => 256,
         }
     }
@@ -196,11 +226,7 @@ impl F8Format {
             }
             _ => {
                 let (m, bias, sbit) = self.ieee();
-                let code = if self == F8Format::E2M1 {
-                    code & 0x0f
-                } else {
-                    code
-                };
+                let code = if self.is_fp4() { code & 0x0f } else { code };
                 let neg = code & sbit != 0;
                 let mag = code & !sbit;
                 let e = (mag >> m) as i32;
@@ -271,7 +297,7 @@ impl F8Format {
         let (neg, mant, exp) = match x {
             Exact::NaN { neg } => {
                 return match (self, nan) {
-                    (F8Format::E2M1, _) => {
+                    (F8Format::E2M1 | F8Format::E1M2, _) => {
                         if neg {
                             0x00
                         } else {
@@ -352,6 +378,7 @@ impl F8Format {
             F8Format::E4M3 => (-6, 7),
             F8Format::E5M2 => (-14, 15),
             F8Format::E2M1 => (0, 2),
+            F8Format::E1M2 => (0, 0),
             F8Format::E8M0 => (-127, 127),
             F8Format::HiF8 => (-22, 15),
         }
@@ -429,6 +456,18 @@ impl F8Format {
             }
         }
     }
+}
+
+/// The two codes of a packed 4-bit pair byte: `[low nibble, high nibble]` (the first element
+/// of the pair is the low nibble, as the pto-isa CPU simulator's `GetProperDataPart` reads
+/// element `2k` and `2k + 1` of a `float4_e2m1x2_t` buffer).
+pub const fn unpack_pair(b: u8) -> [u8; 2] {
+    [b & 0x0f, b >> 4]
+}
+
+/// The byte of a packed 4-bit pair (inverse of [`unpack_pair`]; only the low nibbles count).
+pub const fn pack_pair(first: u8, second: u8) -> u8 {
+    (first & 0x0f) | (second << 4)
 }
 
 /// 2^e as an f32 (exact for -149 <= e <= 127).
@@ -601,6 +640,48 @@ mod tests {
         assert_eq!(F8Format::HiF8.from_f32(40960.0, Saturation::On), 0x6e);
         assert_eq!(F8Format::parse("f8E4M3FN"), Some(F8Format::E4M3FN));
         assert_eq!(F8Format::parse("float8_e8m0fnu"), Some(F8Format::E8M0));
+    }
+
+    #[test]
+    fn e1m2_codes_and_pairs() {
+        let f = F8Format::E1M2;
+        let mags = [0.0f32, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75];
+        for c in 0..16u8 {
+            let v = mags[usize::from(c & 7)];
+            let v = if c & 8 != 0 { -v } else { v };
+            assert_eq!(f.to_f32(c).to_bits(), v.to_bits(), "{c:#x}");
+            assert_eq!(f.from_f32(v, Saturation::Off), c, "{c:#x}");
+            for m in RoundMode::ALL {
+                assert_eq!(f.round_exact(f.to_exact(c), m, Saturation::Off), c, "{m:?}");
+            }
+        }
+        // Ties to the even code, overflow and inf to max, NaN as E2M1FN.
+        assert_eq!(f.from_f32(0.125, Saturation::Off), 0x00);
+        assert_eq!(f.from_f32(0.375, Saturation::Off), 0x02);
+        assert_eq!(f.from_f32(1.125, Saturation::Off), 0x04);
+        assert_eq!(f.from_f32(1.875, Saturation::Off), 0x07);
+        assert_eq!(f.from_f32(-100.0, Saturation::Off), 0x0f);
+        assert_eq!(f.from_f32(f32::INFINITY, Saturation::Off), 0x07);
+        assert_eq!(f.from_f32(f32::NAN, Saturation::Off), 0x08);
+        assert_eq!(f.from_f32(-f32::NAN, Saturation::Off), 0x00);
+        assert_eq!(f.codes(), 16);
+        // Pairs: the first code in the low nibble.
+        assert_eq!(unpack_pair(0x9f), [0x0f, 0x09]);
+        assert_eq!(pack_pair(0x0f, 0x09), 0x9f);
+        for b in 0..=255u8 {
+            let [lo, hi] = unpack_pair(b);
+            assert_eq!(pack_pair(lo, hi), b);
+        }
+        assert_eq!(
+            F8Format::of_packed(ElemType::F4E2M1X2),
+            Some(F8Format::E2M1)
+        );
+        assert_eq!(
+            F8Format::of_packed(ElemType::F4E1M2X2),
+            Some(F8Format::E1M2)
+        );
+        assert_eq!(F8Format::of_packed(ElemType::F4E2M1), None);
+        assert_eq!(F8Format::of(ElemType::F4E2M1X2), None);
     }
 
     #[test]

@@ -132,7 +132,10 @@ fn descr_of(t: ElemType) -> &'static str {
         | ElemType::F8E4M3
         | ElemType::HiF8
         | ElemType::F8E8M0
-        | ElemType::F4E2M1 => "<V1",
+        | ElemType::F4E2M1
+        // No ml_dtypes type: the packed bytes as they are (two codes a byte, low nibble first).
+        | ElemType::F4E2M1X2
+        | ElemType::F4E1M2X2 => "<V1",
     }
 }
 

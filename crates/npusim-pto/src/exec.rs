@@ -167,6 +167,8 @@ forms! {
     GmScatter { table: global(O::Global), src: tile(O), idx: tile(O), atomic: plain(ScatterAtomic), oob: plain(IndexOob) },
     /// The MX cube forms: `c_in` for the `_ACC` rows, `bias` for the `_BIAS` rows.
     MatmulMx { dst: tile(O), c_in: opt_tile(Option<O>), a: tile(O), a_scale: tile(O), b: tile(O), b_scale: tile(O), bias: opt_tile(Option<O>) },
+    /// TRANDOM: key words, counter words (word 0 least significant) and rounds.
+    Random { dst: tile(O), key0: scalar(O::Scalar), key1: scalar(O::Scalar), counter0: scalar(O::Scalar), counter1: scalar(O::Scalar), counter2: scalar(O::Scalar), counter3: scalar(O::Scalar), rounds: plain(u32) },
 }
 
 /// One instruction instance.
@@ -506,6 +508,16 @@ macro_rules! handle {
     };
     (GmScatter, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::GmScatter { table, src, idx, atomic, oob } => $c.mscatter(table, src, idx, *atomic, *oob), _ => Err(bad($op, "Args::GmScatter")) }
+    };
+    (Random, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::Random { dst, key0, key1, counter0, counter1, counter2, counter3, rounds } =>
+                $c.trandom_scalars(dst, [*key0, *key1], [*counter0, *counter1, *counter2, *counter3], *rounds),
+            _ => Err(bad($op, "Args::Random")),
+        }
+    };
+    (Alias, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.talias_check(dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

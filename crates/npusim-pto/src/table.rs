@@ -110,6 +110,10 @@ pub enum Class {
     GmGather,
     /// `global table, src, idx`: rows or elements into a GM table by index (MSCATTER)
     GmScatter,
+    /// `dst, key0, key1, counter0..counter3, rounds`: counter-based random words (TRANDOM)
+    Random,
+    /// `dst, src`: dst a view of src's storage, no data moved (TALIAS)
+    Alias,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -306,7 +310,7 @@ macro_rules! for_each_tile_op {
             (Tcmps TCmpS, "TCMPS", "pto.tcmps", CompareScalar, -, (own), &[I32, F, H, U16, I16], ALL11, Own, "docs/isa/TCMPS.md", "A2A3 int32 compares with EQ whatever the mode"),
             (Tsel TSel, "TSEL", "pto.tsel", Select, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, BF, F], Own, "docs/isa/TSEL.md", ""),
             (Tsels TSelS, "TSELS", "pto.tsels", SelectScalar, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, F], Own, "docs/isa/TSELS.md", ""),
-            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32, E4M3, E5M2, H8], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table; into hifloat8 always rounds half away (A5 ROUND_A); the fp4 pairs are not modelled"),
+            (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32, E4M3, E5M2, H8], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table; into hifloat8 always rounds half away (A5 ROUND_A); the packed fp4 pairs (A5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t) are ops::fp4's"),
             // ---- not modelled yet: rows so that every front end knows the instruction ----
             (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
             (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),
@@ -347,6 +351,9 @@ macro_rules! for_each_tile_op {
             // ---- indexed global memory (ops::gm_index) ----
             (Mgather MGather, "MGATHER", "pto.mgather", GmGather, -, (own), &[I8, I16, I32, H, BF, F], &[I8, I16, I32, H, BF, F], Own, "docs/isa/MGATHER.md", "types of dst; i32 indices; row or element mode from the index tile's shape; OOB modes A5 only"),
             (Mscatter MScatter, "MSCATTER", "pto.mscatter", GmScatter, -, (own), &[I8, I16, I32, H, BF, F], &[I8, I16, I32, H, BF, F], Own, "docs/isa/MSCATTER.md", "types of src; i32 indices; last writer wins; atomic and OOB modes A5 only"),
+            // ---- generators and views (ops::random, ops::alias) ----
+            (Trandom TRandom, "TRANDOM", "pto.trandom", Random, -, (own), &[], &[I32, U32], Own, "docs/isa/TRANDOM.md", "A5 only; Philox-4x32 with 7 or 10 rounds in the A5 hardware's element order (the CPU simulator orders a chunk differently)"),
+            (Talias TAlias, "TALIAS", "pto.talias", Alias, -, (own), A5_LS, A5_LS, Own, "docs/isa/TALIAS.md", "page at docs/isa/tile/ops/sync-and-config/talias.md; a view of src's storage (same location and address, footprint inside src's); moves nothing; page gives no type list (any tile type)"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
         }
     };

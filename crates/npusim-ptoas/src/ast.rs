@@ -60,13 +60,18 @@ pub enum DType {
     /// `hifloat8`: the A5 `hifloat8_t`. MLIR has no builtin for it and PTOAS does not spell
     /// it; this is npusim's spelling (also accepted: `hif8`).
     HiF8,
-    /// `f4E2M1FN` (one code per byte; the A5's packed `float4_e2m1x2_t` is not modelled).
+    /// `f4E2M1FN` (one code per byte).
     F4E2M1,
+    /// `f4E2M1x2`: the A5's packed `float4_e2m1x2_t`, two codes a byte (one element is the
+    /// pair). MLIR and PTOAS have no packed fp4 type; this is npusim's spelling.
+    F4E2M1X2,
+    /// `f4E1M2x2`: the A5's packed `float4_e1m2x2_t` (npusim's spelling).
+    F4E1M2X2,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 18] = [
+    pub const ALL: [DType; 20] = [
         DType::I1,
         DType::I8,
         DType::U8,
@@ -85,6 +90,8 @@ impl DType {
         DType::F8E8M0,
         DType::HiF8,
         DType::F4E2M1,
+        DType::F4E2M1X2,
+        DType::F4E1M2X2,
     ];
 
     /// The MLIR spelling (`f32`, `ui8`, ...).
@@ -108,6 +115,8 @@ impl DType {
             DType::F8E8M0 => "f8E8M0FNU",
             DType::HiF8 => "hifloat8",
             DType::F4E2M1 => "f4E2M1FN",
+            DType::F4E2M1X2 => "f4E2M1x2",
+            DType::F4E1M2X2 => "f4E1M2x2",
         }
     }
 
@@ -132,6 +141,8 @@ impl DType {
             "f8E8M0FNU" => DType::F8E8M0,
             "hifloat8" | "hif8" => DType::HiF8,
             "f4E2M1FN" => DType::F4E2M1,
+            "f4E2M1x2" => DType::F4E2M1X2,
+            "f4E1M2x2" => DType::F4E1M2X2,
             _ => return None,
         })
     }
@@ -147,7 +158,9 @@ impl DType {
             | DType::F8E5M2
             | DType::F8E8M0
             | DType::HiF8
-            | DType::F4E2M1 => 8,
+            | DType::F4E2M1
+            | DType::F4E2M1X2
+            | DType::F4E1M2X2 => 8,
             DType::I16 | DType::U16 | DType::F16 | DType::Bf16 => 16,
             DType::I32 | DType::U32 | DType::F32 => 32,
             DType::I64 | DType::U64 => 64,
@@ -172,6 +185,8 @@ impl DType {
                 | DType::F8E8M0
                 | DType::HiF8
                 | DType::F4E2M1
+                | DType::F4E2M1X2
+                | DType::F4E1M2X2
         )
     }
 
@@ -186,6 +201,8 @@ impl DType {
                 | DType::F8E8M0
                 | DType::HiF8
                 | DType::F4E2M1
+                | DType::F4E2M1X2
+                | DType::F4E1M2X2
         )
     }
 
@@ -200,6 +217,8 @@ impl DType {
             DType::F8E8M0 => E::F8E8M0,
             DType::HiF8 => E::HiF8,
             DType::F4E2M1 => E::F4E2M1,
+            DType::F4E2M1X2 => E::F4E2M1X2,
+            DType::F4E1M2X2 => E::F4E1M2X2,
             DType::I8 => E::I8,
             DType::U8 => E::U8,
             DType::I16 => E::I16,
@@ -235,6 +254,8 @@ impl DType {
             E::HiF8 => DType::HiF8,
             E::F8E8M0 => DType::F8E8M0,
             E::F4E2M1 => DType::F4E2M1,
+            E::F4E2M1X2 => DType::F4E2M1X2,
+            E::F4E1M2X2 => DType::F4E1M2X2,
         }
     }
 }

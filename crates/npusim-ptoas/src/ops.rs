@@ -168,6 +168,9 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         | C::Dequant
         | C::Histogram
         | C::ScaleAddr => OpClass::Opaque,
+        // TRANDOM is PTOAS's own (opaque) row until the interpreter lowers it; PTOAS has no
+        // TALIAS.
+        C::Random | C::Alias => OpClass::Opaque,
     }
 }
 
@@ -217,6 +220,8 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::StoreFp, _) => &["TT"],
         (C::GmGather, _) => &["PT"],
         (C::GmScatter, _) => &["TT"],
+        (C::Random, _) => &["SSSSSS"],
+        (C::Alias, _) => &["T"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],

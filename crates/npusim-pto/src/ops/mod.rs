@@ -5,6 +5,7 @@
 //! - [`partial`]: TPART* over mismatched valid regions;
 //! - [`reduce`]: row and column reductions and the expand (broadcast) family;
 //! - [`select`]: TCMP/TCMPS packed masks, TSEL/TSELS, and TCVT;
+//! - [`fp4`]: TCVT's packed 4-bit pairs (A5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t);
 //! - [`memory`]: GlobalTensor, TLOAD and TSTORE;
 //! - [`cube`]: TMATMUL, TMATMUL_ACC, TMATMUL_BIAS;
 //! - [`mx`]: the A5 MX forms TMATMUL_MX, TGEMV_MX (and their ACC/BIAS forms), TGET_SCALE_ADDR;
@@ -16,11 +17,15 @@
 //! - [`gm_index`]: MGATHER and MSCATTER (indexed global memory);
 //! - [`quant`]: TQUANT (INT8) and TDEQUANT;
 //! - [`histogram`]: THISTOGRAM (A5);
-//! - [`print`]: TPRINT's text.
+//! - [`print`]: TPRINT's text;
+//! - [`random`]: TRANDOM (A5);
+//! - [`alias`]: TALIAS, a view of a tile's storage.
 
+pub mod alias;
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
+pub mod fp4;
 pub mod gather;
 pub mod gm_index;
 pub mod histogram;
@@ -30,6 +35,7 @@ pub mod mx;
 pub mod partial;
 pub mod print;
 pub mod quant;
+pub mod random;
 pub mod reduce;
 pub mod select;
 pub mod sort;

@@ -12,8 +12,9 @@
 //! A5 8-bit floats (`npusim_core::f8`: f32 <-> float8_e4m3_t (E4M3FN), float8_e5m2_t,
 //! hifloat8_t, and half -> hifloat8_t) follow that module's rules; a conversion into hifloat8
 //! rounds half away from zero whatever the mode (pto-isa A5 `TCvt.hpp` issues `ROUND_A` for
-//! every H8 destination). The fp4 pairs (bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t, packed two
-//! per byte) are not modelled: an fp4 tile type is refused.
+//! every H8 destination). The packed fp4 pairs (bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t, two
+//! codes a byte) are [`super::fp4`]'s ([`super::fp4::FP4_PAIRS`]; they are not in
+//! [`cvt_targets`], whose pairs convert one element into one element).
 
 use super::{CmpMode, Scalar, ScalarElem, covers, need_loc, need_row_major, same_type, vr_err};
 use crate::core::TileCore;
@@ -317,6 +318,9 @@ impl TileCore {
         mode: RoundMode,
         sat: Saturation,
     ) -> Result<(), PtoError> {
+        if src.dtype().is_packed_fp4() || dst.dtype().is_packed_fp4() {
+            return self.tcvt_fp4(dst, src, mode, sat);
+        }
         let op = OpCode::Tcvt;
         let n = op.name();
         let arch = self.arch();

@@ -61,6 +61,24 @@ pub fn sort_block(records: &mut [u64], t: ElemType) {
     records.sort_by_key(|r| (std::cmp::Reverse(key(*r, t)), (*r >> 32) as u32));
 }
 
+/// [`sort_block`] for a block of up to 32 records, as TSORT32 runs it: each key computed once,
+/// an unstable sort on (key, index, position), which orders exactly as the stable sort does.
+/// Held equal to [`sort_block`] by the tests.
+pub fn sort_block32(records: &mut [u64], t: ElemType) {
+    if records.len() > 32 {
+        return sort_block(records, t);
+    }
+    let mut keyed = [(0i64, 0u32, 0u8, 0u64); 32];
+    let n = records.len();
+    for (p, (slot, r)) in keyed.iter_mut().zip(records.iter()).enumerate() {
+        *slot = (-key(*r, t), (*r >> 32) as u32, p as u8, *r);
+    }
+    keyed[..n].sort_unstable_by_key(|k| (k.0, k.1, k.2));
+    for (r, k) in records.iter_mut().zip(&keyed[..n]) {
+        *r = k.3;
+    }
+}
+
 /// The pure meaning of a merge: takes from `lists` (each sorted) the record with the largest
 /// [`key`] (the lowest list on a tie) until `out_len` records are out, every list is empty, or
 /// (`exhausted`) some list has just been emptied. Returns the records taken from each list.
@@ -71,24 +89,34 @@ pub fn merge(
     exhausted: bool,
     out: &mut Vec<u64>,
 ) -> [usize; 4] {
+    // The key of each list's next record; `EMPTY` (below every key, which is at least
+    // -(2^31 - 1)) once the list is used up.
+    const EMPTY: i64 = i64::MIN;
+    let n = lists.len().min(4);
     let mut pos = [0usize; 4];
-    let keys: Vec<Vec<i64>> = lists
-        .iter()
-        .map(|l| l.iter().map(|r| key(*r, t)).collect())
-        .collect();
+    let mut head = [EMPTY; 4];
+    for (h, l) in head.iter_mut().zip(&lists[..n]) {
+        if let Some(r) = l.first() {
+            *h = key(*r, t);
+        }
+    }
+    out.reserve(out_len.saturating_sub(out.len()));
     while out.len() < out_len {
-        let mut pick: Option<(usize, i64)> = None;
-        for (k, l) in keys.iter().enumerate() {
-            if let Some(&v) = l.get(pos[k])
-                && pick.is_none_or(|(_, best)| v > best)
-            {
-                pick = Some((k, v));
+        // The largest head, the lowest list on a tie.
+        let mut k = 0;
+        for j in 1..n {
+            if head[j] > head[k] {
+                k = j;
             }
         }
-        let Some((k, _)) = pick else { break };
-        out.push(lists[k][pos[k]]);
+        if head[k] == EMPTY {
+            break;
+        }
+        let l = lists[k];
+        out.push(l[pos[k]]);
         pos[k] += 1;
-        if exhausted && pos[k] == lists[k].len() {
+        head[k] = l.get(pos[k]).map_or(EMPTY, |r| key(*r, t));
+        if exhausted && pos[k] == l.len() {
             break;
         }
     }
@@ -241,7 +269,7 @@ impl TileCore {
                 *rec = u32::from_le_bytes(v) as u64 | ((u32::from_le_bytes(ib) as u64) << 32);
             }
             for block in row.chunks_mut(32) {
-                sort_block(block, t);
+                sort_block32(block, t);
             }
         }
         self.write_bytes(dst, (0, 0), rows, cols * k, size, &bytes_of(&out));

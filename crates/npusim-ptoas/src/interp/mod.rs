@@ -861,6 +861,8 @@ fn npy_name(d: DType) -> &'static str {
         DType::F8E8M0 => "float8_e8m0fnu (ml_dtypes)",
         DType::HiF8 => "hifloat8 (en_dtypes)",
         DType::F4E2M1 => "float4_e2m1fn (ml_dtypes)",
+        DType::F4E2M1X2 => "uint8 bytes of packed float4_e2m1x2 pairs",
+        DType::F4E1M2X2 => "uint8 bytes of packed float4_e1m2x2 pairs",
     }
 }
 
