@@ -4,32 +4,17 @@
 //! checked against plain models written here. The inputs are small integers, so every sum is
 //! exact whatever order the hardware adds in; maxima are unique.
 
-use npusim_capi::runner::{self, Launch};
 use npusim_core::npy::NpyArray;
-use std::path::PathBuf;
+
+mod common;
+use common::arr;
 
 fn launch(
     chip: &str,
     kernel: &str,
     args: Vec<(&str, NpyArray)>,
 ) -> Result<Vec<(String, NpyArray)>, String> {
-    if let Err(e) = runner::compiler() {
-        panic!("these tests compile Ascend C kernels with the host C++ compiler: {e}");
-    }
-    let cache = tempfile::tempdir().expect("temp dir");
-    let l = Launch {
-        source: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/reduce_atomic.cpp"),
-        kernel: kernel.into(),
-        blocks: 1,
-        chip: chip.into(),
-        args: args.into_iter().map(|(n, a)| (n.to_string(), a)).collect(),
-        cache_dir: cache.path().to_path_buf(),
-    };
-    runner::run(&l).map_err(|e| e.to_string())
-}
-
-fn arr<T: npusim_core::Element>(v: &[T]) -> NpyArray {
-    NpyArray::from_elems(vec![v.len()], v)
+    common::launch("reduce_atomic.cpp", chip, kernel, args)
 }
 
 #[test]

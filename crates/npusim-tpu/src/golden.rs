@@ -454,6 +454,23 @@ pub(crate) fn refused(e: impl fmt::Display) -> FailureKind {
     FailureKind::Refused(e.to_string())
 }
 
+/// Compares a call's outcome with the C-model's (`expect_error`: it refused the call):
+/// `Ok(true)` when both refused (nothing left to compare), `Ok(false)` when both accepted, a
+/// failure when only one of them refused.
+pub(crate) fn both_refused<E: fmt::Display>(
+    result: Result<(), E>,
+    expect_error: bool,
+) -> Result<bool, FailureKind> {
+    match (result, expect_error) {
+        (Err(_), true) => Ok(true),
+        (Ok(()), true) => Err(FailureKind::Refused(
+            "the C-model rejected this call, the simulator accepted it".into(),
+        )),
+        (Err(e), false) => Err(refused(e)),
+        (Ok(()), false) => Ok(false),
+    }
+}
+
 pub(crate) fn first_diff(
     buffer: &'static str,
     expected: &[u32],
@@ -782,15 +799,8 @@ fn run_gdma(rp: &mut Replayer, c: &GdmaCase) -> Result<(), FailureKind> {
             dtype,
         ),
     };
-    match (result, c.expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
+    if both_refused(result, c.expect_error)? {
+        return Ok(());
     }
     core.tpu_poll();
     let raw = if d_local {

@@ -16,7 +16,7 @@ use crate::chip::TpuChip;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::golden::{FailureKind, check_len, dtype_of, first_diff, lanes, refused};
+use crate::golden::{FailureKind, both_refused, check_len, dtype_of, first_diff, lanes, refused};
 use crate::local::Dim4;
 
 /// A BDC case: its fields by name (the generator's documented names).
@@ -283,15 +283,8 @@ pub(crate) fn run_bdc_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
         }
     }
     let result = call(core, c, &shape)?;
-    match (result, expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
+    if both_refused(result, expect_error)? {
+        return Ok(());
     }
     core.tpu_poll();
     let got = get_region(core, dst_addr, dst_extent, des, shape.c)?;
@@ -535,15 +528,8 @@ fn run_sqrt_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), FailureKind> {
         "fp32_rsqrt" => core.tpu_bdc_fp32_rsqrt(d, s, &shape),
         _ => core.tpu_bdc_fp32_sqrt(d, s, &shape),
     };
-    match (result, expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
+    if both_refused(result, expect_error)? {
+        return Ok(());
     }
     let got = get_region(core, d, ext("dst")?, 4, shape.c)?;
     let want = c
@@ -612,15 +598,8 @@ pub(crate) fn run_sfu_case(core: &mut TpuCore, c: &BdcCase) -> Result<(), Failur
         }
         other => return Err(malformed(format!("unknown SFU func {other:?}"))),
     };
-    match (result, expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
+    if both_refused(result, expect_error)? {
+        return Ok(());
     }
     for &(nm, key) in outs {
         let addr = c.addr(nm)?;

@@ -14,7 +14,7 @@
 use serde::Deserialize;
 
 use crate::device::TpuCore;
-use crate::golden::{FailureKind, check_len, dtype_of, first_diff, refused};
+use crate::golden::{FailureKind, both_refused, check_len, dtype_of, first_diff, refused};
 use crate::golden_bdc::{esize_of, fill_region, get_region, put_region};
 use crate::local::Dim4;
 
@@ -160,15 +160,8 @@ pub(crate) fn run_trans_case(core: &mut TpuCore, c: &TransCase) -> Result<(), Fa
             )));
         }
     };
-    match (result, c.expect_error) {
-        (Err(_), true) => return Ok(()),
-        (Ok(()), true) => {
-            return Err(FailureKind::Refused(
-                "the C-model rejected this call, the simulator accepted it".into(),
-            ));
-        }
-        (Err(e), false) => return Err(refused(e)),
-        (Ok(()), false) => {}
+    if both_refused(result, c.expect_error)? {
+        return Ok(());
     }
     let got = if d.local {
         get_region(core, laddr(d.addr), d.extent, es, d.channels)?

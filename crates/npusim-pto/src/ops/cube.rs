@@ -157,6 +157,50 @@ impl TileCore {
         self.matmul(OpCode::TgemvBias, c, Seed::Bias(bias), a, b)
     }
 
+    /// The seed operand's rules, shared by every matmul form: the `_ACC` rows' `cInMatrix`
+    /// (Acc, C's type, valid M x N) and the `_BIAS` rows' `biasData` (Bias, C's type, one row
+    /// covering N columns), each with its address.
+    pub(crate) fn check_seed(
+        &self,
+        op: OpCode,
+        c: &Tile,
+        seed: Seed<'_>,
+        m: usize,
+        n: usize,
+    ) -> Result<(), PtoError> {
+        let n_ = op.name();
+        match seed {
+            Seed::Zero => {}
+            Seed::Acc(t) => {
+                need(op, "cInMatrix", t, TileLoc::Acc)?;
+                same_type(op, "cInMatrix", t, "cMatrix", c)?;
+                if t.valid_row() != m || t.valid_col() != n {
+                    return Err(vr_err(
+                        op,
+                        "cInMatrix",
+                        "cInMatrix valid region must be M x N",
+                        format!("{}x{} vs {m}x{n}", t.valid_row(), t.valid_col()),
+                    ));
+                }
+                self.check_addr(t, n_, "cInMatrix")?;
+            }
+            Seed::Bias(t) => {
+                need(op, "biasData", t, TileLoc::Bias)?;
+                same_type(op, "biasData", t, "cMatrix", c)?;
+                if t.rows() != 1 || t.valid_col() < n {
+                    return Err(vr_err(
+                        op,
+                        "biasData",
+                        "bias must be one row covering N columns",
+                        format!("{}x{} vs N = {n}", t.rows(), t.valid_col()),
+                    ));
+                }
+                self.check_addr(t, n_, "biasData")?;
+            }
+        }
+        Ok(())
+    }
+
     /// The static checks of the TMATMUL family; returns `(m, k, n)`.
     pub(crate) fn check_matmul(
         &self,
@@ -243,35 +287,7 @@ impl TileCore {
                 format!("{}x{} vs {m}x{n}", c.valid_row(), c.valid_col()),
             ));
         }
-        match seed {
-            Seed::Zero => {}
-            Seed::Acc(t) => {
-                need(op, "cInMatrix", t, TileLoc::Acc)?;
-                same_type(op, "cInMatrix", t, "cMatrix", c)?;
-                if t.valid_row() != m || t.valid_col() != n {
-                    return Err(vr_err(
-                        op,
-                        "cInMatrix",
-                        "cInMatrix valid region must be M x N",
-                        format!("{}x{} vs {m}x{n}", t.valid_row(), t.valid_col()),
-                    ));
-                }
-                self.check_addr(t, n_, "cInMatrix")?;
-            }
-            Seed::Bias(t) => {
-                need(op, "biasData", t, TileLoc::Bias)?;
-                same_type(op, "biasData", t, "cMatrix", c)?;
-                if t.rows() != 1 || t.valid_col() < n {
-                    return Err(vr_err(
-                        op,
-                        "biasData",
-                        "bias must be one row covering N columns",
-                        format!("{}x{} vs N = {n}", t.rows(), t.valid_col()),
-                    ));
-                }
-                self.check_addr(t, n_, "biasData")?;
-            }
-        }
+        self.check_seed(op, c, seed, m, n)?;
         self.check_addr(c, n_, "cMatrix")?;
         self.check_addr(a, n_, "aMatrix")?;
         self.check_addr(b, n_, "bMatrix")?;

@@ -54,7 +54,7 @@
 //! as the CPU simulator does.
 
 use super::cube::{Seed, layout_rule, need};
-use super::{same_type, vr_err};
+use super::vr_err;
 use crate::core::TileCore;
 use crate::error::PtoError;
 use crate::table::{OpCode, arch_name};
@@ -524,35 +524,7 @@ impl TileCore {
                 ));
             }
         }
-        match seed {
-            Seed::Zero => {}
-            Seed::Acc(t) => {
-                need(op, "cInMatrix", t, TileLoc::Acc)?;
-                same_type(op, "cInMatrix", t, "cMatrix", c)?;
-                if t.valid_row() != m || t.valid_col() != n {
-                    return Err(vr_err(
-                        op,
-                        "cInMatrix",
-                        "cInMatrix valid region must be M x N",
-                        format!("{}x{} vs {m}x{n}", t.valid_row(), t.valid_col()),
-                    ));
-                }
-                self.check_addr(t, name, "cInMatrix")?;
-            }
-            Seed::Bias(t) => {
-                need(op, "biasData", t, TileLoc::Bias)?;
-                same_type(op, "biasData", t, "cMatrix", c)?;
-                if t.rows() != 1 || t.valid_col() < n {
-                    return Err(vr_err(
-                        op,
-                        "biasData",
-                        "bias must be one row covering N columns",
-                        format!("{}x{} vs N = {n}", t.rows(), t.valid_col()),
-                    ));
-                }
-                self.check_addr(t, name, "biasData")?;
-            }
-        }
+        self.check_seed(op, c, seed, m, n)?;
         self.check_addr(c, name, "cMatrix")?;
         self.check_addr(a, name, "aMatrix")?;
         self.check_addr(b, name, "bMatrix")?;
