@@ -121,6 +121,27 @@ const IDENTITY: [usize; 4] = [0, 1, 2, 3];
 const CW: [usize; 4] = [0, 3, 2, 1];
 
 impl TpuCore {
+    /// A local/system GDMA pair's address rules (matrix and compact forms): the local address
+    /// inside local memory, both element-aligned.
+    fn local_system_addrs(
+        p: &crate::chip::LocalProfile,
+        op: &'static str,
+        (lparam, local): (&'static str, u32),
+        (sparam, system): (&'static str, u64),
+        esize: u32,
+    ) -> Result<(), TpuError> {
+        if u64::from(local) >= p.local_space() {
+            return Err(TpuError::LocalAddrOutOfRange {
+                op,
+                param: lparam,
+                addr: local,
+                limit: p.local_space(),
+            });
+        }
+        Self::elem_aligned(op, lparam, u64::from(local), esize)?;
+        Self::elem_aligned(op, sparam, system, esize)
+    }
+
     fn elem_aligned(
         op: &'static str,
         param: &'static str,
@@ -296,16 +317,7 @@ impl TpuCore {
         let c = ((i64::from(cols) + i64::from(cols_per_channel) - 1) / i64::from(cols_per_channel))
             as i32;
         self.check_work(op, "rows x cols", rows as u128 * cols as u128)?;
-        if u64::from(local) >= p.local_space() {
-            return Err(TpuError::LocalAddrOutOfRange {
-                op,
-                param: lparam,
-                addr: local,
-                limit: p.local_space(),
-            });
-        }
-        Self::elem_aligned(op, lparam, u64::from(local), esize)?;
-        Self::elem_aligned(op, sparam, system, esize)?;
+        Self::local_system_addrs(&p, op, (lparam, local), (sparam, system), esize)?;
         // The C-model's local bound: `offset + ns * rows * size <= LOCAL_MEM_SIZE`.
         let start = p.tpu_npu_index(local);
         let eu = i64::from(eu);
@@ -443,16 +455,7 @@ impl TpuCore {
         } else {
             ("src_addr", "dst_addr")
         };
-        if u64::from(local) >= p.local_space() {
-            return Err(TpuError::LocalAddrOutOfRange {
-                op,
-                param: lparam,
-                addr: local,
-                limit: p.local_space(),
-            });
-        }
-        Self::elem_aligned(op, lparam, u64::from(local), esize)?;
-        Self::elem_aligned(op, sparam, system, esize)?;
+        Self::local_system_addrs(&p, op, (lparam, local), (sparam, system), esize)?;
         let stride = p.tpu_compact_stride(p.tpu_npu_index(local) as i32, shape);
         let loc = self.trans_local(op, lparam, local, shape, Some(stride), dtype, IDENTITY)?;
         let sys = self.trans_system(op, sparam, system, shape, None, esize, IDENTITY)?;

@@ -201,31 +201,20 @@ impl TileCore {
         Ok(())
     }
 
-    /// The static checks of the TMATMUL family; returns `(m, k, n)`.
-    pub(crate) fn check_matmul(
+    /// The operand rules every cube form shares: C in Acc, A in Left, B in Right; on A5 the
+    /// fractal layouts (Left and Acc Nz, Right Zn); `m` (1 for the TGEMV forms), `k` and `n`
+    /// in `[1, 4095]`; B's valid rows equal to K; C's valid region M x N. Returns `(m, k, n)`.
+    pub(crate) fn check_mkn(
         &self,
         op: OpCode,
         c: &Tile,
-        seed: Seed<'_>,
         a: &Tile,
         b: &Tile,
+        gemv: bool,
     ) -> Result<(usize, usize, usize), PtoError> {
-        let n_ = op.name();
         need(op, "cMatrix", c, TileLoc::Acc)?;
         need(op, "aMatrix", a, TileLoc::Left)?;
         need(op, "bMatrix", b, TileLoc::Right)?;
-        if !legal_triple(c.dtype(), a.dtype(), b.dtype()) {
-            return Err(PtoError::Unsupported {
-                op: n_,
-                what: format!(
-                    "the type triple (C, A, B) = ({}, {}, {}) (legal: (int32, int8, int8), (float, half, half), (float, float, float), (float, bfloat16, bfloat16))",
-                    c.dtype(),
-                    a.dtype(),
-                    b.dtype()
-                ),
-                arch: arch_name(self.arch()),
-            });
-        }
         if self.arch() == TileArch::A5 {
             layout_rule(
                 op,
@@ -253,11 +242,11 @@ impl TileCore {
             )?;
         }
         let (m, k, n) = (a.valid_row(), a.valid_col(), b.valid_col());
-        if is_gemv(op) && m != 1 {
+        if gemv && m != 1 {
             return Err(vr_err(
                 op,
                 "m",
-                "TGEMV's m (aMatrix valid rows) must be 1",
+                "the TGEMV forms' m (aMatrix valid rows) must be 1",
                 m.to_string(),
             ));
         }
@@ -286,6 +275,32 @@ impl TileCore {
                 "cMatrix valid region must be M x N",
                 format!("{}x{} vs {m}x{n}", c.valid_row(), c.valid_col()),
             ));
+        }
+        Ok((m, k, n))
+    }
+
+    /// The static checks of the TMATMUL family; returns `(m, k, n)`.
+    pub(crate) fn check_matmul(
+        &self,
+        op: OpCode,
+        c: &Tile,
+        seed: Seed<'_>,
+        a: &Tile,
+        b: &Tile,
+    ) -> Result<(usize, usize, usize), PtoError> {
+        let n_ = op.name();
+        let (m, k, n) = self.check_mkn(op, c, a, b, is_gemv(op))?;
+        if !legal_triple(c.dtype(), a.dtype(), b.dtype()) {
+            return Err(PtoError::Unsupported {
+                op: n_,
+                what: format!(
+                    "the type triple (C, A, B) = ({}, {}, {}) (legal: (int32, int8, int8), (float, half, half), (float, float, float), (float, bfloat16, bfloat16))",
+                    c.dtype(),
+                    a.dtype(),
+                    b.dtype()
+                ),
+                arch: arch_name(self.arch()),
+            });
         }
         self.check_seed(op, c, seed, m, n)?;
         self.check_addr(c, n_, "cMatrix")?;

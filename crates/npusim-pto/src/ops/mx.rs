@@ -53,7 +53,7 @@
 //! tile to `address >> SHIFT_MX_ADDR`). This model reads the scale tiles given as operands,
 //! as the CPU simulator does.
 
-use super::cube::{Seed, layout_rule, need};
+use super::cube::Seed;
 use super::vr_err;
 use crate::core::TileCore;
 use crate::error::PtoError;
@@ -375,9 +375,7 @@ impl TileCore {
             b,
             b_scale,
         } = x;
-        need(op, "cMatrix", c, TileLoc::Acc)?;
-        need(op, "aMatrix", a, TileLoc::Left)?;
-        need(op, "bMatrix", b, TileLoc::Right)?;
+        let (m, k, n) = self.check_mkn(op, c, a, b, is_gemv_mx(op))?;
         let fp4 = |t: ElemType| t == ElemType::F4E2M1;
         if fp4(a.dtype()) || fp4(b.dtype()) {
             return Err(PtoError::Unsupported {
@@ -401,71 +399,12 @@ impl TileCore {
                 arch: arch_name(arch),
             });
         }
-        layout_rule(
-            op,
-            "aMatrix",
-            a,
-            false,
-            SLayout::RowMajor,
-            "A5 Left tile must be Nz (outer col-major, inner row-major)",
-        )?;
-        layout_rule(
-            op,
-            "bMatrix",
-            b,
-            true,
-            SLayout::ColMajor,
-            "A5 Right tile must be Zn (outer row-major, inner col-major)",
-        )?;
-        layout_rule(
-            op,
-            "cMatrix",
-            c,
-            false,
-            SLayout::RowMajor,
-            "A5 Acc tile must be Nz (outer col-major, inner row-major)",
-        )?;
         if !a.cols().is_multiple_of(MX_BASE_K) {
             return Err(st(
                 op,
                 "aMatrix",
                 "aMatrix Cols must be a multiple of 64 (MX K steps)",
                 a.cols().to_string(),
-            ));
-        }
-        let (m, k, n) = (a.valid_row(), a.valid_col(), b.valid_col());
-        if is_gemv_mx(op) && m != 1 {
-            return Err(vr_err(
-                op,
-                "m",
-                "TGEMV_MX's m (aMatrix valid rows) must be 1",
-                m.to_string(),
-            ));
-        }
-        for (nm, v) in [("m", m), ("k", k), ("n", n)] {
-            if !(1..=super::cube::MAX_MKN).contains(&v) {
-                return Err(vr_err(
-                    op,
-                    nm,
-                    "m, k and n must lie in [1, 4095]",
-                    v.to_string(),
-                ));
-            }
-        }
-        if b.valid_row() != k {
-            return Err(vr_err(
-                op,
-                "bMatrix",
-                "bMatrix valid rows must equal aMatrix valid cols (K)",
-                format!("{} vs K = {k}", b.valid_row()),
-            ));
-        }
-        if c.valid_row() != m || c.valid_col() != n {
-            return Err(vr_err(
-                op,
-                "cMatrix",
-                "cMatrix valid region must be M x N",
-                format!("{}x{} vs {m}x{n}", c.valid_row(), c.valid_col()),
             ));
         }
         let groups = k.div_ceil(MX_GROUP);
