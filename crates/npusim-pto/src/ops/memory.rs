@@ -14,7 +14,7 @@ use crate::error::PtoError;
 use crate::num::{Elem, Num};
 use crate::table::OpCode;
 use crate::tile::{PadValue, Tile, TileLoc};
-use npusim_core::ElemType;
+use npusim_core::{ElemType, Memory};
 
 /// The GM layout of a global tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -201,14 +201,40 @@ impl TileCore {
 
     /// TLOAD: fills `dst` with its pad value, then copies the valid region from GM.
     pub fn tload(&mut self, dst: &Tile, gt: &GlobalTensor) -> Result<(), PtoError> {
+        self.tload_in(None, dst, gt)
+    }
+
+    /// TLOAD reading its source from `src` in place of this core's GM (same addresses, same
+    /// checks). A multi-threaded run's workers load straight from the shared input this way
+    /// (`npusim-ptoas` `interp::par`), without copying it into their own GM first.
+    pub fn tload_from(
+        &mut self,
+        src: &Memory,
+        dst: &Tile,
+        gt: &GlobalTensor,
+    ) -> Result<(), PtoError> {
+        self.tload_in(Some(src), dst, gt)
+    }
+
+    fn tload_in(
+        &mut self,
+        src: Option<&Memory>,
+        dst: &Tile,
+        gt: &GlobalTensor,
+    ) -> Result<(), PtoError> {
         let op = OpCode::Tload;
         self.check_gm(op, dst, gt, "dst")?;
         let t = dst.dtype();
         let fill = dst.desc().pad != PadValue::Null || self.policy().pad_null_fills_zero;
-        if let Some(rows) = self.nd_rows(dst, gt) {
+        let gm_cap = src.map_or(self.gm().capacity(), Memory::capacity);
+        if let Some(rows) = self.nd_rows(dst, gt, gm_cap) {
             let size = t.size();
             let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else narrow_pad_bits(t, dst.desc().pad)).to_le_bytes();
-            let (gm, mem) = self.gm_and_mem_mut(dst.loc());
+            let (own, mem) = self.gm_and_mem_mut(dst.loc());
+            let gm: &[u8] = match src {
+                Some(s) => s.as_slice(),
+                None => own,
+            };
             if fill {
                 // Row by row: a strided view's rows have its neighbours' bytes between them.
                 for r in 0..dst.rows() {
@@ -237,8 +263,12 @@ impl TileCore {
         for r in 0..dst.valid_row() {
             for c in 0..dst.valid_col() {
                 let a = gt.addr + gt.offset(r, c) as u64 * size;
-                let b = self.gm().bytes(a, size).map_err(memory(op.name(), "src"))?;
                 let mut v = [0u8; 8];
+                let b = match src {
+                    Some(s) => s.bytes(a, size),
+                    None => self.gm().bytes(a, size),
+                }
+                .map_err(memory(op.name(), "src"))?;
                 v[..size as usize].copy_from_slice(b);
                 self.set_bits(dst, r, c, u64::from_le_bytes(v))
                     .map_err(memory(op.name(), "dst"))?;
@@ -256,6 +286,7 @@ impl TileCore {
         &self,
         tile: &Tile,
         gt: &GlobalTensor,
+        gm_cap: usize,
     ) -> Option<impl Iterator<Item = (usize, usize, usize)> + use<>> {
         if self.reference()
             || !tile.is_row_major_plain()
@@ -266,7 +297,7 @@ impl TileCore {
         }
         let size = tile.dtype().size();
         let n = tile.valid_col() * size;
-        let (gm_cap, mem_cap) = (self.gm().capacity(), self.mem(tile.loc()).capacity());
+        let mem_cap = self.mem(tile.loc()).capacity();
         let row = move |r: usize| {
             let g = (gt.addr as usize).checked_add(gt.offset(r, 0).checked_mul(size)?)?;
             let m = tile.byte_addr(r, 0) as usize;
@@ -296,7 +327,7 @@ impl TileCore {
         if src.loc() == TileLoc::Acc && src.dtype() != gt.dtype {
             return self.tstore_acc(gt, src);
         }
-        if let Some(rows) = self.nd_rows(src, gt) {
+        if let Some(rows) = self.nd_rows(src, gt, self.gm().capacity()) {
             let (gm, mem) = self.gm_and_mem_mut(src.loc());
             for (g, m, n) in rows {
                 gm[g..g + n].copy_from_slice(&mem[m..m + n]);

@@ -21,7 +21,7 @@ use crate::table::OpCode;
 use crate::tile::{BLayout, SLayout, Tile, TileLoc};
 use npusim_core::{ElemType, NanMinMaxPolicy, ReductionOrder, TileArch};
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Red {
     Sum,
     Prod,
@@ -105,7 +105,7 @@ impl<N: Num, F: Fn(N, N) -> N> Folder<N, F> {
         self.len += 1;
     }
 
-    /// Feeds a run of leaves whose first one is at an index that is a multiple of 8.
+    /// Feeds a run of leaves whose first one is at an index that is a multiple of 64.
     #[inline(always)]
     fn feed(&mut self, xs: &[N]) {
         if !self.tree {
@@ -124,7 +124,25 @@ impl<N: Num, F: Fn(N, N) -> N> Folder<N, F> {
             self.acc = Some(acc);
             return;
         }
-        let mut chunks = xs.chunks_exact(8);
+        // Whole aligned blocks of 64 leaves: eight level-3 nodes closed in registers, which
+        // the counter would have merged into this one level-6 node.
+        let mut blocks = xs.chunks_exact(64);
+        for b in &mut blocks {
+            let f = &self.f;
+            let mut s = [N::zero(); 8];
+            for (j, c) in b.chunks_exact(8).enumerate() {
+                s[j] = f(
+                    f(f(c[0], c[1]), f(c[2], c[3])),
+                    f(f(c[4], c[5]), f(c[6], c[7])),
+                );
+            }
+            let v = f(
+                f(f(s[0], s[1]), f(s[2], s[3])),
+                f(f(s[4], s[5]), f(s[6], s[7])),
+            );
+            self.node(6, v);
+        }
+        let mut chunks = blocks.remainder().chunks_exact(8);
         for c in &mut chunks {
             let f = &self.f;
             let v = f(
@@ -183,9 +201,54 @@ fn fold_bytes<T: Elem>(red: Red, bytes: &[u8], order: ReductionOrder, p: NanMinM
     match red {
         Red::Sum => fold_with::<T, _>(bytes, tree, Some(T::C::zero()), |a, b| a.add(b)),
         Red::Prod => fold_with::<T, _>(bytes, tree, Some(T::C::one()), |a, b| a.mul(b)),
-        Red::Max => fold_with::<T, _>(bytes, false, None, |a, b| max_p(a, b, p)),
-        Red::Min => fold_with::<T, _>(bytes, false, None, |a, b| min_p(a, b, p)),
+        Red::Max => T::view(bytes)
+            .and_then(extreme_lanes::<T::C, true>)
+            .unwrap_or_else(|| fold_with::<T, _>(bytes, false, None, |a, b| max_p(a, b, p))),
+        Red::Min => T::view(bytes)
+            .and_then(extreme_lanes::<T::C, false>)
+            .unwrap_or_else(|| fold_with::<T, _>(bytes, false, None, |a, b| min_p(a, b, p))),
     }
+}
+
+/// The max (`MAX`) or min of `v`, over 16 lanes in parallel, when the order of the fold
+/// cannot show in the result; `None` (the caller folds in order) when it could: an empty
+/// row, a NaN among the inputs (which NaN comes out depends on the order and the NaN
+/// policy), or a zero result (whose sign the pairwise rule picks). Otherwise the extreme value
+/// is unique, and so are its bits: a float other than ±0 and NaN has one encoding per value,
+/// and integers have one encoding each. The sequential fold gives that same element.
+#[inline]
+fn extreme_lanes<N: Num, const MAX: bool>(v: &[N]) -> Option<N> {
+    const L: usize = 16;
+    let better = |x: N, a: N| if MAX { x > a } else { x < a };
+    let &first = v.first()?;
+    let mut acc = [first; L];
+    let mut nan = false;
+    let mut chunks = v.chunks_exact(L);
+    for c in &mut chunks {
+        for i in 0..L {
+            let x = c[i];
+            #[allow(clippy::eq_op)]
+            let is_nan = x != x;
+            nan |= is_nan;
+            acc[i] = if better(x, acc[i]) { x } else { acc[i] };
+        }
+    }
+    for &x in chunks.remainder() {
+        #[allow(clippy::eq_op)]
+        let is_nan = x != x;
+        nan |= is_nan;
+        acc[0] = if better(x, acc[0]) { x } else { acc[0] };
+    }
+    if nan {
+        return None;
+    }
+    let m = acc[1..]
+        .iter()
+        .fold(acc[0], |m, &x| if better(x, m) { x } else { m });
+    if N::FLOAT && m.is_zero() {
+        return None;
+    }
+    Some(m)
 }
 
 fn fold_with<T: Elem, F: Fn(T::C, T::C) -> T::C>(
@@ -781,3 +844,94 @@ macro_rules! entries {
 entries!(row_reduce: trowsum Trowsum, trowprod Trowprod, trowmax Trowmax, trowmin Trowmin);
 entries!(col_reduce: tcolsum Tcolsum, tcolprod Tcolprod, tcolmax Tcolmax, tcolmin Tcolmin);
 entries!(expand: trowexpand Trowexpand, tcolexpand Tcolexpand);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// f32 bits drawn to hit the cases where a fold's order can show: NaNs with different
+    /// payloads, both zeros, infinities, denormals, repeated extremes, and plain values.
+    fn special_f32() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            3 => -1.0e3f32..1.0e3,
+            1 => prop::sample::select(vec![
+                0.0f32,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::from_bits(0x7fc0_0001),
+                f32::from_bits(0xffc0_0002),
+                f32::from_bits(1),
+                f32::from_bits(0x8000_0001),
+                f32::MAX,
+                f32::MIN,
+                7.5,
+            ]),
+        ]
+    }
+
+    fn policies() -> [NanMinMaxPolicy; 3] {
+        [
+            NanMinMaxPolicy::Propagate,
+            NanMinMaxPolicy::ReturnOther,
+            NanMinMaxPolicy::CppStd,
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The fast row fold (`fold_bytes`: lanes for max/min, 64-leaf blocks for the tree)
+        /// gives the plain element-by-element fold's bits, for every NaN policy and order.
+        #[test]
+        fn fast_row_fold_equals_the_plain_fold(
+            v in prop::collection::vec(special_f32(), 1..300),
+            zeros_only in any::<bool>(),
+        ) {
+            // Rows of only zeros and only non-NaN values are where the lanes path answers.
+            let v: Vec<f32> = if zeros_only {
+                v.iter().map(|x| if x.is_sign_negative() { -0.0 } else { 0.0 }).collect()
+            } else {
+                v
+            };
+            let bytes: &[u8] = bytemuck::cast_slice(&v);
+            for p in policies() {
+                for order in [ReductionOrder::Tree, ReductionOrder::Sequential] {
+                    for red in [Red::Sum, Red::Prod, Red::Max, Red::Min] {
+                        let fast = fold_bytes::<f32>(red, bytes, order, p);
+                        let plain = fold(red, &v, order, p);
+                        // A sum or product that meets two NaNs returns one of them; Rust (like
+                        // LLVM, which may swap the operands of a commutative add or multiply)
+                        // leaves which one unspecified, so there only NaN-ness is compared.
+                        // Max and min select an input: their bits are compared always.
+                        let arith = matches!(red, Red::Sum | Red::Prod);
+                        if !(arith && fast.is_nan() && plain.is_nan()) {
+                            prop_assert_eq!(fast.to_bits(), plain.to_bits(), "{:?} {:?} {:?}", red, order, p);
+                        }
+                    }
+                }
+            }
+            let no_nan: Vec<f32> = v.iter().map(|x| if x.is_nan() { 1.5 } else { *x }).collect();
+            let bytes: &[u8] = bytemuck::cast_slice(&no_nan);
+            for p in policies() {
+                for red in [Red::Max, Red::Min] {
+                    let fast = fold_bytes::<f32>(red, bytes, ReductionOrder::Tree, p);
+                    let plain = fold(red, &no_nan, ReductionOrder::Tree, p);
+                    prop_assert_eq!(fast.to_bits(), plain.to_bits());
+                }
+            }
+        }
+
+        /// Integer rows take the lanes path whatever their values.
+        #[test]
+        fn fast_integer_max_min_equal_the_plain_fold(v in prop::collection::vec(any::<i16>(), 1..200)) {
+            let bytes: &[u8] = bytemuck::cast_slice(&v);
+            let p = NanMinMaxPolicy::Propagate;
+            for red in [Red::Max, Red::Min] {
+                let fast = fold_bytes::<i16>(red, bytes, ReductionOrder::Tree, p);
+                prop_assert_eq!(fast, fold(red, &v, ReductionOrder::Tree, p));
+            }
+        }
+    }
+}

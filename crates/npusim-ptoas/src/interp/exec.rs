@@ -625,6 +625,14 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// On a worker thread ([`super::par`]): records (and, where needed, fills) the GM bytes a
+    /// tile instruction reads; `Some(input)` when it is a TLOAD to run from the shared input.
+    #[inline]
+    fn shared_load(&mut self, args: &Args) -> Option<&'p npusim_core::Memory> {
+        let p = self.par.as_deref_mut()?;
+        p.before(args, self.core.gm_mut()).then_some(p.input)
+    }
+
     fn account(&mut self, args: &Args) {
         if let Some(p) = self.par.as_deref_mut() {
             p.after(args);
@@ -938,6 +946,9 @@ impl<'p> Machine<'p> {
                     let f = npusim_pto::PrintFormat::default();
                     let text = if *global {
                         let g = super::lower::view_of(&fr, *tile, span())?;
+                        if let Some(p) = self.par.as_deref_mut() {
+                            p.read_global(&g, self.core.gm_mut());
+                        }
                         self.core.tprint_global(&g, f)
                     } else {
                         let Val::Tile(t) = get(&fr, *tile, span())? else {
@@ -1205,12 +1216,14 @@ impl<'p> Machine<'p> {
                     set(&mut fr, *tile, Val::Tile(t));
                 }
                 Inst::Exec(prepared) => {
-                    if let Some(p) = self.par.as_deref_mut() {
-                        p.before(&prepared.op().args, self.core.gm_mut());
+                    let shared = self.shared_load(&prepared.op().args);
+                    match (shared, &prepared.op().args) {
+                        (Some(input), Args::Load { dst, src }) => {
+                            self.core.tload_from(input, dst, src)
+                        }
+                        _ => self.core.run(prepared),
                     }
-                    self.core
-                        .run(prepared)
-                        .map_err(|e| RunError::pto(e, span()))?;
+                    .map_err(|e| RunError::pto(e, span()))?;
                     self.account(&prepared.op().args);
                     if self.work > self.max_work {
                         self.check_budget(f.meta[at].name, span())?;
@@ -1219,10 +1232,13 @@ impl<'p> Machine<'p> {
                 Inst::Tile { op, form } => {
                     let args = build_args(form, &fr, span())?;
                     let i = TileOp { op: *op, args };
-                    if let Some(p) = self.par.as_deref_mut() {
-                        p.before(&i.args, self.core.gm_mut());
+                    match (self.shared_load(&i.args), &i.args) {
+                        (Some(input), Args::Load { dst, src }) => {
+                            self.core.tload_from(input, dst, src)
+                        }
+                        _ => self.core.exec(&i),
                     }
-                    self.core.exec(&i).map_err(|e| RunError::pto(e, span()))?;
+                    .map_err(|e| RunError::pto(e, span()))?;
                     self.account(&i.args);
                     if self.work > self.max_work {
                         self.check_budget(f.meta[at].name, span())?;

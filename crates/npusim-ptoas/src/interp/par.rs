@@ -13,16 +13,19 @@
 //!
 //! # How it runs
 //! - Each worker thread has its own core (on-chip memories, zeroed before each block as in
-//!   the one-thread run) and a private GM of the input's size; blocks are handed out in
-//!   increasing order from a shared counter. The private GM starts empty (untouched pages
-//!   cost nothing) and is filled from the shared, read-only input just before a read needs
-//!   bytes the thread has neither filled nor written (`Tracker`), so a thread copies only
-//!   what its blocks read.
+//!   the one-thread run) and a private GM of the input's size, which starts empty (untouched
+//!   pages cost nothing); blocks are handed out in increasing order from a shared counter.
+//! - A TLOAD none of whose source bytes the thread has written (or filled, below) reads the
+//!   shared, read-only input in place (`TileCore::tload_from`): the common case, a block
+//!   loading inputs, copies nothing twice. Any other GM read (a TLOAD overlapping the
+//!   thread's own writes, `pto.load_scalar`, other forms with a global operand) first fills
+//!   the bytes the thread holds neither from the input into its private GM (`Tracker`), then
+//!   reads there, so a block always sees its own writes.
 //! - Each block records the GM byte ranges it reads and writes (`Access`): a TLOAD reads,
 //!   a TSTORE / TSTORE_FP writes, the whole footprint of its global tensor (every element of
 //!   its 5-D shape, run by run along the unit-stride dimension); `pto.load_scalar` reads and
-//!   `pto.store_scalar` writes its element. Any other tile operand form with a global tensor
-//!   counts as both a read and a write. These are all the GM accesses of a non-mixed kernel.
+//!   `pto.store_scalar` writes its element, `pto.tprint` of a view reads it. Any other tile
+//!   operand form with a global tensor counts as both a read and a write. These are all the GM accesses of a non-mixed kernel.
 //! - After the last block the ranges are checked against the rule. When it holds, the
 //!   written ranges of each block are copied from its thread's GM into the result, in block
 //!   order. When it does not, the run is repeated in block order on one thread from the
@@ -45,13 +48,10 @@
 //! Statistics (steps, per-op counts, bytes moved) are sums over the blocks, as in order.
 //!
 //! # Cost
-//! Each thread pays for its private GM: one page fault per 4 KiB its blocks read or write,
-//! a copy of what they read (the fill) and, after the check, a copy of what they wrote (the
-//! merge, on the calling thread). A kernel that moves many bytes per unit of work gains little
-//! or loses: the 8-block row softmax over 1024x1024 f32 (4 MiB read, 4 MiB written, about
-//! 2-3 ms of block work) ran in a median 4.45 ms in process on 1 thread and 5.86 ms on 2 (load
-//! average 3.3 on 2 cores). Reading TLOAD sources straight from the shared input (an
-//! `npusim-pto` entry point taking the source memory) would remove the fill.
+//! Each thread pays one page fault per 4 KiB its blocks write (and fill), and after the check
+//! the calling thread copies what they wrote into the result (the merge). Loads from the
+//! input cost what they cost in order. A kernel that stores many bytes per unit of work gains
+//! less: the merge is serial.
 
 use super::exec::Machine;
 use super::lower::{Val, profile_name};
@@ -257,11 +257,14 @@ impl Access {
 /// A worker thread's view of GM: its private GM's filled-or-written byte ranges, the shared
 /// input to fill from, and the current block's [`Access`].
 pub(crate) struct Tracker<'p> {
-    input: &'p Memory,
+    /// The shared input GM (read-only for every worker).
+    pub input: &'p Memory,
     /// Disjoint ranges `start -> end` of the private GM that hold their bytes (filled from the
     /// input or written by this thread's blocks); touching ranges are merged.
     have: BTreeMap<u64, u64>,
     acc: Access,
+    /// Reused buffer for a TLOAD's footprint.
+    scratch: Vec<(u64, u64)>,
     /// Set when a block on another thread failed.
     pub stop: &'p AtomicBool,
 }
@@ -272,6 +275,7 @@ impl<'p> Tracker<'p> {
             input,
             have: BTreeMap::new(),
             acc: Access::default(),
+            scratch: Vec::new(),
             stop,
         }
     }
@@ -324,6 +328,12 @@ impl<'p> Tracker<'p> {
         push(&mut self.acc.reads, addr, e);
     }
 
+    /// A read of a global tensor's whole footprint other than by a tile instruction
+    /// (`pto.tprint` of a view): fills and records it.
+    pub(crate) fn read_global(&mut self, g: &GlobalTensor, gm: &mut Memory) {
+        footprint(g, |s, e| self.read(s, e - s, gm));
+    }
+
     /// A GM write of `[addr, addr + n)` that happened.
     pub(crate) fn wrote(&mut self, addr: u64, n: u64) {
         let e = addr.saturating_add(n);
@@ -331,17 +341,45 @@ impl<'p> Tracker<'p> {
         push(&mut self.acc.writes, addr, e);
     }
 
-    /// Before a tile instruction: fills and records what it reads of GM.
-    pub(crate) fn before(&mut self, args: &Args, gm: &mut Memory) {
+    /// Whether any byte of `[s, e)` is held (filled or written by this thread).
+    fn holds_any(&self, s: u64, e: u64) -> bool {
+        s < e
+            && self
+                .have
+                .range(..e)
+                .next_back()
+                .is_some_and(|(_, end)| *end > s)
+    }
+
+    /// Before a tile instruction: records what it reads of GM, and fills the private GM with
+    /// it unless the instruction can read the shared input in place. Returns `true` for a
+    /// TLOAD none of whose source bytes this thread has filled or written: the caller runs it
+    /// with [`TileCore::tload_from`] on [`Tracker::input`], so nothing is copied twice.
+    pub(crate) fn before(&mut self, args: &Args, gm: &mut Memory) -> bool {
         match args {
-            Args::Load { src, .. } => footprint(src, |s, e| self.read(s, e - s, gm)),
-            Args::Store { .. } | Args::StoreFp { .. } => {}
+            Args::Load { src, .. } => {
+                let mut runs = std::mem::take(&mut self.scratch);
+                runs.clear();
+                footprint(src, |s, e| push(&mut runs, s, e));
+                let shared = runs.iter().all(|&(s, e)| !self.holds_any(s, e));
+                for &(s, e) in &runs {
+                    if shared {
+                        push(&mut self.acc.reads, s, e);
+                    } else {
+                        self.read(s, e - s, gm);
+                    }
+                }
+                self.scratch = runs;
+                shared
+            }
+            Args::Store { .. } | Args::StoreFp { .. } => false,
             other => {
                 // Any other form holding a global tensor: a read and a write, to be safe.
                 let _ = other.try_map(&mut Globals {
                     t: self,
                     gm: Some(gm),
                 });
+                false
             }
         }
     }
@@ -656,18 +694,16 @@ fn parallel(
             }
         }));
     }
-    // The rule holds: each block's writes, from its thread's GM, in block order.
-    let out = m.core.gm_mut().as_mut_slice();
+    // The rule holds: each block's writes, from its thread's GM. Writes are pairwise disjoint
+    // now, so the copies commute; large merges are split over the threads.
+    let mut copies: Vec<(usize, usize, usize)> = Vec::new();
     for (b, acc) in accs.iter().enumerate() {
-        let src = workers[owner[b]].gm.as_slice();
         for &(s, e) in &acc.writes {
-            let (s, e) = (s as usize, e as usize);
-            match (out.get_mut(s..e), src.get(s..e)) {
-                (Some(d), Some(x)) => d.copy_from_slice(x),
-                _ => return Err(internal_err("a recorded GM write lies outside GM")),
-            }
+            copies.push((s as usize, e as usize, owner[b]));
         }
     }
+    let srcs: Vec<&[u8]> = workers.iter().map(|w| w.gm.as_slice()).collect();
+    merge(m.core.gm_mut().as_mut_slice(), &srcs, copies, threads)?;
     m.steps = steps;
     m.work = work;
     // The prints, in block order as the one-thread run makes them.
@@ -695,6 +731,70 @@ fn parallel(
         }
     }
     Ok(None)
+}
+
+/// Merged bytes below which the merge stays on the calling thread (a thread start costs
+/// about as much as copying this much).
+const PARALLEL_MERGE_MIN: usize = 1 << 20;
+
+/// Copies `out[s..e] = srcs[w][s..e]` for every `(s, e, w)` of `copies`, which must be
+/// pairwise disjoint; on up to `threads` threads when the total is large. Each thread gets
+/// its own disjoint part of `out`, split off in address order.
+fn merge(
+    out: &mut [u8],
+    srcs: &[&[u8]],
+    mut copies: Vec<(usize, usize, usize)>,
+    threads: u32,
+) -> Result<(), RunError> {
+    copies.sort_unstable();
+    let total: usize = copies.iter().map(|c| c.1 - c.0).sum();
+    let bad = || internal_err("a recorded GM write lies outside GM");
+    // Each copy's destination, cut from `out` in address order.
+    let mut jobs: Vec<(&mut [u8], &[u8])> = Vec::with_capacity(copies.len());
+    let mut rest = out;
+    let mut at = 0usize;
+    for (s, e, w) in copies {
+        if s < at || e > at + rest.len() {
+            return Err(bad());
+        }
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(s - at);
+        let (dst, tail) = tail.split_at_mut(e - s);
+        rest = tail;
+        at = e;
+        let src = srcs.get(w).and_then(|x| x.get(s..e)).ok_or_else(bad)?;
+        jobs.push((dst, src));
+    }
+    let parts = (threads as usize).min(total / PARALLEL_MERGE_MIN).max(1);
+    if parts <= 1 {
+        for (d, x) in jobs {
+            d.copy_from_slice(x);
+        }
+        return Ok(());
+    }
+    // Consecutive jobs in groups of about total / parts bytes.
+    let share = total.div_ceil(parts);
+    let mut groups: Vec<Vec<(&mut [u8], &[u8])>> = vec![Vec::new()];
+    let mut filled = 0usize;
+    for j in jobs {
+        if filled >= share {
+            groups.push(Vec::new());
+            filled = 0;
+        }
+        filled += j.0.len();
+        if let Some(g) = groups.last_mut() {
+            g.push(j);
+        }
+    }
+    std::thread::scope(|sc| {
+        for g in groups {
+            sc.spawn(move || {
+                for (d, x) in g {
+                    d.copy_from_slice(x);
+                }
+            });
+        }
+    });
+    Ok(())
 }
 
 #[cfg(test)]
@@ -748,6 +848,40 @@ mod tests {
         assert_eq!(conflict(&a), Some((false, 1, 0, (4, 8))));
         let a = [acc(&[(16, 17)], &[(0, 8)]), acc(&[], &[(16, 24)])];
         assert_eq!(conflict(&a), Some((false, 0, 1, (16, 17))));
+    }
+
+    #[test]
+    fn merge_copies_every_range_from_its_source_on_one_or_more_threads() {
+        // Three sources, ranges interleaved in address order; big enough to split.
+        let n = 3 * PARALLEL_MERGE_MIN + 100;
+        let srcs: Vec<Vec<u8>> = (0..3u8)
+            .map(|k| {
+                (0..n)
+                    .map(|i| (i as u8).wrapping_mul(7).wrapping_add(k))
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = srcs.iter().map(|v| v.as_slice()).collect();
+        let mut copies = Vec::new();
+        let mut at = 5usize;
+        let mut k = 0;
+        while at + 70_000 < n {
+            copies.push((at, at + 65_536 + k * 11, k % 3));
+            at += 65_536 + k * 11 + 1000;
+            k += 1;
+        }
+        for threads in [1, 2, 3] {
+            let mut out = vec![0xAAu8; n];
+            merge(&mut out, &refs, copies.clone(), threads).unwrap();
+            let mut want = vec![0xAAu8; n];
+            for &(s, e, w) in &copies {
+                want[s..e].copy_from_slice(&srcs[w][s..e]);
+            }
+            assert!(out == want, "threads {threads}");
+        }
+        // A range past the end is an error, not a panic.
+        let mut out = vec![0u8; 16];
+        assert!(merge(&mut out, &refs, vec![(8, 20, 0)], 2).is_err());
     }
 
     #[test]
