@@ -230,7 +230,9 @@ pub enum Domain {
 /// Columns: identifier, shape, TIK name, TIK legacy name, Ascend C name, Ascend C mask/repeat
 /// form name, element domain and function (`num(add)`, `float(exp)`, `int(not)`, `bits(copy)`,
 /// `none(none)`), document, then `[chips] => [types]` rules (a chip not named in any rule does
-/// not have the instruction). Rows are grouped by shape, most used first
+/// not have the instruction), and for the fused rows with a mixed-precision form
+/// (MulAddDst.md, Axpy.md: half sources, float destination) `=> widen chips`, the chips whose
+/// page lists that form. Rows are grouped by shape, most used first
 /// (`shared/research/ascend-usage.md`).
 #[macro_export]
 macro_rules! for_each_vector_instr {
@@ -259,7 +261,7 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend310P, Ascend910B, Ascend950] => &[I16, F16, F32]], [&[Ascend310B] => &[F16, F32]];
             // Ternary: dst is read.
             MulAddDst, Ternary, vec_mla, vmla, MulAddDst, MulAddDstRepeat, float(mul_add_dst), "MulAddDst.md; TIK vmla",
-                [&ALL_CHIPS => &[F16, F32]];
+                [&ALL_CHIPS => &[F16, F32]] => widen &[Ascend310P, Ascend910B, Ascend950];
             FusedMulAdd, Ternary, vec_madd, vmadd, FusedMulAdd, FusedMulAddRepeat, float(fused_mul_add), "FusedMulAdd.md; TIK vmadd",
                 [&ALL_CHIPS => &[F16, F32]];
             MulAddRelu, Ternary, vec_maddrelu, vmaddrelu, MulAddRelu, MulAddReluRepeat, float(mul_add_relu), "MulAddRelu.md; TIK vmaddrelu",
@@ -280,7 +282,7 @@ macro_rules! for_each_vector_instr {
             ShiftRight, Scalar, vec_shr, vshr, ShiftRight, ShiftRightRepeat, int(shr), "ShiftRight.md; TIK vshr",
                 [&ALL_CHIPS => &[I16, U16, I32, U32]];
             Axpy, ScalarDst, vec_axpy, vaxpy, Axpy, AxpyRepeat, float(axpy), "Axpy.md; TIK vec_axpy/vaxpy",
-                [&ALL_CHIPS => &[F16, F32]];
+                [&ALL_CHIPS => &[F16, F32]] => widen &ALL_CHIPS;
             // Unary.
             Exp, Unary, vec_exp, vexp, Exp, ExpRepeat, float(exp), "Exp.md; TIK vec_exp/vexp",
                 [&ALL_CHIPS => &[F16, F32]];
@@ -414,7 +416,7 @@ macro_rules! for_each_vector_instr {
 
 macro_rules! declare_instrs {
     ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
         /// One vector instruction.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Instr { $( $id, )* }
@@ -467,8 +469,16 @@ macro_rules! declare_instrs {
             pub fn type_rules(self) -> &'static [TypeRule] {
                 match self { $( Instr::$id => &[ $( ($chips, $types) ),+ ], )* }
             }
+
+            /// The chips with the mixed-precision form (half sources, float destination, 64
+            /// lanes per repeat, the product kept in float): the row's `=> widen` column.
+            pub fn widen_chips(self) -> &'static [ChipId] {
+                match self { $( Instr::$id => declare_instrs!(@w $($w)?), )* }
+            }
         }
     };
+    (@w) => { &[] };
+    (@w $w:expr) => { $w };
     (@dom num) => { Domain::Num };
     (@dom float) => { Domain::Float };
     (@dom int) => { Domain::Int };

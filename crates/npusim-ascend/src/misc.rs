@@ -133,6 +133,9 @@ pub fn create_vec_index(
         dst,
         Some((dst.addr(), dst.addr() + count * size)),
     )?;
+    // "firstValue需保证不超出dst中元素数据类型对应的大小范围" (and a whole number for an
+    // integer dst).
+    first.to_bits(name, "firstValue", dst.dtype)?;
     let start = match first {
         Scalar::Int(i) => i as f64,
         Scalar::Float(f) => f,
@@ -160,6 +163,9 @@ pub struct CmpMaskOp {
     pub src1: Operand,
     pub lanes: LaneMask,
     pub blk: [u32; 2],
+    /// `isSetMask = false`: the lanes come from the mask register (normal or counter mode)
+    /// when the instruction runs.
+    pub from_register: bool,
 }
 
 impl CmpMaskOp {
@@ -173,6 +179,34 @@ impl CmpMaskOp {
         src0: &Operand,
         src1: &Operand,
         mask: MaskArg,
+        src0_blk_stride: i64,
+        src1_blk_stride: i64,
+    ) -> Result<CmpMaskOp> {
+        Self::new_masked(
+            chip,
+            name,
+            mode,
+            src0,
+            src1,
+            mask,
+            true,
+            src0_blk_stride,
+            src1_blk_stride,
+        )
+    }
+
+    /// [`CmpMaskOp::new`] with Ascend C's `isSetMask`: with `false` the mask argument must be
+    /// `MASK_PLACEHOLDER` and the lanes are read from the mask register when the instruction
+    /// runs (counter mode: the first `count` lanes of the one repeat).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_masked(
+        chip: &ChipProfile,
+        name: &'static str,
+        mode: CmpMode,
+        src0: &Operand,
+        src1: &Operand,
+        mask: MaskArg,
+        is_set_mask: bool,
         src0_blk_stride: i64,
         src1_blk_stride: i64,
     ) -> Result<CmpMaskOp> {
@@ -191,7 +225,7 @@ impl CmpMaskOp {
             check::align(chip, name, p, op)?;
         }
         let lanes_n = 256 / src0.dtype.size() as u32;
-        let lanes = mask::resolve(name, mask, lanes_n, true, MaskRegister::default())?;
+        let lanes = mask::resolve(name, mask, lanes_n, is_set_mask, MaskRegister::default())?;
         let op = CmpMaskOp {
             name,
             mode,
@@ -199,16 +233,28 @@ impl CmpMaskOp {
             src1: src1.clone(),
             lanes,
             blk: [b0, b1],
+            from_register: !is_set_mask,
         };
-        for (k, (p, o)) in [("src0", src0), ("src1", src1)].into_iter().enumerate() {
-            check::within(
-                name,
-                p,
-                o,
-                op.walk(k).span(1, |r| lanes.lanes_of(r, lanes_n)),
-            )?;
+        if is_set_mask {
+            op.check_bounds(lanes)?;
         }
         Ok(op)
+    }
+
+    fn check_bounds(&self, lanes: LaneMask) -> Result<()> {
+        let lanes_n = 256 / self.src0.dtype.size() as u32;
+        for (k, (p, o)) in [("src0", &self.src0), ("src1", &self.src1)]
+            .into_iter()
+            .enumerate()
+        {
+            check::within(
+                self.name,
+                p,
+                o,
+                self.walk(k).span(1, |r| lanes.lanes_of(r, lanes_n)),
+            )?;
+        }
+        Ok(())
     }
 
     fn walk(&self, k: usize) -> Walk {
@@ -224,7 +270,14 @@ impl CmpMaskOp {
     /// Runs the comparison into the core's CMPMASK.
     pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
         let n = 256 / self.src0.dtype.size() as u32;
-        let active = self.lanes.lanes_of(0, n);
+        let lanes = if self.from_register {
+            let m = mask::resolve(self.name, MaskArg::Placeholder, n, false, core.mask)?;
+            self.check_bounds(m)?;
+            m
+        } else {
+            self.lanes
+        };
+        let active = lanes.lanes_of(0, n);
         let size = self.src0.dtype.size();
         let value = |b: &[u8]| -> f64 {
             match self.src0.dtype {

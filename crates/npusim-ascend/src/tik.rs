@@ -83,7 +83,7 @@ struct Decl {
 /// 1) and the legacy name with block strides.
 macro_rules! tik_methods {
     ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
         impl Tik {
             $( tik_methods!(@m $shape, $id, $tik, $legacy); )*
         }
