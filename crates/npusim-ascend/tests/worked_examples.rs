@@ -789,3 +789,29 @@ fn reduce_max_min_pages_value_and_index_encoding() {
         }
     }
 }
+
+#[test]
+fn duplicate_page_three_forms() {
+    // Duplicate.md: half scalar 18.0 over 256 elements (mask 128 x 2 repeats, {1, 8}; mask bits
+    // {UINT64_MAX, UINT64_MAX}; the count form), dst loaded with the printed [18 1 2 ... 255]
+    // first; the printed result is 18.0 everywhere (256 of 256 exact).
+    for form in 0..3 {
+        let (mut asc, [_a, _b, d]) = setup::<f16>(256);
+        let init: Vec<f16> = (0..256)
+            .map(|i| h(if i == 0 { 18.0 } else { i as f32 }))
+            .collect();
+        fill(&mut asc, &d, &init);
+        match form {
+            0 => asc.DuplicateRepeat::<f16, true>(&d, h(18.0), 128u64, 2, 1, 8),
+            1 => asc.DuplicateRepeat::<f16, true>(&d, h(18.0), [u64::MAX, u64::MAX], 2, 1, 8),
+            _ => asc.Duplicate(&d, h(18.0), 256),
+        }
+        .unwrap();
+        let out = asc.read::<f16>(&d).unwrap();
+        assert_eq!(
+            out.iter().filter(|v| **v == h(18.0)).count(),
+            256,
+            "form {form}"
+        );
+    }
+}
