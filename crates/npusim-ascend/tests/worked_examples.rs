@@ -815,3 +815,54 @@ fn duplicate_page_three_forms() {
         );
     }
 }
+
+#[test]
+fn reduce_repeat_max_min_pages_four_repeats() {
+    // ReduceRepeat.md (WholeReduceMax/Min, ORDER_VALUE_INDEX): 512 half in 4 repeats (mask
+    // 128 or bits {UINT64_MAX, UINT64_MAX}, dstRepStride 1, srcBlkStride 1, srcRepStride 8).
+    // Printed repeats 0, 1 and 3 (repeat 2 elided: filled with its neighbours' filler); printed
+    // outputs [v0 i0 v1 i1 ... v3 i3] with the index as the raw bits of a half (52 = 3.09944e-06,
+    // 100 = 5.96046e-06, 19 = 1.13249e-06): the 6 printed outputs must match exactly.
+    for (max, fillers, marks) in [
+        (true, [1.0f32, 2.0, 2.5, 3.0], [11.0f32, 12.0, 13.0]),
+        (false, [10.0, 20.0, 25.0, 30.0], [1.0, 2.0, 3.0]),
+    ] {
+        let mut x: Vec<f16> = (0..512).map(|i| h(fillers[i / 128])).collect();
+        x[52] = h(marks[0]);
+        x[128 + 100] = h(marks[1]);
+        x[384 + 19] = h(marks[2]);
+        for bits in [false, true] {
+            let mut asc = AscendC::new(CHIP, 0);
+            let s = asc.AllocTensor::<f16>("src", 512).unwrap();
+            let d = asc.AllocTensor::<f16>("dst", 16).unwrap();
+            fill(&mut asc, &s, &x);
+            let m: npusim_ascend::ascendc::AscMask = if bits {
+                [u64::MAX, u64::MAX].into()
+            } else {
+                128u64.into()
+            };
+            if max {
+                asc.WholeReduceMax::<f16, true>(&d, &s, m, 4, 1, 1, 8)
+            } else {
+                asc.WholeReduceMin::<f16, true>(&d, &s, m, 4, 1, 1, 8)
+            }
+            .unwrap();
+            let out = asc.read::<f16>(&d).unwrap();
+            let printed = [
+                (0, h(marks[0]).to_bits()),
+                (1, f16::from_f64(3.09944e-06).to_bits()),
+                (2, h(marks[1]).to_bits()),
+                (3, f16::from_f64(5.96046e-06).to_bits()),
+                (6, h(marks[2]).to_bits()),
+                (7, f16::from_f64(1.13249e-06).to_bits()),
+            ];
+            for (i, b) in printed {
+                assert_eq!(out[i].to_bits(), b, "max {max} bits {bits} output {i}");
+            }
+            assert_eq!(
+                (out[1].to_bits(), out[3].to_bits(), out[7].to_bits()),
+                (52, 100, 19)
+            );
+        }
+    }
+}
