@@ -1038,6 +1038,23 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     int64_t v[7] = {0, reduceMode, mask, p.src0BlockStride, p.repeatTimes, p.src0RepeatStride, p.src1RepeatStride};
     rsvdCnt = detail::Rearrange("GatherMask", t, 3, v, 7, nullptr, loc);
 }
+// Gatherb: 8 blocks of 32 bytes per repeat from src + offset[k] (uint32 byte offsets).
+struct GatherRepeatParams {
+    uint32_t blockNumber = 8;
+    uint16_t dstRepStride = 8;
+    uint8_t dstBlkStride = 1;
+    uint8_t src0BlkStride = 1, src1BlkStride = 1, src0RepStride = 8, src1RepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false;
+    GatherRepeatParams() = default;
+    GatherRepeatParams(uint8_t blk, uint8_t rep) : dstRepStride(rep), dstBlkStride(blk) {}
+};
+template <class T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offset,
+                    const uint8_t repeatTime, const GatherRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src.t, offset.t};
+    int64_t v[3] = {repeatTime, p.dstBlkStride, p.dstRepStride};
+    detail::Rearrange("Gatherb", t, 3, v, 3, nullptr, loc);
+}
 // Transpose: one 16x16 transpose of 2-byte elements.
 template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, Loc loc = Loc()) {
     npusim_tensor t[2] = {dst.t, src.t};

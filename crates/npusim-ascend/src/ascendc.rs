@@ -327,6 +327,14 @@ macro_rules! ascendc_methods {
             crate::misc::gather(&mut self.core, stringify!($asc), &dst.op, &src.op, &src_offset.op, src_base_addr, count as i64)
         }
     };
+    (@m GatherBlock, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src, offset, repeatTime, GatherRepeatParams{dstBlkStride, dstRepStride})`: 8 blocks of 32 bytes per repeat from `src + offset[k]`.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, offset: &LocalTensor<u32>, repeat: i32,
+                    dst_blk_stride: u8, dst_rep_stride: u16) -> Result<()> {
+            crate::misc::gatherb(&mut self.core, stringify!($asc), &dst.op, &src.op, &offset.op, repeat as i64,
+                dst_blk_stride as i64, dst_rep_stride as i64)
+        }
+    };
     (@m Transpose, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src)`: one 16×16 transpose of 2-byte elements.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>) -> Result<()> {

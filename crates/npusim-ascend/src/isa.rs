@@ -18,7 +18,7 @@ use crate::error::{AscendError, Result};
 use npusim_core::{ChipId, ElemType};
 
 use ChipId::{Ascend310, Ascend310B, Ascend310P, Ascend910, Ascend910B, Ascend950};
-use ElemType::{Bf16, F16, F32, I8, I16, I32, I64, U8, U16, U32};
+use ElemType::{Bf16, F16, F32, I8, I16, I32, I64, U8, U16, U32, U64};
 
 /// Every chip.
 const ALL_CHIPS: [ChipId; 6] = [
@@ -62,6 +62,8 @@ pub enum Shape {
     Brcb,
     /// `dst[i] = src[(base + offset[i]) / sizeof(T)]` (Gather / vgather).
     Gather,
+    /// 8 whole 32-byte blocks per repeat gathered by byte offsets (Gatherb / vgatherb).
+    GatherBlock,
     /// Selected elements packed contiguously (GatherMask / vreduce).
     GatherMask,
     /// 16×16 transpose of 2-byte elements per repeat (Transpose / vec_trans).
@@ -151,6 +153,7 @@ impl Shape {
                 | Shape::Select
                 | Shape::Brcb
                 | Shape::Gather
+                | Shape::GatherBlock
                 | Shape::GatherMask
                 | Shape::Transpose
                 | Shape::Index
@@ -178,7 +181,8 @@ impl Shape {
             | Shape::Select
             | Shape::CmpMask
             | Shape::Sort32
-            | Shape::Gather => 2,
+            | Shape::Gather
+            | Shape::GatherBlock => 2,
             Shape::Unary
             | Shape::Scalar
             | Shape::ScalarDst
@@ -351,6 +355,9 @@ macro_rules! for_each_vector_instr {
             Gather, Gather, vgather, vgather, Gather, GatherRepeat, none(none), "Gather.md; TIK vgather",
                 [&[Ascend310P] => &[I16, U16, F16, I32, U32, F32]], [&[Ascend910B, Ascend950] => &[I16, U16, F16, Bf16, I32, U32, F32]],
                 [&[Ascend310B] => &[I8, U8, I16, U16, F16, I32, U32, F32]];
+            Gatherb, GatherBlock, vgatherb, vgatherb, Gatherb, GatherbRepeat, none(none), "离散与聚合/Gatherb(ISASI).md",
+                [&[Ascend910B] => &[U16, U32]], [&[Ascend310B] => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32, I64]],
+                [&[Ascend950] => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32, I64, U64]];
             Transpose, Transpose, vec_trans, vtranspose, Transpose, TransposeRepeat, none(none), "Transpose.md; TIK vec_trans / vtranspose",
                 [&ALL_CHIPS => &[I16, U16, F16]];
             // Broadcast, index vector, compare into CMPMASK.

@@ -11,6 +11,13 @@
 //! - vcmp_xx / Compare(src0, src1, cmpMode, mask, repeatParams): one repeat, one bit per active
 //!   lane into CMPMASK; masked-off bits keep their value (cceapi vcmp). SetCmpMask loads 128
 //!   bits from UB (16 bytes), GetCmpMask stores them.
+//! - Gatherb (`离散与聚合/Gatherb(ISASI).md`): repeat i, block j copies the 32-byte block at
+//!   `src + offset[8i + j]` (uint32 byte offsets) to dst block `i·dstRepStride + j·dstBlkStride`
+//!   (a block stride of 0 counts as 1, the page's reference code). Checked: the chip's types,
+//!   the offsets (a multiple of 32, the block inside src), ranges (repeatTime [0, 255],
+//!   dstBlkStride uint8, dstRepStride uint16), scope, alignment, bounds, and no overlap: the
+//!   span dst is written in must not meet src from its start to its tensor's end (policy for
+//!   the page's "not the same memory"). Every offset is checked before anything is written.
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::Result;
@@ -556,4 +563,94 @@ pub fn gather_mask(
     core.ub_mut().write(dst.addr(), &out)?;
     core.mask.mode = crate::mask::MaskMode::Normal;
     Ok(out.len() as u64 / size)
+}
+
+/// `Gatherb(dst, src, offset, repeatTime, GatherRepeatParams{dstBlkStride, dstRepStride})`
+/// (Gatherb(ISASI).md): 8 blocks of 32 bytes per repeat from `src + offset[k]`.
+#[allow(clippy::too_many_arguments)]
+pub fn gatherb(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    offset: &Operand,
+    repeat: i64,
+    dst_blk_stride: i64,
+    dst_rep_stride: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::Gatherb.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::same_type(name, "src", src, "dst", dst.dtype)?;
+    if offset.dtype != ElemType::U32 {
+        return Err(crate::error::AscendError::IllegalType {
+            instr: name,
+            param: "offset",
+            dtype: offset.dtype,
+            chip: chip.id,
+            legal: "uint32".into(),
+        });
+    }
+    let repeat = check::range(name, "repeatTime", repeat, 0, 255, "[0, 255]")? as u64;
+    let blk = check::range(name, "dstBlkStride", dst_blk_stride, 0, 255, "[0, 255]")?.max(1) as u64;
+    let rep = check::range(name, "dstRepStride", dst_rep_stride, 0, 65535, "[0, 65535]")? as u64;
+    for (p, op) in [("dst", dst), ("src", src), ("offset", offset)] {
+        check::scope(name, p, op, MemSpace::Ub)?;
+        check::align(chip, name, p, op)?;
+    }
+    if repeat == 0 {
+        return Ok(());
+    }
+    let n = repeat * 8;
+    check::within(
+        name,
+        "offset",
+        offset,
+        Some((offset.addr(), offset.addr() + n * 4)),
+    )?;
+    let last = (repeat - 1) * rep * BLOCK_BYTES + 7 * blk * BLOCK_BYTES + BLOCK_BYTES;
+    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + last)))?;
+    let src_end = src.tensor_base + src.tensor_bytes;
+    let offs: Vec<u64> = core
+        .ub()
+        .bytes(offset.addr(), n * 4)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64)
+        .collect();
+    for (k, &o) in offs.iter().enumerate() {
+        let at = src.addr() + o;
+        if o % BLOCK_BYTES != 0 || at + BLOCK_BYTES > src_end {
+            return Err(crate::error::AscendError::Rule {
+                instr: name,
+                param: "offset",
+                value: format!("offset[{k}] = {o}"),
+                rule: "each offset must be a multiple of 32 bytes and its block must lie inside src",
+            });
+        }
+    }
+    // "不支持源操作数与目的操作数使用同一块内存地址": the span dst is written in must not
+    // overlap src (from its start to the end of its tensor, where the offsets may reach).
+    let dst_block = |k: u64| dst.addr() + (k / 8) * rep * BLOCK_BYTES + (k % 8) * blk * BLOCK_BYTES;
+    if dst.addr() < src_end && src.addr() < dst.addr() + last {
+        return Err(crate::error::AscendError::IllegalOverlap {
+            instr: name,
+            dst: "dst",
+            src: "src",
+            rule: "Gatherb does not support src and dst in the same memory",
+        });
+    }
+    let blocks: Vec<u8> = offs
+        .iter()
+        .map(|&o| {
+            core.ub()
+                .bytes(src.addr() + o, BLOCK_BYTES)
+                .map(|b| b.to_vec())
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?
+        .concat();
+    for k in 0..n {
+        let b = (k * BLOCK_BYTES) as usize;
+        core.ub_mut()
+            .write(dst_block(k), &blocks[b..b + BLOCK_BYTES as usize])?;
+    }
+    Ok(())
 }

@@ -261,6 +261,16 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m GatherBlock, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, offset, repeat_times, dst_blk_stride, dst_rep_stride)`: 8 blocks of 32 bytes per repeat from `src + offset[k]` (uint32 byte offsets).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, offset: &Operand, repeat_times: i64, dst_blk_stride: i64,
+                    dst_rep_stride: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::Gatherb(dst.clone(), src.clone(), offset.clone(), repeat_times, dst_blk_stride, dst_rep_stride));
+            Ok(())
+        }
+    };
     (@m Transpose, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, dst_rep_stride, src_rep_stride)`: 16×16 transpose per repeat, strides in 512 bytes.")]
         pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {

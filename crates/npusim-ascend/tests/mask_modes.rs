@@ -140,8 +140,10 @@ proptest! {
                             want[rr * rep as usize * lpb + (e / lpb) * blk as usize * lpb + e % lpb] = v;
                         }
                     }
+                    // Bit for bit, except that a NaN scalar may come back as another NaN (the
+                    // scalar travels as a value; NaN payloads are not modelled).
                     let got = asc.read::<$T>(&d).unwrap();
-                    prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
+                    prop_assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())));
                 }
             }};
         }

@@ -684,11 +684,12 @@ impl Device {
             "GetReduceMaxMinCount" => "GetReduceMaxMinCount",
             "GetReduceRepeatMaxMinSpr" => "GetReduceRepeatMaxMinSpr",
             "DataCopySlice" => "DataCopySlice",
+            "Gatherb" => "Gatherb",
             other => {
                 return Err(CapiError::rule(
                     "rearrange",
                     "instr",
-                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr or DataCopySlice",
+                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr, DataCopySlice or Gatherb",
                     other,
                 ));
             }
@@ -856,6 +857,19 @@ impl Device {
                 return Ok(self.mrg_sort_result());
             }
             "GetMrgSortResult" => return Ok(self.mrg_sort_result()),
+            "Gatherb" => {
+                let (d, a, o) = (op(0, "dst")?, op(1, "src")?, op(2, "offset")?);
+                misc::gatherb(
+                    &mut self.core,
+                    instr,
+                    &d,
+                    &a,
+                    &o,
+                    int(0, "repeatTime")?,
+                    int(1, "dstBlkStride")?,
+                    int(2, "dstRepStride")?,
+                )?;
+            }
             "TransDataTo5HD" => {
                 let mut d = Vec::with_capacity(16);
                 let mut s = Vec::with_capacity(16);

@@ -233,3 +233,30 @@ fn cpp_mixed_precision_muladddst_and_axpy() {
     .unwrap_err();
     assert!(e.contains("MulAddDst"), "{e}");
 }
+
+#[test]
+fn cpp_gatherb_reverses_blocks() {
+    let x: Vec<u16> = (0..128).map(|i| i * 3 + 1).collect();
+    let off: Vec<u32> = vec![32, 0, 224, 96, 64, 160, 128, 192];
+    for chip in ["ascend910b", "ascend950"] {
+        let out = launch(
+            chip,
+            "gatherb",
+            vec![("x", arr(&x)), ("off", arr(&off)), ("y", arr(&[0u16; 128]))],
+        )
+        .unwrap_or_else(|e| panic!("{chip}: {e}"));
+        // Block j of y = the 16 elements of x at byte offset off[j].
+        let want: Vec<u16> = off
+            .iter()
+            .flat_map(|o| x[*o as usize / 2..*o as usize / 2 + 16].to_vec())
+            .collect();
+        assert_eq!(out[2].1.to_elems::<u16>().unwrap(), want, "{chip}");
+    }
+    let e = launch(
+        "ascend310p",
+        "gatherb",
+        vec![("x", arr(&x)), ("off", arr(&off)), ("y", arr(&[0u16; 128]))],
+    )
+    .unwrap_err();
+    assert!(e.contains("Gatherb") && e.contains("not supported"), "{e}");
+}

@@ -168,3 +168,25 @@ extern "C" __global__ __aicore__ void mixed(GM_ADDR a, GM_ADDR b, GM_ADDR d, GM_
     DataCopy(dGm, ld, 256);
     DataCopy(eGm, le, 256);
 }
+
+// x: 128 uint16, off: 8 uint32 byte offsets; y: Gatherb of x by off (repeatTime 1, {1, 8}).
+extern "C" __global__ __aicore__ void gatherb(GM_ADDR x, GM_ADDR off, GM_ADDR y)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, bo, by;
+    GlobalTensor<uint16_t> xGm, yGm;
+    GlobalTensor<uint32_t> oGm;
+    xGm.SetGlobalBuffer((__gm__ uint16_t*)x, 128);
+    oGm.SetGlobalBuffer((__gm__ uint32_t*)off, 8);
+    yGm.SetGlobalBuffer((__gm__ uint16_t*)y, 128);
+    pipe.InitBuffer(bx, 256);
+    pipe.InitBuffer(bo, 32);
+    pipe.InitBuffer(by, 256);
+    LocalTensor<uint16_t> lx = bx.Get<uint16_t>();
+    LocalTensor<uint32_t> lo = bo.Get<uint32_t>();
+    LocalTensor<uint16_t> ly = by.Get<uint16_t>();
+    DataCopy(lx, xGm, 128);
+    DataCopy(lo, oGm, 8);
+    Gatherb<uint16_t>(ly, lx, lo, 1, GatherRepeatParams{1, 8});
+    DataCopy(yGm, ly, 128);
+}
