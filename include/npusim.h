@@ -164,6 +164,24 @@ int npusim_set_atomic(npusim_device* dev, int32_t dtype);
 int npusim_rearrange(npusim_device* dev, const char* instr, const npusim_tensor* tensors,
                      uint32_t ntensors, const int64_t* ints, uint32_t nints,
                      const npusim_scalar* scalar, uint64_t* out);
+/* npusim_rearrange, further names (tensors; ints; *out):
+ *   "Compare" (into CMPMASK) takes an optional 7th integer isSetMask (1 when absent; 0 reads the
+ *      lanes from the mask register, normal or counter mode)
+ *   "Sort32": dst, src0, src1 (uint32 indices); repeatTime
+ *   "RpSort16": dst, src; repeatTime
+ *   "ProposalConcat" / "ProposalExtract": dst, src; repeatTime, modeNumber
+ *   "MrgSort" / "MrgSort4": dst, src1, src2, src3, src4; elementLengths[4],
+ *      ifExhaustedSuspension, validBit, repeatTimes; *out = GetMrgSortResult
+ *   "GetMrgSortResult": -; -; *out = the four counts, 16 bits each, list 1 lowest
+ *   "TransDataTo5HD": dstList[16], srcList[16]; dstHighHalf, srcHighHalf, repeatTimes,
+ *      dstRepStride, srcRepStride
+ *   "GetAccVal" / "GetReduceRepeatSumSpr": -; T's NPUSIM_DT_* code; *out = the value's bits
+ *   "GetReduceMaxMinCount" / "GetReduceRepeatMaxMinSpr": -; T's code, withIndex; *out = value
+ *      bits | index bits << 32
+ *   "DataCopySlice": dst, src; dimValue, then dimValue x {startIndex, endIndex, stride,
+ *      burstLen, shapeValue} of dst, then of src
+ *   "Gatherb": dst, src, offset (uint32 byte offsets); repeatTime, dstBlkStride, dstRepStride
+ * At most 32 tensors and 128 ints. */
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,
                    const npusim_tensor* src0, const npusim_tensor* src1,

@@ -21,7 +21,9 @@
 #include <exception>
 #include <string>
 #include <type_traits>
+#include <initializer_list>
 #include <utility>
+#include <vector>
 
 #include "npusim.h"
 
@@ -691,7 +693,6 @@ NPUSIM_BINARY(And)
 NPUSIM_BINARY(Or)
 NPUSIM_BINARY(AddRelu)
 NPUSIM_BINARY(SubRelu)
-NPUSIM_BINARY(MulAddDst)
 NPUSIM_BINARY(FusedMulAdd)
 NPUSIM_BINARY(MulAddRelu)
 #undef NPUSIM_BINARY
@@ -770,11 +771,55 @@ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uin
                       repeatTime, blk, rep, loc);
 }
 
+// Axpy and MulAddDst: T the destination, U the sources (float with half: the mixed-precision
+// form, 64 elements per repeat).
 template <class D, class S>
 inline void Axpy(const LocalTensor<D>& dst, const LocalTensor<S>& src, const S& scalarValue, const int32_t& count,
                  Loc loc = Loc()) {
     npusim_scalar s = ToScalar(scalarValue);
     detail::VecCount<D>("Axpy", dst.t, &src.t, 1, &s, 0, count, loc);
+}
+template <class D, class S, bool isSetMask = true>
+inline void Axpy(const LocalTensor<D>& dst, const LocalTensor<S>& src, const S& scalarValue, uint64_t mask,
+                 const uint8_t repeatTime, const UnaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(scalarValue);
+    int64_t blk[3] = {p.dstBlkStride, p.srcBlkStride, 1};
+    int64_t rep[3] = {p.dstRepStride, p.srcRepStride, 0};
+    detail::VecRepeat("Axpy", dst.t, &src.t, 1, &s, 0, detail::MaskOf(isSetMask, detail::Count(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
+template <class D, class S, bool isSetMask = true>
+inline void Axpy(const LocalTensor<D>& dst, const LocalTensor<S>& src, const S& scalarValue, const uint64_t mask[2],
+                 const uint8_t repeatTime, const UnaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_scalar s = ToScalar(scalarValue);
+    int64_t blk[3] = {p.dstBlkStride, p.srcBlkStride, 1};
+    int64_t rep[3] = {p.dstRepStride, p.srcRepStride, 0};
+    detail::VecRepeat("Axpy", dst.t, &src.t, 1, &s, 0, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
+template <class T, class U>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      const int32_t& count, Loc loc = Loc()) {
+    npusim_tensor s[2] = {src0.t, src1.t};
+    detail::VecCount<T>("MulAddDst", dst.t, s, 2, nullptr, 0, count, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, uint64_t mask,
+                      const uint8_t repeatTime, const BinaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor s[2] = {src0.t, src1.t};
+    int64_t blk[3] = {p.dstBlkStride, p.src0BlkStride, p.src1BlkStride};
+    int64_t rep[3] = {p.dstRepStride, p.src0RepStride, p.src1RepStride};
+    detail::VecRepeat("MulAddDst", dst.t, s, 2, nullptr, 0, detail::MaskOf(isSetMask, detail::Count(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      const uint64_t mask[2], const uint8_t repeatTime, const BinaryRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor s[2] = {src0.t, src1.t};
+    int64_t blk[3] = {p.dstBlkStride, p.src0BlkStride, p.src1BlkStride};
+    int64_t rep[3] = {p.dstRepStride, p.src0RepStride, p.src1RepStride};
+    detail::VecRepeat("MulAddDst", dst.t, s, 2, nullptr, 0, detail::MaskOf(isSetMask, detail::Bits(mask)), isSetMask,
+                      repeatTime, blk, rep, loc);
 }
 
 template <class D, class S>
@@ -993,6 +1038,23 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     int64_t v[7] = {0, reduceMode, mask, p.src0BlockStride, p.repeatTimes, p.src0RepeatStride, p.src1RepeatStride};
     rsvdCnt = detail::Rearrange("GatherMask", t, 3, v, 7, nullptr, loc);
 }
+// Gatherb: 8 blocks of 32 bytes per repeat from src + offset[k] (uint32 byte offsets).
+struct GatherRepeatParams {
+    uint32_t blockNumber = 8;
+    uint16_t dstRepStride = 8;
+    uint8_t dstBlkStride = 1;
+    uint8_t src0BlkStride = 1, src1BlkStride = 1, src0RepStride = 8, src1RepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false;
+    GatherRepeatParams() = default;
+    GatherRepeatParams(uint8_t blk, uint8_t rep) : dstRepStride(rep), dstBlkStride(blk) {}
+};
+template <class T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offset,
+                    const uint8_t repeatTime, const GatherRepeatParams& p, Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src.t, offset.t};
+    int64_t v[3] = {repeatTime, p.dstBlkStride, p.dstRepStride};
+    detail::Rearrange("Gatherb", t, 3, v, 3, nullptr, loc);
+}
 // Transpose: one 16x16 transpose of 2-byte elements.
 template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, Loc loc = Loc()) {
     npusim_tensor t[2] = {dst.t, src.t};
@@ -1003,15 +1065,15 @@ template <class T, bool isSetMask = true>
 inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask[],
                     const BinaryRepeatParams& p, Loc loc = Loc()) {
     npusim_tensor t[2] = {src0.t, src1.t};
-    int64_t v[6] = {(int64_t)mode, 0, (int64_t)mask[0], (int64_t)mask[1], p.src0BlkStride, p.src1BlkStride};
-    detail::Rearrange("Compare", t, 2, v, 6, nullptr, loc);
+    int64_t v[7] = {(int64_t)mode, 0, (int64_t)mask[0], (int64_t)mask[1], p.src0BlkStride, p.src1BlkStride, isSetMask};
+    detail::Rearrange("Compare", t, 2, v, 7, nullptr, loc);
 }
 template <class T, bool isSetMask = true>
 inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask,
                     const BinaryRepeatParams& p, Loc loc = Loc()) {
     npusim_tensor t[2] = {src0.t, src1.t};
-    int64_t v[6] = {(int64_t)mode, 1, (int64_t)mask, 0, p.src0BlkStride, p.src1BlkStride};
-    detail::Rearrange("Compare", t, 2, v, 6, nullptr, loc);
+    int64_t v[7] = {(int64_t)mode, 1, (int64_t)mask, 0, p.src0BlkStride, p.src1BlkStride, isSetMask};
+    detail::Rearrange("Compare", t, 2, v, 7, nullptr, loc);
 }
 // SetCmpMask / GetCmpMask: 128 bits of CMPMASK from / into UB.
 template <class T> inline void SetCmpMask(const LocalTensor<T>& src, Loc loc = Loc()) {
@@ -1019,6 +1081,174 @@ template <class T> inline void SetCmpMask(const LocalTensor<T>& src, Loc loc = L
 }
 template <class T> inline void GetCmpMask(const LocalTensor<T>& dst, Loc loc = Loc()) {
     detail::Rearrange("GetCmpMask", &dst.t, 1, nullptr, 0, nullptr, loc);
+}
+
+// ---------------------------------------------------------------- sorting, address-list transpose,
+// reduction registers, slice moves (npusim_rearrange by name)
+
+// Sort32: 32 scores per repeat sorted descending into (score, uint32 index) pairs.
+template <class T>
+inline void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<uint32_t>& src1,
+                   const int32_t repeatTime, Loc loc = Loc()) {
+    npusim_tensor t[3] = {dst.t, src0.t, src1.t};
+    int64_t v[1] = {repeatTime};
+    detail::Rearrange("Sort32", t, 3, v, 1, nullptr, loc);
+}
+// RpSort16: 16 region proposals sorted by score per repeat.
+template <class T>
+inline void RpSort16(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    int64_t v[1] = {repeatTime};
+    detail::Rearrange("RpSort16", t, 2, v, 1, nullptr, loc);
+}
+// ProposalConcat / ProposalExtract: 16 elements per repeat into / out of field modeNumber.
+template <class T>
+inline void ProposalConcat(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                           const int32_t modeNumber, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    int64_t v[2] = {repeatTime, modeNumber};
+    detail::Rearrange("ProposalConcat", t, 2, v, 2, nullptr, loc);
+}
+template <class T>
+inline void ProposalExtract(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                            const int32_t modeNumber, Loc loc = Loc()) {
+    npusim_tensor t[2] = {dst.t, src.t};
+    int64_t v[2] = {repeatTime, modeNumber};
+    detail::Rearrange("ProposalExtract", t, 2, v, 2, nullptr, loc);
+}
+// MrgSortSrcList / MrgSort4Info (unused lists may stay default-constructed).
+template <class T> struct MrgSortSrcList {
+    LocalTensor<T> src1, src2, src3, src4;
+    MrgSortSrcList() = default;
+    MrgSortSrcList(const LocalTensor<T>& a, const LocalTensor<T>& b, const LocalTensor<T>& c = LocalTensor<T>(),
+                   const LocalTensor<T>& d = LocalTensor<T>())
+        : src1(a), src2(b), src3(c), src4(d) {}
+};
+struct MrgSort4Info {
+    uint16_t elementLengths[4] = {0, 0, 0, 0};
+    bool ifExhaustedSuspension = false;
+    uint16_t validBit = 15;
+    uint16_t repeatTimes = 1;
+    MrgSort4Info() = default;
+    MrgSort4Info(const uint16_t lens[4], bool stop, uint16_t valid, uint16_t repeat)
+        : ifExhaustedSuspension(stop), validBit(valid), repeatTimes(repeat) {
+        for (int i = 0; i < 4; ++i) elementLengths[i] = lens[i];
+    }
+};
+namespace detail {
+template <class T>
+inline void Merge(const char* name, const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const MrgSort4Info& p,
+                  const Loc& loc) {
+    npusim_tensor t[5] = {dst.t, src.src1.t, src.src2.t, src.src3.t, src.src4.t};
+    int64_t v[7] = {p.elementLengths[0], p.elementLengths[1], p.elementLengths[2], p.elementLengths[3],
+                    p.ifExhaustedSuspension, p.validBit, p.repeatTimes};
+    Rearrange(name, t, 5, v, 7, nullptr, loc);
+}
+}  // namespace detail
+// MrgSort (A2/A3, 310B, 950) / MrgSort4 (Atlas training, 310P): up to 4 sorted lists merged.
+template <class T>
+inline void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const MrgSort4Info& p, Loc loc = Loc()) {
+    detail::Merge("MrgSort", dst, src, p, loc);
+}
+template <class T>
+inline void MrgSort4(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const MrgSort4Info& p, Loc loc = Loc()) {
+    detail::Merge("MrgSort4", dst, src, p, loc);
+}
+// GetMrgSortResult: how many entries of each list the last merge wrote out.
+inline void GetMrgSortResult(uint16_t& l1, uint16_t& l2, uint16_t& l3, uint16_t& l4, Loc loc = Loc()) {
+    uint64_t r = detail::Rearrange("GetMrgSortResult", nullptr, 0, nullptr, 0, nullptr, loc);
+    l1 = (uint16_t)r;
+    l2 = (uint16_t)(r >> 16);
+    l3 = (uint16_t)(r >> 32);
+    l4 = (uint16_t)(r >> 48);
+}
+
+// TransDataTo5HD with LocalTensor address lists (NCHW -> NC1HWC0).
+constexpr int NCHW_CONV_ADDR_LIST_SIZE = 16;
+struct TransDataTo5HDParams {
+    bool dstHighHalf = false;
+    bool srcHighHalf = false;
+    uint8_t repeatTimes = 1;
+    uint16_t dstRepStride = 0;
+    uint16_t srcRepStride = 0;
+    TransDataTo5HDParams() = default;
+    TransDataTo5HDParams(bool dh, bool sh, uint8_t r, uint16_t dr, uint16_t sr)
+        : dstHighHalf(dh), srcHighHalf(sh), repeatTimes(r), dstRepStride(dr), srcRepStride(sr) {}
+};
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
+                           const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE], const TransDataTo5HDParams& p,
+                           Loc loc = Loc()) {
+    npusim_tensor t[32];
+    for (int i = 0; i < 16; ++i) {
+        t[i] = dstList[i].t;
+        t[16 + i] = srcList[i].t;
+    }
+    int64_t v[5] = {p.dstHighHalf, p.srcHighHalf, p.repeatTimes, p.dstRepStride, p.srcRepStride};
+    detail::Rearrange("TransDataTo5HD", t, 32, v, 5, nullptr, loc);
+}
+
+// The reduction registers: the sum of the last count-form ReduceSum (A2/A3, 950), and the
+// best value (and index) of the last contiguous WholeReduceMax/Min or ReduceMax/Min.
+template <class T> inline T GetReduceRepeatSumSpr(Loc loc = Loc()) {
+    int64_t v[1] = {(int64_t)DType<T>::value};
+    return FromBits<T>(detail::Rearrange("GetReduceRepeatSumSpr", nullptr, 0, v, 1, nullptr, loc));
+}
+template <class T> inline T GetAccVal(Loc loc = Loc()) {
+    int64_t v[1] = {(int64_t)DType<T>::value};
+    return FromBits<T>(detail::Rearrange("GetAccVal", nullptr, 0, v, 1, nullptr, loc));
+}
+template <class T> inline void GetReduceRepeatMaxMinSpr(T& maxMinValue, T& maxMinIndex, Loc loc = Loc()) {
+    int64_t v[2] = {(int64_t)DType<T>::value, 1};
+    uint64_t r = detail::Rearrange("GetReduceRepeatMaxMinSpr", nullptr, 0, v, 2, nullptr, loc);
+    maxMinValue = FromBits<T>(r & 0xffffffffu);
+    maxMinIndex = FromBits<T>(r >> 32);
+}
+template <class T> inline void GetReduceRepeatMaxMinSpr(T& maxMinValue, Loc loc = Loc()) {
+    int64_t v[2] = {(int64_t)DType<T>::value, 0};
+    maxMinValue = FromBits<T>(detail::Rearrange("GetReduceRepeatMaxMinSpr", nullptr, 0, v, 2, nullptr, loc) & 0xffffffffu);
+}
+template <class T> inline void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex, Loc loc = Loc()) {
+    int64_t v[2] = {(int64_t)DType<T>::value, 1};
+    uint64_t r = detail::Rearrange("GetReduceMaxMinCount", nullptr, 0, v, 2, nullptr, loc);
+    maxMinValue = FromBits<T>(r & 0xffffffffu);
+    maxMinIndex = FromBits<T>(r >> 32);
+}
+
+// DataCopy with slices (GM <-> UB): {startIndex, endIndex, stride, burstLen, shapeValue} per
+// dimension.
+struct SliceInfo {
+    uint32_t startIndex = 0, endIndex = 0, stride = 0, burstLen = 0, shapeValue = 0;
+    SliceInfo() = default;
+    SliceInfo(uint32_t s, uint32_t e, uint32_t st, uint32_t b, uint32_t sh)
+        : startIndex(s), endIndex(e), stride(st), burstLen(b), shapeValue(sh) {}
+};
+namespace detail {
+inline void Slice(const npusim_tensor& dst, const npusim_tensor& src, const SliceInfo* d, const SliceInfo* s,
+                  uint32_t dim, const Loc& loc) {
+    std::vector<int64_t> v;
+    v.push_back(dim);
+    for (const SliceInfo* l : {d, s})
+        for (uint32_t k = 0; k < dim; ++k) {
+            v.push_back(l[k].startIndex);
+            v.push_back(l[k].endIndex);
+            v.push_back(l[k].stride);
+            v.push_back(l[k].burstLen);
+            v.push_back(l[k].shapeValue);
+        }
+    npusim_tensor t[2] = {dst, src};
+    Rearrange("DataCopySlice", t, 2, v.data(), (uint32_t)v.size(), nullptr, loc);
+}
+}  // namespace detail
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const SliceInfo dstSliceInfo[],
+                     const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1, Loc loc = Loc()) {
+    detail::Slice(dst.t, src.t, dstSliceInfo, srcSliceInfo, dimValue, loc);
+}
+template <class T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const SliceInfo dstSliceInfo[],
+                     const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1, Loc loc = Loc()) {
+    detail::Slice(dst.t, src.t, dstSliceInfo, srcSliceInfo, dimValue, loc);
 }
 
 // ---------------------------------------------------------------- atomic moves into GM

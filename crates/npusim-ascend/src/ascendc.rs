@@ -140,9 +140,40 @@ impl Default for UnaryRepeatParams {
 /// src0, src1, mask, repeatTime, params)`).
 macro_rules! ascendc_methods {
     ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
         impl AscendC {
-            $( ascendc_methods!(@m $shape, $id, $asc, $asc_rep); )*
+            $( ascendc_methods!(@m $shape, $id, $asc, $asc_rep $(, $w)?); )*
+        }
+    };
+    // The rows with a mixed-precision form: `template <typename T, typename U>` (dst T,
+    // sources and scalar U; MulAddDst.md, Axpy.md).
+    (@m Ternary, $id:ident, $asc:ident, $rep:ident, $w:expr) => {
+        #[doc = concat!("`", stringify!($asc), "<T, U>(dst, src0, src1, count)`: the first `count` elements (T = float with U = half on the chips of the row's `widen` column).")]
+        pub fn $asc<T: Element, U: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<U>, src1: &LocalTensor<U>, count: i32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[&src0.op, &src1.op], None, CastRound::None, count)
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, U, isSetMask>(dst, src0, src1, mask, repeatTime, BinaryRepeatParams)`.")]
+        pub fn $rep<T: Element, U: Element, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<U>, src1: &LocalTensor<U>,
+                    mask: impl Into<AscMask>, repeat: i32, p: BinaryRepeatParams) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[&src0.op, &src1.op], None, CastRound::None,
+                mask.into(), IS_SET_MASK, repeat,
+                [p.dst_blk_stride as i64, p.src0_blk_stride as i64, p.src1_blk_stride as i64],
+                [p.dst_rep_stride as i64, p.src0_rep_stride as i64, p.src1_rep_stride as i64], 255)
+        }
+    };
+    (@m ScalarDst, $id:ident, $asc:ident, $rep:ident, $w:expr) => {
+        #[doc = concat!("`", stringify!($asc), "<T, U>(dst, src, scalarValue, count)` (T = float with U = half on the chips of the row's `widen` column).")]
+        pub fn $asc<T: Element, U: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<U>, scalar: U, count: i32) -> Result<()> {
+            self.count_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], Some(scalar.into()), CastRound::None, count)
+        }
+        #[doc = concat!("`", stringify!($asc), "<T, U, isSetMask>(dst, src, scalarValue, mask, repeatTime, UnaryRepeatParams)`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $rep<T: Element, U: Element + Into<Scalar>, const IS_SET_MASK: bool>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<U>,
+                    scalar: U, mask: impl Into<AscMask>, repeat: i32, p: UnaryRepeatParams) -> Result<()> {
+            self.repeat_op(Instr::$id, stringify!($asc), &dst.op, &[&src.op], Some(scalar.into()), CastRound::None,
+                mask.into(), IS_SET_MASK, repeat,
+                [p.dst_blk_stride as i64, p.src_blk_stride as i64, 1],
+                [p.dst_rep_stride as i64, p.src_rep_stride as i64, 0], 65535)
         }
     };
     (@m Binary, $id:ident, $asc:ident, $rep:ident) => { ascendc_methods!(@bin $id, $asc, $rep); };
@@ -296,6 +327,14 @@ macro_rules! ascendc_methods {
             crate::misc::gather(&mut self.core, stringify!($asc), &dst.op, &src.op, &src_offset.op, src_base_addr, count as i64)
         }
     };
+    (@m GatherBlock, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<T>(dst, src, offset, repeatTime, GatherRepeatParams{dstBlkStride, dstRepStride})`: 8 blocks of 32 bytes per repeat from `src + offset[k]`.")]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, offset: &LocalTensor<u32>, repeat: i32,
+                    dst_blk_stride: u8, dst_rep_stride: u16) -> Result<()> {
+            crate::misc::gatherb(&mut self.core, stringify!($asc), &dst.op, &src.op, &offset.op, repeat as i64,
+                dst_blk_stride as i64, dst_rep_stride as i64)
+        }
+    };
     (@m Transpose, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src)`: one 16×16 transpose of 2-byte elements.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>) -> Result<()> {
@@ -387,6 +426,54 @@ macro_rules! ascendc_methods {
 }
 
 crate::for_each_vector_instr!(ascendc_methods);
+
+/// The bits of the ACC_VAL register (`GetReduceRepeatSumSpr` / `GetAccVal`) read as `want`:
+/// A2/A3 and 950 only, after the count form of ReduceSum, in the type it summed.
+pub fn acc_val_bits(
+    core: &VectorCore,
+    name: &'static str,
+    want: npusim_core::ElemType,
+) -> Result<u64> {
+    let chip = core.chip().id;
+    if !matches!(chip, ChipId::Ascend910B | ChipId::Ascend950) {
+        return Err(AscendError::NotSupported { instr: name, chip });
+    }
+    let Some((t, bits)) = core.acc_val else {
+        return Err(AscendError::Rule {
+            instr: name,
+            param: "ACC_VAL",
+            value: "unset".into(),
+            rule: "only readable after the count form of ReduceSum",
+        });
+    };
+    reg_type(name, t, want)?;
+    Ok(bits)
+}
+
+/// The bits of the max/min register (`GetReduceRepeatMaxMinSpr` / `GetReduceMaxMinCount`):
+/// (value, index) read as `want`, on `chips`, after a contiguous normal-mode
+/// WholeReduceMax/Min or ReduceMax/Min.
+pub fn max_min_bits(
+    core: &VectorCore,
+    name: &'static str,
+    chips: &[ChipId],
+    want: npusim_core::ElemType,
+) -> Result<(u64, u64)> {
+    let chip = core.chip().id;
+    if !chips.contains(&chip) {
+        return Err(AscendError::NotSupported { instr: name, chip });
+    }
+    let Some((t, v, i)) = core.max_min else {
+        return Err(AscendError::Rule {
+            instr: name,
+            param: "MAX_MIN",
+            value: "unset".into(),
+            rule: "only readable after a contiguous (srcBlkStride 1, srcRepStride 8), normal-mode WholeReduceMax/Min or ReduceMax/Min",
+        });
+    };
+    reg_type(name, t, want)?;
+    Ok((v, i))
+}
 
 /// A register read must use the type the reduction wrote.
 fn reg_type(
@@ -825,6 +912,31 @@ impl AscendC {
         .execute(&mut self.core)
     }
 
+    /// `Compare<T, isSetMask>(src0, src1, cmpMode, mask, repeatParams)` into CMPMASK: with
+    /// `isSetMask = false` pass `MASK_PLACEHOLDER`; the lanes then come from the mask register
+    /// (`SetVectorMask`, normal or counter mode).
+    pub fn CompareToCmpMaskIsSet<T: Element, const IS_SET_MASK: bool>(
+        &mut self,
+        src0: &LocalTensor<T>,
+        src1: &LocalTensor<T>,
+        mode: CMPMODE,
+        mask: impl Into<AscMask>,
+        p: BinaryRepeatParams,
+    ) -> Result<()> {
+        crate::misc::CmpMaskOp::new_masked(
+            self.chip(),
+            "Compare",
+            mode,
+            &src0.op,
+            &src1.op,
+            mask.into().0,
+            IS_SET_MASK,
+            p.src0_blk_stride as i64,
+            p.src1_blk_stride as i64,
+        )?
+        .execute(&mut self.core)
+    }
+
     /// `SetCmpMask(src)`: CMPMASK = 128 bits at `src`.
     pub fn SetCmpMask<T: Element>(&mut self, src: &LocalTensor<T>) -> Result<()> {
         crate::misc::set_cmp_mask(&mut self.core, "SetCmpMask", &src.op)
@@ -1076,23 +1188,7 @@ impl AscendC {
     /// `GetReduceRepeatSumSpr<T>()` (old name `GetAccVal`): the sum the last count-form
     /// ReduceSum left in its register (A2/A3 and 950 only).
     pub fn GetReduceRepeatSumSpr<T: Element>(&self) -> Result<T> {
-        const NAME: &str = "GetReduceRepeatSumSpr";
-        if !matches!(self.chip().id, ChipId::Ascend910B | ChipId::Ascend950) {
-            return Err(AscendError::NotSupported {
-                instr: NAME,
-                chip: self.chip().id,
-            });
-        }
-        let Some((t, bits)) = self.core.acc_val else {
-            return Err(AscendError::Rule {
-                instr: NAME,
-                param: "ACC_VAL",
-                value: "unset".into(),
-                rule: "only readable after the count form of ReduceSum",
-            });
-        };
-        reg_type(NAME, t, T::TYPE)?;
-        Ok(T::from_bits_u64(bits))
+        acc_val_bits(&self.core, "GetReduceRepeatSumSpr", T::TYPE).map(T::from_bits_u64)
     }
 
     /// `GetAccVal<T>()`: the old name of [`AscendC::GetReduceRepeatSumSpr`].
@@ -1125,22 +1221,8 @@ impl AscendC {
     }
 
     fn max_min_reg<T: Element>(&self, name: &'static str, chips: &[ChipId]) -> Result<(T, T)> {
-        if !chips.contains(&self.chip().id) {
-            return Err(AscendError::NotSupported {
-                instr: name,
-                chip: self.chip().id,
-            });
-        }
-        let Some((t, v, i)) = self.core.max_min else {
-            return Err(AscendError::Rule {
-                instr: name,
-                param: "MAX_MIN",
-                value: "unset".into(),
-                rule: "only readable after a contiguous (srcBlkStride 1, srcRepStride 8), normal-mode WholeReduceMax/Min or ReduceMax/Min",
-            });
-        };
-        reg_type(name, t, T::TYPE)?;
-        Ok((T::from_bits_u64(v), T::from_bits_u64(i)))
+        max_min_bits(&self.core, name, chips, T::TYPE)
+            .map(|(v, i)| (T::from_bits_u64(v), T::from_bits_u64(i)))
     }
 
     /// `SetMaskNorm()`: normal mode.

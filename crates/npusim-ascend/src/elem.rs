@@ -20,9 +20,13 @@
 //!   element type first, then the sum (f32, then the element type): policy
 //!   `product-in-element-type`. The pages' worked examples pin it: FusedMulAdd.md and
 //!   MulAddRelu.md (half) match it in 256 of 256 outputs and a single rounding in only 186
-//!   and 218; MulAddDst.md's half -> float example keeps the product in the float destination
-//!   (tests/worked_examples.rs `fused_pages_round_the_half_product_first`). `narrow` rounds
-//!   a value to the element type (the identity on f32).
+//!   and 218 (tests/worked_examples.rs `fused_pages_round_the_half_product_first`). `narrow`
+//!   rounds a value to the element type (the identity on f32).
+//! - The mixed-precision forms of MulAddDst and Axpy (half sources, float destination; the
+//!   rows' `widen` column) keep the product in f32, where the product of two halves is exact,
+//!   and round once at the sum: MulAddDst.md's half -> float example matches this in 256 of
+//!   256 printed float outputs and a half-rounded product in none
+//!   (`muladddst_page_half_sources_float_destination`).
 
 /// Arithmetic shared by the float (`f32`) and integer (wrapping `i64`) domains.
 pub trait Num: Copy + PartialOrd {

@@ -18,7 +18,7 @@ use crate::error::{AscendError, Result};
 use npusim_core::{ChipId, ElemType};
 
 use ChipId::{Ascend310, Ascend310B, Ascend310P, Ascend910, Ascend910B, Ascend950};
-use ElemType::{Bf16, F16, F32, I8, I16, I32, I64, U8, U16, U32};
+use ElemType::{Bf16, F16, F32, I8, I16, I32, I64, U8, U16, U32, U64};
 
 /// Every chip.
 const ALL_CHIPS: [ChipId; 6] = [
@@ -62,6 +62,8 @@ pub enum Shape {
     Brcb,
     /// `dst[i] = src[(base + offset[i]) / sizeof(T)]` (Gather / vgather).
     Gather,
+    /// 8 whole 32-byte blocks per repeat gathered by byte offsets (Gatherb / vgatherb).
+    GatherBlock,
     /// Selected elements packed contiguously (GatherMask / vreduce).
     GatherMask,
     /// 16×16 transpose of 2-byte elements per repeat (Transpose / vec_trans).
@@ -151,6 +153,7 @@ impl Shape {
                 | Shape::Select
                 | Shape::Brcb
                 | Shape::Gather
+                | Shape::GatherBlock
                 | Shape::GatherMask
                 | Shape::Transpose
                 | Shape::Index
@@ -178,7 +181,8 @@ impl Shape {
             | Shape::Select
             | Shape::CmpMask
             | Shape::Sort32
-            | Shape::Gather => 2,
+            | Shape::Gather
+            | Shape::GatherBlock => 2,
             Shape::Unary
             | Shape::Scalar
             | Shape::ScalarDst
@@ -230,7 +234,9 @@ pub enum Domain {
 /// Columns: identifier, shape, TIK name, TIK legacy name, Ascend C name, Ascend C mask/repeat
 /// form name, element domain and function (`num(add)`, `float(exp)`, `int(not)`, `bits(copy)`,
 /// `none(none)`), document, then `[chips] => [types]` rules (a chip not named in any rule does
-/// not have the instruction). Rows are grouped by shape, most used first
+/// not have the instruction), and for the fused rows with a mixed-precision form
+/// (MulAddDst.md, Axpy.md: half sources, float destination) `=> widen chips`, the chips whose
+/// page lists that form. Rows are grouped by shape, most used first
 /// (`shared/research/ascend-usage.md`).
 #[macro_export]
 macro_rules! for_each_vector_instr {
@@ -259,7 +265,7 @@ macro_rules! for_each_vector_instr {
                 [&[Ascend310P, Ascend910B, Ascend950] => &[I16, F16, F32]], [&[Ascend310B] => &[F16, F32]];
             // Ternary: dst is read.
             MulAddDst, Ternary, vec_mla, vmla, MulAddDst, MulAddDstRepeat, float(mul_add_dst), "MulAddDst.md; TIK vmla",
-                [&ALL_CHIPS => &[F16, F32]];
+                [&ALL_CHIPS => &[F16, F32]] => widen &[Ascend310P, Ascend910B, Ascend950];
             FusedMulAdd, Ternary, vec_madd, vmadd, FusedMulAdd, FusedMulAddRepeat, float(fused_mul_add), "FusedMulAdd.md; TIK vmadd",
                 [&ALL_CHIPS => &[F16, F32]];
             MulAddRelu, Ternary, vec_maddrelu, vmaddrelu, MulAddRelu, MulAddReluRepeat, float(mul_add_relu), "MulAddRelu.md; TIK vmaddrelu",
@@ -280,7 +286,7 @@ macro_rules! for_each_vector_instr {
             ShiftRight, Scalar, vec_shr, vshr, ShiftRight, ShiftRightRepeat, int(shr), "ShiftRight.md; TIK vshr",
                 [&ALL_CHIPS => &[I16, U16, I32, U32]];
             Axpy, ScalarDst, vec_axpy, vaxpy, Axpy, AxpyRepeat, float(axpy), "Axpy.md; TIK vec_axpy/vaxpy",
-                [&ALL_CHIPS => &[F16, F32]];
+                [&ALL_CHIPS => &[F16, F32]] => widen &ALL_CHIPS;
             // Unary.
             Exp, Unary, vec_exp, vexp, Exp, ExpRepeat, float(exp), "Exp.md; TIK vec_exp/vexp",
                 [&ALL_CHIPS => &[F16, F32]];
@@ -349,6 +355,9 @@ macro_rules! for_each_vector_instr {
             Gather, Gather, vgather, vgather, Gather, GatherRepeat, none(none), "Gather.md; TIK vgather",
                 [&[Ascend310P] => &[I16, U16, F16, I32, U32, F32]], [&[Ascend910B, Ascend950] => &[I16, U16, F16, Bf16, I32, U32, F32]],
                 [&[Ascend310B] => &[I8, U8, I16, U16, F16, I32, U32, F32]];
+            Gatherb, GatherBlock, vgatherb, vgatherb, Gatherb, GatherbRepeat, none(none), "离散与聚合/Gatherb(ISASI).md",
+                [&[Ascend910B] => &[U16, U32]], [&[Ascend310B] => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32, I64]],
+                [&[Ascend950] => &[I8, U8, I16, U16, F16, Bf16, I32, U32, F32, I64, U64]];
             Transpose, Transpose, vec_trans, vtranspose, Transpose, TransposeRepeat, none(none), "Transpose.md; TIK vec_trans / vtranspose",
                 [&ALL_CHIPS => &[I16, U16, F16]];
             // Broadcast, index vector, compare into CMPMASK.
@@ -414,7 +423,7 @@ macro_rules! for_each_vector_instr {
 
 macro_rules! declare_instrs {
     ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
         /// One vector instruction.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Instr { $( $id, )* }
@@ -467,8 +476,16 @@ macro_rules! declare_instrs {
             pub fn type_rules(self) -> &'static [TypeRule] {
                 match self { $( Instr::$id => &[ $( ($chips, $types) ),+ ], )* }
             }
+
+            /// The chips with the mixed-precision form (half sources, float destination, 64
+            /// lanes per repeat, the product kept in float): the row's `=> widen` column.
+            pub fn widen_chips(self) -> &'static [ChipId] {
+                match self { $( Instr::$id => declare_instrs!(@w $($w)?), )* }
+            }
         }
     };
+    (@w) => { &[] };
+    (@w $w:expr) => { $w };
     (@dom num) => { Domain::Num };
     (@dom float) => { Domain::Float };
     (@dom int) => { Domain::Int };

@@ -11,6 +11,13 @@
 //! - vcmp_xx / Compare(src0, src1, cmpMode, mask, repeatParams): one repeat, one bit per active
 //!   lane into CMPMASK; masked-off bits keep their value (cceapi vcmp). SetCmpMask loads 128
 //!   bits from UB (16 bytes), GetCmpMask stores them.
+//! - Gatherb (`离散与聚合/Gatherb(ISASI).md`): repeat i, block j copies the 32-byte block at
+//!   `src + offset[8i + j]` (uint32 byte offsets) to dst block `i·dstRepStride + j·dstBlkStride`
+//!   (a block stride of 0 counts as 1, the page's reference code). Checked: the chip's types,
+//!   the offsets (a multiple of 32, the block inside src), ranges (repeatTime [0, 255],
+//!   dstBlkStride uint8, dstRepStride uint16), scope, alignment, bounds, and no overlap: the
+//!   span dst is written in must not meet src from its start to its tensor's end (policy for
+//!   the page's "not the same memory"). Every offset is checked before anything is written.
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::Result;
@@ -133,6 +140,9 @@ pub fn create_vec_index(
         dst,
         Some((dst.addr(), dst.addr() + count * size)),
     )?;
+    // "firstValue需保证不超出dst中元素数据类型对应的大小范围" (and a whole number for an
+    // integer dst).
+    first.to_bits(name, "firstValue", dst.dtype)?;
     let start = match first {
         Scalar::Int(i) => i as f64,
         Scalar::Float(f) => f,
@@ -160,6 +170,9 @@ pub struct CmpMaskOp {
     pub src1: Operand,
     pub lanes: LaneMask,
     pub blk: [u32; 2],
+    /// `isSetMask = false`: the lanes come from the mask register (normal or counter mode)
+    /// when the instruction runs.
+    pub from_register: bool,
 }
 
 impl CmpMaskOp {
@@ -173,6 +186,34 @@ impl CmpMaskOp {
         src0: &Operand,
         src1: &Operand,
         mask: MaskArg,
+        src0_blk_stride: i64,
+        src1_blk_stride: i64,
+    ) -> Result<CmpMaskOp> {
+        Self::new_masked(
+            chip,
+            name,
+            mode,
+            src0,
+            src1,
+            mask,
+            true,
+            src0_blk_stride,
+            src1_blk_stride,
+        )
+    }
+
+    /// [`CmpMaskOp::new`] with Ascend C's `isSetMask`: with `false` the mask argument must be
+    /// `MASK_PLACEHOLDER` and the lanes are read from the mask register when the instruction
+    /// runs (counter mode: the first `count` lanes of the one repeat).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_masked(
+        chip: &ChipProfile,
+        name: &'static str,
+        mode: CmpMode,
+        src0: &Operand,
+        src1: &Operand,
+        mask: MaskArg,
+        is_set_mask: bool,
         src0_blk_stride: i64,
         src1_blk_stride: i64,
     ) -> Result<CmpMaskOp> {
@@ -191,7 +232,7 @@ impl CmpMaskOp {
             check::align(chip, name, p, op)?;
         }
         let lanes_n = 256 / src0.dtype.size() as u32;
-        let lanes = mask::resolve(name, mask, lanes_n, true, MaskRegister::default())?;
+        let lanes = mask::resolve(name, mask, lanes_n, is_set_mask, MaskRegister::default())?;
         let op = CmpMaskOp {
             name,
             mode,
@@ -199,16 +240,28 @@ impl CmpMaskOp {
             src1: src1.clone(),
             lanes,
             blk: [b0, b1],
+            from_register: !is_set_mask,
         };
-        for (k, (p, o)) in [("src0", src0), ("src1", src1)].into_iter().enumerate() {
-            check::within(
-                name,
-                p,
-                o,
-                op.walk(k).span(1, |r| lanes.lanes_of(r, lanes_n)),
-            )?;
+        if is_set_mask {
+            op.check_bounds(lanes)?;
         }
         Ok(op)
+    }
+
+    fn check_bounds(&self, lanes: LaneMask) -> Result<()> {
+        let lanes_n = 256 / self.src0.dtype.size() as u32;
+        for (k, (p, o)) in [("src0", &self.src0), ("src1", &self.src1)]
+            .into_iter()
+            .enumerate()
+        {
+            check::within(
+                self.name,
+                p,
+                o,
+                self.walk(k).span(1, |r| lanes.lanes_of(r, lanes_n)),
+            )?;
+        }
+        Ok(())
     }
 
     fn walk(&self, k: usize) -> Walk {
@@ -224,7 +277,14 @@ impl CmpMaskOp {
     /// Runs the comparison into the core's CMPMASK.
     pub fn execute(&self, core: &mut VectorCore) -> Result<()> {
         let n = 256 / self.src0.dtype.size() as u32;
-        let active = self.lanes.lanes_of(0, n);
+        let lanes = if self.from_register {
+            let m = mask::resolve(self.name, MaskArg::Placeholder, n, false, core.mask)?;
+            self.check_bounds(m)?;
+            m
+        } else {
+            self.lanes
+        };
+        let active = lanes.lanes_of(0, n);
         let size = self.src0.dtype.size();
         let value = |b: &[u8]| -> f64 {
             match self.src0.dtype {
@@ -503,4 +563,94 @@ pub fn gather_mask(
     core.ub_mut().write(dst.addr(), &out)?;
     core.mask.mode = crate::mask::MaskMode::Normal;
     Ok(out.len() as u64 / size)
+}
+
+/// `Gatherb(dst, src, offset, repeatTime, GatherRepeatParams{dstBlkStride, dstRepStride})`
+/// (Gatherb(ISASI).md): 8 blocks of 32 bytes per repeat from `src + offset[k]`.
+#[allow(clippy::too_many_arguments)]
+pub fn gatherb(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    offset: &Operand,
+    repeat: i64,
+    dst_blk_stride: i64,
+    dst_rep_stride: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::Gatherb.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::same_type(name, "src", src, "dst", dst.dtype)?;
+    if offset.dtype != ElemType::U32 {
+        return Err(crate::error::AscendError::IllegalType {
+            instr: name,
+            param: "offset",
+            dtype: offset.dtype,
+            chip: chip.id,
+            legal: "uint32".into(),
+        });
+    }
+    let repeat = check::range(name, "repeatTime", repeat, 0, 255, "[0, 255]")? as u64;
+    let blk = check::range(name, "dstBlkStride", dst_blk_stride, 0, 255, "[0, 255]")?.max(1) as u64;
+    let rep = check::range(name, "dstRepStride", dst_rep_stride, 0, 65535, "[0, 65535]")? as u64;
+    for (p, op) in [("dst", dst), ("src", src), ("offset", offset)] {
+        check::scope(name, p, op, MemSpace::Ub)?;
+        check::align(chip, name, p, op)?;
+    }
+    if repeat == 0 {
+        return Ok(());
+    }
+    let n = repeat * 8;
+    check::within(
+        name,
+        "offset",
+        offset,
+        Some((offset.addr(), offset.addr() + n * 4)),
+    )?;
+    let last = (repeat - 1) * rep * BLOCK_BYTES + 7 * blk * BLOCK_BYTES + BLOCK_BYTES;
+    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + last)))?;
+    let src_end = src.tensor_base + src.tensor_bytes;
+    let offs: Vec<u64> = core
+        .ub()
+        .bytes(offset.addr(), n * 4)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64)
+        .collect();
+    for (k, &o) in offs.iter().enumerate() {
+        let at = src.addr() + o;
+        if o % BLOCK_BYTES != 0 || at + BLOCK_BYTES > src_end {
+            return Err(crate::error::AscendError::Rule {
+                instr: name,
+                param: "offset",
+                value: format!("offset[{k}] = {o}"),
+                rule: "each offset must be a multiple of 32 bytes and its block must lie inside src",
+            });
+        }
+    }
+    // "不支持源操作数与目的操作数使用同一块内存地址": the span dst is written in must not
+    // overlap src (from its start to the end of its tensor, where the offsets may reach).
+    let dst_block = |k: u64| dst.addr() + (k / 8) * rep * BLOCK_BYTES + (k % 8) * blk * BLOCK_BYTES;
+    if dst.addr() < src_end && src.addr() < dst.addr() + last {
+        return Err(crate::error::AscendError::IllegalOverlap {
+            instr: name,
+            dst: "dst",
+            src: "src",
+            rule: "Gatherb does not support src and dst in the same memory",
+        });
+    }
+    let blocks: Vec<u8> = offs
+        .iter()
+        .map(|&o| {
+            core.ub()
+                .bytes(src.addr() + o, BLOCK_BYTES)
+                .map(|b| b.to_vec())
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?
+        .concat();
+    for k in 0..n {
+        let b = (k * BLOCK_BYTES) as usize;
+        core.ub_mut()
+            .write(dst_block(k), &blocks[b..b + BLOCK_BYTES as usize])?;
+    }
+    Ok(())
 }

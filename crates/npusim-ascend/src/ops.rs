@@ -883,6 +883,8 @@ pub enum Op {
     GatherMask(Operand, Operand, u8, [i64; 4]),
     /// vgather: dst, src, offsets, base, count.
     Gather(Operand, Operand, Operand, u32, i64),
+    /// vgatherb: dst, src, block offsets, repeat, dst block stride, dst repeat stride.
+    Gatherb(Operand, Operand, Operand, i64, i64, i64),
     /// vec_trans: dst, src, repeat, dst rep stride, src rep stride.
     Transpose(Operand, Operand, i64, i64, i64),
     /// vec_reduce_add / _max / _min: instruction, dst, src, count, src rep stride.
@@ -939,6 +941,9 @@ impl Op {
             }
             Op::Gather(d, s, off, base, n) => {
                 crate::misc::gather(core, "vgather", d, s, off, *base, *n)
+            }
+            Op::Gatherb(d, s, off, r, b, rs) => {
+                crate::misc::gatherb(core, "vgatherb", d, s, off, *r, *b, *rs)
             }
             Op::Transpose(d, s, r, dr, sr) => {
                 crate::misc::transpose(core, "vec_trans", d, s, *r, *dr, *sr)

@@ -83,7 +83,7 @@ struct Decl {
 /// 1) and the legacy name with block strides.
 macro_rules! tik_methods {
     ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
         impl Tik {
             $( tik_methods!(@m $shape, $id, $tik, $legacy); )*
         }
@@ -258,6 +258,16 @@ macro_rules! tik_methods {
         pub fn $tik(&mut self, dst: &Operand, src: &Operand, src_offset: &Operand, src_base_addr: u32, count: i64) -> Result<()> {
             Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
             self.program.push(Op::Gather(dst.clone(), src.clone(), src_offset.clone(), src_base_addr, count));
+            Ok(())
+        }
+    };
+    (@m GatherBlock, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src, offset, repeat_times, dst_blk_stride, dst_rep_stride)`: 8 blocks of 32 bytes per repeat from `src + offset[k]` (uint32 byte offsets).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, dst: &Operand, src: &Operand, offset: &Operand, repeat_times: i64, dst_blk_stride: i64,
+                    dst_rep_stride: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::Gatherb(dst.clone(), src.clone(), offset.clone(), repeat_times, dst_blk_stride, dst_rep_stride));
             Ok(())
         }
     };

@@ -682,6 +682,53 @@ fn run_int<IO: IntIo, OP: IntOp, const SRC: u8, const RD: bool>(
     }
 }
 
+/// The mixed-precision form of a fused row (half sources, float destination; MulAddDst.md,
+/// Axpy.md): sources widened exactly, the element function in f32 with nothing rounded to
+/// half (the product of two halves is exact in f32; one rounding at the sum), then the chip's
+/// overflow mode. `PLAIN` converts lane by lane through `half` (the twin); otherwise the
+/// sources are widened a chunk at a time.
+fn widen_float<OP: FloatOp, const SRC: u8, const PLAIN: bool>(
+    ctx: &Ctx,
+    dst: &mut [u8],
+    a: &[u8],
+    b: &[u8],
+) {
+    let n = dst.len() / 4;
+    let mut x = [0f32; BLOCK];
+    let mut y = [ctx.scalar_f; BLOCK];
+    let mut i = 0;
+    while i < n {
+        let m = (n - i).min(BLOCK);
+        let (x, y) = (&mut x[..m], &mut y[..m]);
+        let (lo, hi) = (2 * i, 2 * (i + m));
+        if PLAIN {
+            for (k, v) in x.iter_mut().enumerate() {
+                *v = F16Io::load_one(&a[lo + 2 * k..]);
+            }
+            if SRC == SRC_TENSOR {
+                for (k, v) in y.iter_mut().enumerate() {
+                    *v = F16Io::load_one(&b[lo + 2 * k..]);
+                }
+            }
+        } else {
+            F16Io::load(&a[lo..hi], x);
+            if SRC == SRC_TENSOR {
+                F16Io::load(&b[lo..hi], y);
+            }
+        }
+        for k in 0..m {
+            let at = 4 * (i + k);
+            let d = F32Io::load_one(&dst[at..]);
+            let mut r = OP::apply(x[k], y[k], d);
+            if ctx.mode == OverflowMode::Saturate {
+                r = saturate_one(r, f32::MAX);
+            }
+            F32Io::store_one(r, &mut dst[at..]);
+        }
+        i += m;
+    }
+}
+
 /// The (fast, plain) kernel pair of a float-domain element function.
 pub fn float_kernels<OP: FloatOp, const SRC: u8, const RD: bool>(
     t: ElemType,
@@ -848,7 +895,7 @@ pub mod rows {
 
     macro_rules! row_ops {
         ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-            $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+            $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
             $( row_ops!(@row $id, $shape, $dom, $elem); )*
         };
         (@row $id:ident, $shape:ident, none, $elem:ident) => {};
@@ -929,7 +976,7 @@ pub mod rows {
 
 macro_rules! kernel_dispatch {
     ($( $id:ident, $shape:ident, $tik:ident, $legacy:ident, $asc:ident, $asc_rep:ident,
-        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ ; )*) => {
+        $dom:ident($elem:ident), $doc:literal, $([$chips:expr => $types:expr]),+ $(=> widen $w:expr)? ; )*) => {
         /// The (fast, plain) kernels of an element-wise instruction for an element type; `None`
         /// for the shapes with their own kernels and for types the domain does not cover.
         pub fn kernels(instr: Instr, t: ElemType) -> Option<(Kernel, Kernel)> {
@@ -937,7 +984,22 @@ macro_rules! kernel_dispatch {
                 $( Instr::$id => kernel_dispatch!(@k $shape, $dom, $id, t), )*
             }
         }
+
+        /// The (fast, plain) kernels of a fused row's mixed-precision form (half sources,
+        /// float destination); `None` for the other rows.
+        pub fn widen_kernels(instr: Instr) -> Option<(Kernel, Kernel)> {
+            match instr {
+                $( Instr::$id => kernel_dispatch!(@w $shape, $dom, $id), )*
+            }
+        }
     };
+    (@w Ternary, float, $id:ident) => {
+        Some((widen_float::<rows::$id, SRC_TENSOR, false>, widen_float::<rows::$id, SRC_TENSOR, true>))
+    };
+    (@w ScalarDst, float, $id:ident) => {
+        Some((widen_float::<rows::$id, SRC_SCALAR, false>, widen_float::<rows::$id, SRC_SCALAR, true>))
+    };
+    (@w $shape:ident, $dom:ident, $id:ident) => { None };
     (@k $shape:ident, none, $id:ident, $t:ident) => { None };
     (@k $shape:ident, num, $id:ident, $t:ident) => {
         float_kernels::<rows::$id, { kernel_dispatch!(@src $shape) }, { kernel_dispatch!(@rd $shape) }>($t)
@@ -1083,6 +1145,8 @@ pub struct VecOp {
     gran: u32,
     /// Every operand contiguous from one repeat to the next.
     contiguous: bool,
+    /// The mixed-precision form (half sources, float destination).
+    widened: bool,
 }
 
 impl PartialEq for VecOp {
@@ -1115,16 +1179,31 @@ impl VecOp {
         }
         // Element types.
         let src_t = a.srcs.first().map_or(a.dst.dtype, |s| s.dtype);
+        // The mixed-precision form of a fused row: half sources into a float destination on
+        // the chips the row's `widen` column names.
+        let widened = a.dst.dtype == ElemType::F32
+            && !a.srcs.is_empty()
+            && a.srcs.iter().all(|s| s.dtype == ElemType::F16)
+            && a.instr.widen_chips().contains(&chip.id);
         if shape == Shape::Convert {
             check_cast(name, chip.id, src_t, a.dst.dtype, a.round)?;
+        } else if widened {
+            a.instr.check_type(name, chip.id, names[0], a.dst.dtype)?;
         } else {
             a.instr.check_type(name, chip.id, names[0], a.dst.dtype)?;
             for (k, s) in a.srcs.iter().enumerate() {
                 check::same_type(name, names[k + 1], s, names[0], a.dst.dtype)?;
             }
         }
+        let widen = if widened {
+            widen_kernels(a.instr)
+        } else {
+            None
+        };
         let (fast, plain) = if shape == Shape::Convert {
             convert_kernels(src_t, a.dst.dtype, a.round.mode())
+        } else if let Some(k) = widen {
+            k
         } else {
             kernels(a.instr, a.dst.dtype).ok_or_else(|| AscendError::IllegalType {
                 instr: name,
@@ -1166,8 +1245,10 @@ impl VecOp {
         // Scalar.
         let (scalar_f, scalar_i) = match (shape.has_scalar(), a.scalar) {
             (true, Some(s)) => {
-                let bits = s.to_bits(name, "scalar", a.dst.dtype)?;
-                let t = a.dst.dtype;
+                // The scalar has the source type (`const U& scalarValue`; the same as dst but
+                // in the mixed-precision form).
+                let t = if widened { src_t } else { a.dst.dtype };
+                let bits = s.to_bits(name, "scalar", t)?;
                 let f = match t {
                     ElemType::F16 => f16::from_bits(bits as u16).to_f32(),
                     ElemType::Bf16 => bf16::from_bits(bits as u16).to_f32(),
@@ -1264,6 +1345,7 @@ impl VecOp {
             plain,
             gran,
             contiguous,
+            widened,
         };
         if let MaskSource::Fixed(m) = mask_src {
             op.check_memory(m)?;
@@ -1355,6 +1437,14 @@ impl VecOp {
             let Some(sspan) = spans[k] else { continue };
             if !overlaps(dspan, sspan) {
                 continue;
+            }
+            if self.widened {
+                return Err(AscendError::IllegalOverlap {
+                    instr: self.name,
+                    dst: self.names[0],
+                    src: self.names[k],
+                    rule: "with half sources and a float destination the operands must not overlap at all (MulAddDst.md / Axpy.md)",
+                });
             }
             let sw = self.walks[k];
             let same_walk = sw.base == dw.base

@@ -355,11 +355,13 @@ fn run_case(
         }
         core.ub_mut().write(bases[k], &buf).unwrap();
     }
-    let scalar_bits = special_bits(dst_t, rng.next());
-    let scalar = if dst_t.is_float() {
-        Scalar::Float(to_f64(dst_t, scalar_bits))
+    // The scalar has the source type (it differs from dst only in conversions, where there is
+    // no scalar, and in the mixed-precision forms: a half scalar with a float dst).
+    let scalar_bits = special_bits(src_t, rng.next());
+    let scalar = if src_t.is_float() {
+        Scalar::Float(to_f64(src_t, scalar_bits))
     } else {
-        Scalar::Int(int_value(dst_t, scalar_bits) as i64)
+        Scalar::Int(int_value(src_t, scalar_bits) as i64)
     };
     let (mask, is_set_mask) = match c.mask_kind {
         0 => {
@@ -512,11 +514,12 @@ fn run_case(
             } else if instr == Instr::Copy {
                 a
             } else if dst_t.is_float() {
+                // Sources in their own type (half in the mixed-precision forms), dst in its.
                 let v = model_float(
                     instr,
                     dst_t,
-                    to_f64(dst_t, a),
-                    to_f64(dst_t, b),
+                    to_f64(src_t, a),
+                    to_f64(src_t, b),
                     to_f64(dst_t, d),
                 );
                 round_float(dst_t, v, mode)
@@ -550,6 +553,17 @@ proptest! {
         run_case(&c, instr, t, t, CastRound::None)?;
     }
 
+    /// MulAddDst.md / Axpy.md: half sources (and scalar) into a float destination, 64 lanes
+    /// per repeat, on the chips whose page lists the form (the row's `widen` column); the
+    /// model keeps the product in float (exact for two halves) and rounds once at the sum.
+    #[test]
+    fn mixed_precision_forms_match_the_model(c in case(), axpy in any::<bool>()) {
+        let instr = if axpy { Instr::Axpy } else { Instr::MulAddDst };
+        if instr.widen_chips().contains(&CHIPS[c.chip]) {
+            run_case(&c, instr, ElemType::F16, ElemType::F32, CastRound::None)?;
+        }
+    }
+
     #[test]
     fn cast_matches_the_exact_conversion(c in case()) {
         let chip = CHIPS[c.chip];
@@ -565,4 +579,85 @@ proptest! {
         let round = modes[(c.seed % modes.len() as u64) as usize];
         run_case(&c, Instr::Cast, src, dst, round)?;
     }
+}
+
+#[test]
+fn mixed_precision_forms_are_refused_where_the_page_lacks_them() {
+    // MulAddDst's half -> float form is not on Atlas 200I/500 A2 (310B), Atlas training or
+    // Atlas 200/300/500 inference; the refusal names the operand and both types.
+    for chip in CHIPS {
+        let src = operand("src0", ElemType::F16, 0, 1024);
+        let src1 = operand("src1", ElemType::F16, 1024, 1024);
+        let dst = operand("dst", ElemType::F32, 2048, 1024);
+        let srcs = [&src, &src1];
+        let r = VecOp::new(
+            ChipProfile::get(chip),
+            &VecArgs {
+                instr: Instr::MulAddDst,
+                name: "MulAddDst",
+                face: Face::AscendC,
+                dst: &dst,
+                srcs: &srcs,
+                scalar: None,
+                round: CastRound::None,
+                mask: MaskArg::Count(64),
+                is_set_mask: true,
+                repeat: 4,
+                blk: [1, 1, 1],
+                rep: [8, 4, 4],
+                blk_max: 255,
+            },
+        );
+        if Instr::MulAddDst.widen_chips().contains(&chip) {
+            assert!(r.is_ok(), "{chip:?}: {:?}", r.err());
+        } else {
+            let e = r.unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    npusim_ascend::AscendError::TypeMismatch {
+                        instr: "MulAddDst",
+                        param: "src0",
+                        got: ElemType::F16,
+                        ..
+                    }
+                ),
+                "{chip:?}: {e}"
+            );
+        }
+    }
+    // No overlap at all in the mixed form (a float dst over its half source).
+    let src = operand("src", ElemType::F16, 0, 1024);
+    let dst = operand("dst", ElemType::F32, 0, 1024);
+    let e = VecOp::new(
+        ChipProfile::get(npusim_core::ChipId::Ascend910B),
+        &VecArgs {
+            instr: Instr::Axpy,
+            name: "Axpy",
+            face: Face::AscendC,
+            dst: &dst,
+            srcs: &[&src],
+            scalar: Some(Scalar::Float(2.0)),
+            round: CastRound::None,
+            mask: MaskArg::Count(64),
+            is_set_mask: true,
+            repeat: 1,
+            blk: [1, 1, 1],
+            rep: [8, 4, 0],
+            blk_max: 65535,
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            npusim_ascend::AscendError::IllegalOverlap {
+                instr: "Axpy",
+                dst: "dst",
+                src: "src",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }

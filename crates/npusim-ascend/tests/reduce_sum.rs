@@ -154,3 +154,78 @@ fn reduce_max_min_value_and_lowest_index() {
     let out = asc.read::<f16>(&d).unwrap();
     assert_eq!((out[0].to_f32(), out[1].to_bits()), (-3.0, 7));
 }
+
+const ALL_CHIPS: [ChipId; 6] = [
+    ChipId::Ascend310,
+    ChipId::Ascend910,
+    ChipId::Ascend310P,
+    ChipId::Ascend910B,
+    ChipId::Ascend310B,
+    ChipId::Ascend950,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// ReduceMax / ReduceMin (count form, calIndex = true) against a plain model written here:
+    /// dst = [best value, index of the first best element] with the index stored as the raw
+    /// bits of the element type (ReduceMax.md: "如果存在多个最大值，该指令会将最小索引写入"),
+    /// a NaN winning from where it first appears (the crate's reduction policy), over counts
+    /// that span many repeats and values with specials and repeats; every chip, every type
+    /// it lists (others refused).
+    #[test]
+    fn reduce_max_min_match_the_model(chip_i in 0usize..6, is_f16 in any::<bool>(), is_max in any::<bool>(),
+                                      count in 1usize..3000, seed in any::<u64>()) {
+        let chip = ALL_CHIPS[chip_i];
+        let instr = if is_max { npusim_ascend::isa::Instr::ReduceMax } else { npusim_ascend::isa::Instr::ReduceMin };
+        let t = if is_f16 { npusim_core::ElemType::F16 } else { npusim_core::ElemType::F32 };
+        let legal = instr.legal_types(chip).is_some_and(|l| l.contains(&t));
+        let mut x = seed;
+        let mut next = move || { x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); x >> 20 };
+        let vals: Vec<f32> = (0..count).map(|_| {
+            let r = next();
+            match r % 64 {
+                0 => f32::NAN,
+                1 => f32::INFINITY,
+                2 => f32::NEG_INFINITY,
+                3 => -0.0,
+                4..=20 => (r % 7) as f32 - 3.0, // many ties
+                _ => ((r >> 8) % 20000) as f32 / 100.0 - 100.0,
+            }
+        }).collect();
+        let mut asc = AscendC::new(chip, 0);
+        macro_rules! case {
+            ($T:ty, $from:expr, $to:expr) => {{
+                let xs: Vec<$T> = vals.iter().map(|v| $from(*v)).collect();
+                let s = asc.AllocTensor::<$T>("src", count as u64).unwrap();
+                let tmp = asc.AllocTensor::<$T>("tmp", count as u64).unwrap();
+                let d = asc.AllocTensor::<$T>("dst", 16).unwrap();
+                asc.write(&s, &xs).unwrap();
+                let r = if is_max { asc.ReduceMax(&d, &s, &tmp, count as i32) } else { asc.ReduceMin(&d, &s, &tmp, count as i32) };
+                if !legal {
+                    prop_assert!(r.is_err(), "{chip:?} should refuse {instr:?} on {t:?}");
+                } else {
+                    r.unwrap();
+                    let mut best: Option<(f32, usize)> = None;
+                    for (i, v) in xs.iter().map(|v| $to(*v)).enumerate() {
+                        let better = match best {
+                            None => true,
+                            Some((b, _)) => !b.is_nan() && (v.is_nan() || if is_max { v > b } else { v < b }),
+                        };
+                        if better { best = Some((v, i)); }
+                    }
+                    let (v, i) = best.unwrap();
+                    let out = asc.read::<$T>(&d).unwrap();
+                    let got = $to(out[0]);
+                    prop_assert!(got.to_bits() == v.to_bits() || (got.is_nan() && v.is_nan()), "value {} vs {}", got, v);
+                    prop_assert_eq!(out[1].to_bits() as usize, i, "index");
+                }
+            }};
+        }
+        if is_f16 {
+            case!(f16, f16::from_f32, |v: f16| v.to_f32())
+        } else {
+            case!(f32, |v: f32| v, |v: f32| v)
+        }
+    }
+}

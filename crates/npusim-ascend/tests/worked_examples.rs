@@ -555,3 +555,316 @@ fn fused_pages_round_the_half_product_first() {
         );
     }
 }
+
+// The page prints floats at 9 significant digits (as numpy does); kept as printed.
+#[allow(clippy::excessive_precision)]
+mod mla_data {
+    include!("data/muladddst_page.rs");
+}
+
+#[test]
+fn muladddst_page_half_sources_float_destination() {
+    use mla_data::*;
+    // MulAddDst.md: dst(float) = src0(half) * src1(half) + dst, 256 elements, in the page's
+    // three forms: mask 64 x 4 repeats {1, 1, 1, 8, 4, 4}, mask bits {UINT64_MAX, 0} x 4, and
+    // the count form. The page prints every input (half and float at shortest round-trip
+    // digits) and every output (float, 9 significant digits), so each output names one float:
+    // all 256 must match bit for bit, on every chip whose page lists the form.
+    for chip in [ChipId::Ascend910B, ChipId::Ascend310P, ChipId::Ascend950] {
+        for form in 0..3 {
+            let mut asc = AscendC::new(chip, 0);
+            let a = asc.AllocTensor::<f16>("src0", 256).unwrap();
+            let b = asc.AllocTensor::<f16>("src1", 256).unwrap();
+            let d = asc.AllocTensor::<f32>("dst", 256).unwrap();
+            let hv = |v: &[f64]| v.iter().map(|x| f16::from_f64(*x)).collect::<Vec<_>>();
+            fill(&mut asc, &a, &hv(&MLA_SRC0));
+            fill(&mut asc, &b, &hv(&MLA_SRC1));
+            fill(&mut asc, &d, &MLA_DST);
+            let p = BinaryRepeatParams::new(1, 1, 1, 8, 4, 4);
+            match form {
+                0 => asc.MulAddDstRepeat::<f32, f16, true>(&d, &a, &b, 64u64, 4, p),
+                1 => asc.MulAddDstRepeat::<f32, f16, true>(&d, &a, &b, [u64::MAX, 0], 4, p),
+                _ => asc.MulAddDst(&d, &a, &b, 256),
+            }
+            .unwrap();
+            let out = asc.read::<f32>(&d).unwrap();
+            let exact = out
+                .iter()
+                .zip(MLA_OUT.iter())
+                .filter(|(g, p)| g.to_bits() == p.to_bits())
+                .count();
+            assert_eq!(exact, 256, "{chip:?} form {form}: {exact} of 256 bit-exact");
+        }
+        // The page pins the rounding: rounding the product to half first misses every output.
+        let half_first = (0..256)
+            .filter(|&i| {
+                let p = f16::from_f64(MLA_SRC0[i]) * f16::from_f64(MLA_SRC1[i]);
+                (p.to_f32() + MLA_DST[i]).to_bits() == MLA_OUT[i].to_bits()
+            })
+            .count();
+        assert!(
+            half_first < 256,
+            "a half product also matches: {half_first}"
+        );
+    }
+    // Atlas 200I/500 A2 (310B) does not list the mixed form: a typed refusal.
+    let mut asc = AscendC::new(ChipId::Ascend310B, 0);
+    let a = asc.AllocTensor::<f16>("src0", 256).unwrap();
+    let d = asc.AllocTensor::<f32>("dst", 256).unwrap();
+    let e = asc.MulAddDst(&d, &a, &a, 256).unwrap_err();
+    assert!(e.to_string().contains("MulAddDst"), "{e}");
+}
+
+#[test]
+fn axpy_page_half_to_float_form() {
+    // Axpy.md's second call: half source and scalar, float destination, mask 64 x 8 repeats,
+    // {1, 1, 8, 4}; the page's result [1 .. 512] * 2 + 0 = [2 .. 1024] (every output exact).
+    for chip in [ChipId::Ascend910, ChipId::Ascend910B, ChipId::Ascend950] {
+        for form in 0..3 {
+            let mut asc = AscendC::new(chip, 0);
+            let a = asc.AllocTensor::<f16>("src", 512).unwrap();
+            let d = asc.AllocTensor::<f32>("dst", 512).unwrap();
+            fill(&mut asc, &a, &seq_h(1.0));
+            fill(&mut asc, &d, &[0.0f32; 512]);
+            let p = UnaryRepeatParams::new(1, 1, 8, 4);
+            match form {
+                0 => asc.AxpyRepeat::<f32, f16, true>(&d, &a, h(2.0), 64u64, 8, p),
+                1 => asc.AxpyRepeat::<f32, f16, true>(&d, &a, h(2.0), [u64::MAX, 0], 8, p),
+                _ => asc.Axpy(&d, &a, h(2.0), 512),
+            }
+            .unwrap();
+            let out = asc.read::<f32>(&d).unwrap();
+            let exact = (0..512).filter(|&i| out[i] == 2.0 * (i + 1) as f32).count();
+            assert_eq!(exact, 512, "{chip:?} form {form}");
+        }
+    }
+}
+
+#[test]
+fn reduce_data_block_pages_printed_positions() {
+    // ReduceDataBlock.md (BlockReduceMax/Min/Sum): one repeat of 128 half, srcBlkStride 1,
+    // dstRepStride 1, srcRepStride 8. The page prints rows of 8 and elides the middle rows
+    // (blocks 2..6) and their outputs: the printed rows are rebuilt, the elided rows get the
+    // row's filler, and the printed outputs (blocks 0, 1 and 7) are compared exactly, in both
+    // mask forms.
+    let build = |fill: f32, set: &[(usize, f32)]| -> Vec<f16> {
+        let mut v = vec![h(fill); 128];
+        for (i, x) in set {
+            v[*i] = h(*x);
+        }
+        v
+    };
+    // MAX: 2 at row 1 column 2, 3 at row 3 column 5, 4 at row 14 column 3; the rest 1.
+    let max_in = build(1.0, &[(8 + 2, 2.0), (24 + 5, 3.0), (112 + 3, 4.0)]);
+    // MIN: 2 at row 1 column 3, -3 at row 3 column 5, 4 at row 15 column 1; the rest 10.
+    let min_in = build(10.0, &[(8 + 3, 2.0), (24 + 5, -3.0), (120 + 1, 4.0)]);
+    // SUM: block 0 all 1, block 1 all 2, block 7 all 3 (elided blocks filled with 1).
+    let mut sum_in = vec![h(1.0); 128];
+    sum_in[16..32].fill(h(2.0));
+    sum_in[112..128].fill(h(3.0));
+    for (which, input, printed) in [
+        (0, &max_in, [(0usize, 2.0f32), (1, 3.0), (7, 4.0)]),
+        (1, &min_in, [(0, 2.0), (1, -3.0), (7, 4.0)]),
+        (2, &sum_in, [(0, 16.0), (1, 32.0), (7, 48.0)]),
+    ] {
+        for bits in [false, true] {
+            let mut asc = AscendC::new(CHIP, 0);
+            let s = asc.AllocTensor::<f16>("src", 128).unwrap();
+            let d = asc.AllocTensor::<f16>("dst", 16).unwrap();
+            fill(&mut asc, &s, input);
+            let m: npusim_ascend::ascendc::AscMask = if bits {
+                [u64::MAX, u64::MAX].into()
+            } else {
+                128u64.into()
+            };
+            match which {
+                0 => asc.BlockReduceMax::<f16, true>(&d, &s, 1, m, 1, 1, 8),
+                1 => asc.BlockReduceMin::<f16, true>(&d, &s, 1, m, 1, 1, 8),
+                _ => asc.BlockReduceSum::<f16, true>(&d, &s, 1, m, 1, 1, 8),
+            }
+            .unwrap();
+            let out = asc.read::<f16>(&d).unwrap();
+            for (i, v) in printed {
+                assert_eq!(out[i], h(v), "page {which} bits {bits} output {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_max_min_pages_value_and_index_encoding() {
+    // ReduceMax.md / ReduceMin.md print the first and last input elements, elide the rest, and
+    // print the output [value, index] with the index stored as the raw bits of a half
+    // ("6.8e-06 使用reinterpret_cast方法转换后为索引值114"). The input is rebuilt from the
+    // printed elements, the other elements cycle through the printed ones (all below the
+    // printed maximum and above the printed minimum) and the printed extreme is placed at the
+    // printed index; the test checks the value and that the index's bits are what the page
+    // prints (the printed half text names exactly those bits).
+    struct Page {
+        max: bool,
+        n: usize,
+        head: &'static [f32],
+        tail: &'static [f32],
+        value: f32,
+        index_text: f64,
+        index: u16,
+    }
+    let pages = [
+        // ReduceMax, tensor high-dim form: mask 128 x 4 repeats, srcRepStride 8 (contiguous).
+        Page {
+            max: true,
+            n: 512,
+            head: &[
+                0.4795, 0.951, 0.866, 0.008545, 0.8037, 0.551, 0.754, 0.73, 0.6035, 0.251, 0.4841,
+                0.05914, 0.9414, 0.379, 0.664, 0.6914, 0.9307, 0.3853, 0.4048,
+            ],
+            tail: &[0.4106, 0.604],
+            value: 0.9985,
+            index_text: 6.8e-06,
+            index: 114,
+        },
+        // ReduceMax, count form, 288 elements.
+        Page {
+            max: true,
+            n: 288,
+            head: &[
+                0.4778, 0.5903, 0.2433, 0.698, 0.1943, 0.407, 0.891, 0.1766, 0.5977, 0.9473,
+                0.6523, 0.10913, 0.0143, 0.86, 0.2366, 0.625, 0.3696, 0.708, 0.946,
+            ],
+            tail: &[0.262],
+            value: 0.999,
+            index_text: 1.38e-05,
+            index: 232,
+        },
+        // ReduceMin, tensor high-dim form (512 elements).
+        Page {
+            max: false,
+            n: 512,
+            head: &[
+                0.769, 0.8584, 0.1082, 0.2715, 0.1759, 0.7646, 0.6406, 0.2944, 0.4255, 0.927,
+                0.8022, 0.04507, 0.9688, 0.919, 0.3008, 0.7144, 0.3206, 0.6753, 0.8276,
+            ],
+            tail: &[0.304],
+            value: 0.01034,
+            index_text: 2.104e-05,
+            index: 353,
+        },
+        // ReduceMin, count form, 288 elements.
+        Page {
+            max: false,
+            n: 288,
+            head: &[
+                0.556, 0.5225, 0.3623, 0.214, 0.556, 0.0643, 0.769, 0.594, 0.261, 0.3652, 0.911,
+                0.924, 0.386, 0.3696, 0.2296, 0.5957, 0.1709, 0.79, 0.8516,
+            ],
+            tail: &[0.2242],
+            value: 0.00393,
+            index_text: 4.3e-06,
+            index: 72,
+        },
+    ];
+    for p in &pages {
+        let mut x: Vec<f16> = (0..p.n).map(|i| h(p.head[i % p.head.len()])).collect();
+        for (k, v) in p.head.iter().enumerate() {
+            x[k] = h(*v);
+        }
+        for (k, v) in p.tail.iter().enumerate() {
+            x[p.n - p.tail.len() + k] = h(*v);
+        }
+        x[p.index as usize] = h(p.value);
+        // The printed index text names the index's bits.
+        assert_eq!(f16::from_f64(p.index_text).to_bits(), p.index);
+        for chip in [ChipId::Ascend910B, ChipId::Ascend910, ChipId::Ascend310P] {
+            let mut asc = AscendC::new(chip, 0);
+            let s = asc.AllocTensor::<f16>("src", p.n as u64).unwrap();
+            let t = asc.AllocTensor::<f16>("tmp", p.n as u64).unwrap();
+            let d = asc.AllocTensor::<f16>("dst", 16).unwrap();
+            fill(&mut asc, &s, &x);
+            if p.max {
+                asc.ReduceMax(&d, &s, &t, p.n as i32).unwrap();
+            } else {
+                asc.ReduceMin(&d, &s, &t, p.n as i32).unwrap();
+            }
+            let out = asc.read::<f16>(&d).unwrap();
+            assert_eq!(out[0], h(p.value), "{chip:?} value");
+            assert_eq!(out[1].to_bits(), p.index, "{chip:?} index bits");
+        }
+    }
+}
+
+#[test]
+fn duplicate_page_three_forms() {
+    // Duplicate.md: half scalar 18.0 over 256 elements (mask 128 x 2 repeats, {1, 8}; mask bits
+    // {UINT64_MAX, UINT64_MAX}; the count form), dst loaded with the printed [18 1 2 ... 255]
+    // first; the printed result is 18.0 everywhere (256 of 256 exact).
+    for form in 0..3 {
+        let (mut asc, [_a, _b, d]) = setup::<f16>(256);
+        let init: Vec<f16> = (0..256)
+            .map(|i| h(if i == 0 { 18.0 } else { i as f32 }))
+            .collect();
+        fill(&mut asc, &d, &init);
+        match form {
+            0 => asc.DuplicateRepeat::<f16, true>(&d, h(18.0), 128u64, 2, 1, 8),
+            1 => asc.DuplicateRepeat::<f16, true>(&d, h(18.0), [u64::MAX, u64::MAX], 2, 1, 8),
+            _ => asc.Duplicate(&d, h(18.0), 256),
+        }
+        .unwrap();
+        let out = asc.read::<f16>(&d).unwrap();
+        assert_eq!(
+            out.iter().filter(|v| **v == h(18.0)).count(),
+            256,
+            "form {form}"
+        );
+    }
+}
+
+#[test]
+fn reduce_repeat_max_min_pages_four_repeats() {
+    // ReduceRepeat.md (WholeReduceMax/Min, ORDER_VALUE_INDEX): 512 half in 4 repeats (mask
+    // 128 or bits {UINT64_MAX, UINT64_MAX}, dstRepStride 1, srcBlkStride 1, srcRepStride 8).
+    // Printed repeats 0, 1 and 3 (repeat 2 elided: filled with its neighbours' filler); printed
+    // outputs [v0 i0 v1 i1 ... v3 i3] with the index as the raw bits of a half (52 = 3.09944e-06,
+    // 100 = 5.96046e-06, 19 = 1.13249e-06): the 6 printed outputs must match exactly.
+    for (max, fillers, marks) in [
+        (true, [1.0f32, 2.0, 2.5, 3.0], [11.0f32, 12.0, 13.0]),
+        (false, [10.0, 20.0, 25.0, 30.0], [1.0, 2.0, 3.0]),
+    ] {
+        let mut x: Vec<f16> = (0..512).map(|i| h(fillers[i / 128])).collect();
+        x[52] = h(marks[0]);
+        x[128 + 100] = h(marks[1]);
+        x[384 + 19] = h(marks[2]);
+        for bits in [false, true] {
+            let mut asc = AscendC::new(CHIP, 0);
+            let s = asc.AllocTensor::<f16>("src", 512).unwrap();
+            let d = asc.AllocTensor::<f16>("dst", 16).unwrap();
+            fill(&mut asc, &s, &x);
+            let m: npusim_ascend::ascendc::AscMask = if bits {
+                [u64::MAX, u64::MAX].into()
+            } else {
+                128u64.into()
+            };
+            if max {
+                asc.WholeReduceMax::<f16, true>(&d, &s, m, 4, 1, 1, 8)
+            } else {
+                asc.WholeReduceMin::<f16, true>(&d, &s, m, 4, 1, 1, 8)
+            }
+            .unwrap();
+            let out = asc.read::<f16>(&d).unwrap();
+            let printed = [
+                (0, h(marks[0]).to_bits()),
+                (1, f16::from_f64(3.09944e-06).to_bits()),
+                (2, h(marks[1]).to_bits()),
+                (3, f16::from_f64(5.96046e-06).to_bits()),
+                (6, h(marks[2]).to_bits()),
+                (7, f16::from_f64(1.13249e-06).to_bits()),
+            ];
+            for (i, b) in printed {
+                assert_eq!(out[i].to_bits(), b, "max {max} bits {bits} output {i}");
+            }
+            assert_eq!(
+                (out[1].to_bits(), out[3].to_bits(), out[7].to_bits()),
+                (52, 100, 19)
+            );
+        }
+    }
+}

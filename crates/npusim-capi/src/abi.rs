@@ -644,7 +644,9 @@ pub unsafe extern "C" fn npusim_reduce(
 /// `int npusim_rearrange(dev, const char* instr, const npusim_tensor* tensors, uint32_t
 /// ntensors, const int64_t* ints, uint32_t nints, const npusim_scalar* scalar, uint64_t*
 /// out)`: Brcb, CreateVecIndex, Gather, GatherMask (`*out` = rsvdCnt), Transpose, Compare into
-/// CMPMASK, SetCmpMask, GetCmpMask (operands as npusim.h lists them).
+/// CMPMASK, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat/Extract, MrgSort/MrgSort4
+/// and GetMrgSortResult (`*out` = the four counts), TransDataTo5HD, the reduction registers
+/// (`*out` = their bits) and DataCopy with slices (operands as npusim.h lists them).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npusim_rearrange(
     dev: *mut Device,
@@ -663,13 +665,13 @@ pub unsafe extern "C" fn npusim_rearrange(
         let name = unsafe { cstr(instr, "rearrange", "instr") }?;
         if (ntensors > 0 && tensors.is_null())
             || (nints > 0 && ints.is_null())
-            || ntensors > 3
-            || nints > 16
+            || ntensors > 32
+            || nints > 128
         {
             return Err(CapiError::rule(
                 name,
                 "operands",
-                "tensors/ints must be non-null when counted (at most 3 tensors, 16 ints)",
+                "tensors/ints must be non-null when counted (at most 32 tensors, 128 ints)",
                 format!("{ntensors} tensors, {nints} ints"),
             ));
         }

@@ -653,7 +653,7 @@ impl Device {
         v: &[i64],
         scalar: Option<CScalar>,
     ) -> Result<u64> {
-        use npusim_ascend::misc;
+        use npusim_ascend::{misc, sort};
         let rule = |p: &str, need: &str| {
             CapiError::rule(
                 "rearrange",
@@ -671,11 +671,25 @@ impl Device {
             "Compare" => "Compare",
             "SetCmpMask" => "SetCmpMask",
             "GetCmpMask" => "GetCmpMask",
+            "Sort32" => "Sort32",
+            "RpSort16" => "RpSort16",
+            "ProposalConcat" => "ProposalConcat",
+            "ProposalExtract" => "ProposalExtract",
+            "MrgSort" => "MrgSort",
+            "MrgSort4" => "MrgSort4",
+            "GetMrgSortResult" => "GetMrgSortResult",
+            "TransDataTo5HD" => "TransDataTo5HD",
+            "GetAccVal" => "GetAccVal",
+            "GetReduceRepeatSumSpr" => "GetReduceRepeatSumSpr",
+            "GetReduceMaxMinCount" => "GetReduceMaxMinCount",
+            "GetReduceRepeatMaxMinSpr" => "GetReduceRepeatMaxMinSpr",
+            "DataCopySlice" => "DataCopySlice",
+            "Gatherb" => "Gatherb",
             other => {
                 return Err(CapiError::rule(
                     "rearrange",
                     "instr",
-                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask or GetCmpMask",
+                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr, DataCopySlice or Gatherb",
                     other,
                 ));
             }
@@ -764,22 +778,184 @@ impl Device {
                     hi: int(3, "mask.hi")? as u64,
                     count: int(2, "mask.count")? as u64,
                 };
-                misc::CmpMaskOp::new(
+                // isSetMask (a 7th integer; 1 when absent).
+                let is_set = v.get(6).is_none_or(|x| *x != 0);
+                let arg = if is_set {
+                    mask.arg(instr)?
+                } else {
+                    MaskArg::Placeholder
+                };
+                misc::CmpMaskOp::new_masked(
                     self.core.chip(),
                     instr,
                     mode,
                     &a,
                     &b,
-                    mask.arg(instr)?,
+                    arg,
+                    is_set,
                     int(4, "src0BlkStride")?,
                     int(5, "src1BlkStride")?,
                 )?
                 .execute(&mut self.core)?;
             }
             "SetCmpMask" => misc::set_cmp_mask(&mut self.core, instr, &op(0, "src")?)?,
-            _ => misc::get_cmp_mask(&mut self.core, instr, &op(0, "dst")?)?,
+            "GetCmpMask" => misc::get_cmp_mask(&mut self.core, instr, &op(0, "dst")?)?,
+            "Sort32" => {
+                let (d, a, b) = (op(0, "dst")?, op(1, "src0")?, op(2, "src1")?);
+                sort::sort32(&mut self.core, instr, &d, &a, &b, int(0, "repeatTime")?)?;
+            }
+            "RpSort16" => {
+                let (d, a) = (op(0, "dst")?, op(1, "src")?);
+                sort::rp_sort16(&mut self.core, instr, &d, &a, int(0, "repeatTime")?)?;
+            }
+            "ProposalConcat" | "ProposalExtract" => {
+                let (d, a) = (op(0, "dst")?, op(1, "src")?);
+                let row = if instr == "ProposalConcat" {
+                    Instr::ProposalConcat
+                } else {
+                    Instr::ProposalExtract
+                };
+                sort::proposal_move(
+                    &mut self.core,
+                    row,
+                    instr,
+                    &d,
+                    &a,
+                    int(0, "repeatTime")?,
+                    int(1, "modeNumber")?,
+                )?;
+            }
+            "MrgSort" | "MrgSort4" => {
+                let d = op(0, "dst")?;
+                let l = [
+                    op(1, "src1")?,
+                    op(2, "src2")?,
+                    op(3, "src3")?,
+                    op(4, "src4")?,
+                ];
+                let u16_of = |k: usize, p: &'static str| -> Result<u16> {
+                    let x = int(k, p)?;
+                    u16::try_from(x).map_err(|_| CapiError::rule(instr, p, "must fit uint16_t", x))
+                };
+                let p = sort::MrgSort4Info {
+                    element_lengths: [
+                        u16_of(0, "elementLengths[0]")?,
+                        u16_of(1, "elementLengths[1]")?,
+                        u16_of(2, "elementLengths[2]")?,
+                        u16_of(3, "elementLengths[3]")?,
+                    ],
+                    if_exhausted_suspension: int(4, "ifExhaustedSuspension")? != 0,
+                    valid_bit: u16_of(5, "validBit")?,
+                    repeat_times: u16_of(6, "repeatTimes")?,
+                };
+                let src = [&l[0], &l[1], &l[2], &l[3]];
+                if instr == "MrgSort" {
+                    sort::mrg_sort(&mut self.core, instr, &d, src, &p)?;
+                } else {
+                    sort::mrg_sort4(&mut self.core, instr, &d, src, &p)?;
+                }
+                return Ok(self.mrg_sort_result());
+            }
+            "GetMrgSortResult" => return Ok(self.mrg_sort_result()),
+            "Gatherb" => {
+                let (d, a, o) = (op(0, "dst")?, op(1, "src")?, op(2, "offset")?);
+                misc::gatherb(
+                    &mut self.core,
+                    instr,
+                    &d,
+                    &a,
+                    &o,
+                    int(0, "repeatTime")?,
+                    int(1, "dstBlkStride")?,
+                    int(2, "dstRepStride")?,
+                )?;
+            }
+            "TransDataTo5HD" => {
+                let mut d = Vec::with_capacity(16);
+                let mut s = Vec::with_capacity(16);
+                for k in 0..16 {
+                    d.push(op(k, "dstList")?);
+                    s.push(op(16 + k, "srcList")?);
+                }
+                let dl: [&Operand; 16] = std::array::from_fn(|k| &d[k]);
+                let sl: [&Operand; 16] = std::array::from_fn(|k| &s[k]);
+                let params = npusim_ascend::nchwconv::TransDataTo5HDParams {
+                    dst_high_half: int(0, "dstHighHalf")? != 0,
+                    src_high_half: int(1, "srcHighHalf")? != 0,
+                    repeat_times: int(2, "repeatTimes")?,
+                    dst_rep_stride: int(3, "dstRepStride")?,
+                    src_rep_stride: int(4, "srcRepStride")?,
+                };
+                npusim_ascend::nchwconv::TransOp::new(self.core.chip(), instr, &dl, &sl, params)?
+                    .execute(&mut self.core)?;
+            }
+            "GetAccVal" | "GetReduceRepeatSumSpr" => {
+                let t = self.dtype_arg(instr, int(0, "T")?)?;
+                return Ok(npusim_ascend::ascendc::acc_val_bits(&self.core, instr, t)?);
+            }
+            "GetReduceMaxMinCount" | "GetReduceRepeatMaxMinSpr" => {
+                let t = self.dtype_arg(instr, int(0, "T")?)?;
+                // With the index: A2/A3 only; the value-only form also on 310P AI Core.
+                let chips: &[npusim_core::ChipId] = if int(1, "withIndex")? != 0 {
+                    &[npusim_core::ChipId::Ascend910B]
+                } else {
+                    &[
+                        npusim_core::ChipId::Ascend910B,
+                        npusim_core::ChipId::Ascend310P,
+                    ]
+                };
+                let (v, i) = npusim_ascend::ascendc::max_min_bits(&self.core, instr, chips, t)?;
+                return Ok((v & 0xffff_ffff) | (i & 0xffff_ffff) << 32);
+            }
+            _ => {
+                // DataCopySlice: dimValue, then dimValue {startIndex, endIndex, stride,
+                // burstLen, shapeValue} of dst, then of src.
+                let (d, a) = (op(0, "dst")?, op(1, "src")?);
+                let dim = int(0, "dimValue")?;
+                let dim_u = u32::try_from(dim)
+                    .map_err(|_| CapiError::rule(instr, "dimValue", "must fit uint32_t", dim))?;
+                let slice = |from: usize| -> Result<Vec<npusim_ascend::ascendc::SliceInfo>> {
+                    (0..dim_u as usize)
+                        .map(|k| {
+                            let f = |j: usize, p: &'static str| -> Result<u32> {
+                                let x = int(from + 5 * k + j, p)?;
+                                u32::try_from(x)
+                                    .map_err(|_| CapiError::rule(instr, p, "must fit uint32_t", x))
+                            };
+                            Ok(npusim_ascend::ascendc::SliceInfo::new(
+                                f(0, "startIndex")?,
+                                f(1, "endIndex")?,
+                                f(2, "stride")?,
+                                f(3, "burstLen")?,
+                                f(4, "shapeValue")?,
+                            ))
+                        })
+                        .collect()
+                };
+                let (ds, ss) = (slice(1)?, slice(1 + 5 * dim_u as usize)?);
+                npusim_ascend::slice::SliceMove::new(self.core.chip(), &d, &a, &ds, &ss, dim_u)?
+                    .execute(&mut self.core)?;
+            }
         }
         Ok(0)
+    }
+
+    /// GetMrgSortResult's four counts, 16 bits each, list 1 lowest.
+    fn mrg_sort_result(&self) -> u64 {
+        self.core
+            .mrg_sort_result
+            .iter()
+            .enumerate()
+            .fold(0u64, |a, (k, n)| a | (*n as u64) << (16 * k))
+    }
+
+    /// An element type given by its `NPUSIM_DT_*` code.
+    fn dtype_arg(&self, instr: &str, code: i64) -> Result<npusim_core::ElemType> {
+        Tensor {
+            dtype: u32::try_from(code).unwrap_or(u32::MAX),
+            ..Tensor::default()
+        }
+        .elem_type(instr, "T")
     }
 
     /// `SetAtomicAdd<T>()` with T's `NPUSIM_DT_*` code, or with `None` `SetAtomicNone()`.

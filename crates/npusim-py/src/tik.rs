@@ -428,6 +428,8 @@ impl Form {
             Shape::ReduceAll => 6,
             Shape::GatherMask => 8,
             Shape::Gather | Shape::Brcb => 5,
+            // vgatherb(dst, src, offset, repeat_times, dst_blk_stride, dst_rep_stride).
+            Shape::GatherBlock => 6,
             // vtranspose(dst, src): one repeat.
             Shape::Transpose => l(2, 5),
             Shape::Index => 3,
@@ -925,6 +927,19 @@ fn build(chip: &'static ChipProfile, form: Form, a: &Args<'_>) -> RunResult<Buil
                 .check_type(name, chip.id, "dst", dst.dtype)
                 .map_err(e)?;
             Ok(Built::Op(Op::Gather(dst, src, off, base, count)))
+        }
+        Shape::GatherBlock => {
+            // (dst, src, offset, repeat_times, dst_blk_stride, dst_rep_stride)
+            let dst = a.tensor(0, "dst")?;
+            let src = a.tensor(1, "src")?;
+            let off = a.tensor(2, "offset")?;
+            let repeat = a.int(3, "repeat_times")?;
+            let blk = a.int(4, "dst_blk_stride")?;
+            let rep = a.int(5, "dst_rep_stride")?;
+            instr
+                .check_type(name, chip.id, "dst", dst.dtype)
+                .map_err(e)?;
+            Ok(Built::Op(Op::Gatherb(dst, src, off, repeat, blk, rep)))
         }
         Shape::Transpose => {
             let dst = a.tensor(0, "dst")?;
