@@ -18,12 +18,14 @@ tpu_bdc_fp32_exp; tpu_bdc_fp32_log; tpu_gdma_cpy_S2L f32.
 
 Which statistic the acceptance is judged on: the ratio of the medians. The issue states the
 C-model's speed as "about 1 ms per call", the time a caller typically waits for a call, which
-is the median of single calls; its minimum is the rare call whose engine threads (the C-model
-runs a call on worker threads that spin-wait, and `tpu_poll` waits for them) happened to be
-running on another core at the moment the command was queued, a best case of the hand-off
-rather than a per-call cost. Both ratios are printed; the load matters (the C-model's spinning
-workers compete with every other process on the host, npusim's single thread much less), so
-the load is printed too.
+is the median of single calls. What the numbers show (2-core host shared with other builds,
+load average 13-24): the C-model queues each call to worker threads that spin-wait, and
+`tpu_poll` waits for them, so its wall time per call is bimodal. While its workers stay on a
+core, a small call takes 2-8 us (some runs of a call sit in this mode throughout: median about
+the minimum); once they are descheduled, every call waits for the scheduler, 20-200 ms. The
+minimum is therefore the hand-off in the fast mode, not a per-call cost, and the median swings
+with the host's load; both ratios are printed, with the load, and the report of a run should
+quote both.
 
 Needs `libcmodel_bm1684x.so` from the PyPI wheel tpu-mlir==1.30.2 (see scripts/cmodel.py;
 never commit it) and cargo. Run:
@@ -88,7 +90,8 @@ def main():
               before.get("reps", a.reps), before.get("cpus", "?"), before.get("load", "?"),
               after.get("load", "?")))
     print("times in us per call; ratio = C-model / npusim; CPU = CPU time per call "
-          "(C-model: whole process, its engine threads included; npusim: its thread)")
+          "(npusim: its thread; C-model: the process over all pairs minus npusim's thread, so "
+          "its engine threads, which spin between calls, are included)")
     hdr = ("%-40s %10s %10s %9s %9s %9s %9s %9s %9s %6s" % (
         "call", "C min", "C median", "C CPU", "np min", "np median", "np CPU", "x median",
         "x min", "batch"))

@@ -11,8 +11,8 @@
 //! npusim call (calls under 2 us are timed as a back-to-back batch divided by its length, so
 //! the clock read is not counted), the order of the two alternating from pair to pair, so both
 //! sides see the same machine load. Reported per side: minimum and median wall time per call,
-//! and CPU time per call (the C-model: the whole process during its calls, its engine threads
-//! included; npusim: this thread). Shapes as `benches/tpu_best.rs`: small (1, 4, 1, 16)
+//! and CPU time per call (npusim: this thread's; the C-model: the whole process's over all the
+//! pairs minus npusim's, so its engine threads, which spin between calls, are included). Shapes as `benches/tpu_best.rs`: small (1, 4, 1, 16)
 //! ((1, 4, 4, 16) for the 3x3 pools), big (1, 64, 32, 64); f32 except the i16 add.
 //!
 //! Run: `cargo bench -p npusim-tpu --bench tpu_vs_cmodel -- --lib PATH [--reps N]
@@ -485,14 +485,16 @@ fn main() {
         let one = t.elapsed().as_secs_f64() / 8.0;
         let batch = ((2e-6 / one).ceil() as usize).clamp(1, 256);
         let (mut cw, mut nw) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        let (mut ccpu, mut ncpu) = (0.0, 0.0);
+        // npusim's CPU time: its thread's; the C-model's: the whole process's over all pairs
+        // minus npusim's (per-call reads of the process clock are not reliable: other threads'
+        // time is folded in at scheduler ticks).
+        let mut ncpu_total = 0.0;
+        let p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
         for i in 0..reps {
             let mut run_cm = || {
-                let c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
                 let t = Instant::now();
                 cm_call(&m);
                 cw.push(t.elapsed().as_secs_f64() * 1e6);
-                ccpu += cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
             };
             let mut run_np = |core: &mut TpuCore| {
                 let c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -501,7 +503,7 @@ fn main() {
                     np(black_box(&mut *core));
                 }
                 nw.push(t.elapsed().as_secs_f64() * 1e6 / batch as f64);
-                ncpu += (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / batch as f64;
+                ncpu_total += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
             };
             if i % 2 == 0 {
                 run_cm();
@@ -511,6 +513,8 @@ fn main() {
                 run_cm();
             }
         }
+        let ccpu = (cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0 - ncpu_total).max(0.0);
+        let ncpu = ncpu_total / batch as f64;
         let (cmin, nmin) = (
             cw.iter().copied().fold(f64::INFINITY, f64::min),
             nw.iter().copied().fold(f64::INFINITY, f64::min),

@@ -721,12 +721,12 @@ fn exp_rows_body(
     in_place: bool,
 ) {
     let w = d.shape.w as usize;
-    let (mut xb, mut xs) = ([0u32; BLOCK], [0f32; BLOCK]);
-    let mut outs = [[0f32; BLOCK]; 4];
     if 2 * w <= BLOCK && exp_gather_safe([d, s, w0, w1], coeff) {
         exp_rows_gathered(store, [d, s, w0, w1], coeff, lmem, flush, in_place);
         return;
     }
+    let (mut xb, mut xs) = ([0u32; BLOCK], [0f32; BLOCK]);
+    let mut outs = [[0f32; BLOCK]; 4];
     for (n, c, h) in row_indices(&d.shape) {
         let dr = d.row(n, c, h);
         let lane_base = dr - dr % lmem;
@@ -786,27 +786,11 @@ fn exp_rows_gathered(
     let per = BLOCK / w;
     let mut xs = [0f32; BLOCK];
     let mut outs = [[0f32; BLOCK]; 4];
-    // Destination, work0 and work1 rows of the gathered source rows.
-    let mut rows = [(0usize, 0usize, 0usize); BLOCK];
     let mut co = [0f32; EXP_COEFF_LEN];
     let mut k = 0;
-    let run = |store: &mut [u8],
-               k: usize,
-               co: &[f32; EXP_COEFF_LEN],
-               xs: &[f32; BLOCK],
-               outs: &mut [[f32; BLOCK]; 4],
-               rows: &[(usize, usize, usize); BLOCK]| {
-        let m = k * w;
-        let [od, o0, o1, op] = outs;
-        exp_block(&xs[..m], co, flush, [od, o0, o1, op]);
-        let work0: &[f32] = if in_place { &op[..m] } else { &o0[..m] };
-        for (i, &(dr, r0, r1)) in rows[..k].iter().enumerate() {
-            let at = i * w;
-            store_f32s(store, r0, &work0[at..at + w]);
-            store_f32s(store, r1, &o1[at..at + w]);
-            store_f32s(store, dr, &od[at..at + w]);
-        }
-    };
+    // The rows gathered so far are written back in the order they were read: a second walk
+    // over the same rows, `k` behind the first.
+    let mut back = row_indices(&d.shape);
     for (n, c, h) in row_indices(&d.shape) {
         let dr = d.row(n, c, h);
         let lane_base = dr - dr % lmem;
@@ -816,7 +800,17 @@ fn exp_rows_gathered(
         }
         let same = rc.iter().zip(&co).all(|(a, b)| a.to_bits() == b.to_bits());
         if k > 0 && (k == per || !same) {
-            run(store, k, &co, &xs, &mut outs, &rows);
+            exp_gathered_block(
+                store,
+                [d, w0, w1],
+                &mut back,
+                k,
+                &co,
+                &xs,
+                &mut outs,
+                flush,
+                in_place,
+            );
             k = 0;
         }
         if k == 0 {
@@ -829,11 +823,48 @@ fn exp_rows_gathered(
         {
             *x = f32::from_bits(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         }
-        rows[k] = (dr, w0.row(n, c, h), w1.row(n, c, h));
         k += 1;
     }
     if k > 0 {
-        run(store, k, &co, &xs, &mut outs, &rows);
+        exp_gathered_block(
+            store,
+            [d, w0, w1],
+            &mut back,
+            k,
+            &co,
+            &xs,
+            &mut outs,
+            flush,
+            in_place,
+        );
+    }
+}
+
+/// One block of [`exp_rows_gathered`]: `k` whole rows in `xs`, computed, then written back to
+/// the next `k` rows of `back` (work0, work1, dst per row).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn exp_gathered_block(
+    store: &mut [u8],
+    [d, w0, w1]: [&LocalView; 3],
+    back: &mut impl Iterator<Item = (usize, usize, usize)>,
+    k: usize,
+    co: &[f32; EXP_COEFF_LEN],
+    xs: &[f32; BLOCK],
+    outs: &mut [[f32; BLOCK]; 4],
+    flush: bool,
+    in_place: bool,
+) {
+    let w = d.shape.w as usize;
+    let m = k * w;
+    let [od, o0, o1, op] = outs;
+    exp_block(&xs[..m], co, flush, [od, o0, o1, op]);
+    let work0: &[f32] = if in_place { &op[..m] } else { &o0[..m] };
+    for (i, (n, c, h)) in back.take(k).enumerate() {
+        let at = i * w;
+        store_f32s(store, w0.row(n, c, h), &work0[at..at + w]);
+        store_f32s(store, w1.row(n, c, h), &o1[at..at + w]);
+        store_f32s(store, d.row(n, c, h), &od[at..at + w]);
     }
 }
 
