@@ -269,6 +269,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
         };
         v.push((
             format!("bdc_fp_add f32 {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
             Box::new(move |m| unsafe {
                 (m.fp_add)(0x20000, 0, 0x10000, &cs, null(), null(), null(), 5)
             }),
@@ -279,6 +280,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
         ));
         v.push((
             format!("bdc_int_add i16 shift -2 sat {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
             Box::new(move |m| unsafe {
                 (m.int_add)(
                     0x20000,
@@ -320,6 +322,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
             Box::new(move |m| {
                 let t = |a| CVar { ty: 0, ctx: a };
                 let (a, b, d, z) = (t(0), t(0x10000), t(0x30000), CVar { ty: 1, ctx: 0 });
+                // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
                 unsafe { (m.greater_select)(0x20000, &a, &b, &d, &z, &cs, 5, 5) }
             }),
             Box::new(move |c| {
@@ -354,6 +357,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
                     } else {
                         (m.avg_pool, 0x3DE3_8E39)
                     };
+                    // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
                     unsafe { func(0x20000, 0, &cps, &k, &p, &o, &o, 5, c) }
                 }),
                 Box::new(move |c| {
@@ -389,6 +393,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
         }
         v.push((
             format!("bdc_fp32_exp f32 {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
             Box::new(move |m| unsafe {
                 (m.exp)(0x20000, 0, 0x10000, 0x30000, 0x3ff00, 0x3ff00, &cs)
             }),
@@ -399,6 +404,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
         ));
         v.push((
             format!("bdc_fp32_log f32 {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
             Box::new(move |m| unsafe { (m.log)(0x20000, 0, 0x30000, 0x3fe00, &cs) }),
             Box::new(move |c| {
                 c.tpu_bdc_fp32_log(0x20000, 0, 0x30000, 0x3fe00, &s)
@@ -407,6 +413,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
         ));
         v.push((
             format!("gdma_cpy_S2L f32 {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
             Box::new(move |m| unsafe { (m.s2l)(0x30000, m.gm, &cs, null(), null(), 5) }),
             Box::new(move |c| {
                 c.tpu_gdma_cpy_S2L(0x30000, g, &s, None, None, f)
