@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side speed of issue #16 (acceptance 4): npusim and Sophgo's BM1684X C-model called
 in one process, interleaved, on the same calls and data; prints per call the minimum and median
-wall time of each side, the ratios of the medians and of the minimums, CPU time per call, and
-the machine load before and after.
+wall time of each side, the ratios of the medians and of the minimums, and the machine load
+before and after.
 
 The measuring is done by the bench binary `crates/npusim-tpu/benches/tpu_vs_cmodel.rs`, which
 `dlopen`s the C-model into its own process next to npusim (so both are timed by the same clock
@@ -89,18 +89,16 @@ def main():
           "call; %s CPUs; load average (1/5/15 min) before: %s, after: %s" % (
               before.get("reps", a.reps), before.get("cpus", "?"), before.get("load", "?"),
               after.get("load", "?")))
-    print("times in us per call; ratio = C-model / npusim; CPU = CPU time per call "
-          "(npusim: its thread; C-model: the process over all pairs minus npusim's thread, so "
-          "its engine threads, which spin between calls, are included)")
-    hdr = ("%-40s %10s %10s %9s %9s %9s %9s %9s %9s %6s" % (
-        "call", "C min", "C median", "C CPU", "np min", "np median", "np CPU", "x median",
-        "x min", "batch"))
+    print("wall times in us per call; x = C-model / npusim; batch = npusim calls per timed "
+          "sample")
+    hdr = ("%-40s %10s %10s %9s %9s %9s %9s %6s" % (
+        "call", "C min", "C median", "np min", "np median", "x median", "x min", "batch"))
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
-        print("%-40s %10.2f %10.1f %9.1f %9.3f %9.3f %9.3f %9.0f %9.1f %6d" % (
-            r["name"], r["cmodel_min_us"], r["cmodel_median_us"], r["cmodel_cpu_us"],
-            r["npusim_min_us"], r["npusim_median_us"], r["npusim_cpu_us"],
+        print("%-40s %10.2f %10.1f %9.3f %9.3f %9.0f %9.1f %6d" % (
+            r["name"], r["cmodel_min_us"], r["cmodel_median_us"],
+            r["npusim_min_us"], r["npusim_median_us"],
             r["cmodel_median_us"] / r["npusim_median_us"],
             r["cmodel_min_us"] / r["npusim_min_us"], r["npusim_batch"]))
     small = [r for r in rows if "(1,4," in r["name"]]

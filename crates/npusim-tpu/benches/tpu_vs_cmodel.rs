@@ -10,9 +10,8 @@
 //! followed by `tpu_poll` (the call only queues the command; the poll waits for it), and one
 //! npusim call (calls under 2 us are timed as a back-to-back batch divided by its length, so
 //! the clock read is not counted), the order of the two alternating from pair to pair, so both
-//! sides see the same machine load. Reported per side: minimum and median wall time per call,
-//! and CPU time per call (npusim: this thread's; the C-model: the whole process's over all the
-//! pairs minus npusim's, so its engine threads, which spin between calls, are included). Shapes as `benches/tpu_best.rs`: small (1, 4, 1, 16)
+//! sides see the same machine load. Reported per side: minimum and median wall time per call.
+//! Shapes as `benches/tpu_best.rs`: small (1, 4, 1, 16)
 //! ((1, 4, 4, 16) for the 3x3 pools), big (1, 64, 32, 64); f32 except the i16 add.
 //!
 //! Run: `cargo bench -p npusim-tpu --bench tpu_vs_cmodel -- --lib PATH [--reps N]
@@ -58,28 +57,12 @@ struct CVar {
     ctx: u32,
 }
 
-#[repr(C)]
-struct Timespec {
-    sec: i64,
-    nsec: i64,
-}
-
 unsafe extern "C" {
     fn dlopen(filename: *const c_char, flag: c_int) -> *mut c_void;
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    fn clock_gettime(clk: c_int, ts: *mut Timespec) -> c_int;
 }
 
 const RTLD_NOW: c_int = 2;
-const CLOCK_PROCESS_CPUTIME_ID: c_int = 2;
-const CLOCK_THREAD_CPUTIME_ID: c_int = 3;
-
-fn cpu_ns(clock: c_int) -> f64 {
-    let mut t = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { clock_gettime(clock, &mut t) };
-    t.sec as f64 * 1e9 + t.nsec as f64
-}
 
 type FpAdd = unsafe extern "C" fn(
     u32,
@@ -492,11 +475,6 @@ fn main() {
         let one = t.elapsed().as_secs_f64() / 8.0;
         let batch = ((2e-6 / one).ceil() as usize).clamp(1, 256);
         let (mut cw, mut nw) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-        // npusim's CPU time: its thread's; the C-model's: the whole process's over all pairs
-        // minus npusim's (per-call reads of the process clock are not reliable: other threads'
-        // time is folded in at scheduler ticks).
-        let mut ncpu_total = 0.0;
-        let p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
         for i in 0..reps {
             let mut run_cm = || {
                 let t = Instant::now();
@@ -504,13 +482,11 @@ fn main() {
                 cw.push(t.elapsed().as_secs_f64() * 1e6);
             };
             let mut run_np = |core: &mut TpuCore| {
-                let c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
                 let t = Instant::now();
                 for _ in 0..batch {
                     np(black_box(&mut *core));
                 }
                 nw.push(t.elapsed().as_secs_f64() * 1e6 / batch as f64);
-                ncpu_total += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
             };
             if i % 2 == 0 {
                 run_cm();
@@ -520,8 +496,6 @@ fn main() {
                 run_cm();
             }
         }
-        let ccpu = (cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0 - ncpu_total).max(0.0);
-        let ncpu = ncpu_total / batch as f64;
         let (cmin, nmin) = (
             cw.iter().copied().fold(f64::INFINITY, f64::min),
             nw.iter().copied().fold(f64::INFINITY, f64::min),
@@ -529,10 +503,8 @@ fn main() {
         let (cmed, nmed) = (median(&mut cw), median(&mut nw));
         println!(
             "{{\"name\":\"{name}\",\"cmodel_min_us\":{cmin:.4},\"cmodel_median_us\":{cmed:.4},\
-             \"cmodel_cpu_us\":{:.4},\"npusim_min_us\":{nmin:.4},\"npusim_median_us\":{nmed:.4},\
-             \"npusim_cpu_us\":{:.4},\"npusim_batch\":{batch},\"pairs\":{reps}}}",
-            ccpu / reps as f64 / 1e3,
-            ncpu / reps as f64 / 1e3,
+             \"npusim_min_us\":{nmin:.4},\"npusim_median_us\":{nmed:.4},\
+             \"npusim_batch\":{batch},\"pairs\":{reps}}}",
         );
     }
     println!("{{\"load\":\"{}\",\"when\":\"after\"}}", load());
