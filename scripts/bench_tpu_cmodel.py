@@ -21,11 +21,15 @@ C-model's speed as "about 1 ms per call", the time a caller typically waits for 
 is the median of single calls. What the numbers show (2-core host shared with other builds,
 load average 13-24): the C-model queues each call to worker threads that spin-wait, and
 `tpu_poll` waits for them, so its wall time per call is bimodal. While its workers stay on a
-core, a small call takes 2-8 us (some runs of a call sit in this mode throughout: median about
-the minimum); once they are descheduled, every call waits for the scheduler, 20-200 ms. The
-minimum is therefore the hand-off in the fast mode, not a per-call cost, and the median swings
-with the host's load; both ratios are printed, with the load, and the report of a run should
-quote both.
+core, a small call takes 2-50 us (fp_add 2-6 us, the pools 7-13 us, exp/log 20-46 us; at a
+load average near 12 most small calls ran in this mode throughout, median near the minimum);
+once they are descheduled, every call waits for the scheduler, 20-200 ms (most calls at a load
+average of 16-24). The median therefore swings with the host's load between the two modes,
+and the "about 1 ms" of the issue lies between them; both ratios are printed, with the load,
+and the report of a run should quote both. npusim's small calls take 0.1-2.4 us on the same
+host, so on small tensors they are 100x faster than the slow mode but only 4-50x faster than
+the fast mode; on (1, 64, 32, 64) f32 fp_add they were 45x-1000x faster than the fast mode's
+minimum and 500x-950x faster in median over four runs.
 
 Needs `libcmodel_bm1684x.so` from the PyPI wheel tpu-mlir==1.30.2 (see scripts/cmodel.py;
 never commit it) and cargo. Run:
