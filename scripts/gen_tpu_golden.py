@@ -19,6 +19,8 @@ How to run
     ... --kind log --out golden/tpu/sfu_log.json
     ... --kind dst_stride --out golden/tpu/dst_stride.json
     ... --kind trans --out golden/tpu/trans.json
+    ... --kind audit --out golden/tpu/audit.json   (the gaps scripts/tpu_audit.py found)
+    ... --kind gdma_align --out golden/tpu/gdma_align.json
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -605,6 +607,27 @@ def gdma_cases(rng):
     cases.append(gdma_case(rng, "S2L", "f32", (1, 1, 1, 3), [99, 99, 99, 33], None, 0, 0))
     cases.append(gdma_case(rng, "L2S", "i8", (1, 2, 1, 3), None, [999, 999, 999, 129], 0, 0))
     cases.append(gdma_case(rng, "S2L", "f32", (1, 1, 1, 16), None, None, LMEM - 32, 0))
+    return cases
+
+
+def gdma_align_cases(rng):
+    """`--kind gdma_align` (golden/tpu/gdma_align.json): element alignment of the GDMA copies."""
+    cases = []
+    # Element alignment (the C-model asserts `(dst_start_offset & type_mask) == 0`, then the
+    # same of the source, local and system sides alike): every direction with a destination,
+    # then a source, one to three bytes off the element grid (refused), and element-aligned
+    # addresses off the 4-byte grid (accepted).
+    for direction in ("S2L", "L2S", "S2S", "L2L"):
+        d_local, s_local = direction[2] == "L", direction[0] == "L"
+        base = lambda local, start: start * LMEM + 0x100 if local else 0x300
+        ds, ss = rng.randrange(NPU), rng.randrange(NPU)
+        for dtype, d_off, s_off in (("f32", 2, 0), ("f32", 0, 1), ("f32", 3, 0),
+                                    ("i32", 0, 2), ("f16", 1, 0), ("bf16", 0, 3),
+                                    ("u16", 0, 1), ("f16", 2, 6), ("i16", 6, 2),
+                                    ("i8", 3, 5), ("u8", 1, 7)):
+            shape = (1, rng.choice([1, 3, 65]), rng.randint(1, 2), rng.randint(1, 7))
+            cases.append(gdma_case(rng, direction, dtype, shape, None, None,
+                                   base(d_local, ds) + d_off, base(s_local, ss) + s_off))
     return cases
 
 
@@ -1837,6 +1860,129 @@ def trans_cases(rng):
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# Gaps the acceptance-1 audit found (`--kind audit`, golden/tpu/audit.json; see
+# scripts/tpu_audit.py and docs/tpu-audit.md): special values (NaN, +-inf, +-0, denormals;
+# integer MIN/MAX/0/-1) through every move and transpose, start NPU 0 and non-zero on every
+# local side, set_C with special constants, integer compares against MIN and -1, and a softmax
+# over +-0 rows.
+
+def specials_of(dtype):
+    """Every special bit pattern of `dtype` (floats: the F32_SPECIAL/H_SPECIAL lists; integers:
+    MIN, MAX, 0, -1 (or 1), MIN + 1, MAX - 1)."""
+    if dtype == "f32":
+        return list(F32_SPECIAL)
+    if dtype in H_SPECIAL:
+        return list(H_SPECIAL[dtype])
+    lo, hi = INT_RANGE[dtype]
+    mask = (1 << (8 * ESIZE[dtype])) - 1
+    return [lo & mask, hi & mask, 0, -1 & mask if lo < 0 else 1, (lo + 1) & mask,
+            (hi - 1) & mask]
+
+
+def seed_specials(words, local, channels, ext, dtype, row):
+    """Writes `dtype`'s specials into a region listing (in place): into the first `row`
+    elements of every listed lane of a local region (channel i's first row, rotated by i), or
+    the first elements of a system region."""
+    sp = specials_of(dtype)
+    if local:
+        for i in range(min(channels, NPU)):
+            for j in range(min(row, ext)):
+                words[i * ext + j] = sp[(i + j) % len(sp)]
+    else:
+        for j in range(min(len(words), 4 * len(sp))):
+            words[j] = sp[j % len(sp)]
+
+
+def audit_cases(rng):
+    cases = []
+    # GDMA copies: specials, start NPU 0 and non-zero on the local sides, every direction.
+    for direction in ("S2L", "L2S", "S2S", "L2L"):
+        d_local, s_local = direction[2] == "L", direction[0] == "L"
+        for dtype in ("f32", "f16", "bf16", "i8", "u16", "i32"):
+            for start in (0, rng.randrange(1, NPU)):
+                shape = (1, rng.choice([16, 17, 70]), rng.randint(1, 2), 17)
+                c = gdma_case(rng, direction, dtype, shape,
+                              d_addr=start * LMEM + 0x100 if d_local else None,
+                              s_addr=start * LMEM + 0x2000 if s_local else None)
+                seed_specials(c["src"], s_local, shape[1], c["src_extent"], dtype, shape[3])
+                cases.append(c)
+    # Matrix, compact and cw moves, BDC cw/wc transposes: specials, local sides on NPU 0 and
+    # on another NPU.
+    for func in ("gdma_matrix_S2L", "gdma_matrix_L2S", "gdma_compact_S2L", "gdma_compact_L2S",
+                 "gdma_cpy_cw_trans_S2L", "gdma_cpy_cw_trans_L2S", "gdma_cpy_cw_trans_L2L",
+                 "gdma_cpy_cw_trans_S2S", "bdc_cw_trans", "bdc_wc_trans"):
+        d_local, s_local = trans_sides(func)
+        for dtype in ("f32", "f16", "bf16", "i16"):
+            for start in (0, rng.randrange(1, NPU)):
+                es = ESIZE[dtype]
+                if func == "bdc_cw_trans":  # source on NPU 0, destination anywhere
+                    d_addr, s_addr = start * LMEM + 0x20000, 0x100
+                elif func == "bdc_wc_trans":  # destination on NPU 0, source anywhere
+                    d_addr, s_addr = 0x20000, start * LMEM + 0x100
+                else:
+                    d_addr = start * LMEM + 0x100 if d_local else None
+                    s_addr = start * LMEM + 0x2000 if s_local else None
+                if func.startswith("gdma_matrix"):
+                    cols = rng.choice([17, 20, 33])
+                    cpc = rng.choice([cols, 16, 5])
+                    c = trans_case(rng, func, dtype, matrix=(3, cols, cpc, cols),
+                                   d_addr=d_addr, s_addr=s_addr)
+                    row = cpc if s_local else cols * 3
+                else:
+                    shape = (1, 17, 2, 16) if "compact" in func else (1, 16, 1, 17)
+                    c = trans_case(rng, func, dtype, shape=shape, d_addr=d_addr, s_addr=s_addr)
+                    row = shape[3] if "compact" in func else shape[1]
+                sr = c["src"]
+                seed_specials(c["src_data"], sr["local"], sr["channels"], sr["extent"], dtype,
+                              row)
+                cases.append(c)
+    # set_C with every special constant, start NPU 0 and non-zero.
+    for dtype in DTYPE_CODE:
+        for k, v in enumerate(specials_of(dtype)):
+            start = 0 if k % 2 == 0 else rng.randrange(1, NPU)
+            c = unary_case(rng, "set_C", dtype, dtype, (1, rng.choice([3, 65]), 2, 5), [start])
+            c["c_bits"] = sext(v, ESIZE[dtype])
+            cases.append(c)
+    # Integer compares against MIN, MAX, 0 and -1 (tensor and scalar forms), specials in the
+    # sources.
+    for func in CMP_FUNCS:
+        for dtype in ("i8", "u8", "i16", "u16", "i32", "u32"):
+            for k, v in enumerate(specials_of(dtype)[:4]):
+                start = 0 if k % 2 == 0 else rng.randrange(1, NPU)
+                nops = 2 if func.endswith("_C") else 3
+                c = cmp_case(rng, func, dtype, dtype, (1, 7, 1, 9), [start] * nops)
+                for nm in ("src", "src0", "src1"):
+                    if nm in c:
+                        seed_specials(c[nm], True, 7, c[nm + "_extent"], dtype, 9)
+                if "src1" in c:
+                    c["src1"] = [v if j % 3 == 0 else x for j, x in enumerate(c["src1"])]
+                if "c_bits" in c:
+                    c["c_bits"] = sext(v, ESIZE[dtype])
+                cases.append(c)
+    # Softmax over rows of +-0 (all +0, all -0, mixed with normal and denormal values).
+    n, rows, ch = 1, 6, 33
+    vals = []
+    for r in range(rows):
+        if r == 0:
+            row = [0] * ch
+        elif r == 1:
+            row = [0x80000000] * ch
+        elif r == 2:
+            row = [rng.choice([0, 0x80000000]) for _ in range(ch)]
+        elif r == 3:
+            row = [rng.choice([0, 0x80000000, bits_of_f32(rng.gauss(0.0, 2.0))])
+                   for _ in range(ch)]
+        elif r == 4:
+            row = [rng.choice([0, 0x80000000, rng.randrange(1, 0x800000)]) for _ in range(ch)]
+        else:
+            row = [rng.choice([0x80000000, bits_of_f32(-1.0), bits_of_f32(1.0)])
+                   for _ in range(ch)]
+        vals += row
+    cases.append({"op": "kernel_softmax", "n": n, "rows": rows, "c": ch, "src": vals})
+    return cases
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -1854,7 +2000,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride", "trans"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride", "trans", "audit", "gdma_align"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -1871,7 +2017,8 @@ def main():
                 "bit": bit_cases, "int": int_cases, "select": sel_cases, "select2": sel2_cases,
                 "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "log": log_cases, "pool_min": pool_min_cases,
                 "kernel": kernel_cases, "dst_stride": dst_stride_cases,
-                "trans": trans_cases}[a.kind](rng)
+                "trans": trans_cases, "audit": audit_cases,
+                "gdma_align": gdma_align_cases}[a.kind](rng)
     done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "

@@ -101,10 +101,10 @@ def test_hau_errors_are_raised_with_the_rule():
         npusim.tpu.sort(np.zeros(4, np.float64))
 
 
-# golden/tpu/bdc_div.json is left out: its 9 f32 cases do not pass yet (the C-model's division
-# is not correctly rounded; golden/tpu/README.md), as in the Rust suite where it is ignored.
+# Every golden/tpu file (a test below checks the list is complete).
 TPU_FILES = ["bdc", "bdc_div", "bit", "cast", "cmp", "gdma", "int", "kernel", "move", "pool",
-             "pool_min", "select", "select2", "sfu", "sfu_log", "sfu_sqrt", "dst_stride", "trans"]
+             "pool_min", "select", "select2", "sfu", "sfu_log", "sfu_sqrt", "dst_stride", "trans",
+             "audit", "gdma_align"]
 
 
 def test_gdma_bdc_golden_files_replay_from_python(root):

@@ -721,6 +721,10 @@ fn exp_rows_body(
     in_place: bool,
 ) {
     let w = d.shape.w as usize;
+    if 2 * w <= BLOCK && exp_gather_safe([d, s, w0, w1], coeff) {
+        exp_rows_gathered(store, [d, s, w0, w1], coeff, lmem, flush, in_place);
+        return;
+    }
     let (mut xb, mut xs) = ([0u32; BLOCK], [0f32; BLOCK]);
     let mut outs = [[0f32; BLOCK]; 4];
     for (n, c, h) in row_indices(&d.shape) {
@@ -747,6 +751,120 @@ fn exp_rows_body(
             store_f32s(store, dr + 4 * done, &od[..m]);
             done += m;
         }
+    }
+}
+
+/// Whether [`exp_rows_gathered`] gives what the row-by-row driver gives: no output (dst,
+/// work0, work1) overlaps the source other than as the very same tensor, or the coefficients.
+/// (Gathering reads several rows of the source, and their lanes' coefficients, before it writes
+/// the first of them; the row-by-row driver reads each row just before writing it.)
+fn exp_gather_safe([d, s, w0, w1]: [&LocalView; 4], coeff: usize) -> bool {
+    let (s0, s1) = s.lane_span();
+    let coeffs = (coeff, coeff + 4 * EXP_COEFF_LEN);
+    let apart = |a: (usize, usize), b: (usize, usize)| a.1 <= b.0 || b.1 <= a.0;
+    [d, w0, w1].iter().all(|o| {
+        let span = o.lane_span();
+        let same = o.start == s.start && o.offset == s.offset && o.stride == s.stride;
+        (same || apart(span, (s0, s1))) && apart(span, coeffs)
+    })
+}
+
+/// [`exp_rows_body`] for short rows: whole rows of lanes holding the same coefficients are
+/// gathered into one block (so a call of a few short rows runs each step of the element
+/// function once over all of them), computed, and written back row by row in NCHW order (work0,
+/// work1, dst per row, as the row-by-row driver writes them). Only when [`exp_gather_safe`].
+#[inline(always)]
+fn exp_rows_gathered(
+    store: &mut [u8],
+    [d, s, w0, w1]: [&LocalView; 4],
+    coeff: usize,
+    lmem: usize,
+    flush: bool,
+    in_place: bool,
+) {
+    let w = d.shape.w as usize;
+    let per = BLOCK / w;
+    let mut xs = [0f32; BLOCK];
+    let mut outs = [[0f32; BLOCK]; 4];
+    let mut co = [0f32; EXP_COEFF_LEN];
+    let mut k = 0;
+    // The rows gathered so far are written back in the order they were read: a second walk
+    // over the same rows, `k` behind the first.
+    let mut back = row_indices(&d.shape);
+    for (n, c, h) in row_indices(&d.shape) {
+        let dr = d.row(n, c, h);
+        let lane_base = dr - dr % lmem;
+        let mut rc = [0f32; EXP_COEFF_LEN];
+        for (j, o) in rc.iter_mut().enumerate() {
+            *o = read_f32(store, lane_base + coeff + 4 * j);
+        }
+        let same = rc.iter().zip(&co).all(|(a, b)| a.to_bits() == b.to_bits());
+        if k > 0 && (k == per || !same) {
+            exp_gathered_block(
+                store,
+                [d, w0, w1],
+                &mut back,
+                k,
+                &co,
+                &xs,
+                &mut outs,
+                flush,
+                in_place,
+            );
+            k = 0;
+        }
+        if k == 0 {
+            co = rc;
+        }
+        let sr = s.row(n, c, h);
+        for (x, b) in xs[k * w..(k + 1) * w]
+            .iter_mut()
+            .zip(store[sr..sr + 4 * w].chunks_exact(4))
+        {
+            *x = f32::from_bits(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        }
+        k += 1;
+    }
+    if k > 0 {
+        exp_gathered_block(
+            store,
+            [d, w0, w1],
+            &mut back,
+            k,
+            &co,
+            &xs,
+            &mut outs,
+            flush,
+            in_place,
+        );
+    }
+}
+
+/// One block of [`exp_rows_gathered`]: `k` whole rows in `xs`, computed, then written back to
+/// the next `k` rows of `back` (work0, work1, dst per row).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn exp_gathered_block(
+    store: &mut [u8],
+    [d, w0, w1]: [&LocalView; 3],
+    back: &mut impl Iterator<Item = (usize, usize, usize)>,
+    k: usize,
+    co: &[f32; EXP_COEFF_LEN],
+    xs: &[f32; BLOCK],
+    outs: &mut [[f32; BLOCK]; 4],
+    flush: bool,
+    in_place: bool,
+) {
+    let w = d.shape.w as usize;
+    let m = k * w;
+    let [od, o0, o1, op] = outs;
+    exp_block(&xs[..m], co, flush, [od, o0, o1, op]);
+    let work0: &[f32] = if in_place { &op[..m] } else { &o0[..m] };
+    for (i, (n, c, h)) in back.take(k).enumerate() {
+        let at = i * w;
+        store_f32s(store, w0.row(n, c, h), &work0[at..at + w]);
+        store_f32s(store, w1.row(n, c, h), &o1[at..at + w]);
+        store_f32s(store, d.row(n, c, h), &od[at..at + w]);
     }
 }
 

@@ -10,8 +10,10 @@
 //! Restrictions, each a [`TpuError`]: every dimension in `[1, 65535]` (`tpu_gdma_shape_limit`);
 //! strides non-negative; a given w stride in `[1, tpu_gdma_move_max_wstride_byte_len]` bytes
 //! (the C-model asserts `W_stride * type_len <= MAX_WSTRIDE_BYTE_LEN && W_stride != 0`); local
-//! tensors inside their lanes, system tensors inside global memory or L2 SRAM; 4-bit types have
-//! no byte size. Sources and destinations may overlap: the source is read whole before the
+//! tensors inside their lanes, system tensors inside global memory or L2 SRAM; both addresses
+//! multiples of the element size ([`TpuError::ElemMisaligned`]; the C-model asserts
+//! `(dst_start_offset & type_mask) == 0` and the same of the source); 4-bit types have no byte
+//! size. Sources and destinations may overlap: the source is read whole before the
 //! destination is written.
 
 use crate::device::TpuCore;
@@ -188,6 +190,10 @@ impl TpuCore {
         let esize = self.chip().local().tpu_data_type_size(dtype)?;
         self.gdma_check_wstride(op, "dst_stride", dst_stride, esize)?;
         self.gdma_check_wstride(op, "src_stride", src_stride, esize)?;
+        // The C-model asserts `(dst_start_offset & type_mask) == 0`, then the same of the
+        // source, on both local and system addresses (golden/tpu/gdma.json, `--kind gdma`).
+        Self::elem_aligned(op, "dst_addr", dst.1, esize)?;
+        Self::elem_aligned(op, "src_addr", src.1, esize)?;
         let side = |core: &TpuCore, (local, addr): (bool, u64), param, stride| {
             if local {
                 let a = u32::try_from(addr).unwrap_or(u32::MAX);

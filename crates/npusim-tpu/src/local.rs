@@ -65,12 +65,24 @@ pub enum Layout {
     Continuous,
 }
 
+/// `x / a` as Rust's `/` (rounded toward zero), by a shift when `x >= 0` and `a` is a power of
+/// two: the lane counts, EU widths and lane sizes of every profile are, and these divisions are
+/// on the path of every call (a 64-bit division costs tens of cycles).
+#[inline]
+pub(crate) const fn div_pos(x: i64, a: i64) -> i64 {
+    if x >= 0 && a > 0 && a & (a - 1) == 0 {
+        x >> a.trailing_zeros()
+    } else {
+        x / a
+    }
+}
+
 fn align_up(x: i64, a: i64) -> i64 {
-    (x + a - 1) / a * a
+    div_pos(x + a - 1, a) * a
 }
 
 fn ceil_div(x: i64, a: i64) -> i64 {
-    (x + a - 1) / a
+    div_pos(x + a - 1, a)
 }
 
 /// Stride arithmetic in `i64`, saturated into `i32` as the vendor's `int` fields.
@@ -143,11 +155,19 @@ impl LocalProfile {
 
     /// `tpu_npu_index`: the lane of a local address.
     pub const fn tpu_npu_index(&self, addr: LocalAddr) -> u32 {
-        addr / self.local_mem_per_npu
+        if self.local_mem_per_npu.is_power_of_two() {
+            addr >> self.local_mem_per_npu.trailing_zeros()
+        } else {
+            addr / self.local_mem_per_npu
+        }
     }
     /// Offset of a local address inside its lane.
     pub const fn npu_offset(&self, addr: LocalAddr) -> u32 {
-        addr % self.local_mem_per_npu
+        if self.local_mem_per_npu.is_power_of_two() {
+            addr & (self.local_mem_per_npu - 1)
+        } else {
+            addr % self.local_mem_per_npu
+        }
     }
     /// `tpu_bank_index`: the bank of a local address inside its lane.
     pub const fn tpu_bank_index(&self, addr: LocalAddr) -> u32 {
@@ -385,7 +405,10 @@ impl LocalView {
         }
         let start = p.tpu_npu_index(addr);
         let offset = p.npu_offset(addr);
-        let slots = (i64::from(start) + i64::from(shape.c) - 1) / i64::from(p.npu_num);
+        let slots = div_pos(
+            i64::from(start) + i64::from(shape.c) - 1,
+            i64::from(p.npu_num),
+        );
         let last = i64::from(shape.n - 1) * i64::from(stride.n)
             + slots * i64::from(stride.c)
             + i64::from(shape.h - 1) * i64::from(stride.h)
@@ -409,6 +432,21 @@ impl LocalView {
             npu_num: p.npu_num,
             lmem: p.local_mem_per_npu,
         })
+    }
+
+    /// The byte range `[offset, end)` the tensor covers inside each lane it uses (the same
+    /// offsets on every lane; the footprint [`LocalView::new`] checked).
+    pub fn lane_span(&self) -> (usize, usize) {
+        let slots = div_pos(
+            i64::from(self.start) + i64::from(self.shape.c) - 1,
+            i64::from(self.npu_num),
+        );
+        let last = i64::from(self.shape.n - 1) * i64::from(self.stride.n)
+            + slots * i64::from(self.stride.c)
+            + i64::from(self.shape.h - 1) * i64::from(self.stride.h)
+            + i64::from(self.shape.w - 1) * i64::from(self.stride.w);
+        let off = self.offset as usize;
+        (off, off + (last.max(0) as usize + 1) * self.esize as usize)
     }
 
     /// Byte index in the flat local store of element `(n, c, h, 0)`.

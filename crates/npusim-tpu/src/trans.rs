@@ -142,7 +142,7 @@ impl TpuCore {
         Self::elem_aligned(op, sparam, system, esize)
     }
 
-    fn elem_aligned(
+    pub(crate) fn elem_aligned(
         op: &'static str,
         param: &'static str,
         addr: u64,

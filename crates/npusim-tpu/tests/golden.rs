@@ -386,3 +386,33 @@ fn tpu_trans_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16, acceptance 1 gaps (`golden/tpu/audit.json`, `--kind audit`, listed per function
+/// in docs/tpu-audit.md): special values through every GDMA copy, matrix/compact/cw move and
+/// BDC transpose, local sides on NPU 0 and on other NPUs, `tpu_bdc_set_C` with every special
+/// constant, integer compares against MIN/MAX/0/-1, and a softmax over +-0 rows.
+#[test]
+fn tpu_audit_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("audit.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("354 passed, 0 failed"),
+        "{report}"
+    );
+}
+
+/// Issue #16: element alignment of the GDMA copies (`golden/tpu/gdma_align.json`, `--kind
+/// gdma_align`): in every direction, a destination or source address 1 to 3 bytes off the
+/// element grid, local and system sides, is refused as the C-model refuses it (28 cases), and
+/// element-aligned addresses off the 4-byte grid are copied as the C-model copies them (16).
+#[test]
+fn tpu_gdma_align_golden_all_pass() {
+    let report =
+        replay_file(&tpu_golden_dir().join("gdma_align.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("44 passed, 0 failed"),
+        "{report}"
+    );
+}

@@ -77,6 +77,20 @@ proptest! {
         let got = p.layout_stride(layout, start, &s, dtype_of(esize)).unwrap();
         let want = plain_stride(chip, layout, start as i64, s, esize as i64);
         prop_assert_eq!([got.n as i64, got.c as i64, got.h as i64, got.w as i64], want);
+        // The vendor-named helpers give the same strides.
+        let named = match layout {
+            Layout::Aligned => p.tpu_aligned_stride(start, &s, dtype_of(esize)).unwrap(),
+            Layout::Compact => p.tpu_compact_stride(start, &s),
+            Layout::LineAligned => p.tpu_line_aligned_stride(start, &s, dtype_of(esize)).unwrap(),
+            Layout::Continuous => p.tpu_continuous_stride(&s),
+        };
+        prop_assert_eq!(named, got);
+        if layout == Layout::Aligned {
+            prop_assert_eq!(
+                p.tpu_aligned_feature_size(h, w, dtype_of(esize)).unwrap() as i64,
+                want[1] * esize as i64
+            );
+        }
         // Per-lane size and the helpers built on the same rule.
         if layout == Layout::Aligned || layout == Layout::Compact {
             let size = p.tpu_get_local_size(&s, dtype_of(esize), start, layout == Layout::Aligned).unwrap();
@@ -433,4 +447,108 @@ fn refused_copy_writes_nothing() {
             .iter()
             .all(|&b| b == 0)
     );
+}
+
+/// Every GDMA copy refuses a destination, then a source, address off the element grid (the
+/// C-model asserts `(dst_start_offset & type_mask) == 0`, then the same of the source; see
+/// golden/tpu/gdma.json), local and system sides alike, and writes nothing; an element-aligned
+/// address off the 4-byte grid is accepted.
+#[test]
+fn restriction_gdma_element_alignment() {
+    let mut c = core();
+    let g = c.gm_base();
+    c.write_bytes(g, &[7; 256]).unwrap();
+    let shape = Dim4::new(1, 2, 1, 3);
+    let l = 5u32 << 18;
+    type Copy = fn(&mut TpuCore, u64, u64, &Dim4, DataType) -> Result<(), TpuError>;
+    let dirs: [(&str, Copy, u64, u64); 4] = [
+        (
+            "tpu_gdma_cpy_S2L",
+            |c, d, s, sh, t| c.tpu_gdma_cpy_S2L(d as u32, s, sh, None, None, t),
+            u64::from(l),
+            g,
+        ),
+        (
+            "tpu_gdma_cpy_L2S",
+            |c, d, s, sh, t| c.tpu_gdma_cpy_L2S(d, s as u32, sh, None, None, t),
+            g + 0x1000,
+            u64::from(l),
+        ),
+        (
+            "tpu_gdma_cpy_S2S",
+            |c, d, s, sh, t| c.tpu_gdma_cpy_S2S(d, s, sh, None, None, t),
+            g + 0x1000,
+            g,
+        ),
+        (
+            "tpu_gdma_cpy_L2L",
+            |c, d, s, sh, t| c.tpu_gdma_cpy_L2L(d as u32, s as u32, sh, None, None, t),
+            u64::from(l) + 0x20000,
+            u64::from(l),
+        ),
+    ];
+    for (op, run, d, s) in dirs {
+        for (dtype, esize, d_off, s_off, param) in [
+            (DataType::Fp32, 4, 2, 0, "dst_addr"),
+            (DataType::Fp32, 4, 0, 1, "src_addr"),
+            (DataType::Int32, 4, 3, 2, "dst_addr"),
+            (DataType::Fp16, 2, 1, 0, "dst_addr"),
+            (DataType::Bfp16, 2, 0, 3, "src_addr"),
+        ] {
+            let before = (c.local_store().to_vec(), c.read_bytes(g, 0x2000).unwrap());
+            let addr = if param == "dst_addr" {
+                d + d_off
+            } else {
+                s + s_off
+            };
+            assert_eq!(
+                run(&mut c, d + d_off, s + s_off, &shape, dtype),
+                Err(TpuError::ElemMisaligned {
+                    op,
+                    param,
+                    addr,
+                    esize
+                }),
+                "{op} {dtype:?} {d_off} {s_off}"
+            );
+            assert_eq!(
+                (c.local_store().to_vec(), c.read_bytes(g, 0x2000).unwrap()),
+                before
+            );
+        }
+        // Element-aligned, off the 4-byte grid: accepted.
+        run(&mut c, d + 2, s + 6, &shape, DataType::Fp16).unwrap();
+        run(&mut c, d + 3, s + 1, &shape, DataType::Int8).unwrap();
+    }
+}
+
+/// The machine numbers of the helpers (BM1684X): 64 NPUs x 256 KiB in 16 banks, EU 16
+/// for f32, 32 for f16/bf16, 64 for int8, one core, shape limit 65535.
+#[test]
+fn helper_numbers_bm1684x() {
+    let p = TpuChip::Bm1684x.local();
+    assert_eq!(p.tpu_npu_num(), 64);
+    assert_eq!(p.tpu_local_mem_size_per_npu(), 256 << 10);
+    assert_eq!(p.tpu_bank_num(), 16);
+    assert_eq!(p.bank_size(), 16 << 10);
+    for (d, eu, size) in [
+        (DataType::Fp32, 16, 4),
+        (DataType::Fp16, 32, 2),
+        (DataType::Bfp16, 32, 2),
+        (DataType::Int8, 64, 1),
+        (DataType::Uint16, 32, 2),
+        (DataType::Int32, 16, 4),
+    ] {
+        assert_eq!(p.tpu_eu_num(d).unwrap(), eu, "{d:?}");
+        assert_eq!(p.tpu_data_type_size(d).unwrap(), size, "{d:?}");
+    }
+    assert_eq!(p.tpu_core_num(), 1);
+    assert_eq!(
+        (0..4)
+            .map(|d| p.tpu_gdma_shape_limit(d))
+            .collect::<Vec<_>>(),
+        [65535; 4]
+    );
+    // local_addr_t = npu * 0x40000 + offset.
+    assert_eq!(p.tpu_npu_index(5 * 0x40000 + 0x123), 5);
 }

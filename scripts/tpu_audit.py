@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""Acceptance-1 audit of issue #16: which golden cases, proptests and restriction tests cover
+each function the issue names, generated from the committed files (never typed by hand).
+
+Writes `docs/tpu-audit.md`: one line per function with its golden file(s), case counts
+(accepted / refused by the C-model), dtypes, start NPUs, odd shapes, the special values found
+in the accepted calls' inputs, rounding modes, and the tests of `crates/npusim-tpu/tests` that
+call it (proptests; restriction tests = tests that expect a `TpuError`).
+
+Run: `python3 scripts/tpu_audit.py [--out docs/tpu-audit.md]` (standard library only);
+`--check` exits 1 when the committed file differs from what the script writes now (the
+Python test suite runs that, so the audit cannot drift from the golden files).
+
+What counts (all read off the case fields, see scripts/gen_tpu_golden.py):
+  * start NPU: `addr // 0x40000` of every local operand address of the case;
+  * odd shape: some dimension of the call's shape is odd and > 1 (for GDMA/BDC shapes; matrix
+    moves use rows/cols), or w is not a multiple of the EU count of the dtype;
+  * special values (accepted calls' inputs, each array read with its own dtype; scalars too):
+    floats: NaN, +inf, -inf, +0, -0, denormal (a subnormal bit pattern); integers: MIN, MAX,
+    0, -1 (signed) / 0, MAX (unsigned);
+  * rounding modes: the `mode` field (rounding_mode_t codes 0..6; 7 is out of range).
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LMEM = 1 << 18
+ESIZE = {"u8": 1, "i8": 1, "f16": 2, "bf16": 2, "i16": 2, "u16": 2, "f32": 4, "i32": 4,
+         "u32": 4}
+EU = {1: 64, 2: 32, 4: 16}
+RM = ["HALF_TO_EVEN", "HALF_AWAY_FROM_ZERO", "TOWARDS_ZERO", "DOWN", "UP", "HALF_UP",
+      "HALF_DOWN", "7 (out of range)"]
+
+# The issue's function list, in its order (GDMA, BDC); helpers and sync calls are listed with
+# their unit tests only (they have no C-model data).
+FUNCS = [
+    ("GDMA", ["tpu_gdma_cpy_S2L", "tpu_gdma_cpy_L2S", "tpu_gdma_cpy_S2S", "tpu_gdma_cpy_L2L",
+              "tpu_gdma_matrix_S2L", "tpu_gdma_matrix_L2S", "tpu_gdma_compact_S2L",
+              "tpu_gdma_compact_L2S", "tpu_gdma_cpy_cw_trans_S2L", "tpu_gdma_cpy_cw_trans_L2S",
+              "tpu_gdma_cpy_cw_trans_L2L", "tpu_gdma_cpy_cw_trans_S2S"]),
+    ("BDC arithmetic", ["tpu_bdc_fp_add", "tpu_bdc_fp_sub", "tpu_bdc_fp_mul", "tpu_bdc_fp_div",
+                        "tpu_bdc_fp_add_C", "tpu_bdc_fp_sub_C", "tpu_bdc_fp_C_sub",
+                        "tpu_bdc_fp_mul_C", "tpu_bdc_fp_div_C", "tpu_bdc_fp_C_div",
+                        "tpu_bdc_int_add", "tpu_bdc_int_sub", "tpu_bdc_int_mul",
+                        "tpu_bdc_int_add_C", "tpu_bdc_int_sub_C", "tpu_bdc_int_C_sub",
+                        "tpu_bdc_int_mul_C", "tpu_bdc_int_max_C", "tpu_bdc_int_min_C",
+                        "tpu_bdc_max", "tpu_bdc_min", "tpu_bdc_max_C", "tpu_bdc_min_C"]),
+    ("BDC logic", ["tpu_bdc_and", "tpu_bdc_or", "tpu_bdc_xor", "tpu_bdc_and_C", "tpu_bdc_or_C",
+                   "tpu_bdc_xor_C", "tpu_bdc_equal", "tpu_bdc_greater", "tpu_bdc_less",
+                   "tpu_bdc_equal_C", "tpu_bdc_greater_C", "tpu_bdc_less_C",
+                   "tpu_bdc_equal_select", "tpu_bdc_greater_select", "tpu_bdc_less_select",
+                   "tpu_bdc_maximum_greater_select", "tpu_bdc_minimum_less_select"]),
+    ("BDC data", ["tpu_bdc_cast", "tpu_bdc_set_C", "tpu_bdc_cpy", "tpu_bdc_npu_bcast"]),
+    ("BDC pool", ["tpu_bdc_fp_max_pool2d", "tpu_bdc_fp_avg_pool2d", "tpu_bdc_fp_min_pool2d"]),
+    ("BDC SFU", ["tpu_bdc_load_fp32_exp_coeff", "tpu_bdc_load_fp32_exp_table",
+                 "tpu_bdc_fp32_exp", "tpu_bdc_load_fp32_log_coeff", "tpu_bdc_fp32_log",
+                 "tpu_bdc_fp32_rsqrt", "tpu_bdc_fp32_sqrt"]),
+    ("BDC transposes", ["tpu_bdc_cw_trans", "tpu_bdc_wc_trans"]),
+    ("Kernel (acceptance 3)", ["kernel softmax (kernels::softmax_last_axis)"]),
+]
+HELPERS = ["tpu_npu_num", "tpu_eu_num", "tpu_bank_num", "tpu_local_mem_size_per_npu",
+           "tpu_aligned_stride", "tpu_continuous_stride", "tpu_aligned_feature_size",
+           "tpu_data_type_size", "tpu_core_index", "tpu_core_num", "tpu_gdma_shape_limit",
+           "tpu_poll", "tpu_parallel_start", "tpu_parallel_end", "tpu_is_parallel_state",
+           "tpu_sync_all"]
+
+
+def funcs_of(c):
+    """The vendor functions a case calls (the first is the one under test)."""
+    op, f = c["op"], c.get("func")
+    if op == "gdma_cpy":
+        return ["tpu_gdma_cpy_" + c["dir"]]
+    if op == "bdc_pool":
+        return ["tpu_bdc_fp_" + f]
+    if op == "bdc_sfu" and f == "fp32_exp":
+        return ["tpu_bdc_fp32_exp", "tpu_bdc_load_fp32_exp_coeff", "tpu_bdc_load_fp32_exp_table"]
+    if op == "bdc_sfu" and f == "fp32_log":
+        return ["tpu_bdc_fp32_log", "tpu_bdc_load_fp32_log_coeff"]
+    if op == "kernel_softmax":
+        return ["kernel softmax (kernels::softmax_last_axis)"]
+    if op == "trans":
+        return ["tpu_" + f]
+    return ["tpu_bdc_" + f]
+
+
+def dtypes_of(c):
+    """The dtype label of a case (`src->dst` where they differ)."""
+    if c["op"] == "kernel_softmax" or (c["op"] == "bdc_sfu"):
+        return "f32"
+    if c["op"] == "bdc_int":
+        s = [c.get("src0_dtype") or c.get("src_dtype"), c.get("src1_dtype") or c.get("C_dtype")]
+        return "%s,%s->%s" % (s[0], s[1], c["dst_dtype"])
+    if c["op"] == "bdc_sel2":
+        return "%s/%s" % (c["dst_dtype"], c["dst1_dtype"])
+    if "dtype" in c:
+        return c["dtype"]
+    s, d = c.get("src_dtype"), c.get("dst_dtype")
+    return s if s == d or d is None else "%s->%s" % (s, d)
+
+
+def start_npus(c):
+    out = set()
+    if c["op"] == "gdma_cpy":
+        if c["dir"][2] == "L":
+            out.add(c["dst_addr"] // LMEM)
+        if c["dir"][0] == "L":
+            out.add(c["src_addr"] // LMEM)
+        return out
+    if c["op"] == "trans":
+        for k in ("dst", "src"):
+            if c[k]["local"]:
+                out.add(c[k]["addr"] // LMEM)
+        return out
+    if c["op"] == "kernel_softmax":
+        return out
+    for k, v in c.items():
+        if k.endswith("_addr") and isinstance(v, int) and k not in ("table_addr",):
+            if c.get(k[:-5] + "_scalar"):
+                continue
+            out.add(v // LMEM)
+    return out
+
+
+def odd_shape(c):
+    if c["op"] == "kernel_softmax":
+        return c["c"] % 2 == 1 or c["rows"] % 2 == 1
+    if c["op"] == "trans" and c.get("matrix"):
+        return any(x % 2 for x in c["matrix"][:2])
+    shape = c.get("shape")
+    if not shape:
+        return False
+    d = c.get("dtype") or c.get("src_dtype") or c.get("dst_dtype") or "f32"
+    eu = EU[ESIZE.get(d, 4)]
+    return any(x > 1 and x % 2 for x in shape) or shape[3] % eu != 0
+
+
+def classify(bits, dtype):
+    """Special-value names of one element."""
+    es = ESIZE[dtype]
+    if dtype in ("f32", "f16", "bf16"):
+        ebits, mbits = {"f32": (8, 23), "f16": (5, 10), "bf16": (8, 7)}[dtype]
+        bits &= (1 << (8 * es)) - 1
+        sign = bits >> (8 * es - 1)
+        e = (bits >> mbits) & ((1 << ebits) - 1)
+        m = bits & ((1 << mbits) - 1)
+        if e == (1 << ebits) - 1:
+            return "NaN" if m else ("-inf" if sign else "+inf")
+        if e == 0:
+            return ("-0" if sign else "+0") if m == 0 else "denormal"
+        return None
+    bits &= (1 << (8 * es)) - 1
+    if dtype[0] == "u":
+        return "0" if bits == 0 else ("MAX" if bits == (1 << (8 * es)) - 1 else None)
+    if bits == 0:
+        return "0"
+    if bits == (1 << (8 * es)) - 1:
+        return "-1"
+    if bits == 1 << (8 * es - 1):
+        return "MIN"
+    if bits == (1 << (8 * es - 1)) - 1:
+        return "MAX"
+    return None
+
+
+def inputs(c):
+    """(array, dtype) pairs of a case's inputs, scalars as one-element arrays."""
+    out = []
+    if c["op"] == "kernel_softmax" or c["op"] == "bdc_sfu":
+        return [(c["src"], "f32")]
+    if c["op"] == "trans":
+        return [(c["src_data"], c["dtype"])]
+    for k in ("src", "src0", "src1", "src2", "src3"):
+        if k not in c:
+            continue
+        d = c.get(k + "_dtype") or c.get("src_dtype") or c.get("dtype")
+        if c["op"] == "bdc_sel2" and k in ("src0", "src1"):
+            d = c["dst_dtype"]
+        if c["op"] == "bdc_sel2" and k in ("src2", "src3"):
+            d = c["dst1_dtype"]
+        v = c[k]
+        out.append((v if isinstance(v, list) else [v], d))
+    for k in ("src0_scalar", "src1_scalar", "src2_scalar", "src3_scalar"):
+        if c.get(k) is not None and not isinstance(c.get(k), bool):
+            base = k[:4]
+            d = c.get(base + "_dtype") or c.get("src_dtype")
+            out.append(([c[k]], d))
+    if "c_bits" in c and c["op"] != "bdc_pool":
+        d = c.get("C_dtype") or c.get("dtype") or c.get("dst_dtype")
+        if c.get("func") in ("set_C",):
+            d = c["dst_dtype"]
+        out.append(([c["c_bits"]], d))
+    return [(a, d) for a, d in out if d in ESIZE]
+
+
+FLOAT_SPECIALS = ["NaN", "+inf", "-inf", "+0", "-0", "denormal"]
+INT_SPECIALS = ["MIN", "MAX", "0", "-1"]
+
+
+class Row:
+    def __init__(self):
+        self.files, self.ok, self.refused = {}, 0, 0
+        self.dtypes, self.starts, self.odd, self.modes = set(), set(), 0, set()
+        self.bad_modes = set()
+        self.fspec, self.ispec, self.float_seen, self.int_seen = set(), set(), False, False
+
+    def add(self, fname, c):
+        self.files[fname] = self.files.get(fname, 0) + 1
+        if c.get("expect_error"):
+            self.refused += 1
+            if "mode" in c:
+                self.bad_modes.add(c["mode"])
+            return
+        self.ok += 1
+        self.dtypes.add(dtypes_of(c))
+        self.starts |= start_npus(c)
+        self.odd += odd_shape(c)
+        if "mode" in c:
+            self.modes.add(c["mode"])
+        for arr, d in inputs(c):
+            isf = d in ("f32", "f16", "bf16")
+            for v in arr:
+                k = classify(v, d)
+                if k is None:
+                    continue
+                (self.fspec if isf else self.ispec).add(k)
+            if isf:
+                self.float_seen = True
+            else:
+                self.int_seen = True
+
+
+def parse_tests(crate):
+    """{vendor function: {"prop": [...], "restr": [...], "unit": [...]}} from the integration
+    tests (`tests/*.rs`) and the unit-test modules of `src/*.rs` (the text after
+    `#[cfg(test)]`)."""
+    res = {}
+    paths = sorted(glob.glob(os.path.join(crate, "tests/*.rs")))
+    paths += sorted(glob.glob(os.path.join(crate, "src/*.rs")))
+    for path in paths:
+        src = open(path).read()
+        base = os.path.basename(path)[:-3]
+        if os.path.basename(os.path.dirname(path)) == "src":
+            if "#[cfg(test)]" not in src:
+                continue
+            src = src[src.index("#[cfg(test)]"):]
+            base = "src/" + base
+        fns = {}
+        for m in re.finditer(r"\n[ \t]*(?:pub )?fn (\w+)\s*[<(]", src):
+            fns[m.group(1)] = m.start()
+        starts = sorted((p, n) for n, p in fns.items())
+        bodies = {}
+        for i, (p, n) in enumerate(starts):
+            end = starts[i + 1][0] if i + 1 < len(starts) else len(src)
+            bodies[n] = src[p:end]
+        # proptest! blocks: spans by brace matching.
+        prop_spans = []
+        for m in re.finditer(r"proptest!\s*\{", src):
+            depth, j = 0, m.end() - 1
+            while j < len(src):
+                depth += {"{": 1, "}": -1}.get(src[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            prop_spans.append((m.start(), j))
+        tests = []
+        for n, p in fns.items():
+            head = src[max(0, p - 200):p]
+            in_prop = any(a <= p <= b for a, b in prop_spans)
+            if in_prop or re.search(r"#\[test\][^\n]*(\n[ \t]*(#\[[^\n]*|///[^\n]*))*\s*$",
+                                    head):
+                tests.append((n, in_prop))
+
+        def reach(n, seen):
+            if n in seen:
+                return ""
+            seen.add(n)
+            body = bodies.get(n, "")
+            text = body
+            for callee in re.findall(r"\b(\w+)\s*\(", body):
+                if callee in bodies and callee != n and callee not in dict(tests):
+                    text += reach(callee, seen)
+            return text
+
+        for n, in_prop in tests:
+            text = reach(n, set())
+            called = set(re.findall(r"\b(tpu_\w+)\s*\(", text))
+            restr = bool(re.search(r"TpuError::|is_err\(\)|unwrap_err\(\)|\.err\(\)", text))
+            for f in called:
+                kind = "prop" if in_prop else ("restr" if restr else "unit")
+                res.setdefault(f, {"prop": [], "restr": [], "unit": []})[kind].append(
+                    "%s::%s" % (base, n))
+    return res
+
+
+def fmt_starts(s):
+    if not s:
+        return "n/a (no local operand)"
+    nz = sorted(x for x in s if x)
+    return "%s; %d non-zero (%s)" % ("0" if 0 in s else "no 0", len(nz),
+                                     "..".join(map(str, (nz[0], nz[-1]))) if nz else "none")
+
+
+def fmt_dtypes(ds):
+    """The dtypes, or for many `src->dst` pairs their count and the pairs missing."""
+    if len(ds) <= 12:
+        return ", ".join(sorted(ds))
+    pairs = [d for d in ds if "->" in d and "," not in d]
+    if len(pairs) == len(ds):
+        names = list(ESIZE)
+        every = {"%s->%s" % (a, b) for a in names for b in names if a != b}
+        lack = sorted(every - set(ds))
+        return "%d of the %d ordered pairs of %s%s" % (
+            len(ds), len(every), "/".join(names),
+            " (not: %s)" % ", ".join(lack) if lack else "")
+    return "%d combinations: %s" % (len(ds), ", ".join(sorted(ds)))
+
+
+def fmt_list(xs, limit=4):
+    xs = list(xs)
+    if len(xs) <= limit:
+        return ", ".join(xs) if xs else "-"
+    return ", ".join(xs[:limit]) + " +%d" % (len(xs) - limit)
+
+
+def build(root):
+    rows = {}
+    totals = {}
+    refused = 0
+    for path in sorted(glob.glob(os.path.join(root, "golden/tpu/*.json"))):
+        fname = os.path.basename(path)
+        doc = json.load(open(path))
+        totals[fname] = len(doc["cases"])
+        refused += sum(1 for c in doc["cases"] if c.get("expect_error"))
+        for c in doc["cases"]:
+            for f in funcs_of(c):
+                rows.setdefault(f, Row()).add(fname, c)
+    tests = parse_tests(os.path.join(root, "crates/npusim-tpu"))
+    out = ["# Issue #16 acceptance 1: per-function audit",
+           "",
+           "Generated by `scripts/tpu_audit.py` from `golden/tpu/*.json` and "
+           "`crates/npusim-tpu/{tests,src}/*.rs` (do not edit by hand; `--check` in the Python test "
+           "suite fails when this file is stale). Every golden case is replayed by "
+           "`npusim tpu check FILE.json` and by `cargo test -p npusim-tpu --test golden` "
+           "(0 failures expected).",
+           "",
+           "Columns: golden file(s) with the function's case count; cases accepted / refused by "
+           "the C-model (a refused call asserted and killed the C-model; npusim must return a "
+           "typed `TpuError`); dtypes of the accepted calls (`src->dst`, `a,b->dst` for the "
+           "integer forms); start NPUs of the local operands; accepted calls with an odd shape "
+           "(a dimension odd and > 1, or w not a multiple of the EU count); special values in "
+           "the accepted calls' inputs (floats: NaN, +-inf, +-0, denormal; integers: MIN, MAX, "
+           "0, -1); rounding modes (`rounding_mode_t` names; only `tpu_bdc_cast` and the "
+           "integer forms take one); tests in `crates/npusim-tpu/tests` that call the function "
+           "(proptests against plain models; restriction tests = tests expecting a `TpuError`; "
+           "other unit tests).",
+           ""]
+    missing = []
+    for group, names in FUNCS:
+        out += ["## " + group, "",
+                "| function | golden file(s) | accepted / refused | dtypes | start NPUs | odd "
+                "shapes | special values | rounding modes | proptests | restriction tests | "
+                "other tests |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for f in names:
+            r = rows.get(f)
+            t = tests.get(f, {"prop": [], "restr": [], "unit": []})
+            if r is None:
+                missing.append(f)
+                out.append("| `%s` | **none** | 0 / 0 | | | | | | %s | %s | %s |" % (
+                    f, fmt_list(t["prop"]), fmt_list(t["restr"]), fmt_list(t["unit"])))
+                continue
+            files = ", ".join("%s (%d)" % (k, v) for k, v in sorted(r.files.items()))
+            spec = []
+            if r.float_seen:
+                spec.append(" ".join(x for x in FLOAT_SPECIALS if x in r.fspec) or "none")
+                lack = [x for x in FLOAT_SPECIALS if x not in r.fspec]
+                if lack:
+                    spec[-1] += " (no %s)" % " ".join(lack)
+            if r.int_seen:
+                spec.append("int: " + (" ".join(x for x in INT_SPECIALS if x in r.ispec)
+                                       or "none"))
+            modes = ", ".join(RM[m] for m in sorted(r.modes)) if r.modes else "-"
+            if r.bad_modes - r.modes:
+                modes += "; refused: " + ", ".join(RM[m] for m in sorted(r.bad_modes - r.modes))
+            out.append("| `%s` | %s | %d / %d | %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                f, files, r.ok, r.refused, fmt_dtypes(r.dtypes), fmt_starts(r.starts),
+                r.odd, "; ".join(spec) or "-", modes, fmt_list(t["prop"]),
+                fmt_list(t["restr"]), fmt_list(t["unit"])))
+        out.append("")
+    out += ["## Helpers and sync calls (no C-model data: checked by unit tests and proptests "
+            "against a plain model)", "",
+            "| function | proptests | restriction tests | other tests |", "|---|---|---|---|"]
+    for f in HELPERS:
+        t = tests.get(f, {"prop": [], "restr": [], "unit": []})
+        out.append("| `%s` | %s | %s | %s |" % (f, fmt_list(t["prop"]), fmt_list(t["restr"]),
+                                                fmt_list(t["unit"])))
+    listed = {f for _, ns in FUNCS for f in ns}
+    extra = sorted(set(rows) - listed)
+    out += ["", "## Totals", "",
+            "%d golden files, %d cases (%d refused by the C-model): %s." % (
+                len(totals), sum(totals.values()), refused,
+                ", ".join("%s %d" % kv for kv in sorted(totals.items())))]
+    if extra:
+        out.append("Also in the golden files: %s." % ", ".join("`%s`" % f for f in extra))
+    if missing:
+        out.append("Functions of the list without golden cases: %s." % ", ".join(
+            "`%s`" % f for f in missing))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/tpu-audit.md"))
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    text = build(ROOT)
+    if a.check:
+        old = open(a.out).read() if os.path.exists(a.out) else ""
+        if old != text:
+            print("%s is stale: run scripts/tpu_audit.py" % a.out, file=sys.stderr)
+            sys.exit(1)
+        return
+    with open(a.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
