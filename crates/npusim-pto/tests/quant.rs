@@ -2,9 +2,10 @@
 //! against plain models written here from the pages' formulas: dequantisation is
 //! `(f32(q) - offset_r) * scale_r`; quantisation is `clamp(round_half_even(x * scale_r
 //! [+ offset_r]))` into i8 / u8, NaN to 0. Parameters are per row: element `(r, 0)` of a
-//! col-major parameter tile; of a row-major one, the vector unit's block broadcast (row `r`,
-//! column `c` reads flat element `8 r + c mod 8` of the tile, as PTOAS's Quant goldens model
-//! it). Plus one test per restriction.
+//! col-major parameter tile; of a row-major one, for TQUANT the vector unit's block broadcast
+//! (row `r`, column `c` reads flat element `8 r + c mod 8` of the tile, as PTOAS's Quant
+//! goldens model it), for TDEQUANT the row's first element `(r, 0)` (its scalar form, as
+//! PTOAS's Dequant goldens model it). Plus one test per restriction.
 
 use npusim_pto::ops::quant::QuantKind;
 use npusim_pto::*;
@@ -70,7 +71,8 @@ proptest! {
         for (k, v) in q.iter().enumerate() {
             c.set_bits(&src, k / cols, k % cols, (*v as u64) & if wide { 0xffff } else { 0xff }).unwrap();
         }
-        // Col-major: (r, 0) = element 8 r of the list; row-major: the whole block r.
+        // Col-major: (r, 0) = element 8 r of the list; row-major: the whole row r, of which
+        // TDEQUANT reads (r, 0) only (the other seven values must not show).
         for r in 0..rows {
             for j in 0..if col_major_params { 1 } else { 8 } {
                 c.set_bits(&s_t, r, j, scale[8 * r + j].to_bits() as u64).unwrap();
@@ -80,7 +82,7 @@ proptest! {
         c.exec(&TileOp { op: OpCode::Tdequant, args: Args::Ternary { dst, src0: src, src1: s_t, src2: o_t } }).unwrap();
         for r in 0..rows {
             for k in 0..cols {
-                let j = if col_major_params { 8 * r } else { 8 * r + k % 8 };
+                let j = 8 * r;
                 let want = (q[r * cols + k] as f32 - offset[j]) * scale[j];
                 let got = f32::from_bits(c.get_bits(&dst, r, k).unwrap() as u32);
                 prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "({}, {}): {} vs {}", r, k, got, want);
@@ -238,12 +240,7 @@ fn quant_restrictions() {
     says(dq(&mut c, u8t, q8, p, p), &["TDEQUANT", "dst", "uint8"]);
     says(
         dq(&mut c, x, q8, p, tiny),
-        &[
-            "TDEQUANT",
-            "offset",
-            "per-row parameter",
-            "64 bytes for 4 rows",
-        ],
+        &["TDEQUANT", "offset", "a row per data row", "2x8 for 4 rows"],
     );
     let cm = c.alloc(
         TileDesc::vec(ElemType::F32, 4, 8)
@@ -310,6 +307,57 @@ fn full_scale_tile_is_read_by_block_broadcast_as_the_ptoas_golden_says() {
                 }
                 let want = quant_model(m, asym);
                 assert_eq!(c.get_bits(&dst, r, k).unwrap() as u8, want, "({r}, {k})");
+            }
+        }
+    }
+}
+
+/// PTOAS's Dequant samples: 32x8 f32 scale and offset tiles whose rows hold eight different
+/// values; the golden uses each row's first (`scale.reshape(32, 8)[:, 0]`), as pto-isa's
+/// TDEQUANT reads one scalar per row. A full 32x32 parameter tile is read the same way: row
+/// `r`'s first element, flat index `32 r`.
+#[test]
+fn dequant_reads_each_parameter_rows_first_element_as_the_ptoas_golden_says() {
+    for pcols in [8usize, 32] {
+        let mut c = core();
+        let src = c.alloc(TileDesc::vec(ElemType::I16, 32, 32).at(0)).unwrap();
+        let dst = c
+            .alloc(TileDesc::vec(ElemType::F32, 32, 32).at(0x1000))
+            .unwrap();
+        let s_t = c
+            .alloc(TileDesc::vec(ElemType::F32, 32, pcols).at(0x2000))
+            .unwrap();
+        let o_t = c
+            .alloc(TileDesc::vec(ElemType::F32, 32, pcols).at(0x3000))
+            .unwrap();
+        let q: Vec<i16> = (0..1024).map(|k| ((k * 53 % 512) as i16) - 256).collect();
+        let sc: Vec<f32> = (0..32 * pcols)
+            .map(|k| 0.01 + (k % 97) as f32 * 0.013)
+            .collect();
+        let of: Vec<f32> = (0..32 * pcols)
+            .map(|k| (k % 31) as f32 * 0.5 - 7.0)
+            .collect();
+        for k in 0..1024 {
+            c.set_bits(&src, k / 32, k % 32, q[k] as u16 as u64)
+                .unwrap();
+        }
+        put_f32(&mut c, &s_t, &sc, pcols);
+        put_f32(&mut c, &o_t, &of, pcols);
+        c.exec(&TileOp {
+            op: OpCode::Tdequant,
+            args: Args::Ternary {
+                dst,
+                src0: src,
+                src1: s_t,
+                src2: o_t,
+            },
+        })
+        .unwrap();
+        for r in 0..32 {
+            for k in 0..32 {
+                let want = (q[r * 32 + k] as f32 - of[r * pcols]) * sc[r * pcols];
+                let got = f32::from_bits(c.get_bits(&dst, r, k).unwrap() as u32);
+                assert_eq!(got.to_bits(), want.to_bits(), "{pcols} cols: ({r}, {k})");
             }
         }
     }

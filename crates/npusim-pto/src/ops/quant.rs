@@ -4,10 +4,16 @@
 //! Both take their parameters per row, as the vector unit broadcasts them (the per-row operand
 //! rule of TROWEXPAND, which both pages build on). A col-major parameter tile has one valid
 //! column and the data's valid rows; row `r` uses its element `(r, 0)`. A row-major one is
-//! read as the vector unit reads it: row `r` uses the tile's 32-byte block `r`, column `c` its
-//! element `c mod 8`; the pages' shape rule (the data's valid rows, 8 valid columns) is a
-//! typed error only under [`RowParamRule::Documented`] (see there: the hardware default reads
-//! the blocks of any tile that holds them, as PTOAS's Quant samples expect).
+//! read as each implementation reads it; the pages' shape rule (the data's valid rows, 8 valid
+//! columns) is a typed error only under [`RowParamRule::Documented`] (see there: the hardware
+//! default reads any tile that holds the values, as PTOAS's samples expect):
+//! - TQUANT multiplies with `vmul`, src1 block stride 0 and repeat stride 1: row `r` uses the
+//!   tile's 32-byte block `r`, column `c` its element `c mod 8` (PTOAS Quant goldens:
+//!   `fp_flat[r * 8 + c % 8]`).
+//! - TDEQUANT reads one scalar per row, at the row's start (A2/A3 `TDequant.hpp`: the element
+//!   at `r * RowStride`, then `vadds`/`vmuls`; A5 a one-element broadcast load): row `r` uses
+//!   element `(r, 0)` for every column (PTOAS Dequant goldens: `scale.reshape(rows, 8)[:, 0]`).
+//!   For the documented 8-column tile both reads agree when a row repeats one value.
 //!
 //! - TDEQUANT: `dst = (f32(src) - offset_r) * scale_r`, one f32 subtraction then one f32
 //!   multiplication, as the page's implementation notes order them.
@@ -43,13 +49,16 @@ impl TileCore {
     }
 
     /// The per-row parameter rule ([`RowParamRule`] of the tile policy); returns, per row,
-    /// the eight f32 values its columns cycle through (`c mod 8`).
+    /// the eight f32 values its columns cycle through (`c mod 8`). A row-major tile is read
+    /// by 32-byte blocks (TQUANT) or, with `first_of_row`, as its rows' first elements
+    /// (TDEQUANT; see the module docs).
     fn row_params(
         &self,
         op: OpCode,
         name: &'static str,
         p: &Tile,
         rows: usize,
+        first_of_row: bool,
     ) -> Result<Vec<[f32; 8]>, PtoError> {
         self.quant_operand(op, name, p)?;
         need_type(op, self.arch(), name, p, &[ElemType::F32])?;
@@ -84,6 +93,25 @@ impl TileCore {
                 "a row-major per-row parameter tile must have the data's valid rows and 32/sizeof(T) valid cols",
                 format!("{}x{} for {rows} rows", p.valid_row(), p.valid_col()),
             ));
+        }
+        if first_of_row {
+            // Row r reads the element at the start of the tile's row r.
+            if p.rows() < rows || p.valid_col() == 0 {
+                return Err(vr_err(
+                    op,
+                    name,
+                    "a row-major per-row parameter tile must have a row per data row",
+                    format!("{}x{} for {rows} rows", p.rows(), p.valid_col()),
+                ));
+            }
+            let whole = p.with_valid(p.rows(), p.cols())?;
+            return (0..rows)
+                .map(|r| {
+                    self.get_bits(&whole, r, 0)
+                        .map(|b| [f32::from_bits(b as u32); 8])
+                        .map_err(mem_err)
+                })
+                .collect();
         }
         // Row r reads the tile's 32-byte block r (vmul src1: block stride 0, repeat stride 1).
         let need = rows as u64 * 32;
@@ -138,8 +166,8 @@ impl TileCore {
         let (vr, vc) = self.quant_data(op, dst, src)?;
         need_type(op, arch, "dst", dst, &[ElemType::F32])?;
         need_type(op, arch, "src", src, &[ElemType::I8, ElemType::I16])?;
-        let s = self.row_params(op, "scale", scale, vr)?;
-        let o = self.row_params(op, "offset", offset, vr)?;
+        let s = self.row_params(op, "scale", scale, vr, true)?;
+        let o = self.row_params(op, "offset", offset, vr, true)?;
         let size = src.dtype().size();
         let codes = self.read_bytes(src, (0, 0), vr, vc, size);
         let mut out = Vec::with_capacity(vr * vc * 4);
@@ -173,9 +201,9 @@ impl TileCore {
             QuantKind::Int8Asym => ElemType::U8,
         };
         need_type(op, arch, "dst", dst, &[out_t])?;
-        let s = self.row_params(op, "scale", scale, vr)?;
+        let s = self.row_params(op, "scale", scale, vr, false)?;
         let o = match (kind, offset) {
-            (QuantKind::Int8Asym, Some(t)) => Some(self.row_params(op, "offset", t, vr)?),
+            (QuantKind::Int8Asym, Some(t)) => Some(self.row_params(op, "offset", t, vr, false)?),
             (QuantKind::Int8Asym, None) => {
                 return Err(PtoError::Static {
                     op: op.name(),
