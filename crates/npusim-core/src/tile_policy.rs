@@ -125,6 +125,47 @@ pub enum RowParamRule {
     Documented,
 }
 
+/// How TLOAD into a boxed Mat tile from a 2-D global tensor sizes the move in the two boxing
+/// conversions, ND → Nz and DN → Zn, when the tile's valid region differs from the global
+/// shape.
+///
+/// The TLOAD page says the transfer size is the tile's valid region; the public CPU simulator
+/// `assert`s that it equals the global shape. pto-isa's NPU code for these two conversions reads
+/// neither in any build: on A2A3 (`TLoadGm2L1Nd2nz` / `TLoadGm2L1Dn2zn`) it programs the nd2nz
+/// DMA with the global tensor's rows and columns (nValue, dValue = Shape3, Shape4; swapped for
+/// DN); on A5 (`TLoadCubeND2NZ` / `TLoadCubeDN2ZN`) the DMA's n count comes from the global
+/// tensor (Shape3 rows for ND, Shape4 columns for DN) and its d length from the valid region
+/// (valid columns for ND, valid rows for DN). Every other TLOAD form keeps the page's rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatLoadExtent {
+    /// A2A3 hardware: the global tensor's rows x columns are moved.
+    GlobalShape,
+    /// A5 hardware: ND → Nz moves the global rows x the valid columns, DN → Zn the valid rows x
+    /// the global columns.
+    GlobalOuterValidInner,
+    /// The page and the CPU simulator: a valid region different from the global shape is a
+    /// typed error.
+    Documented,
+}
+
+/// TSTORE / TSTORE_FP from an Acc tile into a 2-D ND tensor whose row count (Shape3) differs
+/// from the tile's valid rows.
+///
+/// The pages and the CPU simulator require the valid region to equal the global shape.
+/// pto-isa's NPU code (`TStoreAccNz2nd`, A2A3 and A5) checks that only with `PTO_ASSERT`
+/// (compiled out of a release build) and programs the fixpipe with the valid region: m = valid
+/// rows, n = valid columns, the destination row stride Stride3, and validCol / Shape4 ND
+/// matrices. With valid columns = Shape4 (one ND matrix) that writes the valid rows at the
+/// tensor's row stride, whatever Shape3 is; any other column count gives zero or several ND
+/// matrices, which is not modelled (a typed error under both variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccStoreRows {
+    /// Hardware with a release build of the library: the valid rows are stored.
+    ValidRows,
+    /// The pages and the CPU simulator: valid rows must equal Shape3 (typed error otherwise).
+    Documented,
+}
+
 /// The PTO tile ISA's per-chip policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TilePolicy {
@@ -144,6 +185,10 @@ pub struct TilePolicy {
     pub matmul_order: MatmulOrder,
     /// TQUANT / TDEQUANT row-major parameter tiles.
     pub row_params: RowParamRule,
+    /// TLOAD ND → Nz / DN → Zn into Mat: the extent moved.
+    pub mat_load_extent: MatLoadExtent,
+    /// TSTORE / TSTORE_FP Acc -> ND: valid rows against the global rows.
+    pub acc_store_rows: AccStoreRows,
 }
 
 impl TilePolicy {
@@ -156,6 +201,8 @@ impl TilePolicy {
         pad_null_fills_zero: false,
         matmul_order: MatmulOrder::FractalKBlocks,
         row_params: RowParamRule::BlockBroadcast,
+        mat_load_extent: MatLoadExtent::GlobalShape,
+        acc_store_rows: AccStoreRows::ValidRows,
     };
     /// Ascend 950 hardware.
     pub const A5_HW: TilePolicy = TilePolicy {
@@ -166,6 +213,8 @@ impl TilePolicy {
         pad_null_fills_zero: false,
         matmul_order: MatmulOrder::FractalKBlocks,
         row_params: RowParamRule::BlockBroadcast,
+        mat_load_extent: MatLoadExtent::GlobalOuterValidInner,
+        acc_store_rows: AccStoreRows::ValidRows,
     };
 
     /// The public pto-isa CPU simulator's numerics for the same arch.
@@ -181,6 +230,8 @@ impl TilePolicy {
             pad_null_fills_zero: true,
             matmul_order: MatmulOrder::AccAfterK,
             row_params: RowParamRule::BlockBroadcast,
+            mat_load_extent: MatLoadExtent::Documented,
+            acc_store_rows: AccStoreRows::Documented,
         }
     }
 }

@@ -69,9 +69,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
     #[test]
     fn fillpad_matches_the_model(
-        (t, rows, cols, vr, vc, pad, mode, seed) in case()
+        (t, rows, cols, vr, vc, pad, mode, seed) in case(),
+        arch in prop::sample::select(vec!["a2a3", "a5"]),
     ) {
-        let mut c = core("a2a3");
+        let mut c = core(arch);
         let src = c.alloc(TileDesc::vec(t, rows, cols).valid(vr, vc).at(0)).unwrap();
         let (drows, dcols) = match mode {
             Mode::Expand => (rows + 2, cols + 32 / t.size()),

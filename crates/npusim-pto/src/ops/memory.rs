@@ -5,6 +5,13 @@
 //! elements, and a layout (ND, DN or NZ) that says how a tile's `(r, c)` maps to the five
 //! indices. TLOAD first fills the whole tile with its pad value, then copies the valid region;
 //! TSTORE copies the valid region back. Element types must have equal sizes (the bits move).
+//!
+//! The boxing loads into Mat (ND → Nz, DN → Zn) move the extent the tile policy's
+//! [`MatLoadExtent`] names: pto-isa's NPU code sizes those DMAs from the global shape (A2A3) or
+//! from the global shape and the valid region (A5), not from the valid region alone as the
+//! page says; `pto_cpu_sim` keeps the page's rule (the CPU simulator asserts it). Stores
+//! from Acc into an ND tensor with as many columns as the valid region write the valid rows
+//! whatever the tensor's row count ([`AccStoreRows`]).
 
 use super::{Scalar, ScalarElem, vr_err};
 use crate::core::TileCore;
@@ -13,7 +20,8 @@ use crate::engine::memory;
 use crate::error::PtoError;
 use crate::num::{Elem, Num};
 use crate::table::OpCode;
-use crate::tile::{PadValue, Tile, TileLoc};
+use crate::tile::{BLayout, PadValue, SLayout, Tile, TileLoc};
+use npusim_core::tile_policy::{AccStoreRows, MatLoadExtent};
 use npusim_core::{ElemType, Memory};
 
 /// The GM layout of a global tensor.
@@ -180,7 +188,44 @@ impl TileCore {
                 ),
             ));
         }
+        if op == OpCode::Tload && self.boxing_load(tile, gt) {
+            // ND -> Nz / DN -> Zn: the global tensor is 2-D (the page), and the extent moved
+            // follows the tile policy's `MatLoadExtent`.
+            if s[..3] != [1, 1, 1] {
+                return Err(vr_err(
+                    op,
+                    "src",
+                    "an ND -> Nz or DN -> Zn load takes a 2-D global tensor (Shape0..2 = 1)",
+                    format!("{:?} shape {s:?}", gt.layout),
+                ));
+            }
+            if let Some((er, ec)) = self.mat_load_extent(tile, gt) {
+                if er > tile.rows() || ec > tile.cols() {
+                    return Err(vr_err(
+                        op,
+                        tile_name,
+                        "the extent moved must fit the tile's static shape",
+                        format!(
+                            "{er}x{ec} moved ({:?} policy), tile {}x{}",
+                            self.policy().mat_load_extent,
+                            tile.rows(),
+                            tile.cols()
+                        ),
+                    ));
+                }
+                return Ok(());
+            }
+        }
         let (vr, vc) = (tile.valid_row(), tile.valid_col());
+        if acc_store
+            && gt.layout == GmLayout::Nd
+            && self.policy().acc_store_rows == AccStoreRows::ValidRows
+            && s[..3] == [1, 1, 1]
+            && s[4] == vc
+        {
+            // The fixpipe writes the valid rows at the tensor's row stride (one ND matrix).
+            return Ok(());
+        }
         let ok = match gt.layout {
             GmLayout::Nz => vr == s[2] * s[3] && vc == s[0] * s[1] * s[4],
             GmLayout::Nd | GmLayout::Dn => {
@@ -199,7 +244,46 @@ impl TileCore {
         Ok(())
     }
 
-    /// TLOAD: fills `dst` with its pad value, then copies the valid region from GM.
+    /// The tensor an Acc store writes through: a 2-D ND tensor takes the tile's valid rows as
+    /// its row count (equal to Shape3 unless [`AccStoreRows::ValidRows`] let them differ), so
+    /// row `r` lands at `r * Stride3`.
+    fn acc_store_view(&self, src: &Tile, gt: &GlobalTensor) -> GlobalTensor {
+        let mut g = *gt;
+        if src.loc() == TileLoc::Acc && g.layout == GmLayout::Nd && g.shape[..3] == [1, 1, 1] {
+            g.shape[3] = src.valid_row();
+        }
+        g
+    }
+
+    /// Whether a TLOAD is one of the boxing conversions into Mat: an ND tensor into an Nz tile
+    /// (col-major boxes of row-major fractals) or a DN tensor into a Zn tile.
+    fn boxing_load(&self, tile: &Tile, gt: &GlobalTensor) -> bool {
+        let d = tile.desc();
+        tile.loc() == TileLoc::Mat
+            && match gt.layout {
+                GmLayout::Nd => d.blayout == BLayout::ColMajor && d.slayout == SLayout::RowMajor,
+                GmLayout::Dn => d.blayout == BLayout::RowMajor && d.slayout == SLayout::ColMajor,
+                GmLayout::Nz => false,
+            }
+    }
+
+    /// The rows x columns a boxing TLOAD moves under the policy's [`MatLoadExtent`] (`None`:
+    /// `Documented`, the valid region, which must equal the global shape).
+    fn mat_load_extent(&self, tile: &Tile, gt: &GlobalTensor) -> Option<(usize, usize)> {
+        let (s3, s4) = (gt.shape[3], gt.shape[4]);
+        match self.policy().mat_load_extent {
+            MatLoadExtent::GlobalShape => Some((s3, s4)),
+            MatLoadExtent::GlobalOuterValidInner => Some(match gt.layout {
+                GmLayout::Dn => (tile.valid_row(), s4),
+                _ => (s3, tile.valid_col()),
+            }),
+            MatLoadExtent::Documented => None,
+        }
+    }
+
+    /// TLOAD: fills `dst` with its pad value, then copies the valid region from GM (for the
+    /// boxing conversions ND -> Nz and DN -> Zn, the extent the tile policy's
+    /// [`MatLoadExtent`] names).
     pub fn tload(&mut self, dst: &Tile, gt: &GlobalTensor) -> Result<(), PtoError> {
         self.tload_in(None, dst, gt)
     }
@@ -260,8 +344,15 @@ impl TileCore {
             }
         }
         let size = t.size() as u64;
-        for r in 0..dst.valid_row() {
-            for c in 0..dst.valid_col() {
+        let (er, ec) = if self.boxing_load(dst, gt) {
+            self.mat_load_extent(dst, gt)
+        } else {
+            None
+        }
+        .unwrap_or((dst.valid_row(), dst.valid_col()));
+        let moved = dst.with_valid(er, ec)?;
+        for r in 0..er {
+            for c in 0..ec {
                 let a = gt.addr + gt.offset(r, c) as u64 * size;
                 let mut v = [0u8; 8];
                 let b = match src {
@@ -270,7 +361,7 @@ impl TileCore {
                 }
                 .map_err(memory(op.name(), "src"))?;
                 v[..size as usize].copy_from_slice(b);
-                self.set_bits(dst, r, c, u64::from_le_bytes(v))
+                self.set_bits(&moved, r, c, u64::from_le_bytes(v))
                     .map_err(memory(op.name(), "dst"))?;
             }
         }
@@ -324,6 +415,7 @@ impl TileCore {
     pub fn tstore(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tstore;
         self.check_gm(op, src, gt, "src")?;
+        let gt = &self.acc_store_view(src, gt);
         if src.loc() == TileLoc::Acc && src.dtype() != gt.dtype {
             return self.tstore_acc(gt, src);
         }
@@ -378,6 +470,7 @@ impl TileCore {
             });
         }
         self.check_gm(op, src, gt, "src")?;
+        let gt = &self.acc_store_view(src, gt);
         // Valid columns <= Cols <= 4095, and check_gm rejects an empty valid region.
         let (vr, vc) = (src.valid_row(), src.valid_col());
         let mode = super::movement::MovMode {
