@@ -169,6 +169,11 @@ forms! {
     MatmulMx { dst: tile(O), c_in: opt_tile(Option<O>), a: tile(O), a_scale: tile(O), b: tile(O), b_scale: tile(O), bias: opt_tile(Option<O>) },
     /// TRANDOM: key words, counter words (word 0 least significant) and rounds.
     Random { dst: tile(O), key0: scalar(O::Scalar), key1: scalar(O::Scalar), counter0: scalar(O::Scalar), counter1: scalar(O::Scalar), counter2: scalar(O::Scalar), counter3: scalar(O::Scalar), rounds: plain(u32) },
+    /// TINTERLEAVE (`src1` given), TDEINTERLEAVE (two-source with `src1`, single-source
+    /// without).
+    Interleave { dst0: tile(O), dst1: tile(O), src0: tile(O), src1: opt_tile(Option<O>) },
+    /// TADDDEQRELU: two int32 sources, the f32 dequant scale and the int32 scratch tile.
+    AddDeqRelu { dst: tile(O), src0: tile(O), src1: tile(O), scale: scalar(O::Scalar), tmp: tile(O) },
 }
 
 /// One instruction instance.
@@ -397,7 +402,9 @@ macro_rules! handle {
     (Store, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Store { dst, src } => $c.tstore(dst, src), _ => Err(bad($op, "Args::Store")) }
     };
-    (Prefetch, $c:ident, $k:ident, $op:ident, $a:expr) => { handle!(@pending Prefetch, $c, $op) };
+    (Prefetch, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Load { dst, src } => $c.tprefetch(dst, src), _ => Err(bad($op, "Args::Load { dst, src }")) }
+    };
     (Move, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a {
             Args::Move { dst, src, fp, scalar, relu } => $c.tmov(dst, src, MovMode { relu: *relu, scalar: scalar.map(scalar_word), fp: fp.as_ref() }),
@@ -519,6 +526,31 @@ macro_rules! handle {
     (Alias, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Unary { dst, src } => $c.talias_check(dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
     };
+    (Interleave, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match ($op, $a) {
+            (OpCode::Tinterleave, Args::Interleave { dst0, dst1, src0, src1: Some(src1) }) => $c.tinterleave(dst0, dst1, src0, src1),
+            (OpCode::Tdeinterleave, Args::Interleave { dst0, dst1, src0, src1 }) => {
+                let src = match src1 {
+                    Some(s1) => crate::ops::interleave::DeinterleaveSrc::Two(src0, s1),
+                    None => crate::ops::interleave::DeinterleaveSrc::One(src0),
+                };
+                $c.tdeinterleave(dst0, dst1, src)
+            }
+            _ => Err(bad($op, "Args::Interleave { dst0, dst1, src0, src1 } (src1 required by TINTERLEAVE)")),
+        }
+    };
+    (PairReduce, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.tpairreducesum(dst, src), _ => Err(bad($op, "Args::Unary { dst, src }")) }
+    };
+    (AddReluConv, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Binary { dst, src0, src1 } => $c.taddreluconv(dst, src0, src1), _ => Err(bad($op, "Args::Binary { dst, src0, src1 }")) }
+    };
+    (AddDeqRelu, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::AddDeqRelu { dst, src0, src1, scale, tmp } => $c.tadddeqrelu(dst, src0, src1, scalar_f32(*scale), tmp),
+            _ => Err(bad($op, "Args::AddDeqRelu")),
+        }
+    };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {
             op: $op.name(),
@@ -533,6 +565,14 @@ fn scalar_i64(s: Scalar) -> i64 {
     match s {
         Scalar::Int(i) => i,
         Scalar::Float(v) => v as i64,
+    }
+}
+
+/// A scalar operand as f32 (an integer converts, rounding to nearest even).
+fn scalar_f32(s: Scalar) -> f32 {
+    match s {
+        Scalar::Int(i) => i as f32,
+        Scalar::Float(v) => v as f32,
     }
 }
 

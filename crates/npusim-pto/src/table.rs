@@ -55,7 +55,7 @@ pub enum Class {
     Load,
     /// `global tensor, tile`
     Store,
-    /// `tile, global tensor`: a hint with no architectural effect (not modelled yet)
+    /// `tile, global tensor`: a hint with no architectural effect (operand checks only)
     Prefetch,
     /// `dst, src [, fp | scalar]` between locations, with the fixpipe modes (TMOV)
     Move,
@@ -114,6 +114,16 @@ pub enum Class {
     Random,
     /// `dst, src`: dst a view of src's storage, no data moved (TALIAS)
     Alias,
+    /// `dst0, dst1, src0 [, src1]`: per-row interleaves of element pairs (TINTERLEAVE,
+    /// TDEINTERLEAVE; ops::interleave)
+    Interleave,
+    /// `dst, src`: adjacent pairs of each row summed (TPAIRREDUCESUM; ops::interleave)
+    PairReduce,
+    /// `dst, src0, src1`: add, ReLU and narrowing in one step (TADDRELUCONV; ops::fused)
+    AddReluConv,
+    /// `dst, src0, src1, deqScale, tmp`: int32 add, dequant scale, ReLU, half (TADDDEQRELU;
+    /// ops::fused)
+    AddDeqRelu,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -196,6 +206,28 @@ const MX_IN: &[ElemType] = &[E4M3, E5M2];
 const A5_LS: &[ElemType] = &[
     I32, U32, I64, U64, F, I16, U16, H, BF, U8, I8, E4M3, E5M2, H8, E8M0,
 ];
+/// A5_LS plus the packed fp4 pairs (`float4_e2m1x2_t`, `float4_e1m2x2_t`: one byte, two
+/// codes), which TLOAD and TSTORE move as bytes (pto-isa's A5 `PadValueMap` pads them with 0
+/// whatever the pad value).
+const A5_LS_FP4: &[ElemType] = &[
+    I32,
+    U32,
+    I64,
+    U64,
+    F,
+    I16,
+    U16,
+    H,
+    BF,
+    U8,
+    I8,
+    E4M3,
+    E5M2,
+    H8,
+    E8M0,
+    ElemType::F4E2M1X2,
+    ElemType::F4E1M2X2,
+];
 
 /// The table: the only list of tile instructions. Call with a macro that takes the rows
 /// `(Variant Alias, "NAME", "pto.name", Class, tmp|st|-, (elem), [a2a3 types], [a5 types],
@@ -215,8 +247,8 @@ macro_rules! for_each_tile_op {
     ($m:ident) => {
         $m! {
             // ---- memory ----
-            (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, A5_LS, Own, "docs/isa/TLOAD.md", "A5: any 1/2/4/8-byte type; fp8 pad Max/Min: +-inf where the format has one, else +-max"),
-            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, A5_LS, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc through the fixpipe (float -> half/bfloat16 narrowing, no quant modes)"),
+            (Tload TLoad, "TLOAD", "pto.tload", Load, -, (own), ALL11, A5_LS_FP4, Own, "docs/isa/TLOAD.md", "A5: any 1/2/4/8-byte type; fp8 pad Max/Min: +-inf where the format has one, else +-max; packed fp4 pads with 0 (pto-isa PadValueMap)"),
+            (Tstore TStore, "TSTORE", "pto.tstore", Store, -, (own), ALL11, A5_LS_FP4, Own, "docs/isa/TSTORE.md", "Vec/Mat tiles; Acc through the fixpipe (float -> half/bfloat16 narrowing, no quant modes)"),
             // ---- elementwise tile-tile ----
             (Tadd TAdd, "TADD", "pto.tadd", Binary, -, (e2 all add), A2_BASIC, ALL11, Dst, "docs/isa/TADD.md", ""),
             (Tsub TSub, "TSUB", "pto.tsub", Binary, -, (e2 all sub), A2_BASIC, ALL11, Same, "docs/isa/TSUB.md", ""),
@@ -312,7 +344,7 @@ macro_rules! for_each_tile_op {
             (Tsels TSelS, "TSELS", "pto.tsels", SelectScalar, -, (own), &[I16, U16, I32, U32, H, BF, F], &[I8, U8, I16, U16, I32, U32, I64, U64, H, F], Own, "docs/isa/TSELS.md", ""),
             (Tcvt TCvt, "TCVT", "pto.tcvt", Convert, -, (own), &[F, H, BF, I16, I32, I64, U8, I8], &[F, H, BF, I16, I32, I64, U8, I8, U32, E4M3, E5M2, H8], Own, "docs/isa/TCVT.md", "types of src; pairs per the page's table; into hifloat8 always rounds half away (A5 ROUND_A); the packed fp4 pairs (A5 bf16 <-> float4_e2m1x2_t / float4_e1m2x2_t) are ops::fp4's"),
             // ---- not modelled yet: rows so that every front end knows the instruction ----
-            (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, ALL11, Own, "docs/isa/TPREFETCH.md", "not modelled yet; type lists not transcribed"),
+            (Tprefetch TPrefetch, "TPREFETCH", "pto.tprefetch", Prefetch, -, (own), ALL11, A5_LS_FP4, Own, "docs/isa/TPREFETCH.md", "a hint: TLOAD's operand checks (types, Vec/Mat, address, element width, GM window), nothing written (ops::prefetch); the page lists no types (TLOAD's)"),
             (Tmov TMov, "TMOV", "pto.tmov", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV.md", "types per location pair, checked by ops::movement"),
             (TmovFp TMovFp, "TMOV_FP", "pto.tmov.fp", Move, -, (own), ALL11, ALL11, Own, "docs/isa/TMOV_FP.md", "TMOV with the fp (Scaling) tile; checked by ops::movement"),
             (Textract TExtract, "TEXTRACT", "pto.textract", Extract, -, (own), MM_IN, MM_IN, Own, "docs/isa/TEXTRACT.md", "A2A3 int8/half/bfloat16/float; checked by ops::movement"),
@@ -354,6 +386,13 @@ macro_rules! for_each_tile_op {
             // ---- generators and views (ops::random, ops::alias) ----
             (Trandom TRandom, "TRANDOM", "pto.trandom", Random, -, (own), &[], &[I32, U32], Own, "docs/isa/TRANDOM.md", "A5 only; Philox-4x32 with 7 or 10 rounds in the A5 hardware's element order (the CPU simulator orders a chunk differently)"),
             (Talias TAlias, "TALIAS", "pto.talias", Alias, -, (own), A5_LS, A5_LS, Own, "docs/isa/TALIAS.md", "page at docs/isa/tile/ops/sync-and-config/talias.md; a view of src's storage (same location and address, footprint inside src's); moves nothing; page gives no type list (any tile type)"),
+            // ---- pair rearrangements (ops::interleave) ----
+            (Tinterleave TInterleave, "TINTERLEAVE", "pto.tinterleave", Interleave, -, (own), &[], &[I32, U32, F, I16, U16, H, BF, U8, I8], Own, "docs/isa/TINTERLEAVE.md", "A5 only (the page lists A5 checks only); outs (dst0, dst1); row-major Vec tiles of one type and one valid shape, validCol even"),
+            (Tdeinterleave TDeInterleave, "TDEINTERLEAVE", "pto.tdeinterleave", Interleave, -, (own), &[], &[I32, U32, F, I16, U16, H, BF, U8, I8], Own, "docs/isa/TDEINTERLEAVE.md", "A5 only (the page lists A5 checks only); two-source and single-source forms; outs (dst0: even, dst1: odd)"),
+            (Tpairreducesum TPairReduceSum, "TPAIRREDUCESUM", "pto.tpairreducesum", PairReduce, -, (own), HF, HF, Own, "docs/isa/TPAIRREDUCESUM.md", "row-major Vec tiles, equal valid shapes; the element past an odd validCol counts as +0; the sum rounds once (TADD's add)"),
+            // ---- fused add-and-narrow (ops::fused) ----
+            (Taddreluconv TAddReluConv, "TADDRELUCONV", "pto.taddreluconv", AddReluConv, -, (own), &[F, H, I16], &[F, H, I16], Own, "docs/isa/TADDRELUCONV.md", "types of src; pairs float->half, half->int8, int16->int8; source add as TADD (int16 wraps), ReLU under the NaN policy, narrowing RNE saturating"),
+            (Tadddeqrelu TAddDeqRelu, "TADDDEQRELU", "pto.tadddeqrelu", AddDeqRelu, tmp, (own), &[I32], &[I32], Own, "docs/isa/TADDDEQRELU.md", "types of src; dst half, tmp int32; ((x * 2^-17) * deqScale) * 2^17 in f32; A2A3 stages the int32 sum in tmp"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
         }
     };

@@ -171,6 +171,10 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         // TRANDOM is PTOAS's own (opaque) row until the interpreter lowers it; PTOAS has no
         // TALIAS.
         C::Random | C::Alias => OpClass::Opaque,
+        // One element type for every tile (the verifier's same-type rule).
+        C::Interleave | C::PairReduce => OpClass::Unary,
+        // Sources and destination of different types (no same-type rule).
+        C::AddReluConv | C::AddDeqRelu => OpClass::Move,
     }
 }
 
@@ -222,6 +226,10 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::GmScatter, _) => &["TT"],
         (C::Random, _) => &["SSSSSS"],
         (C::Alias, _) => &["T"],
+        (C::Interleave, _) => &["TT", "T"],
+        (C::PairReduce, _) => &["T"],
+        (C::AddReluConv, _) => &["TT"],
+        (C::AddDeqRelu, _) => &["TTST"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
@@ -229,6 +237,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         C::Print => &[""],
         C::MrgSort => &["T", "TTS", "TT"],
         C::Gather => &["T", "TT"],
+        C::Interleave => &["TT"],
         _ => &["T"],
     };
     (ins, outs)

@@ -19,20 +19,26 @@
 //! - [`histogram`]: THISTOGRAM (A5);
 //! - [`print`]: TPRINT's text;
 //! - [`random`]: TRANDOM (A5);
-//! - [`alias`]: TALIAS, a view of a tile's storage.
+//! - [`alias`]: TALIAS, a view of a tile's storage;
+//! - [`interleave`]: TINTERLEAVE, TDEINTERLEAVE and TPAIRREDUCESUM;
+//! - [`fused`]: TADDRELUCONV and TADDDEQRELU;
+//! - [`prefetch`]: TPREFETCH (a hint: operand checks only).
 
 pub mod alias;
 pub mod arrange;
 pub mod cube;
 pub mod elementwise;
 pub mod fp4;
+pub mod fused;
 pub mod gather;
 pub mod gm_index;
 pub mod histogram;
+pub mod interleave;
 pub mod memory;
 pub mod movement;
 pub mod mx;
 pub mod partial;
+pub mod prefetch;
 pub mod print;
 pub mod quant;
 pub mod random;

@@ -133,11 +133,21 @@ fn record_at(bytes: &[u8], i: usize) -> u64 {
 }
 
 fn records_of(bytes: &[u8], n: usize) -> Vec<u64> {
-    (0..n).map(|i| record_at(bytes, i)).collect()
+    let whole = (bytes.len() / 8).min(n);
+    let mut out: Vec<u64> = bytes[..whole * 8]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect();
+    out.extend((whole..n).map(|i| record_at(bytes, i)));
+    out
 }
 
 fn bytes_of(records: &[u64]) -> Vec<u8> {
-    records.iter().flat_map(|r| r.to_le_bytes()).collect()
+    let mut out = Vec::with_capacity(records.len() * 8);
+    for r in records {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    out
 }
 
 fn static_err(op: OpCode, operand: &'static str, rule: &'static str, value: String) -> PtoError {
@@ -353,10 +363,15 @@ impl TileCore {
         let recs = records_of(&self.read_bytes(src, (0, 0), 1, vc, size), vc * size / 8);
         let mut out = Vec::with_capacity(recs.len());
         for g in recs.chunks(per_block * 4) {
-            let lists: Vec<&[u64]> = g.chunks(per_block).collect();
-            let mut run = Vec::with_capacity(g.len());
-            merge(&lists, t, g.len(), false, &mut run);
-            out.extend_from_slice(&run);
+            let mut lists: [&[u64]; 4] = [&[]; 4];
+            let mut n = 0;
+            for (l, c) in lists.iter_mut().zip(g.chunks(per_block)) {
+                *l = c;
+                n += 1;
+            }
+            // `merge` stops at `out_len` records in all: the records out so far plus this group.
+            let len = out.len() + g.len();
+            merge(&lists[..n], t, len, false, &mut out);
         }
         self.write_bytes(dst, (0, 0), 1, vc, size, &bytes_of(&out));
         Ok(())

@@ -834,6 +834,60 @@ impl Lowerer {
         self.emit_tile(cx, span, pop, args, name);
     }
 
+    /// `pto.trandom ins(%k0, %k1, %c0, %c1, %c2, %c3 {rounds = 7 : i32} : ...) outs(%dst)` (PTOAS
+    /// `TRandomOp`: six integer words, the `rounds` attribute defaulting to 10) lowered to
+    /// `npusim-pto`'s TRANDOM (`ops::random`, the A5 hardware element order).
+    fn trandom(
+        &mut self,
+        cx: &mut FnCx,
+        span: Span,
+        operands: &[ast::ValueId],
+        attrs: &[(String, ast::Attr)],
+    ) {
+        let name = "pto.trandom";
+        let tiles: Vec<Slot> = operands
+            .iter()
+            .filter(|v| cx.f.ty(**v).as_tile().is_some())
+            .map(|v| slot(*v))
+            .collect();
+        let scalars: Vec<Slot> = operands
+            .iter()
+            .filter(|v| cx.f.ty(**v).as_scalar().is_some())
+            .map(|v| slot(*v))
+            .collect();
+        if tiles.len() != 1 || scalars.len() != 6 {
+            return self.err(
+                span,
+                "[trandom-operands] `pto.trandom` takes six integer words (key0, key1, counter0..counter3) in `ins` and one tile in `outs`",
+                "here",
+            );
+        }
+        let rounds = match attrs.iter().find(|(n, _)| n == "rounds").map(|(_, a)| a) {
+            None => 10,
+            Some(ast::Attr::Int(v)) if u32::try_from(*v).is_ok() => *v as u32,
+            Some(other) => {
+                return self.err(
+                    span,
+                    format!(
+                        "[trandom-rounds] `rounds` must be an integer (7 or 10), not {other:?}"
+                    ),
+                    "here",
+                );
+            }
+        };
+        let args = Args::Random {
+            dst: tiles[0],
+            key0: scalars[0],
+            key1: scalars[1],
+            counter0: scalars[2],
+            counter1: scalars[3],
+            counter2: scalars[4],
+            counter3: scalars[5],
+            rounds,
+        };
+        self.emit_tile(cx, span, pto::OpCode::Trandom, args, name);
+    }
+
     /// `pto.reserve_buffer`: the base of `size` bytes in `location`, placed after the tiles
     /// placed so far when `auto = true`, else at `base` (PTO IR manual 4.18).
     fn reserve_buffer(&mut self, span: Span, attrs: &[(String, ast::Attr)]) -> Option<u64> {
@@ -1761,6 +1815,21 @@ impl Lowerer {
                 attrs,
                 ..
             } => self.sort_gather(cx, span, *code, operands, attrs),
+            // TSYNC (pto-isa `docs/isa/TSYNC.md`; PTOAS `TSyncOp`, `ins(events...)`): waits for
+            // the events of the named operands; one core runs the kernel in order, so every
+            // earlier op is complete and the wait is already satisfied.
+            OpKind::Opaque {
+                op: OpCode::PtoTsync,
+                ..
+            } => {
+                cx.emit(Inst::Nop, span, "pto.tsync");
+            }
+            OpKind::Opaque {
+                op: OpCode::PtoTrandom,
+                operands,
+                attrs,
+                ..
+            } => self.trandom(cx, span, operands, attrs),
             OpKind::Opaque {
                 op:
                     code @ (OpCode::PtoSetFfts
@@ -2012,10 +2081,10 @@ impl Lowerer {
         };
         let class = pop.info().class;
         let args: Args<Slot> = match (class, fi.as_str()) {
-            (P::Prefetch, _) => {
-                cx.emit(Inst::Nop, span, name);
-                return;
-            }
+            (P::Prefetch, "P") => Args::Load {
+                dst: o(0),
+                src: i(0),
+            },
             (P::Move, "T" | "TT" | "TS") => Args::Move {
                 dst: o(0),
                 src: i(0),
@@ -2182,6 +2251,28 @@ impl Lowerer {
             (P::Store, "T") => Args::Store {
                 dst: o(0),
                 src: i(0),
+            },
+            (P::Interleave, "TT" | "T") if outs.len() == 2 => Args::Interleave {
+                dst0: o(0),
+                dst1: o(1),
+                src0: i(0),
+                src1: (fi == "TT").then(|| i(1)),
+            },
+            (P::PairReduce, "T") => Args::Unary {
+                dst: o(0),
+                src: i(0),
+            },
+            (P::AddReluConv, "TT") => Args::Binary {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+            },
+            (P::AddDeqRelu, "TTST") => Args::AddDeqRelu {
+                dst: o(0),
+                src0: i(0),
+                src1: i(1),
+                scale: i(2),
+                tmp: i(3),
             },
             (P::GmGather, "PT") => {
                 match mode_attr(attrs, "gatherOob", pto::IndexOob::Undefined, GATHER_OOB) {
