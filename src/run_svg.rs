@@ -72,7 +72,8 @@ fn draw(
             e.block,
             e.pipe.name()
         ),
-        per_row: 2,
+        // One panel per row: a narrow tile's title would run into its neighbour's.
+        per_row: 1,
         ..Default::default()
     };
     for gt in &g.0 {
