@@ -66,6 +66,10 @@ fn draw(
             ["core", "AIC", "AIV0", "AIV1"][e.core.min(3) as usize]
         )
     };
+    // The file's name only: the title is one line and a long path ran past the picture.
+    let file = Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_string(), |f| f.to_string_lossy().into_owned());
     let mut d = Diagram {
         title: format!(
             "#{n}: {name} at {file}:{line}, block {}{core}, {} pipe",
