@@ -13,6 +13,7 @@ mod ascendc_cmd;
 mod explain;
 mod pto_case;
 mod pto_cmd;
+mod run_svg;
 
 #[derive(Parser)]
 #[command(

@@ -120,6 +120,15 @@ pub struct RunArgs {
     /// are not checked.
     #[arg(long, value_enum, value_name = "MODE")]
     pub hazards: Option<HazardMode>,
+    /// Writes an SVG access diagram of each of the first K executed tile instructions
+    /// (`--svg-count`) to DIR: every tile operand with its run-time address, shape and valid
+    /// region, read or written (`npusim explain` draws single instructions element by element).
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+    /// How many tile instructions `--svg` draws (at most 256).
+    #[arg(long, value_name = "K", default_value_t = 8,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub svg_count: u16,
 }
 
 /// `--hazards`: what the sync-hazard checker does.
@@ -742,7 +751,10 @@ pub fn run(args: RunArgs) -> Result<bool> {
         progress: std::io::stderr()
             .is_terminal()
             .then_some(show_progress as fn(&Progress)),
-        trace: args.trace.is_some() || args.stats || args.stats_json.is_some(),
+        trace: args.trace.is_some()
+            || args.stats
+            || args.stats_json.is_some()
+            || args.svg.is_some(),
         // Prints go to stdout as they happen, or to stderr when an output goes to stdout.
         on_print: Some(if outs.iter().any(|(_, d)| matches!(d, Dest::Stdout)) {
             print_to_stderr as fn(&PrintRec)
@@ -804,6 +816,15 @@ pub fn run(args: RunArgs) -> Result<bool> {
         std::fs::write(tp, rec.chrome_json(&prog, &file, &src))
             .with_context(|| format!("--trace: cannot write {}", tp.display()))?;
         eprintln!("wrote trace {} (times are estimates)", tp.display());
+    }
+    if let (Some(dir), Some(rec)) = (&args.svg, &outcome.trace) {
+        let files =
+            crate::run_svg::write_all(dir, usize::from(args.svg_count), &prog, rec, &file, &src)?;
+        eprintln!(
+            "wrote {} access diagram(s) to {}",
+            files.len(),
+            dir.display()
+        );
     }
     if let Some(rec) = outcome
         .trace

@@ -156,3 +156,63 @@ fn an_explicit_flag_on_an_auto_sync_kernel_says_it_is_not_checked() {
     assert!(o.status.success());
     assert!(!stderr(&o).contains("hazard"), "{}", stderr(&o));
 }
+
+#[test]
+fn svg_dir_draws_the_first_k_tile_instructions_with_their_run_time_tiles() {
+    let d = tempfile::tempdir().unwrap();
+    let k = "row_softmax_synced.pto";
+    for n in ["x", "y"] {
+        write_f32(&d.path().join(format!("{n}.npy")), &[16, 1024]);
+    }
+    let dir = d.path().join("svg");
+    let mut a: Vec<String> = vec!["run".into(), format!("{DATA}/{k}")];
+    for n in ["x", "y"] {
+        a.push(format!(
+            "--arg={n}={}",
+            d.path().join(format!("{n}.npy")).display()
+        ));
+    }
+    a.push("--arg=n_rows=16".into());
+    a.push(format!("--svg={}", dir.display()));
+    a.push("--svg-count=3".into());
+    let o = npusim(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("wrote 3 access diagram(s)"),
+        "{}",
+        stderr(&o)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // The first three tile instructions in execution order: the load, then row max and the
+    // row-expand subtract, at their source lines.
+    let load = line(k, &["pto.tload ins(%xp"], 0);
+    let max = line(k, &["pto.trowmax"], 0);
+    let sub = line(k, &["pto.trowexpandsub"], 0);
+    assert_eq!(
+        names,
+        [
+            format!("000_tload_line{load}.svg"),
+            format!("001_trowmax_line{max}.svg"),
+            format!("002_trowexpandsub_line{sub}.svg")
+        ]
+    );
+    let svg = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{svg:.80}"
+    );
+    // The load writes its 8x1024 tile (drawn: 8 rows x the first 64 columns) and names the
+    // GM window it reads.
+    assert!(svg.contains("valid 8x1024"), "{svg:.400}");
+    assert!(svg.contains("global memory operand"));
+    assert_eq!(svg.matches("data-access=\"written\"").count(), 8 * 64);
+    assert_eq!(svg.matches("data-access=\"read\"").count(), 0);
+    // TROWMAX reads the source tile and writes the 8x1 column.
+    let svg = std::fs::read_to_string(dir.join(&names[1])).unwrap();
+    assert_eq!(svg.matches("data-access=\"written\"").count(), 8);
+    assert!(svg.matches("data-access=\"read\"").count() >= 8 * 64);
+}

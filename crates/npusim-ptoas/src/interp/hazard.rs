@@ -33,8 +33,14 @@
 //! row-softmax, rmsnorm and online-softmax examples. They are not checked (the report says so
 //! in [`Report::skipped`]): every cross-pipe dependency in them would be reported, though the
 //! compiler is meant to add the syncs. A kernel with at least one intra-core sync op is taken
-//! as synchronised by hand and checked in full. Mixed cube + vector kernels (their cores run
-//! as threads) are not checked yet.
+//! as synchronised by hand and checked in full.
+//!
+//! **Mixed cube + vector kernels** (`pto.section.cube` / `pto.section.vector`): every core of a
+//! block (AIC, AIV0, AIV1) has its own pipes and on-chip memories, so each core's instruction
+//! stream is checked on its own, with the same rules, and the reports are merged (a hazard
+//! names the core it was seen on). What crosses cores (`pto.sync.set`/`pto.sync.wait`, the
+//! `tpush`/`tpop` pipes, global memory) is ordered by the interpreter's own waits and is not
+//! checked here.
 
 use super::lower::{Inst, Program, Val};
 use super::scalar::Num;
@@ -116,6 +122,8 @@ pub struct Hazard {
     pub event: Option<(Pipe, Pipe, u32)>,
     /// The block (core) it was first seen in.
     pub block: u32,
+    /// In a mixed cube + vector run, the core it was first seen on (`AIC`, `AIV0`, `AIV1`).
+    pub core: Option<&'static str>,
     /// How many times it was seen (over loop iterations and blocks).
     pub count: u64,
 }
@@ -260,8 +268,10 @@ fn render_one(h: &Hazard, file: &str, src: &str, severity: &str) -> String {
     let _ = writeln!(o, "{blank} |");
     let _ = writeln!(
         o,
-        "{blank} = note: first seen in block {}, {} time(s) in this run",
-        h.block, h.count
+        "{blank} = note: first seen in block {}{}, {} time(s) in this run",
+        h.block,
+        h.core.map(|c| format!(" on {c}")).unwrap_or_default(),
+        h.count
     );
     let pn = |p: Pipe| format!("PIPE_{}", p.short());
     let _ = writeln!(
@@ -399,6 +409,8 @@ pub(crate) struct Checker {
     dropped: u64,
     scratch: Vec<(Tile, bool)>,
     hits: Vec<(HazardKind, Access, (u64, u64))>,
+    /// The core this checker sees in a mixed run (see [`Checker::fork`]).
+    core: Option<&'static str>,
 }
 
 fn pipe_ix(p: Pipe) -> usize {
@@ -408,11 +420,6 @@ fn pipe_ix(p: Pipe) -> usize {
 impl Checker {
     /// A checker for `prog` lowered from `src`; `Err` says why the kernel is not checked.
     pub(crate) fn new(prog: &Program, src: &str) -> Result<Checker, String> {
-        if prog.mixed {
-            return Err(
-                "mixed cube + vector kernel: its cores run together and are not checked yet".into(),
-            );
-        }
         let mut any = false;
         let syncs: Vec<Vec<Option<SyncKind>>> = prog
             .funcs
@@ -451,7 +458,50 @@ impl Checker {
             dropped: 0,
             scratch: Vec::with_capacity(8),
             hits: Vec::new(),
+            core: None,
         })
+    }
+
+    /// A fresh checker for the same program, for one core (`AIC`, `AIV0`, ...) of a mixed run.
+    pub(crate) fn fork(&self, core: &'static str) -> Checker {
+        Checker {
+            syncs: self.syncs.clone(),
+            sites: self.sites.clone(),
+            block: u32::MAX,
+            issued: [0; 7],
+            known: [[0; 7]; 7],
+            pending: HashMap::new(),
+            early: HashMap::new(),
+            bufs: HashMap::new(),
+            recs: Default::default(),
+            found: Vec::new(),
+            index: HashMap::new(),
+            dropped: 0,
+            scratch: Vec::with_capacity(8),
+            hits: Vec::new(),
+            core: Some(core),
+        }
+    }
+
+    /// Merges a forked checker's report into this one's (a hazard seen on several cores or
+    /// blocks is one entry with the counts added).
+    pub(crate) fn absorb(&mut self, r: Report) {
+        self.dropped += r.dropped;
+        for h in r.hazards {
+            let key = (h.kind, h.earlier.span.start, h.later.span.start);
+            match self.index.get(&key) {
+                Some(&i) => {
+                    if let Some(x) = self.found.get_mut(i) {
+                        x.count += h.count;
+                    }
+                }
+                None if self.found.len() >= MAX_HAZARDS => self.dropped += h.count,
+                None => {
+                    self.index.insert(key, self.found.len());
+                    self.found.push(h);
+                }
+            }
+        }
     }
 
     /// The report.
@@ -744,6 +794,7 @@ impl Checker {
                     range,
                     event,
                     block: self.block,
+                    core: self.core,
                     count: 1,
                 });
             }
@@ -807,8 +858,9 @@ impl OperandMap<Tile, Tile> for Collect<'_> {
     }
 }
 
-/// The on-chip tiles an instruction reads and writes.
-fn tile_accesses(args: &Args, out: &mut Vec<(Tile, bool)>) {
+/// The on-chip tiles an instruction reads and writes (`true`: written), appended to `out`
+/// (also what `npusim run --svg` draws).
+pub fn tile_accesses(args: &Args, out: &mut Vec<(Tile, bool)>) {
     let mut put = |t: &Tile, w: bool| out.push((*t, w));
     match args {
         Args::PartialArg {

@@ -232,8 +232,8 @@ pub struct RunConfig {
     pub max_memory: u64,
     /// Called about every 2^16 instructions and after every block.
     pub progress: Option<fn(&Progress)>,
-    /// Record every executed instruction into [`RunOutcome::trace`] (see [`trace`]; not for
-    /// mixed cube + vector kernels yet).
+    /// Record every executed instruction into [`RunOutcome::trace`] (see [`trace`]; in a mixed
+    /// cube + vector kernel, per core).
     pub trace: bool,
     /// Called with each `pto.tprint` / `pto.print` as the kernel executes it (they are also
     /// collected in [`RunOutcome::prints`]).
@@ -772,12 +772,25 @@ impl Program {
             m.check_budget("block", self.funcs[fi].span)?;
             let gm = std::mem::replace(m.core.gm_mut(), coop::no_gm());
             let shared = coop::Coop::new(gm, cores);
+            // Each core records (trace, hazards) on its own; merged below in core order.
+            let mut forks: Vec<Option<Box<trace::Recorder>>> = (0..cores)
+                .map(|i| m.rec.as_ref().map(|r| r.fork(1 + i as u8)))
+                .collect();
             let tmpl = &*m;
-            type Stats = (u64, u64, u64, u64, Vec<Vec<u64>>, Vec<PrintRec>);
+            type Stats = (
+                u64,
+                u64,
+                u64,
+                u64,
+                Vec<Vec<u64>>,
+                Vec<PrintRec>,
+                Option<Box<trace::Recorder>>,
+            );
             let outs: Vec<Option<Stats>> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..cores)
                     .map(|i| {
                         let shared = &shared;
+                        let fork = forks.get_mut(i).and_then(Option::take);
                         s.spawn(move || {
                             let mut core = TileCore::by_name(profile_name(self.target))?;
                             core.set_policy(self.policy);
@@ -788,6 +801,7 @@ impl Program {
                                 coop::CoreKind::Vector((i - 1) as u8)
                             };
                             mm.coop = Some(shared);
+                            mm.rec = fork;
                             let mut guard = coop::PanicGuard {
                                 coop: shared,
                                 armed: true,
@@ -806,6 +820,7 @@ impl Program {
                                 mm.chip_to_gm,
                                 mm.counts,
                                 mm.prints,
+                                mm.rec.take(),
                             ))
                         })
                     })
@@ -818,7 +833,7 @@ impl Program {
             }
             *m.core.gm_mut() = st.gm;
             for mm in outs {
-                let Some((steps, work, g2c, c2g, counts, prints)) = mm else {
+                let Some((steps, work, g2c, c2g, counts, prints, rec)) = mm else {
                     return Err(internal_err("a core of the mixed run stopped unexpectedly"));
                 };
                 m.steps = m.steps.saturating_add(steps);
@@ -826,6 +841,9 @@ impl Program {
                 m.gm_to_chip += g2c;
                 m.chip_to_gm += c2g;
                 m.prints.extend(prints);
+                if let (Some(r), Some(c)) = (m.rec.as_deref_mut(), rec) {
+                    r.absorb(c);
+                }
                 for (a, c) in m.counts.iter_mut().zip(&counts) {
                     for (x, y) in a.iter_mut().zip(c) {
                         *x += y;
@@ -973,5 +991,16 @@ fn dims_fit(v: &[Option<u64>], a: &[u64]) -> bool {
         None => a.is_empty(),
         Some((None, rest)) => dims_fit(rest, a) || (!a.is_empty() && dims_fit(rest, &a[1..])),
         Some((Some(d), rest)) => a.first() == Some(d) && dims_fit(rest, &a[1..]),
+    }
+}
+
+/// The name of core `core` of a mixed run as [`trace::Event::core`] numbers them (1 = AIC).
+pub(crate) fn coop_core_name(core: u8) -> &'static str {
+    match core {
+        0 => "core",
+        1 => "AIC",
+        2 => "AIV0",
+        3 => "AIV1",
+        _ => "AIV",
     }
 }

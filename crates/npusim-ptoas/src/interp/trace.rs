@@ -19,7 +19,11 @@
 //! chosen to show overlap and hand-offs ([`npusim_core::CostModel::ILLUSTRATIVE`]), not
 //! calibrated against any chip. The trace metadata (`otherData`) says so and carries the table.
 //!
-//! Mixed (cube + vector) kernels are not recorded yet (their cores run as threads).
+//! Mixed (cube + vector) kernels: each core of a block (the cube core AIC and its vector cores
+//! AIV0, AIV1) records on its own and is one process of the trace (`block B AIC`, ...) with its
+//! own pipes and its own estimated clock; the cross-core `pto.sync.set`/`pto.sync.wait` and
+//! the `tpush`/`tpop` pipes are slices on the scalar track (no arrows across cores: the
+//! estimate does not model how long one core waits for another).
 
 use super::lower::{Inst, Program, Val, build_args, profile_name};
 use npusim_pto::{Args, GlobalTensor, OperandMap, Scalar, Tile, TileLoc};
@@ -93,6 +97,9 @@ pub struct Operand {
 pub struct Event {
     /// Block (core) index.
     pub block: u32,
+    /// The core within the block: 0 in a single-core run; in a mixed cube + vector run
+    /// 1 + the core's index (1 = AIC, 2 = AIV0, 3 = AIV1).
+    pub core: u8,
     /// Function index in the program.
     pub func: u32,
     /// Instruction index in that function.
@@ -109,6 +116,23 @@ pub struct Event {
 pub struct Recording {
     /// The events.
     pub events: Vec<Event>,
+    /// The first [`FIRST_TILE_OPS`] executed tile instructions with their operands as they
+    /// ran (run-time addresses and valid regions), for `npusim run --svg DIR`.
+    pub first_tiles: Vec<TileRun>,
+}
+
+/// How many executed tile instructions a recording keeps with their operands.
+pub const FIRST_TILE_OPS: usize = 256;
+
+/// One executed tile instruction with its operands (see [`Recording::first_tiles`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileRun {
+    /// Index into [`Recording::events`].
+    pub event: usize,
+    /// The instruction.
+    pub op: npusim_pto::OpCode,
+    /// Its operands as executed.
+    pub args: Args,
 }
 
 struct Collect {
@@ -213,6 +237,8 @@ pub(crate) struct Recorder {
     keep: bool,
     /// The sync-hazard checker, when on (see [`super::hazard`]).
     hz: Option<super::hazard::Checker>,
+    /// [`Event::core`] of what this recorder sees.
+    core: u8,
 }
 
 impl Recorder {
@@ -223,8 +249,43 @@ impl Recorder {
                 rec: Recording::default(),
                 keep,
                 hz,
+                core: 0,
             })
         })
+    }
+
+    /// An empty recorder like this one (same tracing, a fresh checker) for core `core` of a
+    /// mixed run (see [`Event::core`]).
+    pub(crate) fn fork(&self, core: u8) -> Box<Recorder> {
+        Box::new(Recorder {
+            rec: Recording::default(),
+            keep: self.keep,
+            hz: self
+                .hz
+                .as_ref()
+                .map(|h| h.fork(super::coop_core_name(core))),
+            core,
+        })
+    }
+
+    /// Takes in what a [`Recorder::fork`] saw: its events after this one's, its hazards
+    /// merged with this one's.
+    pub(crate) fn absorb(&mut self, child: Box<Recorder>) {
+        let Recorder { rec, hz, .. } = *child;
+        if self.keep {
+            let base = self.rec.events.len();
+            let room = FIRST_TILE_OPS.saturating_sub(self.rec.first_tiles.len());
+            self.rec
+                .first_tiles
+                .extend(rec.first_tiles.into_iter().take(room).map(|mut t| {
+                    t.event += base;
+                    t
+                }));
+            self.rec.events.extend(rec.events);
+        }
+        if let (Some(h), Some(c)) = (self.hz.as_mut(), hz) {
+            h.absorb(c.finish());
+        }
     }
 
     /// The recording (when tracing) and the hazard report (when checking).
@@ -234,7 +295,7 @@ impl Recorder {
         match r {
             None => (None, None),
             Some(r) => {
-                let Recorder { rec, keep, hz } = *r;
+                let Recorder { rec, keep, hz, .. } = *r;
                 (keep.then_some(rec), hz.map(super::hazard::Checker::finish))
             }
         }
@@ -257,6 +318,15 @@ impl Recorder {
         if !self.keep {
             return;
         }
+        if let Some((op, args)) = tile
+            && self.rec.first_tiles.len() < FIRST_TILE_OPS
+        {
+            self.rec.first_tiles.push(TileRun {
+                event: self.rec.events.len(),
+                op,
+                args: args.clone(),
+            });
+        }
         let (pipe, operands) = match (inst, tile) {
             (_, Some((op, args))) => operands(op, args),
             (Inst::Tile { .. }, None) => (Pipe::Vector, Vec::new()),
@@ -264,6 +334,7 @@ impl Recorder {
         };
         self.rec.events.push(Event {
             block,
+            core: self.core,
             func: func as u32,
             pc: pc as u32,
             pipe,
@@ -377,6 +448,24 @@ fn loc_name(l: Option<TileLoc>) -> String {
     }
 }
 
+/// The trace `pid` of a core: the block index in a single-core run, `4 * block + core` in a
+/// mixed one.
+pub fn pid(block: u32, core: u8) -> u64 {
+    if core == 0 {
+        u64::from(block)
+    } else {
+        4 * u64::from(block) + u64::from(core)
+    }
+}
+
+/// The trace `tid` of pipe `p` of process `pid`: `8 * pid + p.index()`, so thread ids are
+/// unique across processes and core 0's pipes are tids 0 to 6. (With tids 0..6 in every
+/// process, Perfetto's UI drew block 1's scalar slices, tid 0, inside its MTE2 track, tid 1,
+/// the thread whose id equals the process id.)
+pub fn tid(pid: u64, p: Pipe) -> u64 {
+    8 * pid + p.index() as u64
+}
+
 /// One placed slice of the estimated timeline.
 #[derive(Clone, Copy, Debug)]
 pub struct Placed {
@@ -395,20 +484,30 @@ pub struct Placed {
 }
 
 impl Recording {
+    /// The op name and the byte offset of its source of event `k` (`None` past the end).
+    pub fn op_at(&self, prog: &Program, k: usize) -> Option<(&'static str, usize)> {
+        let e = self.events.get(k)?;
+        let m = prog
+            .funcs
+            .get(e.func as usize)
+            .and_then(|f| f.meta.get(e.pc as usize))?;
+        Some((m.name, m.span.start))
+    }
+
     /// Places every event on the estimated timeline (see the module docs); `src` is the
     /// kernel source the program was lowered from (sync ops are read from it).
     pub fn schedule(&self, prog: &Program, src: &str) -> Vec<Placed> {
         let cost = cost_model(prog);
         let issue_ns = cost.issue_ns;
         let mut out = Vec::with_capacity(self.events.len());
-        let mut block = u32::MAX;
+        let mut block = (u32::MAX, 0u8);
         let mut issue = 0f64;
         let mut free = [0f64; 7];
         let mut pending: std::collections::HashMap<(Pipe, Pipe, u32), Vec<(usize, f64)>> =
             Default::default();
         for (k, e) in self.events.iter().enumerate() {
-            if e.block != block {
-                block = e.block;
+            if (e.block, e.core) != block {
+                block = (e.block, e.core);
                 issue = 0.0;
                 free = [0.0; 7];
                 pending.clear();
@@ -512,7 +611,7 @@ impl Recording {
             esc(&cost.describe())
         );
         o.push_str("\"},\"traceEvents\":[\n");
-        let mut blocks: Vec<u32> = self.events.iter().map(|e| e.block).collect();
+        let mut blocks: Vec<(u32, u8)> = self.events.iter().map(|e| (e.block, e.core)).collect();
         blocks.dedup();
         let mut first = true;
         let mut sep = |o: &mut String| {
@@ -521,30 +620,48 @@ impl Recording {
             }
             first = false;
         };
-        for b in &blocks {
+        for &(blk, core) in &blocks {
+            let b = pid(blk, core);
+            let name = if core == 0 {
+                format!("core {blk} (block {blk})")
+            } else {
+                format!("block {blk} {}", super::coop_core_name(core))
+            };
             sep(&mut o);
             let _ = write!(
                 o,
-                "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{b},\"tid\":0,\"args\":{{\"name\":\"core {b} (block {b})\"}}}}"
+                "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{b},\"tid\":{},\"args\":{{\"name\":\"{name}\"}}}}",
+                tid(b, Pipe::Scalar)
+            );
+            sep(&mut o);
+            let _ = write!(
+                o,
+                "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{b},\"tid\":{},\"args\":{{\"sort_index\":{b}}}}}",
+                tid(b, Pipe::Scalar)
             );
             for p in Pipe::ALL {
                 sep(&mut o);
                 let _ = write!(
                     o,
                     "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{b},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}",
-                    p.index(),
+                    tid(b, p),
                     p.name()
                 );
                 sep(&mut o);
                 let _ = write!(
                     o,
                     "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{b},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
-                    p.index(),
+                    tid(b, p),
                     p.index()
                 );
             }
         }
-        let us = |ns: f64| ns / 1000.0;
+        // Whole nanoseconds, written in microseconds: a slice's start and end are rounded
+        // (not its start and length), so slices that meet on a track still meet in a viewer
+        // that stores integer nanoseconds (Perfetto drops a slice that overlaps its neighbour
+        // by a rounding nanosecond).
+        let ns = |t: f64| t.round().max(0.0);
+        let us = |t: f64| t / 1000.0;
         for (k, p) in placed.iter().enumerate() {
             let e = &self.events[p.event];
             let Some(meta) = prog
@@ -558,17 +675,17 @@ impl Recording {
             sep(&mut o);
             let _ = write!(
                 o,
-                "{{\"ph\":\"X\",\"name\":\"{}\",\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.4},\"dur\":{:.4},\"args\":{{\"op\":\"{}\",\"line\":{line},\"bytes\":{},\"operands\":[",
+                "{{\"ph\":\"X\",\"name\":\"{}\",\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.3},\"dur\":{:.3},\"args\":{{\"op\":\"{}\",\"line\":{line},\"bytes\":{},\"operands\":[",
                 esc(meta.name),
                 if e.operands.is_empty() {
                     "scalar"
                 } else {
                     "tile"
                 },
-                e.block,
-                p.pipe.index(),
-                us(p.start_ns),
-                us(p.dur_ns),
+                pid(e.block, e.core),
+                tid(pid(e.block, e.core), p.pipe),
+                us(ns(p.start_ns)),
+                us(ns(p.start_ns + p.dur_ns) - ns(p.start_ns)),
                 esc(meta.name),
                 p.bytes
             );
@@ -593,18 +710,20 @@ impl Recording {
                 sep(&mut o);
                 let _ = write!(
                     o,
-                    "{{\"ph\":\"s\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.4}}}",
-                    e.block,
-                    s.pipe.index(),
-                    us(s.start_ns)
+                    "{{\"ph\":\"s\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.3}}}",
+                    pid(e.block, e.core),
+                    tid(pid(e.block, e.core), s.pipe),
+                    us(ns(s.start_ns))
                 );
                 sep(&mut o);
                 let _ = write!(
                     o,
-                    "{{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.4}}}",
-                    e.block,
-                    p.pipe.index(),
-                    us(p.start_ns + p.dur_ns - cost.issue_ns / 2.0)
+                    "{{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"flag\",\"cat\":\"sync\",\"id\":{k},\"pid\":{},\"tid\":{},\"ts\":{:.3}}}",
+                    pid(e.block, e.core),
+                    tid(pid(e.block, e.core), p.pipe),
+                    // Inside the wait's slice (its last nanosecond).
+                    us(ns(p.start_ns + p.dur_ns - cost.issue_ns / 2.0)
+                        .clamp(ns(p.start_ns), ns(p.start_ns + p.dur_ns)))
                 );
             }
         }
