@@ -174,6 +174,10 @@ impl Memory {
 
     fn with_buf(space: MemSpace, buf: Vec<u8>, len: usize) -> Memory {
         huge_page_hint(&buf);
+        Memory::with_buf_plain(space, buf, len)
+    }
+
+    fn with_buf_plain(space: MemSpace, buf: Vec<u8>, len: usize) -> Memory {
         let off = if len == 0 {
             0
         } else {
@@ -201,6 +205,22 @@ impl Memory {
         };
         let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail)?;
         Ok(Memory::with_buf(space, buf, capacity))
+    }
+
+    /// [`Memory::try_new`] without the huge-page hint, for a large space only small scattered
+    /// parts of which are written (a worker thread's private GM): each touched 4 KiB page is
+    /// zeroed on first write, not each touched 2 MiB.
+    pub fn try_new_sparse(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
+        let fail = MemoryError::AllocFailed {
+            space,
+            bytes: capacity as u64,
+        };
+        let n = match capacity {
+            0 => 0,
+            c => c.checked_add(ALIGN - 1).ok_or(fail.clone())?,
+        };
+        let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail)?;
+        Ok(Memory::with_buf_plain(space, buf, capacity))
     }
 
     fn all(&self) -> &[u8] {

@@ -337,9 +337,8 @@ fn dequant_reads_each_parameter_rows_first_element_as_the_ptoas_golden_says() {
         let of: Vec<f32> = (0..32 * pcols)
             .map(|k| (k % 31) as f32 * 0.5 - 7.0)
             .collect();
-        for k in 0..1024 {
-            c.set_bits(&src, k / 32, k % 32, q[k] as u16 as u64)
-                .unwrap();
+        for (k, v) in q.iter().enumerate() {
+            c.set_bits(&src, k / 32, k % 32, *v as u16 as u64).unwrap();
         }
         put_f32(&mut c, &s_t, &sc, pcols);
         put_f32(&mut c, &o_t, &of, pcols);

@@ -583,7 +583,7 @@ fn parallel(
                     };
                     let mut core = TileCore::by_name(profile_name(prog.target))?;
                     core.set_policy(prog.policy);
-                    let Ok(gm) = Memory::try_new(MemSpace::Gm, input.capacity()) else {
+                    let Ok(gm) = Memory::try_new_sparse(MemSpace::Gm, input.capacity()) else {
                         fail(0, internal_err("no host memory for a private GM"));
                         return None;
                     };
