@@ -195,16 +195,9 @@ impl Memory {
     /// provide it. The pages come zeroed from the allocator, so untouched parts of a large space
     /// cost no resident memory.
     pub fn try_new(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
-        let fail = MemoryError::AllocFailed {
-            space,
-            bytes: capacity as u64,
-        };
-        let n = match capacity {
-            0 => 0,
-            c => c.checked_add(ALIGN - 1).ok_or(fail.clone())?,
-        };
-        let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail)?;
-        Ok(Memory::with_buf(space, buf, capacity))
+        let m = Memory::try_new_sparse(space, capacity)?;
+        huge_page_hint(&m.buf);
+        Ok(m)
     }
 
     /// [`Memory::try_new`] without the huge-page hint, for a large space only small scattered

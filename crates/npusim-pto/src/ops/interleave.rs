@@ -102,26 +102,8 @@ impl TileCore {
             ("src0", src0),
             ("src1", src1),
         ];
-        self.interleave_checks(op, &tiles)?;
-        let (rows, cols) = (dst0.valid_row(), dst0.valid_col());
-        for (n, t) in &tiles[1..] {
-            if (t.valid_row(), t.valid_col()) != (rows, cols) {
-                return Err(vr_err(
-                    op,
-                    n,
-                    "all tiles must have dst0's valid shape",
-                    format!("{}x{} for {rows}x{cols}", t.valid_row(), t.valid_col()),
-                ));
-            }
-        }
-        if cols % 2 != 0 {
-            return Err(vr_err(
-                op,
-                "dst0",
-                "validCol must be even",
-                cols.to_string(),
-            ));
-        }
+        let (rows, cols) =
+            self.two_source_shape(op, &tiles, "all tiles must have dst0's valid shape")?;
         let size = dst0.dtype().size();
         let a = self.read_bytes(src0, (0, 0), rows, cols, size);
         let b = self.read_bytes(src1, (0, 0), rows, cols, size);
@@ -137,6 +119,38 @@ impl TileCore {
         Ok(())
     }
 
+    /// The two-source forms' shared rules: [`TileCore::interleave_checks`], every tile with
+    /// dst0's valid shape (`rule` names the form), and an even valid column count; returns
+    /// that shape.
+    fn two_source_shape(
+        &self,
+        op: OpCode,
+        tiles: &[(&'static str, &Tile)],
+        rule: &'static str,
+    ) -> Result<(usize, usize), PtoError> {
+        self.interleave_checks(op, tiles)?;
+        let (rows, cols) = (tiles[0].1.valid_row(), tiles[0].1.valid_col());
+        for (n, t) in &tiles[1..] {
+            if (t.valid_row(), t.valid_col()) != (rows, cols) {
+                return Err(vr_err(
+                    op,
+                    n,
+                    rule,
+                    format!("{}x{} for {rows}x{cols}", t.valid_row(), t.valid_col()),
+                ));
+            }
+        }
+        if cols % 2 != 0 {
+            return Err(vr_err(
+                op,
+                "dst0",
+                "validCol must be even",
+                cols.to_string(),
+            ));
+        }
+        Ok((rows, cols))
+    }
+
     /// TDEINTERLEAVE: `dst0`/`dst1` the even/odd elements of each row's stream.
     pub fn tdeinterleave(
         &mut self,
@@ -149,26 +163,11 @@ impl TileCore {
         let (rows, out_cols, stream) = match src {
             DeinterleaveSrc::Two(s0, s1) => {
                 let tiles = [("dst0", dst0), ("dst1", dst1), ("src0", s0), ("src1", s1)];
-                self.interleave_checks(op, &tiles)?;
-                let (rows, cols) = (dst0.valid_row(), dst0.valid_col());
-                for (n, t) in &tiles[1..] {
-                    if (t.valid_row(), t.valid_col()) != (rows, cols) {
-                        return Err(vr_err(
-                            op,
-                            n,
-                            "two-source form: all tiles must have dst0's valid shape",
-                            format!("{}x{} for {rows}x{cols}", t.valid_row(), t.valid_col()),
-                        ));
-                    }
-                }
-                if cols % 2 != 0 {
-                    return Err(vr_err(
-                        op,
-                        "dst0",
-                        "validCol must be even",
-                        cols.to_string(),
-                    ));
-                }
+                let (rows, cols) = self.two_source_shape(
+                    op,
+                    &tiles,
+                    "two-source form: all tiles must have dst0's valid shape",
+                )?;
                 let a = self.read_bytes(s0, (0, 0), rows, cols, size);
                 let b = self.read_bytes(s1, (0, 0), rows, cols, size);
                 let w = cols * size;
