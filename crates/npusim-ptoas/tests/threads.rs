@@ -177,6 +177,26 @@ const CASES: &[Case] = &[
         scalars: &[("iters", "20")],
     },
     Case {
+        file: "bench/tmatmul_loop.pto",
+        blocks: &[1, 2],
+        bufs: &[
+            ("a", F16, 128 * 128),
+            ("b", F16, 128 * 128),
+            ("c", F32, 128 * 128),
+        ],
+        scalars: &[("iters", "2")],
+    },
+    Case {
+        file: "bench/tmov_acc_vec_loop.pto",
+        blocks: &[1, 2],
+        bufs: &[
+            ("a", F16, 128 * 128),
+            ("b", F16, 128 * 128),
+            ("c", F32, 128 * 128),
+        ],
+        scalars: &[("iters", "2")],
+    },
+    Case {
         file: "bench/texp_loop.pto",
         blocks: &[1],
         bufs: &[
