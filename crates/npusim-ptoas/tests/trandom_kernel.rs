@@ -61,21 +61,32 @@ fn kernel(arch: &str, ty: &str, rows: usize, words: [i64; 6], rounds: Option<&st
 }
 
 fn run(src: &str, rows: usize) -> Result<Vec<u32>, String> {
+    let unsigned = src.contains("!pto.ptr<ui32>");
     let m = parse_module(src, "t.pto")
         .unwrap_or_else(|d| panic!("{}", npusim_ptoas::render_all(&d, "t.pto", src)));
     let p = lower(&m, LowerOptions::default())
         .map_err(|d| npusim_ptoas::render_all(&d, "t.pto", src))?;
-    let args = vec![(
-        "y".to_string(),
-        HostArg::Buffer(NpyArray::from_elems(
-            vec![rows, 256],
-            &vec![0u32; rows * 256],
-        )),
-    )];
+    // The buffer's element type is the kernel's (`i32` or `ui32`).
+    let y = if unsigned {
+        NpyArray::from_elems(vec![rows, 256], &vec![0u32; rows * 256])
+    } else {
+        NpyArray::from_elems(vec![rows, 256], &vec![0i32; rows * 256])
+    };
+    let args = vec![("y".to_string(), HostArg::Buffer(y))];
     let out = p
         .run(None, &args, &RunConfig::default())
         .map_err(|e| e.render("t.pto", src))?;
-    Ok(out.buffer("y").unwrap().to_elems::<u32>().unwrap())
+    // The stream is compared as u32 words.
+    let y = out.buffer("y").unwrap();
+    Ok(if unsigned {
+        y.to_elems::<u32>().unwrap()
+    } else {
+        y.to_elems::<i32>()
+            .unwrap()
+            .into_iter()
+            .map(|v| v as u32)
+            .collect()
+    })
 }
 
 #[test]
