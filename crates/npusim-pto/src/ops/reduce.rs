@@ -227,16 +227,12 @@ fn extreme_lanes<N: Num, const MAX: bool>(v: &[N]) -> Option<N> {
     for c in &mut chunks {
         for i in 0..L {
             let x = c[i];
-            #[allow(clippy::eq_op)]
-            let is_nan = x != x;
-            nan |= is_nan;
+            nan |= x.is_nan();
             acc[i] = if better(x, acc[i]) { x } else { acc[i] };
         }
     }
     for &x in chunks.remainder() {
-        #[allow(clippy::eq_op)]
-        let is_nan = x != x;
-        nan |= is_nan;
+        nan |= x.is_nan();
         acc[0] = if better(x, acc[0]) { x } else { acc[0] };
     }
     if nan {
