@@ -10,7 +10,7 @@ pub mod svg;
 #[path = "explain_tik.rs"]
 mod tik;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use npusim_ptoas::TargetArch;
 use std::io::Write as _;
@@ -87,20 +87,8 @@ fn parse_target(s: &str) -> Result<TargetArch, String> {
 
 /// Writes `text` to `path` through a temporary file renamed into place (no partial file).
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out.svg".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("cannot write {}: {e}", path.display())
-    })
+    npusim_core::npy::write_atomic(path, text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 fn emit(svg: &str, summary: &[String], output: Option<&Path>) -> Result<()> {

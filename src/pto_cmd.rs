@@ -879,7 +879,8 @@ fn write_outputs(o: &RunOutcome, outs: &mut [(String, Dest)]) -> Result<()> {
     }
     for (name, dest) in outs.iter_mut() {
         if let Dest::File(pf) = dest {
-            std::fs::rename(&pf.tmp, &pf.final_path).with_context(|| {
+            // An existing file is removed first: see `npusim_core::npy::replace_file` for why.
+            npusim_core::npy::replace_file(&pf.tmp, &pf.final_path).with_context(|| {
                 format!(
                     "--out {name}: cannot rename into {}",
                     pf.final_path.display()

@@ -200,9 +200,9 @@ impl Memory {
         Ok(m)
     }
 
-    /// [`Memory::try_new`] without the huge-page hint, for a large space only small scattered
-    /// parts of which are written (a worker thread's private GM): each touched 4 KiB page is
-    /// zeroed on first write, not each touched 2 MiB.
+    /// [`Memory::try_new`] without the huge-page hint: each touched 4 KiB page is zeroed on
+    /// first write, not each touched 2 MiB. Cheaper only when few pages of each 2 MiB are
+    /// written (a 4 KiB fault costs about as much as zeroing 64-128 KiB).
     pub fn try_new_sparse(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
         let fail = MemoryError::AllocFailed {
             space,

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Writes scripts/npusim-symbol-order.txt: the functions a short `npusim run` executes, so that
+the linker puts them next to each other (build.rs passes the file to lld as
+`--symbol-ordering-file` when linking the `npusim` executable).
+
+Why: a process maps its executable's code on demand, and Linux maps each touched page together
+with its neighbours (fault-around, 64 KiB by default). npusim's 11 MB of code keeps the
+functions of one run scattered over it, so a 16x16 TADD run had 2.6 MiB of its code resident
+(41 windows of 64 KiB) although the functions it executes total about 0.86 MB. Laid out
+together they fill a few windows: less resident memory and fewer page faults at start.
+
+How: runs `npusim` under valgrind's callgrind on issue 11's four benchmark workloads (small
+sizes), `npusim check`, and `npusim demo`, and lists every function of the npusim executable
+that executed, in that order of workloads (first seen first), by their mangled names.
+
+Mangled names carry hashes of the compiler version and build settings: after a toolchain or
+dependency update, rerun this script (a stale file only loses the effect; lld ignores names it
+does not find, and build.rs silences those warnings). Needs valgrind and numpy.
+
+    python3 scripts/gen_symbol_order.py [--npusim target/release/npusim]
+"""
+
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "scripts" / "npusim-symbol-order.txt"
+
+
+def workloads(npusim, d):
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+
+    def save(name, a):
+        np.save(f"{d}/{name}.npy", a)
+
+    save("va_x", rng.standard_normal((256, 256)).astype(np.float32))
+    save("va_y", rng.standard_normal((256, 256)).astype(np.float32))
+    save("va_z", np.zeros((256, 256), np.float32))
+    save("sm_x", (3 * rng.standard_normal((32, 1024))).astype(np.float32))
+    save("sm_y", np.zeros((32, 1024), np.float32))
+    save("ta_a", np.zeros((16, 16), np.float32))
+    save("ta_b", np.full((16, 16), 1e-3, np.float32))
+    save("te_a", (0.01 * rng.standard_normal((64, 128))).astype(np.float32))
+    save("te_c", np.zeros((64, 128), np.float32))
+    ex = ROOT / "examples" / "pto"
+    run = [npusim, "run"]
+    return [
+        run + [f"{ex}/bench/tadd_loop.pto", "--arg", f"a={d}/ta_a.npy", "--arg",
+               f"b={d}/ta_b.npy", "--arg", f"c={d}/ta_a.npy", "--arg", "iters=10",
+               "--out", f"c={d}/o1.npy"],
+        run + [f"{ex}/bench/texp_loop.pto", "--arg", f"a={d}/te_c.npy", "--arg",
+               f"b={d}/te_a.npy", "--arg", f"c={d}/te_c.npy", "--arg", "iters=3",
+               "--out", f"c={d}/o2.npy"],
+        run + [f"{ex}/bench/row_softmax_blocks.pto", "--blocks", "8", "--arg",
+               f"x={d}/sm_x.npy", "--arg", f"y={d}/sm_y.npy", "--arg", "n_rows=32",
+               "--out", f"y={d}/o3.npy"],
+        run + [f"{ex}/vector_add.pto", "--arg", f"x={d}/va_x.npy", "--arg",
+               f"y={d}/va_y.npy", "--arg", f"z={d}/va_z.npy", "--arg", "n_rows=256",
+               "--out", f"z={d}/o4.npy"],
+        [npusim, "check", f"{ex}/vector_add.pto"],
+        [npusim, "demo"],
+    ]
+
+
+def executed(callgrind_out, exe):
+    """Functions of `exe` with cost in a callgrind output, in file order."""
+    seen = []
+    ob = None
+    with open(callgrind_out, errors="replace") as f:
+        for line in f:
+            if line.startswith("ob="):
+                ob = line[3:].strip()
+            elif line.startswith("fn=") and ob == exe:
+                name = line[3:].strip()
+                # callgrind marks recursion levels as NAME'2.
+                name = name.split("'")[0]
+                if not name.startswith("0x"):
+                    seen.append(name)
+    return seen
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--npusim", default=str(ROOT / "target" / "release" / "npusim"))
+    args = ap.parse_args()
+    exe = str(pathlib.Path(args.npusim).resolve())
+    defined = set()
+    nm = subprocess.run(["nm", "--defined-only", exe], capture_output=True, text=True, check=True)
+    for line in nm.stdout.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[1] in "tTwW":
+            defined.add(p[2])
+    order, have = [], set()
+    with tempfile.TemporaryDirectory() as d:
+        for k, cmd in enumerate(workloads(exe, d)):
+            out = f"{d}/cg.{k}"
+            subprocess.run(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                 "--dump-instr=no", "--compress-strings=no", "--demangle=no", *cmd],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            for name in executed(out, exe):
+                if name in defined and name not in have:
+                    have.add(name)
+                    order.append(name)
+    OUT.write_text(
+        "# Generated by scripts/gen_symbol_order.py from "
+        f"`{os.path.basename(exe)} --version` = "
+        f"{subprocess.run([exe, '--version'], capture_output=True, text=True).stdout.strip()}; "
+        "see that script.\n" + "\n".join(order) + "\n")
+    print(f"wrote {OUT} ({len(order)} functions)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
