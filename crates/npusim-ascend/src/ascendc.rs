@@ -365,6 +365,12 @@ macro_rules! ascendc_methods {
         pub fn $asc<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, first_value: T, count: u32) -> Result<()> {
             crate::misc::create_vec_index(&mut self.core, stringify!($asc), &dst.op, first_value.into(), count as i64)
         }
+        #[doc = concat!("`", stringify!($asc), "(dst, firstValue, mask / mask[2], repeatTime, dstBlkStride, dstRepStride)`: active lane e of repeat r gets `firstValue + r·lanes + e`.")]
+        pub fn $rep<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, first_value: T, mask: impl Into<AscMask>,
+                    repeat: u8, dst_blk_stride: u16, dst_rep_stride: u8) -> Result<()> {
+            crate::misc::create_vec_index_masked(&mut self.core, stringify!($asc), &dst.op, first_value.into(), mask.into().0,
+                repeat as i64, dst_blk_stride as i64, dst_rep_stride as i64)
+        }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
     (@m AddrListTranspose, $id:ident, $asc:ident, $rep:ident) => {
