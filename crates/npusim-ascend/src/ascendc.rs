@@ -304,6 +304,18 @@ macro_rules! ascendc_methods {
             };
             crate::reduce::reduce_all(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op, count as i64, 8, order)
         }
+        #[doc = concat!("`", stringify!($asc), "(dst, src, sharedTmpBuffer, mask / mask[2], repeatTime, srcRepStride, calIndex)`: the high-dimension forms (continuous or bit-wise mask, normal mode); max/min write [value, index] when `cal_index`, the value alone otherwise (the count form with calIndex is `", stringify!($asc), "` with `cal_index` true, or this form with the count's repeats).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $rep<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, _tmp: &LocalTensor<T>,
+                    mask: impl Into<AscMask>, repeat: i32, src_rep_stride: i32, cal_index: bool) -> Result<()> {
+            let order = match self.chip().id {
+                ChipId::Ascend910B | ChipId::Ascend950 => crate::reduce::RepeatOrder::Sequential255,
+                _ => crate::reduce::RepeatOrder::Tree,
+            };
+            crate::reduce::reduce_all_lanes(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op,
+                crate::reduce::ReduceLanes::Masked { mask: mask.into().0, repeat: repeat as i64 },
+                src_rep_stride as i64, order, cal_index)
+        }
     };
     (@m GatherMask, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src0, src1Pattern (1..=7), reduceMode, mask, {src0BlockStride, repeatTimes, src0RepeatStride, src1RepeatStride}, rsvdCnt)`; returns rsvdCnt.")]
@@ -352,6 +364,12 @@ macro_rules! ascendc_methods {
         #[doc = concat!("`", stringify!($asc), "(dst, firstValue, count)`: `dst[i] = firstValue + i`.")]
         pub fn $asc<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, first_value: T, count: u32) -> Result<()> {
             crate::misc::create_vec_index(&mut self.core, stringify!($asc), &dst.op, first_value.into(), count as i64)
+        }
+        #[doc = concat!("`", stringify!($asc), "(dst, firstValue, mask / mask[2], repeatTime, dstBlkStride, dstRepStride)`: active lane e of repeat r gets `firstValue + r·lanes + e`.")]
+        pub fn $rep<T: Element + Into<Scalar>>(&mut self, dst: &LocalTensor<T>, first_value: T, mask: impl Into<AscMask>,
+                    repeat: u8, dst_blk_stride: u16, dst_rep_stride: u8) -> Result<()> {
+            crate::misc::create_vec_index_masked(&mut self.core, stringify!($asc), &dst.op, first_value.into(), mask.into().0,
+                repeat as i64, dst_blk_stride as i64, dst_rep_stride as i64)
         }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};

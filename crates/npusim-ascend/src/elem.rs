@@ -243,6 +243,9 @@ pub mod chunk {
     /// evaluation's rounding a few ulps; libm's `exp` is within 1 ulp. Outside this band both
     /// round to the same f32; about one lane in 2^15 takes the exact path.
     const GUARD: i64 = 1 << 13;
+    /// The AVX-512 form's band (its polynomial is shorter; see [`exp_avx512`]).
+    #[cfg(target_arch = "x86_64")]
+    const GUARD_512: i64 = 1 << 16;
 
     /// exp in f64 without branches or tables: (result rounded to f32, whether it is certainly
     /// equal to `super::exp`). x = n·ln2 + r; e^x = 2^n · e^r, e^r by its Taylor series.
@@ -292,6 +295,13 @@ pub mod chunk {
         }
     }
 
+    /// The one-lane form of the fast path (the AVX-512 kernel's tail).
+    #[inline(always)]
+    fn exp_lane<const FMA: bool>(a: f32) -> f32 {
+        let (y, ok) = exp_fast::<FMA>(a);
+        if ok { y } else { super::exp(a) }
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     fn exp_avx2(x: &mut [f32]) {
@@ -319,76 +329,157 @@ pub mod chunk {
         1.915_206_561_397_147_4,
     ];
 
+    /// [`EXP2_16`] with j·2^48 taken off entry j's bits (the AVX-512 form adds n·2^48 back).
+    #[cfg(target_arch = "x86_64")]
+    static EXP2_16_BIASED: [f64; 16] = {
+        let mut t = [0f64; 16];
+        let mut j = 0;
+        while j < 16 {
+            t[j] = f64::from_bits(EXP2_16[j].to_bits() - ((j as u64) << 48));
+            j += 1;
+        }
+        t
+    };
+
     /// The AVX-512 form: 8 lanes in f64 per step, x = (16k + j)·ln2/16 + r,
     /// e^x = 2^k · 2^(j/16) · e^r with the 16-entry table held in two registers (a permute,
-    /// no gather) and e^r by its degree-5 Taylor series (remainder below 1.5e-13 relative on
-    /// |r| <= ln2/32); the same midpoint guard and exact path as [`exp_fast`].
+    /// no gather), e^r - 1 = r + r²·(C2 + C3·r + C4·r²) (a minimax fit, relative error of e^r
+    /// below 2^-37.4 on |r| <= ln2/32, i.e. below 2^15.6 ulps of the f64 result) and 2^k added
+    /// to the exponent field; lanes within [`GUARD_512`] f64 ulps of an f32 rounding midpoint,
+    /// and results outside the normal f32 range, take the exact path (about one lane in 2^12).
+    /// Reads `n` lanes at `src`, writes them at `dst` (which may equal `src`).
+    ///
+    /// # Safety
+    /// `src` and `dst` must be valid for `n` f32 reads / writes, and either equal or not
+    /// overlapping.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl,fma")]
-    fn exp_avx512(x: &mut [f32]) {
+    unsafe fn exp_avx512(src: *const f32, dst: *mut f32, n: usize) {
         use std::arch::x86_64::*;
         const INV_LN2_16: f64 = 16.0 * std::f64::consts::LOG2_E;
         const LN2_16: f64 = std::f64::consts::LN_2 / 16.0;
-        let n8 = x.len() / 8 * 8;
-        let (body, tail) = x.split_at_mut(n8);
-        // SAFETY: every pointer below is to a whole 8-lane f32 chunk or to the 16-entry
-        // table (unaligned accesses); the features were enabled by the caller's detection.
+        // The minimax coefficients (Remez on |r| <= ln2/32, relative error of e^r).
+        const C2: f64 = 0.500_000_000_797_116_3;
+        const C3: f64 = 0.166_670_064_758_274_6;
+        const C4: f64 = 0.041_665_107_605_070_01;
+        // The guard as a bit test: a lane fails when its low 29 bits lie in
+        // [2^28 - GUARD_512, 2^28 + GUARD_512), i.e. when adding GUARD_512 + 2^28 clears
+        // bits log2(2·GUARD_512)..=28.
+        const GUARD_ADD: i64 = GUARD_512 + (1 << 28);
+        const GUARD_BITS: i64 = ((1 << 29) - 1) & !(2 * GUARD_512 - 1);
+        // SAFETY: every access below is to a whole 8-lane chunk inside the `n` lanes or to
+        // the 16-entry table (unaligned accesses); the features were enabled by the caller's
+        // detection. Each chunk is read before it is written, so `dst == src` is fine.
         unsafe {
-            let t0 = _mm512_loadu_pd(EXP2_16.as_ptr());
-            let t1 = _mm512_loadu_pd(EXP2_16.as_ptr().add(8));
+            let t0 = _mm512_loadu_pd(EXP2_16_BIASED.as_ptr());
+            let t1 = _mm512_loadu_pd(EXP2_16_BIASED.as_ptr().add(8));
             let c = _mm512_set1_pd;
-            for blk in body.chunks_exact_mut(8) {
-                let xf = _mm256_loadu_ps(blk.as_ptr());
+            // 8 lanes: the f32 result and the guard's verdict (before the range check).
+            let lanes8 = |xf: __m256| -> (__m256, u8) {
                 let xd = _mm512_cvtps_pd(xf);
                 let t = _mm512_fmadd_pd(xd, c(INV_LN2_16), c(MAGIC));
-                let n = _mm512_sub_pd(t, c(MAGIC));
-                // The low bits of t hold n = 16k + j (two's complement): j indexes the table,
-                // and n << 48 with its low 4 bits cleared is k in the exponent field.
+                let nf = _mm512_sub_pd(t, c(MAGIC));
+                // The low bits of t hold n = 16k + j (two's complement): j indexes the table.
                 let tb = _mm512_castpd_si512(t);
                 // One reduction step with ln2/16 rounded to f64: the error, |n|·2^-53·ln2/16
                 // below 1e-14, is far inside the guard (and the sweep checks every input).
-                let r = _mm512_fnmadd_pd(n, c(LN2_16), xd);
+                let r = _mm512_fnmadd_pd(nf, c(LN2_16), xd);
                 let r2 = _mm512_mul_pd(r, r);
-                let q1 = _mm512_fmadd_pd(c(1.0 / 6.0), r, c(0.5));
-                let q2 = _mm512_fmadd_pd(c(1.0 / 120.0), r, c(1.0 / 24.0));
+                let q = _mm512_fmadd_pd(c(C4), r2, _mm512_fmadd_pd(c(C3), r, c(C2)));
                 // e^r - 1; the table entry is then multiplied in as tab + tab·(e^r - 1).
-                let em1 = _mm512_fmadd_pd(_mm512_fmadd_pd(q2, r2, q1), r2, r);
-                let tab = _mm512_permutex2var_pd(t0, tb, t1);
-                let k52 =
-                    _mm512_and_si512(_mm512_slli_epi64::<48>(tb), _mm512_set1_epi64(-1i64 << 52));
-                // 2^k by adding k to the exponent (an integer add, off the multiply ports):
-                // exact for the normal results the lanes kept below have.
-                let y = _mm512_castsi512_pd(_mm512_add_epi64(
-                    _mm512_castpd_si512(_mm512_fmadd_pd(em1, tab, tab)),
-                    k52,
+                let em1 = _mm512_fmadd_pd(q, r2, r);
+                // 2^k · 2^(j/16) as integer bits: the table holds bits(2^(j/16)) - j·2^48, so
+                // adding n·2^48 = k·2^52 + j·2^48 (t's bits shifted: MAGIC's low 16 bits are
+                // zero) gives k in the exponent field; exact for the normal results the
+                // lanes kept below have.
+                let tab = _mm512_castsi512_pd(_mm512_add_epi64(
+                    _mm512_castpd_si512(_mm512_permutex2var_pd(t0, tb, t1)),
+                    _mm512_slli_epi64::<48>(tb),
                 ));
-                // |low - 2^28| > GUARD, as one unsigned compare.
-                let low =
-                    _mm512_and_si512(_mm512_castpd_si512(y), _mm512_set1_epi64((1 << 29) - 1));
-                let d = _mm512_sub_epi64(low, _mm512_set1_epi64((1 << 28) - GUARD));
-                // Normal f32 results only: |x| < 87 as an integer compare of the f32 bits
-                // (NaN fails; 87 <= x < 88 takes the exact path).
-                let in_range = _mm256_cmplt_epi32_mask(
-                    _mm256_and_si256(_mm256_castps_si256(xf), _mm256_set1_epi32(0x7fff_ffff)),
-                    _mm256_set1_epi32(87f32.to_bits() as i32),
+                let y = _mm512_fmadd_pd(em1, tab, tab);
+                let ok = _mm512_test_epi64_mask(
+                    _mm512_add_epi64(_mm512_castpd_si512(y), _mm512_set1_epi64(GUARD_ADD)),
+                    _mm512_set1_epi64(GUARD_BITS),
                 );
-                let ok = _mm512_cmpgt_epu64_mask(d, _mm512_set1_epi64(2 * GUARD)) & in_range;
-                let y32 = _mm512_cvtpd_ps(y);
-                if ok == 0xff {
-                    _mm256_storeu_ps(blk.as_mut_ptr(), y32);
+                (_mm512_cvtpd_ps(y), ok)
+            };
+            // Lanes [i, end) (whole 8-lane chunks) from `sp` into `dst`: every chunk is
+            // stored and its failing lanes noted in `bad` (one byte per chunk); `check` adds
+            // the per-chunk range check, which a block whose every lane is in range goes
+            // without. No call inside (so the constants stay in registers); the exact path
+            // runs after the block.
+            let run = |sp: *const f32, i: usize, end: usize, check: bool, bad: &mut [u8; 32]| {
+                let mut any = 0u8;
+                let mut v = 0;
+                while i + 8 * v < end {
+                    let x = _mm256_loadu_ps(sp.add(8 * v));
+                    let (y, ok) = lanes8(x);
+                    let ok = if check {
+                        // Normal f32 results only: -87 < x < 88 (NaN fails).
+                        ok & _mm256_mask_cmp_ps_mask::<_CMP_LT_OQ>(
+                            _mm256_cmp_ps_mask::<_CMP_GT_OQ>(x, _mm256_set1_ps(-87.0)),
+                            x,
+                            _mm256_set1_ps(88.0),
+                        )
+                    } else {
+                        ok
+                    };
+                    _mm256_storeu_ps(dst.add(i + 8 * v), y);
+                    bad[v] = !ok;
+                    any |= !ok;
+                    v += 1;
+                }
+                any != 0
+            };
+            // Blocks of 256 lanes: one pass of |x| as integers (the f32 bits rotated left by
+            // one put the sign at bit 0, so the order is |x|'s and NaNs come above every
+            // number) decides whether every lane has |x| < 87; in place, the pass also keeps
+            // a copy of the block for the exact path.
+            const BLOCK: usize = 256;
+            let limit = _mm512_set1_epi32((87f32.to_bits() << 1) as i32);
+            let in_place = std::ptr::eq(src, dst);
+            let mut copy = [0f32; BLOCK];
+            let mut bad = [0u8; 32];
+            let n8 = n / 8 * 8;
+            let mut i = 0;
+            while i < n8 {
+                let end = (i + BLOCK).min(n8);
+                let sp = if in_place {
+                    std::ptr::copy_nonoverlapping(src.add(i), copy.as_mut_ptr(), end - i);
+                    copy.as_ptr()
                 } else {
-                    let mut out = [0f32; 8];
-                    _mm256_storeu_ps(out.as_mut_ptr(), y32);
-                    for (j, (o, a)) in out.iter_mut().zip(blk.iter()).enumerate() {
-                        if ok >> j & 1 == 0 {
-                            *o = super::exp(*a);
+                    src.add(i)
+                };
+                let mut check = true;
+                if end - i == BLOCK {
+                    let mut m = _mm512_setzero_si512();
+                    for k in (0..BLOCK).step_by(16) {
+                        let b = _mm512_castps_si512(_mm512_loadu_ps(sp.add(k)));
+                        m = _mm512_max_epu32(m, _mm512_rol_epi32::<1>(b));
+                    }
+                    check = _mm512_cmpge_epu32_mask(m, limit) != 0;
+                }
+                let any = if check {
+                    run(sp, i, end, true, &mut bad)
+                } else {
+                    run(sp, i, end, false, &mut bad)
+                };
+                if any {
+                    for (v, b) in bad.iter().enumerate().take((end - i) / 8) {
+                        let mut b = *b;
+                        while b != 0 {
+                            let j = 8 * v + b.trailing_zeros() as usize;
+                            *dst.add(i + j) = super::exp(*sp.add(j));
+                            b &= b - 1;
                         }
                     }
-                    blk.copy_from_slice(&out);
                 }
+                i = end;
+            }
+            for j in n8..n {
+                *dst.add(j) = exp_lane::<true>(*src.add(j));
             }
         }
-        exp_body::<true>(tail)
     }
 
     /// A vectorised f16 form of a unary element function: `o[k] = table[i[k]]` over f16 bit
@@ -426,13 +517,26 @@ pub mod chunk {
         1.915_206_6,
     ];
 
+    /// [`EXP2_16_F32`] with j·2^19 taken off entry j's bits (the f16 form adds n·2^19 back).
+    #[cfg(target_arch = "x86_64")]
+    static EXP2_16_F32_BIASED: [f32; 16] = {
+        let mut t = [0f32; 16];
+        let mut j = 0;
+        while j < 16 {
+            t[j] = f32::from_bits(EXP2_16_F32[j].to_bits() - ((j as u32) << 19));
+            j += 1;
+        }
+        t
+    };
+
     /// Exp on f16: the result is `f16(f32(e^x))` (the policy of [`super::exp`], then the
     /// f16 rounding). For inputs in [-9.5, 11] (results normal f16 values) it is computed in f32:
     /// e^x = 2^k · 2^(j/16) · e^r, |r| <= ln2/32, e^r by its degree-3 Taylor series (remainder
-    /// below 1e-8, a sixth of an f32 ulp), a few f32 ulps from e^x; a lane is certified when that value lies more
-    /// than 32 f32 ulps from an f16 rounding midpoint (then it and the exact value round to the
-    /// same f16). Other lanes (about one in 128, and every input outside the range) come from
-    /// the table.
+    /// below 1e-8, a sixth of an f32 ulp) and 2^k · 2^(j/16) built as integer bits, a few f32
+    /// ulps from e^x; a lane is certified when that value lies at least 8 f32 ulps from an f16
+    /// rounding midpoint (then it and `f32(e^x)` round to the same f16; `exp_f16_every_input`
+    /// checks every input). Other lanes (about one in 512, and every input outside the range)
+    /// come from the table.
     fn exp_f16(table: &[u16], o: &mut [u16], i: &[u16]) -> usize {
         #[cfg(target_arch = "x86_64")]
         if table.len() >= 65536
@@ -455,47 +559,56 @@ pub mod chunk {
         const HI: f32 = 0.693_145_75 / 16.0;
         const LO: f32 = 1.428_606_8e-6 / 16.0;
         const MAGIC32: f32 = 12_582_912.0;
+        /// The certification band, in f32 ulps either side of an f16 rounding midpoint.
+        const F16_GUARD: i32 = 8;
+        const F16_GUARD_BITS: i32 = 0x1fff & !(2 * F16_GUARD - 1);
         let n = o.len().min(i.len()) / 16 * 16;
         // SAFETY: every pointer is to a whole 16-lane chunk or to the 16-entry table
         // (unaligned accesses); the features were enabled by the caller's detection.
         unsafe {
-            let tab = _mm512_loadu_ps(EXP2_16_F32.as_ptr());
+            let tab = _mm512_loadu_ps(EXP2_16_F32_BIASED.as_ptr());
             let c = _mm512_set1_ps;
             for (oc, ic) in o[..n].chunks_exact_mut(16).zip(i.chunks_exact(16)) {
                 let x = _mm512_cvtph_ps(_mm256_loadu_si256(ic.as_ptr().cast()));
                 let t = _mm512_fmadd_ps(x, c(INV_LN2_16), c(MAGIC32));
                 let nf = _mm512_sub_ps(t, c(MAGIC32));
-                let ni = _mm512_sub_epi32(
-                    _mm512_castps_si512(t),
-                    _mm512_set1_epi32(MAGIC32.to_bits() as i32),
-                );
+                // The low bits of t hold n = 16k + j (two's complement; MAGIC32's low 13 bits
+                // are zero): j indexes the table, n·2^19 = k·2^23 + j·2^19.
+                let tb = _mm512_castps_si512(t);
                 let r = _mm512_fnmadd_ps(nf, c(LO), _mm512_fnmadd_ps(nf, c(HI), x));
                 let mut p = _mm512_fmadd_ps(c(1.0 / 6.0), r, c(0.5));
                 p = _mm512_fmadd_ps(p, r, c(1.0));
                 p = _mm512_fmadd_ps(p, r, c(1.0));
-                let tb = _mm512_permutexvar_ps(ni, tab);
-                let k = _mm512_srai_epi32::<4>(ni);
-                let scale = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(
-                    k,
-                    _mm512_set1_epi32(127),
-                )));
-                let y = _mm512_mul_ps(_mm512_mul_ps(p, tb), scale);
-                // Low 13 bits outside [0x1000 - 32, 0x1000 + 32].
-                let low = _mm512_and_si512(
-                    _mm512_sub_epi32(_mm512_castps_si512(y), _mm512_set1_epi32(0x1000 - 32)),
-                    _mm512_set1_epi32(0x1fff),
+                // 2^k · 2^(j/16) as integer bits (the table holds bits(2^(j/16)) - j·2^19):
+                // exact for the normal results the lanes kept below have.
+                let tabk = _mm512_castsi512_ps(_mm512_add_epi32(
+                    _mm512_castps_si512(_mm512_permutexvar_ps(tb, tab)),
+                    _mm512_slli_epi32::<19>(tb),
+                ));
+                let y = _mm512_mul_ps(p, tabk);
+                // In range (NaN fails), and the low 13 bits outside
+                // [0x1000 - F16_GUARD, 0x1000 + F16_GUARD): adding F16_GUARD + 0x1000 leaves
+                // a bit of F16_GUARD_BITS set.
+                let in_range = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(
+                    _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, c(-9.5)),
+                    x,
+                    c(11.0),
                 );
-                let ok = _mm512_cmpgt_epu32_mask(low, _mm512_set1_epi32(64))
-                    & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, c(-9.5))
-                    & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, c(11.0));
+                let ok = _mm512_mask_test_epi32_mask(
+                    in_range,
+                    _mm512_add_epi32(
+                        _mm512_castps_si512(y),
+                        _mm512_set1_epi32(F16_GUARD + 0x1000),
+                    ),
+                    _mm512_set1_epi32(F16_GUARD_BITS),
+                );
                 let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(y);
                 _mm256_storeu_si256(oc.as_mut_ptr().cast(), h);
-                if ok != 0xffff {
-                    for (j, (ov, iv)) in oc.iter_mut().zip(ic.iter()).enumerate() {
-                        if ok >> j & 1 == 0 {
-                            *ov = table.get(*iv as usize).copied().unwrap_or(0);
-                        }
-                    }
+                let mut bad = !ok;
+                while bad != 0 {
+                    let j = bad.trailing_zeros() as usize;
+                    oc[j] = table.get(ic[j] as usize).copied().unwrap_or(0);
+                    bad &= bad - 1;
                 }
             }
         }
@@ -513,13 +626,9 @@ pub mod chunk {
     /// near an f32 rounding midpoint and for results outside the normal f32 range.
     pub fn exp(x: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the features were detected at run time.
-            unsafe { exp_avx512(x) };
+        if avx512() {
+            // SAFETY: the features were detected at run time; in place (src == dst).
+            unsafe { exp_avx512(x.as_ptr(), x.as_mut_ptr(), x.len()) };
             return;
         }
         #[cfg(target_arch = "x86_64")]
@@ -530,5 +639,57 @@ pub mod chunk {
             return;
         }
         exp_body::<false>(x)
+    }
+
+    /// The FMA form of [`exp`] (what a machine with AVX2 and FMA but no AVX-512 runs), for the
+    /// tests that hold every form equal to the model; the portable form without FMA.
+    #[doc(hidden)]
+    pub fn exp_fma(x: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the features were detected at run time.
+            unsafe { exp_avx2(x) };
+            return;
+        }
+        exp_body::<false>(x)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn avx512() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("fma")
+    }
+
+    /// The unary slice forms from a source slice into a destination of the same length
+    /// (the driver's fast kernel reads memory and writes memory without a staging copy).
+    pub mod from {
+        macro_rules! plain {
+            ($($f:ident),*) => {$(
+                #[inline(always)]
+                pub fn $f(x: &[f32], o: &mut [f32]) {
+                    for (o, v) in o.iter_mut().zip(x) {
+                        *o = super::super::$f(*v);
+                    }
+                }
+            )*};
+        }
+        plain!(ln, abs, sqrt, rsqrt, reciprocal);
+
+        /// [`super::exp`] from `x` into `o` (the first `min(x.len(), o.len())` lanes).
+        pub fn exp(x: &[f32], o: &mut [f32]) {
+            let n = x.len().min(o.len());
+            #[cfg(target_arch = "x86_64")]
+            if super::avx512() {
+                // SAFETY: the features were detected at run time; two distinct slices of
+                // at least `n` lanes.
+                unsafe { super::exp_avx512(x.as_ptr(), o.as_mut_ptr(), n) };
+                return;
+            }
+            o[..n].copy_from_slice(&x[..n]);
+            super::exp(&mut o[..n]);
+        }
     }
 }

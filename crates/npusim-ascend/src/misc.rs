@@ -161,6 +161,92 @@ pub fn create_vec_index(
     Ok(())
 }
 
+/// `CreateVecIndex(dst, firstValue, mask / mask[2], repeatTime, dstBlkStride, dstRepStride)`
+/// (the page's "tensor高维切分计算" forms): active lane e of repeat r is written at
+/// `dst + r·dstRepStride·32 + (e / per_block)·dstBlkStride·32 + (e % per_block)·size` with
+/// `firstValue + r·lanes + e` (the count form's value for element r·lanes + e, rounded once to
+/// the element type: policy, the page prints only the contiguous case); masked-off lanes keep
+/// their bytes. Checked: the chip's types (int8/int64 only in the count form), repeatTime
+/// [0, 255], dstBlkStride [0, 65535], dstRepStride [0, 255], the mask, scope, alignment,
+/// bounds, and every value inside the type (before anything is written).
+#[allow(clippy::too_many_arguments)]
+pub fn create_vec_index_masked(
+    core: &mut VectorCore,
+    name: &'static str,
+    dst: &Operand,
+    first: Scalar,
+    mask_arg: MaskArg,
+    repeat: i64,
+    dst_blk_stride: i64,
+    dst_rep_stride: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    Instr::CreateVecIndex.check_type(name, chip.id, "dst", dst.dtype)?;
+    if matches!(dst.dtype, ElemType::I8 | ElemType::I64) {
+        return Err(crate::error::AscendError::Rule {
+            instr: name,
+            param: "dst",
+            value: format!("{:?}", dst.dtype),
+            rule: "int8_t/int64_t only in the count form (CreateVecIndex(dst, firstValue, count))",
+        });
+    }
+    check::scope(name, "dst", dst, MemSpace::Ub)?;
+    check::align(chip, name, "dst", dst)?;
+    let repeat = check::range(name, "repeat", repeat, 0, 255, "[0, 255]")? as u64;
+    let blk = check::range(
+        name,
+        "dst_blk_stride",
+        dst_blk_stride,
+        0,
+        65535,
+        "[0, 65535]",
+    )? as u64;
+    let rep = check::range(name, "dst_rep_stride", dst_rep_stride, 0, 255, "[0, 255]")? as u64;
+    let size = dst.dtype.size() as u64;
+    let lanes = 256 / size;
+    let per_block = BLOCK_BYTES / size;
+    let bits = match mask::resolve(name, mask_arg, lanes as u32, true, MaskRegister::default())? {
+        LaneMask::Normal(b) => b,
+        LaneMask::Counter(c) => mask::prefix(c.min(lanes) as u32),
+    };
+    first.to_bits(name, "firstValue", dst.dtype)?;
+    if repeat == 0 || bits == 0 {
+        return Ok(());
+    }
+    let start = match first {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    };
+    // Every (offset, bits) first, so that a bad value or address writes nothing.
+    let mut writes = Vec::new();
+    let mut hi = dst.addr();
+    for r in 0..repeat {
+        for e in 0..lanes {
+            if bits >> e & 1 == 0 {
+                continue;
+            }
+            let at = dst.addr()
+                + r * rep * BLOCK_BYTES
+                + (e / per_block) * blk * BLOCK_BYTES
+                + (e % per_block) * size;
+            let v = start + (r * lanes + e) as f64;
+            let b = if dst.dtype.is_float() {
+                Scalar::Float(v).to_bits(name, "firstValue", dst.dtype)?
+            } else {
+                Scalar::Int(v as i64).to_bits(name, "firstValue", dst.dtype)?
+            };
+            hi = hi.max(at + size);
+            writes.push((at, b));
+        }
+    }
+    check::within(name, "dst", dst, Some((dst.addr(), hi)))?;
+    let ub = core.ub_mut();
+    for (at, b) in writes {
+        ub.write(at, &b.to_le_bytes()[..size as usize])?;
+    }
+    Ok(())
+}
+
 /// A checked compare into CMPMASK (`vcmp_xx` / Compare to the register).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CmpMaskOp {

@@ -427,9 +427,10 @@ pub fn reduce_sum(
     )
 }
 
-/// A whole-tensor reduction of `instr` (ReduceSum, ReduceMax, ReduceMin): sums in the chip's
-/// order; max/min write `[value, index]` (index as raw integer bits in T, ties to the lowest
-/// index, a NaN wins), the index counting elements in repeat order.
+/// A whole-tensor reduction of `instr` (ReduceSum, ReduceMax, ReduceMin) over the first
+/// `count` elements (the count form): sums in the chip's order; max/min write
+/// `[value, index]` (index as raw integer bits in T, ties to the lowest index, a NaN wins), the
+/// index counting elements in repeat order.
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_all(
     core: &mut VectorCore,
@@ -441,13 +442,54 @@ pub fn reduce_all(
     src_rep_stride: i64,
     order: RepeatOrder,
 ) -> Result<()> {
+    let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
+    reduce_all_lanes(
+        core,
+        instr,
+        name,
+        dst,
+        src,
+        ReduceLanes::Count(count),
+        src_rep_stride,
+        order,
+        true,
+    )
+}
+
+/// Which lanes of which repeats a whole-tensor reduction reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceLanes {
+    /// The count form: the first `count` elements (whole repeats, then a prefix).
+    Count(u64),
+    /// The high-dimension forms (ReduceMax.md "tensor高维切分计算"): `repeat` repeats of the
+    /// mask (continuous or bit-wise, normal mode).
+    Masked { mask: MaskArg, repeat: i64 },
+}
+
+/// The whole-tensor reduction in any of its forms. `cal_index` (ReduceMax/ReduceMin's
+/// `calIndex`) writes `[value, index]` when true and only the value when false; sums ignore it.
+/// The index is the element's position counted in repeat order (repeat · lanes + lane), what
+/// the page's contiguous examples (srcRepStride 8) give; with other strides the same counting
+/// is kept (policy: the page does not say). On half the index must fit 16 bits (ReduceMax.md:
+/// at most 65535), checked before anything runs.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_all_lanes(
+    core: &mut VectorCore,
+    instr: Instr,
+    name: &'static str,
+    dst: &Operand,
+    src: &Operand,
+    lanes_arg: ReduceLanes,
+    src_rep_stride: i64,
+    order: RepeatOrder,
+    cal_index: bool,
+) -> Result<()> {
     let chip = core.chip();
     instr.check_type(name, chip.id, "src", src.dtype)?;
     check::same_type(name, "dst", dst, "src", src.dtype)?;
     check::scope(name, "dst", dst, MemSpace::Ub)?;
     check::scope(name, "src", src, MemSpace::Ub)?;
     check::align(chip, name, "src", src)?;
-    let count = check::range(name, "count", count, 0, u32::MAX as i64, "[0, 2^32)")? as u64;
     let rep = check::range(
         name,
         "src_rep_stride",
@@ -458,46 +500,96 @@ pub fn reduce_all(
     )? as u64;
     let size = src.dtype.size() as u64;
     let lanes = 256 / size;
-    let n = count.div_ceil(lanes);
-    if n == 0 {
+    // (number of repeats, the lanes of repeat r)
+    let (n, lane_mask) = match lanes_arg {
+        ReduceLanes::Count(count) => (count.div_ceil(lanes), LaneMask::Counter(count)),
+        ReduceLanes::Masked { mask, repeat } => {
+            let repeat =
+                check::range(name, "repeat", repeat, 0, i32::MAX as i64, "[0, 2^31 - 1]")? as u64;
+            if matches!(mask, MaskArg::Placeholder) {
+                return Err(AscendError::BadMask {
+                    instr: name,
+                    value: "MASK_PLACEHOLDER".into(),
+                    rule: "the whole-tensor reductions take a continuous or bit-wise mask",
+                });
+            }
+            let m = mask::resolve(name, mask, lanes as u32, true, MaskRegister::default())?;
+            (repeat, m)
+        }
+    };
+    let lanes_of = |r: u64| -> u128 {
+        match lane_mask {
+            LaneMask::Counter(c) => mask::prefix(c.saturating_sub(r * lanes).min(lanes) as u32),
+            LaneMask::Normal(b) => b,
+        }
+    };
+    if n == 0 || lanes_of(0) == 0 {
         return Ok(());
     }
+    let last = lanes_of(n - 1);
+    let top = 127 - u64::from(last.leading_zeros()); // highest active lane of the last repeat
     check::within(
         name,
         "src",
         src,
         Some((
             src.addr(),
-            src.addr() + (n - 1) * rep * 32 + (count - (n - 1) * lanes) * size,
+            src.addr() + (n - 1) * rep * 32 + (top + 1) * size,
         )),
     )?;
     let comb = instr.combine().unwrap_or(Combine::Sum);
-    let out_elems = if comb == Combine::Sum { 1 } else { 2 };
+    let with_index = comb != Combine::Sum && cal_index;
+    if with_index && src.dtype == ElemType::F16 {
+        // The largest index the run can produce.
+        let max_index = (n - 1) * lanes + top;
+        if max_index > 65535 {
+            return Err(AscendError::Rule {
+                instr: name,
+                param: "calIndex",
+                value: format!("true with indices up to {max_index}"),
+                rule: "on half the index must not exceed 65535 (uint16_t)",
+            });
+        }
+    }
+    let out_elems = if with_index { 2 } else { 1 };
     check::within(
         name,
         "dst",
         dst,
         Some((dst.addr(), dst.addr() + out_elems * size)),
     )?;
+    let run = RunShape {
+        n,
+        rep,
+        lanes_of: &lanes_of,
+        with_index,
+    };
     match src.dtype {
-        ElemType::F16 => reduce_sum_t::<F16Io>(core, dst, src, count, rep, order, comb),
-        _ => reduce_sum_t::<F32Io>(core, dst, src, count, rep, order, comb),
+        ElemType::F16 => reduce_sum_t::<F16Io>(core, dst, src, &run, order, comb),
+        _ => reduce_sum_t::<F32Io>(core, dst, src, &run, order, comb),
     }
+}
+
+/// The repeats a whole-tensor reduction reads.
+struct RunShape<'a> {
+    n: u64,
+    rep: u64,
+    lanes_of: &'a dyn Fn(u64) -> u128,
+    with_index: bool,
 }
 
 fn reduce_sum_t<IO: FloatIo>(
     core: &mut VectorCore,
     dst: &Operand,
     src: &Operand,
-    count: u64,
-    rep: u64,
+    run: &RunShape<'_>,
     order: RepeatOrder,
     comb: Combine,
 ) -> Result<()> {
     let mode = core.chip().vector.overflow_mode;
     let size = IO::SIZE as u64;
     let lanes = 256 / size;
-    let n = count.div_ceil(lanes);
+    let (n, rep) = (run.n, run.rep);
     let round = |v: f32| -> f32 {
         let mut b = [0u8; 4];
         IO::store_one(v, &mut b);
@@ -528,20 +620,29 @@ fn reduce_sum_t<IO: FloatIo>(
         }
         level.first().copied().unwrap_or(0.0)
     };
-    // Lane values of repeat r (masked-off tail lanes are 0), padded to `lanes`.
+    // Lane values of repeat r (masked-off lanes are 0), padded to `lanes`.
     let mut rows: Vec<Vec<f32>> = Vec::with_capacity(n as usize);
     for r in 0..n {
-        let m = (count - r * lanes).min(lanes);
+        let bits = (run.lanes_of)(r);
+        let m = 128 - u64::from(bits.leading_zeros());
         let bytes = core.ub().bytes(src.addr() + r * rep * 32, m * size)?;
         let mut row: Vec<f32> = bytes.chunks_exact(IO::SIZE).map(IO::load_one).collect();
+        for (e, v) in row.iter_mut().enumerate() {
+            if bits >> e & 1 == 0 {
+                *v = 0.0;
+            }
+        }
         row.resize(lanes as usize, 0.0);
         rows.push(row);
     }
     if comb != Combine::Sum {
         let mut best: Option<(f32, u64)> = None;
         for (r, row) in rows.iter().enumerate() {
-            let m = (count - r as u64 * lanes).min(lanes) as usize;
-            for (e, &v) in row[..m].iter().enumerate() {
+            let bits = (run.lanes_of)(r as u64);
+            for (e, &v) in row.iter().enumerate() {
+                if bits >> e & 1 == 0 {
+                    continue;
+                }
                 let better = match best {
                     None => true,
                     Some((b, _)) => {
@@ -558,7 +659,8 @@ fn reduce_sum_t<IO: FloatIo>(
         let mut o = [0u8; 16];
         IO::store_one(v, &mut o);
         o[IO::SIZE..2 * IO::SIZE].copy_from_slice(&i.to_le_bytes()[..IO::SIZE]);
-        core.ub_mut().write(dst.addr(), &o[..2 * IO::SIZE])?;
+        let out = if run.with_index { 2 } else { 1 };
+        core.ub_mut().write(dst.addr(), &o[..out * IO::SIZE])?;
         let mut vb = [0u8; 8];
         vb[..IO::SIZE].copy_from_slice(&o[..IO::SIZE]);
         core.max_min = Some((src.dtype, u64::from_le_bytes(vb), i));

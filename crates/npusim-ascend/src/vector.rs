@@ -209,6 +209,17 @@ pub trait FloatOp {
             x[k] = Self::apply(x[k], y[k], z[k]);
         }
     }
+    /// For unary rows: the element function from `x` into `o` (same length), the slice forms
+    /// of [`elem::chunk::from`]; by default a copy and [`FloatOp::apply_chunk`].
+    #[inline(always)]
+    fn apply_from(x: &[f32], o: &mut [f32]) {
+        static ZERO: [f32; CHUNK] = [0.0; CHUNK];
+        for (oc, xc) in o.chunks_mut(CHUNK).zip(x.chunks(CHUNK)) {
+            let m = oc.len().min(xc.len());
+            oc[..m].copy_from_slice(&xc[..m]);
+            Self::apply_chunk(&mut oc[..m], &ZERO[..m], &ZERO[..m]);
+        }
+    }
 }
 
 /// Builds the table of a unary float op on f16 under `mode` from the plain kernel: the result
@@ -569,19 +580,21 @@ fn f32_lanes_body<OP: FloatOp, const SRC: u8, const RD: bool>(
 ) {
     #[cfg(target_endian = "big")]
     compile_error!("the f32 lane kernel reads memory as host f32");
-    static ZERO: [f32; CHUNK] = [0.0; CHUNK];
     let s = ctx.scalar_f;
+    if SRC == SRC_UNARY && !RD {
+        // One call over the whole run (the slice forms keep their own blocking).
+        let m = o.len();
+        let Some(xc) = x.get(..m) else { return };
+        OP::apply_from(xc, o);
+        if ctx.mode == OverflowMode::Saturate {
+            saturate(o, f32::MAX);
+        }
+        return;
+    }
     for (k, oc) in o.chunks_mut(CHUNK).enumerate() {
         let m = oc.len();
         let base = k * CHUNK;
         match SRC {
-            SRC_UNARY if !RD => {
-                let Some(xc) = x.get(base..base + m) else {
-                    return;
-                };
-                oc.copy_from_slice(xc);
-                OP::apply_chunk(oc, &ZERO[..m], &ZERO[..m]);
-            }
             SRC_TENSOR => {
                 let (Some(xc), Some(yc)) = (x.get(base..base + m), y.get(base..base + m)) else {
                     return;
@@ -908,6 +921,8 @@ pub mod rows {
                 fn apply(a: f32, b: f32, d: f32) -> f32 { row_ops!(@call Unary, elem::$elem, a, b, d) }
                 #[inline(always)]
                 fn apply_chunk(x: &mut [f32], _y: &[f32], _z: &[f32]) { elem::chunk::$elem(x) }
+                #[inline(always)]
+                fn apply_from(x: &[f32], o: &mut [f32]) { elem::chunk::from::$elem(x, o) }
                 fn f16_table(mode: OverflowMode) -> Option<&'static [u16]> {
                     static TABLES: [std::sync::OnceLock<Box<[u16]>>; 2] =
                         [std::sync::OnceLock::new(), std::sync::OnceLock::new()];

@@ -1,0 +1,164 @@
+//! CreateVecIndex in its high-dimension forms (CreateVecIndex.md "tensor高维切分计算": a
+//! continuous or bit-wise mask, repeatTime, dstBlkStride, dstRepStride) through the Ascend C
+//! face (`CreateVecIndexRepeat`): the page's two examples (int16, firstValue 0, 128 lanes, one
+//! repeat, strides 1 and 8: "[0 1 2 ... 127]"), a proptest against a plain model, restrictions.
+
+mod common;
+
+use half::f16;
+use npusim_ascend::AscendError;
+use npusim_ascend::ascendc::AscendC;
+use npusim_ascend::isa::Instr;
+use npusim_ascend::mask::MaskArg;
+use npusim_ascend::ops::Scalar;
+use npusim_core::{ChipId, ElemType};
+use proptest::prelude::*;
+
+#[test]
+fn page_examples_continuous_and_bitwise() {
+    for form in 0..2 {
+        let mut asc = AscendC::new(ChipId::Ascend910B, 0);
+        let d = asc.AllocTensor::<i16>("dst", 128).unwrap();
+        if form == 0 {
+            asc.CreateVecIndexRepeat(&d, 0i16, 128u64, 1, 1, 8).unwrap();
+        } else {
+            asc.CreateVecIndexRepeat(&d, 0i16, [u64::MAX, u64::MAX], 1, 1, 8)
+                .unwrap();
+        }
+        assert_eq!(
+            asc.read::<i16>(&d).unwrap(),
+            (0..128).collect::<Vec<i16>>(),
+            "form {form}"
+        );
+    }
+}
+
+/// The plain model over the destination's bytes: for r in repeats, e in lanes (in that
+/// order), an active lane writes firstValue + r·lanes + e at its address.
+#[allow(clippy::too_many_arguments)]
+fn model(
+    image: &mut [u8],
+    size: usize,
+    bits: u128,
+    repeat: usize,
+    blk: usize,
+    rep: usize,
+    first: f64,
+    enc: impl Fn(f64) -> Vec<u8>,
+) {
+    let lanes = 256 / size;
+    for r in 0..repeat {
+        for e in 0..lanes {
+            if bits >> e & 1 == 1 {
+                let at = r * rep * 32 + (e * size / 32) * blk * 32 + (e * size) % 32;
+                image[at..at + size].copy_from_slice(&enc(first + (r * lanes + e) as f64));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+    #[test]
+    fn masked_forms_match_the_model(chip_i in 0usize..6, t_i in 0usize..4, bitwise in any::<bool>(), count in 1u64..=128,
+                                    lo in any::<u64>(), hi in any::<u64>(), repeat in 0u8..6, blk in 0u16..3, rep in 0u8..12,
+                                    first in -100i32..100) {
+        let chip = common::CHIPS[chip_i];
+        let t = [ElemType::I16, ElemType::F16, ElemType::I32, ElemType::F32][t_i];
+        let legal = Instr::CreateVecIndex.legal_types(chip).is_some_and(|l| l.contains(&t));
+        let size = t.size();
+        let lanes = 256 / size as u64;
+        let bits: u128 = if bitwise {
+            let b = (hi as u128) << 64 | lo as u128;
+            let b = if lanes == 64 { b & u64::MAX as u128 } else { b };
+            if b == 0 { 1 } else { b }
+        } else {
+            (1u128 << count.min(lanes)) - 1
+        };
+        let mask: npusim_ascend::ascendc::AscMask = if bitwise {
+            [bits as u64, (bits >> 64) as u64].into()
+        } else {
+            count.min(lanes).into()
+        };
+        // Room for the farthest lane: repeats x rep stride, 8 blocks x block stride.
+        let bytes = (repeat as usize).max(1) * (rep as usize).max(1) * 32 + 8 * (blk as usize).max(1) * 32 + 256;
+        let elems = (bytes / size) as u64;
+        let mut asc = AscendC::new(chip, 0);
+        let mut image = vec![0xA5u8; (elems as usize) * size];
+        macro_rules! case {
+            ($T:ty, $first:expr, $enc:expr) => {{
+                let d = asc.AllocTensor::<$T>("dst", elems).unwrap();
+                asc.write(&d, bytemuck::cast_slice::<u8, $T>(&image)).unwrap();
+                let r = asc.CreateVecIndexRepeat(&d, $first, mask, repeat, blk, rep);
+                if !legal {
+                    prop_assert!(r.is_err(), "{chip:?} should refuse {t:?}");
+                } else {
+                    r.unwrap();
+                    model(&mut image, size, bits, repeat as usize, blk as usize, rep as usize, first as f64, $enc);
+                    let got = asc.read::<$T>(&d).unwrap();
+                    prop_assert_eq!(bytemuck::cast_slice::<$T, u8>(&got), &image[..]);
+                }
+            }};
+        }
+        match t {
+            ElemType::I16 => case!(i16, first as i16, |v: f64| (v as i16).to_le_bytes().to_vec()),
+            ElemType::F16 => case!(f16, f16::from_f32(first as f32), |v: f64| f16::from_f64(v).to_le_bytes().to_vec()),
+            ElemType::I32 => case!(i32, first, |v: f64| (v as i32).to_le_bytes().to_vec()),
+            _ => case!(f32, first as f32, |v: f64| (v as f32).to_le_bytes().to_vec()),
+        }
+    }
+}
+
+#[test]
+fn masked_form_restrictions() {
+    let chip = ChipId::Ascend910B;
+    let mut asc = AscendC::new(chip, 0);
+    let d = asc.AllocTensor::<i16>("dst", 4096).unwrap();
+    // Values must stay inside the type: 32700 + 127 overflows int16; nothing is written.
+    asc.write(&d, &[7i16; 4096]).unwrap();
+    let e = asc
+        .CreateVecIndexRepeat(&d, 32700i16, 128u64, 1, 1, 8)
+        .unwrap_err();
+    assert!(
+        matches!(e, AscendError::OutOfRange { .. } | AscendError::Rule { .. }),
+        "{e}"
+    );
+    assert!(asc.read::<i16>(&d).unwrap().iter().all(|v| *v == 7));
+    // The continuous mask in [1, 128] for 16-bit elements.
+    let e = asc
+        .CreateVecIndexRepeat(&d, 0i16, 129u64, 1, 1, 8)
+        .unwrap_err();
+    assert!(matches!(e, AscendError::BadMask { .. }), "{e}");
+    // Writes past the tensor are refused: 16 repeats of 8 blocks, strides 8, 4096 halves hold
+    // 16 repeats exactly; 255 repeats do not.
+    asc.CreateVecIndexRepeat(&d, 0i16, 128u64, 16, 1, 8)
+        .unwrap();
+    let e = asc
+        .CreateVecIndexRepeat(&d, 0i16, 128u64, 255, 1, 8)
+        .unwrap_err();
+    assert!(matches!(e, AscendError::TensorOverflow { .. }), "{e}");
+    // The ranges the face's integer types cannot exceed, through the checked function.
+    let op = common::ub("dst", ElemType::I16, 0, 4096);
+    let mut core = npusim_ascend::core::VectorCore::new(chip, 0);
+    for (rep_t, blk, rep, param) in [
+        (256i64, 1i64, 8i64, "repeat"),
+        (1, 65536, 8, "dst_blk_stride"),
+        (1, 1, 256, "dst_rep_stride"),
+    ] {
+        let e = npusim_ascend::misc::create_vec_index_masked(
+            &mut core,
+            "CreateVecIndex",
+            &op,
+            Scalar::Int(0),
+            MaskArg::Count(128),
+            rep_t,
+            blk,
+            rep,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, AscendError::OutOfRange { param: p, .. } if p == param),
+            "{param}: {e}"
+        );
+    }
+}
