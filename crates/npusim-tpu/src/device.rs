@@ -135,11 +135,13 @@ impl TpuCore {
     }
 
     /// The flat local store (`NPU_NUM * LOCAL_MEM_SIZE` bytes, zero until written).
+    #[inline]
     pub fn local_store(&self) -> &[u8] {
         &self.local
     }
 
     /// The flat local store, mutably (allocated on first use).
+    #[inline]
     pub fn local_store_mut(&mut self) -> &mut [u8] {
         if self.local.is_empty() {
             self.local = vec![0; self.chip.local().local_space() as usize];
@@ -264,6 +266,7 @@ impl TpuCore {
 
     /// Checks `shape` as every GDMA/BDC call does: each dimension in `[1, 65535]`
     /// ([`check_shape`]) and `N*C*H*W` within the work bound.
+    #[inline]
     pub(crate) fn check_dims(&self, op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
         check_shape(op, shape)?;
         let count = [shape.n, shape.c, shape.h, shape.w]
@@ -276,6 +279,7 @@ impl TpuCore {
     /// [`Self::check_dims`] for a BDC call with a destination stride: between the dimension
     /// ranges and the work bound, the C-model's zero-destination-stride rule
     /// ([`check_dst_stride`]), so a call the C-model refuses gets the C-model's reason.
+    #[inline]
     pub(crate) fn check_dims_dst(
         &self,
         op: &'static str,
@@ -293,6 +297,7 @@ impl TpuCore {
 
     /// Checks that `work` element operations (counted as `param` describes) are within the
     /// work bound.
+    #[inline]
     pub(crate) fn check_work(
         &self,
         op: &'static str,
