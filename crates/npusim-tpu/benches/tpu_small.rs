@@ -166,7 +166,10 @@ fn calls(g: u64) -> Vec<(String, Call)> {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let reps = args.first().copied().unwrap_or(30);
     let batch = args.get(1).copied().unwrap_or(2000);
     let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 16 << 20).expect("16 MiB");

@@ -348,11 +348,7 @@ fn run<T: Fmt>(
     let c_bits = raw(&c_bits.to_le_bytes()[..es]);
     let flush = flush && T::FLUSH;
     let select = matches!(f, BinOp::Max | BinOp::Min);
-    if T::IS_F32
-        && d.stride.w == 1
-        && a.stride.w == 1
-        && b.is_none_or(|b| b.stride.w == 1)
-    {
+    if T::IS_F32 && d.stride.w == 1 && a.stride.w == 1 && b.is_none_or(|b| b.stride.w == 1) {
         let c = f32::from_bits(c_bits);
         let exact = |x: f32, y: f32| {
             if flush {

@@ -608,14 +608,13 @@ thread_local! {
 /// tap's value and bits (selects, vectorisable).
 #[inline(always)]
 fn max_step(acc_v: &mut [f32], acc_b: &mut [u32], tv: &[f32], tb: &[u32]) {
-    for ((av, ab), (&v, &b)) in acc_v
-        .iter_mut()
-        .zip(acc_b.iter_mut())
-        .zip(tv.iter().zip(tb))
-    {
-        let keep = *av > v;
-        *av = if keep { *av } else { v };
-        *ab = if keep { *ab } else { b };
+    // Indexed over slices cut to one length (no bounds checks, no branches: blends).
+    let n = acc_v.len().min(acc_b.len()).min(tv.len()).min(tb.len());
+    let (acc_v, acc_b, tv, tb) = (&mut acc_v[..n], &mut acc_b[..n], &tv[..n], &tb[..n]);
+    for i in 0..n {
+        let keep = acc_v[i] > tv[i];
+        acc_b[i] = if keep { acc_b[i] } else { tb[i] };
+        acc_v[i] = if keep { acc_v[i] } else { tv[i] };
     }
 }
 

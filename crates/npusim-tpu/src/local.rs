@@ -402,7 +402,7 @@ pub struct LocalView {
 impl LocalView {
     /// Resolves a local tensor and checks that its footprint stays inside every lane it uses.
     /// `shape` must already be checked ([`check_shape`]) and `stride` non-negative.
-#[inline]
+    #[inline]
     pub fn new(
         p: &LocalProfile,
         op: &'static str,
