@@ -908,9 +908,9 @@ mod tests {
         };
         let i = view(start * (1 << 18) + 0x1000, ishape);
         let o = view(start * (1 << 18) + 0x8000, oshape);
-        let mut store = vec![0u8; 64 << 18];
+        let mut store = vec![0u8; p.store_size() as usize];
         for lane in 0..64 {
-            let at = (lane << 18) + 0x1000;
+            let at = lane * p.store_pitch() as usize + 0x1000;
             for b in store[at..at + 0x2000].iter_mut() {
                 *b = rng.next() as u8;
             }

@@ -134,7 +134,8 @@ impl TpuCore {
         }
     }
 
-    /// The flat local store (`NPU_NUM * LOCAL_MEM_SIZE` bytes, zero until written).
+    /// The flat local store: `NPU_NUM` lanes [`crate::LocalProfile::store_pitch`] bytes apart
+    /// ([`crate::LocalProfile::store_index`] maps a `local_addr_t`), zero until written.
     #[inline]
     pub fn local_store(&self) -> &[u8] {
         &self.local
@@ -144,7 +145,7 @@ impl TpuCore {
     #[inline]
     pub fn local_store_mut(&mut self) -> &mut [u8] {
         if self.local.is_empty() {
-            self.local = vec![0; self.chip.local().local_space() as usize];
+            self.local = vec![0; self.chip.local().store_size() as usize];
         }
         &mut self.local
     }
@@ -152,7 +153,7 @@ impl TpuCore {
     /// Reads `len` bytes of local memory at `addr` (a `local_addr_t`, one lane).
     pub fn read_local(&self, addr: LocalAddr, len: usize) -> Result<Vec<u8>, TpuError> {
         self.local_range("read_local", addr, len)?;
-        let a = addr as usize;
+        let a = self.chip.local().store_index(addr);
         Ok(match self.local.get(a..a + len) {
             Some(s) => s.to_vec(),
             None => vec![0; len],
@@ -162,7 +163,7 @@ impl TpuCore {
     /// Writes bytes into local memory at `addr` (inside one lane).
     pub fn write_local(&mut self, addr: LocalAddr, data: &[u8]) -> Result<(), TpuError> {
         self.local_range("write_local", addr, data.len())?;
-        let a = addr as usize;
+        let a = self.chip.local().store_index(addr);
         self.local_store_mut()[a..a + data.len()].copy_from_slice(data);
         Ok(())
     }
