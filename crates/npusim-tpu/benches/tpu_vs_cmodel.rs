@@ -11,8 +11,8 @@
 //! npusim call (calls under 2 us are timed as a back-to-back batch divided by its length, so
 //! the clock read is not counted), the order of the two alternating from pair to pair, so both
 //! sides see the same machine load. Reported per side: minimum and median wall time per call.
-//! Shapes as `benches/tpu_best.rs`: small (1, 4, 1, 16)
-//! ((1, 4, 4, 16) for the 3x3 pools), big (1, 64, 32, 64); f32 except the i16 add.
+//! Shapes: (1, 1, 1, 8), small (1, 4, 1, 16) as `benches/tpu_best.rs`, (1, 64, 1, 16) (h = 4
+//! for the 3x3 pools), big (1, 64, 32, 64); f32 except the i16 add.
 //!
 //! Run: `cargo bench -p npusim-tpu --bench tpu_vs_cmodel -- --lib PATH [--reps N]
 //! [--filter TEXT]`; without `--lib` (or `NPUSIM_CMODEL_LIB`) it prints a note and exits 0.
@@ -226,7 +226,13 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
     let null = std::ptr::null::<CDim4>;
     let mut v: Vec<(String, CmCall, NpCall)> = Vec::new();
     for (size, s, ps) in [
+        ("(1,1,1,8)", Dim4::new(1, 1, 1, 8), Dim4::new(1, 1, 4, 8)),
         ("(1,4,1,16)", Dim4::new(1, 4, 1, 16), Dim4::new(1, 4, 4, 16)),
+        (
+            "(1,64,1,16)",
+            Dim4::new(1, 64, 1, 16),
+            Dim4::new(1, 64, 4, 16),
+        ),
         (
             "(1,64,32,64)",
             Dim4::new(1, 64, 32, 64),
@@ -245,11 +251,7 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
             h: ps.h,
             w: ps.w,
         };
-        let psize = if size == "(1,4,1,16)" {
-            "(1,4,4,16)"
-        } else {
-            size
-        };
+        let psize = format!("({},{},{},{})", ps.n, ps.c, ps.h, ps.w);
         v.push((
             format!("bdc_fp_add f32 {size}"),
             // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
@@ -407,6 +409,79 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
     v
 }
 
+unsafe extern "C" {
+    fn setpriority(which: c_int, who: u32, prio: c_int) -> c_int;
+    fn sched_setscheduler(pid: c_int, policy: c_int, param: *const c_int) -> c_int;
+    fn sched_setaffinity(pid: c_int, size: usize, mask: *const u64) -> c_int;
+    fn sysconf(name: c_int) -> std::ffi::c_long;
+}
+
+/// The threads of this process: (tid, name).
+fn threads() -> Vec<(i32, String)> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let e = e.ok()?;
+        let tid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let name = std::fs::read_to_string(e.path().join("comm")).ok()?;
+        Some((tid, name.trim().to_string()))
+    })
+    .collect()
+}
+
+/// `--boost`: gives the C-model its best case on a shared host. The C-model runs each command
+/// on one of five engine threads (`TPU_BD`, `TPU_GDMA`, `TPU_GDE`, `TPU_SORT`, `TPU_NMS`) that
+/// spin while idle; with fewer free cores than spinning threads a command waits for its engine
+/// to be scheduled. Here the engine that runs the measured call (`engine`) and this process's
+/// main thread (which issues the calls, polls, and runs npusim) get nice -20 and a CPU each
+/// (main on the first CPU, the engine on the second: both spin, so on one CPU each would wait
+/// for the other's time slice), and the other engines `SCHED_IDLE` (they run only on an
+/// otherwise idle core). Needs root (or CAP_SYS_NICE); returns what was done.
+fn boost(engine: &str) -> String {
+    const SCHED_OTHER: c_int = 0;
+    const SCHED_IDLE: c_int = 5;
+    let main = std::process::id() as i32;
+    let zero: c_int = 0;
+    let mut done = Vec::new();
+    for (tid, name) in threads() {
+        let (policy, nice) = if tid == main || name == engine {
+            (SCHED_OTHER, -20)
+        } else if name.starts_with("TPU_") {
+            (SCHED_IDLE, 0)
+        } else {
+            continue;
+        };
+        // The host's CPUs online (`_SC_NPROCESSORS_ONLN`), not this thread's affinity (which
+        // an earlier boost narrowed).
+        // SAFETY: sysconf has no preconditions.
+        let cpus = (unsafe { sysconf(84) }).clamp(1, 64) as usize;
+        let mask: u64 = match (policy, tid == main) {
+            (SCHED_IDLE, _) => u64::MAX >> (64 - cpus.min(64)),
+            (_, true) => 1,
+            _ => 1 << (1 % cpus),
+        };
+        // SAFETY: plain system calls on a thread of this process.
+        let ok = unsafe {
+            sched_setscheduler(tid, policy, &zero) == 0
+                && (policy != SCHED_OTHER || setpriority(0, tid as u32, nice) == 0)
+                && sched_setaffinity(tid, 8, &mask) == 0
+        };
+        let what = if policy == SCHED_IDLE {
+            "idle".to_string()
+        } else {
+            format!("nice {nice} cpu{}", mask.trailing_zeros())
+        };
+        done.push(format!(
+            "{}={}{}",
+            if tid == main { "main" } else { &name },
+            what,
+            if ok { "" } else { " (refused)" }
+        ));
+    }
+    done.join(" ")
+}
+
 fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .unwrap_or_default()
@@ -437,6 +512,7 @@ fn main() {
     };
     let reps: usize = opt("--reps").and_then(|r| r.parse().ok()).unwrap_or(200);
     let filter = opt("--filter").unwrap_or_default();
+    let boosted = args.iter().any(|a| a == "--boost");
     let big = Dim4::new(1, 64, 32, 64);
     let data: Vec<f32> = (0..big.count()).map(|i| (i as f32 * 0.25) % 7.0).collect();
     let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 16 << 20).expect("16 MiB");
@@ -457,6 +533,14 @@ fn main() {
     for (name, cm, np) in calls(g) {
         if !name.contains(&filter) {
             continue;
+        }
+        if boosted {
+            let engine = if name.starts_with("gdma") {
+                "TPU_GDMA"
+            } else {
+                "TPU_BD"
+            };
+            println!("{{\"boost\":\"{}\"}}", boost(engine));
         }
         let cm_call = |m: &CModel| {
             cm(m);

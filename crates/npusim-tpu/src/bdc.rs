@@ -223,6 +223,7 @@ enum Rhs<'a> {
 
 impl TpuCore {
     /// Resolves a local BDC operand: EU alignment, NULL stride = aligned layout, footprint.
+    #[inline]
     pub(crate) fn bdc_view(
         &self,
         op: &'static str,
@@ -246,6 +247,7 @@ impl TpuCore {
 
     /// [`Self::bdc_view`] without the EU alignment check (instructions the C-model runs on any
     /// element-aligned address).
+    #[inline]
     pub(crate) fn bdc_view_any(
         &self,
         op: &'static str,
@@ -346,12 +348,7 @@ fn run<T: Fmt>(
     let c_bits = raw(&c_bits.to_le_bytes()[..es]);
     let flush = flush && T::FLUSH;
     let select = matches!(f, BinOp::Max | BinOp::Min);
-    if T::IS_F32
-        && !select
-        && d.stride.w == 1
-        && a.stride.w == 1
-        && b.is_none_or(|b| b.stride.w == 1)
-    {
+    if T::IS_F32 && d.stride.w == 1 && a.stride.w == 1 && b.is_none_or(|b| b.stride.w == 1) {
         let c = f32::from_bits(c_bits);
         let exact = |x: f32, y: f32| {
             if flush {
@@ -360,6 +357,24 @@ fn run<T: Fmt>(
                 f.apply(x, y)
             }
         };
+        if select {
+            // max/min move the chosen operand's bits; the comparison and the result see a
+            // denormal as a zero of its sign (integer selects: moves only, no arithmetic).
+            let fzb = move |b: u32| {
+                if flush && b & 0x7f80_0000 == 0 {
+                    b & 0x8000_0000
+                } else {
+                    b
+                }
+            };
+            let pick = move |x: f32, y: f32| {
+                let (xb, yb) = (x.to_bits(), y.to_bits());
+                let (xf, yf) = (f32::from_bits(fzb(xb)), f32::from_bits(fzb(yb)));
+                f32::from_bits(fzb(if f.picks_b(xf, yf) { yb } else { xb }))
+            };
+            f32_rows(store, d, a, b, c, pick, pick);
+            return;
+        }
         match (f, flush) {
             (BinOp::Add, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) + fz(y)), exact),
             (BinOp::Sub, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) - fz(y)), exact),

@@ -182,6 +182,8 @@ pub fn cast_bits(bits: u32, src: ElemType, dst: ElemType, mode: RoundMode) -> u3
         (ElemType::F16, ElemType::F32) if bits & 0x7c00 == 0x7c00 && bits & 0x3ff != 0 => {
             return (bits & 0x8000) << 16 | 0x7fff_ffff;
         }
+        // Exact (every f16 is an f32): no rounding, whatever the mode.
+        (ElemType::F16, ElemType::F32) => return f16_to_f32_exact(bits),
         (ElemType::F32, ElemType::F16 | ElemType::Bf16) => {
             let sign = (bits >> 16) & 0x8000;
             if bits & 0x7f80_0000 == 0 {
@@ -195,6 +197,15 @@ pub fn cast_bits(bits: u32, src: ElemType, dst: ElemType, mode: RoundMode) -> u3
             if dst == ElemType::F16 && bits & 0x7fff_ffff >= 0x4780_0000 {
                 return sign | 0x7c00;
             }
+            if mode == RoundMode::Rint {
+                // Round to nearest even by integer steps (the reference conversion gives the
+                // same bits: `fast_paths_equal_the_reference_conversion`).
+                return if dst == ElemType::F16 {
+                    sign | f32_to_f16_rne(bits & 0x7fff_ffff)
+                } else {
+                    bf16_rne(bits)
+                };
+            }
             return convert_bits(x, src, dst, mode, Saturation::Off).unwrap_or(0) as u32;
         }
         _ => {}
@@ -205,6 +216,53 @@ pub fn cast_bits(bits: u32, src: ElemType, dst: ElemType, mode: RoundMode) -> u3
         Saturation::On
     };
     convert_bits(x, src, dst, mode, sat).unwrap_or(0) as u32
+}
+
+/// f16 bits (not a NaN) to the f32 bits of the same value.
+#[inline]
+fn f16_to_f32_exact(h: u32) -> u32 {
+    let sign = (h & 0x8000) << 16;
+    let (e, m) = ((h >> 10) & 0x1f, h & 0x3ff);
+    match e {
+        0x1f => sign | 0x7f80_0000 | m << 13,
+        // A subnormal m * 2^-24, exact in f32.
+        0 => sign | (m as f32 * f32::from_bits(0x3380_0000)).to_bits(),
+        _ => sign | (e + 112) << 23 | m << 13,
+    }
+}
+
+/// The magnitude `a` of a normal f32 (or +inf) below 2^16 rounded to f16 bits, to nearest
+/// even (subnormal f16 results included; 65520 and above round to infinity).
+#[inline]
+fn f32_to_f16_rne(a: u32) -> u32 {
+    let e = a >> 23;
+    let m = (a & 0x007f_ffff) | 0x0080_0000;
+    // (q, r, half): quotient, remainder and half a unit of the last f16 place.
+    let (q, r, half) = if e >= 113 {
+        (((e - 112) << 10) + ((m >> 13) & 0x3ff), m & 0x1fff, 0x1000)
+    } else {
+        let shift = 126 - e;
+        if shift > 24 {
+            return 0;
+        }
+        (m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1))
+    };
+    if r > half || (r == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    }
+}
+
+/// f32 bits (not a NaN) rounded to bf16 bits, to nearest even.
+#[inline]
+fn bf16_rne(bits: u32) -> u32 {
+    let (q, r) = (bits >> 16, bits & 0xffff);
+    if r > 0x8000 || (r == 0x8000 && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    }
 }
 
 impl TpuCore {
@@ -329,4 +387,66 @@ pub(crate) fn same_start(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference conversion the fast paths of [`cast_bits`] replace.
+    fn reference(bits: u32, src: ElemType, dst: ElemType) -> u32 {
+        convert_bits(u64::from(bits), src, dst, RoundMode::Rint, Saturation::Off).unwrap_or(0)
+            as u32
+    }
+
+    #[test]
+    fn fast_paths_equal_the_reference_conversion() {
+        // f16 -> f32: every non-NaN f16.
+        for h in 0..=0xffffu32 {
+            if h & 0x7c00 == 0x7c00 && h & 0x3ff != 0 {
+                continue;
+            }
+            assert_eq!(
+                cast_bits(h, ElemType::F16, ElemType::F32, RoundMode::Rint),
+                reference(h, ElemType::F16, ElemType::F32),
+                "f16 {h:#06x}"
+            );
+        }
+        // f32 -> f16 / bf16: every exponent with edge and pseudo-random mantissas, both signs.
+        let mut x = 0x1234_5678u32;
+        for e in 1..=255u32 {
+            for k in 0..64u32 {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let m = match k {
+                    0 => 0,
+                    1 => 0x7f_ffff,
+                    2 => 0x1000,
+                    3 => 0x3000,
+                    4 => 0x8000,
+                    5 => 0x1_8000,
+                    _ => x & 0x7f_ffff,
+                };
+                if e == 255 && m != 0 {
+                    continue;
+                }
+                for sign in [0, 0x8000_0000] {
+                    let b = sign | e << 23 | m;
+                    for dst in [ElemType::F16, ElemType::Bf16] {
+                        let want = if dst == ElemType::F16 && b & 0x7fff_ffff >= 0x4780_0000 {
+                            (b >> 16) & 0x8000 | 0x7c00
+                        } else {
+                            reference(b, ElemType::F32, dst)
+                        };
+                        assert_eq!(
+                            cast_bits(b, ElemType::F32, dst, RoundMode::Rint),
+                            want,
+                            "f32 {b:#010x} -> {dst:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -235,15 +235,16 @@ impl TpuCore {
         self.check_dims(op, shape)?;
         let d = self.bdc_view(op, "dst_addr", dst, shape, None, dst_dtype)?;
         const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
-        let mut views = Vec::with_capacity(4);
+        // A fixed array, not a Vec: no allocation on the call's path.
+        let mut views: [Option<LocalView>; 4] = [None; 4];
         for (i, v) in srcs.iter().enumerate() {
             let dt = if i < 2 { src_dtype } else { dst_dtype };
-            views.push(match v {
+            views[i] = match v {
                 Variable::Tensor(addr) => {
                     Some(self.bdc_view(op, NAMES[i], *addr, shape, None, dt)?)
                 }
                 Variable::Scalar(_) => None,
-            });
+            };
         }
         let operand = |i: usize| -> Src<'_> {
             match (&views[i], srcs[i]) {
@@ -292,15 +293,16 @@ impl TpuCore {
         let d0 = self.bdc_view(op, "dst0_addr", dst0, shape, None, dst0_dtype)?;
         let d1 = self.bdc_view(op, "dst1_addr", dst1, shape, None, dst1_dtype)?;
         const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
-        let mut views = Vec::with_capacity(4);
+        // A fixed array, not a Vec: no allocation on the call's path.
+        let mut views: [Option<LocalView>; 4] = [None; 4];
         for (i, v) in srcs.iter().enumerate() {
             let dt = if i < 2 { dst0_dtype } else { dst1_dtype };
-            views.push(match v {
+            views[i] = match v {
                 Variable::Tensor(addr) => {
                     Some(self.bdc_view(op, NAMES[i], *addr, shape, None, dt)?)
                 }
                 Variable::Scalar(_) => None,
-            });
+            };
         }
         let operand = |i: usize| -> Src<'_> {
             match (&views[i], srcs[i]) {

@@ -388,21 +388,28 @@ fn run_body<T: Fmt>(
     let pw = ((ow - 1) * g.sw + (g.kw - 1) * g.dw + 1).max(left + iw);
     let scale = if flush { ftz::<T>(c_val) } else { c_val };
     let pad_prod = avg_product(0.0, scale, flush, narrow::<T>);
-    let (mut vals, mut bits) = (vec![0f32; ph * pw], vec![0u32; ph * pw]);
+    // Plane and row buffers cut from a per-thread scratch (no allocation per call once it has
+    // grown: the small-call fixed cost matters).
+    let mut sc = SCRATCH.take();
+    sc.f.clear();
+    sc.f.resize(ph * pw + 3 * ow, 0.0);
+    sc.u.clear();
+    sc.u.resize(ph * pw + ow, 0);
+    sc.b.clear();
+    sc.o.clear();
+    sc.o.resize(oh * ow * es, 0);
+    let (vals, rest) = sc.f.split_at_mut(ph * pw);
+    let (acc_v, rest) = rest.split_at_mut(ow);
+    let (odd, tmp) = rest.split_at_mut(ow);
+    let (bits, acc_b) = sc.u.split_at_mut(ph * pw);
+    let out = &mut sc.o[..];
     // Which output rows / columns see at least one input element.
     let real = |o_idx: usize, s: usize, k: usize, d: usize, pad: usize, len: usize| {
         (0..k).any(|t| (pad..pad + len).contains(&(o_idx * s + t * d)))
     };
-    let real_y: Vec<bool> = (0..oh)
-        .map(|y| real(y, g.sh, g.kh, g.dh, top, ih))
-        .collect();
-    let real_x: Vec<bool> = (0..ow)
-        .map(|x| real(x, g.sw, g.kw, g.dw, left, iw))
-        .collect();
-    let (mut acc_v, mut acc_b) = (vec![0f32; ow], vec![0u32; ow]);
-    let mut odd = vec![0f32; ow];
-    let mut tmp = vec![0f32; ow];
-    let mut out = vec![0u8; oh * ow * es];
+    sc.b.extend((0..oh).map(|y| real(y, g.sh, g.kh, g.dh, top, ih)));
+    sc.b.extend((0..ow).map(|x| real(x, g.sw, g.kw, g.dw, left, iw)));
+    let (real_y, real_x) = sc.b.split_at(oh);
     let fz = |x: f32| narrow::<T>(if flush { ftz_f32(x) } else { x });
     let add = |a: f32, b: f32| fz(x86(a, b, a + b));
     let taps = g.kh * g.kw;
@@ -475,14 +482,14 @@ fn run_body<T: Fmt>(
                                         acc_v.copy_from_slice(tv);
                                         acc_b.copy_from_slice(tb);
                                     } else {
-                                        max_step(&mut acc_v, &mut acc_b, tv, tb);
+                                        max_step(acc_v, acc_b, tv, tb);
                                     }
                                 }
                                 Pool::Avg => match k {
                                     0 => acc_v.copy_from_slice(tv),
                                     1 => odd.copy_from_slice(tv),
-                                    _ if k & 1 == 0 => sum_step(&mut acc_v, tv, &mut tmp, flush),
-                                    _ => sum_step(&mut odd, tv, &mut tmp, flush),
+                                    _ if k & 1 == 0 => sum_step(acc_v, tv, tmp, flush),
+                                    _ => sum_step(odd, tv, tmp, flush),
                                 },
                             }
                             k += 1;
@@ -574,20 +581,40 @@ fn run_body<T: Fmt>(
             }
         }
     }
+    SCRATCH.set(sc);
+}
+
+/// The buffers of [`run_body`], kept between calls.
+#[derive(Default)]
+struct Scratch {
+    f: Vec<f32>,
+    u: Vec<u32>,
+    b: Vec<bool>,
+    o: Vec<u8>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = const {
+        std::cell::Cell::new(Scratch {
+            f: Vec::new(),
+            u: Vec::new(),
+            b: Vec::new(),
+            o: Vec::new(),
+        })
+    };
 }
 
 /// One max-pooling tap over a row: keep the running value where `running > tap`, else take the
 /// tap's value and bits (selects, vectorisable).
 #[inline(always)]
 fn max_step(acc_v: &mut [f32], acc_b: &mut [u32], tv: &[f32], tb: &[u32]) {
-    for ((av, ab), (&v, &b)) in acc_v
-        .iter_mut()
-        .zip(acc_b.iter_mut())
-        .zip(tv.iter().zip(tb))
-    {
-        let keep = *av > v;
-        *av = if keep { *av } else { v };
-        *ab = if keep { *ab } else { b };
+    // Indexed over slices cut to one length (no bounds checks, no branches: blends).
+    let n = acc_v.len().min(acc_b.len()).min(tv.len()).min(tb.len());
+    let (acc_v, acc_b, tv, tb) = (&mut acc_v[..n], &mut acc_b[..n], &tv[..n], &tb[..n]);
+    for i in 0..n {
+        let keep = acc_v[i] > tv[i];
+        acc_b[i] = if keep { acc_b[i] } else { tb[i] };
+        acc_v[i] = if keep { acc_v[i] } else { tv[i] };
     }
 }
 
@@ -881,9 +908,9 @@ mod tests {
         };
         let i = view(start * (1 << 18) + 0x1000, ishape);
         let o = view(start * (1 << 18) + 0x8000, oshape);
-        let mut store = vec![0u8; 64 << 18];
+        let mut store = vec![0u8; p.store_size() as usize];
         for lane in 0..64 {
-            let at = (lane << 18) + 0x1000;
+            let at = lane * p.store_pitch() as usize + 0x1000;
             for b in store[at..at + 0x2000].iter_mut() {
                 *b = rng.next() as u8;
             }

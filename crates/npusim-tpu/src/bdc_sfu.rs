@@ -502,7 +502,7 @@ impl TpuCore {
         let bytes: Vec<u8> = coeff.iter().flat_map(|c| c.to_le_bytes()).collect();
         let store = self.local_store_mut();
         for lane in 0..p.npu_num as usize {
-            let at = lane * p.local_mem_per_npu as usize + coeff_addr as usize;
+            let at = lane * p.store_pitch() as usize + coeff_addr as usize;
             store[at..at + bytes.len()].copy_from_slice(&bytes);
         }
     }
@@ -556,7 +556,7 @@ impl TpuCore {
         }
         self.coeff_check(OP, coeff_addr, LOG_COEFF_LEN, LOG_COEFF_RULE)?;
         let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
-        let lmem = self.chip().local().local_mem_per_npu as usize;
+        let lmem = self.chip().local().store_pitch() as usize;
         let in_place = dst_addr == src_addr;
         let zero_test = !in_place && work_addr != src_addr;
         log_rows(
@@ -610,7 +610,7 @@ impl TpuCore {
         }
         self.coeff_check(OP, coeff_addr, EXP_COEFF_LEN, EXP_COEFF_RULE)?;
         let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
-        let lmem = self.chip().local().local_mem_per_npu as usize;
+        let lmem = self.chip().local().store_pitch() as usize;
         exp_rows(
             self.local_store_mut(),
             [&d, &s, &w0, &w1],

@@ -134,15 +134,18 @@ impl TpuCore {
         }
     }
 
-    /// The flat local store (`NPU_NUM * LOCAL_MEM_SIZE` bytes, zero until written).
+    /// The flat local store: `NPU_NUM` lanes [`crate::LocalProfile::store_pitch`] bytes apart
+    /// ([`crate::LocalProfile::store_index`] maps a `local_addr_t`), zero until written.
+    #[inline]
     pub fn local_store(&self) -> &[u8] {
         &self.local
     }
 
     /// The flat local store, mutably (allocated on first use).
+    #[inline]
     pub fn local_store_mut(&mut self) -> &mut [u8] {
         if self.local.is_empty() {
-            self.local = vec![0; self.chip.local().local_space() as usize];
+            self.local = vec![0; self.chip.local().store_size() as usize];
         }
         &mut self.local
     }
@@ -150,7 +153,7 @@ impl TpuCore {
     /// Reads `len` bytes of local memory at `addr` (a `local_addr_t`, one lane).
     pub fn read_local(&self, addr: LocalAddr, len: usize) -> Result<Vec<u8>, TpuError> {
         self.local_range("read_local", addr, len)?;
-        let a = addr as usize;
+        let a = self.chip.local().store_index(addr);
         Ok(match self.local.get(a..a + len) {
             Some(s) => s.to_vec(),
             None => vec![0; len],
@@ -160,7 +163,7 @@ impl TpuCore {
     /// Writes bytes into local memory at `addr` (inside one lane).
     pub fn write_local(&mut self, addr: LocalAddr, data: &[u8]) -> Result<(), TpuError> {
         self.local_range("write_local", addr, data.len())?;
-        let a = addr as usize;
+        let a = self.chip.local().store_index(addr);
         self.local_store_mut()[a..a + data.len()].copy_from_slice(data);
         Ok(())
     }
@@ -264,6 +267,7 @@ impl TpuCore {
 
     /// Checks `shape` as every GDMA/BDC call does: each dimension in `[1, 65535]`
     /// ([`check_shape`]) and `N*C*H*W` within the work bound.
+    #[inline]
     pub(crate) fn check_dims(&self, op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
         check_shape(op, shape)?;
         let count = [shape.n, shape.c, shape.h, shape.w]
@@ -276,6 +280,7 @@ impl TpuCore {
     /// [`Self::check_dims`] for a BDC call with a destination stride: between the dimension
     /// ranges and the work bound, the C-model's zero-destination-stride rule
     /// ([`check_dst_stride`]), so a call the C-model refuses gets the C-model's reason.
+    #[inline]
     pub(crate) fn check_dims_dst(
         &self,
         op: &'static str,
@@ -293,6 +298,7 @@ impl TpuCore {
 
     /// Checks that `work` element operations (counted as `param` describes) are within the
     /// work bound.
+    #[inline]
     pub(crate) fn check_work(
         &self,
         op: &'static str,

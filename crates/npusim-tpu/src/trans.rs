@@ -180,7 +180,7 @@ impl TpuCore {
         let v = LocalView::new(&p, op, param, addr, *shape, stride, esize)?;
         Ok(Operand {
             mem: Mem::Local,
-            walk: Walk::local(&v, p.npu_num, p.local_mem_per_npu, perm),
+            walk: Walk::local(&v, p.npu_num, p.store_pitch(), perm),
             len: 0,
         })
     }

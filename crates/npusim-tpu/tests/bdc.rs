@@ -17,7 +17,7 @@ fn core() -> TpuCore {
     TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 20).unwrap()
 }
 
-/// Byte address in the flat local store of element (n, c, h, w) of an aligned f32 tensor.
+/// Local address (`local_addr_t`) of element (n, c, h, w) of an aligned f32 tensor.
 fn plain_addr(addr: u32, s: Dim4, n: usize, c: usize, h: usize, w: usize) -> usize {
     let start = (addr >> 18) as usize;
     let cs = (s.h as usize * s.w as usize).div_ceil(16) * 16;

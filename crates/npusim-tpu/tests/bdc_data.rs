@@ -26,7 +26,9 @@ fn plain_addr(addr: u32, s: Dim4, es: usize, n: usize, c: usize, h: usize, w: us
     let ns = cs * (start + s.c as usize).div_ceil(64);
     let lane = (start + c) % 64;
     let slot = (start + c) / 64;
-    lane * (1 << 18) + (addr as usize & 0x3ffff) + es * (n * ns + slot * cs + h * s.w as usize + w)
+    lane * npusim_tpu::TpuChip::Bm1684x.local().store_pitch() as usize
+        + (addr as usize & 0x3ffff)
+        + es * (n * ns + slot * cs + h * s.w as usize + w)
 }
 
 fn each(s: Dim4, mut f: impl FnMut(usize, usize, usize, usize)) {

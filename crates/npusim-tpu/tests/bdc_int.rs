@@ -16,7 +16,9 @@ fn addr16(addr: u32, s: Dim4, c: usize, h: usize, w: usize) -> usize {
     let start = (addr >> 18) as usize;
     let cs = (s.h as usize * s.w as usize).div_ceil(32) * 32;
     let (lane, slot) = ((start + c) % 64, (start + c) / 64);
-    lane * (1 << 18) + (addr as usize & 0x3ffff) + 2 * (slot * cs + h * s.w as usize + w)
+    lane * npusim_tpu::TpuChip::Bm1684x.local().store_pitch() as usize
+        + (addr as usize & 0x3ffff)
+        + 2 * (slot * cs + h * s.w as usize + w)
 }
 
 /// The documented formula, written plainly: `(a + b)` shifted right by `k` with
@@ -338,7 +340,7 @@ proptest! {
         let mut x = seed | 1;
         for lane in 0..c as usize {
             for off in [0usize, 0x10000] {
-                let at = lane * (1 << 18) + off;
+                let at = lane * npusim_tpu::TpuChip::Bm1684x.local().store_pitch() as usize + off;
                 for byte in &mut core.local_store_mut()[at..at + 4 * 300] {
                     x ^= x << 13;
                     x ^= x >> 7;
@@ -362,7 +364,7 @@ proptest! {
             u32::from_le_bytes(b)
         };
         for lane in 0..c as usize {
-            let base = lane * (1 << 18);
+            let base = lane * npusim_tpu::TpuChip::Bm1684x.local().store_pitch() as usize;
             for i in 0..w as usize {
                 let want = plan.apply(word(base + i * ea, ea), word(base + 0x10000 + i * eb, eb));
                 let mask = if ed == 4 { u32::MAX } else { (1u32 << (8 * ed)) - 1 };

@@ -15,7 +15,9 @@ fn addr16(addr: u32, s: Dim4, n: usize, c: usize, h: usize, w: usize) -> usize {
     let cs = (s.h as usize * s.w as usize).div_ceil(32) * 32;
     let ns = cs * (start + s.c as usize).div_ceil(64);
     let (lane, slot) = ((start + c) % 64, (start + c) / 64);
-    lane * (1 << 18) + (addr as usize & 0x3ffff) + 2 * (n * ns + slot * cs + h * s.w as usize + w)
+    // Lanes lie `store_pitch` apart in the flat store.
+    let pitch = TpuChip::Bm1684x.local().store_pitch() as usize;
+    lane * pitch + (addr as usize & 0x3ffff) + 2 * (n * ns + slot * cs + h * s.w as usize + w)
 }
 
 proptest! {

@@ -144,7 +144,7 @@ proptest! {
                 (i / w as usize) % h as usize, i % w as usize);
             let lane = (start as usize + ci) % 64;
             let slot = (start as usize + ci) / 64;
-            let a = lane * (256 << 10) + laddr as usize % (256 << 10)
+            let a = lane * npusim_tpu::TpuChip::Bm1684x.local().store_pitch() as usize + laddr as usize % (256 << 10)
                 + (ni * dst_stride.n as usize + slot * dst_stride.c as usize
                    + hi * dst_stride.h as usize + wi * dst_stride.w as usize) * esize;
             prop_assert_eq!(&local[a..a + esize], e, "element {}", i);

@@ -54,7 +54,8 @@ impl LocalT {
     fn at(&self, n: usize, c: usize, h: usize, w: usize) -> usize {
         let lane = (self.start + c) % NPU;
         let slot = (self.start + c) / NPU;
-        lane * LMEM as usize
+        // Lanes lie `store_pitch` apart in the flat local store.
+        lane * TpuChip::Bm1684x.local().store_pitch() as usize
             + self.offset
             + (n * self.stride[0] + slot * self.stride[1] + h * self.stride[2] + w * self.stride[3])
                 * self.es
@@ -130,7 +131,7 @@ fn scribble(core: &mut TpuCore, seed: u64) {
             })
             .collect()
     };
-    let lm = bytes(NPU * LMEM as usize);
+    let lm = bytes(core.chip().local().store_size() as usize);
     core.local_store_mut().copy_from_slice(&lm);
     let gm = bytes(GM as usize);
     let base = core.gm_base();

@@ -1,0 +1,210 @@
+//! Per-call cost of npusim's small TPU-Kernel calls (issue #16, acceptance 4: the fixed cost
+//! of a call is what the "100x the C-model per small call" figure is about), one line per
+//! call: best and median nanoseconds per call over `reps` batches of `batch` back-to-back
+//! calls (the clock read is not counted). Also the loop to profile: `perf record` this binary
+//! with `TPU_SMALL_FILTER=text` to keep only the calls whose name contains `text`.
+//!
+//! Shapes: (1,1,1,8), (1,4,1,16), (1,64,1,16) ((1,4,4,16) for the 3x3 pools); f32 unless
+//! named. Run: `cargo bench -p npusim-tpu --bench tpu_small [-- REPS [BATCH]]`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use npusim_tpu::bdc_data::RoundingMode;
+use npusim_tpu::bdc_logic::Variable;
+use npusim_tpu::bdc_pool::{Dim2, Padding};
+use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+
+type Call = Box<dyn Fn(&mut TpuCore) -> Result<(), TpuError>>;
+
+fn calls(g: u64) -> Vec<(String, Call)> {
+    let f = DataType::Fp32;
+    let h = DataType::Fp16;
+    let i16t = DataType::Int16;
+    let (k3, one, pad) = (Dim2::new(3, 3), Dim2::new(1, 1), Padding::default());
+    let mut v: Vec<(String, Call)> = Vec::new();
+    for s in [
+        Dim4::new(1, 1, 1, 8),
+        Dim4::new(1, 4, 1, 16),
+        Dim4::new(1, 64, 1, 16),
+    ] {
+        let size = format!("({},{},{},{})", s.n, s.c, s.h, s.w);
+        let mut push = |name: &str, c: Call| v.push((format!("{name} {size}"), c));
+        push(
+            "fp_add",
+            Box::new(move |c| c.tpu_bdc_fp_add(0x20000, 0, 0x10000, &s, None, None, None, f)),
+        );
+        push(
+            "fp_sub",
+            Box::new(move |c| c.tpu_bdc_fp_sub(0x20000, 0, 0x10000, &s, None, None, None, f)),
+        );
+        push(
+            "fp_mul f16",
+            Box::new(move |c| c.tpu_bdc_fp_mul(0x20000, 0, 0x10000, &s, None, None, None, h)),
+        );
+        push(
+            "fp_add_C",
+            Box::new(move |c| {
+                c.tpu_bdc_fp_add_C(0x20000, 0, Scalar::from_f32(1.5), &s, None, None, f)
+            }),
+        );
+        push(
+            "max",
+            Box::new(move |c| c.tpu_bdc_max(0x20000, 0, 0x10000, &s, None, None, None, f)),
+        );
+        push(
+            "greater",
+            Box::new(move |c| {
+                c.tpu_bdc_greater(
+                    0x20000,
+                    0,
+                    0x10000,
+                    Scalar::from_f32(1.0),
+                    &s,
+                    None,
+                    None,
+                    None,
+                    f,
+                    f,
+                )
+            }),
+        );
+        push(
+            "greater_select",
+            Box::new(move |c| {
+                c.tpu_bdc_greater_select(
+                    0x20000,
+                    &Variable::Tensor(0),
+                    &Variable::Tensor(0x10000),
+                    &Variable::Tensor(0x30000),
+                    &Variable::Scalar(Scalar::from_f32(0.0)),
+                    &s,
+                    f,
+                    f,
+                )
+            }),
+        );
+        push(
+            "int_add i16 sat",
+            Box::new(move |c| {
+                c.tpu_bdc_int_add(
+                    0x20000,
+                    0,
+                    0x10000,
+                    &s,
+                    None,
+                    None,
+                    None,
+                    i16t,
+                    i16t,
+                    i16t,
+                    -2,
+                    RoundingMode::HalfToEven,
+                    true,
+                )
+            }),
+        );
+        push(
+            "cast f32->f16",
+            Box::new(move |c| {
+                c.tpu_bdc_cast(0x20000, 0, &s, None, None, h, f, RoundingMode::HalfToEven)
+            }),
+        );
+        push(
+            "exp",
+            Box::new(move |c| {
+                c.tpu_bdc_fp32_exp(0x20000, 0, 0x10000, 0x30000, 0x3ff00, 0x3ff00, &s)
+            }),
+        );
+        push(
+            "log",
+            Box::new(move |c| c.tpu_bdc_fp32_log(0x20000, 0, 0x30000, 0x3fe00, &s)),
+        );
+        push(
+            "gdma_S2L",
+            Box::new(move |c| c.tpu_gdma_cpy_S2L(0x30000, g, &s, None, None, f)),
+        );
+        push(
+            "gdma_L2S",
+            Box::new(move |c| c.tpu_gdma_cpy_L2S(g + (8 << 20), 0, &s, None, None, f)),
+        );
+    }
+    let ps = Dim4::new(1, 4, 4, 16);
+    v.push((
+        "avg_pool 3x3 (1,4,4,16)".into(),
+        Box::new(move |c| {
+            c.tpu_bdc_fp_avg_pool2d(
+                0x20000,
+                0,
+                &ps,
+                &k3,
+                &pad,
+                &one,
+                &one,
+                f,
+                Scalar::from_f32(1.0 / 9.0),
+            )
+        }),
+    ));
+    v.push((
+        "max_pool 3x3 (1,4,4,16)".into(),
+        Box::new(move |c| {
+            c.tpu_bdc_fp_max_pool2d(
+                0x20000,
+                0,
+                &ps,
+                &k3,
+                &pad,
+                &one,
+                &one,
+                f,
+                Scalar::from_f32(f32::NEG_INFINITY),
+            )
+        }),
+    ));
+    v
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let reps = args.first().copied().unwrap_or(30);
+    let batch = args.get(1).copied().unwrap_or(2000);
+    let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 16 << 20).expect("16 MiB");
+    let g = core.gm_base();
+    let big = Dim4::new(1, 64, 32, 64);
+    let data: Vec<f32> = (0..big.count()).map(|i| (i as f32 * 0.25) % 7.0).collect();
+    core.write_f32s(g, &data).expect("fits");
+    for dst in [0, 0x10000] {
+        core.tpu_gdma_cpy_S2L(dst, g, &big, None, None, DataType::Fp32)
+            .expect("valid");
+    }
+    core.tpu_bdc_load_fp32_exp_coeff(0x3ff00).expect("valid");
+    core.tpu_bdc_load_fp32_log_coeff(0x3fe00).expect("valid");
+    let filter = std::env::var("TPU_SMALL_FILTER").unwrap_or_default();
+    for (name, call) in calls(g) {
+        if !name.contains(&filter) {
+            continue;
+        }
+        for _ in 0..batch / 10 + 1 {
+            call(black_box(&mut core)).expect("valid");
+        }
+        let mut ts: Vec<f64> = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..batch {
+                    call(black_box(&mut core)).expect("valid");
+                }
+                t.elapsed().as_secs_f64() * 1e9 / batch as f64
+            })
+            .collect();
+        ts.sort_by(f64::total_cmp);
+        println!(
+            "{name:<32} best {:8.1} ns  median {:8.1} ns",
+            ts[0],
+            ts[ts.len() / 2]
+        );
+    }
+}
