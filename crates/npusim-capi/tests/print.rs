@@ -28,13 +28,13 @@ fn x_values() -> Vec<f32> {
     (0..256).map(|i| i as f32 * 0.5 - 1.25).collect()
 }
 
-fn launch(
-    entry: &str,
-    blocks: u32,
-) -> (
+/// A run's result and what it printed.
+type Launched = (
     Result<Vec<(String, NpyArray)>, RunError>,
     Vec<(String, npusim_ascend::print::PrintRec)>,
-) {
+);
+
+fn launch(entry: &str, blocks: u32) -> Launched {
     if let Err(e) = runner::compiler() {
         panic!("this test compiles an Ascend C kernel with the host C++ compiler: {e}");
     }
