@@ -76,6 +76,16 @@ typedef struct npusim_mask {
     uint64_t count;
 } npusim_mask;
 
+/* A printf argument: kind 0 signed `i`, 1 unsigned (or bool) `u`, 2 float `f`, 3 string `s`,
+ * 4 pointer `u`. */
+typedef struct npusim_print_arg {
+    uint32_t kind;
+    int64_t i;
+    uint64_t u;
+    double f;
+    const char* s;
+} npusim_print_arg;
+
 uint32_t npusim_abi_version(void);
 const char* npusim_last_error(void);
 
@@ -199,6 +209,16 @@ int npusim_fail(int32_t code, const char* instr, const char* param, const char* 
 /* Prefixes this thread's last error with "file:line: ". */
 void npusim_locate(const char* file, uint32_t line);
 
+/* AscendC::printf (call "printf") / PRINTF (call "PRINTF") at file:line: the text goes to
+ * stdout, each line tagged "[block B FILE:LINE]". Conversions d i u x f s p. */
+int npusim_print(npusim_device* dev, const char* call, const char* file, uint32_t line,
+                 const char* fmt, const npusim_print_arg* args, uint32_t nargs);
+/* AscendC::DumpTensor(t, desc, dump_size[, ShapeInfo(ndim, shape)]) at file:line (shape NULL
+ * and ndim 0: no ShapeInfo); printed like npusim_print. */
+int npusim_dump_tensor(npusim_device* dev, const char* file, uint32_t line,
+                       const npusim_tensor* t, uint32_t desc, uint32_t dump_size,
+                       const uint32_t* shape, uint32_t ndim);
+
 /* Bit-exact conversions (round to nearest even). */
 uint16_t npusim_f32_to_f16(float v);
 float npusim_f16_to_f32(uint16_t bits);
@@ -255,6 +275,10 @@ typedef struct npusim_api_v1 {
     int (*set_atomic)(npusim_device*, int32_t);
     int (*rearrange)(npusim_device*, const char*, const npusim_tensor*, uint32_t, const int64_t*,
                      uint32_t, const npusim_scalar*, uint64_t*);
+    int (*print)(npusim_device*, const char*, const char*, uint32_t, const char*,
+                 const npusim_print_arg*, uint32_t);
+    int (*dump_tensor)(npusim_device*, const char*, uint32_t, const npusim_tensor*, uint32_t,
+                       uint32_t, const uint32_t*, uint32_t);
 } npusim_api_v1;
 
 /* The table, or NULL when version != NPUSIM_ABI_VERSION. */

@@ -1404,4 +1404,88 @@ inline int GmRead(const uint8_t* gm, void* data, uint64_t bytes) {
     npusim_face::run_kf(#kernel, kernel, (uint32_t)(blockDim), __FILE__, __LINE__, __VA_ARGS__)
 #endif  // NPUSIM_LINKED
 
+// ---------------------------------------------------------------- printf, PRINTF, DumpTensor
+// (asc-devkit docs/api/context/printf.md, DumpTensor.md). The text goes to stdout tagged with
+// the block and the call's file:line (taken at the call, as __LINE__ would be).
+namespace npusim_face {
+// The format string with the call site of the print (the conversion happens at the call).
+struct FmtLoc {
+    const char* fmt;
+    Loc loc;
+    FmtLoc(const char* f, Loc l = Loc()) : fmt(f), loc(l) {}
+};
+inline npusim_print_arg parg(bool v) { return {1u, 0, (uint64_t)v, 0.0, nullptr}; }
+inline npusim_print_arg parg(AscendC::half v) { return {2u, 0, 0, (double)(float)v, nullptr}; }
+inline npusim_print_arg parg(AscendC::bfloat16_t v) { return {2u, 0, 0, (double)(float)v, nullptr}; }
+inline npusim_print_arg parg(const char* s) { return {3u, 0, 0, 0.0, s}; }
+inline npusim_print_arg parg(char* s) { return {3u, 0, 0, 0.0, s}; }
+template <class T>
+inline typename std::enable_if<std::is_integral<T>::value && std::is_signed<T>::value, npusim_print_arg>::type
+parg(T v) { return {0u, (int64_t)v, 0, 0.0, nullptr}; }
+template <class T>
+inline typename std::enable_if<std::is_integral<T>::value && !std::is_signed<T>::value && !std::is_same<T, bool>::value, npusim_print_arg>::type
+parg(T v) { return {1u, 0, (uint64_t)v, 0.0, nullptr}; }
+template <class T>
+inline typename std::enable_if<std::is_floating_point<T>::value, npusim_print_arg>::type
+parg(T v) { return {2u, 0, 0, (double)v, nullptr}; }
+template <class T>
+inline typename std::enable_if<!std::is_same<typename std::remove_cv<T>::type, char>::value, npusim_print_arg>::type
+parg(T* p) { return {4u, 0, (uint64_t)(uintptr_t)p, 0.0, nullptr}; }
+template <class... Args>
+inline void print(const char* call, const FmtLoc& f, Args&&... args) {
+    npusim_print_arg a[sizeof...(Args) + 1] = {parg(args)..., npusim_print_arg{0u, 0, 0, 0.0, nullptr}};
+    check(api()->print(dev(), call, f.loc.file, (uint32_t)f.loc.line, f.fmt, a, (uint32_t)sizeof...(Args)), f.loc);
+}
+inline void dump(const npusim_tensor& t, uint32_t desc, uint32_t dumpSize, const uint32_t* shape,
+                 uint32_t ndim, const Loc& loc) {
+    check(api()->dump_tensor(dev(), loc.file, (uint32_t)loc.line, &t, desc, dumpSize, shape, ndim), loc);
+}
+inline void dump_shaped(const npusim_tensor& t, uint32_t desc, uint32_t dumpSize, uint32_t ndim,
+                        const uint32_t* shape, const Loc& loc) {
+    if (ndim > 8) {
+        fail(NPUSIM_E_RULE, "DumpTensor", "shapeInfo", "a shape has 1 to 8 dimensions",
+             std::to_string(ndim) + " dimensions", loc);
+    }
+    dump(t, desc, dumpSize, shape, ndim, loc);
+}
+}  // namespace npusim_face
+
+namespace AscendC {
+template <class... Args>
+inline void printf(npusim_face::FmtLoc fmt, Args&&... args) {
+    npusim_face::print("printf", fmt, std::forward<Args>(args)...);
+}
+template <class... Args>
+inline void PRINTF(npusim_face::FmtLoc fmt, Args&&... args) {
+    npusim_face::print("PRINTF", fmt, std::forward<Args>(args)...);
+}
+// ShapeInfo(dim, shape): the shape DumpTensor arranges the dumped elements by (at most 8 dims).
+struct ShapeInfo {
+    uint32_t shapeDim = 0;
+    uint32_t shape[8] = {};
+    ShapeInfo() = default;
+    ShapeInfo(uint32_t dim, const uint32_t* s) : shapeDim(dim) {
+        for (uint32_t i = 0; i < dim && i < 8; ++i) shape[i] = s[i];
+    }
+};
+template <class T>
+inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, Loc loc = Loc()) {
+    npusim_face::dump(tensor.t, desc, dumpSize, nullptr, 0, loc);
+}
+template <class T>
+inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, Loc loc = Loc()) {
+    npusim_face::dump(tensor.t, desc, dumpSize, nullptr, 0, loc);
+}
+template <class T>
+inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
+                       const ShapeInfo& shapeInfo, Loc loc = Loc()) {
+    npusim_face::dump_shaped(tensor.t, desc, dumpSize, shapeInfo.shapeDim, shapeInfo.shape, loc);
+}
+template <class T>
+inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
+                       const ShapeInfo& shapeInfo, Loc loc = Loc()) {
+    npusim_face::dump_shaped(tensor.t, desc, dumpSize, shapeInfo.shapeDim, shapeInfo.shape, loc);
+}
+}  // namespace AscendC
+
 #endif  // NPUSIM_KERNEL_OPERATOR_H

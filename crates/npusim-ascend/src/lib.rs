@@ -58,3 +58,4 @@ pub mod tik;
 pub mod vector;
 
 pub use error::{AscendError, Result};
+pub mod print;

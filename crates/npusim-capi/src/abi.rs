@@ -1068,6 +1068,27 @@ pub struct Api {
         *const CScalar,
         *mut u64,
     ) -> i32,
+    /// Appended: `AscendC::printf` / `PRINTF`.
+    pub print: unsafe extern "C" fn(
+        *mut Device,
+        *const c_char,
+        *const c_char,
+        u32,
+        *const c_char,
+        *const PrintArg,
+        u32,
+    ) -> i32,
+    /// Appended: `AscendC::DumpTensor`.
+    pub dump_tensor: unsafe extern "C" fn(
+        *mut Device,
+        *const c_char,
+        u32,
+        *const Tensor,
+        u32,
+        u32,
+        *const u32,
+        u32,
+    ) -> i32,
 }
 
 /// The table of this library.
@@ -1104,6 +1125,8 @@ pub static API: Api = Api {
     reduce: npusim_reduce,
     set_atomic: npusim_set_atomic,
     rearrange: npusim_rearrange,
+    print: npusim_print,
+    dump_tensor: npusim_dump_tensor,
 };
 
 /// `const npusim_api_v1* npusim_api(uint32_t version)`: the function table, or null when
@@ -1118,4 +1141,171 @@ pub extern "C" fn npusim_api(version: u32) -> *const Api {
         ));
         std::ptr::null()
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Print calls (npusim_ascend::print): AscendC::printf / PRINTF and DumpTensor. Each text is
+// written to stdout at once, every line tagged `[block B FILE:LINE]` (blocks run in order, so
+// the prints come in execution order).
+
+/// `npusim_print_arg`: one `printf` argument. `kind`: 0 a signed integer `i`, 1 an unsigned
+/// integer (or bool) `u`, 2 a float `f` (half and bfloat16 widened), 3 a string `s`, 4 a
+/// pointer `u`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PrintArg {
+    pub kind: u32,
+    pub i: i64,
+    pub u: u64,
+    pub f: f64,
+    pub s: *const c_char,
+}
+
+fn print_err(e: npusim_ascend::print::PrintError) -> CapiError {
+    CapiError::rule(e.call, &e.param, &e.rule, e.value)
+}
+
+thread_local! {
+    /// This thread's collected prints while [`capture_prints`] runs.
+    static PRINTS: RefCell<Option<Vec<(String, npusim_ascend::print::PrintRec)>>> =
+        const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's prints (file base name, record) collected instead of written to
+/// stdout; returns `f`'s result and the prints in execution order (kept also when `f` fails).
+pub fn capture_prints<R>(
+    f: impl FnOnce() -> R,
+) -> (R, Vec<(String, npusim_ascend::print::PrintRec)>) {
+    let before = PRINTS.with(|p| p.borrow_mut().replace(Vec::new()));
+    let r = f();
+    let got = PRINTS.with(|p| std::mem::replace(&mut *p.borrow_mut(), before));
+    (r, got.unwrap_or_default())
+}
+
+fn emit(d: &Device, file: &str, line: u32, text: String) {
+    use std::io::Write as _;
+    let rec = npusim_ascend::print::PrintRec {
+        block: d.block().0,
+        line,
+        text,
+    };
+    let base = std::path::Path::new(file)
+        .file_name()
+        .map_or(file.to_string(), |f| f.to_string_lossy().into_owned());
+    let rec = match PRINTS.with(|p| match p.borrow_mut().as_mut() {
+        Some(v) => {
+            v.push((base.clone(), rec));
+            None
+        }
+        None => Some(rec),
+    }) {
+        Some(r) => r,
+        None => return,
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(rec.tagged(&base).as_bytes());
+    let _ = out.flush();
+}
+
+/// `int npusim_print(dev, const char* call, const char* file, uint32_t line, const char* fmt,
+/// const npusim_print_arg* args, uint32_t nargs)`: `AscendC::printf` (call `"printf"`) or
+/// `PRINTF` at `file:line`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npusim_print(
+    dev: *mut Device,
+    call: *const c_char,
+    file: *const c_char,
+    line: u32,
+    fmt: *const c_char,
+    args: *const PrintArg,
+    nargs: u32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see dev_mut / cstr / slice: pointers from the C caller, valid or null (checked).
+        let d = unsafe { dev_mut(dev, "printf") }?;
+        // SAFETY: as above.
+        let call = match unsafe { cstr(call, "printf", "call") }? {
+            "PRINTF" => "PRINTF",
+            _ => "printf",
+        };
+        // SAFETY: as above.
+        let file = unsafe { cstr(file, call, "file") }?;
+        // SAFETY: as above.
+        let fmt = unsafe { cstr(fmt, call, "fmt") }?;
+        // SAFETY: as above.
+        let args = unsafe { slice(args, nargs as usize, call, "args") }?;
+        let mut fargs = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            use npusim_core::cfmt::Arg;
+            fargs.push(match a.kind {
+                0 => Arg::Int(a.i),
+                1 => Arg::UInt(a.u),
+                2 => Arg::Float(a.f),
+                // SAFETY: as above.
+                3 => Arg::Str(unsafe { cstr(a.s, call, "args") }?),
+                4 => Arg::Ptr(a.u),
+                k => {
+                    return Err(CapiError::rule(
+                        call,
+                        &format!("args[{i}].kind"),
+                        "0 signed, 1 unsigned, 2 float, 3 string, 4 pointer",
+                        k,
+                    ));
+                }
+            });
+        }
+        let text = npusim_ascend::print::ascendc_printf(call, fmt, &fargs).map_err(print_err)?;
+        emit(d, file, line, text);
+        Ok(())
+    })
+}
+
+/// `int npusim_dump_tensor(dev, const char* file, uint32_t line, const npusim_tensor* t,
+/// uint32_t desc, uint32_t dump_size, const uint32_t* shape, uint32_t ndim)`: `DumpTensor(t,
+/// desc, dumpSize[, ShapeInfo(ndim, shape)])`; `shape` NULL and `ndim` 0 without a ShapeInfo.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn npusim_dump_tensor(
+    dev: *mut Device,
+    file: *const c_char,
+    line: u32,
+    t: *const Tensor,
+    desc: u32,
+    dump_size: u32,
+    shape: *const u32,
+    ndim: u32,
+) -> i32 {
+    guard(|| {
+        // SAFETY: see dev_mut / cstr / tensor / slice.
+        let d = unsafe { dev_mut(dev, "DumpTensor") }?;
+        // SAFETY: as above.
+        let file = unsafe { cstr(file, "DumpTensor", "file") }?;
+        // SAFETY: as above.
+        let t = unsafe { tensor(t, "DumpTensor", "tensor") }?;
+        let shape = if shape.is_null() && ndim == 0 {
+            None
+        } else {
+            // SAFETY: as above.
+            Some(unsafe { slice(shape, ndim as usize, "DumpTensor", "shapeInfo") }?)
+        };
+        let op = t.operand("DumpTensor", "tensor")?;
+        let size = op.dtype.size() as u64;
+        let start = op.tensor_base + op.offset.saturating_mul(size);
+        let len = op
+            .tensor_bytes
+            .saturating_sub(op.offset.saturating_mul(size));
+        let data = d.read(op.space, start, len)?;
+        let text = npusim_ascend::print::dump_tensor(&npusim_ascend::print::Dump {
+            desc,
+            addr: start,
+            dtype: op.dtype,
+            space: op.space,
+            dump_size,
+            data: &data,
+            shape,
+        })
+        .map_err(print_err)?;
+        emit(d, file, line, text);
+        Ok(())
+    })
 }

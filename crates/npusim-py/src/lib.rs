@@ -493,6 +493,17 @@ impl TikKernel {
             })
             .collect())
     }
+
+    /// `prints() -> list[(block, line, text, site)]`: what the last `run` printed
+    /// (`tik_instance.printf`), in execution order; `site` is the print's index in recording
+    /// order. Kept when the run failed, up to the failing statement.
+    fn prints(&self) -> Vec<(u32, u32, String, usize)> {
+        self.kernel
+            .prints
+            .iter()
+            .map(|p| (p.rec.block, p.rec.line, p.rec.text.clone(), p.site))
+            .collect()
+    }
 }
 
 /// The TIK parameter names of an instruction, in order (keyword arguments), or `None`.

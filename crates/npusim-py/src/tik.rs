@@ -91,6 +91,21 @@ pub enum Stmt {
         src: TensorArg,
         line: u32,
     },
+    /// `tik_instance.printf(format_string, *arg)` (npusim_ascend::print::tik_printf).
+    Print {
+        fmt: String,
+        args: Vec<Arg>,
+        /// The loop variable of the enclosing `for_range(..., block_num=N)` (the block index).
+        #[serde(default)]
+        block: Option<usize>,
+        /// Most characters of the format (`set_printf_params`: `single_print_length - 32`).
+        #[serde(default)]
+        max_chars: Option<usize>,
+        /// The print's index in recording order (the Python side keeps its file and line).
+        #[serde(default)]
+        site: usize,
+        line: u32,
+    },
 }
 
 /// A scalar expression.
@@ -1145,6 +1160,32 @@ enum CStmt {
         off: CExpr,
         line: u32,
     },
+    Print(Box<CPrint>),
+}
+
+/// A compiled `printf`.
+#[derive(Debug)]
+struct CPrint {
+    fmt: String,
+    args: Vec<PArg>,
+    block: Option<usize>,
+    params: npusim_ascend::print::TikPrintParams,
+    site: usize,
+    line: u32,
+}
+
+/// A `printf` argument: a value, or a tensor from an element to its end.
+#[derive(Debug)]
+enum PArg {
+    Val(CExpr),
+    Tensor(usize, CExpr),
+}
+
+/// One print of a TIK run: block, line, text, and the print's index in recording order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TikPrint {
+    pub rec: npusim_ascend::print::PrintRec,
+    pub site: usize,
 }
 
 /// Compiles one call: resolves the name, checks the argument count and kinds, resolves the
@@ -1272,6 +1313,47 @@ fn compile_stmt(s: &Stmt, tensors: &[TensorInfo], ints: &[bool]) -> RunResult<CS
             compile_call(name, args, *line, tensors, ints)
                 .map_err(|e| format!("line {line}: {name}: {e}"))?,
         )),
+        Stmt::Print {
+            fmt,
+            args,
+            block,
+            max_chars,
+            site,
+            line,
+        } => {
+            let at = |e: String| format!("line {line}: printf: {e}");
+            let args = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match a {
+                    Arg::Expr(e) => Ok(PArg::Val(CExpr::compile(e, ints).map_err(at)?)),
+                    Arg::Tensor(t) => Ok(PArg::Tensor(
+                        tensors
+                            .iter()
+                            .position(|x| *x.op.tensor == *t.t)
+                            .ok_or_else(|| at(format!("unknown tensor `{}`", t.t)))?,
+                        CExpr::compile(&t.off, ints).map_err(at)?,
+                    )),
+                    _ => Err(at(format!(
+                        "arg {}: a Scalar, Expr, number or Tensor",
+                        i + 1
+                    ))),
+                })
+                .collect::<RunResult<Vec<_>>>()?;
+            CStmt::Print(Box::new(CPrint {
+                fmt: fmt.clone(),
+                args,
+                block: match block {
+                    Some(v) => Some(var_ok(*v, *line, "block loop variable")?),
+                    None => None,
+                },
+                params: npusim_ascend::print::TikPrintParams {
+                    max_format_chars: max_chars.unwrap_or(128),
+                },
+                site: *site,
+                line: *line,
+            }))
+        }
     })
 }
 
@@ -1296,6 +1378,7 @@ fn mark_loop_vars(body: &[Stmt], ints: &mut [bool], set: bool) {
                 }
             }
             Stmt::Call { .. } => {}
+            Stmt::Print { .. } => {}
         }
     }
 }
@@ -1308,6 +1391,7 @@ struct Env<'k> {
     vars: Vec<Num>,
     steps: u64,
     max_steps: u64,
+    prints: Vec<TikPrint>,
 }
 
 impl Env<'_> {
@@ -1430,7 +1514,67 @@ impl Env<'_> {
                 self.set(*var, v);
                 Ok(())
             }
+            CStmt::Print(p) => {
+                self.tick(p.line)?;
+                self.print(p).map_err(|e| format!("line {}: {e}", p.line))
+            }
         }
+    }
+
+    /// Runs a `printf`: evaluates its arguments, formats (npusim_ascend::print::tik_printf) and
+    /// records the text with its block and line.
+    fn print(&mut self, p: &CPrint) -> RunResult<()> {
+        use npusim_ascend::print::{PrintRec, TikArg, tik_printf};
+        use npusim_core::cfmt::Arg as FArg;
+        let mut args = Vec::with_capacity(p.args.len());
+        for a in &p.args {
+            args.push(match a {
+                PArg::Val(e) => TikArg::Value(match e.eval(&self.vars)? {
+                    Num::I(i) => FArg::Int(i),
+                    Num::F(f) => FArg::Float(f),
+                }),
+                PArg::Tensor(t, off) => {
+                    let info = &self.tensors[*t];
+                    let i = off.eval(&self.vars)?.as_i64();
+                    if i < 0 || i as u64 >= info.elems {
+                        return Err(format!(
+                            "tensor `{}` has {} elements, the argument starts at element {i}",
+                            info.op.tensor, info.elems
+                        ));
+                    }
+                    let size = info.op.dtype.size() as u64;
+                    let bytes = self
+                        .core
+                        .memory(info.op.space)
+                        .and_then(|m| {
+                            Ok(m.bytes(
+                                info.op.tensor_base + i as u64 * size,
+                                (info.elems - i as u64) * size,
+                            )?
+                            .to_vec())
+                        })
+                        .map_err(|e| e.to_string())?;
+                    TikArg::Tensor {
+                        dtype: info.op.dtype,
+                        bytes,
+                    }
+                }
+            });
+        }
+        let text = tik_printf(&p.fmt, &args, p.params).map_err(|e| e.to_string())?;
+        let block = match p.block {
+            Some(v) => u32::try_from(self.vars[v].as_i64()).unwrap_or(0),
+            None => 0,
+        };
+        self.prints.push(TikPrint {
+            rec: PrintRec {
+                block,
+                line: p.line,
+                text,
+            },
+            site: p.site,
+        });
+        Ok(())
     }
 
     /// Runs a call: a constant call is built once and then only executed; a call with
@@ -1495,6 +1639,8 @@ pub struct Kernel {
     body: Vec<CStmt>,
     inputs: Vec<usize>,
     outputs: Vec<usize>,
+    /// What the last run printed, in execution order.
+    pub prints: Vec<TikPrint>,
 }
 
 impl Kernel {
@@ -1595,6 +1741,7 @@ impl Kernel {
             body,
             inputs,
             outputs,
+            prints: Vec::new(),
         })
     }
 
@@ -1652,8 +1799,11 @@ impl Kernel {
             vars,
             steps: 0,
             max_steps,
+            prints: Vec::new(),
         };
-        env.block(&mut self.body)?;
+        let ran = env.block(&mut self.body);
+        self.prints = std::mem::take(&mut env.prints);
+        ran?;
         let core = env.core;
         self.outputs
             .iter()

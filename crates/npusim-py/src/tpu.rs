@@ -311,6 +311,7 @@ macro_rules! ret_plain {
     )*};
 }
 ret_plain!(bool, u32, i32, u64, i64);
+ret_plain!(String);
 
 impl Ret for Dim4 {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -524,4 +525,8 @@ tpu_api! {
     local.tpu_compact_stride(start_idx: Int, shape: Shape);
     local.tpu_line_aligned_stride(start_idx: Int, shape: Shape, dtype: Dtype);
     local.tpu_continuous_stride(shape: Shape);
+    // debug printing (TPU-Kernel common helpers; npusim_tpu::print): the text comes back,
+    // npusim.tpu tags and prints it
+    core.tpu_print_local_mem_data(local_offset: Local, start_idx: Int, shape: Shape, stride: Stride, dtype: Dtype);
+    core.tpu_print_global_mem_data(addr: System, shape: Shape, stride: Stride, dtype: Dtype);
 }

@@ -64,3 +64,4 @@ pub use golden::{GoldenError, GoldenReport, replay_file, replay_str};
 pub use local::{Dim4, Layout, LocalAddr};
 pub use memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 pub use sort::KeyType;
+pub mod print;

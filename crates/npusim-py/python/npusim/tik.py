@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from typing import Optional
 
@@ -271,7 +272,19 @@ class _Debugger:
             if a.dtype.byteorder == ">":
                 a = a.astype(a.dtype.newbyteorder("<"))
             feed[k] = (a.dtype.name, a.tobytes())
-        outs = kernel.run(feed, max_steps)
+        try:
+            outs = kernel.run(feed, max_steps)
+        finally:
+            # tik_instance.printf: each print, in execution order, tagged with its block and
+            # the file and line of the call; kept in `self.prints` as well.
+            self.prints = []
+            for block, line, text, site in kernel.prints():
+                file = t._print_sites[site][0] if site < len(t._print_sites) else "?"
+                self.prints.append((block, file, line, text))
+                tag = f"[block {block} {os.path.basename(file)}:{line}]"
+                body = text[:-1] if text.endswith("\n") else text
+                sys.stdout.write("".join(f"{tag} {l}\n" for l in body.split("\n")))
+            sys.stdout.flush()
         return [np.frombuffer(b, dtype=_np_dtype(dt)).reshape(shape) for _, dt, shape, b in outs]
 
 
@@ -289,6 +302,9 @@ class Tik:
         self._outputs = None
         self._version = 0  # bumped by every recording step (the compiled kernel's cache key)
         self.tikdb = _Debugger(self)
+        self._blocks: list = []  # loop variables of the enclosing block_num > 1 for_ranges
+        self._print_sites: list = []  # (file, line) of each printf, in recording order
+        self._printf_max: Optional[int] = None  # set_printf_params: single_print_length - 32
 
     # -- recording ------------------------------------------------------------------------
     def _emit(self, stmt):
@@ -321,9 +337,14 @@ class Tik:
         self._emit({"k": "for", "var": var, "begin": _expr(begin), "end": _expr(end),
                     "body": body, "line": _line()})
         self._stack.append(body)
+        is_block = not isinstance(block_num, Expr) and int(block_num) > 1
+        if is_block:
+            self._blocks.append(var)
         try:
             yield Expr({"var": var})
         finally:
+            if is_block:
+                self._blocks.pop()
             self._stack.pop()
             self._last_if = None
 
@@ -383,6 +404,42 @@ class Tik:
                 self._call(name, *args)
             return instr
         raise AttributeError(name)
+
+    def printf(self, format_string, *arg):
+        """``printf(format_string, *arg)``: prints Scalars, Exprs, numbers and Tensors when the
+        debugger runs (Python ``%`` formatting; a Tensor prints as the list of its elements from
+        the given one). Tagged with the block (the loop variable of the enclosing
+        ``for_range(..., block_num=N)``) and the line of this call."""
+        if not isinstance(format_string, str):
+            raise TypeError("printf: format_string must be a str (an immediate string)")
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_filename == __file__:
+            f = f.f_back
+        site = len(self._print_sites)
+        self._print_sites.append((f.f_code.co_filename if f else "?", f.f_lineno if f else 0))
+        stmt = {"k": "print", "fmt": format_string, "args": [_arg(a) for a in arg],
+                "block": self._blocks[-1] if self._blocks else None, "site": site,
+                "line": _line()}
+        if self._printf_max is not None:
+            stmt["max_chars"] = self._printf_max
+        self._emit(stmt)
+
+    def set_printf_params(self, print_workspace_size=128, single_print_length=512):
+        """``set_printf_params``: workspace in MiB (1..32768), length of one print in bytes
+        (at least 64, a multiple of 32); a format then has at most ``single_print_length - 32``
+        characters."""
+        if not isinstance(print_workspace_size, int) or not 1 <= print_workspace_size <= 32768:
+            raise _native.NpusimError(
+                f"set_printf_params: print_workspace_size = {print_workspace_size!r}: "
+                "must be an int in [1, 32768] (MiB)")
+        if (not isinstance(single_print_length, int) or single_print_length < 64
+                or single_print_length % 32 != 0
+                or single_print_length > print_workspace_size * 1024 * 1024 - 32):
+            raise _native.NpusimError(
+                f"set_printf_params: single_print_length = {single_print_length!r}: must be an "
+                "int of at least 64, a multiple of 32, below the workspace")
+        self._version += 1
+        self._printf_max = single_print_length - 32
 
     def BuildCCE(self, kernel_name, inputs, outputs, **_):
         for t in list(inputs) + list(outputs):

@@ -37,6 +37,8 @@ numpy scalar as wide as that type (its bit pattern, as a C caller fills the unio
 from __future__ import annotations
 
 import inspect
+import sys
+import os
 from collections import namedtuple
 from typing import Optional
 
@@ -196,6 +198,33 @@ API = {name: [p for p, _ in params] for name, params in _native.tpu_api()}
 """Every TPU-Kernel function ``Device`` has beyond the HAU ones: name -> parameter names."""
 for _name, _params in _native.tpu_api():
     _vendor_method(_name, _params)
+
+
+def _print_method(name: str) -> None:
+    """``Device.<name>`` for the print helpers: the vendor text, tagged ``[core C FILE:LINE]``
+    (the core index and the caller's line) on stdout and kept in ``Device.prints`` as
+    ``(core, file, line, text)``; returns None as the C helper does."""
+    native = getattr(Device, name)
+
+    def method(self, *args, **kwargs):
+        text = native(self, *args, **kwargs)
+        f = sys._getframe(1)
+        core = self._d.call("tpu_core_index")
+        rec = (core, f.f_code.co_filename, f.f_lineno, text)
+        if not hasattr(self, "prints"):
+            self.prints = []
+        self.prints.append(rec)
+        tag = f"[core {core} {os.path.basename(rec[1])}:{rec[2]}]"
+        sys.stdout.write("".join(f"{tag} {l}\n" for l in text.splitlines()))
+        sys.stdout.flush()
+
+    for a in ("__name__", "__qualname__", "__signature__", "__doc__"):
+        setattr(method, a, getattr(native, a))
+    setattr(Device, name, method)
+
+
+for _name in ("tpu_print_local_mem_data", "tpu_print_global_mem_data"):
+    _print_method(_name)
 
 
 def _scalar_bits(c) -> int:
