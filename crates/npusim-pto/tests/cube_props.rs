@@ -288,7 +288,7 @@ proptest! {
 
     #[test]
     fn fast_kernel_equals_its_plain_twin(
-        m in 1usize..12, k in 1usize..80, n in 1usize..100, exact in any::<bool>(),
+        m in 1usize..20, k in 1usize..80, n in 1usize..100, exact in any::<bool>(),
         cpu in any::<bool>(), seeded in any::<bool>(), seed in any::<u64>(),
     ) {
         use npusim_pto::ops::cube::{MatShape, matmul_f32, matmul_plain};
@@ -306,6 +306,54 @@ proptest! {
             prop_assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
         }
     }
+
+    /// TMATMUL on half inputs runs the fused kernel (`fma(a, b, p)`); the model is `p + a·b`
+    /// with the product rounded to f32. A product of two halves is exact in f32, so the two
+    /// agree bit for bit: half inputs with NaN, ±inf, ±0 and denormals, any f32 seed.
+    #[test]
+    fn half_products_fuse_exactly(
+        m in 1usize..20, k in 1usize..80, n in 1usize..70,
+        cpu in any::<bool>(), seeded in any::<bool>(), seed in any::<u64>(),
+    ) {
+        use npusim_pto::ops::cube::{MatShape, matmul_f32, matmul_plain};
+        let mut s = seed | 1;
+        let mut v = |len: usize, kind: Kind| -> Vec<f32> {
+            (0..len).map(|_| { s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+                to_f32(kind, elem_bits(kind, s as u32, (s >> 40) as u8)) }).collect()
+        };
+        let (a, b, c) = (v(m * k, Kind::F16), v(k * n, Kind::F16), v(m * n, Kind::F32));
+        let shape = MatShape { m, k, n, kb: 16, order: if cpu { MatmulOrder::AccAfterK } else { MatmulOrder::FractalKBlocks }, seeded };
+        let (mut fused, mut plain) = (c.clone(), c);
+        matmul_f32::<false>(&a, &b, &mut fused, shape);
+        matmul_plain(&a, &b, &mut plain, shape, true);
+        for (x, y) in fused.iter().zip(&plain) {
+            prop_assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+        }
+    }
+}
+
+/// The fused kernel is not the model for bfloat16 (why TMATMUL keeps `p + a·b` there): a
+/// product past f32's range overflows when rounded, and the fused form keeps it exact.
+#[test]
+fn bfloat16_products_do_not_fuse() {
+    use npusim_pto::ops::cube::{MatShape, matmul_f32, matmul_plain};
+    let big = half::bf16::from_bits(0x7f00).to_f32(); // 2^127
+    let (a, b) = (vec![big, big], vec![-1.0f32, 2.0]);
+    let shape = MatShape {
+        m: 1,
+        k: 2,
+        n: 1,
+        kb: 16,
+        order: MatmulOrder::FractalKBlocks,
+        seeded: false,
+    };
+    let (mut fused, mut plain) = (vec![0f32], vec![0f32]);
+    matmul_f32::<false>(&a, &b, &mut fused, shape);
+    matmul_plain(&a, &b, &mut plain, shape, true);
+    // p = -2^127, then the product 2^128 rounds to inf in the model (p + inf = inf); fused,
+    // -2^127 + 2^128 = 2^127 exactly.
+    assert_eq!(plain[0], f32::INFINITY);
+    assert_eq!(fused[0], big);
 }
 
 fn tiles(core: &TileCore, it: ElemType, ct: ElemType) -> (Tile, Tile, Tile) {

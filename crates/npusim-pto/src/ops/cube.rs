@@ -18,9 +18,14 @@
 //! rounding per FMA); the K-sum order is [`npusim_core::MatmulOrder`] of the tile policy
 //! (hardware fractal K-blocks by default, `AccAfterK` for the CPU simulator). int8 sums wrap in
 //! int32 (order-free). The operands are read through each tile's layout (any of ND, DN, Nz, Zn,
-//! Zz, Nn) into row-major buffers; the product runs on slices (a row of C at a time, vectorised
-//! over N) or, with [`TileCore::set_reference`], through the plain per-element twin
-//! [`matmul_plain`].
+//! Zz, Nn) into row-major buffers; the product runs in [`matmul_f32`] (with AVX-512, detected at
+//! run time, a register-blocked kernel of 8 rows x 32 columns; else a row of C at a time,
+//! vectorised over N) or, with [`TileCore::set_reference`], through the plain per-element twin
+//! [`matmul_plain`]. The fast kernels do the twin's operations per element in the twin's order
+//! (proptest `fast_kernel_equals_its_plain_twin`). Half inputs take the fused form
+//! `fma(a, b, p)`: a product of two halves is exact in f32, so it equals the model's `p + a·b`
+//! bit for bit (proptest `half_products_fuse_exactly`); bfloat16 keeps `p + a·b`, whose
+//! products can leave f32's range (`bfloat16_products_do_not_fuse`).
 //!
 //! The A5 microscaling forms (TMATMUL_MX, TGEMV_MX and their variants) are in [`super::mx`].
 
@@ -356,9 +361,14 @@ impl TileCore {
             seeded,
         };
         let exact = a.dtype() != ElemType::F32;
+        // half inputs: a product of two halves (11-bit significands, exponents in [-48, 32])
+        // is exact in f32, so `p + a·b` rounds once, as `fma(a, b, p)` does: the fused kernel
+        // gives the same bits (the `half_products_fuse_exactly` proptest). Not so for
+        // bfloat16, whose products can overflow or round in f32's range.
+        let fused = a.dtype() == ElemType::F16 || !exact;
         if reference {
             matmul_plain(&av, &bv, &mut out, shape, exact);
-        } else if exact {
+        } else if !fused {
             matmul_f32::<true>(&av, &bv, &mut out, shape);
         } else {
             matmul_f32::<false>(&av, &bv, &mut out, shape);
@@ -522,13 +532,23 @@ fn strip<const EXACT: bool>(
     }
 }
 
-/// The fast kernel: row by row of C, `JB` columns at a time held in registers across the K
-/// loop (the inner update `p[l] += a·b[l]` vectorises); the columns left over go through
-/// [`matmul_plain`]'s per-element loop. The same operations per element, in the same order, as
-/// [`matmul_plain`].
+/// The fast kernel, the same operations per element in the same order as [`matmul_plain`]
+/// (held equal by the `fast_kernel_equals_its_plain_twin` proptest). With AVX-512 (detected at
+/// run time) it is [`super::cube_avx512`]'s register-blocked kernel (8 rows x 32 columns of
+/// partial sums in registers); otherwise row by row of C, `JB` columns at a time held in
+/// registers across the K loop (the inner update `p[l] += a·b[l]` vectorises, compiled for
+/// AVX2+FMA when detected); the columns left over go through [`matmul_plain`]'s per-element
+/// loop.
 pub fn matmul_f32<const EXACT: bool>(a: &[f32], b: &[f32], out: &mut [f32], s: MatShape) {
     #[cfg(target_arch = "x86_64")]
     {
+        let sized = a.len() >= s.m * s.k && b.len() >= s.k * s.n && out.len() >= s.m * s.n;
+        if sized && std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: AVX-512F was detected at run time just above; the slices hold the
+            // `m x k`, `k x n` and `m x n` operands (checked just above).
+            unsafe { super::cube_avx512::matmul::<EXACT>(a, b, out, s) };
+            return;
+        }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: AVX2 and FMA were detected at run time just above.

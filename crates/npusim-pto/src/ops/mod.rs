@@ -27,6 +27,8 @@
 pub mod alias;
 pub mod arrange;
 pub mod cube;
+#[cfg(target_arch = "x86_64")]
+mod cube_avx512;
 pub mod elementwise;
 pub mod fp4;
 pub mod fused;

@@ -406,6 +406,14 @@ impl TileCore {
         at: (usize, usize),
         op: OpCode,
     ) -> Result<(), PtoError> {
+        // A plain move of equal types (float -> float, int32 -> int32; no ReLU, no scale)
+        // carries bits: copied memory to memory through both layouts, no intermediate buffer.
+        let plain = !mode.relu && mode.scalar.is_none() && mode.fp.is_none();
+        if plain && src.dtype() == dst.dtype() && fix_pair_legal(src.dtype(), dst.dtype(), false) {
+            fits(op, "dst", dst, at.0, at.1, rows, cols)?;
+            self.copy_bits(dst, at, src, (0, 0), rows, cols);
+            return Ok(());
+        }
         let bytes = self.fix_convert(src, dst.dtype(), mode, (rows, cols), op)?;
         fits(op, "dst", dst, at.0, at.1, rows, cols)?;
         self.write_bytes(dst, at, rows, cols, dst.dtype().size(), &bytes);

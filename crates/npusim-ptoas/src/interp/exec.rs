@@ -1037,6 +1037,18 @@ impl<'p> Machine<'p> {
                         set(&mut fr, *val, Val::Num(v));
                     }
                 }
+                Inst::ScaleAddr { dst, src } => {
+                    let (Val::Tile(s), Val::Tile(d)) =
+                        (get(&fr, *src, span())?, get(&fr, *dst, span())?)
+                    else {
+                        return Err(internal(span(), "tget_scale_addr of a non-tile"));
+                    };
+                    let t = self
+                        .core
+                        .tget_scale_addr(&d, &s)
+                        .map_err(|e| RunError::pto(e, span()))?;
+                    set(&mut fr, *dst, Val::Tile(t));
+                }
                 Inst::Subset {
                     dst,
                     src,

@@ -184,6 +184,12 @@ pub(crate) enum Inst {
         desc: TileDesc,
         reshape: bool,
     },
+    /// `pto.tget_scale_addr` (A5): the Scaling tile `dst` rebound to `src`'s scale address
+    /// ([`npusim_pto::TileCore::tget_scale_addr`]); no data moves.
+    ScaleAddr {
+        dst: Slot,
+        src: Slot,
+    },
     /// `pto.subset`: the `rows x cols` view of `src` at the run-time offsets `(row, col)`
     /// ([`npusim_pto::Tile::subset`]).
     Subset {
@@ -1925,6 +1931,32 @@ impl Lowerer {
                     },
                     span,
                     "pto.get_tensor_view_dim",
+                );
+            }
+            OpKind::Opaque {
+                op: OpCode::PtoTgetScaleAddr,
+                operands,
+                ..
+            } if operands.len() == 2 => {
+                // DPS: `ins(src) outs(dst)`; dst's slot is rebound. Tile ops whose operands are
+                // all static are built here from the template, so with both tiles static the
+                // rebound tile goes into the template too (the ops lowered after this one read
+                // it); the run-time step repeats the rebinding (the same address again) and
+                // reports a failing check when reached.
+                let (src, dst) = (operands[0].index(), operands[1].index());
+                if let (Some(Val::Tile(s)), Some(Val::Tile(d))) =
+                    (cx.template.get(src).copied(), cx.template.get(dst).copied())
+                    && let Ok(t) = self.core.tget_scale_addr(&d, &s)
+                {
+                    cx.template[dst] = Val::Tile(t);
+                }
+                cx.emit(
+                    Inst::ScaleAddr {
+                        dst: slot(operands[1]),
+                        src: slot(operands[0]),
+                    },
+                    span,
+                    "pto.tget_scale_addr",
                 );
             }
             OpKind::Opaque { op: code, .. } => {
