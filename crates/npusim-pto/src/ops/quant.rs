@@ -123,10 +123,8 @@ pub fn mx_group(alg: MxQuantAlg, m: f32) -> (u8, f32) {
     let scaling = if alg == MxQuantAlg::NvMxFp8E4M3 && e == 0xfe {
         f32::from_bits(1 << 22)
     } else {
-        match f32::from_bits((254 - e) << 23) {
-            z if z == 0.0 => f32::from_bits(1 << 22),
-            v => v,
-        }
+        let v = f32::from_bits((254 - e) << 23);
+        if v == 0.0 { f32::from_bits(1 << 22) } else { v }
     };
     (e as u8, scaling)
 }
