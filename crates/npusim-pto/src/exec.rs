@@ -27,9 +27,10 @@ use crate::ops::elementwise::{
 };
 use crate::ops::gather::MaskPattern;
 use crate::ops::gm_index::{IndexOob, ScatterAtomic};
+use crate::ops::img2col::Img2colConfig;
 use crate::ops::memory::GlobalTensor;
 use crate::ops::movement::MovMode;
-use crate::ops::quant::QuantKind;
+use crate::ops::quant::{MxAxis, MxQuantAlg, QuantKind};
 use crate::ops::sort::MergeLists;
 use crate::ops::{CmpMode, Scalar, StaticChecks};
 use crate::table::{Class, OpCode};
@@ -174,6 +175,10 @@ forms! {
     Interleave { dst0: tile(O), dst1: tile(O), src0: tile(O), src1: opt_tile(Option<O>) },
     /// TADDDEQRELU: two int32 sources, the f32 dequant scale and the int32 scratch tile.
     AddDeqRelu { dst: tile(O), src0: tile(O), src1: tile(O), scale: scalar(O::Scalar), tmp: tile(O) },
+    /// TQUANT MX forms (A5): data, E8M0 exponents, and the per-group max and scaling tiles.
+    QuantMx { dst: tile(O), src: tile(O), exp: tile(O), max: tile(O), scaling: tile(O), axis: plain(MxAxis), alg: plain(MxQuantAlg) },
+    /// TIMG2COL: a Left tile gathered from a Mat feature map under a convolution config.
+    Img2col { dst: tile(O), src: tile(O), cfg: plain(Img2colConfig), pos_m: plain(u16), pos_k: plain(u16) },
 }
 
 /// One instruction instance.
@@ -465,6 +470,9 @@ macro_rules! handle {
             arch: crate::table::arch_name($c.arch()),
         })
     };
+    (Img2col, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Img2col { dst, src, cfg, pos_m, pos_k } => $c.timg2col(dst, src, cfg, *pos_m, *pos_k), _ => Err(bad($op, "Args::Img2col")) }
+    };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => {
         Err(PtoError::Unsupported {
             op: $op.name(),
@@ -499,7 +507,11 @@ macro_rules! handle {
         match $a { Args::Indexed { dst, src, idx, tmp: None } => $c.tscatter(dst, src, idx), _ => Err(bad($op, "Args::Indexed { dst, src, idx, tmp: None }")) }
     };
     (Quant, $c:ident, $k:ident, $op:ident, $a:expr) => {
-        match $a { Args::Quant { dst, src, scale, offset, kind } => $c.tquant(dst, src, scale, offset.as_ref(), *kind), _ => Err(bad($op, "Args::Quant")) }
+        match $a {
+            Args::Quant { dst, src, scale, offset, kind } => $c.tquant(dst, src, scale, offset.as_ref(), *kind),
+            Args::QuantMx { dst, src, exp, max, scaling, axis, alg } => $c.tquant_mx(dst, src, exp, max, scaling, *axis, *alg),
+            _ => Err(bad($op, "Args::Quant or Args::QuantMx")),
+        }
     };
     (StoreFp, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::StoreFp { dst, src, fp, relu } => $c.tstore_fp(dst, src, fp, *relu), _ => Err(bad($op, "Args::StoreFp")) }

@@ -124,6 +124,9 @@ pub enum Class {
     /// `dst, src0, src1, deqScale, tmp`: int32 add, dequant scale, ReLU, half (TADDDEQRELU;
     /// ops::fused)
     AddDeqRelu,
+    /// `dst(Left), src(Mat feature map), posM, posK` with the convolution config (TIMG2COL;
+    /// ops::img2col)
+    Img2col,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -376,7 +379,7 @@ macro_rules! for_each_tile_op {
             (Tgatherb TGatherB, "TGATHERB", "pto.tgatherb", GatherB, -, (own), B124, B124, Own, "docs/isa/TGATHERB.md", "one uint32 byte offset per 32-byte block of dst; an offset past src is a typed error"),
             (Tscatter TScatter, "TSCATTER", "pto.tscatter", Scatter, -, (own), B124, B124, Own, "docs/isa/TSCATTER.md", "dst cleared, then dst(idx(i,j), j) = src(i,j) (the page's math); a row index past dst is a typed error; the mask form is not modelled"),
             // ---- quantisation (ops::quant) ----
-            (Tquant TQuant, "TQUANT", "pto.tquant", Quant, -, (own), &[F], &[F], Own, "docs/isa/TQUANT.md", "types of src; INT8_SYM (i8) and INT8_ASYM (u8) with per-row parameters; the MX forms are not modelled"),
+            (Tquant TQuant, "TQUANT", "pto.tquant", Quant, -, (own), &[F], &[F, H, BF], Own, "docs/isa/TQUANT.md", "types of src; INT8_SYM (i8) and INT8_ASYM (u8) with per-row parameters (f32 only); A5 MXFP8 E4M3 forms (OCP/NV, ND and DN groups of 32, TQUANT_DN.md; Args::QuantMx) from f32/f16/bf16; MXFP4 not modelled"),
             (Tdequant TDequant, "TDEQUANT", "pto.tdequant", Dequant, -, (own), &[I8, I16], &[I8, I16], Own, "docs/isa/TDEQUANT.md", "types of src; dst, scale and offset f32; per-row parameters"),
             (TstoreFp TStoreFp, "TSTORE_FP", "pto.tstore_fp", StoreFp, -, (own), &[I32, F], &[I32, F], Own, "docs/isa/TSTORE_FP.md", "types of the Acc source; the TMOV fp conversion (per-column uint64 words) into the global tensor's type"),
             (Thistogram THistogram, "THISTOGRAM", "pto.thistogram", Histogram, -, (own), &[], &[U16, U32], Own, "docs/isa/THISTOGRAM.md", "A5 only; types of src; cumulative uint32 bins (CPU simulator and A5 path) with the cascaded byte filter"),
@@ -394,6 +397,8 @@ macro_rules! for_each_tile_op {
             (Taddreluconv TAddReluConv, "TADDRELUCONV", "pto.taddreluconv", AddReluConv, -, (own), &[F, H, I16], &[F, H, I16], Own, "docs/isa/TADDRELUCONV.md", "types of src; pairs float->half, half->int8, int16->int8; source add as TADD (int16 wraps), ReLU under the NaN policy, narrowing RNE saturating"),
             (Tadddeqrelu TAddDeqRelu, "TADDDEQRELU", "pto.tadddeqrelu", AddDeqRelu, tmp, (own), &[I32], &[I32], Own, "docs/isa/TADDDEQRELU.md", "types of src; dst half, tmp int32; ((x * 2^-17) * deqScale) * 2^17 in f32; A2A3 stages the int32 sum in tmp"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
+            // ---- convolution gather (ops::img2col) ----
+            (Timg2col TImg2col, "TIMG2COL", "pto.timg2col", Img2col, -, (own), &[I8, H, BF, F], &[I8, U8, I16, U16, I32, U32, H, BF, F], Own, "docs/isa/TIMG2COL.md", "types of src (the implementations' static checks); src a Mat NC1HWC0/NDC1HWC0 feature map, dst Left (A2A3 Zz, A5 Nz); the convolution config travels with the instruction (auto FMATRIX mode); the mapping of the CPU simulator"),
         }
     };
 }

@@ -68,6 +68,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
     fn printed_integers_read_back_at_their_positions(
+        arch in prop::sample::select(vec!["a2a3", "a5"]),
         t in prop::sample::select(vec![ElemType::I8, ElemType::U8, ElemType::I16, ElemType::U16, ElemType::I32, ElemType::U32]),
         rows in 1usize..5,
         blocks in 1usize..3,
@@ -77,7 +78,7 @@ proptest! {
     ) {
         let cols = blocks * 32 / t.size();
         let (vr, vc) = (1 + vr_sel as usize % rows, 1 + vc_sel as usize % cols);
-        let mut c = core();
+        let mut c = TileCore::by_name(arch).unwrap();
         let tile = c.alloc(TileDesc::vec(t, rows, cols).valid(vr, vc).at(0x100)).unwrap();
         let n = rows * cols * t.size();
         let mut x = seed;

@@ -46,6 +46,7 @@ proptest! {
 
     #[test]
     fn dequant_matches_the_formula(
+        arch in prop::sample::select(vec!["a2a3", "a5"]),
         wide in any::<bool>(),
         rows in 1usize..5,
         blocks in 1usize..3,
@@ -56,7 +57,7 @@ proptest! {
     ) {
         let (st, size) = if wide { (ElemType::I16, 2) } else { (ElemType::I8, 1) };
         let cols = blocks * 32 / size;
-        let mut c = core();
+        let mut c = TileCore::by_name(arch).unwrap();
         let src = c.alloc(TileDesc::vec(st, rows, cols).at(0)).unwrap();
         let dst = c.alloc(TileDesc::vec(ElemType::F32, rows, cols).at(0x1000)).unwrap();
         let param = |addr: u64| {
@@ -92,6 +93,7 @@ proptest! {
 
     #[test]
     fn quant_matches_the_formula(
+        arch in prop::sample::select(vec!["a2a3", "a5"]),
         asym in any::<bool>(),
         rows in 1usize..5,
         blocks in 1usize..3,
@@ -100,7 +102,7 @@ proptest! {
         offset in prop::collection::vec(-200.0f32..200.0, 32),
     ) {
         let cols = blocks * 32;
-        let mut c = core();
+        let mut c = TileCore::by_name(arch).unwrap();
         let src = c.alloc(TileDesc::vec(ElemType::F32, rows, cols).at(0)).unwrap();
         let out_t = if asym { ElemType::U8 } else { ElemType::I8 };
         let dst = c.alloc(TileDesc::vec(out_t, rows, cols).at(0x2000)).unwrap();

@@ -175,6 +175,9 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Interleave | C::PairReduce => OpClass::Unary,
         // Sources and destination of different types (no same-type rule).
         C::AddReluConv | C::AddDeqRelu => OpClass::Move,
+        // TIMG2COL: PTOAS's manual defines no spelling (its config has no IR type); parsed
+        // generically, not lowered.
+        C::Img2col => OpClass::Opaque,
     }
 }
 
@@ -230,6 +233,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::PairReduce, _) => &["T"],
         (C::AddReluConv, _) => &["TT"],
         (C::AddDeqRelu, _) => &["TTST"],
+        (C::Img2col, _) => &["T"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],

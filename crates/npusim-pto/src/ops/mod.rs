@@ -22,7 +22,8 @@
 //! - [`alias`]: TALIAS, a view of a tile's storage;
 //! - [`interleave`]: TINTERLEAVE, TDEINTERLEAVE and TPAIRREDUCESUM;
 //! - [`fused`]: TADDRELUCONV and TADDDEQRELU;
-//! - [`prefetch`]: TPREFETCH (a hint: operand checks only).
+//! - [`prefetch`]: TPREFETCH (a hint: operand checks only);
+//! - [`img2col`]: TIMG2COL (the convolution gather into a Left tile).
 
 pub mod alias;
 pub mod arrange;
@@ -35,6 +36,7 @@ pub mod fused;
 pub mod gather;
 pub mod gm_index;
 pub mod histogram;
+pub mod img2col;
 pub mod interleave;
 pub mod memory;
 pub mod movement;

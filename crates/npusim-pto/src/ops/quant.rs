@@ -22,7 +22,36 @@
 //!   page's cast chain f32 -> s32 -> f16 -> int8 with round-to-nearest-even at each step and
 //!   saturation at the end. The chain's intermediate roundings are kept (they only matter
 //!   outside the int8 range). Symmetric output is `i8`, asymmetric `u8`. A NaN product becomes
-//!   0, as TCVT's float-to-integer conversion defines it. The MX forms are not modelled.
+//!   0, as TCVT's float-to-integer conversion defines it.
+//!
+//! ## MX forms (A5; `docs/isa/TQUANT.md` "MX formats", `docs/isa/TQUANT_DN.md`)
+//!
+//! [`TileCore::tquant_mx`]: MXFP8 (E4M3FN data, one E8M0 exponent per group of 32 elements)
+//! with the OCP or the NV scale algorithm, groups along the columns (ND, `grp_axis = 1`) or
+//! the rows (DN, `grp_axis = 0`). Per group ([`mx_group`]):
+//! 1. `m` = the largest `|x|` of the group in f32 (a NaN element makes `m` NaN under the
+//!    hardware profiles' [`npusim_core::NanMinMaxPolicy::Propagate`]; `CppStd` skips it as the
+//!    pto-isa CPU simulator's `std::max` does);
+//! 2. the exponent from `m`'s bits, no arithmetic: OCP `e = max(biasedExp(m) - 8, 0)`
+//!    (`emax` of E4M3 is 8), NV `e = biasedExp(m / 448)` rounded up when its fraction is not
+//!    zero (`m = 0` gives 0, an infinite quotient 0xFE); a NaN `m` gives 0xFF. The scaling is
+//!    the f32 with biased exponent `254 - e` (that is `2^(127 - e)`; a zero field becomes
+//!    `2^-127`, and NV's 0xFE also gives `2^-127`); for 0xFF it is `m` itself (NaN);
+//! 3. `q = E4M3FN(f32(x) * scaling)`, round to nearest even with saturation to ±448 (±inf to
+//!    ±448, NaN stays NaN with its sign, zeros keep their sign).
+//!
+//! Decisions where the sources differ (the page is the spec, the CPU simulator a reading of
+//! it): the page says stage 3 uses the hardware cast "with stochastic rounding"; stochastic
+//! rounding is not reproducible from the page, so npusim rounds to nearest even (what the
+//! CPU simulator and `ml_dtypes` do). The CPU simulator's E4M3 encoder loses the sign of a
+//! zero result under OCP and writes every NaN as 0x7F; npusim keeps the sign (the TCVT
+//! conversion of `npusim_core::f8`, as `ml_dtypes` does). The `max` and `scaling` scratch
+//! tiles receive each group's `m` and scaling converted to the source type (round to
+//! nearest even), as the CPU simulator writes them. Each group's 32 elements must lie in the
+//! valid region (ND: valid columns a multiple of 32; DN: valid rows a multiple of 32): the
+//! page's zero padding of a b16 tail to the static columns is not modelled, so a tail group
+//! is a typed error. MXFP4 (E2M1, packed) and the DN `interleave` exponent order are not
+//! modelled (typed errors by construction: [`MxQuantAlg`] has no such variant).
 
 use crate::core::TileCore;
 use crate::error::PtoError;
@@ -32,6 +61,8 @@ use npusim_core::convert::{RoundMode, Saturation, convert_bits};
 use npusim_core::{ElemType, RowParamRule};
 
 use super::{need_loc, need_row_major, need_type, vr_err};
+use npusim_core::f8::F8Format;
+use npusim_core::{NanMinMaxPolicy, TileArch};
 
 /// Which INT8 quantisation TQUANT performs (`#pto<quant_type ...>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -42,7 +73,191 @@ pub enum QuantKind {
     Int8Asym,
 }
 
+/// The MX format and scale algorithm (`MxQuantAlg` of the page; the MXFP4 ones are not
+/// modelled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MxQuantAlg {
+    /// `OcpMxFp8E4M3`: `e = biasedExp(max) - 8`.
+    OcpMxFp8E4M3,
+    /// `NvMxFp8E4M3`: `e = ceil(log2(max / 448))` from the quotient's bits.
+    NvMxFp8E4M3,
+}
+
+/// The MX group axis (`grp_axis`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MxAxis {
+    /// `grp_axis = 0`: groups of 32 rows (TQUANT_DN); exponent tile `rows/32 x cols`.
+    Dn,
+    /// `grp_axis = 1`: groups of 32 columns; exponent tile `rows x cols/32`.
+    Nd,
+}
+
+/// One MX group's exponent (E8M0 code) and scaling from its largest magnitude `m` (stages 2
+/// of the module docs).
+pub fn mx_group(alg: MxQuantAlg, m: f32) -> (u8, f32) {
+    let bits = m.to_bits();
+    let (exp, frac) = ((bits >> 23) & 0xff, bits & 0x7f_ffff);
+    if exp == 0xff && frac != 0 {
+        return (0xff, m);
+    }
+    let e = match alg {
+        MxQuantAlg::OcpMxFp8E4M3 => exp.saturating_sub(8),
+        MxQuantAlg::NvMxFp8E4M3 => {
+            if m == 0.0 {
+                0
+            } else {
+                let d = (m * (1.0f32 / 448.0)).to_bits();
+                let (de, df) = ((d >> 23) & 0xff, d & 0x7f_ffff);
+                if de == 0xff {
+                    if df == 0 { 0xfe } else { 0xff }
+                } else {
+                    let up = df > 0 && de != 0xfe && !(de == 0 && df <= 0x40_0000);
+                    de + u32::from(up)
+                }
+            }
+        }
+    };
+    if e == 0xff {
+        return (0xff, m);
+    }
+    let scaling = if alg == MxQuantAlg::NvMxFp8E4M3 && e == 0xfe {
+        f32::from_bits(1 << 22)
+    } else {
+        let v = f32::from_bits((254 - e) << 23);
+        if v == 0.0 { f32::from_bits(1 << 22) } else { v }
+    };
+    (e as u8, scaling)
+}
+
 impl TileCore {
+    /// TQUANT's MX forms (`dst, src, exp, max, scaling`; A5): see the module docs.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tquant_mx(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        exp: &Tile,
+        max: &Tile,
+        scaling: &Tile,
+        axis: MxAxis,
+        alg: MxQuantAlg,
+    ) -> Result<(), PtoError> {
+        let op = OpCode::Tquant;
+        let arch = self.arch();
+        if arch != TileArch::A5 {
+            return Err(PtoError::Static {
+                op: op.name(),
+                operand: "dst",
+                rule: "the MX forms are A5 only",
+                value: format!("{arch:?}"),
+            });
+        }
+        let (vr, vc) = self.quant_data(op, dst, src)?;
+        let st = src.dtype();
+        need_type(
+            op,
+            arch,
+            "src",
+            src,
+            &[ElemType::F32, ElemType::F16, ElemType::Bf16],
+        )?;
+        need_type(op, arch, "dst", dst, &[ElemType::F8E4M3FN, ElemType::I8])?;
+        let (gr, gc) = match axis {
+            MxAxis::Nd if vc % 32 != 0 => {
+                return Err(vr_err(
+                    op,
+                    "src",
+                    "ND MX groups need valid cols that are a multiple of 32",
+                    format!("{vr}x{vc}"),
+                ));
+            }
+            MxAxis::Dn if vr % 32 != 0 => {
+                return Err(vr_err(
+                    op,
+                    "src",
+                    "DN MX groups need valid rows that are a multiple of 32",
+                    format!("{vr}x{vc}"),
+                ));
+            }
+            MxAxis::Nd => (vr, vc / 32),
+            MxAxis::Dn => (vr / 32, vc),
+        };
+        for (n, t) in [("exp", exp), ("max", max), ("scaling", scaling)] {
+            self.quant_operand(op, n, t)?;
+            need_row_major(op, n, t)?;
+            if (t.valid_row(), t.valid_col()) != (gr, gc) {
+                return Err(vr_err(
+                    op,
+                    n,
+                    "the per-group tiles have one element per group (ND rows x cols/32, DN rows/32 x cols)",
+                    format!("{}x{} for {gr}x{gc} groups", t.valid_row(), t.valid_col()),
+                ));
+            }
+        }
+        need_type(op, arch, "exp", exp, &[ElemType::U8, ElemType::F8E8M0])?;
+        need_type(op, arch, "max", max, &[st])?;
+        need_type(op, arch, "scaling", scaling, &[st])?;
+        let size = st.size();
+        let raw = self.read_bytes(src, (0, 0), vr, vc, size);
+        let to_f32 = |e: &[u8]| -> f32 {
+            match size {
+                4 => f32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+                _ => {
+                    let b = u16::from_le_bytes([e[0], e[1]]) as u64;
+                    let f = convert_bits(b, st, ElemType::F32, RoundMode::Rint, Saturation::Off)
+                        .unwrap_or(0);
+                    f32::from_bits(f as u32)
+                }
+            }
+        };
+        let xs: Vec<f32> = raw.chunks_exact(size).map(to_f32).collect();
+        let propagate = self.policy().nan_min_max != NanMinMaxPolicy::CppStd;
+        let narrow = |v: f32| {
+            convert_bits(
+                v.to_bits() as u64,
+                ElemType::F32,
+                st,
+                RoundMode::Rint,
+                Saturation::Off,
+            )
+            .unwrap_or(0)
+        };
+        let mut q = vec![0u8; vr * vc];
+        let (mut es, mut ms, mut ss) = (Vec::new(), Vec::new(), Vec::new());
+        for g in 0..gr * gc {
+            let (r0, c0) = (g / gc, g % gc);
+            let at = |i: usize| match axis {
+                MxAxis::Nd => r0 * vc + c0 * 32 + i,
+                MxAxis::Dn => (r0 * 32 + i) * vc + c0,
+            };
+            let mut m = 0f32;
+            for i in 0..32 {
+                let a = xs[at(i)].abs();
+                if a.is_nan() {
+                    if propagate {
+                        m = a;
+                        break;
+                    }
+                } else if a > m {
+                    m = a;
+                }
+            }
+            let (e, s) = mx_group(alg, m);
+            for i in 0..32 {
+                let k = at(i);
+                q[k] = F8Format::E4M3FN.from_f32(xs[k] * s, Saturation::On);
+            }
+            es.push(e);
+            ms.extend_from_slice(&narrow(m).to_le_bytes()[..size]);
+            ss.extend_from_slice(&narrow(s).to_le_bytes()[..size]);
+        }
+        self.write_bytes(dst, (0, 0), vr, vc, 1, &q);
+        self.write_bytes(exp, (0, 0), gr, gc, 1, &es);
+        self.write_bytes(max, (0, 0), gr, gc, size, &ms);
+        self.write_bytes(scaling, (0, 0), gr, gc, size, &ss);
+        Ok(())
+    }
+
     fn quant_operand(&self, op: OpCode, name: &'static str, t: &Tile) -> Result<(), PtoError> {
         need_loc(op, name, t, TileLoc::Vec)?;
         self.check_addr(t, op.name(), name)
