@@ -295,55 +295,6 @@ impl NpyHeader {
         Ok(())
     }
 
-    /// [`NpyHeader::read_data_into`] on up to `threads` host threads, each reading its own
-    /// part of the file into its own part of `dst` (positioned reads of one open file). Copying
-    /// a large file out of the page cache is a memory copy that one core does at a few GB/s;
-    /// a run that has several cores for its blocks (`--threads`) uses them here too. Small
-    /// files, `threads <= 1` and systems without positioned reads read on the calling thread.
-    pub fn read_data_into_threads(
-        &self,
-        path: &Path,
-        dst: &mut [u8],
-        threads: usize,
-    ) -> Result<(), NpyError> {
-        /// Bytes below which one thread reads (a thread start costs about a 64 KiB copy).
-        const PARALLEL_MIN: usize = 2 << 20;
-        #[cfg(unix)]
-        if threads > 1 && dst.len() >= PARALLEL_MIN && dst.len() as u64 == self.data_len {
-            use std::os::unix::fs::FileExt;
-            let io = |source| NpyError::Io {
-                path: path.to_path_buf(),
-                source,
-            };
-            let f = std::fs::File::open(path).map_err(io)?;
-            let part = dst.len().div_ceil(threads).next_multiple_of(4096);
-            let base = self.data_offset;
-            let results: Vec<std::io::Result<()>> = std::thread::scope(|s| {
-                let hs: Vec<_> = dst
-                    .chunks_mut(part)
-                    .enumerate()
-                    .map(|(k, chunk)| {
-                        let f = &f;
-                        s.spawn(move || f.read_exact_at(chunk, base + (k * part) as u64))
-                    })
-                    .collect();
-                hs.into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(std::io::Error::other("reader thread failed")))
-                    })
-                    .collect()
-            });
-            for r in results {
-                r.map_err(io)?;
-            }
-            self.fix_endian(dst);
-            return Ok(());
-        }
-        let _ = threads;
-        self.read_data_into(path, dst)
-    }
-
     /// Converts big-endian elements to little-endian in place.
     fn fix_endian(&self, dst: &mut [u8]) {
         if self.big_endian && self.dtype.size() > 1 {
@@ -773,53 +724,6 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);
         assert!(write_npy(&dir.path().join("missing/out.npy"), &a).is_err());
-    }
-
-    #[test]
-    fn threaded_read_equals_the_plain_read() {
-        // Odd sizes around the threaded-read threshold, little- and big-endian, 1-3 threads:
-        // every byte lands where the one-thread read puts it.
-        let dir = tempfile::tempdir().unwrap();
-        for (n, big) in [
-            (524_287usize, false),
-            (524_288, true),
-            (1_300_001, false),
-            (1_300_001, true),
-        ] {
-            let vals: Vec<u32> = (0..n as u32)
-                .map(|i| i.wrapping_mul(2_654_435_761))
-                .collect();
-            let p = dir.path().join(format!("a{n}{big}.npy"));
-            let mut img = b"\x93NUMPY\x01\x00".to_vec();
-            let descr = if big { ">u4" } else { "<u4" };
-            let mut h =
-                format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
-            while (10 + h.len() + 1) % 64 != 0 {
-                h.push(' ');
-            }
-            h.push('\n');
-            img.extend_from_slice(&(h.len() as u16).to_le_bytes());
-            img.extend_from_slice(h.as_bytes());
-            for v in &vals {
-                img.extend_from_slice(&if big {
-                    v.to_be_bytes()
-                } else {
-                    v.to_le_bytes()
-                });
-            }
-            std::fs::write(&p, &img).unwrap();
-            let hd = read_npy_header(&p).unwrap();
-            let want: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
-            for threads in 1..=3 {
-                let mut got = vec![0u8; want.len()];
-                hd.read_data_into_threads(&p, &mut got, threads).unwrap();
-                assert!(got == want, "n {n} big {big} threads {threads}");
-            }
-            // A destination of the wrong size is refused, not partly filled.
-            let mut short = vec![0u8; want.len() - 4];
-            assert!(hd.read_data_into_threads(&p, &mut short, 2).is_err());
-            assert!(short.iter().all(|&b| b == 0));
-        }
     }
 
     #[test]

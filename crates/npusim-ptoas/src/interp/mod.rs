@@ -677,12 +677,12 @@ impl Program {
                 .bytes_mut(addr, len)
                 .map_err(|e| internal_err(&e.to_string()))?;
             match a {
-                HostArg::Buffer(arr) => par::copy_in(dst, &arr.data, cfg.threads),
-                HostArg::NpyFile { path, header } => header
-                    .read_data_into_threads(path, dst, cfg.threads as usize)
-                    .map_err(|e| {
+                HostArg::Buffer(arr) => dst.copy_from_slice(&arr.data),
+                HostArg::NpyFile { path, header } => {
+                    header.read_data_into(path, dst).map_err(|e| {
                         RunError::new(RunErrorKind::Binding, format!("--arg {pname}: {e}"), f.span)
-                    })?,
+                    })?
+                }
                 HostArg::Scalar(_) => {}
             }
             vals[slot] = match &f.params[slot].2 {

@@ -53,10 +53,11 @@
 //! whole. Measured on this project's 2-core VM, writing half the 4 KiB pages of 16 MiB (32 KiB
 //! runs, as the 8-row tiles of a row softmax dealt round-robin): 4.3 ms with 4 KiB pages (about
 //! 2 µs a fault), 0.85 ms with huge pages. A kernel whose blocks each write a few bytes into
-//! many distinct 2 MiB regions pays about 0.1 ms a region instead. Large inputs are read on
-//! the run's threads too (`NpyHeader::read_data_into_threads`). After the check the written
-//! ranges are copied into the result (the merge, split over the threads when large). Loads
-//! from the input cost what they cost in order.
+//! many distinct 2 MiB regions pays about 0.1 ms a region instead. After the check the
+//! written ranges are copied into the result (the merge, split over the threads when large).
+//! Loads from the input cost what they cost in order. Reading the inputs and writing the
+//! outputs stay on the calling thread: reading a 4 MiB `.npy` into GM on two threads was no
+//! faster on this project's 2-vCPU machine (0.35 vs 0.33 ms, best of 30).
 
 use super::exec::Machine;
 use super::lower::{Val, profile_name};
@@ -738,25 +739,6 @@ fn parallel(
     Ok(None)
 }
 
-/// `dst.copy_from_slice(src)` on up to `threads` threads when it is large (a bound buffer
-/// argument copied into GM before a multi-threaded run). Panics like `copy_from_slice` when
-/// the lengths differ.
-pub(crate) fn copy_in(dst: &mut [u8], src: &[u8], threads: u32) {
-    let parts = (threads as usize)
-        .min(dst.len() / PARALLEL_MERGE_MIN)
-        .max(1);
-    if parts <= 1 || dst.len() != src.len() {
-        dst.copy_from_slice(src);
-        return;
-    }
-    let chunk = dst.len().div_ceil(parts);
-    std::thread::scope(|s| {
-        for (d, x) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
-            s.spawn(move || d.copy_from_slice(x));
-        }
-    });
-}
-
 /// Merged bytes below which the merge stays on the calling thread (a thread start costs
 /// about as much as copying this much).
 const PARALLEL_MERGE_MIN: usize = 1 << 20;
@@ -831,17 +813,6 @@ mod tests {
             writes: writes.to_vec(),
         }
         .finish()
-    }
-
-    #[test]
-    fn copy_in_copies_every_byte_on_any_thread_count() {
-        let n = 3 * PARALLEL_MERGE_MIN + 77;
-        let src: Vec<u8> = (0..n).map(|i| (i * 7 + i / 4099) as u8).collect();
-        for threads in 1..=3 {
-            let mut dst = vec![0u8; n];
-            copy_in(&mut dst, &src, threads);
-            assert!(dst == src, "threads {threads}");
-        }
     }
 
     #[test]
