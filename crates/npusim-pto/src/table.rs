@@ -124,6 +124,8 @@ pub enum Class {
     /// `dst, src0, src1, deqScale, tmp`: int32 add, dequant scale, ReLU, half (TADDDEQRELU;
     /// ops::fused)
     AddDeqRelu,
+    /// `dst, src`: each element narrowed to its low-order bytes (TPACK; ops::pack)
+    Pack,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -394,6 +396,7 @@ macro_rules! for_each_tile_op {
             (Taddreluconv TAddReluConv, "TADDRELUCONV", "pto.taddreluconv", AddReluConv, -, (own), &[F, H, I16], &[F, H, I16], Own, "docs/isa/TADDRELUCONV.md", "types of src; pairs float->half, half->int8, int16->int8; source add as TADD (int16 wraps), ReLU under the NaN policy, narrowing RNE saturating"),
             (Tadddeqrelu TAddDeqRelu, "TADDDEQRELU", "pto.tadddeqrelu", AddDeqRelu, tmp, (own), &[I32], &[I32], Own, "docs/isa/TADDDEQRELU.md", "types of src; dst half, tmp int32; ((x * 2^-17) * deqScale) * 2^17 in f32; A2A3 stages the int32 sum in tmp"),
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
+            (Tpack TPack, "TPACK", "pto.tpack", Pack, -, (own), &[], &[I32, U32, F, I16, U16, H, BF], Own, "docs/isa/TPACK.md", "A5 only; types of src; size pairs 4->2, 4->1, 2->1 (PTOAS manual); low-order bytes kept (A5 pack stores)"),
         }
     };
 }

@@ -175,6 +175,8 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Interleave | C::PairReduce => OpClass::Unary,
         // Sources and destination of different types (no same-type rule).
         C::AddReluConv | C::AddDeqRelu => OpClass::Move,
+        // TPACK narrows: source and destination of different types.
+        C::Pack => OpClass::Move,
     }
 }
 
@@ -230,6 +232,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::PairReduce, _) => &["T"],
         (C::AddReluConv, _) => &["TT"],
         (C::AddDeqRelu, _) => &["TTST"],
+        (C::Pack, _) => &["T"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
