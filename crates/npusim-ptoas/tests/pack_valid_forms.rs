@@ -43,7 +43,7 @@ module attributes {pto.target_arch = "a5"} {
 #[test]
 fn tpack_keeps_the_low_half_of_each_int32() {
     let a: Vec<i32> = (0..64)
-        .map(|i| (i as i32 * 0x0123_4567).wrapping_sub(0x1000_0000))
+        .map(|i: i32| (i * 0x0123_4567).wrapping_sub(0x1000_0000))
         .collect();
     let args = vec![
         (
