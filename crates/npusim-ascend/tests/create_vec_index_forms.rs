@@ -73,7 +73,8 @@ proptest! {
             let b = if lanes == 64 { b & u64::MAX as u128 } else { b };
             if b == 0 { 1 } else { b }
         } else {
-            (1u128 << count.min(lanes)) - 1
+            // The low `n` bits, n in 1..=128 (a 128-bit shift by 128 would overflow).
+            u128::MAX >> (128 - count.min(lanes))
         };
         let mask: npusim_ascend::ascendc::AscMask = if bitwise {
             [bits as u64, (bits >> 64) as u64].into()

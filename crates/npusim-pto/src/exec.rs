@@ -563,6 +563,9 @@ macro_rules! handle {
             _ => Err(bad($op, "Args::AddDeqRelu")),
         }
     };
+    (Pack, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a { Args::Unary { dst, src } => $c.tpack(dst, src), _ => Err(bad($op, "Args::Unary")) }
+    };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {
             op: $op.name(),

@@ -127,6 +127,8 @@ pub enum Class {
     /// `dst(Left), src(Mat feature map), posM, posK` with the convolution config (TIMG2COL;
     /// ops::img2col)
     Img2col,
+    /// `dst, src`: each element narrowed to its low-order bytes (TPACK; ops::pack)
+    Pack,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -399,6 +401,7 @@ macro_rules! for_each_tile_op {
             (Tprint TPrint, "TPRINT", "pto.tprint", Print, -, (own), ALL11, ALL11, Own, "docs/isa/TPRINT.md", "Vec tiles of f32, f16, i8, i16, i32, u8, u16, u32 (checked by ops::print); returns text (TileCore::tprint), so exec reports it unsupported"),
             // ---- convolution gather (ops::img2col) ----
             (Timg2col TImg2col, "TIMG2COL", "pto.timg2col", Img2col, -, (own), &[I8, H, BF, F], &[I8, U8, I16, U16, I32, U32, H, BF, F], Own, "docs/isa/TIMG2COL.md", "types of src (the implementations' static checks); src a Mat NC1HWC0/NDC1HWC0 feature map, dst Left (A2A3 Zz, A5 Nz); the convolution config travels with the instruction (auto FMATRIX mode); the mapping of the CPU simulator"),
+            (Tpack TPack, "TPACK", "pto.tpack", Pack, -, (own), &[], &[I32, U32, F, I16, U16, H, BF], Own, "docs/isa/TPACK.md", "A5 only; types of src; size pairs 4->2, 4->1, 2->1 (PTOAS manual); low-order bytes kept (A5 pack stores)"),
         }
     };
 }

@@ -774,7 +774,7 @@ fn mismatched_valid_compare_select_load() {
         .tsels(&d, &m, &a.with_valid(4, 7).unwrap(), Scalar::Float(1.0))
         .unwrap_err();
     says(&e, &["TSELS", "src", "must equal dst's", "4x7 vs dst 4x8"]);
-    // TLOAD: the tile's valid region must match the global shape.
+    // TLOAD: the tile's valid region (the transfer size) must fit the global shape.
     let gm = c.gm_bind(&[1f32; 32]);
     let g = GlobalTensor::nd_2d(gm, F32, 2, 8);
     let e = c.tload(&d, &g).unwrap_err();
@@ -784,7 +784,7 @@ fn mismatched_valid_compare_select_load() {
             PtoError::ValidRegion {
                 op: "TLOAD",
                 operand: "dst",
-                rule: "must match the global shape for the layout",
+                rule: "must fit within the global shape for the layout (the valid region is the transfer size)",
                 ..
             }
         ),

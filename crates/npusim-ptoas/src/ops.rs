@@ -178,6 +178,8 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         // TIMG2COL: PTOAS's manual defines no spelling (its config has no IR type); parsed
         // generically, not lowered.
         C::Img2col => OpClass::Opaque,
+        // TPACK narrows: source and destination of different types.
+        C::Pack => OpClass::Move,
     }
 }
 
@@ -234,6 +236,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::AddReluConv, _) => &["TT"],
         (C::AddDeqRelu, _) => &["TTST"],
         (C::Img2col, _) => &["T"],
+        (C::Pack, _) => &["T"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],

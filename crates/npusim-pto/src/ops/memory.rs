@@ -5,6 +5,8 @@
 //! elements, and a layout (ND, DN or NZ) that says how a tile's `(r, c)` maps to the five
 //! indices. TLOAD first fills the whole tile with its pad value, then copies the valid region;
 //! TSTORE copies the valid region back. Element types must have equal sizes (the bits move).
+//! Both pages make the valid region the transfer size: a valid region smaller than the global
+//! shape moves that window from the tensor's origin (one larger is refused).
 //!
 //! The boxing loads into Mat (ND → Nz, DN → Zn) move the extent the tile policy's
 //! [`MatLoadExtent`] names: pto-isa's NPU code sizes those DMAs from the global shape (A2A3) or
@@ -130,6 +132,18 @@ impl GlobalTensor {
     }
 }
 
+/// The rows and columns a tile position `(r, c)` ranges over in `gt` (see
+/// [`GlobalTensor::offset`]): ND spreads rows over dims 0..=3, DN columns over dims 0, 1, 2, 4,
+/// NZ is `(Shape2 * Shape3) x (Shape0 * Shape1 * Shape4)`.
+pub fn global_rows_cols(gt: &GlobalTensor) -> (usize, usize) {
+    let s = gt.shape;
+    match gt.layout {
+        GmLayout::Nd => (s[0] * s[1] * s[2] * s[3], s[4]),
+        GmLayout::Dn => (s[3], s[0] * s[1] * s[2] * s[4]),
+        GmLayout::Nz => (s[2] * s[3], s[0] * s[1] * s[4]),
+    }
+}
+
 impl TileCore {
     fn check_gm(
         &self,
@@ -226,18 +240,35 @@ impl TileCore {
             // The fixpipe writes the valid rows at the tensor's row stride (one ND matrix).
             return Ok(());
         }
-        let ok = match gt.layout {
-            GmLayout::Nz => vr == s[2] * s[3] && vc == s[0] * s[1] * s[4],
-            GmLayout::Nd | GmLayout::Dn => {
-                (tile.is_row_major() && s[0] * s[1] * s[2] * s[3] == vr && s[4] == vc)
-                    || (!tile.is_row_major() && s[0] * s[1] * s[2] * s[4] == vc && s[3] == vr)
+        // The pages: the valid region is the transfer size, the window at the tensor's origin
+        // (`dst[i][j] = src[r0 + i][c0 + j]`), so on the hardware profiles it must lie inside
+        // the tensor's rows and columns as the layout counts them (pto-isa's NPU code asserts
+        // equality in debug builds only). The CPU simulator's policy (`Documented`) and Acc
+        // stores (the fixpipe's ND matrix count) keep equality.
+        let exact = acc_store || self.policy().mat_load_extent == MatLoadExtent::Documented;
+        let (rows, cols) = global_rows_cols(gt);
+        if exact && (vr, vc) != (rows, cols) {
+            let ok = match gt.layout {
+                GmLayout::Nz => false,
+                GmLayout::Nd | GmLayout::Dn => {
+                    (tile.is_row_major() && s[0] * s[1] * s[2] * s[3] == vr && s[4] == vc)
+                        || (!tile.is_row_major() && s[0] * s[1] * s[2] * s[4] == vc && s[3] == vr)
+                }
+            };
+            if !ok {
+                return Err(vr_err(
+                    op,
+                    tile_name,
+                    "must match the global shape for the layout",
+                    format!("valid {vr}x{vc}, {:?} shape {s:?}", gt.layout),
+                ));
             }
-        };
-        if !ok {
+        }
+        if !exact && (vr > rows || vc > cols) {
             return Err(vr_err(
                 op,
                 tile_name,
-                "must match the global shape for the layout",
+                "must fit within the global shape for the layout (the valid region is the transfer size)",
                 format!("valid {vr}x{vc}, {:?} shape {s:?}", gt.layout),
             ));
         }

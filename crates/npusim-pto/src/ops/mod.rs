@@ -41,6 +41,7 @@ pub mod interleave;
 pub mod memory;
 pub mod movement;
 pub mod mx;
+pub mod pack;
 pub mod partial;
 pub mod prefetch;
 pub mod print;

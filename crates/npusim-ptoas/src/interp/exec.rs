@@ -976,6 +976,71 @@ impl<'p> Machine<'p> {
                     )
                     .with_label("the kernel stops here"));
                 }
+                Inst::AsyncSession { dst, scratch } => {
+                    let Val::Tile(t) = get(&fr, *scratch, span())? else {
+                        return Err(internal(span(), "build_async_session without a tile"));
+                    };
+                    if t.loc() != npusim_pto::TileLoc::Vec || t.size_bytes() < 8 {
+                        return Err(RunError::pto(
+                            npusim_pto::PtoError::Static {
+                                op: "BuildAsyncSession",
+                                operand: "scratchTile",
+                                rule: "must be a Vec (UB) tile of at least 8 bytes",
+                                value: format!("{:?} tile of {} bytes", t.loc(), t.size_bytes()),
+                            },
+                            span(),
+                        ));
+                    }
+                    set(&mut fr, *dst, Val::Num(Num::Int(1)));
+                }
+                Inst::AsyncCopy {
+                    dst,
+                    src,
+                    session,
+                    event,
+                    name,
+                } => {
+                    num(&fr, *session, span())?;
+                    let op = if *name == "pto.tput_async" {
+                        "TPUT_ASYNC"
+                    } else {
+                        "TGET_ASYNC"
+                    };
+                    let d = super::lower::view_of(&fr, *dst, span())?;
+                    let s = super::lower::view_of(&fr, *src, span())?;
+                    let n = async_flat_len(op, &d, "dst")
+                        .and_then(|n| async_flat_len(op, &s, "src").map(|m| (n, m)))
+                        .and_then(|(n, m)| async_pair(op, &d, &s, n, m))
+                        .map_err(|e| RunError::pto(e, span()))?;
+                    let bytes = (n * d.dtype.size()) as u64;
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.read(s.addr, bytes, self.core.gm_mut());
+                    }
+                    let data = self
+                        .core
+                        .gm()
+                        .bytes(s.addr, bytes)
+                        .map_err(|e| internal(span(), &e.to_string()))?
+                        .to_vec();
+                    self.core
+                        .gm_mut()
+                        .bytes_mut(d.addr, bytes)
+                        .map_err(|e| internal(span(), &e.to_string()))?
+                        .copy_from_slice(&data);
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.wrote(d.addr, bytes);
+                    }
+                    set(&mut fr, *event, Val::Num(Num::Int(1)));
+                }
+                Inst::AsyncDone {
+                    dst,
+                    event,
+                    session,
+                } => {
+                    num(&fr, *event, span())?;
+                    num(&fr, *session, span())?;
+                    set(&mut fr, *dst, Val::Num(Num::Int(1)));
+                }
                 Inst::TileScalar {
                     tile,
                     offset,
@@ -1340,4 +1405,53 @@ impl<'p> Machine<'p> {
             }
         }
     }
+}
+
+/// The element count of a flat contiguous logical 1-D tensor (every dimension but one of
+/// extent 1, that one of stride 1), the only form the SDMA path of TPUT_ASYNC / TGET_ASYNC
+/// takes (pto-isa `docs/isa/comm/TPUT_ASYNC.md`, "Constraints").
+fn async_flat_len(
+    op: &'static str,
+    g: &npusim_pto::GlobalTensor,
+    operand: &'static str,
+) -> Result<usize, npusim_pto::PtoError> {
+    let n: usize = g.shape.iter().product();
+    let flat = (0..5).all(|k| g.shape[k] == 1 || g.shape[k] == n && g.stride[k] == 1);
+    if flat {
+        Ok(n)
+    } else {
+        Err(npusim_pto::PtoError::Static {
+            op,
+            operand,
+            rule: "the SDMA path takes a flat contiguous logical 1-D tensor",
+            value: format!("shape {:?}, strides {:?}", g.shape, g.stride),
+        })
+    }
+}
+
+/// Same raw element type, same layout and the same element count on both sides.
+fn async_pair(
+    op: &'static str,
+    d: &npusim_pto::GlobalTensor,
+    s: &npusim_pto::GlobalTensor,
+    n: usize,
+    m: usize,
+) -> Result<usize, npusim_pto::PtoError> {
+    if d.dtype != s.dtype {
+        return Err(npusim_pto::PtoError::Static {
+            op,
+            operand: "src",
+            rule: "source and destination must have the same element type",
+            value: format!("{} vs {}", s.dtype, d.dtype),
+        });
+    }
+    if d.layout != s.layout || n != m {
+        return Err(npusim_pto::PtoError::Static {
+            op,
+            operand: "src",
+            rule: "source and destination must have the same layout and element count",
+            value: format!("{:?} {m} elements vs {:?} {n}", s.layout, d.layout),
+        });
+    }
+    Ok(n)
 }

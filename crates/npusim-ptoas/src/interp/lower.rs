@@ -253,6 +253,30 @@ pub(crate) enum Inst {
     },
     /// `pto.trap`: the kernel stops with a typed error (PTO IR manual, "pto.trap").
     Trap,
+    /// `pto.build_async_session` (pto-isa `docs/isa/comm/TPUT_ASYNC.md`, "AsyncSession
+    /// Construction"): checks the UB scratch tile (a Vec tile of at least 8 bytes) and makes
+    /// the session value.
+    AsyncSession {
+        dst: Slot,
+        scratch: Slot,
+    },
+    /// `pto.tput_async` / `pto.tget_async` (`docs/isa/comm/TPUT_ASYNC.md`, `TGET_ASYNC.md`)
+    /// on a single device: the SDMA copy of the flat contiguous 1-D `src` view into `dst`,
+    /// complete when issued; `event` gets the event value.
+    AsyncCopy {
+        dst: Slot,
+        src: Slot,
+        session: Slot,
+        event: Slot,
+        name: &'static str,
+    },
+    /// `pto.wait_async_event` / `pto.test_async_event`: every transfer completed at issue, so
+    /// the result is `true` (after checking the operands are an event and a session).
+    AsyncDone {
+        dst: Slot,
+        event: Slot,
+        session: Slot,
+    },
     /// `pto.tprint`: the text of a tile ([`npusim_pto::TileCore::tprint`]) or of a global
     /// tensor view (`global`) joins the run's prints.
     PrintTile {
@@ -1503,6 +1527,55 @@ impl Lowerer {
                 cx.emit(Inst::Trap, span, "pto.trap");
             }
             OpKind::Opaque {
+                op: OpCode::PtoBuildAsyncSession,
+                operands,
+                results,
+                ..
+            } if operands.len() == 2 && results.len() == 1 => {
+                cx.emit(
+                    Inst::AsyncSession {
+                        dst: slot(results[0]),
+                        scratch: slot(operands[0]),
+                    },
+                    span,
+                    "pto.build_async_session",
+                );
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoTputAsync | OpCode::PtoTgetAsync),
+                operands,
+                results,
+                ..
+            } if operands.len() == 3 && results.len() == 1 => {
+                cx.emit(
+                    Inst::AsyncCopy {
+                        dst: slot(operands[0]),
+                        src: slot(operands[1]),
+                        session: slot(operands[2]),
+                        event: slot(results[0]),
+                        name: code.name(),
+                    },
+                    span,
+                    code.name(),
+                );
+            }
+            OpKind::Opaque {
+                op: code @ (OpCode::PtoWaitAsyncEvent | OpCode::PtoTestAsyncEvent),
+                operands,
+                results,
+                ..
+            } if operands.len() == 2 && results.len() == 1 => {
+                cx.emit(
+                    Inst::AsyncDone {
+                        dst: slot(results[0]),
+                        event: slot(operands[0]),
+                        session: slot(operands[1]),
+                    },
+                    span,
+                    code.name(),
+                );
+            }
+            OpKind::Opaque {
                 op: OpCode::PtoPrint,
                 operands,
                 attrs,
@@ -2187,12 +2260,13 @@ impl Lowerer {
                 cx.emit(Inst::PrintTile { tile: i(0), global }, span, name);
                 return;
             }
-            (P::Unary | P::RowReduce | P::ColReduce | P::Expand | P::FillPad, "T" | "TT") => {
-                Args::Unary {
-                    dst: o(0),
-                    src: i(0),
-                }
-            }
+            (
+                P::Unary | P::RowReduce | P::ColReduce | P::Expand | P::FillPad | P::Pack,
+                "T" | "TT",
+            ) => Args::Unary {
+                dst: o(0),
+                src: i(0),
+            },
             (P::Binary | P::Partial | P::ExpandBinary, "TT" | "TTT") => Args::Binary {
                 dst: o(0),
                 src0: i(0),
