@@ -8,20 +8,14 @@
 //! `C[i,j] = Σ_k a·2^(sa[i,k/32]-127) · b·2^(sb[k/32,j]-127)` in f64 whatever the K order, and
 //! the second pass doubles it.
 
-use npusim_core::{ElemType, NpyArray};
-use npusim_ptoas::interp::{HostArg, LowerOptions, Program, RunConfig, lower};
+use npusim_ptoas::interp::{LowerOptions, Program, RunConfig, lower};
 use npusim_ptoas::parse_module;
 
-const M: usize = 16;
-const K: usize = 128;
-const N: usize = 32;
-const G: usize = K / 32;
+mod mx_common;
+use mx_common::*;
 
-fn prog(src: &str) -> Program {
-    let m = parse_module(src, "mx.pto")
-        .unwrap_or_else(|d| panic!("{}", npusim_ptoas::render_all(&d, "mx.pto", src)));
-    lower(&m, LowerOptions::default())
-        .unwrap_or_else(|d| panic!("{}", npusim_ptoas::render_all(&d, "mx.pto", src)))
+fn prog_mx(src: &str) -> Program {
+    prog(src, "mx.pto")
 }
 
 fn kernel() -> String {
@@ -104,89 +98,10 @@ fn kernel() -> String {
 }
 
 /// E4M3FN and E5M2 codes of {0, ±0.5, ±1, ±1.5, ±2}, with their values.
-const E4M3: [(u8, f64); 9] = [
-    (0x00, 0.0),
-    (0x30, 0.5),
-    (0xb0, -0.5),
-    (0x38, 1.0),
-    (0xb8, -1.0),
-    (0x3c, 1.5),
-    (0xbc, -1.5),
-    (0x40, 2.0),
-    (0xc0, -2.0),
-];
-const E5M2: [(u8, f64); 9] = [
-    (0x00, 0.0),
-    (0x38, 0.5),
-    (0xb8, -0.5),
-    (0x3c, 1.0),
-    (0xbc, -1.0),
-    (0x3e, 1.5),
-    (0xbe, -1.5),
-    (0x40, 2.0),
-    (0xc0, -2.0),
-];
-
-fn buf(t: ElemType, shape: Vec<usize>, data: Vec<u8>) -> HostArg {
-    HostArg::Buffer(NpyArray {
-        dtype: t,
-        shape,
-        data,
-    })
-}
-
-type Inputs = (
-    Vec<(String, HostArg)>,
-    Vec<(u8, f64)>,
-    Vec<(u8, f64)>,
-    Vec<u8>,
-    Vec<u8>,
-);
-
-/// The host arguments and the values behind them.
-fn inputs() -> Inputs {
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s as usize
-    };
-    let a: Vec<(u8, f64)> = (0..M * K).map(|_| E4M3[next() % 9]).collect();
-    let b: Vec<(u8, f64)> = (0..K * N).map(|_| E5M2[next() % 9]).collect();
-    let sa: Vec<u8> = (0..M * G).map(|_| 126 + (next() % 3) as u8).collect();
-    let sb: Vec<u8> = (0..G * N).map(|_| 126 + (next() % 3) as u8).collect();
-    let args: Vec<(String, HostArg)> = vec![
-        (
-            "a".into(),
-            buf(
-                ElemType::F8E4M3FN,
-                vec![M, K],
-                a.iter().map(|x| x.0).collect(),
-            ),
-        ),
-        (
-            "b".into(),
-            buf(
-                ElemType::F8E5M2,
-                vec![K, N],
-                b.iter().map(|x| x.0).collect(),
-            ),
-        ),
-        ("sa".into(), buf(ElemType::F8E8M0, vec![M, G], sa.clone())),
-        ("sb".into(), buf(ElemType::F8E8M0, vec![G, N], sb.clone())),
-        (
-            "c".into(),
-            HostArg::Buffer(NpyArray::from_elems(vec![M, N], &vec![0f32; M * N])),
-        ),
-    ];
-    (args, a, b, sa, sb)
-}
-
 #[test]
 fn tmatmul_mx_kernel_runs_on_a5() {
     let (args, a, b, sa, sb) = inputs();
-    let p = prog(&kernel());
+    let p = prog_mx(&kernel());
     let out = p.run(None, &args, &RunConfig::default()).unwrap();
     let c = out.buffer("c").unwrap().to_elems::<f32>().unwrap();
     let mut nonzero = 0;

@@ -6,20 +6,13 @@
 //! right only if the rebinding moved the tiles there (unbound, the scales land at 0 and 2048
 //! and the matmul reads zero codes, 2^-127).
 
-use npusim_core::{ElemType, NpyArray};
-use npusim_ptoas::interp::{HostArg, LowerOptions, Program, RunConfig, lower};
-use npusim_ptoas::parse_module;
+use npusim_ptoas::interp::{Program, RunConfig};
 
-const M: usize = 16;
-const K: usize = 128;
-const N: usize = 32;
-const G: usize = K / 32;
+mod mx_common;
+use mx_common::*;
 
-fn prog(src: &str) -> Program {
-    let m = parse_module(src, "scale_addr.pto")
-        .unwrap_or_else(|d| panic!("{}", npusim_ptoas::render_all(&d, "scale_addr.pto", src)));
-    lower(&m, LowerOptions::default())
-        .unwrap_or_else(|d| panic!("{}", npusim_ptoas::render_all(&d, "scale_addr.pto", src)))
+fn prog_sa(src: &str) -> Program {
+    prog(src, "scale_addr.pto")
 }
 
 fn kernel() -> String {
@@ -112,106 +105,12 @@ fn kernel() -> String {
 }
 
 /// E4M3FN and E5M2 codes of {0, ±0.5, ±1, ±1.5, ±2}, with their values.
-const E4M3: [(u8, f64); 9] = [
-    (0x00, 0.0),
-    (0x30, 0.5),
-    (0xb0, -0.5),
-    (0x38, 1.0),
-    (0xb8, -1.0),
-    (0x3c, 1.5),
-    (0xbc, -1.5),
-    (0x40, 2.0),
-    (0xc0, -2.0),
-];
-const E5M2: [(u8, f64); 9] = [
-    (0x00, 0.0),
-    (0x38, 0.5),
-    (0xb8, -0.5),
-    (0x3c, 1.0),
-    (0xbc, -1.0),
-    (0x3e, 1.5),
-    (0xbe, -1.5),
-    (0x40, 2.0),
-    (0xc0, -2.0),
-];
-
-fn buf(t: ElemType, shape: Vec<usize>, data: Vec<u8>) -> HostArg {
-    HostArg::Buffer(NpyArray {
-        dtype: t,
-        shape,
-        data,
-    })
-}
-
-type Inputs = (
-    Vec<(String, HostArg)>,
-    Vec<(u8, f64)>,
-    Vec<(u8, f64)>,
-    Vec<u8>,
-    Vec<u8>,
-);
-
-/// The host arguments and the values behind them.
-fn inputs() -> Inputs {
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s as usize
-    };
-    let a: Vec<(u8, f64)> = (0..M * K).map(|_| E4M3[next() % 9]).collect();
-    let b: Vec<(u8, f64)> = (0..K * N).map(|_| E5M2[next() % 9]).collect();
-    let sa: Vec<u8> = (0..M * G).map(|_| 126 + (next() % 3) as u8).collect();
-    let sb: Vec<u8> = (0..G * N).map(|_| 126 + (next() % 3) as u8).collect();
-    let args: Vec<(String, HostArg)> = vec![
-        (
-            "a".into(),
-            buf(
-                ElemType::F8E4M3FN,
-                vec![M, K],
-                a.iter().map(|x| x.0).collect(),
-            ),
-        ),
-        (
-            "b".into(),
-            buf(
-                ElemType::F8E5M2,
-                vec![K, N],
-                b.iter().map(|x| x.0).collect(),
-            ),
-        ),
-        ("sa".into(), buf(ElemType::F8E8M0, vec![M, G], sa.clone())),
-        ("sb".into(), buf(ElemType::F8E8M0, vec![G, N], sb.clone())),
-        (
-            "c".into(),
-            HostArg::Buffer(NpyArray::from_elems(vec![M, N], &vec![0f32; M * N])),
-        ),
-    ];
-    (args, a, b, sa, sb)
-}
-
-fn expected(a: &[(u8, f64)], b: &[(u8, f64)], sa: &[u8], sb: &[u8]) -> Vec<f32> {
-    let mut out = vec![0f32; M * N];
-    for i in 0..M {
-        for j in 0..N {
-            let mut want = 0f64;
-            for k in 0..K {
-                let ea = sa[i * G + k / 32] as i32 - 127;
-                let eb = sb[(k / 32) * N + j] as i32 - 127;
-                want += a[i * K + k].1 * 2f64.powi(ea) * b[k * N + j].1 * 2f64.powi(eb);
-            }
-            out[i * N + j] = (2.0 * want) as f32;
-        }
-    }
-    out
-}
 
 #[test]
 fn tget_scale_addr_rebinds_the_scaling_tiles() {
     let (args, a, b, sa, sb) = inputs();
     let want = expected(&a, &b, &sa, &sb);
-    let p = prog(&kernel());
+    let p = prog_sa(&kernel());
     let out = p.run(None, &args, &RunConfig::default()).unwrap();
     let c = out.buffer("c").unwrap().to_elems::<f32>().unwrap();
     assert!(want.iter().filter(|x| **x != 0.0).count() > M * N / 2);
@@ -223,7 +122,9 @@ fn tget_scale_addr_rebinds_the_scaling_tiles() {
         .filter(|l| !l.contains("pto.tget_scale_addr"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let out = prog(&src).run(None, &args, &RunConfig::default()).unwrap();
+    let out = prog_sa(&src)
+        .run(None, &args, &RunConfig::default())
+        .unwrap();
     let c = out.buffer("c").unwrap().to_elems::<f32>().unwrap();
     assert_ne!(c, want);
 }
@@ -247,9 +148,9 @@ fn tget_scale_addr_past_the_scaling_memory_is_an_error() {
 "
         )
     };
-    let ok = prog(&src(0)).run(None, &[], &RunConfig::default());
+    let ok = prog_sa(&src(0)).run(None, &[], &RunConfig::default());
     assert!(ok.is_ok(), "{:?}", ok.err().map(|e| e.to_string()));
-    let err = match prog(&src(8192)).run(None, &[], &RunConfig::default()) {
+    let err = match prog_sa(&src(8192)).run(None, &[], &RunConfig::default()) {
         Ok(_) => panic!("a Scaling tile rebound past the Scaling memory ran"),
         Err(e) => e.to_string(),
     };
