@@ -62,7 +62,8 @@ proptest! {
             let b = if lanes == 64 { b & u64::MAX as u128 } else { b };
             if b == 0 { 1 } else { b }
         } else {
-            (1u128 << count_mask.min(lanes)) - 1
+            // The low `n` bits, n in 1..=128 (a 128-bit shift by 128 would overflow).
+            u128::MAX >> (128 - count_mask.min(lanes))
         };
         let elems_total = ((repeat as u64 - 1) * stride as u64 * 32 / t.size() as u64 + lanes) as usize;
         let mut x = seed;
