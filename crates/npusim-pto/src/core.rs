@@ -106,8 +106,8 @@ impl TileCore {
     }
 
     /// What static checks depend on, and the epoch naming it.
-    pub(crate) fn check_context(&self) -> (CheckContext, u64) {
-        (self.context, self.epoch)
+    pub(crate) fn check_context(&self) -> (&CheckContext, u64) {
+        (&self.context, self.epoch)
     }
     /// The instruction-page generation.
     pub fn arch(&self) -> TileArch {

@@ -554,3 +554,78 @@ fn bounds_check_the_touched_window_not_the_declared_view() {
     let want: Vec<f32> = x2[256..].iter().map(|v| v + v).collect();
     assert_eq!(out_f32(&o, "z"), want);
 }
+
+/// `scf.for` trip counts and final induction values against a plain model, on `index` and
+/// `i32` (including bounds next to `i32::MAX`, where `iv + step` overflows the type and the
+/// loop must end), zero-trip loops and steps larger than the range. The latch checks the
+/// bound itself (the head's check runs once), so this pins what the fused latch does.
+#[test]
+fn for_loop_trip_counts_match_a_plain_model() {
+    fn kernel(ty: &str) -> Program {
+        let ext = if ty == "index" {
+            "arith.index_cast"
+        } else {
+            "arith.extsi"
+        };
+        prog(&format!(
+            "module {{\n  func.func @f(%lo: {ty}, %hi: {ty}, %st: {ty}, %o: !pto.ptr<i64>) {{\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %z = arith.constant 0 : i64\n    %one = arith.constant 1 : i64\n    %n, %last = scf.for %i = %lo to %hi step %st iter_args(%k = %z, %p = %lo) -> (i64, {ty}) : {ty} {{\n      %k2 = arith.addi %k, %one : i64\n      scf.yield %k2, %i : i64, {ty}\n    }}\n    %l64 = {ext} %last : {ty} to i64\n    pto.store_scalar %n, %o[%c0] : !pto.ptr<i64>, i64\n    pto.store_scalar %l64, %o[%c1] : !pto.ptr<i64>, i64\n    return\n  }}\n}}\n"
+        ))
+    }
+    // The plain model: iterate while iv < hi; stop when iv + step leaves the type.
+    fn model(lo: i64, hi: i64, st: i64, max: i64) -> (i64, i64) {
+        let (mut iv, mut n, mut last) = (lo, 0i64, lo);
+        while iv < hi {
+            n += 1;
+            last = iv;
+            match iv.checked_add(st) {
+                Some(v) if v <= max => iv = v,
+                _ => break,
+            }
+        }
+        (n, last)
+    }
+    let idx = kernel("index");
+    let i32k = kernel("i32");
+    let mut cases = Vec::new();
+    for lo in -3i64..4 {
+        for hi in -3i64..7 {
+            for st in 1i64..5 {
+                cases.push((lo, hi, st));
+            }
+        }
+    }
+    let m = i64::from(i32::MAX);
+    let near_max = [
+        (m - 5, m, 4),
+        (m - 5, m, 2),
+        (m - 1, m, 1),
+        (m - 7, m, 8),
+        (m - 9, m, 3),
+    ];
+    for (ty, p, max, extra) in [
+        ("index", &idx, i64::MAX, &[][..]),
+        ("i32", &i32k, m, &near_max[..]),
+    ] {
+        for &(lo, hi, st) in cases.iter().chain(extra) {
+            let o = vec![0i64; 2];
+            let out = run(
+                p,
+                vec![
+                    ("lo", s(&lo.to_string())),
+                    ("hi", s(&hi.to_string())),
+                    ("st", s(&st.to_string())),
+                    ("o", HostArg::Buffer(NpyArray::from_elems(vec![2], &o))),
+                ],
+                1,
+            )
+            .unwrap_or_else(|e| panic!("{ty} {lo}..{hi} step {st}: {e}"));
+            let got = out.buffer("o").unwrap().to_elems::<i64>().unwrap();
+            let (n, last) = model(lo, hi, st, max);
+            assert_eq!(
+                (got[0], got[1]),
+                (n, last),
+                "{ty} loop {lo}..{hi} step {st}: (trips, last iv)"
+            );
+        }
+    }
+}

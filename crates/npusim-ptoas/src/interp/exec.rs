@@ -791,8 +791,9 @@ impl<'p> Machine<'p> {
                 Inst::ForStep {
                     iv,
                     step,
+                    upper,
                     ty,
-                    head,
+                    body,
                     exit,
                 } => {
                     let x = int(&fr, *iv, span())?;
@@ -800,7 +801,11 @@ impl<'p> Machine<'p> {
                     match x.checked_add(s) {
                         Some(n) if scalar::wrap(*ty, n) == n => {
                             set(&mut fr, *iv, Val::Num(Num::Int(n)));
-                            pc = *head as usize;
+                            pc = if n < int(&fr, *upper, span())? {
+                                *body as usize
+                            } else {
+                                *exit as usize
+                            };
                         }
                         _ => pc = *exit as usize,
                     }

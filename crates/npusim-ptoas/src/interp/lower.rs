@@ -135,13 +135,15 @@ pub(crate) enum Inst {
         step: Slot,
         exit: u32,
     },
-    /// `scf.for` latch: `iv += step`, counts an iteration, jumps to the head (or leaves the
-    /// loop when `iv + step` overflows the induction variable's type).
+    /// `scf.for` latch: `iv += step`; jumps back to the body while `iv < upper`, otherwise
+    /// (or when `iv + step` overflows the induction variable's type) leaves the loop. The
+    /// head's step check is not repeated: `step` and `upper` are defined outside the loop.
     ForStep {
         iv: Slot,
         step: Slot,
+        upper: Slot,
         ty: ScalarType,
-        head: u32,
+        body: u32,
         exit: u32,
     },
     /// `scf.while` back edge: counts an iteration, jumps to the head.
@@ -1170,8 +1172,9 @@ impl Lowerer {
                     Inst::ForStep {
                         iv: slot(iv),
                         step: slot(*step),
+                        upper: slot(*upper),
                         ty,
-                        head,
+                        body: head + 1,
                         exit: 0,
                     },
                     span,

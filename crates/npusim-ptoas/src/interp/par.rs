@@ -361,6 +361,8 @@ impl<'p> Tracker<'p> {
     /// it unless the instruction can read the shared input in place. Returns `true` for a
     /// TLOAD none of whose source bytes this thread has filled or written: the caller runs it
     /// with [`TileCore::tload_from`] on [`Tracker::input`], so nothing is copied twice.
+    // Kept out of line: inlined, it made every single-thread step's frame ~1 KiB.
+    #[inline(never)]
     pub(crate) fn before(&mut self, args: &Args, gm: &mut Memory) -> bool {
         match args {
             Args::Load { src, .. } => {
@@ -391,6 +393,8 @@ impl<'p> Tracker<'p> {
     }
 
     /// After a tile instruction: records what it wrote of GM.
+    // Kept out of line: inlined, it made every single-thread step's frame ~1 KiB.
+    #[inline(never)]
     pub(crate) fn after(&mut self, args: &Args) {
         match args {
             Args::Load { .. } => {}
