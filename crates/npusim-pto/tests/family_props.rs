@@ -919,6 +919,14 @@ fn pad_model(t: ElemType, p: PadValue, null_zero: bool) -> Option<u64> {
             PadValue::Custom(b) => f.from_f32(f32::from_bits(b), Saturation::Off),
         } as u64);
     }
+    // Packed fp4 pairs (one byte, two codes): pto-isa's A5 `PadValueMap` gives both packed
+    // types the pad byte 0 whatever the pad value (fp4_memory.rs pins the same rule).
+    if npusim_core::f8::F8Format::of_packed(t).is_some() {
+        return match p {
+            PadValue::Null if !null_zero => None,
+            _ => Some(0),
+        };
+    }
     let signed = t.is_signed_int();
     let w = t.bits();
     Some(match p {
