@@ -117,30 +117,56 @@ const ALIGN: usize = 64;
 /// Spaces of at least this many bytes ask the kernel for transparent huge pages.
 const HUGE_PAGE_MIN: usize = 4 << 20;
 
-/// Asks Linux to back the 2 MiB-aligned interior of a large, freshly allocated (untouched,
-/// zero) buffer with transparent huge pages (`madvise(MADV_HUGEPAGE)`; the default THP
+/// The transparent huge page size of x86-64 and most aarch64 Linux systems.
+const HUGE: usize = 2 << 20;
+
+/// Whether a space of `capacity` bytes is laid out for transparent huge pages.
+fn wants_huge_pages(capacity: usize) -> bool {
+    cfg!(target_os = "linux") && capacity >= HUGE_PAGE_MIN
+}
+
+/// The bytes to allocate for a space of `capacity` bytes and the alignment of its first byte
+/// (`None` when the size overflows). A huge-page space starts on a 2 MiB boundary and its
+/// allocation reaches the next 2 MiB boundary after its end, so that every page of it can be a
+/// huge page: with only the 2 MiB-aligned interior advised, the 1-2 MiB at each end were faulted
+/// 4 KiB at a time (about 500 faults for an 8 MiB global memory, each costing about as much as
+/// zeroing a huge page's worth of 64-128 KiB). The slack is address space only: untouched
+/// pages are never resident.
+fn layout_for(capacity: usize, huge: bool) -> Option<(usize, usize)> {
+    match capacity {
+        0 => Some((0, ALIGN)),
+        c if huge && wants_huge_pages(c) => {
+            Some((c.checked_next_multiple_of(HUGE)?.checked_add(HUGE)?, HUGE))
+        }
+        c => Some((c.checked_add(ALIGN - 1)?, ALIGN)),
+    }
+}
+
+/// Asks Linux to back `[start, start + len)` of a freshly allocated (untouched, zero) buffer,
+/// 2 MiB aligned, with transparent huge pages (`madvise(MADV_HUGEPAGE)`; the default THP
 /// setting `madvise` honours it). A large global memory is then faulted in 2 MiB at a time
 /// instead of 4 KiB: the 12 MiB GM of a 4096x256 f32 vector add takes a few faults instead of
 /// about 3,000, which was most of the kernel time of a short run. Only a hint: on failure, or
 /// on other systems, nothing changes (the contents are zero either way).
-fn huge_page_hint(buf: &[u8]) {
+fn huge_page_hint(buf: &[u8], start: usize, len: usize) {
     #[cfg(target_os = "linux")]
-    if buf.len() >= HUGE_PAGE_MIN {
-        const HUGE: usize = 2 << 20;
-        let start = buf.as_ptr() as usize;
-        let first = start.next_multiple_of(HUGE);
-        let end = (start + buf.len()) / HUGE * HUGE;
-        if end > first {
+    {
+        let len = len.next_multiple_of(HUGE);
+        if start.checked_add(len).is_some_and(|e| e <= buf.len()) {
             // SAFETY: madvise only advises the kernel about pages inside `buf`'s allocation
-            // (the range lies within it); MADV_HUGEPAGE changes no contents and no mapping
-            // the program can observe, and a failure is ignored.
+            // (the range was just checked to lie within it); MADV_HUGEPAGE changes no contents
+            // and no mapping the program can observe, and a failure is ignored.
             unsafe {
-                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+                libc::madvise(
+                    buf.as_ptr().add(start) as *mut libc::c_void,
+                    len,
+                    libc::MADV_HUGEPAGE,
+                );
             }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (buf, HUGE_PAGE_MIN);
+    let _ = (buf, start, len);
 }
 
 impl Clone for Memory {
@@ -164,25 +190,23 @@ impl Memory {
     /// A zeroed space of `capacity` bytes. Aborts like any allocation when memory runs out;
     /// [`Memory::try_new`] reports that instead.
     pub fn new(space: MemSpace, capacity: usize) -> Memory {
-        let n = if capacity == 0 {
-            0
-        } else {
-            capacity.saturating_add(ALIGN - 1)
+        let Some((n, align)) = layout_for(capacity, true) else {
+            panic!("a {capacity}-byte {space:?} space overflows the address space")
         };
-        Memory::with_buf(space, vec![0u8; n], capacity)
+        Memory::with_buf(space, vec![0u8; n], capacity, align)
     }
 
-    fn with_buf(space: MemSpace, buf: Vec<u8>, len: usize) -> Memory {
-        huge_page_hint(&buf);
-        Memory::with_buf_plain(space, buf, len)
-    }
-
-    fn with_buf_plain(space: MemSpace, buf: Vec<u8>, len: usize) -> Memory {
+    /// A space of `len` bytes in `buf` starting at its first `align`-aligned byte (`buf` holds
+    /// enough slack, see [`layout_for`]); a 2 MiB alignment asks for huge pages.
+    fn with_buf(space: MemSpace, buf: Vec<u8>, len: usize, align: usize) -> Memory {
         let off = if len == 0 {
             0
         } else {
-            (ALIGN - buf.as_ptr() as usize % ALIGN) % ALIGN
+            (align - buf.as_ptr() as usize % align) % align
         };
+        if align == HUGE {
+            huge_page_hint(&buf, off, len);
+        }
         Memory {
             space,
             buf,
@@ -195,25 +219,28 @@ impl Memory {
     /// provide it. The pages come zeroed from the allocator, so untouched parts of a large space
     /// cost no resident memory.
     pub fn try_new(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
-        let m = Memory::try_new_sparse(space, capacity)?;
-        huge_page_hint(&m.buf);
-        Ok(m)
+        Memory::try_with_layout(space, capacity, true)
     }
 
     /// [`Memory::try_new`] without the huge-page hint: each touched 4 KiB page is zeroed on
     /// first write, not each touched 2 MiB. Cheaper only when few pages of each 2 MiB are
     /// written (a 4 KiB fault costs about as much as zeroing 64-128 KiB).
     pub fn try_new_sparse(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
-        let fail = MemoryError::AllocFailed {
+        Memory::try_with_layout(space, capacity, false)
+    }
+
+    fn try_with_layout(
+        space: MemSpace,
+        capacity: usize,
+        huge: bool,
+    ) -> Result<Memory, MemoryError> {
+        let fail = || MemoryError::AllocFailed {
             space,
             bytes: capacity as u64,
         };
-        let n = match capacity {
-            0 => 0,
-            c => c.checked_add(ALIGN - 1).ok_or(fail.clone())?,
-        };
-        let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail)?;
-        Ok(Memory::with_buf_plain(space, buf, capacity))
+        let (n, align) = layout_for(capacity, huge).ok_or_else(fail)?;
+        let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail())?;
+        Ok(Memory::with_buf(space, buf, capacity, align))
     }
 
     fn all(&self) -> &[u8] {
@@ -352,8 +379,22 @@ mod tests {
                 assert_eq!(m.read_elems::<u32>(0, 1).unwrap(), [0xdead_beef]);
                 assert_eq!(m.read_elems::<u32>(last, 1).unwrap(), [0x1234_5678]);
                 assert_eq!(m.as_slice().iter().filter(|&&b| b != 0).count(), 8);
+                // A huge-page space starts on a 2 MiB boundary, so no end of it is left to
+                // 4 KiB pages; the others on a 64-byte one.
+                let align = if wants_huge_pages(cap) { HUGE } else { ALIGN };
+                assert_eq!(m.as_slice().as_ptr() as usize % align, 0, "{cap} bytes");
+                let c = m.clone();
+                assert_eq!(c.as_slice(), m.as_slice());
+                assert_eq!(
+                    c.as_slice().as_ptr() as usize % align,
+                    0,
+                    "clone of {cap} bytes"
+                );
             }
         }
+        // Sizes next to the top of the address space fail cleanly instead of wrapping.
+        assert!(layout_for(usize::MAX - HUGE, true).is_none() || !wants_huge_pages(1 << 30));
+        assert!(layout_for(usize::MAX, false).is_none());
     }
 
     #[test]
