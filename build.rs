@@ -29,7 +29,11 @@ fn main() {
         return;
     }
     let pie = std::env::var_os("NPUSIM_PIE").is_some_and(|v| v == "1");
-    if !pie {
+    // A static build (`-C target-feature=+crt-static`) picks its own executable kind (static-pie,
+    // or static with `-C relocation-model=static`); `-no-pie` on top of it gives a broken file.
+    let crt_static = std::env::var("CARGO_CFG_TARGET_FEATURE")
+        .is_ok_and(|f| f.split(',').any(|x| x == "crt-static"));
+    if !pie && !crt_static {
         println!("cargo:rustc-link-arg-bin=npusim=-no-pie");
     }
     let wanted = std::env::var_os("NPUSIM_SYMBOL_ORDER").is_none_or(|v| v != "0");
