@@ -2,6 +2,8 @@
 //! DataCopy pages): the pages' examples, property tests against plain models written here,
 //! and one test per restriction class.
 
+mod common;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::{AscendC, SliceInfo};
@@ -275,7 +277,7 @@ fn dim(min_runs: u32) -> impl Strategy<Value = (u32, u32, u32)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
 
     /// Random 2-D slices (int16, 16 elements per block) against a plain model: enumerate the
     /// source runs row by row, lay them out in the destination's runs in order.

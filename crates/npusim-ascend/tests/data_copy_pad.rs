@@ -2,6 +2,8 @@
 //! the page's scenarios 1-3 and its mode / negative-stride examples, a property test against a
 //! plain model of the row layout written here, and one test per restriction class.
 
+mod common;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
@@ -226,7 +228,7 @@ fn data_copy_pad_restrictions() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// GM -> UB, Normal mode with isPad, against the plain row model: row r starts at
     /// r · (row bytes + dstStride · 32); it holds `left` padding values, the block, `right`

@@ -124,7 +124,7 @@ fn value(r: u64, is_f16: bool, specials: bool) -> f32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     /// Random chips, types, masks (continuous 1..=lanes and bit-wise), repeats (up to 300:
     /// more than one repeat's worth of repeat sums, so the second tree level runs), strides (0:
     /// every repeat rereads the same lanes) and values (specials in a fifth of the cases); dst[1]

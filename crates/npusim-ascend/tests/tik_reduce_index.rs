@@ -209,7 +209,7 @@ fn page_calls_with_cal_index() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     /// Random chips, types, max/min, TIK masks (continuous and [mask_h, mask_l]), repeats,
     /// strides (0: every repeat rereads the same lanes) and cal_index, with the smallest legal
     /// work_tensor; without the index dst[1] keeps its bits.
