@@ -17,6 +17,13 @@
 //!   −65504/+65504 (half) or −inf/+inf (float) for Max/Min (ReduceDataBlock.md).
 //! - A repeat with no active lane in WholeReduce writes nothing (policy; mask 0 is a NOP).
 //! - Overlap of dst and src is not checked (BlockReduceSum allows aliasing).
+//!
+//! The whole-tensor reductions (`reduce_all_lanes`: Ascend C ReduceSum / ReduceMax / ReduceMin,
+//! asc-devkit `ReduceSum.md`, `ReduceMax.md`, `ReduceMin.md`; TIK `vec_reduce_add` /
+//! `vec_reduce_max` / `vec_reduce_min`, atlastikapi pages, via `tik_reduce_all`): sums in the
+//! chip's and form's order (`RepeatOrder`; ReduceSum.md method 1 for the high-dimension forms,
+//! method 2 for the A2/A3 count form), max/min as `[value, index]` with `calIndex` /
+//! `cal_index`.
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
