@@ -745,7 +745,9 @@ fn reduce_sum_t<IO: FloatIo>(
 /// no such parameter): `dst = [value, index]` with the index as raw integer bits in the type,
 /// else `dst = [value]` and `dst[1]` keeps its bits. Rules: `dst`, `src`, `work_tensor` of one
 /// type in UB, `dst` 4-byte aligned; `repeat_times` in [1, 4095], with `cal_index` in [1, 511]
-/// on float16 (every index must fit 16 bits) and [1, 4095] on float32.
+/// on float16 (every index must fit 16 bits) and [1, 4095] on float32; work_tensor of at least
+/// `repeat_times` elements (vec_reduce_add) or `tik_reduce_work_elems` (max/min), apart from
+/// dst.
 #[allow(clippy::too_many_arguments)]
 pub fn tik_reduce_all(
     chip: &ChipProfile,
@@ -790,7 +792,7 @@ pub fn tik_reduce_all(
         .saturating_sub(work_tensor.addr())
         / size;
     let need = if instr == Instr::ReduceSum {
-        0 // vec_reduce_add's page gives no size rule here (its own formula is not modelled)
+        repeat // vec_reduce_add: at least repeat_times elements
     } else {
         tik_reduce_work_elems(src.dtype, repeat, with_index)
     };
@@ -799,7 +801,9 @@ pub fn tik_reduce_all(
             instr: name,
             param: "work_tensor",
             value: format!("{have} elements"),
-            rule: if with_index {
+            rule: if instr == Instr::ReduceSum {
+                "must hold at least repeat_times elements (vec_reduce_add)"
+            } else if with_index {
                 "must hold the page's final_work_tensor_need_size (cal_index = True)"
             } else {
                 "must hold at least repeat_times x 2 elements (cal_index = False)"

@@ -3,9 +3,10 @@
 //! docstring they come from): `cal_index = True` writes `[value, index]` (the index as raw
 //! integer bits in the type), `False` the value alone. Checked: the page's examples (the
 //! 65-repeat float16 call with its 162-element work_tensor, the float32 one with 146, the
-//! 2-repeat call with 18; 240 elements for 120 repeats without the index), a proptest against a
-//! plain model written here over chips, types, TIK masks (continuous and `[mask_h, mask_l]`),
-//! repeats, strides and cal_index, and the pages' restrictions as typed errors.
+//! 2-repeat call with 18; 240 elements for 120 repeats without the index; vec_reduce_add's 256
+//! ones), a proptest against a plain model written here over chips, types, TIK masks
+//! (continuous and `[mask_h, mask_l]`), repeats, strides and cal_index, and the pages'
+//! restrictions as typed errors.
 
 mod common;
 
@@ -536,4 +537,44 @@ fn operand_rules_give_typed_errors() {
         .vec_reduce_max(128, &wd, &s, &w, 2, 8, true)
         .unwrap_err();
     assert!(matches!(e, AscendError::IllegalOverlap { .. }), "{e}");
+}
+
+/// TIK vec_reduce_add's docstring example: 256 float16 ones in 2 repeats (mask 128,
+/// src_rep_stride 8) with a 32-element work_tensor give dst[0] = 256, on every chip; its
+/// work_tensor rule (at least repeat_times elements) refuses 1 element for 2 repeats.
+#[test]
+fn vec_reduce_add_page_example_and_work_tensor() {
+    for chip in common::CHIPS {
+        for (work, ok) in [(32usize, true), (2, true), (1, false)] {
+            let mut tik = Tik::new(chip);
+            let g = tik.tensor("float16", &[256], "g", Scope::Gm).unwrap();
+            let o = tik.tensor("float16", &[16], "o", Scope::Gm).unwrap();
+            let s = tik.tensor("float16", &[256], "s", Scope::Ubuf).unwrap();
+            let w = tik.tensor("float16", &[work], "w", Scope::Ubuf).unwrap();
+            let d = tik.tensor("float16", &[32], "d", Scope::Ubuf).unwrap();
+            tik.data_move(&s, &g, 0, 1, 16, 0, 0).unwrap();
+            let r = tik.vec_reduce_add(128, &d, &s, &w, 2, 8);
+            if !ok {
+                let e = r.unwrap_err();
+                assert!(
+                    matches!(
+                        e,
+                        AscendError::Rule {
+                            param: "work_tensor",
+                            ..
+                        }
+                    ),
+                    "{e}"
+                );
+                continue;
+            }
+            r.unwrap();
+            tik.data_move(&o, &d, 0, 1, 1, 0, 0).unwrap();
+            let out = tik
+                .start_debug(&[("g", &NpyArray::from_elems(vec![256], &[f16::ONE; 256]))])
+                .unwrap();
+            let o = &out.iter().find(|(k, _)| k == "o").unwrap().1;
+            assert_eq!(o.to_elems::<f16>().unwrap()[0].to_f32(), 256.0, "{chip:?}");
+        }
+    }
 }
