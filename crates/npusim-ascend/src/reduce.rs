@@ -811,15 +811,41 @@ pub fn tik_reduce_all(
         });
     }
     let out = if with_index { 2 } else { 1 };
-    let (d0, d1) = (dst.addr(), dst.addr() + out * size);
-    let (w0, w1) = (work_tensor.addr(), work_tensor.addr() + need.max(1) * size);
-    if d0 < w1 && w0 < d1 {
+    let dst_span = (dst.addr(), dst.addr() + out * size);
+    let work_span = (work_tensor.addr(), work_tensor.addr() + need.max(1) * size);
+    let overlap = |a: (u64, u64), b: (u64, u64)| a.0 < b.1 && b.0 < a.1;
+    if overlap(dst_span, work_span) {
         return Err(AscendError::IllegalOverlap {
             instr: name,
             dst: "dst",
             src: "work_tensor",
             rule: "dst and work_tensor must not overlap",
         });
+    }
+    if instr == Instr::ReduceSum {
+        // vec_reduce_add: "address overlapping among src, dst and work_tensor is not allowed";
+        // src spans its repeats up to the last active lane of the last one.
+        let lanes = 256 / size as u32;
+        if let LaneMask::Normal(bits) =
+            mask::resolve(name, mask, lanes, true, MaskRegister::default())?
+        {
+            let top = 127 - u64::from(bits.leading_zeros());
+            let rep = src_rep_stride.max(0) as u64;
+            let src_span = (
+                src.addr(),
+                src.addr() + (repeat - 1) * rep * 32 + (top + 1) * size,
+            );
+            for (what, span) in [("dst", dst_span), ("work_tensor", work_span)] {
+                if overlap(src_span, span) {
+                    return Err(AscendError::IllegalOverlap {
+                        instr: name,
+                        dst: what,
+                        src: "src",
+                        rule: "src, dst and work_tensor must not overlap (vec_reduce_add)",
+                    });
+                }
+            }
+        }
     }
     Ok(crate::ops::Op::ReduceAll {
         instr,

@@ -578,3 +578,42 @@ fn vec_reduce_add_page_example_and_work_tensor() {
         }
     }
 }
+
+/// vec_reduce_add: src must not overlap dst or work_tensor (TIK docstring restriction); a
+/// bit-wise mask ending at lane 63 ends src's span there.
+#[test]
+fn vec_reduce_add_overlap_rules() {
+    let mut tik = Tik::new(ChipId::Ascend910B);
+    let s = tik.tensor("float16", &[512], "s", Scope::Ubuf).unwrap();
+    let w = tik.tensor("float16", &[32], "w", Scope::Ubuf).unwrap();
+    let d = tik.tensor("float16", &[32], "d", Scope::Ubuf).unwrap();
+    // dst inside src's second repeat.
+    let mut d_in = s.clone();
+    d_in.offset = 160;
+    let e = tik.vec_reduce_add(128, &d_in, &s, &w, 2, 8).unwrap_err();
+    assert!(
+        matches!(e, AscendError::IllegalOverlap { dst: "dst", .. }),
+        "{e}"
+    );
+    // work_tensor inside src.
+    let mut w_in = s.clone();
+    w_in.offset = 16;
+    let e = tik.vec_reduce_add(128, &d, &s, &w_in, 2, 8).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AscendError::IllegalOverlap {
+                dst: "work_tensor",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Lanes 0..63 only: element 64 of the (single) repeat is outside src's span.
+    let mut d_after = s.clone();
+    d_after.offset = 64;
+    tik.vec_reduce_add([0u64, u64::MAX], &d_after, &s, &w, 1, 8)
+        .unwrap();
+    // Apart: fine.
+    tik.vec_reduce_add(128, &d, &s, &w, 2, 8).unwrap();
+}
