@@ -199,5 +199,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         best = best.min(t0.elapsed().as_secs_f64() / 20000.0);
     }
     println!("vec_add f16 1rep (128 elements): {:.1} ns/call", best * 1e9);
+    roofline();
     Ok(())
+}
+
+/// The ceiling for the f32 cases on this host: the same computation as a plain Rust loop over
+/// native slices (no simulator; the compiler vectorises it), same sizes, same best-of-7 x 200.
+/// If npusim's Add/Muls f32 match these, no simulator can be much faster than them here.
+fn roofline() {
+    let n = (REPEATS * 64) as usize; // 16,320 f32
+    let a: Vec<f32> = (0..n as u32)
+        .map(|i| (i.wrapping_mul(2654435761) % 2000) as f32 / 100.0 - 10.0)
+        .collect();
+    let b: Vec<f32> = a.iter().rev().copied().collect();
+    let mut d = vec![0f32; n];
+    let best_of = |f: &mut dyn FnMut()| {
+        let mut best = f64::INFINITY;
+        for _ in 0..7 {
+            let t0 = Instant::now();
+            for _ in 0..200 {
+                f();
+            }
+            best = best.min(t0.elapsed().as_secs_f64() / 200.0);
+        }
+        best
+    };
+    let add = best_of(&mut || {
+        let (a, b) = (std::hint::black_box(&a), std::hint::black_box(&b));
+        for ((o, x), y) in d.iter_mut().zip(a).zip(b) {
+            *o = x + y;
+        }
+        std::hint::black_box(&mut d);
+    });
+    let muls = best_of(&mut || {
+        let a = std::hint::black_box(&a);
+        for (o, x) in d.iter_mut().zip(a) {
+            *o = x * 1.5;
+        }
+        std::hint::black_box(&mut d);
+    });
+    for (label, t, bytes) in [
+        ("plain Rust d = a + b f32", add, 12 * n),
+        ("plain Rust d = a * 1.5 f32", muls, 8 * n),
+    ] {
+        println!(
+            "{label} ({n} elements): best {:.2} us/call, {:.1} GB/s moved",
+            t * 1e6,
+            bytes as f64 / t / 1e9
+        );
+    }
 }

@@ -304,17 +304,13 @@ macro_rules! ascendc_methods {
             };
             crate::reduce::reduce_all(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op, count as i64, 8, order)
         }
-        #[doc = concat!("`", stringify!($asc), "(dst, src, sharedTmpBuffer, mask / mask[2], repeatTime, srcRepStride, calIndex)`: the high-dimension forms (continuous or bit-wise mask, normal mode); max/min write [value, index] when `cal_index`, the value alone otherwise (the count form with calIndex is `", stringify!($asc), "` with `cal_index` true, or this form with the count's repeats).")]
+        #[doc = concat!("`", stringify!($asc), "(dst, src, sharedTmpBuffer, mask / mask[2], repeatTime, srcRepStride, calIndex)`: the high-dimension forms (continuous or bit-wise mask, normal mode); sums in method 1 (a tree within each repeat, masked-off lanes as 0, then trees over the repeat sums) on every chip (ReduceSum.md: A2/A3 use method 1 for this form, method 2 only for the count form; the other chips method 1 throughout; 950, not listed, as A2/A3: policy); max/min write [value, index] when `cal_index`, the value alone otherwise (the count form with calIndex is `", stringify!($asc), "` with `cal_index` true, or this form with the count's repeats); sums ignore `cal_index`.")]
         #[allow(clippy::too_many_arguments)]
         pub fn $rep<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>, _tmp: &LocalTensor<T>,
                     mask: impl Into<AscMask>, repeat: i32, src_rep_stride: i32, cal_index: bool) -> Result<()> {
-            let order = match self.chip().id {
-                ChipId::Ascend910B | ChipId::Ascend950 => crate::reduce::RepeatOrder::Sequential255,
-                _ => crate::reduce::RepeatOrder::Tree,
-            };
             crate::reduce::reduce_all_lanes(&mut self.core, Instr::$id, stringify!($asc), &dst.op, &src.op,
                 crate::reduce::ReduceLanes::Masked { mask: mask.into().0, repeat: repeat as i64 },
-                src_rep_stride as i64, order, cal_index)
+                src_rep_stride as i64, crate::reduce::RepeatOrder::Tree, cal_index)
         }
     };
     (@m GatherMask, $id:ident, $asc:ident, $rep:ident) => {

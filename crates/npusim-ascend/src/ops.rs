@@ -887,8 +887,16 @@ pub enum Op {
     Gatherb(Operand, Operand, Operand, i64, i64, i64),
     /// vec_trans: dst, src, repeat, dst rep stride, src rep stride.
     Transpose(Operand, Operand, i64, i64, i64),
-    /// vec_reduce_add / _max / _min: instruction, dst, src, count, src rep stride.
-    ReduceAll(Instr, Operand, Operand, i64, i64),
+    /// vec_reduce_add / _max / _min (built by `reduce::tik_reduce_all`): the lanes read, the
+    /// source repeat stride and, for max/min, whether `[value, index]` is written.
+    ReduceAll {
+        instr: Instr,
+        dst: Operand,
+        src: Operand,
+        lanes: crate::reduce::ReduceLanes,
+        src_rep_stride: i64,
+        cal_index: bool,
+    },
     /// set_atomic_add: the accumulation type, or none.
     Atomic(Option<ElemType>),
     /// data_move_pad / DataCopyPad.
@@ -935,9 +943,26 @@ impl Op {
                 *params,
             )
             .map(|_| ()),
-            Op::ReduceAll(i, d, s, n, rep) => {
+            Op::ReduceAll {
+                instr,
+                dst,
+                src,
+                lanes,
+                src_rep_stride,
+                cal_index,
+            } => {
                 let order = crate::reduce::RepeatOrder::tik(core.chip().id);
-                crate::reduce::reduce_all(core, *i, i.tik_name(), d, s, *n, *rep, order)
+                crate::reduce::reduce_all_lanes(
+                    core,
+                    *instr,
+                    instr.tik_name(),
+                    dst,
+                    src,
+                    *lanes,
+                    *src_rep_stride,
+                    order,
+                    *cal_index,
+                )
             }
             Op::Gather(d, s, off, base, n) => {
                 crate::misc::gather(core, "vgather", d, s, off, *base, *n)

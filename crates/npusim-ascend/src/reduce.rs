@@ -17,6 +17,13 @@
 //!   −65504/+65504 (half) or −inf/+inf (float) for Max/Min (ReduceDataBlock.md).
 //! - A repeat with no active lane in WholeReduce writes nothing (policy; mask 0 is a NOP).
 //! - Overlap of dst and src is not checked (BlockReduceSum allows aliasing).
+//!
+//! The whole-tensor reductions (`reduce_all_lanes`: Ascend C ReduceSum / ReduceMax / ReduceMin,
+//! asc-devkit `ReduceSum.md`, `ReduceMax.md`, `ReduceMin.md`; TIK `vec_reduce_add` /
+//! `vec_reduce_max` / `vec_reduce_min`, atlastikapi pages, via `tik_reduce_all`): sums in the
+//! chip's and form's order (`RepeatOrder`; ReduceSum.md method 1 for the high-dimension forms,
+//! method 2 for the A2/A3 count form), max/min as `[value, index]` with `calIndex` /
+//! `cal_index`.
 
 use crate::core::{Operand, VectorCore, check};
 use crate::error::{AscendError, Result};
@@ -727,4 +734,155 @@ fn reduce_sum_t<IO: FloatIo>(
     vb[..IO::SIZE].copy_from_slice(&o[..IO::SIZE]);
     core.acc_val = Some((src.dtype, u64::from_le_bytes(vb)));
     Ok(())
+}
+
+/// TIK `vec_reduce_add(mask, dst, src, work_tensor, repeat_times, src_rep_stride)` and
+/// `vec_reduce_max` / `vec_reduce_min(..., src_rep_stride, cal_index=False)` (TIK pages
+/// atlastikapi vec_reduce_add/max/min; ascend-vector.md §2): checks what the TIK pages add to
+/// the Ascend C forms and returns the recorded instruction. `mask` is TIK's (continuous or
+/// `[mask_h, mask_l]`, normal mode); masked-off lanes count as 0 in sums (as the Ascend C
+/// form) and are skipped by max/min. `cal_index` (max/min only; ignored by sums, which have
+/// no such parameter): `dst = [value, index]` with the index as raw integer bits in the type,
+/// else `dst = [value]` and `dst[1]` keeps its bits. Rules: `dst`, `src`, `work_tensor` of one
+/// type in UB, `dst` 4-byte aligned; `repeat_times` in [1, 4095], with `cal_index` in [1, 511]
+/// on float16 (every index must fit 16 bits) and [1, 4095] on float32; work_tensor of at least
+/// `repeat_times` elements (vec_reduce_add) or `tik_reduce_work_elems` (max/min), apart from
+/// dst.
+#[allow(clippy::too_many_arguments)]
+pub fn tik_reduce_all(
+    chip: &ChipProfile,
+    instr: Instr,
+    name: &'static str,
+    mask: MaskArg,
+    dst: &Operand,
+    src: &Operand,
+    work_tensor: &Operand,
+    repeat_times: i64,
+    src_rep_stride: i64,
+    cal_index: bool,
+) -> Result<crate::ops::Op> {
+    instr.check_type(name, chip.id, "src", src.dtype)?;
+    check::same_type(name, "dst", dst, "src", src.dtype)?;
+    check::same_type(name, "work_tensor", work_tensor, "src", src.dtype)?;
+    for (param, op) in [("dst", dst), ("src", src), ("work_tensor", work_tensor)] {
+        check::scope(name, param, op, MemSpace::Ub)?;
+    }
+    if !dst.addr().is_multiple_of(4) {
+        return Err(AscendError::Misaligned {
+            instr: name,
+            param: "dst",
+            space: dst.space,
+            addr: dst.addr(),
+            align: 4,
+        });
+    }
+    let with_index = cal_index && instr != Instr::ReduceSum;
+    let (hi, text) = if with_index && src.dtype == ElemType::F16 {
+        (
+            511,
+            "[1, 511] (cal_index = True on float16: the index must fit 16 bits)",
+        )
+    } else {
+        (4095, "[1, 4095]")
+    };
+    let repeat = check::range(name, "repeat_times", repeat_times, 1, hi, text)? as u64;
+    // work_tensor: elements from its start element to the end of its tensor.
+    let size = src.dtype.size() as u64;
+    let have = (work_tensor.tensor_base + work_tensor.tensor_bytes)
+        .saturating_sub(work_tensor.addr())
+        / size;
+    let need = if instr == Instr::ReduceSum {
+        repeat // vec_reduce_add: at least repeat_times elements
+    } else {
+        tik_reduce_work_elems(src.dtype, repeat, with_index)
+    };
+    if have < need {
+        return Err(AscendError::Rule {
+            instr: name,
+            param: "work_tensor",
+            value: format!("{have} elements"),
+            rule: if instr == Instr::ReduceSum {
+                "must hold at least repeat_times elements (vec_reduce_add)"
+            } else if with_index {
+                "must hold the page's final_work_tensor_need_size (cal_index = True)"
+            } else {
+                "must hold at least repeat_times x 2 elements (cal_index = False)"
+            },
+        });
+    }
+    let out = if with_index { 2 } else { 1 };
+    let dst_span = (dst.addr(), dst.addr() + out * size);
+    let work_span = (work_tensor.addr(), work_tensor.addr() + need.max(1) * size);
+    let overlap = |a: (u64, u64), b: (u64, u64)| a.0 < b.1 && b.0 < a.1;
+    if overlap(dst_span, work_span) {
+        return Err(AscendError::IllegalOverlap {
+            instr: name,
+            dst: "dst",
+            src: "work_tensor",
+            rule: "dst and work_tensor must not overlap",
+        });
+    }
+    if instr == Instr::ReduceSum {
+        // vec_reduce_add: "address overlapping among src, dst and work_tensor is not allowed";
+        // src spans its repeats up to the last active lane of the last one.
+        let lanes = 256 / size as u32;
+        if let LaneMask::Normal(bits) =
+            mask::resolve(name, mask, lanes, true, MaskRegister::default())?
+        {
+            let top = 127 - u64::from(bits.leading_zeros());
+            let rep = src_rep_stride.max(0) as u64;
+            let src_span = (
+                src.addr(),
+                src.addr() + (repeat - 1) * rep * 32 + (top + 1) * size,
+            );
+            for (what, span) in [("dst", dst_span), ("work_tensor", work_span)] {
+                if overlap(src_span, span) {
+                    return Err(AscendError::IllegalOverlap {
+                        instr: name,
+                        dst: what,
+                        src: "src",
+                        rule: "src, dst and work_tensor must not overlap (vec_reduce_add)",
+                    });
+                }
+            }
+        }
+    }
+    Ok(crate::ops::Op::ReduceAll {
+        instr,
+        dst: dst.clone(),
+        src: src.clone(),
+        lanes: ReduceLanes::Masked {
+            mask,
+            repeat: repeat as i64,
+        },
+        src_rep_stride,
+        cal_index: with_index,
+    })
+}
+
+/// The work_tensor elements TIK `vec_reduce_max` / `vec_reduce_min` need for `repeat`
+/// immediate repeats: `2 · repeat` without the index; with it, the page's formula
+/// (`it2_align_start + it3_align_start + it3_output_count`, one more round when the second
+/// pass leaves more than a repeat): each pass writes a [value, index] pair per repeat of the
+/// previous pass's output, every pass starting on a 32-byte block. The page's examples: 18
+/// (float16, 2 repeats), 162 (float16, 65), 146 (float32, 65).
+pub fn tik_reduce_work_elems(t: ElemType, repeat: u64, cal_index: bool) -> u64 {
+    let pairs = 2 * repeat;
+    if !cal_index {
+        return pairs;
+    }
+    let size = t.size() as u64;
+    let (per_block, per_repeat) = (32 / size, 256 / size);
+    let align = |n: u64| n.div_ceil(per_block) * per_block;
+    let it2_start = align(pairs);
+    let it2_out = 2 * pairs.div_ceil(per_repeat);
+    if it2_out == 2 {
+        return it2_start + 2;
+    }
+    let it3_start = it2_start + align(it2_out);
+    if it2_out <= per_repeat {
+        return it3_start + 2;
+    }
+    let it3_out = 2 * it2_out.div_ceil(per_repeat);
+    it3_start + align(it3_out) + 2
 }

@@ -222,23 +222,25 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
-    (@m ReduceAll, $id:ident, $tik:ident, $legacy:ident) => {
-        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, work_tensor, repeat_times, src_rep_stride)`: the sum (in the chip's order, `reduce::RepeatOrder::tik`) or the [value, index] max/min of `repeat_times` repeats of `mask` lanes (a continuous mask).")]
+    (@m ReduceAll, ReduceSum, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, work_tensor, repeat_times, src_rep_stride)`: the sum of `repeat_times` repeats of `mask` lanes (masked-off lanes as 0) in the chip's order (`reduce::RepeatOrder::tik`); rules in `reduce::tik_reduce_all`.")]
         #[allow(clippy::too_many_arguments)]
-        pub fn $tik(&mut self, mask: u64, dst: &Operand, src: &Operand, work_tensor: &Operand, repeat_times: i64, src_rep_stride: i64) -> Result<()> {
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, work_tensor: &Operand, repeat_times: i64, src_rep_stride: i64) -> Result<()> {
             let name = stringify!($tik);
-            Instr::$id.check_type(name, self.chip.id, "src", src.dtype)?;
-            let lanes = 256 / src.dtype.size() as u64;
-            if mask != lanes {
-                return Err(AscendError::BadMask {
-                    instr: name,
-                    value: mask.to_string(),
-                    rule: "this model of vec_reduce_add takes a full continuous mask only",
-                });
-            }
-            crate::core::check::scope(name, "work_tensor", work_tensor, MemSpace::Ub)?;
-            let repeat = crate::core::check::range(name, "repeat_times", repeat_times, 1, 4095, "[1, 4095]")?;
-            self.program.push(Op::ReduceAll(Instr::$id, dst.clone(), src.clone(), repeat as i64 * lanes as i64, src_rep_stride));
+            let mask = mask.into().normal(self.chip, name)?;
+            let op = crate::reduce::tik_reduce_all(self.chip, Instr::ReduceSum, name, mask, dst, src, work_tensor, repeat_times, src_rep_stride, false)?;
+            self.program.push(op);
+            Ok(())
+        }
+    };
+    (@m ReduceAll, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src, work_tensor, repeat_times, src_rep_stride, cal_index)`: the max/min of `repeat_times` repeats of `mask` lanes; `dst = [value, index]` with `cal_index` (the index as raw integer bits in the type, counted in repeat order, ties to the lowest), `dst = [value]` without (TIK's default); rules in `reduce::tik_reduce_all`.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src: &Operand, work_tensor: &Operand, repeat_times: i64, src_rep_stride: i64, cal_index: bool) -> Result<()> {
+            let name = stringify!($tik);
+            let mask = mask.into().normal(self.chip, name)?;
+            let op = crate::reduce::tik_reduce_all(self.chip, Instr::$id, name, mask, dst, src, work_tensor, repeat_times, src_rep_stride, cal_index)?;
+            self.program.push(op);
             Ok(())
         }
     };

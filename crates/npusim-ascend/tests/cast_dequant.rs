@@ -6,6 +6,8 @@
 //! the geometry and the formula over random repeats, strides, masks (both modes) and values on
 //! every chip that has the instruction, and one test per restriction.
 
+mod common;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::{AscendC, LocalTensor, UnaryRepeatParams, VdeqInfo};
@@ -455,7 +457,7 @@ fn model(c: &Case) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     #[test]
     fn matches_the_plain_model(c in case()) {
         let got = run(&c);

@@ -65,7 +65,7 @@ fn compares_page_example() {
 const MODES: [CmpMode; 6] = CmpMode::ALL;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     #[test]
     fn vcmpvs_and_legacy_vcmpv_match_the_model(m in 0usize..6, repeat in 1u32..4, blk0 in 0u32..3, blk1 in 0u32..3,

@@ -58,7 +58,7 @@ fn model(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     #[test]
     fn masked_forms_match_the_model(chip_i in 0usize..6, t_i in 0usize..4, bitwise in any::<bool>(), count in 1u64..=128,
                                     lo in any::<u64>(), hi in any::<u64>(), repeat in 0u8..6, blk in 0u16..3, rep in 0u8..12,

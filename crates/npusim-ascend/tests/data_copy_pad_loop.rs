@@ -4,6 +4,8 @@
 //! written here (both paths, both padding modes, overlaps predicted by the model); one test per
 //! restriction class.
 
+mod common;
+
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
 use npusim_ascend::pad::{DataCopyMVType, LoopModeParams};
@@ -378,7 +380,7 @@ fn model(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
 
     /// Both paths and both padding modes against the byte model, loop sizes 0..4 and strides
     /// that may overlap (then the model predicts the IllegalOverlap error).

@@ -122,7 +122,7 @@ fn check_atomic<T: Element>(chip: ChipId, init: &[T], add: &[T]) -> Result<(), T
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
 
     #[test]
     fn deq_cast_matches_model(x in proptest::collection::vec(any::<i32>(), 64), s in any::<u16>(), chip_i in 0usize..6) {

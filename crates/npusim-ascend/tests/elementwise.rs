@@ -541,7 +541,7 @@ fn run_case(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(600))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(600)))]
 
     #[test]
     fn every_elementwise_instruction_matches_its_model(c in case()) {

@@ -56,7 +56,7 @@ fn special() -> impl Strategy<Value = f32> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(256)))]
     #[test]
     fn exp_chunk_equals_model(xs in proptest::collection::vec(special(), 0..600)) {
         prop_assert_eq!(check(&xs), Ok(()));

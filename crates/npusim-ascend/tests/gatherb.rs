@@ -296,7 +296,7 @@ fn gatherb_restrictions() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
 
     #[test]
     fn gatherb_matches_the_model(chip_i in 0usize..6, ty in 0usize..4, repeat in 0i64..4, blk in 0i64..3, rep in 0i64..20,

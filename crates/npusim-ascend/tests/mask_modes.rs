@@ -79,7 +79,7 @@ fn set_mask(asc: &mut AscendC, counter: Option<u64>, bits: u128) -> Result<(), A
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     #[test]
     fn select_register_masks_match_the_model(chip_i in 0usize..6, wide in any::<bool>(), mode in 0u8..3,

@@ -233,7 +233,7 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random chips, types, list lengths (0..40), validBit, suspension, scores from a small set
     /// with ±0 and ±inf (ties across and within lists) against the model: the valid lists

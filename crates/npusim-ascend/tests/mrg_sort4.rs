@@ -158,13 +158,18 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
-    /// 310P, half or float proposals, random list lengths (0..20), validBit, suspension and
-    /// scores with ties: the merge against the stable-sort model, whole proposals moved.
+    /// Every chip (a typed refusal where the row or the type is absent: float only on 310P,
+    /// nothing on 910B/310B/950), half or float proposals, random list lengths (0..20),
+    /// validBit, suspension and scores with ties: the merge against the stable-sort model,
+    /// whole proposals moved.
     #[test]
-    fn mrg_sort4_matches_the_model(is_f16 in any::<bool>(), lens in prop::array::uniform4(0u16..20),
+    fn mrg_sort4_matches_the_model(chip_i in 0usize..6, is_f16 in any::<bool>(), lens in prop::array::uniform4(0u16..20),
                                    valid_i in 0usize..3, stop in any::<bool>(), seed in any::<u64>()) {
+        let chip = common::CHIPS[chip_i];
+        let t = if is_f16 { ElemType::F16 } else { ElemType::F32 };
+        let legal = npusim_ascend::isa::Instr::MrgSort4.legal_types(chip).is_some_and(|l| l.contains(&t));
         let valid = [3u16, 7, 15][valid_i];
         let lists = [2usize, 3, 4][valid_i];
         let mut x = seed;
@@ -180,7 +185,7 @@ proptest! {
             l.sort_by(|a, b| b[4].partial_cmp(&a[4]).unwrap());
             l
         }).collect();
-        let mut asc = AscendC::new(ChipId::Ascend310P, 0);
+        let mut asc = AscendC::new(chip, 0);
         macro_rules! run {
             ($T:ty, $conv:expr) => {{
                 let srcs: Vec<_> = (0..4).map(|k| asc.AllocTensor::<$T>(&format!("l{k}"), 160).unwrap()).collect();
@@ -189,7 +194,12 @@ proptest! {
                     let v: Vec<$T> = data[k].iter().flat_map(|p| p.map($conv)).collect();
                     if !v.is_empty() { asc.write(&srcs[k], &v).unwrap(); }
                 }
-                asc.MrgSort4::<$T>(&dst, [&srcs[0], &srcs[1], &srcs[2], &srcs[3]], info(lens, stop, valid, 1)).unwrap();
+                let r = asc.MrgSort4::<$T>(&dst, [&srcs[0], &srcs[1], &srcs[2], &srcs[3]], info(lens, stop, valid, 1));
+                if !legal {
+                    prop_assert!(r.is_err(), "{:?} should refuse MrgSort4 on {:?}", chip, t);
+                    return Ok(());
+                }
+                r.unwrap();
                 let mut all: Vec<(usize, [f32; 8])> = Vec::new();
                 for (k, l) in data.iter().enumerate().take(lists) { all.extend(l.iter().map(|p| (k, *p))); }
                 all.sort_by(|a, b| b.1[4].partial_cmp(&a.1[4]).unwrap());

@@ -97,7 +97,7 @@ fn cmp_model(c: &CmpCase, dst_init: &[u8]) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
 
     #[test]
     fn vec_cmpv_matches_model(c in cmp_case(), chip_i in 0usize..6) {
@@ -282,7 +282,7 @@ fn pair_model(c: &PairCase, chip: &ChipProfile, dst_init: &[u32]) -> Vec<u32> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     #[test]
     fn pair_reduce_sum_matches_model(c in pair_case(), chip_i in 0usize..6) {

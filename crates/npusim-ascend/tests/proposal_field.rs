@@ -128,7 +128,7 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random chips, types, repeats, fields and raw bit patterns (NaNs included: the moves are
     /// bit copies) against the model: element k <-> proposal k, field modeNumber; everything

@@ -61,7 +61,7 @@ impl Rng {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     #[test]
     fn brcb_matches_the_model(chip_i in 0usize..6, wide in any::<bool>(), repeat in 0i32..5, blk in 0u16..3,

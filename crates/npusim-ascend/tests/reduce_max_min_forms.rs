@@ -44,7 +44,7 @@ fn value(r: u64) -> f32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
     /// Random chips, types, masks (continuous and bit-wise), repeats, strides (0 included:
     /// every repeat rereads the same lanes) and calIndex; dst[1] keeps its old bits when
     /// calIndex is false.

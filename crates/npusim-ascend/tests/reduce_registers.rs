@@ -3,6 +3,8 @@
 //! ReduceMax/Min (asc-devkit `归约计算/寄存器辅助接口/*.md`): the pages' examples, a proptest
 //! against a plain model written here, and the restrictions.
 
+mod common;
+
 use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::{AscendC, MASK_PLACEHOLDER};
@@ -144,7 +146,7 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random repeats, bit masks and values (with ±inf, ties) on A2: the max/min register
     /// against the plain model (best over the active lanes of every repeat, ties to the lowest

@@ -1,9 +1,11 @@
 //! vec_reduce_add / ReduceSum: the per-chip orders (ascend-vector.md §4) against plain models
 //! written here, in half where the order changes the result; and an exact float sum.
 
+mod common;
+
 use half::f16;
 use npusim_ascend::ascendc::AscendC;
-use npusim_ascend::tik::{Scope, Tik};
+use npusim_ascend::tik::{Scope, Tik, TikMask};
 use npusim_core::{ChipId, ChipProfile, NpyArray, OverflowMode};
 use proptest::prelude::*;
 
@@ -93,10 +95,14 @@ fn model(chip: ChipId, rows: &[Vec<f32>]) -> f32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(60))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(60)))]
 
+    /// Every chip's order, with TIK's mask: full (`mask_kind` 0), continuous (1) or
+    /// `[mask_h, mask_l]` (2); masked-off lanes count as 0 in the model.
     #[test]
-    fn vec_reduce_add_follows_the_chip_order(chip_i in 0usize..6, repeat in 1usize..12, seed in any::<u64>()) {
+    fn vec_reduce_add_follows_the_chip_order(chip_i in 0usize..6, repeat in 1usize..12, mask_kind in 0u8..3,
+                                             count_mask in 1u64..=128, hi in any::<u64>(), lo in any::<u64>(),
+                                             seed in any::<u64>()) {
         let chip = [ChipId::Ascend310, ChipId::Ascend910, ChipId::Ascend310P, ChipId::Ascend910B, ChipId::Ascend310B, ChipId::Ascend950][chip_i];
         let n = repeat * 128;
         let mut x = seed;
@@ -108,12 +114,24 @@ proptest! {
         let w = t.tensor("float16", &[n], "w", Scope::Ubuf).unwrap();
         let d = t.tensor("float16", &[16], "d", Scope::Ubuf).unwrap();
         t.data_move(&s, &g, 0, 1, (n / 16) as i64, 0, 0).unwrap();
-        t.vec_reduce_add(128, &d, &s, &w, repeat as i64, 8).unwrap();
+        let (mask, bits): (TikMask, u128) = match mask_kind {
+            0 => (128u64.into(), u128::MAX),
+            // The low c bits, c in 1..=128 (no shift by 128).
+            1 => (count_mask.into(), u128::MAX >> (128 - count_mask)),
+            _ => {
+                let (hi, lo) = if hi == 0 && lo == 0 { (0, 1) } else { (hi, lo) };
+                ([hi, lo].into(), (hi as u128) << 64 | lo as u128)
+            }
+        };
+        t.vec_reduce_add(mask, &d, &s, &w, repeat as i64, 8).unwrap();
         t.data_move(&o, &d, 0, 1, 1, 0, 0).unwrap();
         t.build_cce("k", &[&g], &[&o]).unwrap();
         let out = t.start_debug(&[("g", &NpyArray::from_elems(vec![n], &vals))]).unwrap();
         let got = out[0].1.to_elems::<f16>().unwrap()[0].to_f32();
-        let rows: Vec<Vec<f32>> = vals.chunks(128).map(|c| c.iter().map(|v| v.to_f32()).collect()).collect();
+        let rows: Vec<Vec<f32>> = vals
+            .chunks(128)
+            .map(|c| c.iter().enumerate().map(|(e, v)| if bits >> e & 1 == 1 { v.to_f32() } else { 0.0 }).collect())
+            .collect();
         let want = model(chip, &rows);
         prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{:?}: {} vs model {}", chip, got, want);
     }
@@ -165,7 +183,7 @@ const ALL_CHIPS: [ChipId; 6] = [
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(128)))]
 
     /// ReduceMax / ReduceMin (count form, calIndex = true) against a plain model written here:
     /// dst = [best value, index of the first best element] with the index stored as the raw

@@ -106,7 +106,7 @@ fn bits_to_f32(t: ElemType, b: u32) -> f32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(300)))]
 
     #[test]
     fn reductions_match_the_model(row in 0usize..6, chip_i in 0usize..6, is_f16 in any::<bool>(), repeat in 0u32..5,

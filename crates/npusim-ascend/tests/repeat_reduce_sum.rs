@@ -179,7 +179,7 @@ fn to_f32(t: ElemType, b: &[u8]) -> f32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random chips, types, repeats, strides, continuous masks, register masks in normal and
     /// counter mode (`isSetMask = false`), values with specials, against the plain model:

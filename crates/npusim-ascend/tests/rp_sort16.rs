@@ -100,7 +100,7 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random chips, types, repeats, scores from a small set (ties, ±0, ±inf) with random other
     /// fields, in place or not, against the model: per group of 16, proposals moved whole, by

@@ -2,6 +2,8 @@
 //! outputs are copies of printed inputs, so all 256 compare exactly) and a proptest of the
 //! three modes against a plain model over masks, strides and chips.
 
+mod common;
+
 use npusim_ascend::ascendc::{AscendC, BinaryRepeatParams, SELMODE};
 use npusim_ascend::tik::{Scope, Tik};
 use npusim_core::{ChipId, NpyArray};
@@ -169,7 +171,7 @@ fn modes_1_and_2_are_not_on_atlas_training() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
 
     #[test]
     fn select_matches_the_model(mode in 0i64..3, chip_i in 0usize..6, repeat in 1u32..4, lo in any::<u64>(), hi in any::<u64>(),

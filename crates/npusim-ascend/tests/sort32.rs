@@ -232,7 +232,7 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random chips, types, repeats, scores drawn from a small set (many ties) with ±0 and ±inf,
     /// random indices, against the plain model: per repeat, positions ordered by score

@@ -163,7 +163,7 @@ fn counter_mode_restrictions() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(40))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(40)))]
     /// Random counts and repeat strides, on the chips with counter mode, against the model.
     #[test]
     fn counter_mode_matches_model(count in 0usize..600, rep in 8usize..12, chip_i in 2usize..6, seed in any::<u32>()) {

@@ -274,7 +274,7 @@ fn restrictions_give_typed_errors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Random chips, element widths, block addresses (any of 32 blocks of each tensor, repeats
     /// allowed), repeats, strides and half flags against the plain model: for every repeat

@@ -440,7 +440,9 @@ impl Form {
             Shape::Dup => l(6, 5),
             Shape::CmpBitsScalar => 6,
             Shape::Select => l(13, 10),
-            Shape::ReduceAll => 6,
+            // vec_reduce_max / _min take cal_index; vec_reduce_add does not.
+            Shape::ReduceAll if instr == Instr::ReduceSum => 6,
+            Shape::ReduceAll => 7,
             Shape::GatherMask => 8,
             Shape::Gather | Shape::Brcb => 5,
             // vgatherb(dst, src, offset, repeat_times, dst_blk_stride, dst_rep_stride).
@@ -464,11 +466,26 @@ impl Form {
 }
 
 /// The TIK parameter names of an instruction call, in TIK's order (for keyword arguments), or
-/// `None` for a name that is not an element-wise, select or compare instruction.
+/// `None` for a name that is not an element-wise, select, compare or whole-tensor reduction
+/// instruction.
 pub fn param_names(name: &str) -> Option<Vec<&'static str>> {
     let Form::Vector { instr, legacy, .. } = Form::resolve(name)? else {
         return None;
     };
+    if instr.shape() == Shape::ReduceAll {
+        let mut v = vec![
+            "mask",
+            "dst",
+            "src",
+            "work_tensor",
+            "repeat_times",
+            "src_rep_stride",
+        ];
+        if instr != Instr::ReduceSum {
+            v.push("cal_index");
+        }
+        return Some(v);
+    }
     instr.shape().tik_params(legacy)
 }
 
@@ -875,36 +892,20 @@ fn build(chip: &'static ChipProfile, form: Form, a: &Args<'_>) -> RunResult<Buil
             Ok(Built::Op(Op::Select(op)))
         }
         Shape::ReduceAll => {
-            // (mask, dst, src, work_tensor, repeat_times, src_rep_stride), a full continuous
-            // mask (as the Rust TIK face).
-            let mask = a.int(0, "mask")?;
+            // (mask, dst, src, work_tensor, repeat_times, src_rep_stride[, cal_index]): the
+            // Python side passes cal_index (default False) to vec_reduce_max / _min.
+            let mask = a.mask(0)?;
             let dst = a.tensor(1, "dst")?;
             let src = a.tensor(2, "src")?;
             let work = a.tensor(3, "work_tensor")?;
             let repeat = a.int(4, "repeat_times")?;
             let src_rep = a.int(5, "src_rep_stride")?;
-            instr
-                .check_type(name, chip.id, "src", src.dtype)
-                .map_err(e)?;
-            let lanes = 256 / src.dtype.size() as i64;
-            if mask != lanes {
-                return Err(format!(
-                    "mask: {mask}: this model of {name} takes a full continuous mask ({lanes}) only"
-                ));
-            }
-            if work.space != MemSpace::Ub {
-                return Err(format!("work_tensor: `{}` is not in UB", work.tensor));
-            }
-            if !(1..=4095).contains(&repeat) {
-                return Err(format!("repeat_times: {repeat} is outside [1, 4095]"));
-            }
-            Ok(Built::Op(Op::ReduceAll(
-                instr,
-                dst,
-                src,
-                repeat * lanes,
-                src_rep,
-            )))
+            let cal_index = instr != Instr::ReduceSum && a.int(6, "cal_index")? != 0;
+            let op = npusim_ascend::reduce::tik_reduce_all(
+                chip, instr, name, mask, &dst, &src, &work, repeat, src_rep, cal_index,
+            )
+            .map_err(e)?;
+            Ok(Built::Op(op))
         }
         Shape::GatherMask => {
             // (mask, dst, src0, src1_pattern, repeat_times, src0_blk_stride, src0_rep_stride,

@@ -107,7 +107,8 @@ def test_keyword_names_cover_every_arity_the_native_side_checks():
     for name, n in [("vec_add", 8), ("vadd", 11), ("vec_exp", 6), ("vexp", 8),
                     ("vec_conv", 7), ("vconv", 9), ("vec_muls", 7), ("vmuls", 9),
                     ("vec_dup", 5), ("vector_dup", 6), ("vec_sel", 10), ("vsel", 13),
-                    ("vec_cmpv_eq", 6), ("vcmpv_eq", 8), ("vcmpvs_gt", 6)]:
+                    ("vec_cmpv_eq", 6), ("vcmpv_eq", 8), ("vcmpvs_gt", 6),
+                    ("vec_reduce_add", 6), ("vec_reduce_max", 7), ("vec_reduce_min", 7)]:
         names = _native.tik_param_names(name)
         assert names is not None and len(names) == n, (name, names)
         assert len(set(names)) == n

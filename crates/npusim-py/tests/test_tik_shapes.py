@@ -150,8 +150,8 @@ def test_vec_reduce_add_max_min_whole_tensor():
 
     def body(t, u):
         t.vec_reduce_add(128, u["s"], u["x"], u["w"], 2, 8)
-        t.vec_reduce_max(128, u["mx"], u["y"], u["w"], 2, 8)
-        t.vec_reduce_min(128, u["mn"], u["y"], u["w"], 2, 8)
+        t.vec_reduce_max(128, u["mx"], u["y"], u["w"], 2, 8, cal_index=True)
+        t.vec_reduce_min(128, u["mn"], u["y"], u["w"], 2, 8, True)
 
     s, mx, mn, _ = run(body, {"x": x, "y": y},
                        {"s": ("float16", (16,)), "mx": ("float16", (16,)),
@@ -159,6 +159,83 @@ def test_vec_reduce_add_max_min_whole_tensor():
     assert s[0] == x.astype(np.float32).sum()
     assert mx[0] == y.max() and mx.view(np.uint16)[1] == np.argmax(y)
     assert mn[0] == y.min() and mn.view(np.uint16)[1] == np.argmin(y)
+
+
+def reduce_model(vals, lanes, repeat, stride_elems, bits, is_max):
+    """The plain model of vec_reduce_max/min: the active elements in repeat order, each at
+    position r * lanes + e; the best value (first NaN wins), the lowest position on ties."""
+    elems = [(vals[r * stride_elems + e], r * lanes + e)
+             for r in range(repeat) for e in range(lanes) if bits >> e & 1]
+    nan = [p for p in elems if np.isnan(p[0])]
+    if nan:
+        return nan[0]
+    best = elems[0]
+    for v, i in elems[1:]:
+        if (v > best[0]) if is_max else (v < best[0]):
+            best = (v, i)
+    return best
+
+
+@pytest.mark.parametrize("dtype,lanes,work", [("float16", 128, 162), ("float32", 64, 146)])
+def test_vec_reduce_max_min_cal_index_page_call(dtype, lanes, work):
+    # The TIK page's call vec_reduce_max(128, dst, src, work_tensor, 65, 8, cal_index=True) on
+    # a (65, 128) float16 src with its 162-element work_tensor (float32: (65, 64), mask 64, 146).
+    x = (RNG.integers(0, 3000, size=65 * lanes) / 10 - 150).astype(dtype)
+    itype = np.uint16 if dtype == "float16" else np.uint32
+
+    def body(t, u):
+        t.vec_reduce_max(lanes, u["mx"], u["x"], u["w"], 65, 8, cal_index=True)
+        t.vec_reduce_min(lanes, u["mn"], u["x"], u["w"], 65, 8, cal_index=True)
+
+    mx, mn, _ = run(body, {"x": x}, {"mx": (dtype, (16,)), "mn": (dtype, (16,)),
+                                     "w": (dtype, (work,))})
+    for out, is_max in [(mx, True), (mn, False)]:
+        v, i = reduce_model(x, lanes, 65, lanes, (1 << lanes) - 1, is_max)
+        assert out[0] == v and out.view(itype)[1] == i
+
+
+def test_vec_reduce_max_cal_index_needs_the_pages_work_tensor():
+    x = np.ones(65 * 128, np.float16)
+    with pytest.raises(npusim.NpusimError, match="work_tensor"):
+        run(lambda t, u: t.vec_reduce_max(128, u["mx"], u["x"], u["w"], 65, 8, cal_index=True),
+            {"x": x}, {"mx": ("float16", (16,)), "w": ("float16", (161,))})
+    with pytest.raises(npusim.NpusimError, match="repeat_times"):
+        run(lambda t, u: t.vec_reduce_max(128, u["mx"], u["x"], u["w"], 512, 0, cal_index=True),
+            {"x": x}, {"mx": ("float16", (16,)), "w": ("float16", (2048,))})
+
+
+@pytest.mark.parametrize("how", ["default", "keyword", "position"])
+def test_vec_reduce_max_without_cal_index_writes_the_value_only(how):
+    # cal_index defaults to False: dst = [value]; dst[1] keeps what was moved in.
+    x = (RNG.permutation(256).astype(np.float16) - 100)
+    init = np.full(16, 7, np.float16)
+
+    def body(t, u):
+        if how == "default":
+            t.vec_reduce_max(128, u["d"], u["x"], u["w"], 2, 8)
+        elif how == "keyword":
+            t.vec_reduce_max(mask=128, dst=u["d"], src=u["x"], work_tensor=u["w"],
+                             repeat_times=2, src_rep_stride=8, cal_index=False)
+        else:
+            t.vec_reduce_max(128, u["d"], u["x"], u["w"], 2, 8, False)
+
+    d = run_inout(body, {"x": x, "w": np.zeros(16, np.float16)}, "d", init)
+    assert d[0] == x.max()
+    np.testing.assert_array_equal(d[1:], init[1:])
+
+
+def test_vec_reduce_min_bitwise_mask_and_stride():
+    # [mask_h, mask_l] = [0, 0b0101...]: the even lanes of the low 64; 3 repeats, src_rep_stride
+    # 4 blocks (64 halves) so the repeats overlap; the index counts r * 128 + lane.
+    x = RNG.permutation(3 * 64 + 128).astype(np.float16) - 150
+    bits = int("01" * 32, 2)
+
+    def body(t, u):
+        t.vec_reduce_min([0, bits], u["d"], u["x"], u["w"], 3, 4, cal_index=True)
+
+    d = run_inout(body, {"x": x, "w": np.zeros(32, np.float16)}, "d", np.zeros(16, np.float16))
+    v, i = reduce_model(x, 128, 3, 64, bits, False)
+    assert d[0] == v and d.view(np.uint16)[1] == i
 
 
 @pytest.mark.parametrize("pattern,sl", [(1, slice(0, None, 2)), (2, slice(1, None, 2)),

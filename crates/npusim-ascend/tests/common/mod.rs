@@ -112,3 +112,12 @@ pub const SORT32_PAGE_OUTPUT: &str = "
     3.6823056 0. 3.3826146 0. 3.3189814 0. 3.26992 0.
     2.4727547 0. 2.416961 0. 2.0333889 0. 1.159995 0.
 ";
+
+/// Proptest cases per property: `default`, or `PROPTEST_CASES` when it is set (a deeper local
+/// run; `ProptestConfig::with_cases` would otherwise override proptest's own reading of it).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

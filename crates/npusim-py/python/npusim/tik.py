@@ -15,7 +15,8 @@ names, parameters by position in TIK's order or by TIK's keyword names: the elem
 ``vadd`` with block strides, ``vector_dup``, ``vec_conv``...), compares (``vec_cmpv_gt``,
 ``vcmpvs_gt``, ``vcmp_gt`` with ``mov_cmpmask_to_tensor``/``mov_tensor_to_cmpmask``),
 ``vec_sel``/``vsel``, reductions (``vcadd``, ``vcmax``, ``vcmin``, ``vcgadd``, ``vcgmax``,
-``vcgmin``, ``vec_cpadd``/``vcpadd``, ``vec_reduce_add``/``_max``/``_min``), ``vreduce``
+``vcgmin``, ``vec_cpadd``/``vcpadd``, ``vec_reduce_add``/``_max``/``_min`` with
+``cal_index``), ``vreduce``
 (built-in patterns), ``vgather``, ``vec_trans``/``vtranspose``, ``vbcb``, ``vci``, ``vsort32``,
 ``vmrgsort(dst, src_list, element_count_list, if_exhausted_suspension, repeat_times)``,
 ``vmrgsort4(dst, src_list, element_lengths, if_exhausted_suspension, valid_bit, repeat_times)``,
@@ -198,11 +199,19 @@ def _np_dtype(name: str):
     return np.dtype(name)
 
 
+# TIK's optional trailing parameters that npusim models, with their defaults (filled in when a
+# call leaves them out).
+_TRAILING_DEFAULTS = {"cal_index": False}
+
 # TIK's optional trailing parameters that npusim accepts at their default value only.
 _OPTIONAL_DEFAULTS = {
     "stride_unit": 0, "mask_mode": "normal", "round_en": False, "deqscale": None,
     "ldst_high_half": False,
 }
+
+
+# Calls whose trailing cal_index (default False) may be left out (6 positional arguments).
+_CAL_INDEX_CALLS = ("vec_reduce_max", "vec_reduce_min")
 
 
 def _by_name(name, args, kwargs):
@@ -226,6 +235,9 @@ def _by_name(name, args, kwargs):
         if k in kwargs:
             raise TypeError(f"{name}: {k} given by position and by keyword")
     for k in names[len(args):]:
+        if k not in kwargs and k in _TRAILING_DEFAULTS:
+            out.append(_TRAILING_DEFAULTS[k])
+            continue
         if k not in kwargs:
             raise TypeError(f"{name}: missing parameter {k} (parameters: {', '.join(names)})")
         out.append(kwargs.pop(k))
@@ -401,6 +413,8 @@ class Tik:
             def instr(*args, **kwargs):
                 if kwargs:
                     args = _by_name(name, args, kwargs)
+                elif name in _CAL_INDEX_CALLS and len(args) == 6:
+                    args = (*args, _TRAILING_DEFAULTS["cal_index"])
                 self._call(name, *args)
             return instr
         raise AttributeError(name)
