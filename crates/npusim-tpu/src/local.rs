@@ -673,7 +673,45 @@ impl SystemView {
 #[inline(always)]
 pub fn row_indices(shape: &Dim4) -> impl Iterator<Item = (usize, usize, usize)> {
     let (nn, cc, hh) = (shape.n as usize, shape.c as usize, shape.h as usize);
-    (0..nn).flat_map(move |n| (0..cc).flat_map(move |c| (0..hh).map(move |h| (n, c, h))))
+    RowIndices {
+        next: (0, 0, 0),
+        dims: (nn, cc, hh),
+        done: nn == 0 || cc == 0 || hh == 0,
+    }
+}
+
+/// The iterator of [`row_indices`]: three counters (a nest of `flat_map`s was not inlined
+/// into the AVX2 copies of the drivers, one call per row).
+struct RowIndices {
+    next: (usize, usize, usize),
+    dims: (usize, usize, usize),
+    done: bool,
+}
+
+impl Iterator for RowIndices {
+    type Item = (usize, usize, usize);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, usize, usize)> {
+        if self.done {
+            return None;
+        }
+        let cur = self.next;
+        let (n, c, h) = &mut self.next;
+        *h += 1;
+        if *h == self.dims.2 {
+            *h = 0;
+            *c += 1;
+            if *c == self.dims.1 {
+                *c = 0;
+                *n += 1;
+                if *n == self.dims.0 {
+                    self.done = true;
+                }
+            }
+        }
+        Some(cur)
+    }
 }
 
 /// Calls `f(row_index, n, c, h)` for every `(n, c, h)` row of `shape`, in NCHW order: the one
@@ -696,6 +734,30 @@ pub fn for_each_row(shape: &Dim4, mut f: impl FnMut(usize, usize, usize, usize))
 mod tests {
     use super::*;
     use crate::chip::TpuChip;
+
+    /// `row_indices` gives the rows of nested loops, in NCHW order (zero dims: none).
+    #[test]
+    fn row_indices_equal_nested_loops() {
+        for (n, c, h) in [
+            (1, 1, 1),
+            (2, 3, 4),
+            (1, 65, 1),
+            (3, 1, 2),
+            (0, 2, 2),
+            (2, 0, 1),
+        ] {
+            let mut want = Vec::new();
+            for i in 0..n {
+                for j in 0..c {
+                    for k in 0..h {
+                        want.push((i, j, k));
+                    }
+                }
+            }
+            let got: Vec<_> = row_indices(&Dim4::new(n as i32, c as i32, h as i32, 5)).collect();
+            assert_eq!(got, want, "{n} {c} {h}");
+        }
+    }
 
     /// Answers of the BM1684X C-model's helpers (probed through ctypes, tpu-mlir 1.30.2).
     #[test]
