@@ -331,55 +331,52 @@ def fmt_list(xs, limit=4):
 # last recorded run, typed from its output; the bench itself is not run by this script).
 SPEED = """## Speed (acceptance 4)
 
-Measured by `scripts/bench_tpu_cmodel.py` (bench binary `crates/npusim-tpu/benches/tpu_vs_cmodel.rs`): npusim and the BM1684X C-model (`libcmodel_bm1684x.so`, tpu-mlir 1.30.2, `dlopen`ed) in one process, on the same data, as interleaved pairs (one C-model call + `tpu_poll`, one npusim call; npusim calls under 2 us timed in back-to-back batches). Host: 2 vCPUs (AMD EPYC, 2.6 GHz) shared with other builds, load average 12-16 during the runs (2026-11-24).
+Measured by `scripts/bench_tpu_cmodel.py` (bench binary `crates/npusim-tpu/benches/tpu_vs_cmodel.rs`): npusim and the BM1684X C-model (`libcmodel_bm1684x.so`, tpu-mlir 1.30.2, `dlopen`ed) in one process, on the same data, as interleaved pairs (one C-model call + `tpu_poll`, one npusim call; npusim calls under 2 us timed in back-to-back batches of about 2 us, so an npusim sample starts right after a C-model call and sees the caches that call left). Host: 2 vCPUs (AMD EPYC, 2.6 GHz) shared with 6 builders; the figures below are from three runs of 2026-11-24 08:09-08:37 UTC, load average 5.6-13.9 (1-minute) during them.
 
-The C-model's time per call has two modes. It runs each command on one of five engine threads (`TPU_BD`, `TPU_GDMA`, `TPU_GDE`, `TPU_SORT`, `TPU_NMS`) that spin while idle, and its main thread spins in `tpu_poll`: with a free core for the main thread and one for the engine, a small call takes 2-25 us (fast mode); when the engine thread is not on a core, the call waits for the scheduler, 20-200 ms (slow mode). A user of the C-model on a machine with 6 or more free cores sees the fast mode; on this 2-core host each call falls into one mode or the other with the load. `--boost` gives the C-model its best case here: the engine thread of the measured call and the main thread at nice -20 on CPUs of their own (`sched_setaffinity`), the idle engines `SCHED_IDLE`.
+The C-model's time per call has two modes. It runs each command on one of five engine threads (`TPU_BD`, `TPU_GDMA`, `TPU_GDE`, `TPU_SORT`, `TPU_NMS`) that spin while idle, and its main thread spins in `tpu_poll`: with a free core for the main thread and one for the engine, a small call takes 0.7-25 us (fast mode); when the engine thread is not on a core, the call waits for the scheduler, 20-200 ms (slow mode). A user of the C-model on a machine with 6 or more free cores sees the fast mode; on this 2-core host each call falls into one mode or the other with the load. `--boost` gives the C-model its best case here: the engine thread of the measured call and the main thread at nice -20 on CPUs of their own (`sched_setaffinity`), the idle engines `SCHED_IDLE`. Its fast mode itself varies from run to run: the same (1,1,1,8) fp_add took 0.96 us at best in the third run below, 1.17 us in the second, 3.08 us in the first.
 
-C-model best case (`--boost`, 200 pairs per call); times in us as min / median; ratio = C-model / npusim:
+C-model best case (`--boost`), three runs of 2026-11-24: the table is the third (08:35-08:37 UTC, code of commit "row_indices as three counters", 200 pairs per call, load average 5.6 before, 9.5 after); the last two columns are the ratios of the first two (08:09-08:15 UTC, the code one commit earlier, which differs only in the row loop of int_add, select, exp and log; 100 and 200 pairs per call, load average 8.7-13.9). Times in us as min / median; ratio = C-model / npusim:
 
-| call | C-model min / median | npusim min / median | ratio of minimums | ratio of medians |
-|---|---|---|---|---|
-| bdc_fp_add f32 (1,4,1,16) | 2.69 / 4.1 | 0.119 / 0.123 | 23x | 33x |
-| bdc_int_add i16 shift -2 sat (1,4,1,16) | 3.20 / 4.3 | 0.209 / 0.213 | 15x | 20x |
-| bdc_greater_select f32 (1,4,1,16) | 3.35 / 4.6 | 0.296 / 0.301 | 11x | 15x |
-| bdc_fp_avg_pool2d f32 3x3 (1,4,4,16) | 8.21 / 8.7 | 1.216 / 1.256 | 7x | 7x |
-| bdc_fp_max_pool2d f32 3x3 (1,4,4,16) | 7.88 / 8.4 | 1.161 / 1.187 | 7x | 7x |
-| bdc_fp32_exp f32 (1,4,1,16) | 18.30 / 25.8 | 0.421 / 0.503 | 44x | 51x |
-| bdc_fp32_log f32 (1,4,1,16) | 21.79 / 85.3 | 0.704 / 0.768 | 31x | 111x |
-| gdma_cpy_S2L f32 (1,4,1,16) | 2.34 / 3.7 | 0.090 / 0.093 | 26x | 40x |
-| bdc_fp_add f32 (1,64,32,64) | 1255 / 29415 | 30.4 / 56.4 | 41x | 521x |
-| bdc_int_add i16 shift -2 sat (1,64,32,64) | 1336 / 28140 | 53.5 / 146.3 | 25x | 192x |
-| bdc_greater_select f32 (1,64,32,64) | 3505 / 55515 | 77.4 / 263.4 | 45x | 211x |
-| bdc_fp_avg_pool2d f32 3x3 (1,64,32,64) | 23988 / 62531 | 397 / 547 | 60x | 114x |
-| bdc_fp_max_pool2d f32 3x3 (1,64,32,64) | 22465 / 61895 | 680 / 833 | 33x | 74x |
-| bdc_fp32_exp f32 (1,64,32,64) | 63130 / 126756 | 381 / 465 | 166x | 273x |
-| bdc_fp32_log f32 (1,64,32,64) | 47966 / 203733 | 509 / 625 | 94x | 326x |
-| gdma_cpy_S2L f32 (1,64,32,64) | 1334 / 28010 | 35.0 / 93.9 | 38x | 298x |
+| call | C-model min / median | npusim min / median | ratio of minimums | ratio of medians | run 1: minimums / medians | run 2: minimums / medians |
+|---|---|---|---|---|---|---|
+| bdc_fp_add f32 (1,1,1,8) | 0.96 / 1.80 | 0.060 / 0.061 | 16x | 30x | 35x / 35x | 19x / 29x |
+| bdc_int_add i16 shift -2 sat (1,1,1,8) | 1.01 / 1.96 | 0.075 / 0.076 | 14x | 26x | 25x / 25x | 12x / 21x |
+| bdc_greater_select f32 (1,1,1,8) | 0.89 / 1.88 | 0.112 / 0.114 | 8x | 16x | 17x / 20x | 7x / 13x |
+| bdc_fp_avg_pool2d f32 3x3 (1,1,4,8) | 1.44 / 2.51 | 0.313 / 0.320 | 5x | 8x | 7x / 7x | 5x / 7x |
+| bdc_fp_max_pool2d f32 3x3 (1,1,4,8) | 1.71 / 2.28 | 0.270 / 0.279 | 6x | 8x | 9x / 9x | 5x / 7x |
+| bdc_fp32_exp f32 (1,1,1,8) | 8.53 / 11.1 | 0.177 / 0.180 | 48x | 62x | 73x / 145x | 46x / 57x |
+| bdc_fp32_log f32 (1,1,1,8) | 8.81 / 11.4 | 0.174 / 0.177 | 51x | 64x | 75x / 103x | 47x / 57x |
+| gdma_cpy_S2L f32 (1,1,1,8) | 0.70 / 1.51 | 0.048 / 0.049 | 15x | 31x | 37x / 46x | 14x / 28x |
+| bdc_fp_add f32 (1,4,1,16) | 1.21 / 2.09 | 0.081 / 0.081 | 15x | 26x | 41x / 32x | 18x / 23x |
+| bdc_int_add i16 shift -2 sat (1,4,1,16) | 1.87 / 2.42 | 0.148 / 0.149 | 13x | 16x | 17x / 23x | 10x / 13x |
+| bdc_greater_select f32 (1,4,1,16) | 1.84 / 2.69 | 0.262 / 0.265 | 7x | 10x | 10x / 16x | 7x / 9x |
+| bdc_fp_avg_pool2d f32 3x3 (1,4,4,16) | 5.94 / 6.69 | 1.192 / 1.216 | 5x | 5x | 6x / 7x | 5x / 5x |
+| bdc_fp_max_pool2d f32 3x3 (1,4,4,16) | 5.64 / 6.46 | 1.157 / 1.187 | 5x | 5x | 6x / 7x | 4x / 5x |
+| bdc_fp32_exp f32 (1,4,1,16) | 12.9 / 15.6 | 0.350 / 0.360 | 37x | 43x | 48x / 92x | 33x / 36x |
+| bdc_fp32_log f32 (1,4,1,16) | 16.6 / 19.3 | 0.641 / 0.656 | 26x | 29x | 32x / 38x | 24x / 26x |
+| gdma_cpy_S2L f32 (1,4,1,16) | 1.35 / 2.10 | 0.062 / 0.065 | 22x | 33x | 36x / 56x | 21x / 29x |
+| bdc_fp_add f32 (1,64,1,16) | 7.28 / 8.33 | 0.511 / 0.531 | 14x | 16x | 27x / 27x | 14x / 15x |
+| bdc_int_add i16 shift -2 sat (1,64,1,16) | 11.5 / 12.4 | 1.562 / 1.577 | 7x | 8x | 7x / 7x | 6x / 4x |
+| bdc_greater_select f32 (1,64,1,16) | 20.4 / 21.4 | 3.125 / 3.185 | 7x | 7x | 7x / 6x | 6x / 6x |
+| bdc_fp_avg_pool2d f32 3x3 (1,64,4,16) | 82.2 / 83.7 | 17.5 / 17.7 | 5x | 5x | 5x / 8x | 4x / 4x |
+| bdc_fp_max_pool2d f32 3x3 (1,64,4,16) | 78.1 / 79.7 | 17.0 / 17.2 | 5x | 5x | 5x / 8x | 4x / 4x |
+| bdc_fp32_exp f32 (1,64,1,16) | 100 / 105 | 4.948 / 5.268 | 20x | 20x | 20x / 24x | 19x / 19x |
+| bdc_fp32_log f32 (1,64,1,16) | 156 / 160 | 10.0 / 10.2 | 16x | 16x | 15x / 16x | 15x / 22x |
+| gdma_cpy_S2L f32 (1,64,1,16) | 11.3 / 12.1 | 0.332 / 0.344 | 34x | 35x | 36x / 37x | 31x / 32x |
+| bdc_fp_add f32 (1,64,32,64) | 1190 / 15785 | 31.7 / 80.8 | 38x | 195x | 36x / 172x | 39x / 229x |
+| bdc_int_add i16 shift -2 sat (1,64,32,64) | 1333 / 15768 | 49.1 / 77.7 | 27x | 203x | 26x / 194x | 25x / 219x |
+| bdc_greater_select f32 (1,64,32,64) | 3395 / 20040 | 72.7 / 268 | 47x | 75x | 50x / 129x | 52x / 123x |
+| bdc_fp_avg_pool2d f32 3x3 (1,64,32,64) | 14793 / 33030 | 511 / 652 | 29x | 51x | 37x / 75x | 39x / 76x |
+| bdc_fp_max_pool2d f32 3x3 (1,64,32,64) | 9580 / 32904 | 675 / 821 | 14x | 40x | 22x / 47x | 21x / 56x |
+| bdc_fp32_exp f32 (1,64,32,64) | 39643 / 81168 | 373 / 451 | 106x | 180x | 155x / 234x | 114x / 205x |
+| bdc_fp32_log f32 (1,64,32,64) | 23185 / 93593 | 486 / 539 | 48x | 174x | 204x / 402x | 46x / 285x |
+| gdma_cpy_S2L f32 (1,64,32,64) | 1328 / 6504 | 14.6 / 20.8 | 91x | 313x | 93x / 578x | 91x / 665x |
 
-Other small sizes, a second `--boost` run (100 pairs per call, load average 13.5-14.6; (1,4,1,16) in that run: fp_add 2.68 / 4.0 us against 0.118 / 0.121 us, as above):
+(Even boosted, the big calls' C-model median is 6-160 ms: only their minimum, 1.2-1.3 ms for fp_add, is the fast mode.) Without `--boost` (a run of the previous session, 40 pairs per small call) the C-model's small calls fell into either mode per call: fp_add 7637 / 91979 us, max_pool 5.7 / 64011 us, exp 15.2 / 71963 us, S2L 241 / 75985 us (slow mode: 2,600x-250,000x npusim), int_add 2.0 / 3.1 us, greater_select 2.2 / 2.8 us, avg_pool 6.3 / 7.1 us, log 17.7 / 29.1 us (fast mode).
 
-| call | C-model min / median | npusim min / median | ratio of minimums | ratio of medians |
-|---|---|---|---|---|
-| bdc_fp_add f32 (1,1,1,8) | 2.49 / 3.7 | 0.076 / 0.077 | 33x | 48x |
-| bdc_int_add i16 shift -2 sat (1,1,1,8) | 2.51 / 3.8 | 0.115 / 0.116 | 22x | 32x |
-| bdc_greater_select f32 (1,1,1,8) | 1.91 / 3.7 | 0.127 / 0.130 | 15x | 29x |
-| bdc_fp_avg_pool2d f32 3x3 (1,1,4,8) | 2.85 / 4.2 | 0.329 / 0.355 | 9x | 12x |
-| bdc_fp_max_pool2d f32 3x3 (1,1,4,8) | 2.82 / 4.2 | 0.298 / 0.313 | 9x | 13x |
-| bdc_fp32_exp f32 (1,1,1,8) | 12.52 / 18.8 | 0.194 / 0.200 | 64x | 94x |
-| bdc_fp32_log f32 (1,1,1,8) | 15.06 / 21.7 | 0.193 / 0.203 | 78x | 107x |
-| gdma_cpy_S2L f32 (1,1,1,8) | 1.72 / 3.1 | 0.061 / 0.061 | 28x | 50x |
-| bdc_fp_add f32 (1,64,1,16) | 8.62 / 10.1 | 1.102 / 1.157 | 8x | 9x |
-| bdc_int_add i16 shift -2 sat (1,64,1,16) | 12.92 / 14.3 | 2.714 / 2.864 | 5x | 5x |
-| bdc_greater_select f32 (1,64,1,16) | 22.36 / 24.1 | 4.326 / 7.240 | 5x | 3x |
-| bdc_fp_avg_pool2d f32 3x3 (1,64,4,16) | 84.00 / 86.7 | 17.966 / 18.288 | 5x | 5x |
-| bdc_fp_max_pool2d f32 3x3 (1,64,4,16) | 78.47 / 79.4 | 17.005 / 17.517 | 5x | 5x |
-| bdc_fp32_exp f32 (1,64,1,16) | 101.12 / 104.9 | 6.109 / 6.490 | 17x | 16x |
-| bdc_fp32_log f32 (1,64,1,16) | 156.29 / 160.0 | 11.156 / 11.527 | 14x | 14x |
-| gdma_cpy_S2L f32 (1,64,1,16) | 11.29 / 12.1 | 0.704 / 0.774 | 16x | 16x |
+npusim alone (`benches/tpu_small.rs`, best of 10-15 batches of 300-2000 back-to-back calls, same host and load; nanoseconds per call, before this session's per-call work / after): fp_add (1,1,1,8) 72 / 64, (1,4,1,16) 115 / 84, (1,64,1,16) 964 / 510; fp_add_C (1,64,1,16) 773 / 300; gdma_cpy_S2L (1,4,1,16) 92 / 63, (1,64,1,16) 621 / 341; fp_add (1,64,32,64) 27 us (a plain Rust loop adding the same 64 rows of 2048 f32 without the flush-to-zero takes 20 us on this host, with the flush in AVX2 26-28 us: the call runs at the speed of its arithmetic and memory traffic). What changed: a NULL-stride (aligned layout) operand is resolved by a few integer operations inline (`LocalView::aligned_fast`, the general layout arithmetic kept out of line for explicit strides and errors; the proptest `local::aligned_view_fast_equals_checked_path` holds the two equal), the dims check is a range test and one product, f32 add/sub/mul rows of up to 256 elements run through an explicit AVX2 kernel (`src/bdc_avx2.rs`: channel cursors stepping lane to lane with one add, a masked tail, the NaN rule only on NaN lanes), and S2L/L2S copy rows straight across without the staging buffer, and the row loop of the bit-pattern and SFU drivers is three counters instead of a nest of `flat_map`s.
 
-(Even boosted, the big calls' C-model median is 28-200 ms: only their minimum, 1.3 ms for fp_add, is the fast mode.) Without `--boost` in the same hour (40 pairs per small call), the C-model's small calls fell into either mode per call: fp_add 7637 / 91979 us, max_pool 5.7 / 64011 us, exp 15.2 / 71963 us, S2L 241 / 75985 us (slow mode: 2,600x-250,000x npusim), int_add 2.0 / 3.1 us, greater_select 2.2 / 2.8 us, avg_pool 6.3 / 7.1 us, log 17.7 / 29.1 us (fast mode: 5x-40x).
-
-Verdict, read honestly. (1,64,32,64) f32 fp_add: 521x in median (need 50x), 41x best against best. Small tensors: against the C-model's best case npusim is 7x-51x faster in median (111x for log) and 7x-44x in minimum on (1,4,1,16), 12x-107x / 9x-78x on (1,1,1,8), 3x-16x on (1,64,1,16), so "100x per small call" does not hold there (only exp and log on the smallest tensors reach it); it holds against the slow mode (2,600x and up) and against the issue's own figure of about 1 ms per call (800x and up). The gap is a floor: an npusim call has a fixed cost of 55-75 ns (`benches/tpu_small.rs`, standalone, best of 15 batches: gdma_cpy_L2S (1,1,1,8) 55 ns, fp_add_C 58 ns, fp_add 73 ns; decoding and checking three operands: dims, dtype, EU alignment, strides, footprints, then the row loop), plus 10-20 ns per lane row of a small tensor, so (1,64,1,16) calls are only 3x-16x the C-model (two causes: the per-row cost of the row driver, and, when the figures above were taken, lanes 256 KiB apart in the flat store, which put the rows of all operands at 64 KiB-aligned offsets into one L1 cache set: a plain C loop of the same 64 rows of 16 f32 adds took 1260 ns at that pitch, 197 ns at 256 KiB + 192 bytes; the store now puts lanes 256 KiB + 192 bytes apart (`STORE_SKEW`), which took the standalone (1,64,1,16) fp_add from 1278 to 938 ns, fp_add_C 1310 to 756 ns, max 1686 to 1197 ns, greater 3914 to 2849 ns; the remaining ~12 ns per row is the row driver's), and the pools 1.2 us (a padded plane per channel); the C-model's fast-mode floor is 2.3-2.7 us per call, so 100x would need a whole small call, checks included, in 23-27 ns.
+Verdict, read honestly. (1,64,32,64) f32 fp_add: 172x-229x in median (need 50x), 36x-39x best against best (C-model 1.19-1.31 ms at best against npusim 31-36 us inside the interleaved runs, 27 us alone): the 50x holds in median, not in minimum. Small tensors ((1,1,1,8) and (1,4,1,16); (1,1,4,8) and (1,4,4,16) for the pools), all three runs: against the C-model's best case npusim is 5x-145x faster per call in median and 4x-75x in minimum (exp/log 26x-145x in median, 24x-75x in minimum; S2L 28x-56x / 14x-37x; fp_add 23x-35x / 15x-41x; int_add 13x-26x / 10x-25x; greater_select 9x-20x / 7x-17x; the 3x3 pools 5x-9x / 4x-9x), and 4x-37x on (1,64,1,16): "100x per small call" does not hold against the fast mode (only exp and log on (1,1,1,8) reach it, in one run's medians). It holds against the slow mode (2,600x and up) and against the issue's own figure of about 1 ms per call (800x and up). What is left: npusim's fixed cost of a small call is 45-75 ns (checking three operands: dims, dtype, alignment, footprint; resolving the lanes; the call itself), and 100x against a C-model call of 0.7-3 us would need 7-30 ns with every check kept; the 3x3 pools (0.3-1.3 us) are the furthest off (each channel decoded into a padded plane, then 9 tap loops over each output row of 14 elements, mostly remainder code: a profile of max_pool showed 30% on one vector max waiting for a masked store of the previous tap, but writing each tap to a second buffer removed that stall without changing the time, 1105-1173 ns against 1138-1351 ns, so it was not kept), then select and int_add (the generic bit-pattern driver, `bdc_elem::map_elems`, 20-45 ns per row of 16 after the row-loop change, which took int_add (1,64,1,16) from 1921-2015 to 1549-1570 ns alone; a block-of-8 rewrite of that driver was 2x-6x slower as compiled and was not kept either).
 """
 
 

@@ -4,8 +4,8 @@
 //! calls (the clock read is not counted). Also the loop to profile: `perf record` this binary
 //! with `TPU_SMALL_FILTER=text` to keep only the calls whose name contains `text`.
 //!
-//! Shapes: (1,1,1,8), (1,4,1,16), (1,64,1,16) ((1,4,4,16) for the 3x3 pools); f32 unless
-//! named. Run: `cargo bench -p npusim-tpu --bench tpu_small [-- REPS [BATCH]]`.
+//! Shapes: (1,1,1,8), (1,4,1,16), (1,64,1,16) ((1,4,4,16) for the 3x3 pools), and one
+//! (1,64,32,64) fp_add (the big call of the speed criterion); f32 unless named. Run: `cargo bench -p npusim-tpu --bench tpu_small [-- REPS [BATCH]]`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -161,6 +161,11 @@ fn calls(g: u64) -> Vec<(String, Call)> {
                 Scalar::from_f32(f32::NEG_INFINITY),
             )
         }),
+    ));
+    let big = Dim4::new(1, 64, 32, 64);
+    v.push((
+        "fp_add (1,64,32,64)".into(),
+        Box::new(move |c| c.tpu_bdc_fp_add(0x20000, 0, 0x10000, &big, None, None, None, f)),
     ));
     v
 }

@@ -223,8 +223,29 @@ enum Rhs<'a> {
 
 impl TpuCore {
     /// Resolves a local BDC operand: EU alignment, NULL stride = aligned layout, footprint.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn bdc_view(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<LocalView, TpuError> {
+        let p = self.chip().local();
+        if stride.is_none()
+            && let Some(v) = LocalView::aligned_fast(&p, addr, shape, dtype, p.eu_bytes, false)
+        {
+            return Ok(v);
+        }
+        self.bdc_view_checked(op, param, addr, shape, stride, dtype)
+    }
+
+    /// [`Self::bdc_view`] through the general layout arithmetic (explicit strides, and every
+    /// call the fast path turns down: this one names the error).
+    #[inline(never)]
+    fn bdc_view_checked(
         &self,
         op: &'static str,
         param: &'static str,
@@ -247,8 +268,29 @@ impl TpuCore {
 
     /// [`Self::bdc_view`] without the EU alignment check (instructions the C-model runs on any
     /// element-aligned address).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn bdc_view_any(
+        &self,
+        op: &'static str,
+        param: &'static str,
+        addr: LocalAddr,
+        shape: &Dim4,
+        stride: Option<&Dim4>,
+        dtype: DataType,
+    ) -> Result<LocalView, TpuError> {
+        let p = self.chip().local();
+        if stride.is_none() {
+            let esize = p.tpu_data_type_size(dtype).unwrap_or(1);
+            if let Some(v) = LocalView::aligned_fast(&p, addr, shape, dtype, esize, false) {
+                return Ok(v);
+            }
+        }
+        self.bdc_view_any_checked(op, param, addr, shape, stride, dtype)
+    }
+
+    /// [`Self::bdc_view_any`] through the general layout arithmetic.
+    #[inline(never)]
+    fn bdc_view_any_checked(
         &self,
         op: &'static str,
         param: &'static str,
@@ -373,6 +415,12 @@ fn run<T: Fmt>(
                 f32::from_bits(fzb(if f.picks_b(xf, yf) { yb } else { xb }))
             };
             f32_rows(store, d, a, b, c, pick, pick);
+            return;
+        }
+        if flush
+            && matches!(f, BinOp::Add | BinOp::Sub | BinOp::Mul)
+            && crate::bdc_avx2::f32_rows(store, f, d, a, b, c, &exact)
+        {
             return;
         }
         match (f, flush) {

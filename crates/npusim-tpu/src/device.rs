@@ -150,6 +150,14 @@ impl TpuCore {
         &mut self.local
     }
 
+    /// The flat local store (allocated on first use) and the system memory, both mutably: the
+    /// two sides of an S2L/L2S copy, which never overlap.
+    #[inline]
+    pub(crate) fn local_and_memory_mut(&mut self) -> (&mut [u8], &mut SystemMemory) {
+        self.local_store_mut();
+        (&mut self.local, &mut self.mem)
+    }
+
     /// Reads `len` bytes of local memory at `addr` (a `local_addr_t`, one lane).
     pub fn read_local(&self, addr: LocalAddr, len: usize) -> Result<Vec<u8>, TpuError> {
         self.local_range("read_local", addr, len)?;
@@ -269,6 +277,27 @@ impl TpuCore {
     /// ([`check_shape`]) and `N*C*H*W` within the work bound.
     #[inline]
     pub(crate) fn check_dims(&self, op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
+        if self.dims_ok_fast(shape) {
+            return Ok(());
+        }
+        self.check_dims_checked(op, shape)
+    }
+
+    /// Whether [`Self::check_dims`] passes, by four range tests and one product (the path of
+    /// every valid call; the checked path below names the error).
+    #[inline(always)]
+    fn dims_ok_fast(&self, shape: &Dim4) -> bool {
+        let dims = [shape.n, shape.c, shape.h, shape.w];
+        // `d - 1` as u32 is below 65535 exactly when `d` is in [1, 65535].
+        let in_range = dims
+            .iter()
+            .fold(true, |ok, &d| ok & ((d.wrapping_sub(1) as u32) < 65535));
+        // Each factor is below 2^16 once in range: the product fits in u64.
+        in_range && dims.iter().map(|&d| d as u64).product::<u64>() <= self.work_bound
+    }
+
+    #[inline(never)]
+    fn check_dims_checked(&self, op: &'static str, shape: &Dim4) -> Result<(), TpuError> {
         check_shape(op, shape)?;
         let count = [shape.n, shape.c, shape.h, shape.w]
             .iter()
@@ -282,6 +311,19 @@ impl TpuCore {
     /// ([`check_dst_stride`]), so a call the C-model refuses gets the C-model's reason.
     #[inline]
     pub(crate) fn check_dims_dst(
+        &self,
+        op: &'static str,
+        shape: &Dim4,
+        dst_stride: Option<&Dim4>,
+    ) -> Result<(), TpuError> {
+        if dst_stride.is_none() && self.dims_ok_fast(shape) {
+            return Ok(());
+        }
+        self.check_dims_dst_checked(op, shape, dst_stride)
+    }
+
+    #[inline(never)]
+    fn check_dims_dst_checked(
         &self,
         op: &'static str,
         shape: &Dim4,

@@ -70,11 +70,13 @@ impl TpuCore {
         // (S2L/L2S of (2, 17, 1, 2) f32 at lane 52 use ns = 16, where `tpu_aligned_stride(52,
         // ..)` answers 32); L2L counts them from the tensor's start lane, `ceil((s + C) /
         // NPU_NUM)` (golden cases 72 and 88 of golden/tpu/gdma.json).
-        let start = if op == "tpu_gdma_cpy_L2L" {
-            p.tpu_npu_index(addr) as i32
-        } else {
-            0
-        };
+        let l2l = op == "tpu_gdma_cpy_L2L";
+        if stride.is_none()
+            && let Some(v) = LocalView::aligned_fast(&p, addr, shape, dtype, 1, !l2l)
+        {
+            return Ok(Side::Local(v));
+        }
+        let start = if l2l { p.tpu_npu_index(addr) as i32 } else { 0 };
         let stride = match stride {
             Some(s) => *s,
             None => p.layout_stride(Layout::Aligned, start, shape, dtype)?,
@@ -204,6 +206,25 @@ impl TpuCore {
         };
         let d = side(self, dst, "dst_addr", dst_stride)?;
         let s = side(self, src, "src_addr", src_stride)?;
+        match (&d, &s) {
+            // S2L and L2S: the two sides are in different memories, so rows are copied
+            // straight across (no staging buffer).
+            (Side::Local(lv), Side::System(a, sv)) => {
+                let (local, mem) = self.local_and_memory_mut();
+                if let Ok(sys) = mem.bytes(*a, sv.footprint() as usize) {
+                    copy_rows(local, lv, sys, sv, shape, esize as usize);
+                }
+                return Ok(());
+            }
+            (Side::System(a, sv), Side::Local(lv)) => {
+                let (local, mem) = self.local_and_memory_mut();
+                if let Ok(sys) = mem.bytes_mut(*a, sv.footprint() as usize) {
+                    copy_rows(sys, sv, local, lv, shape, esize as usize);
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
         if dst.0 || src.0 {
             // Allocate the local store before borrowing it.
             self.local_store_mut();
@@ -303,6 +324,62 @@ impl TpuCore {
             dtype,
         )
     }
+}
+
+/// A tensor view that yields the byte index of each `(n, c, h)` row and its w stride in
+/// elements (local views index the flat local store, system views their borrowed bytes).
+trait Rows {
+    fn row_at(&self, n: usize, c: usize, h: usize) -> usize;
+    fn w_stride(&self) -> usize;
+}
+
+impl Rows for LocalView {
+    #[inline(always)]
+    fn row_at(&self, n: usize, c: usize, h: usize) -> usize {
+        self.row(n, c, h)
+    }
+    #[inline(always)]
+    fn w_stride(&self) -> usize {
+        self.stride.w as usize
+    }
+}
+
+impl Rows for SystemView {
+    #[inline(always)]
+    fn row_at(&self, n: usize, c: usize, h: usize) -> usize {
+        self.row(n, c, h)
+    }
+    #[inline(always)]
+    fn w_stride(&self) -> usize {
+        self.stride.w as usize
+    }
+}
+
+/// Copies every row of `shape` from `src` (viewed by `sv`) to `dst` (viewed by `dv`), for
+/// copies whose two sides are different memories (S2L, L2S).
+#[inline]
+fn copy_rows(
+    dst: &mut [u8],
+    dv: &impl Rows,
+    src: &[u8],
+    sv: &impl Rows,
+    shape: &Dim4,
+    esize: usize,
+) {
+    let w = shape.w as usize;
+    let (ds, ss) = (dv.w_stride(), sv.w_stride());
+    for_each_row(shape, |_, n, c, h| {
+        copy_row(
+            dst,
+            dv.row_at(n, c, h),
+            ds,
+            src,
+            sv.row_at(n, c, h),
+            esize,
+            ss,
+            w,
+        );
+    });
 }
 
 /// Copies `w` elements of `esize` bytes: from `src[s0 + i*ss*esize]` to `dst[d0 + i*ds*esize]`.

@@ -34,6 +34,7 @@
 #[macro_use]
 mod simd;
 pub mod bdc;
+mod bdc_avx2;
 pub mod bdc_data;
 mod bdc_elem;
 pub mod bdc_int;

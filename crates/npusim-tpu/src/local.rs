@@ -473,6 +473,73 @@ impl LocalView {
         })
     }
 
+    /// The view [`LocalView::new`] builds for a tensor in the aligned layout with its default
+    /// strides (`tpu_aligned_stride(start, shape, dtype)`, what a NULL local stride means), when
+    /// every check passes: `addr` a multiple of `align` (a power of two), inside local memory,
+    /// `dtype` one of the 8/16/32-bit types `tpu_eu_num` takes, `shape` within the GDMA limits
+    /// and the footprint inside the lane. `None` when anything fails: the caller then takes the
+    /// checked path, which names the error. The per-call fast path of every small BDC call
+    /// (a few integer operations instead of the general layout arithmetic); the proptest
+    /// `local::aligned_view_fast_equals_checked_path` holds it equal to the checked path.
+    ///
+    /// `ns_from_lane0`: the n stride counts channel slots from lane 0, `cs * ceil(C /
+    /// NPU_NUM)` (the default local stride of S2L and L2S), instead of from the start lane.
+    #[inline(always)]
+    pub fn aligned_fast(
+        p: &LocalProfile,
+        addr: LocalAddr,
+        shape: &Dim4,
+        dtype: DataType,
+        align: u32,
+        ns_from_lane0: bool,
+    ) -> Option<LocalView> {
+        use DataType::*;
+        let shift = match dtype {
+            Uint8 | Int8 => 0,
+            Fp16 | Bfp16 | Uint16 | Int16 => 1,
+            Fp32 | Uint32 | Int32 => 2,
+            _ => return None,
+        };
+        let lmem = p.local_mem_per_npu;
+        if !lmem.is_power_of_two()
+            || !p.npu_num.is_power_of_two()
+            || !p.eu_bytes.is_power_of_two()
+            || !align.is_power_of_two()
+            || addr & (align - 1) != 0
+            || u64::from(addr) >= p.local_space()
+        {
+            return None;
+        }
+        let dims = [shape.n, shape.c, shape.h, shape.w];
+        if dims.iter().any(|&d| !(1..=65535).contains(&d)) {
+            return None;
+        }
+        let [n, c, h, w] = dims.map(|d| d as u64);
+        let start = addr >> lmem.trailing_zeros();
+        let offset = addr & (lmem - 1);
+        let eu = u64::from(p.eu_bytes >> shift);
+        let hw = h * w;
+        let cs = (hw + eu - 1) & !(eu - 1);
+        let npu_shift = p.npu_num.trailing_zeros();
+        let used = u64::from(start) + c;
+        let ns_used = if ns_from_lane0 { c } else { used };
+        let ns = cs * ((ns_used + u64::from(p.npu_num) - 1) >> npu_shift);
+        let slots = (used - 1) >> npu_shift;
+        let end = u64::from(offset) + (((n - 1) * ns + slots * cs + hw) << shift);
+        if end > u64::from(lmem) {
+            return None;
+        }
+        Some(LocalView {
+            start,
+            offset,
+            shape: *shape,
+            stride: Dim4::new(ns as i32, cs as i32, shape.w, 1),
+            esize: 1 << shift,
+            npu_num: p.npu_num,
+            lmem: p.store_pitch(),
+        })
+    }
+
     /// The byte range `[offset, end)` the tensor covers inside each lane it uses (the same
     /// offsets on every lane; the footprint [`LocalView::new`] checked).
     pub fn lane_span(&self) -> (usize, usize) {
@@ -486,6 +553,37 @@ impl LocalView {
             + i64::from(self.shape.w - 1) * i64::from(self.stride.w);
         let off = self.offset as usize;
         (off, off + (last.max(0) as usize + 1) * self.esize as usize)
+    }
+
+    /// One past the last byte of the flat local store any element of the tensor can occupy
+    /// (its lane span on the last lane): every row lies below it.
+    pub fn store_bound(&self) -> usize {
+        self.span_and_bound().1
+    }
+
+    /// [`Self::lane_span`] and [`Self::store_bound`] at once.
+    #[inline]
+    pub(crate) fn span_and_bound(&self) -> ((usize, usize), usize) {
+        let span = self.lane_span();
+        (
+            span,
+            (self.npu_num as usize - 1) * self.lmem as usize + span.1,
+        )
+    }
+
+    /// A cursor over the channels of batch `n` (`(n, 0, 0, 0)` first): stepping to the next
+    /// channel is one add (and a wrap to the next slot after the last lane), not the lane and
+    /// slot arithmetic of [`Self::row`].
+    #[inline(always)]
+    pub(crate) fn channels(&self, n: usize) -> ChannelCursor {
+        let npu = self.npu_num as usize;
+        ChannelCursor {
+            at: self.row(n, 0, 0),
+            lane: self.start as usize % npu,
+            npu,
+            pitch: self.lmem as usize,
+            slot_bytes: self.stride.c as usize * self.esize as usize,
+        }
     }
 
     /// Byte index in the flat local store of element `(n, c, h, 0)`.
@@ -510,6 +608,31 @@ impl LocalView {
                 + slot * self.stride.c as usize
                 + h * self.stride.h as usize)
                 * self.esize as usize
+    }
+}
+
+/// The channels of one batch of a [`LocalView`] in order ([`LocalView::channels`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChannelCursor {
+    /// Byte index in the flat local store of the current channel's `(n, c, 0, 0)`.
+    pub(crate) at: usize,
+    lane: usize,
+    npu: usize,
+    pitch: usize,
+    slot_bytes: usize,
+}
+
+impl ChannelCursor {
+    /// Moves to the next channel: the next lane, or lane 0 of the next slot.
+    #[inline(always)]
+    pub(crate) fn advance(&mut self) {
+        self.lane += 1;
+        if self.lane == self.npu {
+            self.lane = 0;
+            self.at = self.at + self.slot_bytes - (self.npu - 1) * self.pitch;
+        } else {
+            self.at += self.pitch;
+        }
     }
 }
 
@@ -550,7 +673,45 @@ impl SystemView {
 #[inline(always)]
 pub fn row_indices(shape: &Dim4) -> impl Iterator<Item = (usize, usize, usize)> {
     let (nn, cc, hh) = (shape.n as usize, shape.c as usize, shape.h as usize);
-    (0..nn).flat_map(move |n| (0..cc).flat_map(move |c| (0..hh).map(move |h| (n, c, h))))
+    RowIndices {
+        next: (0, 0, 0),
+        dims: (nn, cc, hh),
+        done: nn == 0 || cc == 0 || hh == 0,
+    }
+}
+
+/// The iterator of [`row_indices`]: three counters (a nest of `flat_map`s was not inlined
+/// into the AVX2 copies of the drivers, one call per row).
+struct RowIndices {
+    next: (usize, usize, usize),
+    dims: (usize, usize, usize),
+    done: bool,
+}
+
+impl Iterator for RowIndices {
+    type Item = (usize, usize, usize);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, usize, usize)> {
+        if self.done {
+            return None;
+        }
+        let cur = self.next;
+        let (n, c, h) = &mut self.next;
+        *h += 1;
+        if *h == self.dims.2 {
+            *h = 0;
+            *c += 1;
+            if *c == self.dims.1 {
+                *c = 0;
+                *n += 1;
+                if *n == self.dims.0 {
+                    self.done = true;
+                }
+            }
+        }
+        Some(cur)
+    }
 }
 
 /// Calls `f(row_index, n, c, h)` for every `(n, c, h)` row of `shape`, in NCHW order: the one
@@ -573,6 +734,30 @@ pub fn for_each_row(shape: &Dim4, mut f: impl FnMut(usize, usize, usize, usize))
 mod tests {
     use super::*;
     use crate::chip::TpuChip;
+
+    /// `row_indices` gives the rows of nested loops, in NCHW order (zero dims: none).
+    #[test]
+    fn row_indices_equal_nested_loops() {
+        for (n, c, h) in [
+            (1, 1, 1),
+            (2, 3, 4),
+            (1, 65, 1),
+            (3, 1, 2),
+            (0, 2, 2),
+            (2, 0, 1),
+        ] {
+            let mut want = Vec::new();
+            for i in 0..n {
+                for j in 0..c {
+                    for k in 0..h {
+                        want.push((i, j, k));
+                    }
+                }
+            }
+            let got: Vec<_> = row_indices(&Dim4::new(n as i32, c as i32, h as i32, 5)).collect();
+            assert_eq!(got, want, "{n} {c} {h}");
+        }
+    }
 
     /// Answers of the BM1684X C-model's helpers (probed through ctypes, tpu-mlir 1.30.2).
     #[test]

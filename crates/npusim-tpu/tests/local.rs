@@ -102,6 +102,63 @@ proptest! {
         );
     }
 
+    /// The per-call fast path of a NULL-stride local operand (`LocalView::aligned_fast`)
+    /// accepts exactly what the checked path accepts (alignment, then `layout_stride` and
+    /// `LocalView::new`), and gives the same view: strides, and the byte of every row end.
+    /// Shapes and addresses reach past the limits (dims 0 and 65536, addresses past local
+    /// memory, footprints past the lane, every dtype).
+    #[test]
+    fn aligned_view_fast_equals_checked_path(
+        bm1688: bool, lane in 0u32..70, offset in 0u32..(1 << 18), snap in 0u32..4,
+        n in 0i32..4, c in 0i32..140, h in 0i32..80, w in 0i32..300,
+        big in prop::sample::select(vec![0i32, 1, 2, 3, 4]),
+        dt in 0usize..npusim_tpu::dtype::ALL_DATA_TYPES.len(), align_pow in 0u32..8, lane0: bool,
+    ) {
+        let chip = if bm1688 { TpuChip::Bm1688 } else { TpuChip::Bm1684x };
+        let p = chip.local();
+        // Offsets snapped to 64-byte, element and odd boundaries, and the lane's last bytes.
+        let offset = match snap {
+            0 => offset & !63,
+            1 => offset & !3,
+            2 => offset,
+            _ => p.local_mem_per_npu - 1 - (offset & 255),
+        } % p.local_mem_per_npu;
+        let addr = lane * p.local_mem_per_npu + offset;
+        let mut s = Dim4::new(n, c, h, w);
+        match big {
+            1 => s.w = 65535,
+            2 => s.h = 65536,
+            3 => s.c = 65535,
+            4 => s.n = -1,
+            _ => {}
+        }
+        let dtype = npusim_tpu::dtype::ALL_DATA_TYPES[dt];
+        let align = 1u32 << align_pow;
+        let fast = npusim_tpu::local::LocalView::aligned_fast(&p, addr, &s, dtype, align, lane0);
+        let checked = (|| {
+            if addr % align != 0 {
+                return None;
+            }
+            if [s.n, s.c, s.h, s.w].iter().any(|&d| !(1..=65535).contains(&d)) {
+                return None;
+            }
+            let start = if lane0 { 0 } else { p.tpu_npu_index(addr) as i32 };
+            let stride = p.layout_stride(Layout::Aligned, start, &s, dtype).ok()?;
+            let es = p.tpu_data_type_size(dtype).ok()?;
+            npusim_tpu::local::LocalView::new(&p, "op", "addr", addr, s, stride, es).ok()
+        })();
+        prop_assert_eq!(fast.is_some(), checked.is_some(), "{:?} {:?} {:?}", addr, s, dtype);
+        if let (Some(f), Some(k)) = (fast, checked) {
+            prop_assert_eq!((f.start, f.offset, f.shape, f.stride, f.esize),
+                (k.start, k.offset, k.shape, k.stride, k.esize));
+            prop_assert_eq!(f.lane_span(), k.lane_span());
+            let (nn, cc, hh) = (s.n as usize, s.c as usize, s.h as usize);
+            for (i, j, k2) in [(0, 0, 0), (nn - 1, cc - 1, hh - 1), (nn / 2, cc / 2, hh / 2)] {
+                prop_assert_eq!(f.row(i, j, k2), k.row(i, j, k2));
+            }
+        }
+    }
+
     #[test]
     fn local_addr_arithmetic(addr in 0u32..(64 << 18)) {
         let p = TpuChip::Bm1684x.local();
