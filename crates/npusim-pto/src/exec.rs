@@ -179,6 +179,9 @@ forms! {
     QuantMx { dst: tile(O), src: tile(O), exp: tile(O), max: tile(O), scaling: tile(O), axis: plain(MxAxis), alg: plain(MxQuantAlg) },
     /// TIMG2COL: a Left tile gathered from a Mat feature map under a convolution config.
     Img2col { dst: tile(O), src: tile(O), cfg: plain(Img2colConfig), pos_m: plain(u16), pos_k: plain(u16) },
+    /// TEXTRACT_FP / TINSERT_FP: a sub-tile at `(row, col)` through the fixpipe with the fp
+    /// (Scaling) tile's per-column quant words, and ReLU.
+    WindowFp { dst: tile(O), src: tile(O), fp: tile(O), row: scalar(O::Scalar), col: scalar(O::Scalar), relu: plain(bool) },
 }
 
 /// One instruction instance.
@@ -573,6 +576,12 @@ macro_rules! handle {
     };
     (Pack, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Unary { dst, src } => $c.tpack(dst, src), _ => Err(bad($op, "Args::Unary")) }
+    };
+    (WindowFp, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match $a {
+            Args::WindowFp { dst, src, fp, row, col, relu } => $c.twindow_fp($op, dst, src, fp, scalar_i64(*row), scalar_i64(*col), *relu),
+            _ => Err(bad($op, "Args::WindowFp { dst, src, fp, row, col, relu }")),
+        }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

@@ -129,6 +129,9 @@ pub enum Class {
     Img2col,
     /// `dst, src`: each element narrowed to its low-order bytes (TPACK; ops::pack)
     Pack,
+    /// `dst, src, fp, row, col`: TEXTRACT / TINSERT from Acc with the fp (Scaling) tile's
+    /// per-column quant words (TEXTRACT_FP, TINSERT_FP; ops::movement)
+    WindowFp,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -402,6 +405,9 @@ macro_rules! for_each_tile_op {
             // ---- convolution gather (ops::img2col) ----
             (Timg2col TImg2col, "TIMG2COL", "pto.timg2col", Img2col, -, (own), &[I8, H, BF, F], &[I8, U8, I16, U16, I32, U32, H, BF, F], Own, "docs/isa/TIMG2COL.md", "types of src (the implementations' static checks); src a Mat NC1HWC0/NDC1HWC0 feature map, dst Left (A2A3 Zz, A5 Nz); the convolution config travels with the instruction (auto FMATRIX mode); the mapping of the CPU simulator"),
             (Tpack TPack, "TPACK", "pto.tpack", Pack, -, (own), &[], &[I32, U32, F, I16, U16, H, BF], Own, "docs/isa/TPACK.md", "A5 only; types of src; size pairs 4->2, 4->1, 2->1 (PTOAS manual); low-order bytes kept (A5 pack stores)"),
+            // ---- moves with the fp (Scaling) tile (ops::movement) ----
+            (TextractFp TExtractFp, "TEXTRACT_FP", "pto.textract_fp", WindowFp, -, (own), &[F, I32], &[F, I32], Own, "docs/isa/TEXTRACT_FP.md", "types of the Acc source; Acc->Mat (a5 also Vec) at (row, col) with per-column uint64 words from fp + col elements (pto-isa TEXTRACT_IMPL fp form); pairs checked by ops::movement"),
+            (TinsertFp TInsertFp, "TINSERT_FP", "pto.tinsert_fp", WindowFp, -, (own), &[F, I32], &[F, I32], Own, "docs/isa/TINSERT_FP.md", "types of the Acc source; Acc->Mat (a5 also Vec) at (row, col) with per-column uint64 words from fp (pto-isa TINSERT_IMPL fp form); pairs checked by ops::movement"),
         }
     };
 }

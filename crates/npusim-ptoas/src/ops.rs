@@ -180,6 +180,8 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Img2col => OpClass::Opaque,
         // TPACK narrows: source and destination of different types.
         C::Pack => OpClass::Move,
+        // TEXTRACT_FP / TINSERT_FP: Acc source, Scaling fp tile, another destination type.
+        C::WindowFp => OpClass::Move,
     }
 }
 
@@ -237,6 +239,8 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::AddDeqRelu, _) => &["TTST"],
         (C::Img2col, _) => &["T"],
         (C::Pack, _) => &["T"],
+        // (src, fp, indexRow, indexCol)
+        (C::WindowFp, _) => &["TTSS"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],

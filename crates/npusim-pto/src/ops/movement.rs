@@ -45,6 +45,31 @@
 //! `dst` at `(row, col)` and needs it to fit `dst`'s shape; its pairs are Acc → Mat (through the
 //! fixpipe: float to float/half/bfloat16, int32 to int32) and, on A5 only, Vec → Mat and Vec →
 //! Vec (same element type). Negative offsets are errors.
+//!
+//! ## TEXTRACT_FP and TINSERT_FP
+//! pto-isa `docs/isa/TEXTRACT_FP.md` and `docs/isa/TINSERT_FP.md` leave the semantics
+//! "implementation-defined"; pto-isa's implementations are the fp (vector-quant) forms of
+//! TEXTRACT / TINSERT from an Acc tile: TEXTRACT_FP moves `dst`'s valid region from `src` at
+//! `(row, col)`, TINSERT_FP moves `src`'s valid region into `dst` at `(row, col)`, each element
+//! through [`fixpipe`] (ReLU when `reluPreMode = normal_relu`, then the scale) and the
+//! narrowing above, with the scale of moved column `j` taken from uint64 word `j` at the FPC
+//! address: the fp tile's address plus `col` fp elements for TEXTRACT_FP (pto-isa
+//! `SetFPC(fp.data(), indexCol)`), the fp tile's address for TINSERT_FP (`SetFPCInsert`). The
+//! CPU simulator reads the same words (`scalars[c + idxCol]`, `scalars[c]`). The hardware reads
+//! the Scaling memory's bytes as words whatever the fp tile's declared element type (PTOAS's
+//! samples declare f32 fp tiles), so any type is accepted and only its size enters the offset.
+//! Checked (typed errors): Acc source of float/int32 (the table), Acc -> Mat (A5 also Acc ->
+//! Vec), fp in Scaling; the vector-quant pairs of pto-isa's `CheckTMovAccToMat` (A2A3: float ->
+//! int8, int32 -> int8/half; also int32 -> uint8/int16, not modelled) and `CheckTMovAccValid`
+//! (A5: float -> int8/half/bfloat16/float, int32 -> int8/half/bfloat16; also uint8, hifloat8,
+//! float8_e4m3, not modelled); A2A3 destination Nz with fractal 512 and 32-byte box rows, A5
+//! destination Nz or ND (TINSERT_FP also DN); the window inside the larger tile's static
+//! shape (pto-isa's asserts); `col` a whole number of boxes of the boxed side (16 Acc columns
+//! for TEXTRACT_FP, 32 bytes of an Nz destination for TINSERT_FP: the fixpipe's start address
+//! moves inside a box otherwise); the FPC address a multiple of 128 bytes (FPC holds it in
+//! 128-byte units); the words inside the Scaling memory (as TMOV_FP, they may run past the fp
+//! tile). Semantics are over the valid region, as the pages say; the hardware's fixpipe also
+//! writes the columns up to the next 32-byte boundary of the destination.
 
 use super::{same_type, vr_err};
 use crate::core::TileCore;
@@ -208,6 +233,37 @@ pub fn f32_to_i8_sat(x: f32) -> i8 {
         0
     } else {
         x.round_ties_even().clamp(-128.0, 127.0) as i8
+    }
+}
+
+/// The fixpipe's last step: f32 values narrowed to `out` (half/bfloat16 round to nearest
+/// even, int8 through [`f32_to_i8_sat`], float kept), as little-endian bytes.
+fn narrow(v: &[f32], out: ElemType) -> Vec<u8> {
+    match out {
+        ElemType::F16 => v
+            .iter()
+            .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+            .collect(),
+        ElemType::Bf16 => v
+            .iter()
+            .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+            .collect(),
+        ElemType::I8 => v.iter().map(|&x| f32_to_i8_sat(x) as u8).collect(),
+        _ => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    }
+}
+
+/// The vector-quant (fp) conversions of TEXTRACT_FP / TINSERT_FP that npusim models, per
+/// arch: pto-isa's `CheckTMovAccToMat` (A2A3) and `CheckTMovAccValid` (A5) quant lists, less the
+/// outputs npusim's fixpipe does not produce (uint8, int16 by shift, hifloat8, float8_e4m3).
+pub fn fp_window_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
+    use ElemType::*;
+    match arch {
+        TileArch::A2A3 => matches!((src, dst), (F32, I8) | (I32, I8 | F16)),
+        TileArch::A5 => matches!(
+            (src, dst),
+            (F32, I8 | F16 | Bf16 | F32) | (I32, I8 | F16 | Bf16)
+        ),
     }
 }
 
@@ -502,31 +558,57 @@ impl TileCore {
             }
             None => None,
         };
-        let scalar = mode.scalar.map(scale_of).unwrap_or(1.0);
-        let relu = mode.relu;
+        let scalar = mode.scalar.map(scale_of);
+        Ok(self.fix_apply(
+            src,
+            (0, 0),
+            out,
+            mode.relu,
+            scalar,
+            scales.as_deref(),
+            (rows, cols),
+        ))
+    }
+
+    /// The fixpipe's per-element work on `src`'s (Acc) `rows x cols` region at `from`, as
+    /// row-major little-endian bytes of `out`: ReLU, the scale (`scalar`, or `scales[c]` for
+    /// column `c` of the region), the narrowing. The pair was checked by the caller.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn fix_apply(
+        &self,
+        src: &Tile,
+        from: (usize, usize),
+        out: ElemType,
+        relu: bool,
+        scalar: Option<f32>,
+        scales: Option<&[f32]>,
+        (rows, cols): (usize, usize),
+    ) -> Vec<u8> {
+        let scaled = scalar.is_some() || scales.is_some();
+        let scalar = scalar.unwrap_or(1.0);
         // Plain moves of equal types carry bits (NaN payloads kept).
         if !scaled && !relu && src.dtype() == out {
-            return Ok(self.read_bytes(src, (0, 0), rows, cols, out.size()));
+            return self.read_bytes(src, from, rows, cols, out.size());
         }
         let mut v: Vec<f32> = match src.dtype() {
             ElemType::I32 if !scaled => {
                 // int32 -> int32 with ReLU.
-                let mut w = self.read_rect_at::<i32>(src, (0, 0), rows, cols);
+                let mut w = self.read_rect_at::<i32>(src, from, rows, cols);
                 if relu {
                     for x in &mut w {
                         *x = (*x).max(0);
                     }
                 }
-                return Ok(w.iter().flat_map(|x| x.to_le_bytes()).collect());
+                return w.iter().flat_map(|x| x.to_le_bytes()).collect();
             }
             ElemType::I32 => self
-                .read_rect_at::<i32>(src, (0, 0), rows, cols)
+                .read_rect_at::<i32>(src, from, rows, cols)
                 .into_iter()
                 .map(|x| x as f32)
                 .collect(),
-            _ => self.read_rect_at::<f32>(src, (0, 0), rows, cols),
+            _ => self.read_rect_at::<f32>(src, from, rows, cols),
         };
-        match &scales {
+        match scales {
             Some(sc) => {
                 for row in v.chunks_exact_mut(cols.max(1)) {
                     for (x, s) in row.iter_mut().zip(sc) {
@@ -540,18 +622,7 @@ impl TileCore {
                 }
             }
         }
-        Ok(match out {
-            ElemType::F16 => v
-                .iter()
-                .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
-                .collect(),
-            ElemType::Bf16 => v
-                .iter()
-                .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
-                .collect(),
-            ElemType::I8 => v.iter().map(|&x| f32_to_i8_sat(x) as u8).collect(),
-            _ => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        })
+        narrow(&v, out)
     }
 
     /// TEXTRACT: `dst[i, j] = src[i + row, j + col]` over dst's valid region.
@@ -640,6 +711,203 @@ impl TileCore {
         same_type(op, "dst", dst, "src", src)?;
         fits(op, "dst", dst, r0, c0, vr, vc)?;
         self.copy_bits(dst, (r0, c0), src, (0, 0), vr, vc);
+        Ok(())
+    }
+
+    /// TEXTRACT_FP (`op` = [`OpCode::TextractFp`]): `dst[i, j] = fix(src[i + row, j + col],
+    /// word[col + j])` over dst's valid region; TINSERT_FP ([`OpCode::TinsertFp`]):
+    /// `dst[i + row, j + col] = fix(src[i, j], word[j])` over src's valid region. `src` is an
+    /// Acc tile, `fix` the fixpipe's vector pre-quantisation ([`fixpipe`], then the narrowing),
+    /// `word[k]` the k-th uint64 word from the fp tile's address (see the module docs,
+    /// "TEXTRACT_FP and TINSERT_FP").
+    #[allow(clippy::too_many_arguments)]
+    pub fn twindow_fp(
+        &mut self,
+        op: OpCode,
+        dst: &Tile,
+        src: &Tile,
+        fp: &Tile,
+        row: i64,
+        col: i64,
+        relu: bool,
+    ) -> Result<(), PtoError> {
+        let extract = match op {
+            OpCode::TextractFp => true,
+            OpCode::TinsertFp => false,
+            _ => {
+                return Err(PtoError::Operands {
+                    op: op.name(),
+                    expected: "TEXTRACT_FP or TINSERT_FP",
+                });
+            }
+        };
+        let n = op.name();
+        let arch = self.arch();
+        self.check_addr(dst, n, "dst")?;
+        self.check_addr(src, n, "src")?;
+        self.check_addr(fp, n, "fp")?;
+        let dst_ok =
+            dst.loc() == TileLoc::Mat || (arch == TileArch::A5 && dst.loc() == TileLoc::Vec);
+        if src.loc() != TileLoc::Acc || !dst_ok {
+            return Err(st(
+                n,
+                "dst",
+                "location pair must be Acc->Mat (a5 also Acc->Vec)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
+            ));
+        }
+        if fp.loc() != TileLoc::Scaling {
+            return Err(st(
+                n,
+                "fp",
+                "fp tile location must be Scaling",
+                format!("{:?}", fp.loc()),
+            ));
+        }
+        op.check_type(arch, "src", src.dtype())?;
+        if !fp_window_pair_legal(arch, src.dtype(), dst.dtype()) {
+            return Err(PtoError::Unsupported {
+                op: n,
+                what: format!(
+                    "the vector-quant conversion {} -> {} (modelled: {})",
+                    crate::error::type_name(src.dtype()),
+                    crate::error::type_name(dst.dtype()),
+                    match arch {
+                        TileArch::A2A3 => "float->int8, int32->int8/half",
+                        TileArch::A5 =>
+                            "float->int8/half/bfloat16/float, int32->int8/half/bfloat16",
+                    }
+                ),
+                arch: arch_name(arch),
+            });
+        }
+        let d = dst.desc();
+        let nz = d.blayout == BLayout::ColMajor && d.slayout == SLayout::RowMajor;
+        let nd = d.blayout == BLayout::RowMajor && d.slayout == SLayout::NoneBox;
+        let dn = d.blayout == BLayout::ColMajor && d.slayout == SLayout::NoneBox;
+        let size = dst.dtype().size();
+        match arch {
+            TileArch::A2A3 => {
+                if !nz || d.fractal != 512 {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "a2a3 destination must be Nz with fractal 512",
+                        layout_name(d),
+                    ));
+                }
+                if !(dst.cols() * size).is_multiple_of(32) {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "a2a3 dst.cols * sizeof(dst) must be a multiple of 32 bytes",
+                        format!("{} bytes", dst.cols() * size),
+                    ));
+                }
+            }
+            TileArch::A5 => {
+                if !(nz || nd || (dn && !extract)) {
+                    return Err(st(
+                        n,
+                        "dst",
+                        if extract {
+                            "a5 destination must be Nz or ND"
+                        } else {
+                            "a5 destination must be Nz, ND or DN"
+                        },
+                        layout_name(d),
+                    ));
+                }
+            }
+        }
+        let (r0, c0) = offsets(op, row, col)?;
+        // The column offset moves the fixpipe's start address inside a box of the boxed
+        // operand: it must be a whole number of boxes (16 Acc columns; 32 bytes of a Nz dst).
+        let (boxed, box_cols) = if extract {
+            (
+                "indexCol must be a multiple of the Acc box width (16 columns)",
+                16,
+            )
+        } else if nz {
+            (
+                "indexCol must be a multiple of the Nz destination box width (32 bytes)",
+                32 / size,
+            )
+        } else {
+            ("", 1)
+        };
+        if !c0.is_multiple_of(box_cols) {
+            return Err(vr_err(op, "indexCol", boxed, c0.to_string()));
+        }
+        let (inner, outer) = if extract { (dst, src) } else { (src, dst) };
+        if r0 + inner.rows() > outer.rows() || c0 + inner.cols() > outer.cols() {
+            return Err(vr_err(
+                op,
+                "indexRow/indexCol",
+                if extract {
+                    "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols"
+                } else {
+                    "indexRow + src.rows <= dst.rows and indexCol + src.cols <= dst.cols"
+                },
+                format!(
+                    "({r0}, {c0}) + {}x{} in {}x{}",
+                    inner.rows(),
+                    inner.cols(),
+                    outer.rows(),
+                    outer.cols()
+                ),
+            ));
+        }
+        let (rows, cols) = (inner.valid_row(), inner.valid_col());
+        // FPC: the words start `col` fp elements past the fp tile for TEXTRACT_FP, at it for
+        // TINSERT_FP, and the register holds that address in 128-byte units.
+        let first = if extract { c0 as u64 } else { 0 };
+        let fpc = fp.addr() + first * fp.dtype().size() as u64;
+        if !fpc.is_multiple_of(128) {
+            return Err(vr_err(
+                op,
+                "fp",
+                "the fp words' address (fp + indexCol elements for TEXTRACT_FP) must be a multiple of 128 bytes (FPC holds it in 128-byte units)",
+                format!("{fpc:#x}"),
+            ));
+        }
+        let bytes = self
+            .mem(TileLoc::Scaling)
+            .bytes(fpc, cols as u64 * 8)
+            .map_err(|_| {
+                vr_err(
+                    op,
+                    "fp",
+                    "the fixpipe's words (one uint64 per moved column from the fp address) must lie in the Scaling memory",
+                    format!(
+                        "{cols} words at {fpc:#x} in {} bytes",
+                        self.mem(TileLoc::Scaling).capacity()
+                    ),
+                )
+            })?;
+        let scales: Vec<f32> = bytes
+            .chunks_exact(8)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(c);
+                scale_of(u64::from_le_bytes(w))
+            })
+            .collect();
+        let (from, at) = if extract {
+            ((r0, c0), (0, 0))
+        } else {
+            ((0, 0), (r0, c0))
+        };
+        let out = self.fix_apply(
+            src,
+            from,
+            dst.dtype(),
+            relu,
+            None,
+            Some(&scales),
+            (rows, cols),
+        );
+        self.write_bytes(dst, at, rows, cols, size, &out);
         Ok(())
     }
 

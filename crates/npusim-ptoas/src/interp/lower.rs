@@ -2209,6 +2209,17 @@ impl Lowerer {
                 row: i(1),
                 col: i(2),
             },
+            (P::WindowFp, "TTSS") => Args::WindowFp {
+                dst: o(0),
+                src: i(0),
+                fp: i(1),
+                row: i(2),
+                col: i(3),
+                relu: attrs.other.iter().any(|(k, a)| {
+                    (k == "reluPreMode" || k == "relu_pre_mode")
+                        && format!("{a:?}").to_ascii_lowercase().contains("normal")
+                }),
+            },
             (P::Transpose, "T" | "TT") => Args::Unary {
                 dst: o(0),
                 src: i(0),
