@@ -320,11 +320,7 @@ fn acc_store_rules_that_stay_typed_errors() {
 
 /// Stores a 32 x 32 f32 Acc tile with valid region `valid` into an 8 x `gcols` ND view (row
 /// stride `gcols`); GM starts as 0xAB bytes. Returns the GM bytes.
-fn acc_store_cols(
-    arch: &str,
-    valid: (usize, usize),
-    gcols: usize,
-) -> Result<Vec<u8>, PtoError> {
+fn acc_store_cols(arch: &str, valid: (usize, usize), gcols: usize) -> Result<Vec<u8>, PtoError> {
     let mut core = TileCore::by_name(arch).unwrap();
     let acc = core
         .alloc(
@@ -350,7 +346,11 @@ fn acc_store_with_fewer_valid_columns_than_shape4_stores_nothing() {
     for arch in ["a2a3", "a5"] {
         for (valid, gcols) in [((1, 1), 32), ((3, 8), 16), ((8, 15), 16), ((1, 31), 32)] {
             let got = acc_store_cols(arch, valid, gcols).unwrap();
-            assert_eq!(got, vec![0xABu8; 8 * gcols * 4], "{arch} {valid:?} into 8x{gcols}");
+            assert_eq!(
+                got,
+                vec![0xABu8; 8 * gcols * 4],
+                "{arch} {valid:?} into 8x{gcols}"
+            );
         }
         // The plain case next to it still writes (valid columns = Shape4).
         let got = acc_store_cols(arch, (1, 16), 16).unwrap();
