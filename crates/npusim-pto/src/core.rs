@@ -150,6 +150,22 @@ impl TileCore {
         Ok(t)
     }
 
+    /// [`TileCore::alloc_named`] for a run-time address (pto-isa `docs/isa/TASSIGN.md`, form
+    /// 1, which performs no checks): the descriptor rules and the fit in its memory, but not
+    /// the 32-byte alignment, which an instruction that uses the tile checks (a tile bound to
+    /// a misaligned address and never used is legal).
+    pub fn bind_named(
+        &self,
+        desc: TileDesc,
+        op: &'static str,
+        operand: &'static str,
+    ) -> Result<Tile, PtoError> {
+        let t = Tile::validate(desc, op, operand)?;
+        crate::ops::movement::check_declared(&desc, self.arch(), op, operand)?;
+        self.check_fits(&t, op, operand)?;
+        Ok(t)
+    }
+
     /// TASSIGN: binds `tile` to byte address `addr` of its memory.
     pub fn tassign(
         &self,
@@ -180,6 +196,17 @@ impl TileCore {
                 align: TILE_ALIGN,
             });
         }
+        self.check_fits(t, op, operand)
+    }
+
+    /// The tile lies inside its memory.
+    fn check_fits(
+        &self,
+        t: &Tile,
+        op: &'static str,
+        operand: &'static str,
+    ) -> Result<(), PtoError> {
+        let addr = t.addr();
         let cap = self.mem(t.loc()).capacity() as u64;
         let size = t.size_bytes();
         if addr.checked_add(size).is_none_or(|end| end > cap) {

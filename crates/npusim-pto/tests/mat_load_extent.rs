@@ -307,10 +307,53 @@ fn acc_store_rules_that_stay_typed_errors() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("TSTORE") && e.contains("global shape"), "{e}");
-        // Valid columns other than Shape4: the fixpipe's ND count would be 0 (not modelled).
-        let e = acc_store(arch, false, ElemType::F32, (3, 8), 8)
+        // ... also for fewer valid columns than Shape4 (the hardware's no-op below).
+        let e = acc_store(arch, true, ElemType::F32, (3, 8), 8)
             .unwrap_err()
             .to_string();
         assert!(e.contains("TSTORE") && e.contains("global shape"), "{e}");
+        // More valid columns than Shape4: several ND matrices (not modelled).
+        let e = acc_store_cols(arch, (3, 32), 16).unwrap_err().to_string();
+        assert!(e.contains("TSTORE") && e.contains("global shape"), "{e}");
+    }
+}
+
+/// Stores a 32 x 32 f32 Acc tile with valid region `valid` into an 8 x `gcols` ND view (row
+/// stride `gcols`); GM starts as 0xAB bytes. Returns the GM bytes.
+fn acc_store_cols(arch: &str, valid: (usize, usize), gcols: usize) -> Result<Vec<u8>, PtoError> {
+    let mut core = TileCore::by_name(arch).unwrap();
+    let acc = core
+        .alloc(
+            TileDesc::new(TileLoc::Acc, ElemType::F32, 32, 32)
+                .layout(BLayout::ColMajor, SLayout::RowMajor)
+                .fractal(1024)
+                .valid(valid.0, valid.1),
+        )
+        .unwrap();
+    let bytes = 8 * gcols * 4;
+    let gm = core.gm_bind(&vec![0xABu8; bytes]);
+    let g = GlobalTensor::nd_2d_strided(gm, ElemType::F32, 8, gcols, gcols);
+    core.tstore(&g, &acc)?;
+    Ok(core.gm().bytes(gm, bytes as u64).unwrap().to_vec())
+}
+
+// Fewer valid columns than the ND tensor's Shape4: pto-isa's NPU code programs the fixpipe
+// with validCol / Shape4 = 0 ND matrices, which the Ascend C Fixpipe page (L0C -> GM,
+// FixpipeParamsV220) defines as a NOP: GM keeps every byte (the PTOAS DynamicTailMatmul
+// sample with M = N = K = 1: a 1 x 1 valid region into a 32 x 32 tensor).
+#[test]
+fn acc_store_with_fewer_valid_columns_than_shape4_stores_nothing() {
+    for arch in ["a2a3", "a5"] {
+        for (valid, gcols) in [((1, 1), 32), ((3, 8), 16), ((8, 15), 16), ((1, 31), 32)] {
+            let got = acc_store_cols(arch, valid, gcols).unwrap();
+            assert_eq!(
+                got,
+                vec![0xABu8; 8 * gcols * 4],
+                "{arch} {valid:?} into 8x{gcols}"
+            );
+        }
+        // The plain case next to it still writes (valid columns = Shape4).
+        let got = acc_store_cols(arch, (1, 16), 16).unwrap();
+        assert_ne!(got, vec![0xABu8; 8 * 16 * 4], "{arch}");
     }
 }

@@ -110,21 +110,45 @@ fn store_fp_restrictions() {
         })
         .unwrap_err();
     says(e, &["TSTORE_FP", "src", "Acc"]);
+    // Valid columns below the tensor's Shape4: the fixpipe gets validCol / Shape4 = 0 ND
+    // matrices, a NOP on the hardware (Ascend C Fixpipe page; tests/mat_load_extent.rs):
+    // nothing is written.
+    let narrow = c
+        .alloc(
+            TileDesc::new(TileLoc::Acc, ElemType::F32, 16, 16)
+                .layout(BLayout::ColMajor, SLayout::RowMajor)
+                .fractal(1024)
+                .valid(16, 8),
+        )
+        .unwrap();
+    c.gm_mut().write(gm, &[0x5Au8; 256]).unwrap();
+    c.exec(&TileOp {
+        op: OpCode::TstoreFp,
+        args: Args::StoreFp {
+            dst: g,
+            src: narrow,
+            fp,
+            relu: false,
+        },
+    })
+    .unwrap();
+    assert_eq!(c.gm().bytes(gm, 256).unwrap(), &[0x5Au8; 256][..]);
+    // More valid columns than the tensor's (valid rows alone may differ under the hardware
+    // policy `AccStoreRows::ValidRows`, see tests/mat_load_extent.rs): a typed error.
     let acc = c
         .alloc(
             TileDesc::new(TileLoc::Acc, ElemType::F32, 16, 16)
                 .layout(BLayout::ColMajor, SLayout::RowMajor)
                 .fractal(1024)
-                // Valid columns other than the tensor's (valid rows alone may differ under
-                // the hardware policy `AccStoreRows::ValidRows`, see tests/mat_load_extent.rs).
-                .valid(16, 8),
+                .valid(16, 16),
         )
         .unwrap();
+    let g8 = GlobalTensor::nd_2d_strided(gm, ElemType::I8, 16, 8, 8);
     let e = c
         .exec(&TileOp {
             op: OpCode::TstoreFp,
             args: Args::StoreFp {
-                dst: g,
+                dst: g8,
                 src: acc,
                 fp,
                 relu: false,
@@ -133,6 +157,6 @@ fn store_fp_restrictions() {
         .unwrap_err();
     says(
         e,
-        &["TSTORE_FP", "must match the global shape", "valid 16x8"],
+        &["TSTORE_FP", "must match the global shape", "valid 16x16"],
     );
 }

@@ -13,7 +13,9 @@
 //! from the global shape and the valid region (A5), not from the valid region alone as the
 //! page says; `pto_cpu_sim` keeps the page's rule (the CPU simulator asserts it). Stores
 //! from Acc into an ND tensor with as many columns as the valid region write the valid rows
-//! whatever the tensor's row count ([`AccStoreRows`]).
+//! whatever the tensor's row count ([`AccStoreRows`]); into one with more columns than the
+//! valid region they store nothing (the fixpipe gets zero ND matrices, a NOP per the Ascend C
+//! Fixpipe page).
 
 use super::{Scalar, ScalarElem, vr_err};
 use crate::core::TileCore;
@@ -240,6 +242,11 @@ impl TileCore {
             // The fixpipe writes the valid rows at the tensor's row stride (one ND matrix).
             return Ok(());
         }
+        if acc_store && self.acc_store_is_nop(tile, gt) {
+            // Fewer valid columns than Shape4: zero ND matrices, a fixpipe no-op (the
+            // callers store nothing; see `acc_store_is_nop`).
+            return Ok(());
+        }
         // The pages: the valid region is the transfer size, the window at the tensor's origin
         // (`dst[i][j] = src[r0 + i][c0 + j]`), so on the hardware profiles it must lie inside
         // the tensor's rows and columns as the layout counts them (pto-isa's NPU code asserts
@@ -273,6 +280,23 @@ impl TileCore {
             ));
         }
         Ok(())
+    }
+
+    /// Whether a TSTORE / TSTORE_FP from Acc moves nothing on this core's policy: a 2-D ND
+    /// tensor with more columns (Shape4) than the tile's valid columns, under
+    /// [`AccStoreRows::ValidRows`]. pto-isa's NPU code (`TStoreAccNz2nd`, A2A3 and A5) programs
+    /// the fixpipe with `validCol / Shape4` ND matrices, 0 here, and the Fixpipe page of the
+    /// Ascend C API (L0C -> GM, `FixpipeParamsV220`: Atlas A2/A3 and Ascend 950) says that
+    /// `ndNum = 0` (like `mSize = 0` or `nSize = 0`) is not executed: a NOP. So a tail block
+    /// whose valid width is below the tensor's row width stores nothing on the hardware (the
+    /// PTOAS `DynamicTailMatmul` sample with M = N = K = 1). The pages and the CPU simulator
+    /// (`Documented`) require the valid region to equal the global shape: a typed error there.
+    fn acc_store_is_nop(&self, src: &Tile, gt: &GlobalTensor) -> bool {
+        src.loc() == TileLoc::Acc
+            && gt.layout == GmLayout::Nd
+            && self.policy().acc_store_rows == AccStoreRows::ValidRows
+            && gt.shape[..3] == [1, 1, 1]
+            && src.valid_col() < gt.shape[4]
     }
 
     /// The tensor an Acc store writes through: a 2-D ND tensor takes the tile's valid rows as
@@ -446,6 +470,9 @@ impl TileCore {
     pub fn tstore(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tstore;
         self.check_gm(op, src, gt, "src")?;
+        if self.acc_store_is_nop(src, gt) {
+            return Ok(());
+        }
         let gt = &self.acc_store_view(src, gt);
         if src.loc() == TileLoc::Acc && src.dtype() != gt.dtype {
             return self.tstore_acc(gt, src);
@@ -501,6 +528,9 @@ impl TileCore {
             });
         }
         self.check_gm(op, src, gt, "src")?;
+        if self.acc_store_is_nop(src, gt) {
+            return Ok(());
+        }
         let gt = &self.acc_store_view(src, gt);
         // Valid columns <= Cols <= 4095, and check_gm rejects an empty valid region.
         let (vr, vc) = (src.valid_row(), src.valid_col());

@@ -1,7 +1,7 @@
 //! The interpreter loop: one `match` per instruction over a frame of slots.
 
 use super::coop::{self, Coop, CoreKind, Entry};
-use super::lower::{CoreSyncId, Inst, Program, Val, ViewVal, build_args};
+use super::lower::{CoreSyncId, Inst, Program, Val, ViewVal, build_args, check_tile_align};
 use super::scalar::{self, Num};
 use super::{RunError, RunErrorKind};
 use crate::ast::RuntimeQuery;
@@ -985,6 +985,7 @@ impl<'p> Machine<'p> {
                     let Val::Tile(t) = get(&fr, *scratch, span())? else {
                         return Err(internal(span(), "build_async_session without a tile"));
                     };
+                    check_tile_align(&t, "BuildAsyncSession", span())?;
                     if t.loc() != npusim_pto::TileLoc::Vec || t.size_bytes() < 8 {
                         return Err(RunError::pto(
                             npusim_pto::PtoError::Static {
@@ -1057,6 +1058,7 @@ impl<'p> Machine<'p> {
                         return Err(internal(span(), "tgetval/tsetval of a non-tile"));
                     };
                     let name = if *write { "pto.tsetval" } else { "pto.tgetval" };
+                    check_tile_align(&t, name, span())?;
                     let off = nonneg(&fr, *offset, span(), "a tile element offset")?;
                     let n = t.dtype().size();
                     let count = t.size_bytes() / n as u64;
@@ -1278,10 +1280,14 @@ impl<'p> Machine<'p> {
                     if let Some(c) = vcol {
                         d.valid_col = too_big(nonneg(&fr, *c, span(), "a valid column count")?);
                     }
-                    let t = self
-                        .core
-                        .alloc_named(d, "alloc_tile", "tile")
-                        .map_err(|e| RunError::pto(e, span()))?;
+                    // A run-time address is bound unchecked for alignment (TASSIGN form 1):
+                    // the instructions that use the tile check it (`check_tile_align`).
+                    let t = if addr.is_some() {
+                        self.core.bind_named(d, "alloc_tile", "tile")
+                    } else {
+                        self.core.alloc_named(d, "alloc_tile", "tile")
+                    }
+                    .map_err(|e| RunError::pto(e, span()))?;
                     let e = &mut self.extent[t.loc() as usize];
                     *e = (*e).max(t.addr().saturating_add(t.size_bytes()));
                     set(&mut fr, *dst, Val::Tile(t));
@@ -1312,7 +1318,7 @@ impl<'p> Machine<'p> {
                     }
                 }
                 Inst::Tile { op, form } => {
-                    let args = build_args(form, &fr, span())?;
+                    let args = build_args(*op, form, &fr, span())?;
                     let i = TileOp { op: *op, args };
                     match (self.shared_load(&i.args), &i.args) {
                         (Some(input), Args::Load { dst, src }) => {
@@ -1360,6 +1366,7 @@ impl<'p> Machine<'p> {
                     let Val::Tile(t) = get(&fr, *tile, span())? else {
                         return Err(internal(span(), "tpush of a non-tile"));
                     };
+                    check_tile_align(&t, "TPUSH", span())?;
                     self.pipe_push(*to_vector, &t, *split, f.meta[at].name, span())?;
                 }
                 Inst::PipePop {

@@ -2452,7 +2452,7 @@ impl Lowerer {
     ) {
         // Fully static operands: build the npusim-pto instruction now, and prepare it (static
         // checks once; a failing check still reports at run time, when the op is reached).
-        if let Ok(resolved) = build_args(&args, &cx.template, span) {
+        if let Ok(resolved) = build_args(pop, &args, &cx.template, span) {
             let prepared = self.core.prepare(TileOp {
                 op: pop,
                 args: resolved,
@@ -2579,6 +2579,7 @@ pub(crate) fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalT
 
 /// Reads a tile op's slots from a frame.
 struct FrameOperands<'a> {
+    op: pto::OpCode,
     frame: &'a [Val],
     span: Span,
 }
@@ -2586,7 +2587,9 @@ struct FrameOperands<'a> {
 impl OperandMap<Slot, Tile> for FrameOperands<'_> {
     type Error = RunError;
     fn tile(&mut self, s: &Slot) -> Result<Tile, RunError> {
-        tile_of(self.frame, *s, self.span)
+        let t = tile_of(self.frame, *s, self.span)?;
+        check_tile_align(&t, self.op.name(), self.span)?;
+        Ok(t)
     }
     fn scalar(&mut self, s: &Slot) -> Result<Scalar, RunError> {
         scalar_of(self.frame, *s, self.span)
@@ -2596,9 +2599,38 @@ impl OperandMap<Slot, Tile> for FrameOperands<'_> {
     }
 }
 
-/// Builds the `npusim-pto` operands from the frame: the op's form over slots, read.
-pub(crate) fn build_args(form: &Args<Slot>, frame: &[Val], span: Span) -> Result<Args, RunError> {
-    form.try_map(&mut FrameOperands { frame, span })
+/// Builds the `npusim-pto` operands of `op` from the frame: the op's form over slots, read
+/// (a tile at an address that is not 32-byte aligned is an error here).
+pub(crate) fn build_args(
+    op: pto::OpCode,
+    form: &Args<Slot>,
+    frame: &[Val],
+    span: Span,
+) -> Result<Args, RunError> {
+    form.try_map(&mut FrameOperands { op, frame, span })
+}
+
+/// The address rule an instruction `op` checks on each tile it uses. `alloc_tile addr = %v`
+/// binds a run-time address unchecked, as pto-isa's TASSIGN form 1 does (no checks; the
+/// 32-byte alignment of every on-chip memory is a compile-time check of form 2, and
+/// `npusim check` rejects a misaligned constant address): a tile that is never used runs, one
+/// that an instruction uses at a misaligned address is this typed error at that instruction.
+pub(crate) fn check_tile_align(t: &Tile, op: &'static str, span: Span) -> Result<(), RunError> {
+    if t.addr().is_multiple_of(pto::TILE_ALIGN) {
+        return Ok(());
+    }
+    Err(RunError::pto(
+        pto::PtoError::Misaligned {
+            op,
+            operand: "operand",
+            addr: t.addr(),
+            align: pto::TILE_ALIGN,
+        },
+        span,
+    )
+    .with_help(
+        "tile addresses must be multiples of 32 (alloc_tile bound this one to a run-time address)",
+    ))
 }
 
 /// A mode attribute (`{gatherOob = #pto<gather_oob zero>}`): the last word of its text, or

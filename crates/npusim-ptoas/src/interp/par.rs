@@ -23,7 +23,10 @@
 //!   reads there, so a block always sees its own writes.
 //! - Each block records the GM byte ranges it reads and writes (`Access`): a TLOAD reads,
 //!   a TSTORE / TSTORE_FP writes, the whole footprint of its global tensor (every element of
-//!   its 5-D shape, run by run along the unit-stride dimension); `pto.load_scalar` reads and
+//!   its 5-D shape, run by run along the unit-stride dimension; a store that moves fewer
+//!   elements than that, such as a valid window or an Acc store the fixpipe skips, first
+//!   fills the footprint's bytes the thread holds neither from the input, so the bytes it
+//!   leaves are the one-thread run's); `pto.load_scalar` reads and
 //!   `pto.store_scalar` writes its element, `pto.tprint` of a view reads it. Any other tile
 //!   operand form with a global tensor counts as both a read and a write. These are all the GM accesses of a non-mixed kernel.
 //! - After the last block the ranges are checked against the rule. When it holds, the
@@ -380,7 +383,18 @@ impl<'p> Tracker<'p> {
                 self.scratch = runs;
                 shared
             }
-            Args::Store { .. } | Args::StoreFp { .. } => false,
+            Args::Store { dst, src } | Args::StoreFp { dst, src, .. } => {
+                // The whole footprint counts as written and is copied into the result, but a
+                // store may write less of it (a valid window smaller than the global shape,
+                // an Acc store of fewer rows, or nothing: the fixpipe's zero ND matrices).
+                // The bytes it leaves must be what the one-thread run leaves there: this
+                // thread's own earlier writes, else the input.
+                let full: usize = dst.shape.iter().product();
+                if src.valid_row().saturating_mul(src.valid_col()) < full {
+                    footprint(dst, |s, e| self.hold(s, e, Some(gm)));
+                }
+                false
+            }
             other => {
                 // Any other form holding a global tensor: a read and a write, to be safe.
                 let _ = other.try_map(&mut Globals {

@@ -307,7 +307,7 @@ impl Recorder {
         let tile: Option<(npusim_pto::OpCode, &Args)> = match inst {
             Inst::Exec(p) => Some((p.op().op, &p.op().args)),
             Inst::Tile { op, form } => {
-                built = build_args(form, fr, crate::diag::Span::default()).ok();
+                built = build_args(*op, form, fr, crate::diag::Span::default()).ok();
                 built.as_ref().map(|a| (*op, a))
             }
             _ => None,
