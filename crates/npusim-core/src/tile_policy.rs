@@ -156,8 +156,11 @@ pub enum MatLoadExtent {
 /// (compiled out of a release build) and programs the fixpipe with the valid region: m = valid
 /// rows, n = valid columns, the destination row stride Stride3, and validCol / Shape4 ND
 /// matrices. With valid columns = Shape4 (one ND matrix) that writes the valid rows at the
-/// tensor's row stride, whatever Shape3 is; any other column count gives zero or several ND
-/// matrices, which is not modelled (a typed error under both variants).
+/// tensor's row stride, whatever Shape3 is. Fewer valid columns than Shape4 give a count of
+/// zero ND matrices, which the fixpipe takes as no transfer (the Ascend C Fixpipe page, A2/A3 and
+/// 950): under `ValidRows` the store writes nothing. More valid columns than Shape4 (several ND
+/// matrices) are not modelled: a typed error under both variants, as is every mismatch under
+/// `Documented`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccStoreRows {
     /// Hardware with a release build of the library: the valid rows are stored.
