@@ -144,10 +144,7 @@ impl TileCore {
         op: &'static str,
         operand: &'static str,
     ) -> Result<Tile, PtoError> {
-        let t = Tile::validate(desc, op, operand)?;
-        crate::ops::movement::check_declared(&desc, self.arch(), op, operand)?;
-        self.check_addr(&t, op, operand)?;
-        Ok(t)
+        self.declare(desc, op, operand, true)
     }
 
     /// [`TileCore::alloc_named`] for a run-time address (pto-isa `docs/isa/TASSIGN.md`, form
@@ -160,9 +157,25 @@ impl TileCore {
         op: &'static str,
         operand: &'static str,
     ) -> Result<Tile, PtoError> {
+        self.declare(desc, op, operand, false)
+    }
+
+    /// The descriptor rules, the location's layout rules and the fit in its memory; with
+    /// `aligned`, also the 32-byte address alignment.
+    fn declare(
+        &self,
+        desc: TileDesc,
+        op: &'static str,
+        operand: &'static str,
+        aligned: bool,
+    ) -> Result<Tile, PtoError> {
         let t = Tile::validate(desc, op, operand)?;
         crate::ops::movement::check_declared(&desc, self.arch(), op, operand)?;
-        self.check_fits(&t, op, operand)?;
+        if aligned {
+            self.check_addr(&t, op, operand)?;
+        } else {
+            self.check_fits(&t, op, operand)?;
+        }
         Ok(t)
     }
 
