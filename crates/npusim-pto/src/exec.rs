@@ -179,6 +179,12 @@ forms! {
     QuantMx { dst: tile(O), src: tile(O), exp: tile(O), max: tile(O), scaling: tile(O), axis: plain(MxAxis), alg: plain(MxQuantAlg) },
     /// TIMG2COL: a Left tile gathered from a Mat feature map under a convolution config.
     Img2col { dst: tile(O), src: tile(O), cfg: plain(Img2colConfig), pos_m: plain(u16), pos_k: plain(u16) },
+    /// SET_QUANT_SCALAR: the output type and the f32 pre-quant scale.
+    QuantScalar { out: plain(npusim_core::ElemType), scale: scalar(O::Scalar) },
+    /// SET_QUANT_VECTOR: the Scaling (fp) tile.
+    QuantVector { fp: tile(O) },
+    /// SETHF32MODE / SETTF32MODE: enable and the round mode (CAST_RINT / CAST_ROUND).
+    F32Mode { enable: plain(bool), mode: plain(RoundMode) },
 }
 
 /// One instruction instance.
@@ -565,6 +571,15 @@ macro_rules! handle {
     };
     (Pack, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Unary { dst, src } => $c.tpack(dst, src), _ => Err(bad($op, "Args::Unary")) }
+    };
+    (Config, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match ($op, $a) {
+            (OpCode::SetQuantScalar, Args::QuantScalar { out, scale }) => $c.set_quant_scalar(*out, scalar_f32(*scale)),
+            (OpCode::SetQuantVector, Args::QuantVector { fp }) => $c.set_quant_vector(fp),
+            (OpCode::Sethf32mode, Args::F32Mode { enable, mode }) => $c.set_hf32_mode(*enable, *mode),
+            (OpCode::Settf32mode, Args::F32Mode { enable, mode }) => $c.set_tf32_mode(*enable, *mode),
+            _ => Err(bad($op, "Args::QuantScalar, Args::QuantVector or Args::F32Mode")),
+        }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {
         Err(PtoError::Unsupported {

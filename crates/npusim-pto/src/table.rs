@@ -129,6 +129,9 @@ pub enum Class {
     Img2col,
     /// `dst, src`: each element narrowed to its low-order bytes (TPACK; ops::pack)
     Pack,
+    /// No tile result: configuration state for later instructions (SET_QUANT_SCALAR,
+    /// SET_QUANT_VECTOR, SETHF32MODE, SETTF32MODE; ops::config)
+    Config,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -402,6 +405,11 @@ macro_rules! for_each_tile_op {
             // ---- convolution gather (ops::img2col) ----
             (Timg2col TImg2col, "TIMG2COL", "pto.timg2col", Img2col, -, (own), &[I8, H, BF, F], &[I8, U8, I16, U16, I32, U32, H, BF, F], Own, "docs/isa/TIMG2COL.md", "types of src (the implementations' static checks); src a Mat NC1HWC0/NDC1HWC0 feature map, dst Left (A2A3 Zz, A5 Nz); the convolution config travels with the instruction (auto FMATRIX mode); the mapping of the CPU simulator"),
             (Tpack TPack, "TPACK", "pto.tpack", Pack, -, (own), &[], &[I32, U32, F, I16, U16, H, BF], Own, "docs/isa/TPACK.md", "A5 only; types of src; size pairs 4->2, 4->1, 2->1 (PTOAS manual); low-order bytes kept (A5 pack stores)"),
+            // ---- configuration state (ops::config) ----
+            (SetQuantScalar SetQuantScalar, "SET_QUANT_SCALAR", "pto.set_quant_scalar", Config, -, (own), &[I8, U8, I16, BF, H], &[I8, U8, I16, BF, H], Own, "docs/isa/SET_QUANT_SCALAR.md", "types of OutType (the page's list); the word: the scale's f32 bits, bit 46 set for int8 output; consumer TPUSH not modelled; no PTO-AS spelling (the page)"),
+            (SetQuantVector SetQuantVector, "SET_QUANT_VECTOR", "pto.set_quant_vector", Config, -, (own), ALL11, ALL11, Own, "docs/isa/SET_QUANT_VECTOR.md", "the page lists no types (not checked); fpTile must be a Scaling tile; records its address; consumer TPUSH not modelled"),
+            (Sethf32mode SetHf32Mode, "SETHF32MODE", "pto.sethf32mode", Config, -, (own), &[F], &[F], Own, "docs/isa/SETHF32MODE.md", "page at docs/isa/tile/ops/sync-and-config/sethf32mode.md; no tile operands (types: the f32 cube inputs it affects); HF32 = 11 mantissa bits, CAST_RINT ties to even, CAST_ROUND ties away"),
+            (Settf32mode SetTf32Mode, "SETTF32MODE", "pto.settf32mode", Config, -, (own), &[F], &[F], Own, "docs/isa/SETTF32MODE.md", "page at docs/isa/tile/ops/sync-and-config/settf32mode.md; A5: TF32 = 10 mantissa bits (pto-isa header; the page's 7 contradicts it); A2A3 a no-op by the page"),
         }
     };
 }

@@ -180,6 +180,9 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Img2col => OpClass::Opaque,
         // TPACK narrows: source and destination of different types.
         C::Pack => OpClass::Move,
+        // Configuration state (SET_QUANT_*, SETHF32MODE, SETTF32MODE): no PTO-AS spelling for
+        // SET_QUANT_* (their pages), attribute forms for the modes; parsed generically.
+        C::Config => OpClass::Opaque,
     }
 }
 
@@ -237,6 +240,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::AddDeqRelu, _) => &["TTST"],
         (C::Img2col, _) => &["T"],
         (C::Pack, _) => &["T"],
+        (C::Config, _) => &["", "T"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
@@ -245,6 +249,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         C::MrgSort => &["T", "TTS", "TT"],
         C::Gather => &["T", "TT"],
         C::Interleave => &["TT"],
+        C::Config => &[""],
         _ => &["T"],
     };
     (ins, outs)
