@@ -353,8 +353,8 @@ fn e2m1_model(v: f32) -> u8 {
     let sign = if v.is_sign_negative() { 8 } else { 0 };
     let a = (v.abs() as f64).min(6.0);
     let mut best = 0usize;
-    for c in 1..8 {
-        let (d, db) = ((E2M1[c] - a).abs(), (E2M1[best] - a).abs());
+    for (c, v) in E2M1.iter().enumerate().skip(1) {
+        let (d, db) = ((v - a).abs(), (E2M1[best] - a).abs());
         if d < db || (d == db && c % 2 == 0) {
             best = c;
         }
