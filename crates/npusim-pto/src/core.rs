@@ -41,6 +41,9 @@ pub struct TileCore {
     /// Names this context (equal contexts, equal epochs; renewed at every policy change), so a
     /// [`crate::PreparedOp`] recognises a core it was checked for with one comparison.
     epoch: u64,
+    /// The configuration state of SET_QUANT_SCALAR / SET_QUANT_VECTOR / SETHF32MODE /
+    /// SETTF32MODE (ops::config).
+    pub(crate) config: crate::ops::config::ConfigState,
 }
 
 /// Every check context seen so far; a context's epoch is its position plus one, so cores with
@@ -82,6 +85,7 @@ impl TileCore {
             reference: false,
             context,
             epoch: epoch_of(&context),
+            config: Default::default(),
         }
     }
 

@@ -182,6 +182,12 @@ forms! {
     /// TEXTRACT_FP / TINSERT_FP: a sub-tile at `(row, col)` through the fixpipe with the fp
     /// (Scaling) tile's per-column quant words, and ReLU.
     WindowFp { dst: tile(O), src: tile(O), fp: tile(O), row: scalar(O::Scalar), col: scalar(O::Scalar), relu: plain(bool) },
+    /// SET_QUANT_SCALAR: the output type and the f32 pre-quant scale.
+    QuantScalar { out: plain(npusim_core::ElemType), scale: scalar(O::Scalar) },
+    /// SET_QUANT_VECTOR: the Scaling (fp) tile.
+    QuantVector { fp: tile(O) },
+    /// SETHF32MODE / SETTF32MODE: enable and the round mode (CAST_RINT / CAST_ROUND).
+    F32Mode { enable: plain(bool), mode: plain(RoundMode) },
 }
 
 /// One instruction instance.
@@ -581,6 +587,15 @@ macro_rules! handle {
         match $a {
             Args::WindowFp { dst, src, fp, row, col, relu } => $c.twindow_fp($op, dst, src, fp, scalar_i64(*row), scalar_i64(*col), *relu),
             _ => Err(bad($op, "Args::WindowFp { dst, src, fp, row, col, relu }")),
+        }
+    };
+    (Config, $c:ident, $k:ident, $op:ident, $a:expr) => {
+        match ($op, $a) {
+            (OpCode::SetQuantScalar, Args::QuantScalar { out, scale }) => $c.set_quant_scalar(*out, scalar_f32(*scale)),
+            (OpCode::SetQuantVector, Args::QuantVector { fp }) => $c.set_quant_vector(fp),
+            (OpCode::Sethf32mode, Args::F32Mode { enable, mode }) => $c.set_hf32_mode(*enable, *mode),
+            (OpCode::Settf32mode, Args::F32Mode { enable, mode }) => $c.set_tf32_mode(*enable, *mode),
+            _ => Err(bad($op, "Args::QuantScalar, Args::QuantVector or Args::F32Mode")),
         }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {

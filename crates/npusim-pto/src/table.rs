@@ -132,6 +132,9 @@ pub enum Class {
     /// `dst, src, fp, row, col`: TEXTRACT / TINSERT from Acc with the fp (Scaling) tile's
     /// per-column quant words (TEXTRACT_FP, TINSERT_FP; ops::movement)
     WindowFp,
+    /// No tile result: configuration state for later instructions (SET_QUANT_SCALAR,
+    /// SET_QUANT_VECTOR, SETHF32MODE, SETTF32MODE; ops::config)
+    Config,
 }
 
 /// The operand-form variants a page adds to its class's form.
@@ -408,6 +411,11 @@ macro_rules! for_each_tile_op {
             // ---- moves with the fp (Scaling) tile (ops::movement) ----
             (TextractFp TExtractFp, "TEXTRACT_FP", "pto.textract_fp", WindowFp, -, (own), &[F, I32], &[F, I32], Own, "docs/isa/TEXTRACT_FP.md", "types of the Acc source; Acc->Mat (a5 also Vec) at (row, col) with per-column uint64 words from fp + col elements (pto-isa TEXTRACT_IMPL fp form); pairs checked by ops::movement"),
             (TinsertFp TInsertFp, "TINSERT_FP", "pto.tinsert_fp", WindowFp, -, (own), &[F, I32], &[F, I32], Own, "docs/isa/TINSERT_FP.md", "types of the Acc source; Acc->Mat (a5 also Vec) at (row, col) with per-column uint64 words from fp (pto-isa TINSERT_IMPL fp form); pairs checked by ops::movement"),
+            // ---- configuration state (ops::config) ----
+            (SetQuantScalar SetQuantScalar, "SET_QUANT_SCALAR", "pto.set_quant_scalar", Config, -, (own), &[I8, U8, I16, BF, H], &[I8, U8, I16, BF, H], Own, "docs/isa/SET_QUANT_SCALAR.md", "types of OutType (the page's list); the word: the scale's f32 bits, bit 46 set for int8 output; consumer TPUSH not modelled; no PTO-AS spelling (the page)"),
+            (SetQuantVector SetQuantVector, "SET_QUANT_VECTOR", "pto.set_quant_vector", Config, -, (own), ALL11, ALL11, Own, "docs/isa/SET_QUANT_VECTOR.md", "the page lists no types (not checked); fpTile must be a Scaling tile; records its address; consumer TPUSH not modelled"),
+            (Sethf32mode SetHf32Mode, "SETHF32MODE", "pto.sethf32mode", Config, -, (own), &[F], &[F], Own, "docs/isa/SETHF32MODE.md", "page at docs/isa/tile/ops/sync-and-config/sethf32mode.md; no tile operands (types: the f32 cube inputs it affects); HF32 = 11 mantissa bits, CAST_RINT ties to even, CAST_ROUND ties away"),
+            (Settf32mode SetTf32Mode, "SETTF32MODE", "pto.settf32mode", Config, -, (own), &[F], &[F], Own, "docs/isa/SETTF32MODE.md", "page at docs/isa/tile/ops/sync-and-config/settf32mode.md; A5: TF32 = 10 mantissa bits (pto-isa header; the page's 7 contradicts it); A2A3 a no-op by the page"),
         }
     };
 }

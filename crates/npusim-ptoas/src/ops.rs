@@ -182,6 +182,9 @@ fn tile_class(op: npusim_pto::OpCode) -> OpClass {
         C::Pack => OpClass::Move,
         // TEXTRACT_FP / TINSERT_FP: Acc source, Scaling fp tile, another destination type.
         C::WindowFp => OpClass::Move,
+        // Configuration state (SET_QUANT_*, SETHF32MODE, SETTF32MODE): no PTO-AS spelling for
+        // SET_QUANT_* (their pages), attribute forms for the modes; parsed generically.
+        C::Config => OpClass::Opaque,
     }
 }
 
@@ -241,6 +244,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         (C::Pack, _) => &["T"],
         // (src, fp, indexRow, indexCol)
         (C::WindowFp, _) => &["TTSS"],
+        (C::Config, _) => &["", "T"],
     };
     let outs: &'static [&'static str] = match info.class {
         C::PartialArg => &["T", "TT"],
@@ -249,6 +253,7 @@ pub fn tile_forms(op: npusim_pto::OpCode) -> (&'static [&'static str], &'static 
         C::MrgSort => &["T", "TTS", "TT"],
         C::Gather => &["T", "TT"],
         C::Interleave => &["TT"],
+        C::Config => &[""],
         _ => &["T"],
     };
     (ins, outs)

@@ -27,6 +27,7 @@
 
 pub mod alias;
 pub mod arrange;
+pub mod config;
 pub mod cube;
 #[cfg(target_arch = "x86_64")]
 mod cube_avx512;

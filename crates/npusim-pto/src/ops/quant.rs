@@ -50,8 +50,33 @@
 //! nearest even), as the CPU simulator writes them. Each group's 32 elements must lie in the
 //! valid region (ND: valid columns a multiple of 32; DN: valid rows a multiple of 32): the
 //! page's zero padding of a b16 tail to the static columns is not modelled, so a tail group
-//! is a typed error. MXFP4 (E2M1, packed) and the DN `interleave` exponent order are not
-//! modelled (typed errors by construction: [`MxQuantAlg`] has no such variant).
+//! is a typed error.
+//!
+//! ### MXFP4 (`OcpMxFp4E2M1`, `NvMxFp4E2M1`)
+//!
+//! The page restricts MXFP4 to f16/bf16 sources; dst is `float4_e2m1x2_t` (npusim counts its
+//! columns in packed pairs, first code in the low nibble, so dst's valid shape is
+//! `rows x cols/2`). Stage 1: NV takes the f32 max of `|x|`, OCP the max of the magnitudes
+//! truncated to bf16 (the A5 path reduces bf16 bit patterns, the CPU simulator truncates);
+//! a NaN always makes the max NaN (both sources). Stage 2: `emax` is 2 for E2M1 (6 = 1.5 *
+//! 2^2; the A5 header's `kFp4E2M1MaxExp` and the CPU simulator; the page's table says 1,
+//! which contradicts its own `V_max = 6`), NV divides by 6. Stage 3 ([`e2m1_code`]): `x *
+//! scaling` in f32 (for a bf16 source rounded to bf16, as the CPU simulator does), then the
+//! nearest E2M1 code, ties to even, saturating to ±6; a NaN product or a NaN scaling gives
+//! code 0x7. Where the A5 header differs from the CPU simulator in the rounding of an f16
+//! magnitude to bf16 for the OCP max (a hardware conversion the page does not name), npusim
+//! follows the CPU simulator.
+//!
+//! ### Exponent orders
+//!
+//! - [`MxAxis::DnInterleave`] (TQUANT_DN.md `interleave = true`): the DN exponents of row
+//!   groups `2p` and `2p + 1` side by side, `exp(p, 2c + d) = E_DN(2p + d, c)`; the exp tile
+//!   is `rows/64 x 2*cols` and the valid rows a multiple of 64 (the page's alignment rule).
+//!   max and scaling keep the DN shape.
+//! - The ZZ store mode ([`TileCore::tquant_mx_zz`], the ND MXFP8 overload with `exp_zz`):
+//!   the ND form, then a second exponent tile in the ZZ box order ([`zz_order`]); valid rows
+//!   a multiple of 16 and valid cols of 64 (the page's "ND MX + ZZ" constraints). Only the
+//!   CPU simulator implements it; its overload has no scale-algorithm parameter (OCP).
 
 use crate::core::TileCore;
 use crate::error::PtoError;
@@ -61,7 +86,7 @@ use npusim_core::convert::{RoundMode, Saturation, convert_bits};
 use npusim_core::{ElemType, RowParamRule};
 
 use super::{need_loc, need_row_major, need_type, vr_err};
-use npusim_core::f8::F8Format;
+use npusim_core::f8::{F8Format, pack_pair};
 use npusim_core::{NanMinMaxPolicy, TileArch};
 
 /// Which INT8 quantisation TQUANT performs (`#pto<quant_type ...>`).
@@ -73,26 +98,44 @@ pub enum QuantKind {
     Int8Asym,
 }
 
-/// The MX format and scale algorithm (`MxQuantAlg` of the page; the MXFP4 ones are not
-/// modelled).
+/// The MX format and scale algorithm (`MxQuantAlg` of the pages).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MxQuantAlg {
     /// `OcpMxFp8E4M3`: `e = biasedExp(max) - 8`.
     OcpMxFp8E4M3,
     /// `NvMxFp8E4M3`: `e = ceil(log2(max / 448))` from the quotient's bits.
     NvMxFp8E4M3,
+    /// `OcpMxFp4E2M1`: `e = biasedExp(bf16(max)) - 2`; packed E2M1 data.
+    OcpMxFp4E2M1,
+    /// `NvMxFp4E2M1`: `e = ceil(log2(max / 6))` from the quotient's bits; packed E2M1 data.
+    NvMxFp4E2M1,
 }
 
-/// The MX group axis (`grp_axis`).
+impl MxQuantAlg {
+    /// The MXFP4 (packed E2M1) forms.
+    pub fn is_fp4(self) -> bool {
+        matches!(self, MxQuantAlg::OcpMxFp4E2M1 | MxQuantAlg::NvMxFp4E2M1)
+    }
+    /// The NV scale algorithm.
+    pub fn is_nv(self) -> bool {
+        matches!(self, MxQuantAlg::NvMxFp8E4M3 | MxQuantAlg::NvMxFp4E2M1)
+    }
+}
+
+/// The MX group axis (`grp_axis`) and exponent order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MxAxis {
     /// `grp_axis = 0`: groups of 32 rows (TQUANT_DN); exponent tile `rows/32 x cols`.
     Dn,
     /// `grp_axis = 1`: groups of 32 columns; exponent tile `rows x cols/32`.
     Nd,
+    /// `grp_axis = 0` with `interleave = true` (TQUANT_DN.md): the DN groups, the exponent
+    /// tile `rows/64 x 2*cols` holding row-group pairs side by side,
+    /// `exp(p, 2c + d) = E_DN(2p + d, c)`; valid rows a multiple of 64.
+    DnInterleave,
 }
 
-/// One MX group's exponent (E8M0 code) and scaling from its largest magnitude `m` (stages 2
+/// One MX group's exponent (E8M0 code) and scaling from its largest magnitude `m` (stage 2
 /// of the module docs).
 pub fn mx_group(alg: MxQuantAlg, m: f32) -> (u8, f32) {
     let bits = m.to_bits();
@@ -100,33 +143,66 @@ pub fn mx_group(alg: MxQuantAlg, m: f32) -> (u8, f32) {
     if exp == 0xff && frac != 0 {
         return (0xff, m);
     }
-    let e = match alg {
-        MxQuantAlg::OcpMxFp8E4M3 => exp.saturating_sub(8),
-        MxQuantAlg::NvMxFp8E4M3 => {
-            if m == 0.0 {
-                0
+    let e = if alg.is_nv() {
+        if m == 0.0 {
+            0
+        } else {
+            let descale = if alg.is_fp4() {
+                1.0f32 / 6.0
             } else {
-                let d = (m * (1.0f32 / 448.0)).to_bits();
-                let (de, df) = ((d >> 23) & 0xff, d & 0x7f_ffff);
-                if de == 0xff {
-                    if df == 0 { 0xfe } else { 0xff }
-                } else {
-                    let up = df > 0 && de != 0xfe && !(de == 0 && df <= 0x40_0000);
-                    de + u32::from(up)
-                }
+                1.0f32 / 448.0
+            };
+            let d = (m * descale).to_bits();
+            let (de, df) = ((d >> 23) & 0xff, d & 0x7f_ffff);
+            if de == 0xff {
+                if df == 0 { 0xfe } else { 0xff }
+            } else {
+                let up = df > 0 && de != 0xfe && !(de == 0 && df <= 0x40_0000);
+                de + u32::from(up)
             }
         }
+    } else {
+        // emax of the element format: 8 for E4M3 (448 = 1.75 * 2^8), 2 for E2M1 (6 = 1.5 * 2^2).
+        exp.saturating_sub(if alg.is_fp4() { 2 } else { 8 })
     };
     if e == 0xff {
         return (0xff, m);
     }
-    let scaling = if alg == MxQuantAlg::NvMxFp8E4M3 && e == 0xfe {
+    let scaling = if alg.is_nv() && e == 0xfe {
         f32::from_bits(1 << 22)
     } else {
         let v = f32::from_bits((254 - e) << 23);
         if v == 0.0 { f32::from_bits(1 << 22) } else { v }
     };
     (e as u8, scaling)
+}
+
+/// The E2M1 code (low nibble) of a scaled MXFP4 value (stage 3): round to nearest even,
+/// saturating at ±6 (±inf too), zeros and underflows keep their sign; a NaN gives 0x7 (+6),
+/// as the A5 path (`CalcE2M1SignedCodeI32`: the magnitude code without its sign) and the CPU
+/// simulator write it.
+pub fn e2m1_code(v: f32) -> u8 {
+    if v.is_nan() {
+        return 0x07;
+    }
+    F8Format::E2M1.from_f32(v, Saturation::On) & 0x0f
+}
+
+/// The ZZ exponent order of the MXFP8 ND store mode: 16-row by 2-group boxes, box by box
+/// (row blocks outer, group pairs inner), each box row by row. `exp` is the `rows x groups`
+/// row-major exponent tile; rows a multiple of 16, groups of 2.
+pub fn zz_order(exp: &[u8], rows: usize, groups: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rows * groups);
+    for rb in 0..rows / 16 {
+        for gb in 0..groups / 2 {
+            for ir in 0..16 {
+                for ig in 0..2 {
+                    out.push(exp[(rb * 16 + ir) * groups + gb * 2 + ig]);
+                }
+            }
+        }
+    }
+    out
 }
 
 impl TileCore {
@@ -152,16 +228,42 @@ impl TileCore {
                 value: format!("{arch:?}"),
             });
         }
-        let (vr, vc) = self.quant_data(op, dst, src)?;
+        for (n, t) in [("dst", dst), ("src", src)] {
+            self.quant_operand(op, n, t)?;
+            need_row_major(op, n, t)?;
+        }
+        let (vr, vc) = (src.valid_row(), src.valid_col());
         let st = src.dtype();
-        need_type(
-            op,
-            arch,
-            "src",
-            src,
-            &[ElemType::F32, ElemType::F16, ElemType::Bf16],
-        )?;
-        need_type(op, arch, "dst", dst, &[ElemType::F8E4M3FN, ElemType::I8])?;
+        let fp4 = alg.is_fp4();
+        if fp4 {
+            need_type(op, arch, "src", src, &[ElemType::F16, ElemType::Bf16])?;
+            need_type(op, arch, "dst", dst, &[ElemType::F4E2M1X2])?;
+            if vc % 2 != 0 || (dst.valid_row(), dst.valid_col()) != (vr, vc / 2) {
+                return Err(vr_err(
+                    op,
+                    "dst",
+                    "an MXFP4 dst holds the src's valid shape in packed pairs (valid cols / 2, src valid cols even)",
+                    format!("{}x{} for src {vr}x{vc}", dst.valid_row(), dst.valid_col()),
+                ));
+            }
+        } else {
+            need_type(
+                op,
+                arch,
+                "src",
+                src,
+                &[ElemType::F32, ElemType::F16, ElemType::Bf16],
+            )?;
+            need_type(op, arch, "dst", dst, &[ElemType::F8E4M3FN, ElemType::I8])?;
+            if (dst.valid_row(), dst.valid_col()) != (vr, vc) {
+                return Err(vr_err(
+                    op,
+                    "src",
+                    "src and dst must share the valid shape",
+                    format!("{vr}x{vc} vs {}x{}", dst.valid_row(), dst.valid_col()),
+                ));
+            }
+        }
         let (gr, gc) = match axis {
             MxAxis::Nd if vc % 32 != 0 => {
                 return Err(vr_err(
@@ -179,18 +281,37 @@ impl TileCore {
                     format!("{vr}x{vc}"),
                 ));
             }
+            MxAxis::DnInterleave if vr % 64 != 0 => {
+                return Err(vr_err(
+                    op,
+                    "src",
+                    "the DN interleaved exponent order needs valid rows that are a multiple of 64",
+                    format!("{vr}x{vc}"),
+                ));
+            }
             MxAxis::Nd => (vr, vc / 32),
-            MxAxis::Dn => (vr / 32, vc),
+            MxAxis::Dn | MxAxis::DnInterleave => (vr / 32, vc),
+        };
+        let exp_shape = match axis {
+            MxAxis::DnInterleave => (gr / 2, 2 * gc),
+            _ => (gr, gc),
         };
         for (n, t) in [("exp", exp), ("max", max), ("scaling", scaling)] {
             self.quant_operand(op, n, t)?;
             need_row_major(op, n, t)?;
-            if (t.valid_row(), t.valid_col()) != (gr, gc) {
+            let want = if n == "exp" { exp_shape } else { (gr, gc) };
+            if (t.valid_row(), t.valid_col()) != want {
                 return Err(vr_err(
                     op,
                     n,
-                    "the per-group tiles have one element per group (ND rows x cols/32, DN rows/32 x cols)",
-                    format!("{}x{} for {gr}x{gc} groups", t.valid_row(), t.valid_col()),
+                    "the per-group tiles have one element per group (ND rows x cols/32, DN rows/32 x cols; an interleaved DN exp rows/64 x 2*cols)",
+                    format!(
+                        "{}x{} for {}x{}",
+                        t.valid_row(),
+                        t.valid_col(),
+                        want.0,
+                        want.1
+                    ),
                 ));
             }
         }
@@ -211,12 +332,14 @@ impl TileCore {
             }
         };
         let xs: Vec<f32> = raw.chunks_exact(size).map(to_f32).collect();
-        let propagate = self.policy().nan_min_max != NanMinMaxPolicy::CppStd;
-        let narrow = |v: f32| {
+        // MXFP4 propagates a NaN into the group max on every path (the A5 bf16 bit max and
+        // the CPU simulator's early return); MXFP8 follows the NaN policy.
+        let propagate = fp4 || self.policy().nan_min_max != NanMinMaxPolicy::CppStd;
+        let narrow = |v: f32, to: ElemType| {
             convert_bits(
                 v.to_bits() as u64,
                 ElemType::F32,
-                st,
+                to,
                 RoundMode::Rint,
                 Saturation::Off,
             )
@@ -228,11 +351,15 @@ impl TileCore {
             let (r0, c0) = (g / gc, g % gc);
             let at = |i: usize| match axis {
                 MxAxis::Nd => r0 * vc + c0 * 32 + i,
-                MxAxis::Dn => (r0 * 32 + i) * vc + c0,
+                MxAxis::Dn | MxAxis::DnInterleave => (r0 * 32 + i) * vc + c0,
             };
             let mut m = 0f32;
             for i in 0..32 {
-                let a = xs[at(i)].abs();
+                let mut a = xs[at(i)].abs();
+                if alg == MxQuantAlg::OcpMxFp4E2M1 && !a.is_nan() {
+                    // OCP MXFP4 takes the max over bf16 magnitudes (truncated).
+                    a = f32::from_bits(a.to_bits() & 0xffff_0000);
+                }
                 if a.is_nan() {
                     if propagate {
                         m = a;
@@ -245,16 +372,99 @@ impl TileCore {
             let (e, s) = mx_group(alg, m);
             for i in 0..32 {
                 let k = at(i);
-                q[k] = F8Format::E4M3FN.from_f32(xs[k] * s, Saturation::On);
+                q[k] = if !fp4 {
+                    F8Format::E4M3FN.from_f32(xs[k] * s, Saturation::On)
+                } else if s.is_nan() {
+                    0x07
+                } else {
+                    let mut v = xs[k] * s;
+                    if st == ElemType::Bf16 {
+                        // A bf16 source's product is a bf16 (rounded to nearest even).
+                        let b = narrow(v, ElemType::Bf16);
+                        v = f32::from_bits((b as u32) << 16);
+                    }
+                    e2m1_code(v)
+                };
             }
             es.push(e);
-            ms.extend_from_slice(&narrow(m).to_le_bytes()[..size]);
-            ss.extend_from_slice(&narrow(s).to_le_bytes()[..size]);
+            ms.extend_from_slice(&narrow(m, st).to_le_bytes()[..size]);
+            ss.extend_from_slice(&narrow(s, st).to_le_bytes()[..size]);
         }
-        self.write_bytes(dst, (0, 0), vr, vc, 1, &q);
-        self.write_bytes(exp, (0, 0), gr, gc, 1, &es);
+        if fp4 {
+            let packed: Vec<u8> = q.chunks_exact(2).map(|p| pack_pair(p[0], p[1])).collect();
+            self.write_bytes(dst, (0, 0), vr, vc / 2, 1, &packed);
+        } else {
+            self.write_bytes(dst, (0, 0), vr, vc, 1, &q);
+        }
+        if axis == MxAxis::DnInterleave {
+            let mut il = vec![0u8; gr * gc];
+            for (g, &e) in es.iter().enumerate() {
+                let (r, c) = (g / gc, g % gc);
+                il[(r / 2) * 2 * gc + 2 * c + r % 2] = e;
+            }
+            es = il;
+        }
+        self.write_bytes(exp, (0, 0), exp_shape.0, exp_shape.1, 1, &es);
         self.write_bytes(max, (0, 0), gr, gc, size, &ms);
         self.write_bytes(scaling, (0, 0), gr, gc, size, &ss);
+        Ok(())
+    }
+
+    /// TQUANT's MXFP8 ND form with the ZZ exponent store mode (`TQUANT<MXFP8, NZ>`: `dst,
+    /// src, exp, max, scaling, exp_zz`; A5, OCP scale): the ND form, then `exp_zz` receives
+    /// the exponents in [`zz_order`] (row-major over its valid region, which holds one
+    /// element per group). Valid rows a multiple of 16, valid cols of 64.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tquant_mx_zz(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        exp: &Tile,
+        max: &Tile,
+        scaling: &Tile,
+        exp_zz: &Tile,
+    ) -> Result<(), PtoError> {
+        let op = OpCode::Tquant;
+        let (vr, vc) = (src.valid_row(), src.valid_col());
+        if vr % 16 != 0 || vc % 64 != 0 {
+            return Err(vr_err(
+                op,
+                "src",
+                "the ZZ exponent store mode needs valid rows a multiple of 16 and valid cols a multiple of 64",
+                format!("{vr}x{vc}"),
+            ));
+        }
+        self.quant_operand(op, "exp_zz", exp_zz)?;
+        need_row_major(op, "exp_zz", exp_zz)?;
+        need_type(
+            op,
+            self.arch(),
+            "exp_zz",
+            exp_zz,
+            &[ElemType::U8, ElemType::F8E8M0],
+        )?;
+        let groups = vc / 32;
+        let (zr, zc) = (exp_zz.valid_row(), exp_zz.valid_col());
+        if zr * zc != vr * groups {
+            return Err(vr_err(
+                op,
+                "exp_zz",
+                "the ZZ exponent tile holds one element per group",
+                format!("{zr}x{zc} for {} groups", vr * groups),
+            ));
+        }
+        self.tquant_mx(
+            dst,
+            src,
+            exp,
+            max,
+            scaling,
+            MxAxis::Nd,
+            MxQuantAlg::OcpMxFp8E4M3,
+        )?;
+        let es = self.read_bytes(exp, (0, 0), vr, groups, 1);
+        let zz = zz_order(&es, vr, groups);
+        self.write_bytes(exp_zz, (0, 0), zr, zc, 1, &zz);
         Ok(())
     }
 
