@@ -211,3 +211,73 @@ fn config_restrictions() {
         .unwrap_err();
     assert!(matches!(err, PtoError::Operands { .. }), "{err}");
 }
+
+/// SETHF32MODE / SETTF32MODE reach TMATMUL: a matmul of raw f32 inputs under the mode equals,
+/// bit for bit, the plain matmul of the inputs rounded by this file's model; with the mode off
+/// (or TF32 on A2A3) it equals the plain matmul of the raw inputs; and the inputs are chosen
+/// so that rounding them changes the result.
+#[test]
+fn f32_modes_round_the_matmul_inputs() {
+    fn tiles(core: &TileCore) -> (Tile, Tile, Tile) {
+        let l = core
+            .alloc(
+                TileDesc::new(TileLoc::Left, ElemType::F32, 16, 32)
+                    .layout(BLayout::ColMajor, SLayout::RowMajor)
+                    .valid(16, 32),
+            )
+            .unwrap();
+        let r = core
+            .alloc(
+                TileDesc::new(TileLoc::Right, ElemType::F32, 32, 32)
+                    .layout(BLayout::RowMajor, SLayout::ColMajor)
+                    .valid(32, 32),
+            )
+            .unwrap();
+        let c = core
+            .alloc(
+                TileDesc::new(TileLoc::Acc, ElemType::F32, 16, 32)
+                    .layout(BLayout::ColMajor, SLayout::RowMajor)
+                    .fractal(1024)
+                    .valid(16, 32),
+            )
+            .unwrap();
+        (l, r, c)
+    }
+    // Inputs with low mantissa bits set (1 + k * 2^-20), so 10/11-bit rounding moves them.
+    let input = |i: usize| {
+        (1.0 + (i % 97) as f32 * 2f32.powi(-20)) * if i.is_multiple_of(3) { -1.5 } else { 0.75 }
+    };
+    // Fills a tile's bytes (whatever its layout) with f(index) as f32, and returns the Acc bits.
+    fn run(arch: &str, mode: Option<(OpCode, RoundMode)>, f: &dyn Fn(usize) -> f32) -> Vec<u8> {
+        let mut core = TileCore::by_name(arch).unwrap();
+        if let Some((op, rm)) = mode {
+            mode_op(&mut core, op, true, rm).unwrap();
+        }
+        let (l, r, c) = tiles(&core);
+        for (loc, n) in [(TileLoc::Left, 16 * 32), (TileLoc::Right, 32 * 32)] {
+            let mem = core.mem_mut(loc);
+            for i in 0..n {
+                mem[4 * i..4 * i + 4].copy_from_slice(
+                    &f(i + if loc == TileLoc::Right { 1000 } else { 0 }).to_le_bytes(),
+                );
+            }
+        }
+        core.tmatmul(&c, &l, &r).unwrap();
+        core.mem(TileLoc::Acc).as_slice()[..16 * 32 * 4].to_vec()
+    }
+    for arch in ["a2a3", "a5"] {
+        let plain = run(arch, None, &input);
+        for (op, bits) in [(OpCode::Sethf32mode, 11), (OpCode::Settf32mode, 10)] {
+            for (rm, away) in [(RoundMode::Rint, false), (RoundMode::Round, true)] {
+                let got = run(arch, Some((op, rm)), &input);
+                if op == OpCode::Settf32mode && arch == "a2a3" {
+                    assert_eq!(got, plain, "{arch} TF32 is a no-op");
+                    continue;
+                }
+                let want = run(arch, None, &|i| model(input(i), bits, away));
+                assert_eq!(got, want, "{arch} {op:?} {rm:?}");
+                assert_ne!(got, plain, "{arch} {op:?} {rm:?}: rounding changed nothing");
+            }
+        }
+    }
+}

@@ -345,10 +345,20 @@ impl TileCore {
                 self.read_rect::<half::bf16>(a, m, k),
                 self.read_rect::<half::bf16>(b, k, n),
             ),
-            _ => (
-                self.read_rect::<f32>(a, m, k),
-                self.read_rect::<f32>(b, k, n),
-            ),
+            _ => {
+                let (mut av, mut bv) = (
+                    self.read_rect::<f32>(a, m, k),
+                    self.read_rect::<f32>(b, k, n),
+                );
+                // SETHF32MODE / SETTF32MODE: f32 inputs enter the cube at the mode's width.
+                let mode = self.cube_f32_mode();
+                if a.dtype() == ElemType::F32 && mode != crate::ops::config::CubeF32Mode::Ieee {
+                    for x in av.iter_mut().chain(bv.iter_mut()) {
+                        *x = crate::ops::config::cube_f32_input(mode, *x);
+                    }
+                }
+                (av, bv)
+            }
         };
         let seeded = !matches!(seed, Seed::Zero);
         let mut out = self.read_seed::<f32>(seed, m, n);
