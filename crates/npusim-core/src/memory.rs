@@ -99,20 +99,63 @@ pub enum MemoryError {
 ///
 /// The space starts 64-byte aligned, so a typed view of a 32-byte aligned operand (every tile
 /// and vector operand) can borrow the memory directly through [`bytemuck::cast_slice`] instead
-/// of copying. The buffer is a byte vector zeroed by the allocator (`calloc`: a large space's
-/// pages come straight from the kernel and stay untouched until used) with the space starting
-/// at its first 64-byte boundary; an over-aligned allocation would be zeroed by hand instead,
-/// touching every page.
+/// of copying. A small space is a byte vector zeroed by the allocator, starting at its first
+/// 64-byte boundary. A large one (at least 4 MiB, on Linux) is an anonymous mapping of its own
+/// (see [`Backing::Map`]): its pages come zeroed from the kernel on first touch, in whichever
+/// thread touches them, and untouched pages are never resident.
 pub struct Memory {
     space: MemSpace,
-    buf: Vec<u8>,
-    /// Where the space starts in `buf` (its first 64-byte aligned byte).
-    off: usize,
+    /// What owns the bytes (nothing, for an [`Memory::alias`]).
+    backing: Backing,
+    /// The space's first byte: inside `backing`'s allocation, or another space's for an alias.
+    ptr: *mut u8,
     len: usize,
+}
+
+/// Who owns a [`Memory`]'s bytes.
+enum Backing {
+    /// A heap vector (the space starts at its first 64-byte aligned byte).
+    Vec(#[allow(dead_code)] Vec<u8>),
+    /// An anonymous private mapping of `len` bytes at `base`, unmapped on drop. Used for
+    /// spaces of at least [`MAP_MIN`] bytes: a heap block that size comes from the process
+    /// heap once glibc's dynamic mmap threshold has grown past it (after the first such block
+    /// is freed), and then `calloc` zeroes all of it by hand, on the allocating thread,
+    /// touching every page; a fresh mapping is zero and costs nothing until used.
+    #[cfg(target_os = "linux")]
+    Map { base: *mut u8, len: usize },
+    /// Another space's bytes ([`Memory::alias`]): owns nothing.
+    Alias,
+}
+
+// SAFETY: a `Memory` owns its bytes like a `Vec<u8>` (which is Send and Sync) except for an
+// alias, whose cross-thread use is governed by the contract of the unsafe `Memory::alias`; the
+// raw pointers are only dereferenced through `&self` (reads) and `&mut self` (writes).
+unsafe impl Send for Memory {}
+// SAFETY: see `Send` above; no interior mutability is reachable through `&Memory`.
+unsafe impl Sync for Memory {}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Backing::Map { base, len } = self.backing {
+            // SAFETY: `base..base + len` is the mapping `map_zeroed` created for this space
+            // and only this space owns it; aliases of it own nothing and must not outlive it
+            // (the contract of `Memory::alias`).
+            unsafe {
+                libc::munmap(base as *mut libc::c_void, len);
+            }
+        }
+    }
 }
 
 /// The alignment of a space's first byte.
 const ALIGN: usize = 64;
+
+/// Spaces of at least this many bytes get a mapping of their own (on Linux), not a heap
+/// block: a heap block that was used before must be zeroed by hand on every allocation (a
+/// core's on-chip memories, about 1 MiB, took 150 us that way in a loop of runs), while a
+/// fresh mapping is zero and costs only the pages a run touches.
+const MAP_MIN: usize = 64 << 10;
 
 /// Spaces of at least this many bytes ask the kernel for transparent huge pages.
 const HUGE_PAGE_MIN: usize = 4 << 20;
@@ -142,31 +185,43 @@ fn layout_for(capacity: usize, huge: bool) -> Option<(usize, usize)> {
     }
 }
 
-/// Asks Linux to back `[start, start + len)` of a freshly allocated (untouched, zero) buffer,
-/// 2 MiB aligned, with transparent huge pages (`madvise(MADV_HUGEPAGE)`; the default THP
-/// setting `madvise` honours it). A large global memory is then faulted in 2 MiB at a time
-/// instead of 4 KiB: the 12 MiB GM of a 4096x256 f32 vector add takes a few faults instead of
-/// about 3,000, which was most of the kernel time of a short run. Only a hint: on failure, or
-/// on other systems, nothing changes (the contents are zero either way).
-fn huge_page_hint(buf: &[u8], start: usize, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        let len = len.next_multiple_of(HUGE);
-        if start.checked_add(len).is_some_and(|e| e <= buf.len()) {
-            // SAFETY: madvise only advises the kernel about pages inside `buf`'s allocation
-            // (the range was just checked to lie within it); MADV_HUGEPAGE changes no contents
-            // and no mapping the program can observe, and a failure is ignored.
-            unsafe {
-                libc::madvise(
-                    buf.as_ptr().add(start) as *mut libc::c_void,
-                    len,
-                    libc::MADV_HUGEPAGE,
-                );
-            }
-        }
+/// A fresh zero mapping of `n` bytes: `(base, start of the space)`. With `huge` (`n` covers a
+/// 2 MiB aligned space of `len` bytes, see [`layout_for`]) the space starts on a 2 MiB boundary
+/// and is asked to be backed by transparent huge pages (`madvise(MADV_HUGEPAGE)`; the default
+/// THP setting `madvise` honours it): a large global memory is then faulted in 2 MiB at a time
+/// instead of 4 KiB (the 12 MiB GM of a 4096x256 f32 vector add takes a few faults instead of
+/// about 3,000). The hint changes no contents; its failure is ignored. Without, the space
+/// starts at the (page-aligned) mapping.
+#[cfg(target_os = "linux")]
+fn map_zeroed(n: usize, len: usize, huge: bool) -> Option<(*mut u8, *mut u8)> {
+    // SAFETY: an anonymous private mapping at an address of the kernel's choice touches no
+    // existing memory; the result is checked before use.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            n,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return None;
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (buf, start, len);
+    let base = base as *mut u8;
+    if !huge {
+        return Some((base, base));
+    }
+    let off = (HUGE - base as usize % HUGE) % HUGE;
+    let advised = len.next_multiple_of(HUGE);
+    // SAFETY: `layout_for` made `n` at least `len` rounded up to 2 MiB plus 2 MiB, so the
+    // aligned start and the advised range lie inside the mapping.
+    unsafe {
+        let start = base.add(off);
+        libc::madvise(start as *mut libc::c_void, advised, libc::MADV_HUGEPAGE);
+        Some((base, start))
+    }
 }
 
 impl Clone for Memory {
@@ -190,29 +245,15 @@ impl Memory {
     /// A zeroed space of `capacity` bytes. Aborts like any allocation when memory runs out;
     /// [`Memory::try_new`] reports that instead.
     pub fn new(space: MemSpace, capacity: usize) -> Memory {
-        let Some((n, align)) = layout_for(capacity, true) else {
+        let Some((n, _)) = layout_for(capacity, true) else {
             panic!("a {capacity}-byte {space:?} space overflows the address space")
         };
-        Memory::with_buf(space, vec![0u8; n], capacity, align)
-    }
-
-    /// A space of `len` bytes in `buf` starting at its first `align`-aligned byte (`buf` holds
-    /// enough slack, see [`layout_for`]); a 2 MiB alignment asks for huge pages.
-    fn with_buf(space: MemSpace, buf: Vec<u8>, len: usize, align: usize) -> Memory {
-        let off = if len == 0 {
-            0
-        } else {
-            (align - buf.as_ptr() as usize % align) % align
-        };
-        if align == HUGE {
-            huge_page_hint(&buf, off, len);
-        }
-        Memory {
-            space,
-            buf,
-            off,
-            len,
-        }
+        Memory::try_with_layout(space, capacity, true).unwrap_or_else(|_| {
+            std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(n.max(1), ALIGN)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            )
+        })
     }
 
     /// A zeroed space of `capacity` bytes, or [`MemoryError::AllocFailed`] when the host cannot
@@ -239,16 +280,70 @@ impl Memory {
             bytes: capacity as u64,
         };
         let (n, align) = layout_for(capacity, huge).ok_or_else(fail)?;
-        let buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail())?;
-        Ok(Memory::with_buf(space, buf, capacity, align))
+        #[cfg(target_os = "linux")]
+        if align == HUGE || capacity >= MAP_MIN {
+            let (base, ptr) = map_zeroed(n, capacity, align == HUGE).ok_or_else(fail)?;
+            return Ok(Memory {
+                space,
+                backing: Backing::Map { base, len: n },
+                ptr,
+                len: capacity,
+            });
+        }
+        let mut buf = bytemuck::allocation::try_zeroed_vec::<u8>(n).map_err(|_| fail())?;
+        let ptr = if capacity == 0 {
+            std::ptr::NonNull::<u8>::dangling().as_ptr()
+        } else {
+            let off = (align - buf.as_ptr() as usize % align) % align;
+            // SAFETY: `layout_for` gave `buf` `align - 1` bytes of slack, so the space's
+            // `capacity` bytes from `off` lie inside it.
+            unsafe { buf.as_mut_ptr().add(off) }
+        };
+        Ok(Memory {
+            space,
+            backing: Backing::Vec(buf),
+            ptr,
+            len: capacity,
+        })
+    }
+
+    /// A second handle on this space's bytes, owning nothing: reads and writes through it
+    /// reach this space. A multi-threaded run gives each worker thread's core such a handle on
+    /// the one global memory, so that blocks write their results in place
+    /// (`npusim-ptoas` `interp::par`).
+    ///
+    /// # Safety
+    /// While the alias lives:
+    /// - this space must not be dropped, and must not be accessed through `self` (or any
+    ///   other handle) at bytes an alias writes, nor written at bytes an alias reads, except
+    ///   one after the other with a happens-before order between them (a lock, a join);
+    /// - two aliases used on different threads must likewise never touch a common byte
+    ///   where one of them writes, without such an order.
+    ///
+    /// Only [`Memory::bytes`], [`Memory::bytes_mut`] and the methods built on them
+    /// ([`Memory::write`], [`Memory::read_elems`], [`Memory::write_elems`], [`Memory::fill`])
+    /// borrow just the bytes they touch; [`Memory::as_slice`] and [`Memory::as_mut_slice`]
+    /// borrow the whole space and must not be called on a space (or alias) while another
+    /// thread's alias writes into it.
+    pub unsafe fn alias(&self) -> Memory {
+        Memory {
+            space: self.space,
+            backing: Backing::Alias,
+            ptr: self.ptr,
+            len: self.len,
+        }
     }
 
     fn all(&self) -> &[u8] {
-        &self.buf[self.off..self.off + self.len]
+        // SAFETY: `ptr` points to `len` initialised bytes owned by this space (or, for an
+        // alias, by the space it aliases, under `alias`'s contract), or is dangling with
+        // `len` 0.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 
     fn all_mut(&mut self) -> &mut [u8] {
-        &mut self.buf[self.off..self.off + self.len]
+        // SAFETY: as in `all`; `&mut self` is the only handle writing through this one.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 
     /// Which space this is.
@@ -287,16 +382,18 @@ impl Memory {
         Ok(())
     }
 
-    /// The bytes `[addr, addr + len)`.
+    /// The bytes `[addr, addr + len)` (borrowing only those: see [`Memory::alias`]).
     pub fn bytes(&self, addr: u64, len: u64) -> Result<&[u8], MemoryError> {
         let r = self.check_range(addr, len)?;
-        Ok(&self.all()[r])
+        // SAFETY: `check_range` put `r` inside the space's `len` bytes (see `all`).
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.add(r.start), r.len()) })
     }
 
-    /// The bytes `[addr, addr + len)`, writable.
+    /// The bytes `[addr, addr + len)`, writable (borrowing only those: see [`Memory::alias`]).
     pub fn bytes_mut(&mut self, addr: u64, len: u64) -> Result<&mut [u8], MemoryError> {
         let r = self.check_range(addr, len)?;
-        Ok(&mut self.all_mut()[r])
+        // SAFETY: as in `bytes`, with `&mut self` the only handle writing through this one.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.len()) })
     }
 
     /// The whole space.
@@ -438,6 +535,54 @@ mod tests {
             after.saturating_sub(before)
         );
         assert_eq!(m.bytes((1 << 30) - 1, 1).unwrap(), &[0]);
+    }
+
+    /// A large space is a fresh mapping each time: zero even when the last one of its size
+    /// was written all over and dropped (a reused heap block would need zeroing by hand).
+    #[test]
+    fn a_large_space_is_zero_after_a_dirty_one_of_its_size_was_dropped() {
+        for cap in [MAP_MIN - 1, MAP_MIN, 192 << 10, 6 << 20] {
+            for _ in 0..3 {
+                for mut m in [
+                    Memory::try_new(MemSpace::Gm, cap).unwrap(),
+                    Memory::try_new_sparse(MemSpace::Gm, cap).unwrap(),
+                ] {
+                    assert!(m.as_slice().iter().all(|&b| b == 0), "{cap}");
+                    assert_eq!(m.as_slice().as_ptr() as usize % ALIGN, 0);
+                    m.as_mut_slice().fill(0xa5);
+                }
+            }
+        }
+    }
+
+    /// An alias reads and writes the bytes of the space it aliases; aliases on two threads
+    /// writing disjoint ranges both land.
+    #[test]
+    fn aliases_reach_the_aliased_space() {
+        for cap in [4096usize, 5 << 20] {
+            let mut m = Memory::try_new(MemSpace::Gm, cap).unwrap();
+            m.write(8, &[1, 2, 3]).unwrap();
+            let half = (cap / 2) as u64;
+            std::thread::scope(|s| {
+                for k in 0..2u64 {
+                    // SAFETY: the two aliases write disjoint halves, `m` is not used until
+                    // the scope has joined both threads, and outlives them.
+                    let mut a = unsafe { m.alias() };
+                    s.spawn(move || {
+                        let at = k * half + 16;
+                        assert_eq!(a.capacity(), cap);
+                        if k == 0 {
+                            assert_eq!(a.bytes(8, 3).unwrap(), &[1, 2, 3]);
+                        }
+                        a.fill(at, 100, 0x40 + k as u8).unwrap();
+                        assert!(a.bytes(cap as u64, 1).is_err());
+                    });
+                }
+            });
+            assert_eq!(m.bytes(16, 100).unwrap(), &[0x40; 100][..]);
+            assert_eq!(m.bytes(half + 16, 100).unwrap(), &[0x41; 100][..]);
+            assert_eq!(m.as_slice().iter().filter(|&&b| b != 0).count(), 203);
+        }
     }
 
     #[test]

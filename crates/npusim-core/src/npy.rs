@@ -295,6 +295,49 @@ impl NpyHeader {
         Ok(())
     }
 
+    /// Reads data bytes `[at, at + dst.len())` of the file straight into `dst` (little-endian
+    /// elements, as [`NpyHeader::read_data_into`]): one part of the data, so that several
+    /// threads can read one file into adjacent parts of a buffer. `at` and `dst.len()` must
+    /// be whole elements inside the data.
+    pub fn read_data_range_into(
+        &self,
+        path: &Path,
+        at: u64,
+        dst: &mut [u8],
+    ) -> Result<(), NpyError> {
+        let size = self.dtype.size() as u64;
+        let end = at.checked_add(dst.len() as u64);
+        if !at.is_multiple_of(size)
+            || !(dst.len() as u64).is_multiple_of(size)
+            || end.is_none_or(|e| e > self.data_len)
+        {
+            return Err(NpyError::BadHeader(format!(
+                "data bytes {at}..+{} are not whole elements of the {} data bytes",
+                dst.len(),
+                self.data_len
+            )));
+        }
+        let io = |source| NpyError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let f = std::fs::File::open(path).map_err(io)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            f.read_exact_at(dst, self.data_offset + at).map_err(io)?;
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = f;
+            f.seek(SeekFrom::Start(self.data_offset + at)).map_err(io)?;
+            f.read_exact(dst).map_err(io)?;
+        }
+        self.fix_endian(dst);
+        Ok(())
+    }
+
     /// Converts big-endian elements to little-endian in place.
     fn fix_endian(&self, dst: &mut [u8]) {
         if self.big_endian && self.dtype.size() > 1 {
@@ -705,6 +748,26 @@ mod tests {
         let mut d = vec![0u8; 24];
         h.read_data_into(&p, &mut d).unwrap();
         assert_eq!(d, a.data);
+        // Parts of the data: whole elements only, inside the data.
+        let mut part = vec![0u8; 8];
+        h.read_data_range_into(&p, 12, &mut part).unwrap();
+        assert_eq!(part, a.data[12..20]);
+        assert!(h.read_data_range_into(&p, 2, &mut part).is_err());
+        assert!(h.read_data_range_into(&p, 20, &mut part).is_err());
+        assert!(h.read_data_range_into(&p, 0, &mut [0u8; 3]).is_err());
+        // A big-endian file's part comes out little-endian, as the whole does.
+        let mut be = std::fs::read(&p).unwrap();
+        let at = be.windows(3).position(|w| w == b"<i4").unwrap();
+        be[at] = b'>';
+        let off = h.data_offset as usize;
+        for e in be[off..].chunks_exact_mut(4) {
+            e.reverse();
+        }
+        let pb = dir.path().join("be.npy");
+        std::fs::write(&pb, &be).unwrap();
+        let hb = read_npy_header(&pb).unwrap();
+        hb.read_data_range_into(&pb, 4, &mut part).unwrap();
+        assert_eq!(part, a.data[4..12]);
         let mut img = std::fs::read(&p).unwrap();
         img.push(0);
         std::fs::write(&p, &img).unwrap();

@@ -305,12 +305,12 @@ impl TileCore {
         Some((s.as_slice(), d.as_mut_slice()))
     }
 
-    /// Global memory and a location's memory, both writable (the GM transfers).
-    pub(crate) fn gm_and_mem_mut(&mut self, loc: TileLoc) -> (&mut [u8], &mut [u8]) {
-        (
-            self.gm.as_mut_slice(),
-            self.mems[loc_index(loc)].as_mut_slice(),
-        )
+    /// Global memory and a location's memory, both writable (the GM transfers). GM is
+    /// handed out as the space, not as one slice, so that a transfer borrows only the GM
+    /// bytes it moves: a worker of a multi-threaded run holds an alias of the one GM
+    /// ([`Memory::alias`]) that other threads write elsewhere at the same time.
+    pub(crate) fn gm_and_mem_mut(&mut self, loc: TileLoc) -> (&mut Memory, &mut [u8]) {
+        (&mut self.gm, self.mems[loc_index(loc)].as_mut_slice())
     }
 
     // ---- global memory ----

@@ -26,7 +26,7 @@ use crate::num::{Elem, Num};
 use crate::table::OpCode;
 use crate::tile::{BLayout, PadValue, SLayout, Tile, TileLoc};
 use npusim_core::tile_policy::{AccStoreRows, MatLoadExtent};
-use npusim_core::{ElemType, Memory};
+use npusim_core::ElemType;
 
 /// The GM layout of a global tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -340,40 +340,14 @@ impl TileCore {
     /// boxing conversions ND -> Nz and DN -> Zn, the extent the tile policy's
     /// [`MatLoadExtent`] names).
     pub fn tload(&mut self, dst: &Tile, gt: &GlobalTensor) -> Result<(), PtoError> {
-        self.tload_in(None, dst, gt)
-    }
-
-    /// TLOAD reading its source from `src` in place of this core's GM (same addresses, same
-    /// checks). A multi-threaded run's workers load straight from the shared input this way
-    /// (`npusim-ptoas` `interp::par`), without copying it into their own GM first.
-    pub fn tload_from(
-        &mut self,
-        src: &Memory,
-        dst: &Tile,
-        gt: &GlobalTensor,
-    ) -> Result<(), PtoError> {
-        self.tload_in(Some(src), dst, gt)
-    }
-
-    fn tload_in(
-        &mut self,
-        src: Option<&Memory>,
-        dst: &Tile,
-        gt: &GlobalTensor,
-    ) -> Result<(), PtoError> {
         let op = OpCode::Tload;
         self.check_gm(op, dst, gt, "dst")?;
         let t = dst.dtype();
         let fill = dst.desc().pad != PadValue::Null || self.policy().pad_null_fills_zero;
-        let gm_cap = src.map_or(self.gm().capacity(), Memory::capacity);
-        if let Some(rows) = self.nd_rows(dst, gt, gm_cap) {
+        if let Some(rows) = self.nd_rows(dst, gt, self.gm().capacity()) {
             let size = t.size();
             let pad = dispatch!(all t, T => pad_bits::<T>(dst.desc().pad), else narrow_pad_bits(t, dst.desc().pad)).to_le_bytes();
-            let (own, mem) = self.gm_and_mem_mut(dst.loc());
-            let gm: &[u8] = match src {
-                Some(s) => s.as_slice(),
-                None => own,
-            };
+            let (gm, mem) = self.gm_and_mem_mut(dst.loc());
             if fill {
                 // Row by row: a strided view's rows have its neighbours' bytes between them.
                 for r in 0..dst.rows() {
@@ -384,7 +358,10 @@ impl TileCore {
                 }
             }
             for (g, m, n) in rows {
-                mem[m..m + n].copy_from_slice(&gm[g..g + n]);
+                let from = gm
+                    .bytes(g as u64, n as u64)
+                    .map_err(memory(op.name(), "src"))?;
+                mem[m..m + n].copy_from_slice(from);
             }
             return Ok(());
         }
@@ -410,11 +387,7 @@ impl TileCore {
             for c in 0..ec {
                 let a = gt.addr + gt.offset(r, c) as u64 * size;
                 let mut v = [0u8; 8];
-                let b = match src {
-                    Some(s) => s.bytes(a, size),
-                    None => self.gm().bytes(a, size),
-                }
-                .map_err(memory(op.name(), "src"))?;
+                let b = self.gm().bytes(a, size).map_err(memory(op.name(), "src"))?;
                 v[..size as usize].copy_from_slice(b);
                 self.set_bits(&moved, r, c, u64::from_le_bytes(v))
                     .map_err(memory(op.name(), "dst"))?;
@@ -480,7 +453,9 @@ impl TileCore {
         if let Some(rows) = self.nd_rows(src, gt, self.gm().capacity()) {
             let (gm, mem) = self.gm_and_mem_mut(src.loc());
             for (g, m, n) in rows {
-                gm[g..g + n].copy_from_slice(&mem[m..m + n]);
+                gm.bytes_mut(g as u64, n as u64)
+                    .map_err(memory(op.name(), "dst"))?
+                    .copy_from_slice(&mem[m..m + n]);
             }
             return Ok(());
         }

@@ -60,6 +60,17 @@ pub(crate) struct PipeCfg {
     pub init: bool,
 }
 
+/// The error that stops a worker's block at a refused GM claim (see [`super::par`]); the run
+/// is then repeated in order, so it never reaches the user.
+#[cold]
+fn refused(span: Span) -> RunError {
+    RunError::new(
+        RunErrorKind::Internal,
+        "stopped: this GM access conflicts with another block's",
+        span,
+    )
+}
+
 fn internal(span: Span, msg: &str) -> RunError {
     RunError::new(RunErrorKind::Internal, msg, span)
 }
@@ -625,18 +636,17 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    /// On a worker thread ([`super::par`]): records (and, where needed, fills) the GM bytes a
-    /// tile instruction reads; `Some(input)` when it is a TLOAD to run from the shared input.
+    /// On a worker thread or in a recorded run ([`super::par`]): claims the GM bytes a tile
+    /// instruction reads and writes, before it runs.
     #[inline]
-    fn shared_load(&mut self, args: &Args) -> Option<&'p npusim_core::Memory> {
-        let p = self.par.as_deref_mut()?;
-        p.before(args, self.core.gm_mut()).then_some(p.input)
+    fn claim(&mut self, args: &Args, span: Span) -> Result<(), RunError> {
+        match self.par.as_deref_mut() {
+            Some(p) => p.before(args).map_err(|_| refused(span)),
+            None => Ok(()),
+        }
     }
 
     fn account(&mut self, args: &Args) {
-        if let Some(p) = self.par.as_deref_mut() {
-            p.after(args);
-        }
         self.work = self.work.saturating_add(work_of(args));
         match args {
             Args::Load { dst, .. } => {
@@ -952,7 +962,7 @@ impl<'p> Machine<'p> {
                     let text = if *global {
                         let g = super::lower::view_of(&fr, *tile, span())?;
                         if let Some(p) = self.par.as_deref_mut() {
-                            p.read_global(&g, self.core.gm_mut());
+                            p.read_global(&g).map_err(|_| refused(span()))?;
                         }
                         self.core.tprint_global(&g, f)
                     } else {
@@ -1020,7 +1030,8 @@ impl<'p> Machine<'p> {
                         .map_err(|e| RunError::pto(e, span()))?;
                     let bytes = (n * d.dtype.size()) as u64;
                     if let Some(p) = self.par.as_deref_mut() {
-                        p.read(s.addr, bytes, self.core.gm_mut());
+                        p.read(s.addr, bytes).map_err(|_| refused(span()))?;
+                        p.write(d.addr, bytes).map_err(|_| refused(span()))?;
                     }
                     let data = self
                         .core
@@ -1033,9 +1044,6 @@ impl<'p> Machine<'p> {
                         .bytes_mut(d.addr, bytes)
                         .map_err(|e| internal(span(), &e.to_string()))?
                         .copy_from_slice(&data);
-                    if let Some(p) = self.par.as_deref_mut() {
-                        p.wrote(d.addr, bytes);
-                    }
                     set(&mut fr, *event, Val::Num(Num::Int(1)));
                 }
                 Inst::AsyncDone {
@@ -1152,7 +1160,7 @@ impl<'p> Machine<'p> {
                 } => {
                     let (addr, n) = self.scalar_place(&fr, *ptr, *index, span())?;
                     if let Some(p) = self.par.as_deref_mut() {
-                        p.read(addr, n as u64, self.core.gm_mut());
+                        p.read(addr, n as u64).map_err(|_| refused(span()))?;
                     }
                     let mut raw = [0u8; 8];
                     let bytes = self
@@ -1180,14 +1188,14 @@ impl<'p> Machine<'p> {
                         Num::Float(x) => scalar::float_to_bits(*ty, x),
                         Num::Int(i) => scalar::zext(*ty, i),
                     };
+                    if let Some(p) = self.par.as_deref_mut() {
+                        p.write(addr, n as u64).map_err(|_| refused(span()))?;
+                    }
                     self.core
                         .gm_mut()
                         .bytes_mut(addr, n as u64)
                         .map_err(|e| internal(span(), &e.to_string()))?
                         .copy_from_slice(&b.to_le_bytes()[..n]);
-                    if let Some(p) = self.par.as_deref_mut() {
-                        p.wrote(addr, n as u64);
-                    }
                 }
                 Inst::Reinterpret {
                     dst,
@@ -1304,14 +1312,10 @@ impl<'p> Machine<'p> {
                     set(&mut fr, *tile, Val::Tile(t));
                 }
                 Inst::Exec(prepared) => {
-                    let shared = self.shared_load(&prepared.op().args);
-                    match (shared, &prepared.op().args) {
-                        (Some(input), Args::Load { dst, src }) => {
-                            self.core.tload_from(input, dst, src)
-                        }
-                        _ => self.core.run(prepared),
-                    }
-                    .map_err(|e| RunError::pto(e, span()))?;
+                    self.claim(&prepared.op().args, span())?;
+                    self.core
+                        .run(prepared)
+                        .map_err(|e| RunError::pto(e, span()))?;
                     self.account(&prepared.op().args);
                     if self.work > self.max_work {
                         self.check_budget(f.meta[at].name, span())?;
@@ -1320,13 +1324,10 @@ impl<'p> Machine<'p> {
                 Inst::Tile { op, form } => {
                     let args = build_args(*op, form, &fr, span())?;
                     let i = TileOp { op: *op, args };
-                    match (self.shared_load(&i.args), &i.args) {
-                        (Some(input), Args::Load { dst, src }) => {
-                            self.core.tload_from(input, dst, src)
-                        }
-                        _ => self.core.exec(&i),
-                    }
-                    .map_err(|e| RunError::pto(e, span()))?;
+                    self.claim(&i.args, span())?;
+                    self.core
+                        .exec(&i)
+                        .map_err(|e| RunError::pto(e, span()))?;
                     self.account(&i.args);
                     if self.work > self.max_work {
                         self.check_budget(f.meta[at].name, span())?;

@@ -37,6 +37,7 @@
 //! another block reads or writes; checked, else the blocks run in order). Results therefore
 //! never depend on scheduling.
 
+mod bind;
 mod coop;
 mod exec;
 pub mod explain;
@@ -665,6 +666,7 @@ impl Program {
         core.gm_reserve(total)
             .map_err(|e| mem_err(format!("memory budget: {e}")))?;
         let mut bufs: Vec<(String, u64, ElemType, Vec<usize>, u64)> = Vec::new();
+        let mut fills: Vec<bind::Fill<'_>> = Vec::with_capacity(pending.len());
         for (slot, pname, a, d) in pending {
             let Some((dtype, shape, len)) = a.elem_shape() else {
                 return Err(internal_err("buffer without element type"));
@@ -672,19 +674,12 @@ impl Program {
             let addr = core
                 .gm_alloc(len)
                 .map_err(|e| mem_err(format!("memory budget: {e}")))?;
-            let dst = core
-                .gm_mut()
-                .bytes_mut(addr, len)
-                .map_err(|e| internal_err(&e.to_string()))?;
-            match a {
-                HostArg::Buffer(arr) => dst.copy_from_slice(&arr.data),
-                HostArg::NpyFile { path, header } => {
-                    header.read_data_into(path, dst).map_err(|e| {
-                        RunError::new(RunErrorKind::Binding, format!("--arg {pname}: {e}"), f.span)
-                    })?
-                }
-                HostArg::Scalar(_) => {}
-            }
+            fills.push(bind::Fill {
+                addr,
+                len,
+                arg: a,
+                name: pname,
+            });
             vals[slot] = match &f.params[slot].2 {
                 ParamKind::MemRef(_, dims) => {
                     Val::View(memref_view(addr, len, d, dims, shape).map_err(|msg| {
@@ -701,6 +696,13 @@ impl Program {
                 .unwrap_or(dtype);
             bufs.push((pname.clone(), addr, dtype, shape.to_vec(), len));
         }
+        // The data, on the run's threads when it is large (see `bind`).
+        let fill_err = |(name, e): bind::FillError| {
+            RunError::new(RunErrorKind::Binding, format!("--arg {name}: {e}"), f.span)
+        };
+        let bind_threads = if cfg.blocks > 1 { cfg.threads } else { 1 };
+        bind::fill(core.gm_mut(), &fills, bind_threads).map_err(fill_err)?;
+        let rebind = |gm: &mut Memory| bind::refill(gm, &fills).map_err(fill_err);
         let mut m = Machine {
             prog: self,
             core,
@@ -726,7 +728,7 @@ impl Program {
             on_print: cfg.on_print,
             par: None,
         };
-        let schedule = par::run_blocks(self, &mut m, fi, &vals, cfg, &bufs)?;
+        let schedule = par::run_blocks(self, &mut m, fi, &vals, cfg, &bufs, &rebind)?;
         let gm = std::mem::replace(m.core.gm_mut(), Memory::new(MemSpace::Gm, 0));
         let mut per: std::collections::BTreeMap<&'static str, u64> = Default::default();
         for (lf, counts) in self.funcs.iter().zip(&m.counts) {
