@@ -25,8 +25,8 @@ use crate::error::PtoError;
 use crate::num::{Elem, Num};
 use crate::table::OpCode;
 use crate::tile::{BLayout, PadValue, SLayout, Tile, TileLoc};
-use npusim_core::tile_policy::{AccStoreRows, MatLoadExtent};
 use npusim_core::ElemType;
+use npusim_core::tile_policy::{AccStoreRows, MatLoadExtent};
 
 /// The GM layout of a global tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -64,7 +64,11 @@ pub(crate) fn fill(gm: &mut Memory, fills: &[Fill<'_>], threads: u32) -> Result<
                 )),
             )
         };
-        if f.addr < at || f.addr.checked_add(f.len).is_none_or(|e| e - at > rest.len() as u64) {
+        if f.addr < at
+            || f.addr
+                .checked_add(f.len)
+                .is_none_or(|e| e - at > rest.len() as u64)
+        {
             return Err(bad());
         }
         let (_, tail) = std::mem::take(&mut rest).split_at_mut((f.addr - at) as usize);
@@ -159,7 +163,9 @@ mod tests {
         let bytes = |n: usize, k: u8| NpyArray {
             dtype: ElemType::U8,
             shape: vec![n],
-            data: (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(k)).collect(),
+            data: (0..n)
+                .map(|i| (i as u8).wrapping_mul(31).wrapping_add(k))
+                .collect(),
         };
         let args = [
             HostArg::Buffer(bytes(3 << 20, 1)),
@@ -171,7 +177,9 @@ mod tests {
             .iter()
             .zip(addrs)
             .map(|(a, addr)| {
-                let HostArg::Buffer(arr) = a else { unreachable!() };
+                let HostArg::Buffer(arr) = a else {
+                    unreachable!()
+                };
                 Fill {
                     addr,
                     len: arr.data.len() as u64,
@@ -183,7 +191,9 @@ mod tests {
         let cap = (4 << 20) + 1024;
         let mut want = vec![0u8; cap];
         for (a, f) in args.iter().zip(&fills) {
-            let HostArg::Buffer(arr) = a else { unreachable!() };
+            let HostArg::Buffer(arr) = a else {
+                unreachable!()
+            };
             want[f.addr as usize..][..arr.data.len()].copy_from_slice(&arr.data);
         }
         for threads in [1, 2, 3] {
@@ -192,7 +202,10 @@ mod tests {
             assert!(gm.as_slice() == want.as_slice(), "threads {threads}");
             gm.as_mut_slice().fill(0xee);
             refill(&mut gm, &fills).unwrap();
-            assert!(gm.as_slice() == want.as_slice(), "refill, threads {threads}");
+            assert!(
+                gm.as_slice() == want.as_slice(),
+                "refill, threads {threads}"
+            );
         }
         // An argument past GM's end is an error, not a panic.
         let mut gm = Memory::try_new(MemSpace::Gm, 1000).unwrap();

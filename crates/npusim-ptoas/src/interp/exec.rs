@@ -1325,9 +1325,7 @@ impl<'p> Machine<'p> {
                     let args = build_args(*op, form, &fr, span())?;
                     let i = TileOp { op: *op, args };
                     self.claim(&i.args, span())?;
-                    self.core
-                        .exec(&i)
-                        .map_err(|e| RunError::pto(e, span()))?;
+                    self.core.exec(&i).map_err(|e| RunError::pto(e, span()))?;
                     self.account(&i.args);
                     if self.work > self.max_work {
                         self.check_budget(f.meta[at].name, span())?;

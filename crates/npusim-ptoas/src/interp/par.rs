@@ -291,11 +291,8 @@ impl SegMap {
             self.m.insert(e, (z, o));
         }
         // Now every segment meeting [s, e) lies inside it.
-        let inside: Vec<(u64, u64, u32)> = self
-            .m
-            .range(s..e)
-            .map(|(a, (z, o))| (*a, *z, *o))
-            .collect();
+        let inside: Vec<(u64, u64, u32)> =
+            self.m.range(s..e).map(|(a, (z, o))| (*a, *z, *o)).collect();
         let mut at = s;
         let mut fresh: Vec<(u64, u64, u32)> = Vec::with_capacity(inside.len() * 2 + 1);
         for (a, z, o) in inside {
@@ -474,9 +471,7 @@ impl<'p> Tracker<'p> {
     pub(crate) fn before(&mut self, args: &Args) -> Result<(), Refused> {
         match args {
             Args::Load { src, .. } => self.footprint_access(src, false),
-            Args::Store { dst, .. } | Args::StoreFp { dst, .. } => {
-                self.footprint_access(dst, true)
-            }
+            Args::Store { dst, .. } | Args::StoreFp { dst, .. } => self.footprint_access(dst, true),
             other => {
                 // Any other form holding a global tensor: a read and a write, to be safe.
                 let mut g = Globals { t: self, r: Ok(()) };
@@ -686,7 +681,10 @@ fn in_order_recorded(
         m.check_budget("block", span)?;
         m.par = Some(Box::new(t));
         let r = m.call(fi, vals);
-        t = *m.par.take().ok_or_else(|| internal_err("the access recorder went missing"))?;
+        t = *m
+            .par
+            .take()
+            .ok_or_else(|| internal_err("the access recorder went missing"))?;
         r?;
         accs.push(t.take());
     }
