@@ -1378,6 +1378,103 @@ impl AscendC {
     }
 }
 
+impl AscendC {
+    /// The destination of Compare / CompareScalar: `int8_t` or `uint8_t` (Compare.md and
+    /// CompareScalar.md, template parameter `U`).
+    /// The bits are written as bytes whichever of the two it is.
+    fn bit_dst<U: Element>(dst: &LocalTensor<U>, name: &'static str) -> Result<Operand> {
+        use npusim_core::ElemType::{I8, U8};
+        if matches!(U::TYPE, I8 | U8) {
+            let mut op = dst.op.clone();
+            op.dtype = U8;
+            return Ok(op);
+        }
+        Err(AscendError::Rule {
+            instr: name,
+            param: "dst",
+            value: U::TYPE.cpp_name().to_string(),
+            rule: "the destination holds one bit per element: int8_t or uint8_t",
+        })
+    }
+
+    /// `Compare<T, U, isSetMask>(dst, src0, src1, cmpMode, mask / mask[], repeatTime,
+    /// BinaryRepeatParams)` (Compare.md, "Tensor高维切分计算", both mask forms): `repeatTime`
+    /// repeats of 256 source bytes each, the sources walked with their block and repeat
+    /// strides; one bit per lane, each repeat's `lanes / 8` bytes packed after the previous
+    /// repeat's.
+    ///
+    /// `mask` and `isSetMask` have no effect: the page calls `mask` a reserved parameter whose
+    /// setting is ignored (保留参数，设置无效), so every lane of every repeat is compared (the
+    /// vendor's implementation discards it too). The destination block and repeat strides are
+    /// not used (policy, the same hardware call as the count form, whose vendor implementation
+    /// runs 252 repeats with the default strides and advances `dst` by exactly
+    /// `252 · lanes / 8` bytes: the bit stream is packed).
+    #[allow(clippy::too_many_arguments)]
+    pub fn CompareRepeat<T: Element, U: Element, const IS_SET_MASK: bool>(
+        &mut self,
+        dst: &LocalTensor<U>,
+        src0: &LocalTensor<T>,
+        src1: &LocalTensor<T>,
+        mode: CMPMODE,
+        mask: impl Into<AscMask>,
+        repeat: i32,
+        p: BinaryRepeatParams,
+    ) -> Result<()> {
+        let _ignored = mask.into();
+        let dst = Self::bit_dst(dst, "Compare")?;
+        Vcmpv::strided(
+            self.chip(),
+            "Compare",
+            mode,
+            &dst,
+            &src0.op,
+            Some(&src1.op),
+            None,
+            repeat as i64,
+            [p.src0_blk_stride as i64, p.src1_blk_stride as i64],
+            [p.src0_rep_stride as i64, p.src1_rep_stride as i64],
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// `CompareScalar<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, mask / mask[],
+    /// repeatTime, UnaryRepeatParams)` (CompareScalar.md, both mask forms): as
+    /// [`AscendC::CompareRepeat`] with a scalar for `src1`; `mask` is reserved there too.
+    #[allow(clippy::too_many_arguments)]
+    pub fn CompareScalarRepeat<T: Element + Into<Scalar>, U: Element, const IS_SET_MASK: bool>(
+        &mut self,
+        dst: &LocalTensor<U>,
+        src0: &LocalTensor<T>,
+        scalar: T,
+        mode: CMPMODE,
+        mask: impl Into<AscMask>,
+        repeat: i32,
+        p: UnaryRepeatParams,
+    ) -> Result<()> {
+        let _ignored = mask.into();
+        let dst = Self::bit_dst(dst, "CompareScalar")?;
+        let instr = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| i.shape() == crate::isa::Shape::CmpBitsScalar && i.cmp_mode() == Some(mode))
+            .unwrap_or(Instr::VcmpvsEq);
+        instr.check_type("CompareScalar", self.chip().id, "src0", T::TYPE)?;
+        Vcmpv::strided(
+            self.chip(),
+            "CompareScalar",
+            mode,
+            &dst,
+            &src0.op,
+            None,
+            Some(scalar.into()),
+            repeat as i64,
+            [p.src_blk_stride as i64, 1],
+            [p.src_rep_stride as i64, 0],
+        )?
+        .execute(&mut self.core)
+    }
+}
+
 /// `SetAtomicAdd<T>()` on a core (both Ascend C faces): later moves into GM add elements of
 /// `t` (types per chip: the SetAtomicAdd page).
 pub fn set_atomic_add(core: &mut VectorCore, t: npusim_core::ElemType) -> Result<()> {
