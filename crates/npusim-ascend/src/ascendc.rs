@@ -1257,6 +1257,97 @@ impl AscendC {
         };
     }
 
+    /// `SetVectorMask<T>(maskHigh, maskLow)` with the page's ranges for `T` checked
+    /// (SetVectorMask.md): in normal mode 16-bit operands take any bits but not both words 0,
+    /// 32-bit ones need `maskHigh = 0` and `maskLow > 0`, 64-bit ones `maskHigh = 0` and `maskLow`
+    /// in (0, 2^32 - 1]; in counter mode `maskLow` is the element count and `maskHigh` must be 0.
+    /// [`AscendC::SetVectorMask`] is the unchecked form (no `T`).
+    pub fn SetVectorMaskOf<T: Element>(&mut self, mask_high: u64, mask_low: u64) -> Result<()> {
+        let bad = |param: &'static str, value: u64, rule: &'static str| {
+            Err(AscendError::Rule {
+                instr: "SetVectorMask",
+                param,
+                value: format!("{value:#x}"),
+                rule,
+            })
+        };
+        match (self.core.mask.mode, T::TYPE.size()) {
+            (MaskMode::Counter, _) if mask_high != 0 => {
+                return bad("maskHigh", mask_high, "must be 0 in counter mode");
+            }
+            (MaskMode::Counter, _) => {}
+            (MaskMode::Normal, 2) if mask_high == 0 && mask_low == 0 => {
+                return bad(
+                    "maskLow",
+                    0,
+                    "maskHigh and maskLow must not both be 0 for 16-bit operands",
+                );
+            }
+            (MaskMode::Normal, 2) => {}
+            (MaskMode::Normal, 4 | 8) if mask_high != 0 => {
+                return bad(
+                    "maskHigh",
+                    mask_high,
+                    "must be 0 for 32-bit and 64-bit operands",
+                );
+            }
+            (MaskMode::Normal, 4) if mask_low == 0 => {
+                return bad("maskLow", 0, "must be in (0, 2^64 - 1] for 32-bit operands");
+            }
+            (MaskMode::Normal, 8) if mask_low == 0 || mask_low > u32::MAX as u64 => {
+                return bad(
+                    "maskLow",
+                    mask_low,
+                    "must be in (0, 2^32 - 1] for 64-bit operands",
+                );
+            }
+            (MaskMode::Normal, 4 | 8) => {}
+            (MaskMode::Normal, _) => return Err(Self::mask_type::<T>()),
+        }
+        self.SetVectorMask(mask_high, mask_low);
+        Ok(())
+    }
+
+    /// `SetVectorMask<T>(len)` with the page's ranges for `T` checked: in normal mode `len` is in
+    /// [1, 128] for 16-bit operands, [1, 64] for 32-bit, [1, 32] for 64-bit; in counter mode it
+    /// is the element count (an `int32_t`, not negative). [`AscendC::SetVectorMaskLen`] is the
+    /// unchecked form.
+    pub fn SetVectorMaskLenOf<T: Element>(&mut self, len: i32) -> Result<()> {
+        let (rule, lanes): (&'static str, i32) = match T::TYPE.size() {
+            2 => ("must be in [1, 128] for 16-bit operands", 128),
+            4 => ("must be in [1, 64] for 32-bit operands", 64),
+            8 => ("must be in [1, 32] for 64-bit operands", 32),
+            _ if self.core.mask.mode == MaskMode::Counter => ("", i32::MAX),
+            _ => return Err(Self::mask_type::<T>()),
+        };
+        let (ok, rule) = match self.core.mask.mode {
+            MaskMode::Normal => ((1..=lanes).contains(&len), rule),
+            MaskMode::Counter => (
+                len >= 0,
+                "the element count of counter mode cannot be negative",
+            ),
+        };
+        if !ok {
+            return Err(AscendError::Rule {
+                instr: "SetVectorMask",
+                param: "len",
+                value: len.to_string(),
+                rule,
+            });
+        }
+        self.SetVectorMaskLen(len as u64);
+        Ok(())
+    }
+
+    fn mask_type<T: Element>() -> AscendError {
+        AscendError::Rule {
+            instr: "SetVectorMask",
+            param: "T",
+            value: T::TYPE.cpp_name().to_string(),
+            rule: "a normal-mode mask is defined for 16-, 32- and 64-bit operands",
+        }
+    }
+
     /// `ResetMask()`: all lanes.
     pub fn ResetMask(&mut self) {
         self.core.mask.bits = MaskRegister::default().bits;

@@ -397,11 +397,22 @@ impl CmpMaskOp {
     }
 }
 
+/// The operand rules of SetCmpMask / GetCmpMask (and TIK's mov_*cmpmask*): a UB tensor,
+/// 32-byte aligned, holding the register's 16 bytes.
+pub fn cmp_mask_operand(
+    chip: &npusim_core::ChipProfile,
+    name: &'static str,
+    param: &'static str,
+    op: &Operand,
+) -> Result<()> {
+    check::scope(name, param, op, MemSpace::Ub)?;
+    check::align(chip, name, param, op)?;
+    check::within(name, param, op, Some((op.addr(), op.addr() + 16)))
+}
+
 /// `SetCmpMask(src)` / `mov_tensor_to_cmpmask`: loads 16 bytes of UB into CMPMASK.
 pub fn set_cmp_mask(core: &mut VectorCore, name: &'static str, src: &Operand) -> Result<()> {
-    check::scope(name, "src", src, MemSpace::Ub)?;
-    check::align(core.chip(), name, "src", src)?;
-    check::within(name, "src", src, Some((src.addr(), src.addr() + 16)))?;
+    cmp_mask_operand(core.chip(), name, "src", src)?;
     let mut b = [0u8; 16];
     b.copy_from_slice(core.ub().bytes(src.addr(), 16)?);
     core.cmpmask = u128::from_le_bytes(b);
@@ -410,9 +421,7 @@ pub fn set_cmp_mask(core: &mut VectorCore, name: &'static str, src: &Operand) ->
 
 /// `GetCmpMask(dst)` / `mov_cmpmask_to_tensor`: stores CMPMASK as 16 bytes of UB.
 pub fn get_cmp_mask(core: &mut VectorCore, name: &'static str, dst: &Operand) -> Result<()> {
-    check::scope(name, "dst", dst, MemSpace::Ub)?;
-    check::align(core.chip(), name, "dst", dst)?;
-    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + 16)))?;
+    cmp_mask_operand(core.chip(), name, "dst", dst)?;
     let bits = core.cmpmask.to_le_bytes();
     core.ub_mut().write(dst.addr(), &bits)?;
     Ok(())

@@ -650,12 +650,14 @@ impl Tik {
 
     /// `mov_tensor_to_cmpmask(src)`: CMPMASK = 128 bits of `src`.
     pub fn mov_tensor_to_cmpmask(&mut self, src: &Operand) -> Result<()> {
+        crate::misc::cmp_mask_operand(self.chip, "mov_tensor_to_cmpmask", "src", src)?;
         self.program.push(Op::MovCmpMask(src.clone(), true));
         Ok(())
     }
 
     /// `mov_cmpmask_to_tensor(dst)`: 128 bits of CMPMASK into `dst`.
     pub fn mov_cmpmask_to_tensor(&mut self, dst: &Operand) -> Result<()> {
+        crate::misc::cmp_mask_operand(self.chip, "mov_cmpmask_to_tensor", "dst", dst)?;
         self.program.push(Op::MovCmpMask(dst.clone(), false));
         Ok(())
     }
