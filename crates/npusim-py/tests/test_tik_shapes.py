@@ -162,9 +162,10 @@ def test_vec_reduce_add_max_min_whole_tensor():
 
 
 def reduce_model(vals, lanes, repeat, stride_elems, bits, is_max):
-    """The plain model of vec_reduce_max/min: the active elements in repeat order, each at
-    position r * lanes + e; the best value (first NaN wins), the lowest position on ties."""
-    elems = [(vals[r * stride_elems + e], r * lanes + e)
+    """The plain model of vec_reduce_max/min: the active elements in repeat order, each with
+    its index, the element's offset r * src_rep_stride * (32 / dtype size) + e (TIK's
+    offset_num_per_rep); the best value (first NaN wins), the first in repeat order on ties."""
+    elems = [(vals[r * stride_elems + e], r * stride_elems + e)
              for r in range(repeat) for e in range(lanes) if bits >> e & 1]
     nan = [p for p in elems if np.isnan(p[0])]
     if nan:
@@ -226,7 +227,8 @@ def test_vec_reduce_max_without_cal_index_writes_the_value_only(how):
 
 def test_vec_reduce_min_bitwise_mask_and_stride():
     # [mask_h, mask_l] = [0, 0b0101...]: the even lanes of the low 64; 3 repeats, src_rep_stride
-    # 4 blocks (64 halves) so the repeats overlap; the index counts r * 128 + lane.
+    # 4 blocks (64 halves) so the repeats overlap; the index is the element's offset,
+    # r * 64 + lane (TIK's offset_num_per_rep = 32 // 2 * 4), not r * 128 + lane.
     x = RNG.permutation(3 * 64 + 128).astype(np.float16) - 150
     bits = int("01" * 32, 2)
 
