@@ -230,6 +230,8 @@ def test_vec_reduce_min_bitwise_mask_and_stride():
     # 4 blocks (64 halves) so the repeats overlap; the index is the element's offset,
     # r * 64 + lane (TIK's offset_num_per_rep = 32 // 2 * 4), not r * 128 + lane.
     x = RNG.permutation(3 * 64 + 128).astype(np.float16) - 150
+    # The minimum at repeat 2, lane 10: index 2 * 64 + 10 = 138 (r * 128 + lane would say 266).
+    x[2 * 64 + 10] = -1000
     bits = int("01" * 32, 2)
 
     def body(t, u):
@@ -237,6 +239,7 @@ def test_vec_reduce_min_bitwise_mask_and_stride():
 
     d = run_inout(body, {"x": x, "w": np.zeros(32, np.float16)}, "d", np.zeros(16, np.float16))
     v, i = reduce_model(x, 128, 3, 64, bits, False)
+    assert (v, i) == (-1000, 138)
     assert d[0] == v and d.view(np.uint16)[1] == i
 
 
