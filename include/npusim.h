@@ -191,6 +191,9 @@ int npusim_rearrange(npusim_device* dev, const char* instr, const npusim_tensor*
  *   "DataCopySlice": dst, src; dimValue, then dimValue x {startIndex, endIndex, stride,
  *      burstLen, shapeValue} of dst, then of src
  *   "Gatherb": dst, src, offset (uint32 byte offsets); repeatTime, dstBlkStride, dstRepStride
+ *   "BilinearInterpolation": dst, src0, src0Offset, src1, sharedTmpBuffer; maskMode (0: mask
+ *      is a count, 1: mask[0], mask[1]), mask or mask[0], mask[1] (0 with a count), hRepeat,
+ *      repeatMode, dstBlkStride, vROffset, vRepeat
  * At most 32 tensors and 128 ints. */
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,

@@ -1055,6 +1055,25 @@ inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const 
     int64_t v[3] = {repeatTime, p.dstBlkStride, p.dstRepStride};
     detail::Rearrange("Gatherb", t, 3, v, 3, nullptr, loc);
 }
+// BilinearInterpolation: weighted sums of gathered 32-byte blocks (half; Atlas A2/A3).
+template <class T>
+inline void BilinearInterpolation(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                                  const LocalTensor<uint32_t>& src0Offset, const LocalTensor<T>& src1, uint64_t mask[],
+                                  uint8_t hRepeat, bool repeatMode, uint16_t dstBlkStride, uint16_t vROffset,
+                                  uint8_t vRepeat, const LocalTensor<uint8_t>& sharedTmpBuffer, Loc loc = Loc()) {
+    npusim_tensor t[5] = {dst.t, src0.t, src0Offset.t, src1.t, sharedTmpBuffer.t};
+    int64_t v[8] = {1, (int64_t)mask[0], (int64_t)mask[1], hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat};
+    detail::Rearrange("BilinearInterpolation", t, 5, v, 8, nullptr, loc);
+}
+template <class T>
+inline void BilinearInterpolation(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                                  const LocalTensor<uint32_t>& src0Offset, const LocalTensor<T>& src1, uint64_t mask,
+                                  uint8_t hRepeat, bool repeatMode, uint16_t dstBlkStride, uint16_t vROffset,
+                                  uint8_t vRepeat, const LocalTensor<uint8_t>& sharedTmpBuffer, Loc loc = Loc()) {
+    npusim_tensor t[5] = {dst.t, src0.t, src0Offset.t, src1.t, sharedTmpBuffer.t};
+    int64_t v[8] = {0, (int64_t)mask, 0, hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat};
+    detail::Rearrange("BilinearInterpolation", t, 5, v, 8, nullptr, loc);
+}
 // Transpose: one 16x16 transpose of 2-byte elements.
 template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, Loc loc = Loc()) {
     npusim_tensor t[2] = {dst.t, src.t};

@@ -343,6 +343,19 @@ macro_rules! ascendc_methods {
                 dst_blk_stride as i64, dst_rep_stride as i64)
         }
     };
+    (@m Bilinear, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<half>(dst, src0, src0Offset, src1, mask / mask[2], hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat, sharedTmpBuffer)`: bilinear interpolation ([`crate::bilinear`]).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src0_offset: &LocalTensor<u32>,
+                    src1: &LocalTensor<T>, mask: impl Into<AscMask>, h_repeat: u8, repeat_mode: bool, dst_blk_stride: u16,
+                    v_r_offset: u16, v_repeat: u8, shared_tmp_buffer: &LocalTensor<u8>) -> Result<()> {
+            crate::bilinear::bilinear_interpolation(&mut self.core, stringify!($asc), &crate::bilinear::Bilinear {
+                dst: dst.op.clone(), src0: src0.op.clone(), src0_offset: src0_offset.op.clone(), src1: src1.op.clone(),
+                mask: mask.into().0, h_repeat: h_repeat as i64, repeat_mode, dst_blk_stride: dst_blk_stride as i64,
+                v_r_offset: v_r_offset as i64, v_repeat: v_repeat as i64, tmp: Some(shared_tmp_buffer.op.clone()),
+            })
+        }
+    };
     (@m Transpose, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src)`: one 16×16 transpose of 2-byte elements.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>) -> Result<()> {

@@ -685,11 +685,12 @@ impl Device {
             "GetReduceRepeatMaxMinSpr" => "GetReduceRepeatMaxMinSpr",
             "DataCopySlice" => "DataCopySlice",
             "Gatherb" => "Gatherb",
+            "BilinearInterpolation" => "BilinearInterpolation",
             other => {
                 return Err(CapiError::rule(
                     "rearrange",
                     "instr",
-                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr, DataCopySlice or Gatherb",
+                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr, DataCopySlice, Gatherb or BilinearInterpolation",
                     other,
                 ));
             }
@@ -869,6 +870,29 @@ impl Device {
                     int(1, "dstBlkStride")?,
                     int(2, "dstRepStride")?,
                 )?;
+            }
+            "BilinearInterpolation" => {
+                let mask = match int(0, "maskMode")? {
+                    0 => npusim_ascend::mask::MaskArg::Count(int(1, "mask")? as u64),
+                    _ => npusim_ascend::mask::MaskArg::ascendc_array([
+                        int(1, "mask[0]")? as u64,
+                        int(2, "mask[1]")? as u64,
+                    ]),
+                };
+                let b = npusim_ascend::bilinear::Bilinear {
+                    dst: op(0, "dst")?,
+                    src0: op(1, "src0")?,
+                    src0_offset: op(2, "src0Offset")?,
+                    src1: op(3, "src1")?,
+                    mask,
+                    h_repeat: int(3, "hRepeat")?,
+                    repeat_mode: int(4, "repeatMode")? != 0,
+                    dst_blk_stride: int(5, "dstBlkStride")?,
+                    v_r_offset: int(6, "vROffset")?,
+                    v_repeat: int(7, "vRepeat")?,
+                    tmp: Some(op(4, "sharedTmpBuffer")?),
+                };
+                npusim_ascend::bilinear::bilinear_interpolation(&mut self.core, instr, &b)?;
             }
             "TransDataTo5HD" => {
                 let mut d = Vec::with_capacity(16);
