@@ -283,7 +283,13 @@ fn cpp_bilinear_interpolation_page_example() {
     let out = launch("ascend910b", "bilinear", args()).unwrap();
     let y = out[3].1.to_elems::<f16>().unwrap();
     let z = out[4].1.to_elems::<f16>().unwrap();
-    for (i, v) in [(0, 389.0), (1, 394.0), (2, 399.0), (3, 404.0), (255, 4096.0)] {
+    for (i, v) in [
+        (0, 389.0),
+        (1, 394.0),
+        (2, 399.0),
+        (3, 404.0),
+        (255, 4096.0),
+    ] {
         assert_eq!(y[i], h(v), "printed dst[{i}]");
     }
     // By hand: dst[e] = 389 + 5e (exact); dst[128 + e] = 4·(257+e) + 5·(385+e) with each
