@@ -1079,6 +1079,44 @@ template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalT
     npusim_tensor t[2] = {dst.t, src.t};
     detail::Rearrange("Transpose", t, 2, nullptr, 0, nullptr, loc);
 }
+// The high-dimension forms (Compare.md / CompareScalar.md): mask is a reserved parameter
+// (ignored), the destination strides are not used, the bit stream is packed.
+template <class T, class U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+                    const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& p, Loc loc = Loc()) {
+    (void)mask;
+    npusim_tensor t[3] = {dst.t, src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, repeatTime, p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride};
+    detail::Rearrange("CompareRepeat", t, 3, v, 6, nullptr, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+                    const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p, Loc loc = Loc()) {
+    (void)mask;
+    npusim_tensor t[3] = {dst.t, src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, repeatTime, p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride};
+    detail::Rearrange("CompareRepeat", t, 3, v, 6, nullptr, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const typename Id<T>::type& src1Scalar,
+                          CMPMODE mode, const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams& p,
+                          Loc loc = Loc()) {
+    (void)mask;
+    npusim_scalar s = ToScalar(src1Scalar);
+    npusim_tensor t[2] = {dst.t, src0.t};
+    int64_t v[4] = {(int64_t)mode, repeatTime, p.srcBlkStride, p.srcRepStride};
+    detail::Rearrange("CompareScalarRepeat", t, 2, v, 4, &s, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const typename Id<T>::type& src1Scalar,
+                          CMPMODE mode, const uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams& p,
+                          Loc loc = Loc()) {
+    (void)mask;
+    npusim_scalar s = ToScalar(src1Scalar);
+    npusim_tensor t[2] = {dst.t, src0.t};
+    int64_t v[4] = {(int64_t)mode, repeatTime, p.srcBlkStride, p.srcRepStride};
+    detail::Rearrange("CompareScalarRepeat", t, 2, v, 4, &s, loc);
+}
 // Compare into CMPMASK: one repeat (block strides from the params).
 template <class T, bool isSetMask = true>
 inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode, const uint64_t mask[],

@@ -311,3 +311,36 @@ fn cpp_bilinear_interpolation_page_example() {
         "{e}"
     );
 }
+
+#[test]
+fn cpp_compare_high_dimension_forms() {
+    // Compare(dst, a, b, LT, mask, repeat 2, {1, 1, 2, 8, 8, 16}): lane l of repeat r compares
+    // a[64 r + l] with b at block 16 r + 2 (l / 8), element l % 8; CompareScalar(a, 0.5, GT,
+    // repeat 2, {1, 1, 8, 8}) into dst + 32 bytes: a[64 r + l] > 0.5. One bit per lane, packed, low bit first.
+    let a: Vec<f32> = (0..128)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 10.0)
+        .collect();
+    let b: Vec<f32> = (0..256)
+        .map(|i| ((i * 53 % 97) as f32 - 48.0) / 10.0)
+        .collect();
+    let mut want = [0u8; 64];
+    for r in 0..2 {
+        for l in 0..64 {
+            let k = 64 * r + l;
+            let bi = (16 * r + 2 * (l / 8)) * 8 + l % 8;
+            if a[k] < b[bi] {
+                want[k / 8] |= 1 << (k % 8);
+            }
+            if a[k] > 0.5 {
+                want[32 + k / 8] |= 1 << (k % 8);
+            }
+        }
+    }
+    let out = launch(
+        "ascend910b",
+        "cmp_repeat",
+        vec![("a", arr(&a)), ("b", arr(&b)), ("y", arr(&[0u8; 64]))],
+    )
+    .unwrap();
+    assert_eq!(out[2].1.to_elems::<u8>().unwrap(), want.to_vec());
+}

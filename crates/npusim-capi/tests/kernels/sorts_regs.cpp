@@ -228,3 +228,31 @@ extern "C" __global__ __aicore__ void bilinear(GM_ADDR x0, GM_ADDR x1, GM_ADDR o
     DataCopy(yGm, ly, 256);
     DataCopy(zGm, lz, 256);
 }
+
+// The high-dimension Compare / CompareScalar forms on float: y = Compare(a, b, LT, mask 64,
+// repeat 2, {1, 1, 2, 8, 8, 16}) (src1 every other block, repeat stride 16 blocks) in bytes
+// 0..15; CompareScalar(a, 0.5, GT, mask[2], repeat 2, {1, 1, 8, 8}) in bytes 32..47 (dst
+// 32-byte aligned).
+extern "C" __global__ __aicore__ void cmp_repeat(GM_ADDR a, GM_ADDR b, GM_ADDR y)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ba, bb, by;
+    GlobalTensor<float> aGm, bGm;
+    GlobalTensor<uint8_t> yGm;
+    aGm.SetGlobalBuffer((__gm__ float*)a, 128);
+    bGm.SetGlobalBuffer((__gm__ float*)b, 256);
+    yGm.SetGlobalBuffer((__gm__ uint8_t*)y, 64);
+    pipe.InitBuffer(ba, 512);
+    pipe.InitBuffer(bb, 1024);
+    pipe.InitBuffer(by, 64);
+    LocalTensor<float> la = ba.Get<float>();
+    LocalTensor<float> lb = bb.Get<float>();
+    LocalTensor<uint8_t> ly = by.Get<uint8_t>();
+    DataCopy(la, aGm, 128);
+    DataCopy(lb, bGm, 256);
+    uint64_t mask = 64;
+    Compare(ly, la, lb, CMPMODE::LT, mask, 2, BinaryRepeatParams(1, 1, 2, 8, 8, 16));
+    uint64_t bits[2] = {UINT64_MAX, 0};
+    CompareScalar(ly[32], la, 0.5f, CMPMODE::GT, bits, 2, UnaryRepeatParams(1, 1, 8, 8));
+    DataCopy(yGm, ly, 64);
+}
