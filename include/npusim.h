@@ -191,6 +191,13 @@ int npusim_rearrange(npusim_device* dev, const char* instr, const npusim_tensor*
  *   "DataCopySlice": dst, src; dimValue, then dimValue x {startIndex, endIndex, stride,
  *      burstLen, shapeValue} of dst, then of src
  *   "Gatherb": dst, src, offset (uint32 byte offsets); repeatTime, dstBlkStride, dstRepStride
+ *   "BilinearInterpolation": dst, src0, src0Offset, src1, sharedTmpBuffer; maskMode (0: mask
+ *      is a count, 1: mask[0], mask[1]), mask or mask[0], mask[1] (0 with a count), hRepeat,
+ *      repeatMode, dstBlkStride, vROffset, vRepeat
+ *   "CompareRepeat": dst (uint8/int8 bits), src0, src1; cmpMode, repeatTime, src0BlkStride,
+ *      src1BlkStride, src0RepStride, src1RepStride (mask is reserved: not passed)
+ *   "CompareScalarRepeat": dst, src0 and the scalar; cmpMode, repeatTime, srcBlkStride,
+ *      srcRepStride
  * At most 32 tensors and 128 ints. */
 /* cmp_mode: CMPMODE LT 0, GT 1, EQ 2, LE 3, GE 4, NE 5; src1 or scalar (CompareScalar). */
 int npusim_compare(npusim_device* dev, uint32_t cmp_mode, const npusim_tensor* dst,

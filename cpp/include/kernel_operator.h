@@ -1055,10 +1055,67 @@ inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const 
     int64_t v[3] = {repeatTime, p.dstBlkStride, p.dstRepStride};
     detail::Rearrange("Gatherb", t, 3, v, 3, nullptr, loc);
 }
+// BilinearInterpolation: weighted sums of gathered 32-byte blocks (half; Atlas A2/A3).
+template <class T>
+inline void BilinearInterpolation(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                                  const LocalTensor<uint32_t>& src0Offset, const LocalTensor<T>& src1, uint64_t mask[],
+                                  uint8_t hRepeat, bool repeatMode, uint16_t dstBlkStride, uint16_t vROffset,
+                                  uint8_t vRepeat, const LocalTensor<uint8_t>& sharedTmpBuffer, Loc loc = Loc()) {
+    npusim_tensor t[5] = {dst.t, src0.t, src0Offset.t, src1.t, sharedTmpBuffer.t};
+    int64_t v[8] = {1, (int64_t)mask[0], (int64_t)mask[1], hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat};
+    detail::Rearrange("BilinearInterpolation", t, 5, v, 8, nullptr, loc);
+}
+template <class T>
+inline void BilinearInterpolation(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                                  const LocalTensor<uint32_t>& src0Offset, const LocalTensor<T>& src1, uint64_t mask,
+                                  uint8_t hRepeat, bool repeatMode, uint16_t dstBlkStride, uint16_t vROffset,
+                                  uint8_t vRepeat, const LocalTensor<uint8_t>& sharedTmpBuffer, Loc loc = Loc()) {
+    npusim_tensor t[5] = {dst.t, src0.t, src0Offset.t, src1.t, sharedTmpBuffer.t};
+    int64_t v[8] = {0, (int64_t)mask, 0, hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat};
+    detail::Rearrange("BilinearInterpolation", t, 5, v, 8, nullptr, loc);
+}
 // Transpose: one 16x16 transpose of 2-byte elements.
 template <class T> inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, Loc loc = Loc()) {
     npusim_tensor t[2] = {dst.t, src.t};
     detail::Rearrange("Transpose", t, 2, nullptr, 0, nullptr, loc);
+}
+// The high-dimension forms (Compare.md / CompareScalar.md): mask is a reserved parameter
+// (ignored), the destination strides are not used, the bit stream is packed.
+template <class T, class U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+                    const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& p, Loc loc = Loc()) {
+    (void)mask;
+    npusim_tensor t[3] = {dst.t, src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, repeatTime, p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride};
+    detail::Rearrange("CompareRepeat", t, 3, v, 6, nullptr, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+                    const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p, Loc loc = Loc()) {
+    (void)mask;
+    npusim_tensor t[3] = {dst.t, src0.t, src1.t};
+    int64_t v[6] = {(int64_t)mode, repeatTime, p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride};
+    detail::Rearrange("CompareRepeat", t, 3, v, 6, nullptr, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const typename Id<T>::type& src1Scalar,
+                          CMPMODE mode, const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams& p,
+                          Loc loc = Loc()) {
+    (void)mask;
+    npusim_scalar s = ToScalar(src1Scalar);
+    npusim_tensor t[2] = {dst.t, src0.t};
+    int64_t v[4] = {(int64_t)mode, repeatTime, p.srcBlkStride, p.srcRepStride};
+    detail::Rearrange("CompareScalarRepeat", t, 2, v, 4, &s, loc);
+}
+template <class T, class U, bool isSetMask = true>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const typename Id<T>::type& src1Scalar,
+                          CMPMODE mode, const uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams& p,
+                          Loc loc = Loc()) {
+    (void)mask;
+    npusim_scalar s = ToScalar(src1Scalar);
+    npusim_tensor t[2] = {dst.t, src0.t};
+    int64_t v[4] = {(int64_t)mode, repeatTime, p.srcBlkStride, p.srcRepStride};
+    detail::Rearrange("CompareScalarRepeat", t, 2, v, 4, &s, loc);
 }
 // Compare into CMPMASK: one repeat (block strides from the params).
 template <class T, bool isSetMask = true>

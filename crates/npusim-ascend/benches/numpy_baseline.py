@@ -45,6 +45,16 @@ for name, stmt in [
     print(f"{name}: best {best * 1e6:.2f} us/call, median {median * 1e6:.2f} us/call, "
           f"{count / best / 1e9:.3f} G elements/s")
 
+# This host's bandwidth at the f32 footprints: np.copyto of the bytes np.add f32 moves
+# (2 x 65 KB read + 65 KB written = a copy of 98 KB) and np.multiply f32 moves (a copy of 65 KB).
+src_b = np.arange(6 * n32, dtype=np.uint8)
+dst_b = np.empty(6 * n32, np.uint8)
+for name, nbytes in [("copy of Add f32's footprint", 6 * n32), ("copy of Muls f32's footprint", 4 * n32)]:
+    s_, d_ = src_b[:nbytes], dst_b[:nbytes]
+    reps = 200
+    best = min(timeit.repeat(lambda: np.copyto(d_, s_), number=reps, repeat=7)) / reps
+    print(f"numpy {name}: best {best * 1e6:.2f} us/call, {2 * nbytes / best / 1e9:.1f} GB/s moved")
+
 # The fixed cost of a small call: np.add on 128 float16 (one repeat of vec_add).
 a128, b128, d128 = a[:128].copy(), b[:128].copy(), np.empty(128, np.float16)
 reps = 20000

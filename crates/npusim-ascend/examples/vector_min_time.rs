@@ -238,9 +238,24 @@ fn roofline() {
         }
         std::hint::black_box(&mut d);
     });
+    // This host's memory bandwidth at the same footprints: a plain copy of the bytes each
+    // case moves (Add: 12 bytes per element, 8 read and 4 written = a copy of 6n bytes; Muls:
+    // 8 bytes per element = a copy of 4n bytes), with `copy_from_slice` (memcpy).
+    let src: Vec<u8> = (0..6 * n).map(|i| i as u8).collect();
+    let mut dst = vec![0u8; 6 * n];
+    let copy_add = best_of(&mut || {
+        dst.copy_from_slice(std::hint::black_box(&src));
+        std::hint::black_box(&mut dst);
+    });
+    let copy_muls = best_of(&mut || {
+        dst[..4 * n].copy_from_slice(std::hint::black_box(&src[..4 * n]));
+        std::hint::black_box(&mut dst);
+    });
     for (label, t, bytes) in [
         ("plain Rust d = a + b f32", add, 12 * n),
         ("plain Rust d = a * 1.5 f32", muls, 8 * n),
+        ("memcpy of Add's footprint", copy_add, 12 * n),
+        ("memcpy of Muls's footprint", copy_muls, 8 * n),
     ] {
         println!(
             "{label} ({n} elements): best {:.2} us/call, {:.1} GB/s moved",

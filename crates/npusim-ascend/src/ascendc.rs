@@ -343,6 +343,19 @@ macro_rules! ascendc_methods {
                 dst_blk_stride as i64, dst_rep_stride as i64)
         }
     };
+    (@m Bilinear, $id:ident, $asc:ident, $rep:ident) => {
+        #[doc = concat!("`", stringify!($asc), "<half>(dst, src0, src0Offset, src1, mask / mask[2], hRepeat, repeatMode, dstBlkStride, vROffset, vRepeat, sharedTmpBuffer)`: bilinear interpolation ([`crate::bilinear`]).")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src0: &LocalTensor<T>, src0_offset: &LocalTensor<u32>,
+                    src1: &LocalTensor<T>, mask: impl Into<AscMask>, h_repeat: u8, repeat_mode: bool, dst_blk_stride: u16,
+                    v_r_offset: u16, v_repeat: u8, shared_tmp_buffer: &LocalTensor<u8>) -> Result<()> {
+            crate::bilinear::bilinear_interpolation(&mut self.core, stringify!($asc), &crate::bilinear::Bilinear {
+                dst: dst.op.clone(), src0: src0.op.clone(), src0_offset: src0_offset.op.clone(), src1: src1.op.clone(),
+                mask: mask.into().0, h_repeat: h_repeat as i64, repeat_mode, dst_blk_stride: dst_blk_stride as i64,
+                v_r_offset: v_r_offset as i64, v_repeat: v_repeat as i64, tmp: Some(shared_tmp_buffer.op.clone()),
+            })
+        }
+    };
     (@m Transpose, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "(dst, src)`: one 16×16 transpose of 2-byte elements.")]
         pub fn $asc<T: Element>(&mut self, dst: &LocalTensor<T>, src: &LocalTensor<T>) -> Result<()> {
@@ -1257,6 +1270,97 @@ impl AscendC {
         };
     }
 
+    /// `SetVectorMask<T>(maskHigh, maskLow)` with the page's ranges for `T` checked
+    /// (SetVectorMask.md): in normal mode 16-bit operands take any bits but not both words 0,
+    /// 32-bit ones need `maskHigh = 0` and `maskLow > 0`, 64-bit ones `maskHigh = 0` and `maskLow`
+    /// in (0, 2^32 - 1]; in counter mode `maskLow` is the element count and `maskHigh` must be 0.
+    /// [`AscendC::SetVectorMask`] is the unchecked form (no `T`).
+    pub fn SetVectorMaskOf<T: Element>(&mut self, mask_high: u64, mask_low: u64) -> Result<()> {
+        let bad = |param: &'static str, value: u64, rule: &'static str| {
+            Err(AscendError::Rule {
+                instr: "SetVectorMask",
+                param,
+                value: format!("{value:#x}"),
+                rule,
+            })
+        };
+        match (self.core.mask.mode, T::TYPE.size()) {
+            (MaskMode::Counter, _) if mask_high != 0 => {
+                return bad("maskHigh", mask_high, "must be 0 in counter mode");
+            }
+            (MaskMode::Counter, _) => {}
+            (MaskMode::Normal, 2) if mask_high == 0 && mask_low == 0 => {
+                return bad(
+                    "maskLow",
+                    0,
+                    "maskHigh and maskLow must not both be 0 for 16-bit operands",
+                );
+            }
+            (MaskMode::Normal, 2) => {}
+            (MaskMode::Normal, 4 | 8) if mask_high != 0 => {
+                return bad(
+                    "maskHigh",
+                    mask_high,
+                    "must be 0 for 32-bit and 64-bit operands",
+                );
+            }
+            (MaskMode::Normal, 4) if mask_low == 0 => {
+                return bad("maskLow", 0, "must be in (0, 2^64 - 1] for 32-bit operands");
+            }
+            (MaskMode::Normal, 8) if mask_low == 0 || mask_low > u32::MAX as u64 => {
+                return bad(
+                    "maskLow",
+                    mask_low,
+                    "must be in (0, 2^32 - 1] for 64-bit operands",
+                );
+            }
+            (MaskMode::Normal, 4 | 8) => {}
+            (MaskMode::Normal, _) => return Err(Self::mask_type::<T>()),
+        }
+        self.SetVectorMask(mask_high, mask_low);
+        Ok(())
+    }
+
+    /// `SetVectorMask<T>(len)` with the page's ranges for `T` checked: in normal mode `len` is in
+    /// [1, 128] for 16-bit operands, [1, 64] for 32-bit, [1, 32] for 64-bit; in counter mode it
+    /// is the element count (an `int32_t`, not negative). [`AscendC::SetVectorMaskLen`] is the
+    /// unchecked form.
+    pub fn SetVectorMaskLenOf<T: Element>(&mut self, len: i32) -> Result<()> {
+        let (rule, lanes): (&'static str, i32) = match T::TYPE.size() {
+            2 => ("must be in [1, 128] for 16-bit operands", 128),
+            4 => ("must be in [1, 64] for 32-bit operands", 64),
+            8 => ("must be in [1, 32] for 64-bit operands", 32),
+            _ if self.core.mask.mode == MaskMode::Counter => ("", i32::MAX),
+            _ => return Err(Self::mask_type::<T>()),
+        };
+        let (ok, rule) = match self.core.mask.mode {
+            MaskMode::Normal => ((1..=lanes).contains(&len), rule),
+            MaskMode::Counter => (
+                len >= 0,
+                "the element count of counter mode cannot be negative",
+            ),
+        };
+        if !ok {
+            return Err(AscendError::Rule {
+                instr: "SetVectorMask",
+                param: "len",
+                value: len.to_string(),
+                rule,
+            });
+        }
+        self.SetVectorMaskLen(len as u64);
+        Ok(())
+    }
+
+    fn mask_type<T: Element>() -> AscendError {
+        AscendError::Rule {
+            instr: "SetVectorMask",
+            param: "T",
+            value: T::TYPE.cpp_name().to_string(),
+            rule: "a normal-mode mask is defined for 16-, 32- and 64-bit operands",
+        }
+    }
+
     /// `ResetMask()`: all lanes.
     pub fn ResetMask(&mut self) {
         self.core.mask.bits = MaskRegister::default().bits;
@@ -1375,6 +1479,103 @@ impl AscendC {
             done += rep;
         }
         Ok(())
+    }
+}
+
+impl AscendC {
+    /// The destination of Compare / CompareScalar: `int8_t` or `uint8_t` (Compare.md and
+    /// CompareScalar.md, template parameter `U`).
+    /// The bits are written as bytes whichever of the two it is.
+    fn bit_dst<U: Element>(dst: &LocalTensor<U>, name: &'static str) -> Result<Operand> {
+        use npusim_core::ElemType::{I8, U8};
+        if matches!(U::TYPE, I8 | U8) {
+            let mut op = dst.op.clone();
+            op.dtype = U8;
+            return Ok(op);
+        }
+        Err(AscendError::Rule {
+            instr: name,
+            param: "dst",
+            value: U::TYPE.cpp_name().to_string(),
+            rule: "the destination holds one bit per element: int8_t or uint8_t",
+        })
+    }
+
+    /// `Compare<T, U, isSetMask>(dst, src0, src1, cmpMode, mask / mask[], repeatTime,
+    /// BinaryRepeatParams)` (Compare.md, "Tensor高维切分计算", both mask forms): `repeatTime`
+    /// repeats of 256 source bytes each, the sources walked with their block and repeat
+    /// strides; one bit per lane, each repeat's `lanes / 8` bytes packed after the previous
+    /// repeat's.
+    ///
+    /// `mask` and `isSetMask` have no effect: the page calls `mask` a reserved parameter whose
+    /// setting is ignored (保留参数，设置无效), so every lane of every repeat is compared (the
+    /// vendor's implementation discards it too). The destination block and repeat strides are
+    /// not used (policy, the same hardware call as the count form, whose vendor implementation
+    /// runs 252 repeats with the default strides and advances `dst` by exactly
+    /// `252 · lanes / 8` bytes: the bit stream is packed).
+    #[allow(clippy::too_many_arguments)]
+    pub fn CompareRepeat<T: Element, U: Element, const IS_SET_MASK: bool>(
+        &mut self,
+        dst: &LocalTensor<U>,
+        src0: &LocalTensor<T>,
+        src1: &LocalTensor<T>,
+        mode: CMPMODE,
+        mask: impl Into<AscMask>,
+        repeat: i32,
+        p: BinaryRepeatParams,
+    ) -> Result<()> {
+        let _ignored = mask.into();
+        let dst = Self::bit_dst(dst, "Compare")?;
+        Vcmpv::strided(
+            self.chip(),
+            "Compare",
+            mode,
+            &dst,
+            &src0.op,
+            Some(&src1.op),
+            None,
+            repeat as i64,
+            [p.src0_blk_stride as i64, p.src1_blk_stride as i64],
+            [p.src0_rep_stride as i64, p.src1_rep_stride as i64],
+        )?
+        .execute(&mut self.core)
+    }
+
+    /// `CompareScalar<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, mask / mask[],
+    /// repeatTime, UnaryRepeatParams)` (CompareScalar.md, both mask forms): as
+    /// [`AscendC::CompareRepeat`] with a scalar for `src1`; `mask` is reserved there too.
+    #[allow(clippy::too_many_arguments)]
+    pub fn CompareScalarRepeat<T: Element + Into<Scalar>, U: Element, const IS_SET_MASK: bool>(
+        &mut self,
+        dst: &LocalTensor<U>,
+        src0: &LocalTensor<T>,
+        scalar: T,
+        mode: CMPMODE,
+        mask: impl Into<AscMask>,
+        repeat: i32,
+        p: UnaryRepeatParams,
+    ) -> Result<()> {
+        let _ignored = mask.into();
+        let dst = Self::bit_dst(dst, "CompareScalar")?;
+        let instr = Instr::ALL
+            .iter()
+            .copied()
+            .find(|i| i.shape() == crate::isa::Shape::CmpBitsScalar && i.cmp_mode() == Some(mode))
+            .unwrap_or(Instr::VcmpvsEq);
+        instr.check_type("CompareScalar", self.chip().id, "src0", T::TYPE)?;
+        Vcmpv::strided(
+            self.chip(),
+            "CompareScalar",
+            mode,
+            &dst,
+            &src0.op,
+            None,
+            Some(scalar.into()),
+            repeat as i64,
+            [p.src_blk_stride as i64, 1],
+            [p.src_rep_stride as i64, 0],
+        )?
+        .execute(&mut self.core)
     }
 }
 

@@ -97,6 +97,9 @@ pub enum Shape {
     /// 16 source and 16 destination block addresses transposed per repeat (TransDataTo5HD /
     /// vnchwconv).
     AddrListTranspose,
+    /// Weighted sums of gathered 32-byte blocks over horizontal and vertical repeats
+    /// (BilinearInterpolation / vbi).
+    Bilinear,
 }
 
 impl Shape {
@@ -169,6 +172,7 @@ impl Shape {
                 | Shape::ProposalField
                 | Shape::ProposalSort
                 | Shape::AddrListTranspose
+                | Shape::Bilinear
         )
     }
     /// Number of tensor sources.
@@ -200,6 +204,7 @@ impl Shape {
             | Shape::ProposalSort
             | Shape::Move => 1,
             Shape::MrgSort => 4,
+            Shape::Bilinear => 3,
             Shape::AddrListTranspose => 16,
             Shape::Dup | Shape::Index => 0,
         }
@@ -417,6 +422,9 @@ macro_rules! for_each_vector_instr {
             // Data movement.
             DataMove, Move, data_move, data_move, DataCopy, DataCopyParams, none(none), "TIK data_move; Ascend C DataCopy (GM<->UB, UB->UB)",
                 [&ALL_CHIPS => &ElemType::ARITH];
+            // Bilinear interpolation (the A2/A3 vendor emulation's order; see crate::bilinear).
+            BilinearInterpolation, Bilinear, vbi, vbi, BilinearInterpolation, BilinearInterpolationMask, none(none), "基础算术/BilinearInterpolation(ISASI).md; TIK vbi",
+                [&[Ascend910B] => &[F16]];
         }
     };
 }

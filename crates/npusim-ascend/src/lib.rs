@@ -37,6 +37,7 @@
 
 pub mod access;
 pub mod ascendc;
+pub mod bilinear;
 pub mod core;
 pub mod demo;
 pub mod deq;

@@ -7,7 +7,8 @@
 //!   elements per repeat. Absent on Atlas training, Atlas 200I/500 A2 and, by the same lists,
 //!   Atlas 200/300/500 inference.
 //! - CreateVecIndex (`CreateVecIndex.md`): `dst[i] = firstValue + i` for the first `count`
-//!   elements, computed in the element type (f16 rounds each value once).
+//!   elements, computed in the element type: rounded once, or on Atlas A2/A3 by the vendor's
+//!   chain of Adds ([`IndexValues`]).
 //! - vcmp_xx / Compare(src0, src1, cmpMode, mask, repeatParams): one repeat, one bit per active
 //!   lane into CMPMASK; masked-off bits keep their value (cceapi vcmp). SetCmpMask loads 128
 //!   bits from UB (16 bytes), GetCmpMask stores them.
@@ -120,7 +121,82 @@ impl BrcbOp {
     }
 }
 
-/// `CreateVecIndex(dst, firstValue, count)`: `dst[i] = firstValue + i`.
+/// How a chip's CreateVecIndex computes floating-point values (named policy per chip).
+///
+/// - [`IndexValues::ChainedAdds`] (Atlas A2/A3): the vendor's implementation for that chip
+///   (asc-devkit `impl/basic_api/dav_c220/kernel_operator_vec_createvecindex_impl.h`) writes
+///   the first data block (count and continuous-mask forms) or the first repeat (bit-wise
+///   form) with scalar stores of `T(float(firstValue) + i)`, then builds every later block from
+///   the one before by `Adds(.., T(elements per block))` and every later repeat from the one
+///   before by `Adds(.., T(elements per repeat))`: each step rounds to `T` again. Element
+///   `r·lanes + b·per_block + e` is therefore `v0` plus `per_block` b times plus `lanes` r
+///   times, rounding after each addition, with `v0 = T(firstValue + e)` (or `+ b·per_block + e`
+///   in the bit-wise form, whose first repeat is stored whole). On half this differs from one
+///   rounding of `firstValue + i` when a step ties (e.g. firstValue 0.3 from element 512,
+///   firstValue 30000 from element 24).
+/// - [`IndexValues::Direct`] (every other chip): `T(firstValue + i)`, rounded once. The 950
+///   implementation computes the index in registers with its `vci` instruction; the 310P and
+///   310B implementations were not checked (policy).
+///
+/// Integer types give the same values under both (the additions are exact in range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexValues {
+    Direct,
+    ChainedAdds,
+}
+
+impl IndexValues {
+    /// The chip's policy.
+    pub fn of(chip: npusim_core::ChipId) -> IndexValues {
+        match chip {
+            npusim_core::ChipId::Ascend910B => IndexValues::ChainedAdds,
+            _ => IndexValues::Direct,
+        }
+    }
+
+    /// The value of lane `e` (within its block) of block `b` of repeat `r`; `bitwise` is the
+    /// `mask[]` form (its first repeat stored whole). Floats come back rounded to `dtype`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn value(
+        self,
+        name: &'static str,
+        dtype: ElemType,
+        start: f64,
+        r: u64,
+        b: u64,
+        e: u64,
+        bitwise: bool,
+    ) -> Result<f64> {
+        let (lanes, per_block) = (256 / dtype.size() as u64, BLOCK_BYTES / dtype.size() as u64);
+        if self == IndexValues::Direct || !dtype.is_float() {
+            return Ok(start + (r * lanes + b * per_block + e) as f64);
+        }
+        let round = |v: f64| -> Result<f64> {
+            let bits = Scalar::Float(v).to_bits(name, "firstValue", dtype)?;
+            Ok(match dtype {
+                ElemType::F16 => half::f16::from_bits(bits as u16).to_f64(),
+                ElemType::Bf16 => half::bf16::from_bits(bits as u16).to_f64(),
+                _ => f32::from_bits(bits as u32) as f64,
+            })
+        };
+        let mut x = if bitwise {
+            round(start + (b * per_block + e) as f64)?
+        } else {
+            let mut x = round(start + e as f64)?;
+            for _ in 0..b {
+                x = round(x + per_block as f64)?;
+            }
+            x
+        };
+        for _ in 0..r {
+            x = round(x + lanes as f64)?;
+        }
+        Ok(x)
+    }
+}
+
+/// `CreateVecIndex(dst, firstValue, count)`: `dst[i] = firstValue + i` (floats by the chip's
+/// [`IndexValues`] policy).
 pub fn create_vec_index(
     core: &mut VectorCore,
     name: &'static str,
@@ -147,9 +223,12 @@ pub fn create_vec_index(
         Scalar::Int(i) => i as f64,
         Scalar::Float(f) => f,
     };
+    let policy = IndexValues::of(chip.id);
+    let (lanes, per_block) = (256 / size, BLOCK_BYTES / size);
     let mut out = Vec::with_capacity((count * size) as usize);
     for i in 0..count {
-        let v = start + i as f64;
+        let (r, b, e) = (i / lanes, i % lanes / per_block, i % per_block);
+        let v = policy.value(name, dst.dtype, start, r, b, e, false)?;
         let bits = if dst.dtype.is_float() {
             Scalar::Float(v).to_bits(name, "firstValue", dst.dtype)?
         } else {
@@ -164,8 +243,8 @@ pub fn create_vec_index(
 /// `CreateVecIndex(dst, firstValue, mask / mask[2], repeatTime, dstBlkStride, dstRepStride)`
 /// (the page's "tensor高维切分计算" forms): active lane e of repeat r is written at
 /// `dst + r·dstRepStride·32 + (e / per_block)·dstBlkStride·32 + (e % per_block)·size` with
-/// `firstValue + r·lanes + e` (the count form's value for element r·lanes + e, rounded once to
-/// the element type: policy, the page prints only the contiguous case); masked-off lanes keep
+/// `firstValue + r·lanes + e` by the chip's [`IndexValues`] policy (rounded once, or the A2/A3
+/// chain of Adds; the page prints only the contiguous case); masked-off lanes keep
 /// their bytes. Checked: the chip's types (int8/int64 only in the count form), repeatTime
 /// [0, 255], dstBlkStride [0, 65535], dstRepStride [0, 255], the mask, scope, alignment,
 /// bounds, and every value inside the type (before anything is written).
@@ -217,6 +296,7 @@ pub fn create_vec_index_masked(
         Scalar::Int(i) => i as f64,
         Scalar::Float(f) => f,
     };
+    let policy = IndexValues::of(chip.id);
     // Every (offset, bits) first, so that a bad value or address writes nothing.
     let mut writes = Vec::new();
     let mut hi = dst.addr();
@@ -229,7 +309,16 @@ pub fn create_vec_index_masked(
                 + r * rep * BLOCK_BYTES
                 + (e / per_block) * blk * BLOCK_BYTES
                 + (e % per_block) * size;
-            let v = start + (r * lanes + e) as f64;
+            let bitwise = matches!(mask_arg, MaskArg::Bits { .. });
+            let v = policy.value(
+                name,
+                dst.dtype,
+                start,
+                r,
+                e / per_block,
+                e % per_block,
+                bitwise,
+            )?;
             let b = if dst.dtype.is_float() {
                 Scalar::Float(v).to_bits(name, "firstValue", dst.dtype)?
             } else {
@@ -397,11 +486,22 @@ impl CmpMaskOp {
     }
 }
 
+/// The operand rules of SetCmpMask / GetCmpMask (and TIK's mov_*cmpmask*): a UB tensor,
+/// 32-byte aligned, holding the register's 16 bytes.
+pub fn cmp_mask_operand(
+    chip: &npusim_core::ChipProfile,
+    name: &'static str,
+    param: &'static str,
+    op: &Operand,
+) -> Result<()> {
+    check::scope(name, param, op, MemSpace::Ub)?;
+    check::align(chip, name, param, op)?;
+    check::within(name, param, op, Some((op.addr(), op.addr() + 16)))
+}
+
 /// `SetCmpMask(src)` / `mov_tensor_to_cmpmask`: loads 16 bytes of UB into CMPMASK.
 pub fn set_cmp_mask(core: &mut VectorCore, name: &'static str, src: &Operand) -> Result<()> {
-    check::scope(name, "src", src, MemSpace::Ub)?;
-    check::align(core.chip(), name, "src", src)?;
-    check::within(name, "src", src, Some((src.addr(), src.addr() + 16)))?;
+    cmp_mask_operand(core.chip(), name, "src", src)?;
     let mut b = [0u8; 16];
     b.copy_from_slice(core.ub().bytes(src.addr(), 16)?);
     core.cmpmask = u128::from_le_bytes(b);
@@ -410,9 +510,7 @@ pub fn set_cmp_mask(core: &mut VectorCore, name: &'static str, src: &Operand) ->
 
 /// `GetCmpMask(dst)` / `mov_cmpmask_to_tensor`: stores CMPMASK as 16 bytes of UB.
 pub fn get_cmp_mask(core: &mut VectorCore, name: &'static str, dst: &Operand) -> Result<()> {
-    check::scope(name, "dst", dst, MemSpace::Ub)?;
-    check::align(core.chip(), name, "dst", dst)?;
-    check::within(name, "dst", dst, Some((dst.addr(), dst.addr() + 16)))?;
+    cmp_mask_operand(core.chip(), name, "dst", dst)?;
     let bits = core.cmpmask.to_le_bytes();
     core.ub_mut().write(dst.addr(), &bits)?;
     Ok(())

@@ -885,6 +885,8 @@ pub enum Op {
     Gather(Operand, Operand, Operand, u32, i64),
     /// vgatherb: dst, src, block offsets, repeat, dst block stride, dst repeat stride.
     Gatherb(Operand, Operand, Operand, i64, i64, i64),
+    /// vbi: the call ([`crate::bilinear`]).
+    Bilinear(Box<crate::bilinear::Bilinear>),
     /// vec_trans: dst, src, repeat, dst rep stride, src rep stride.
     Transpose(Operand, Operand, i64, i64, i64),
     /// vec_reduce_add / _max / _min (built by `reduce::tik_reduce_all`): the lanes read, the
@@ -970,6 +972,7 @@ impl Op {
             Op::Gatherb(d, s, off, r, b, rs) => {
                 crate::misc::gatherb(core, "vgatherb", d, s, off, *r, *b, *rs)
             }
+            Op::Bilinear(b) => crate::bilinear::bilinear_interpolation(core, "vbi", b),
             Op::Transpose(d, s, r, dr, sr) => {
                 crate::misc::transpose(core, "vec_trans", d, s, *r, *dr, *sr)
             }

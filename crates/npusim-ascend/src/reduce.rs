@@ -475,10 +475,14 @@ pub enum ReduceLanes {
 
 /// The whole-tensor reduction in any of its forms. `cal_index` (ReduceMax/ReduceMin's
 /// `calIndex`) writes `[value, index]` when true and only the value when false; sums ignore it.
-/// The index is the element's position counted in repeat order (repeat · lanes + lane), what
-/// the page's contiguous examples (srcRepStride 8) give; with other strides the same counting
-/// is kept (policy: the page does not say). On half the index must fit 16 bits (ReduceMax.md:
-/// at most 65535), checked before anything runs.
+/// The index is `lane + repeat · srcRepStride · (32 / sizeof(T))`, the element's offset from
+/// `src` (with srcRepStride 8, repeat · lanes + lane, the pages' contiguous examples): the
+/// vendor implementations compute it so, Ascend C (asc-devkit `impl/basic_api/dav_c220` and
+/// `dav_m200` `kernel_operator_vec_reduce_impl.h`: `offsetNumPerRep = ONE_BLK_SIZE /
+/// sizeof(T) * srcRepStride`, index = in-repeat index + offsetNumPerRep · repeat) and TIK
+/// (`tik_reduce_api.py`: `offset_num_per_rep = ONE_BLK_SIZE // dtype_size * src_rep_stride`).
+/// Ties go to the first repeat (then the lowest lane). On half the index must fit 16 bits
+/// (ReduceMax.md: at most 65535), checked before anything runs.
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_all_lanes(
     core: &mut VectorCore,
@@ -548,7 +552,7 @@ pub fn reduce_all_lanes(
     let with_index = comb != Combine::Sum && cal_index;
     if with_index && src.dtype == ElemType::F16 {
         // The largest index the run can produce.
-        let max_index = (n - 1) * lanes + top;
+        let max_index = (n - 1) * rep * (32 / size) + top;
         if max_index > 65535 {
             return Err(AscendError::Rule {
                 instr: name,
@@ -658,7 +662,7 @@ fn reduce_sum_t<IO: FloatIo>(
                     }
                 };
                 if better {
-                    best = Some((v, r as u64 * lanes + e as u64));
+                    best = Some((v, r as u64 * rep * (32 / size) + e as u64));
                 }
             }
         }

@@ -273,6 +273,21 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m Bilinear, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(mask, dst, src0, src1, src0_offset, dst_blk_stride, vertical_repeat_times, horizontal_repeat_times, repeat_mode, vertical_repeat_offset)`: bilinear interpolation ([`crate::bilinear`]); the mask is the per-repeat (normal) mask.")]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $tik(&mut self, mask: impl Into<TikMask>, dst: &Operand, src0: &Operand, src1: &Operand, src0_offset: &Operand,
+                    dst_blk_stride: i64, vertical_repeat_times: i64, horizontal_repeat_times: i64, repeat_mode: bool,
+                    vertical_repeat_offset: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::Bilinear(Box::new(crate::bilinear::Bilinear {
+                dst: dst.clone(), src0: src0.clone(), src0_offset: src0_offset.clone(), src1: src1.clone(),
+                mask: mask.into().0, h_repeat: horizontal_repeat_times, repeat_mode, dst_blk_stride,
+                v_r_offset: vertical_repeat_offset, v_repeat: vertical_repeat_times, tmp: None,
+            })));
+            Ok(())
+        }
+    };
     (@m Transpose, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src, repeat_times, dst_rep_stride, src_rep_stride)`: 16×16 transpose per repeat, strides in 512 bytes.")]
         pub fn $tik(&mut self, dst: &Operand, src: &Operand, repeat_times: i64, dst_rep_stride: i64, src_rep_stride: i64) -> Result<()> {
@@ -650,12 +665,14 @@ impl Tik {
 
     /// `mov_tensor_to_cmpmask(src)`: CMPMASK = 128 bits of `src`.
     pub fn mov_tensor_to_cmpmask(&mut self, src: &Operand) -> Result<()> {
+        crate::misc::cmp_mask_operand(self.chip, "mov_tensor_to_cmpmask", "src", src)?;
         self.program.push(Op::MovCmpMask(src.clone(), true));
         Ok(())
     }
 
     /// `mov_cmpmask_to_tensor(dst)`: 128 bits of CMPMASK into `dst`.
     pub fn mov_cmpmask_to_tensor(&mut self, dst: &Operand) -> Result<()> {
+        crate::misc::cmp_mask_operand(self.chip, "mov_cmpmask_to_tensor", "dst", dst)?;
         self.program.push(Op::MovCmpMask(dst.clone(), false));
         Ok(())
     }

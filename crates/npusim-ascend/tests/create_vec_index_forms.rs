@@ -163,3 +163,151 @@ fn masked_form_restrictions() {
         );
     }
 }
+
+/// The Atlas A2/A3 policy (`IndexValues::ChainedAdds`, the vendor's dav_c220 implementation:
+/// the first block stored as `T(firstValue + e)`, later blocks by Adds of 16, later repeats by
+/// Adds of 128, each rounding to half) against one rounding on the other chips, on two hand
+/// checked half cases:
+/// - firstValue 30000 (a multiple of 16, half's spacing there), element 24 = block 1, lane 8:
+///   one rounding of 30024 ties between 30016 and 30032 and goes to the even 30016; the chain
+///   rounds 30008 to 30016 (tie, even) and adds 16: 30032.
+/// - firstValue 0.3 (half 0.2998046875), element 512 = repeat 4, lane 0: one rounding of
+///   512.2998 gives 512.5 (spacing 0.5); the chain goes 0.2998 -> 128.25 -> 256.25 -> 384.25
+///   -> 512.25, a tie between 512.0 and 512.5, to the even 512.0.
+#[test]
+fn a2_chained_adds_against_one_rounding() {
+    for (first, at, chain, once) in [
+        (30000.0f32, 24usize, 30032.0f32, 30016.0f32),
+        (0.3, 512, 512.0, 512.5),
+    ] {
+        for chip in [
+            ChipId::Ascend910B,
+            ChipId::Ascend310P,
+            ChipId::Ascend310B,
+            ChipId::Ascend950,
+        ] {
+            let mut asc = AscendC::new(chip, 0);
+            let d = asc.AllocTensor::<f16>("dst", 1024).unwrap();
+            asc.CreateVecIndex(&d, f16::from_f32(first), 1024).unwrap();
+            let got = asc.read::<f16>(&d).unwrap()[at].to_f32();
+            let want = if chip == ChipId::Ascend910B {
+                chain
+            } else {
+                once
+            };
+            assert_eq!(got, want, "{chip:?} firstValue {first} element {at}");
+        }
+    }
+}
+
+/// Float values of every form on every chip against the test's own model of each chip's
+/// policy: the A2/A3 chain (block adds, then repeat adds, each rounded; the bit-wise form
+/// stores its first repeat whole) or one rounding, with firstValue fractional or large.
+#[derive(Debug, Clone)]
+struct FloatCase {
+    chip: ChipId,
+    wide: bool,
+    form: u8,
+    first: f64,
+    count: u32,
+    mask_n: u64,
+    bits: u128,
+    repeat: u8,
+}
+
+fn float_case() -> impl Strategy<Value = FloatCase> {
+    (
+        0usize..6,
+        any::<bool>(),
+        0u8..3,
+        prop_oneof![
+            (-2000i32..2000, 0u32..1024).prop_map(|(i, f)| i as f64 + f as f64 / 1024.0),
+            (1000i32..2000).prop_map(|i| i as f64 * 16.0 + 3.0),
+            (-3000i32..3000, 0u32..1024).prop_map(|(i, f)| i as f64 * 4096.0 + f as f64 / 1024.0),
+        ],
+        1u32..1100,
+        1u64..=128,
+        any::<u128>(),
+        1u8..9,
+    )
+        .prop_map(
+            |(c, wide, form, first, count, mask_n, bits, repeat)| FloatCase {
+                chip: common::CHIPS[c],
+                wide,
+                form,
+                first,
+                count,
+                mask_n,
+                bits: bits | 1,
+                repeat,
+            },
+        )
+}
+
+/// The model for element (r, b, e) with `first` already in the element type.
+fn policy_model(
+    c: &FloatCase,
+    first: f64,
+    r: usize,
+    b: usize,
+    e: usize,
+    rnd: &dyn Fn(f64) -> f64,
+) -> f64 {
+    let (lanes, per_block) = if c.wide { (64, 8) } else { (128, 16) };
+    if c.chip != ChipId::Ascend910B {
+        return rnd(first + (r * lanes + b * per_block + e) as f64);
+    }
+    let mut x = if c.form == 2 {
+        rnd(first + (b * per_block + e) as f64)
+    } else {
+        (0..b).fold(rnd(first + e as f64), |x, _| rnd(x + per_block as f64))
+    };
+    for _ in 0..r {
+        x = rnd(x + lanes as f64);
+    }
+    x
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
+    #[test]
+    fn float_values_follow_each_chips_policy(c in float_case()) {
+        let legal = Instr::CreateVecIndex.legal_types(c.chip).is_some();
+        let (lanes, per_block) = if c.wide { (64usize, 8usize) } else { (128, 16) };
+        let n = 1152usize;
+        let mut asc = AscendC::new(c.chip, 0);
+        let bits = if c.wide { c.bits & u64::MAX as u128 } else { c.bits };
+        let active: Vec<bool> = (0..lanes).map(|l| match c.form { 1 => (l as u64) < c.mask_n.min(lanes as u64), 2 => bits >> l & 1 == 1, _ => true }).collect();
+        macro_rules! run {
+            ($T:ty, $to:expr, $from:expr) => {{
+                let rnd = |v: f64| -> f64 { $from($to(v)) };
+                let first = rnd(c.first);
+                let d = asc.AllocTensor::<$T>("dst", n as u64).unwrap();
+                let fill = $to(-7.0);
+                asc.write(&d, &vec![fill; n]).unwrap();
+                let r = match c.form {
+                    0 => asc.CreateVecIndex(&d, $to(c.first), c.count).map(|_| ()),
+                    1 => asc.CreateVecIndexRepeat(&d, $to(c.first), c.mask_n.min(lanes as u64), c.repeat, 1, 8),
+                    _ => asc.CreateVecIndexRepeat(&d, $to(c.first), [bits as u64, (bits >> 64) as u64], c.repeat, 1, 8),
+                };
+                if !legal {
+                    prop_assert!(r.is_err());
+                    return Ok(());
+                }
+                r.unwrap();
+                let got = asc.read::<$T>(&d).unwrap();
+                for (i, g) in got.iter().enumerate() {
+                    let (rr, b, e) = (i / lanes, i % lanes / per_block, i % per_block);
+                    let written = match c.form { 0 => i < c.count as usize, _ => rr < c.repeat as usize && active[i % lanes] };
+                    let want = if written { policy_model(&c, first, rr, b, e, &rnd) } else { -7.0 };
+                    prop_assert_eq!($from(*g).to_bits(), want.to_bits(), "element {} of {:?}", i, c);
+                }
+            }};
+        }
+        if c.wide {
+            run!(f32, |v: f64| v as f32, |x: f32| x as f64)
+        } else {
+            run!(f16, f16::from_f64, |x: f16| x.to_f64())
+        }
+    }
+}

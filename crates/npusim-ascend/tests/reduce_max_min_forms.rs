@@ -11,12 +11,13 @@ use half::f16;
 use npusim_ascend::AscendError;
 use npusim_ascend::ascendc::AscendC;
 use npusim_ascend::isa::Instr;
-use npusim_core::ElemType;
+use npusim_core::{ChipId, ElemType};
 use proptest::prelude::*;
 
-/// The plain model: the active elements in repeat order, each with its position
-/// `r * lanes + e`; with a NaN among them the first NaN wins, else the best value (`>` / `<`,
-/// so +0 and -0 tie) at its lowest position.
+/// The plain model: the active elements in repeat order, each with its index, the element's
+/// offset from src `r * srcRepStride * (32 / sizeof(T)) + e` (the vendor implementations'
+/// formula); with a NaN among them the first NaN wins, else the first element (in repeat order)
+/// with the best value (`>` / `<`, so +0 and -0 tie).
 fn model(elems: &[(f32, usize)], is_max: bool) -> (f32, usize) {
     if let Some(nan) = elems.iter().find(|(v, _)| v.is_nan()) {
         return *nan;
@@ -104,7 +105,7 @@ proptest! {
                 } else {
                     r.unwrap();
                     let elems: Vec<(f32, usize)> = active.iter()
-                        .map(|&(r, e, at)| ($to(xs[at]), r * lanes as usize + e))
+                        .map(|&(_r, _e, at)| ($to(xs[at]), at))
                         .collect();
                     let (v, i) = model(&elems, is_max);
                     let out = asc.read::<$T>(&d).unwrap();
@@ -266,4 +267,36 @@ fn masked_form_restrictions() {
     asc.ReduceMaxRepeat(&d, &s, &tmp, 128i32, 0, 8, true)
         .unwrap();
     assert_eq!(asc.read::<f16>(&d).unwrap()[0], f16::from_f32(7.0));
+}
+
+/// The index with srcRepStride other than 8 is the element's offset from src, `lane + repeat ·
+/// srcRepStride · (32 / sizeof(T))` (the vendor implementations' `offsetNumPerRep`), hand
+/// computed: float, 2 repeats, srcRepStride 16 (repeat 1 starts 128 elements in), the maximum at
+/// repeat 1 lane 3 = element 131 (repeat · lanes + lane would say 67); srcRepStride 0 reads
+/// repeat 0 twice and the tie goes to repeat 0: lane 3 = 3.
+#[test]
+fn index_counts_the_repeat_stride() {
+    for chip in [
+        ChipId::Ascend910B,
+        ChipId::Ascend310P,
+        ChipId::Ascend310B,
+        ChipId::Ascend950,
+    ] {
+        let mut asc = AscendC::new(chip, 0);
+        let s = asc.AllocTensor::<f32>("src", 256).unwrap();
+        let tmp = asc.AllocTensor::<f32>("tmp", 64).unwrap();
+        let d = asc.AllocTensor::<f32>("dst", 8).unwrap();
+        let mut x = vec![1.0f32; 256];
+        x[131] = 9.0;
+        x[3] = 5.0;
+        asc.write(&s, &x).unwrap();
+        asc.ReduceMaxRepeat(&d, &s, &tmp, 64u64, 2, 16, true)
+            .unwrap();
+        let o = asc.read::<f32>(&d).unwrap();
+        assert_eq!((o[0], o[1].to_bits()), (9.0, 131), "{chip:?} stride 16");
+        asc.ReduceMaxRepeat(&d, &s, &tmp, 64u64, 2, 0, true)
+            .unwrap();
+        let o = asc.read::<f32>(&d).unwrap();
+        assert_eq!((o[0], o[1].to_bits()), (5.0, 3), "{chip:?} stride 0");
+    }
 }

@@ -185,3 +185,101 @@ proptest! {
         prop_assert_eq!(s.to_bits(), asc.read::<f32>(&dst).unwrap()[0].to_bits());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(96)))]
+
+    /// Every chip, every mask form: after WholeReduceMax/Min with a bit-wise (`mask[]`) or a
+    /// continuous (`mask`) mask in normal mode, the max/min register holds the plain model's
+    /// best over the active lanes of every repeat (ties to the lowest element, counted over
+    /// repeats) on A2/A3, its value on 310P (the value-only form), and is refused as
+    /// `NotSupported` on the other chips; after counter mode (SetMaskCount, isSetMask = false)
+    /// it is unreadable (typed `Rule`) where it exists. The sum register after the count form
+    /// of ReduceSum equals the result on A2/A3 and 950 and is `NotSupported` elsewhere.
+    #[test]
+    fn registers_on_every_chip_match_the_model(chip_i in 0usize..6, is_max in any::<bool>(), repeat in 1i32..5,
+                                               form in 0u8..3, lo in any::<u64>(), cont in 1u64..=64,
+                                               count in 1i32..500, seed in any::<u64>()) {
+        let chip = common::CHIPS[chip_i];
+        let mut asc = AscendC::new(chip, 0);
+        let src = asc.AllocTensor::<f32>("src", 512).unwrap();
+        let work = asc.AllocTensor::<f32>("work", 512).unwrap();
+        let dst = asc.AllocTensor::<f32>("dst", 16).unwrap();
+        let mut x = seed;
+        let vals: Vec<f32> = (0..512).map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            match (x >> 33) % 11 { 0 => f32::INFINITY, 1 => f32::NEG_INFINITY, 2 => -0.0, 3 => f32::MIN_POSITIVE / 4.0, k => k as f32 * -0.5 }
+        }).collect();
+        asc.write(&src, &vals).unwrap();
+        let active: Box<dyn Fn(usize) -> bool> = match form {
+            0 => { let m = lo | 1; Box::new(move |e| m >> e & 1 == 1) }
+            _ => Box::new(move |e| (e as u64) < cont),
+        };
+        match (form, is_max) {
+            (0, true) => asc.WholeReduceMax::<f32, true>(&dst, &src, [lo | 1, 0], repeat, 1, 1, 8).unwrap(),
+            (0, false) => asc.WholeReduceMin::<f32, true>(&dst, &src, [lo | 1, 0], repeat, 1, 1, 8).unwrap(),
+            (1, true) => asc.WholeReduceMax::<f32, true>(&dst, &src, cont, repeat, 1, 1, 8).unwrap(),
+            (1, false) => asc.WholeReduceMin::<f32, true>(&dst, &src, cont, repeat, 1, 1, 8).unwrap(),
+            _ => {
+                if let Err(e) = asc.SetMaskCount() {
+                    // No counter mode on the two oldest chips (SetMaskCount's page).
+                    prop_assert!(matches!(chip, ChipId::Ascend310 | ChipId::Ascend910), "{:?}", e);
+                    prop_assert!(matches!(e, AscendError::NotSupported { instr: "SetMaskCount", .. }), "{:?}", e);
+                    return Ok(());
+                }
+                asc.SetVectorMaskLen(cont * repeat as u64);
+                if is_max {
+                    asc.WholeReduceMax::<f32, false>(&dst, &src, MASK_PLACEHOLDER, repeat, 1, 1, 8).unwrap();
+                } else {
+                    asc.WholeReduceMin::<f32, false>(&dst, &src, MASK_PLACEHOLDER, repeat, 1, 1, 8).unwrap();
+                }
+                asc.SetMaskNorm();
+            }
+        }
+        let mut best: Option<(f32, u32)> = None;
+        for r in 0..repeat as usize {
+            for e in (0..64).filter(|&e| active(e)) {
+                let v = vals[r * 64 + e];
+                let take = match best { None => true, Some((b, _)) => if is_max { v > b } else { v < b } };
+                if take { best = Some((v, (r * 64 + e) as u32)); }
+            }
+        }
+        let (bv, bi) = best.unwrap();
+        let full = asc.GetReduceRepeatMaxMinSpr::<f32>();
+        let value = asc.GetReduceRepeatMaxMinSprValue::<f32>();
+        match (chip, form) {
+            (ChipId::Ascend910B, 0 | 1) => {
+                let (v, i) = full.unwrap();
+                prop_assert_eq!((v.to_bits(), i.to_bits()), (bv.to_bits(), bi));
+                prop_assert_eq!(value.unwrap().to_bits(), bv.to_bits());
+            }
+            (ChipId::Ascend310P, 0 | 1) => {
+                prop_assert!(matches!(full, Err(AscendError::NotSupported { .. })), "{:?}", full);
+                prop_assert_eq!(value.unwrap().to_bits(), bv.to_bits());
+            }
+            (ChipId::Ascend910B, _) => {
+                prop_assert!(matches!(full, Err(AscendError::Rule { param: "MAX_MIN", .. })), "{:?}", full);
+                prop_assert!(matches!(value, Err(AscendError::Rule { param: "MAX_MIN", .. })), "{:?}", value);
+            }
+            (ChipId::Ascend310P, _) => {
+                prop_assert!(matches!(value, Err(AscendError::Rule { param: "MAX_MIN", .. })), "{:?}", value);
+            }
+            _ => {
+                prop_assert!(matches!(full, Err(AscendError::NotSupported { .. })), "{:?}", full);
+                prop_assert!(matches!(value, Err(AscendError::NotSupported { .. })), "{:?}", value);
+            }
+        }
+        // The sum register.
+        let sum = if matches!(chip, ChipId::Ascend310 | ChipId::Ascend910) {
+            asc.GetAccVal::<f32>()
+        } else {
+            asc.ReduceSum(&dst, &src, &work, count).unwrap();
+            asc.GetAccVal::<f32>()
+        };
+        if matches!(chip, ChipId::Ascend910B | ChipId::Ascend950) {
+            prop_assert_eq!(sum.unwrap().to_bits(), asc.read::<f32>(&dst).unwrap()[0].to_bits());
+        } else {
+            prop_assert!(matches!(sum, Err(AscendError::NotSupported { instr: "GetReduceRepeatSumSpr", .. })), "{:?}", sum);
+        }
+    }
+}

@@ -18,9 +18,9 @@ use npusim_ascend::tik::{Scope, Tik, TikMask};
 use npusim_core::{ChipId, ElemType, NpyArray};
 use proptest::prelude::*;
 
-/// The plain model: the active elements in repeat order with their positions `r * lanes + e`;
-/// a NaN among them wins (the first one), else the best value (`>` / `<`) at its lowest
-/// position.
+/// The plain model: the active elements in repeat order with their indices, the offsets
+/// `r * src_rep_stride * (32 / dtype_size) + e` (TIK's `offset_num_per_rep`); a NaN among them
+/// wins (the first one), else the first element (in repeat order) with the best value.
 fn model(elems: &[(f32, usize)], is_max: bool) -> (f32, usize) {
     if let Some(nan) = elems.iter().find(|(v, _)| v.is_nan()) {
         return *nan;
@@ -247,7 +247,8 @@ proptest! {
             for r in 0..repeat as usize {
                 for e in 0..lanes {
                     if bits >> e & 1 == 1 {
-                        elems.push((rounded(vals[r * stride as usize * per_block + e]), r * lanes + e));
+                        let at = r * stride as usize * per_block + e;
+                        elems.push((rounded(vals[at]), at));
                     }
                 }
             }

@@ -685,11 +685,14 @@ impl Device {
             "GetReduceRepeatMaxMinSpr" => "GetReduceRepeatMaxMinSpr",
             "DataCopySlice" => "DataCopySlice",
             "Gatherb" => "Gatherb",
+            "BilinearInterpolation" => "BilinearInterpolation",
+            "CompareRepeat" => "CompareRepeat",
+            "CompareScalarRepeat" => "CompareScalarRepeat",
             other => {
                 return Err(CapiError::rule(
                     "rearrange",
                     "instr",
-                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr, DataCopySlice or Gatherb",
+                    "must be Brcb, CreateVecIndex, Gather, GatherMask, Transpose, Compare, SetCmpMask, GetCmpMask, Sort32, RpSort16, ProposalConcat, ProposalExtract, MrgSort, MrgSort4, GetMrgSortResult, TransDataTo5HD, GetAccVal, GetReduceRepeatSumSpr, GetReduceMaxMinCount, GetReduceRepeatMaxMinSpr, DataCopySlice, Gatherb, BilinearInterpolation, CompareRepeat or CompareScalarRepeat",
                     other,
                 ));
             }
@@ -869,6 +872,96 @@ impl Device {
                     int(1, "dstBlkStride")?,
                     int(2, "dstRepStride")?,
                 )?;
+            }
+            // The high-dimension Compare / CompareScalar forms (Compare.md, CompareScalar.md; as
+            // `AscendC::CompareRepeat` / `CompareScalarRepeat`): `mask` is reserved (ignored by
+            // the face), the destination strides are not used, the bit stream is packed.
+            "CompareRepeat" | "CompareScalarRepeat" => {
+                let scalar_form = instr == "CompareScalarRepeat";
+                let name = if scalar_form {
+                    "CompareScalar"
+                } else {
+                    "Compare"
+                };
+                let mode = cmp_mode(name, int(0, "cmpMode")? as u32)?;
+                let mut d = op(0, "dst")?;
+                match d.dtype {
+                    ElemType::U8 | ElemType::I8 => d.dtype = ElemType::U8,
+                    other => {
+                        return Err(CapiError::from(AscendError::Rule {
+                            instr: name,
+                            param: "dst",
+                            value: other.cpp_name().to_string(),
+                            rule: "the destination holds one bit per element: int8_t or uint8_t",
+                        }));
+                    }
+                }
+                let a = op(1, "src0")?;
+                let repeat = int(1, "repeatTime")?;
+                let (b, blk, rep) = if scalar_form {
+                    let i = Instr::ALL
+                        .iter()
+                        .copied()
+                        .find(|i| i.shape() == Shape::CmpBitsScalar && i.cmp_mode() == Some(mode))
+                        .unwrap_or(Instr::VcmpvsEq);
+                    i.check_type(name, self.core.chip().id, "src0", a.dtype)?;
+                    (
+                        None,
+                        [int(2, "srcBlkStride")?, 1],
+                        [int(3, "srcRepStride")?, 0],
+                    )
+                } else {
+                    (
+                        Some(op(2, "src1")?),
+                        [int(2, "src0BlkStride")?, int(3, "src1BlkStride")?],
+                        [int(4, "src0RepStride")?, int(5, "src1RepStride")?],
+                    )
+                };
+                let s = if scalar_form {
+                    Some(
+                        scalar
+                            .ok_or_else(|| rule("src1Scalar", "a scalar"))?
+                            .scalar(),
+                    )
+                } else {
+                    None
+                };
+                Vcmpv::strided(
+                    self.core.chip(),
+                    name,
+                    mode,
+                    &d,
+                    &a,
+                    b.as_ref(),
+                    s,
+                    repeat,
+                    blk,
+                    rep,
+                )?
+                .execute(&mut self.core)?;
+            }
+            "BilinearInterpolation" => {
+                let mask = match int(0, "maskMode")? {
+                    0 => npusim_ascend::mask::MaskArg::Count(int(1, "mask")? as u64),
+                    _ => npusim_ascend::mask::MaskArg::ascendc_array([
+                        int(1, "mask[0]")? as u64,
+                        int(2, "mask[1]")? as u64,
+                    ]),
+                };
+                let b = npusim_ascend::bilinear::Bilinear {
+                    dst: op(0, "dst")?,
+                    src0: op(1, "src0")?,
+                    src0_offset: op(2, "src0Offset")?,
+                    src1: op(3, "src1")?,
+                    mask,
+                    h_repeat: int(3, "hRepeat")?,
+                    repeat_mode: int(4, "repeatMode")? != 0,
+                    dst_blk_stride: int(5, "dstBlkStride")?,
+                    v_r_offset: int(6, "vROffset")?,
+                    v_repeat: int(7, "vRepeat")?,
+                    tmp: Some(op(4, "sharedTmpBuffer")?),
+                };
+                npusim_ascend::bilinear::bilinear_interpolation(&mut self.core, instr, &b)?;
             }
             "TransDataTo5HD" => {
                 let mut d = Vec::with_capacity(16);

@@ -260,3 +260,87 @@ fn cpp_gatherb_reverses_blocks() {
     .unwrap_err();
     assert!(e.contains("Gatherb") && e.contains("not supported"), "{e}");
 }
+
+#[test]
+fn cpp_bilinear_interpolation_page_example() {
+    // BilinearInterpolation(ISASI).md: src0 [1 .. 512], src1 [2 .. 17], src0Offset [0, 32, ..,
+    // 992], mask 128, hRepeat 2, repeatMode false, dstBlkStride 1, vROffset 128, vRepeat 2 ->
+    // printed dst [389, 394, 399, 404, ..., 4096].
+    let h = f16::from_f32;
+    let x0: Vec<f16> = (1..=512).map(|v| h(v as f32)).collect();
+    let x1: Vec<f16> = (2..=17).map(|v| h(v as f32)).collect();
+    let off: Vec<u32> = (0..32).map(|k| 32 * k).collect();
+    let z0: Vec<f16> = (0..256).map(|i| h(-(i as f32))).collect();
+    let args = || {
+        vec![
+            ("x0", arr(&x0)),
+            ("x1", arr(&x1)),
+            ("off", arr(&off)),
+            ("y", arr(&[f16::ZERO; 256])),
+            ("z", arr(&z0)),
+        ]
+    };
+    let out = launch("ascend910b", "bilinear", args()).unwrap();
+    let y = out[3].1.to_elems::<f16>().unwrap();
+    let z = out[4].1.to_elems::<f16>().unwrap();
+    for (i, v) in [
+        (0, 389.0),
+        (1, 394.0),
+        (2, 399.0),
+        (3, 404.0),
+        (255, 4096.0),
+    ] {
+        assert_eq!(y[i], h(v), "printed dst[{i}]");
+    }
+    // By hand: dst[e] = 389 + 5e (exact); dst[128 + e] = 4·(257+e) + 5·(385+e) with each
+    // product rounded to half (5·(385+e) is odd and above 2048 for some e) and then the sum.
+    for e in 0..128 {
+        let want = [
+            h(389.0 + 5.0 * e as f32),
+            h(h((4 * (257 + e)) as f32).to_f32() + h((5 * (385 + e)) as f32).to_f32()),
+        ];
+        for (v, w) in want.iter().enumerate() {
+            let i = 128 * v + e;
+            assert_eq!(y[i], *w, "y[{i}]");
+            assert_eq!(z[i], if e < 64 { *w } else { z0[i] }, "z[{i}]");
+        }
+    }
+    let e = launch("ascend310p", "bilinear", args()).unwrap_err();
+    assert!(
+        e.contains("BilinearInterpolation") && e.contains("not supported"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cpp_compare_high_dimension_forms() {
+    // Compare(dst, a, b, LT, mask, repeat 2, {1, 1, 2, 8, 8, 16}): lane l of repeat r compares
+    // a[64 r + l] with b at block 16 r + 2 (l / 8), element l % 8; CompareScalar(a, 0.5, GT,
+    // repeat 2, {1, 1, 8, 8}) into dst + 32 bytes: a[64 r + l] > 0.5. One bit per lane, packed, low bit first.
+    let a: Vec<f32> = (0..128)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 10.0)
+        .collect();
+    let b: Vec<f32> = (0..256)
+        .map(|i| ((i * 53 % 97) as f32 - 48.0) / 10.0)
+        .collect();
+    let mut want = [0u8; 64];
+    for r in 0..2 {
+        for l in 0..64 {
+            let k = 64 * r + l;
+            let bi = (16 * r + 2 * (l / 8)) * 8 + l % 8;
+            if a[k] < b[bi] {
+                want[k / 8] |= 1 << (k % 8);
+            }
+            if a[k] > 0.5 {
+                want[32 + k / 8] |= 1 << (k % 8);
+            }
+        }
+    }
+    let out = launch(
+        "ascend910b",
+        "cmp_repeat",
+        vec![("a", arr(&a)), ("b", arr(&b)), ("y", arr(&[0u8; 64]))],
+    )
+    .unwrap();
+    assert_eq!(out[2].1.to_elems::<u8>().unwrap(), want.to_vec());
+}

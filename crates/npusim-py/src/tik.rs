@@ -447,6 +447,9 @@ impl Form {
             Shape::Gather | Shape::Brcb => 5,
             // vgatherb(dst, src, offset, repeat_times, dst_blk_stride, dst_rep_stride).
             Shape::GatherBlock => 6,
+            // vbi(mask, dst, src0, src1, src0_offset, dst_blk_stride, vertical_repeat_times,
+            // horizontal_repeat_times, repeat_mode, vertical_repeat_offset).
+            Shape::Bilinear => 10,
             // vtranspose(dst, src): one repeat.
             Shape::Transpose => l(2, 5),
             Shape::Index => 3,
@@ -472,6 +475,20 @@ pub fn param_names(name: &str) -> Option<Vec<&'static str>> {
     let Form::Vector { instr, legacy, .. } = Form::resolve(name)? else {
         return None;
     };
+    if instr.shape() == Shape::Bilinear {
+        return Some(vec![
+            "mask",
+            "dst",
+            "src0",
+            "src1",
+            "src0_offset",
+            "dst_blk_stride",
+            "vertical_repeat_times",
+            "horizontal_repeat_times",
+            "repeat_mode",
+            "vertical_repeat_offset",
+        ]);
+    }
     if instr.shape() == Shape::ReduceAll {
         let mut v = vec![
             "mask",
@@ -956,6 +973,25 @@ fn build(chip: &'static ChipProfile, form: Form, a: &Args<'_>) -> RunResult<Buil
                 .check_type(name, chip.id, "dst", dst.dtype)
                 .map_err(e)?;
             Ok(Built::Op(Op::Gatherb(dst, src, off, repeat, blk, rep)))
+        }
+        Shape::Bilinear => {
+            let b = npusim_ascend::bilinear::Bilinear {
+                mask: a.mask(0)?,
+                dst: a.tensor(1, "dst")?,
+                src0: a.tensor(2, "src0")?,
+                src1: a.tensor(3, "src1")?,
+                src0_offset: a.tensor(4, "src0_offset")?,
+                dst_blk_stride: a.int(5, "dst_blk_stride")?,
+                v_repeat: a.int(6, "vertical_repeat_times")?,
+                h_repeat: a.int(7, "horizontal_repeat_times")?,
+                repeat_mode: a.int(8, "repeat_mode")? != 0,
+                v_r_offset: a.int(9, "vertical_repeat_offset")?,
+                tmp: None,
+            };
+            instr
+                .check_type(name, chip.id, "dst", b.dst.dtype)
+                .map_err(e)?;
+            Ok(Built::Op(Op::Bilinear(Box::new(b))))
         }
         Shape::Transpose => {
             let dst = a.tensor(0, "dst")?;

@@ -162,9 +162,10 @@ def test_vec_reduce_add_max_min_whole_tensor():
 
 
 def reduce_model(vals, lanes, repeat, stride_elems, bits, is_max):
-    """The plain model of vec_reduce_max/min: the active elements in repeat order, each at
-    position r * lanes + e; the best value (first NaN wins), the lowest position on ties."""
-    elems = [(vals[r * stride_elems + e], r * lanes + e)
+    """The plain model of vec_reduce_max/min: the active elements in repeat order, each with
+    its index, the element's offset r * src_rep_stride * (32 / dtype size) + e (TIK's
+    offset_num_per_rep); the best value (first NaN wins), the first in repeat order on ties."""
+    elems = [(vals[r * stride_elems + e], r * stride_elems + e)
              for r in range(repeat) for e in range(lanes) if bits >> e & 1]
     nan = [p for p in elems if np.isnan(p[0])]
     if nan:
@@ -226,8 +227,11 @@ def test_vec_reduce_max_without_cal_index_writes_the_value_only(how):
 
 def test_vec_reduce_min_bitwise_mask_and_stride():
     # [mask_h, mask_l] = [0, 0b0101...]: the even lanes of the low 64; 3 repeats, src_rep_stride
-    # 4 blocks (64 halves) so the repeats overlap; the index counts r * 128 + lane.
+    # 4 blocks (64 halves) so the repeats overlap; the index is the element's offset,
+    # r * 64 + lane (TIK's offset_num_per_rep = 32 // 2 * 4), not r * 128 + lane.
     x = RNG.permutation(3 * 64 + 128).astype(np.float16) - 150
+    # The minimum at repeat 2, lane 10: index 2 * 64 + 10 = 138 (r * 128 + lane would say 266).
+    x[2 * 64 + 10] = -1000
     bits = int("01" * 32, 2)
 
     def body(t, u):
@@ -235,6 +239,7 @@ def test_vec_reduce_min_bitwise_mask_and_stride():
 
     d = run_inout(body, {"x": x, "w": np.zeros(32, np.float16)}, "d", np.zeros(16, np.float16))
     v, i = reduce_model(x, 128, 3, 64, bits, False)
+    assert (v, i) == (-1000, 138)
     assert d[0] == v and d.view(np.uint16)[1] == i
 
 
@@ -513,3 +518,80 @@ def test_set_atomic_add_float32_accumulates_moves_into_gm():
     y = RNG.standard_normal(8).astype(np.float32)
     gy, _ = atomic_kernel("float32", 1, x, y)
     np.testing.assert_array_equal(gy, (y + x) + x)
+
+
+def vbi_model(dst, src0, src1, off, lanes, hr, mode, blk, vro, vr):
+    """BilinearInterpolation / vbi in the A2/A3 vendor emulation's order: each product rounded
+    to half, the products of a vertical repeat added one after the other in half, then + 0."""
+    out = dst.copy()
+    for v in range(vr):
+        for lane in range(128):
+            if not lanes[lane]:
+                continue
+            j, e = divmod(lane, 16)
+            acc = None
+            for k in range(hr):
+                i = v * hr + k
+                x = src0[off[8 * i + j] // 2 + e]
+                w = src1[8 * i + j] if mode else src1[i]
+                p = np.float16(x * w)
+                acc = p if acc is None else np.float16(p + acc)
+            out[v * vro + j * blk * 16 + e] = np.float16(acc + np.float16(0))
+    return out
+
+
+def test_vbi_page_example():
+    # BilinearInterpolation(ISASI).md: src0 [1 .. 512], src1 [2 .. 17], offsets [0, 32, .., 992],
+    # mask 128, hRepeat 2, repeatMode false, dstBlkStride 1, vROffset 128, vRepeat 2 -> printed
+    # [389, 394, 399, 404, ..., 4096].
+    x0 = np.arange(1, 513).astype(np.float16)
+    x1 = np.arange(2, 18).astype(np.float16)
+    off = (np.arange(32) * 32).astype(np.uint32)
+    dst, = run(lambda t, u: t.vbi(128, u["dst"], u["x0"], u["x1"], u["off"], 1, 2, 2, False, 128),
+               {"x0": x0, "x1": x1, "off": off}, {"dst": ("float16", (256,))})
+    assert list(dst[:4]) == [389, 394, 399, 404] and dst[255] == 4096
+    want = vbi_model(np.zeros(256, np.float16), x0, x1, off, [True] * 128, 2, False, 1, 128, 2)
+    np.testing.assert_array_equal(dst, want)
+    assert dst[128] == 2952  # 4 * 257 + 5 * 385 = 2953, rounded to half
+
+
+def test_vbi_repeat_mode_strides_and_bitwise_mask_match_numpy():
+    # repeatMode true (8 weights per iteration), 3 horizontal x 2 vertical repeats, dst block
+    # stride 2 (a vertical repeat spans 15 blocks = 240 halves), vertical offset 256, mask
+    # [mask_h, mask_l] with random bits, keyword arguments; untouched halves keep their values.
+    x0 = RNG.uniform(-4, 4, 640).astype(np.float16)
+    x1 = RNG.uniform(-2, 2, 48).astype(np.float16)
+    off = (RNG.integers(0, 40, 48) * 32).astype(np.uint32)
+    mh, ml = (int(v) for v in RNG.integers(0, 2**63, 2))
+    init = RNG.uniform(-9, 9, 512).astype(np.float16)
+
+    def body(t, u):
+        t.vbi([mh, ml], u["z"], u["x0"], u["x1"], u["off"], dst_blk_stride=2,
+              vertical_repeat_times=2, horizontal_repeat_times=3, repeat_mode=True,
+              vertical_repeat_offset=256)
+
+    got = run_inout(body, {"x0": x0, "x1": x1, "off": off}, "z", init)
+    lanes = [bool((ml >> k) & 1) for k in range(64)] + [bool((mh >> k) & 1) for k in range(64)]
+    np.testing.assert_array_equal(got, vbi_model(init, x0, x1, off, lanes, 3, True, 2, 256, 2))
+
+
+def test_vbi_restrictions():
+    x0 = np.arange(1, 513).astype(np.float16)
+    x1 = np.arange(2, 18).astype(np.float16)
+    off = (np.arange(32) * 32).astype(np.uint32)
+
+    def call(vro, soc="Ascend910B", off=off):
+        return run(lambda t, u: t.vbi(128, u["dst"], u["x0"], u["x1"], u["off"], 1, 2, 2, False,
+                                      vro),
+                   {"x0": x0, "x1": x1, "off": off}, {"dst": ("float16", (512,))}, soc=soc)
+
+    with pytest.raises(npusim.NpusimError, match="vbi.*vROffset.*136"):
+        call(136)  # vROffset * 2 not a multiple of 32
+    with pytest.raises(npusim.NpusimError, match="vbi.*vROffset.*64"):
+        call(64)  # below 128
+    bad = off.copy()
+    bad[7] = 17
+    with pytest.raises(npusim.NpusimError, match="vbi.*src0Offset"):
+        call(128, off=bad)
+    with pytest.raises(npusim.NpusimError, match="vbi.*not supported"):
+        call(128, soc="Ascend310P")

@@ -190,3 +190,69 @@ extern "C" __global__ __aicore__ void gatherb(GM_ADDR x, GM_ADDR off, GM_ADDR y)
     Gatherb<uint16_t>(ly, lx, lo, 1, GatherRepeatParams{1, 8});
     DataCopy(yGm, ly, 128);
 }
+
+// BilinearInterpolation.md's call: x0 512 halves, x1 16 halves, off 32 uint32 byte offsets;
+// y with mask 128 (the page's continuous form), z with mask[2] = {UINT64_MAX, 0} (lanes 0-63:
+// z's other lanes keep what was copied in).
+extern "C" __global__ __aicore__ void bilinear(GM_ADDR x0, GM_ADDR x1, GM_ADDR off, GM_ADDR y, GM_ADDR z)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b0, b1, bo, by, bz, bt;
+    GlobalTensor<half> x0Gm, x1Gm, yGm, zGm;
+    GlobalTensor<uint32_t> oGm;
+    x0Gm.SetGlobalBuffer((__gm__ half*)x0, 512);
+    x1Gm.SetGlobalBuffer((__gm__ half*)x1, 16);
+    oGm.SetGlobalBuffer((__gm__ uint32_t*)off, 32);
+    yGm.SetGlobalBuffer((__gm__ half*)y, 256);
+    zGm.SetGlobalBuffer((__gm__ half*)z, 256);
+    pipe.InitBuffer(b0, 1024);
+    pipe.InitBuffer(b1, 32);
+    pipe.InitBuffer(bo, 128);
+    pipe.InitBuffer(by, 512);
+    pipe.InitBuffer(bz, 512);
+    pipe.InitBuffer(bt, 512 * 32 + 16 * 32);
+    LocalTensor<half> l0 = b0.Get<half>();
+    LocalTensor<half> l1 = b1.Get<half>();
+    LocalTensor<uint32_t> lo = bo.Get<uint32_t>();
+    LocalTensor<half> ly = by.Get<half>();
+    LocalTensor<half> lz = bz.Get<half>();
+    LocalTensor<uint8_t> tmp = bt.Get<uint8_t>();
+    DataCopy(l0, x0Gm, 512);
+    DataCopy(l1, x1Gm, 16);
+    DataCopy(lo, oGm, 32);
+    DataCopy(lz, zGm, 256);
+    uint64_t mask = 128;
+    BilinearInterpolation(ly, l0, lo, l1, mask, 2, false, 1, 128, 2, tmp);
+    uint64_t bits[2] = {UINT64_MAX, 0};
+    BilinearInterpolation(lz, l0, lo, l1, bits, 2, false, 1, 128, 2, tmp);
+    DataCopy(yGm, ly, 256);
+    DataCopy(zGm, lz, 256);
+}
+
+// The high-dimension Compare / CompareScalar forms on float: y = Compare(a, b, LT, mask 64,
+// repeat 2, {1, 1, 2, 8, 8, 16}) (src1 every other block, repeat stride 16 blocks) in bytes
+// 0..15; CompareScalar(a, 0.5, GT, mask[2], repeat 2, {1, 1, 8, 8}) in bytes 32..47 (dst
+// 32-byte aligned).
+extern "C" __global__ __aicore__ void cmp_repeat(GM_ADDR a, GM_ADDR b, GM_ADDR y)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ba, bb, by;
+    GlobalTensor<float> aGm, bGm;
+    GlobalTensor<uint8_t> yGm;
+    aGm.SetGlobalBuffer((__gm__ float*)a, 128);
+    bGm.SetGlobalBuffer((__gm__ float*)b, 256);
+    yGm.SetGlobalBuffer((__gm__ uint8_t*)y, 64);
+    pipe.InitBuffer(ba, 512);
+    pipe.InitBuffer(bb, 1024);
+    pipe.InitBuffer(by, 64);
+    LocalTensor<float> la = ba.Get<float>();
+    LocalTensor<float> lb = bb.Get<float>();
+    LocalTensor<uint8_t> ly = by.Get<uint8_t>();
+    DataCopy(la, aGm, 128);
+    DataCopy(lb, bGm, 256);
+    uint64_t mask = 64;
+    Compare(ly, la, lb, CMPMODE::LT, mask, 2, BinaryRepeatParams(1, 1, 2, 8, 8, 16));
+    uint64_t bits[2] = {UINT64_MAX, 0};
+    CompareScalar(ly[32], la, 0.5f, CMPMODE::GT, bits, 2, UnaryRepeatParams(1, 1, 8, 8));
+    DataCopy(yGm, ly, 64);
+}

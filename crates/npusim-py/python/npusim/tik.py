@@ -17,7 +17,9 @@ names, parameters by position in TIK's order or by TIK's keyword names: the elem
 ``vec_sel``/``vsel``, reductions (``vcadd``, ``vcmax``, ``vcmin``, ``vcgadd``, ``vcgmax``,
 ``vcgmin``, ``vec_cpadd``/``vcpadd``, ``vec_reduce_add``/``_max``/``_min`` with
 ``cal_index``), ``vreduce``
-(built-in patterns), ``vgather``, ``vec_trans``/``vtranspose``, ``vbcb``, ``vci``, ``vsort32``,
+(built-in patterns), ``vgather``, ``vgatherb``, ``vec_trans``/``vtranspose``, ``vbcb``, ``vci``,
+``vbi(mask, dst, src0, src1, src0_offset, dst_blk_stride, vertical_repeat_times,
+horizontal_repeat_times, repeat_mode, vertical_repeat_offset)`` (Ascend910B, float16), ``vsort32``,
 ``vmrgsort(dst, src_list, element_count_list, if_exhausted_suspension, repeat_times)``,
 ``vmrgsort4(dst, src_list, element_lengths, if_exhausted_suspension, valid_bit, repeat_times)``,
 ``vconcat``, ``vextract``, ``vrpsort16``, ``vnchwconv``/``vec_trans_scatter`` (lists of 16
