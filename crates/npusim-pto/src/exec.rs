@@ -20,6 +20,7 @@
 use crate::core::{CheckContext, TileCore};
 use crate::engine::CompiledRows;
 use crate::error::PtoError;
+use crate::ops::config::{FmatrixMode, Img2colRepeat};
 use crate::ops::cube::Seed;
 use crate::ops::elementwise::{
     Compile, binary_meaning, tdivs_scalar_tile_meaning, ternary_meaning, tile_scalar_meaning,
@@ -188,6 +189,11 @@ forms! {
     QuantVector { fp: tile(O) },
     /// SETHF32MODE / SETTF32MODE: enable and the round mode (CAST_RINT / CAST_ROUND).
     F32Mode { enable: plain(bool), mode: plain(RoundMode) },
+    /// SETFMATRIX / SET_IMG2COL_RPT / SET_IMG2COL_PADDING: the IMG2COL configuration (its
+    /// feature map and pads, its repeat fields, its pad value of type `dtype`) and the mode.
+    FmatrixSet { cfg: plain(Img2colConfig), rpt: plain(Img2colRepeat), dtype: plain(npusim_core::ElemType), mode: plain(FmatrixMode) },
+    /// TIMG2COL with an explicit FMATRIX mode (manual modes read the registers).
+    Img2colMode { dst: tile(O), src: tile(O), cfg: plain(Img2colConfig), pos_m: plain(u16), pos_k: plain(u16), mode: plain(FmatrixMode) },
 }
 
 /// One instruction instance.
@@ -488,7 +494,11 @@ macro_rules! handle {
         })
     };
     (Img2col, $c:ident, $k:ident, $op:ident, $a:expr) => {
-        match $a { Args::Img2col { dst, src, cfg, pos_m, pos_k } => $c.timg2col(dst, src, cfg, *pos_m, *pos_k), _ => Err(bad($op, "Args::Img2col")) }
+        match $a {
+            Args::Img2col { dst, src, cfg, pos_m, pos_k } => $c.timg2col(dst, src, cfg, *pos_m, *pos_k),
+            Args::Img2colMode { dst, src, cfg, pos_m, pos_k, mode } => $c.timg2col_mode(dst, src, cfg, *pos_m, *pos_k, *mode),
+            _ => Err(bad($op, "Args::Img2col or Args::Img2colMode")),
+        }
     };
     (Print, $c:ident, $k:ident, $op:ident, $a:expr) => {
         Err(PtoError::Unsupported {
@@ -595,7 +605,10 @@ macro_rules! handle {
             (OpCode::SetQuantVector, Args::QuantVector { fp }) => $c.set_quant_vector(fp),
             (OpCode::Sethf32mode, Args::F32Mode { enable, mode }) => $c.set_hf32_mode(*enable, *mode),
             (OpCode::Settf32mode, Args::F32Mode { enable, mode }) => $c.set_tf32_mode(*enable, *mode),
-            _ => Err(bad($op, "Args::QuantScalar, Args::QuantVector or Args::F32Mode")),
+            (OpCode::Setfmatrix, Args::FmatrixSet { cfg, mode, .. }) => $c.set_fmatrix(cfg, *mode),
+            (OpCode::SetImg2colRpt, Args::FmatrixSet { rpt, mode, .. }) => $c.set_img2col_rpt(rpt, *mode),
+            (OpCode::SetImg2colPadding, Args::FmatrixSet { cfg, dtype, mode, .. }) => $c.set_img2col_padding(*dtype, cfg.pad_value, *mode),
+            _ => Err(bad($op, "Args::QuantScalar, Args::QuantVector, Args::F32Mode or Args::FmatrixSet")),
         }
     };
     (@pending $class:ident, $c:ident, $op:ident) => {

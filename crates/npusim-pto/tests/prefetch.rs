@@ -2,6 +2,7 @@
 //! `docs/isa/TPREFETCH.md`): the tile keeps its bytes; each restriction class is a typed error.
 
 use npusim_pto::*;
+use proptest::prelude::*;
 
 fn pf(c: &mut TileCore, dst: Tile, src: GlobalTensor) -> Result<(), PtoError> {
     c.exec(&TileOp {
@@ -80,4 +81,38 @@ fn tprefetch_restrictions() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("not legal on a2a3"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The plain model of TPREFETCH (the module's policy: the page defines no checks): it
+    /// succeeds exactly when the global tensor's element width equals the tile's and every GM
+    /// byte of the valid-region window (row-major ND, row stride = the tile's columns) lies in
+    /// global memory; it changes no byte of the tile's memory either way.
+    #[test]
+    fn tprefetch_checks_the_window_and_writes_nothing(
+        arch in prop::sample::select(vec!["a2a3", "a5"]),
+        t in prop::sample::select(vec![ElemType::F32, ElemType::F16, ElemType::I8, ElemType::I32]),
+        gt in prop::sample::select(vec![ElemType::F32, ElemType::F16, ElemType::I8, ElemType::I32]),
+        rows in 1usize..9,
+        blocks in 1usize..5,
+        grows in 1usize..9,
+        far in any::<bool>(),
+        seed in any::<u8>(),
+    ) {
+        let mut c = TileCore::by_name(arch).unwrap();
+        let cols = blocks * 32 / t.size();
+        let tile = c.alloc(TileDesc::vec(t, rows, cols).at(0)).unwrap();
+        let g = c.gm_bind(&vec![seed; 4096]);
+        let base = if far { c.gm().capacity() as u64 - 64 } else { g };
+        let src = GlobalTensor::nd_2d(base, gt, grows, cols);
+        let fill: Vec<u8> = (0..tile.size_bytes()).map(|i| (i as u8) ^ seed.wrapping_add(1)).collect();
+        c.mem_mut(TileLoc::Vec)[..fill.len()].copy_from_slice(&fill);
+        let end = base + (rows * cols * t.size()) as u64;
+        let ok = gt.size() == t.size() && end <= c.gm().capacity() as u64;
+        let got = pf(&mut c, tile, src);
+        prop_assert_eq!(got.is_ok(), ok, "prefetch {:?}", got);
+        prop_assert_eq!(&c.mem_mut(TileLoc::Vec)[..fill.len()], &fill[..]);
+    }
 }

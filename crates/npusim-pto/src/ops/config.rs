@@ -1,6 +1,10 @@
 //! Configuration-state instructions: SET_QUANT_SCALAR, SET_QUANT_VECTOR (pto-isa
 //! `docs/isa/SET_QUANT_SCALAR.md`, `docs/isa/SET_QUANT_VECTOR.md`), SETHF32MODE and
-//! SETTF32MODE (`docs/isa/tile/ops/sync-and-config/sethf32mode.md`, `settf32mode.md`).
+//! SETTF32MODE (`docs/isa/tile/ops/sync-and-config/sethf32mode.md`, `settf32mode.md`), and the
+//! IMG2COL registers SETFMATRIX, SET_IMG2COL_RPT, SET_IMG2COL_PADDING (`docs/isa/SETFMATRIX.md`,
+//! `docs/isa/SET_IMG2COL_RPT.md`, `docs/isa/SET_IMG2COL_PADDING.md`; pages at
+//! `docs/isa/tile/ops/sync-and-config/setfmatrix.md`, `set-img2col-rpt.md`,
+//! `set-img2col-padding.md`).
 //!
 //! None of them moves data; each sets state of the core ([`ConfigState`], read back with
 //! [`TileCore::config_state`]) that later instructions consume.
@@ -23,6 +27,39 @@
 //! which npusim does not model: the state is set, checked and readable, and a kernel that
 //! needs TPUSH gets the PTO-AS front end's unsupported-op error at TPUSH itself, not a silent
 //! no-op here.
+//!
+//! ## IMG2COL registers (the manual FMATRIX mode)
+//!
+//! The pages say only that each instruction programs an FMATRIX register "from an IMG2COL
+//! configuration tile" for a later TIMG2COL, with a target-defined encoding; the pto-isa A2A3
+//! and A5 headers (`include/pto/npu/*/SetFmatrix.hpp`, `SetImg2colRpt.hpp`,
+//! `SetImg2colPadding.hpp`, `TImg2col.hpp`) fix the encodings npusim models:
+//!
+//! - **SETFMATRIX** ([`fmatrix_word`]): bits 0-15 the feature map's W, 16-31 its H, then the
+//!   pad list `[left, right, top, bottom]` one byte each from bit 32. Two registers: FMATRIX
+//!   (`FMATRIX_A_MANUAL`) and FMATRIX_B (`FMATRIX_B_MANUAL`) on both archs.
+//! - **SET_IMG2COL_RPT** ([`img2col_rpt_word`]): bits 0-15 repeat stride, 16-23 repeat time,
+//!   24-31 repeat mode; A5 adds the dst stride at bit 32 and the dst M position at bit 48 (the
+//!   A2A3 ConvTile has neither field, so a non-zero value there is a typed error on A2A3).
+//! - **SET_IMG2COL_PADDING** ([`img2col_padding_word`]): the pad value's bits, a 1-byte value
+//!   repeated in both bytes of the low half-word.
+//! - A5 keeps A and B copies of the repeat and padding registers (`set_l3d_rpt_b`,
+//!   `set_padding_b`); the A2A3 headers write one register for both modes, so on A2A3 the B
+//!   forms set the same register as the A forms.
+//! - The `*_AUTO` modes of the three instructions do nothing (the headers compile them
+//!   away): in auto mode TIMG2COL programs the registers itself from the config it carries.
+//!   They still check their operands.
+//!
+//! Restrictions (typed errors): the feature map's H and W at least 1 (the CPU simulator's
+//! assert) and inside their 16-bit fields, each pad inside its 8-bit field, repeat mode 0 or 1
+//! (Ascend C's `LoadDataRepeatParam`: 0 along H, 1 along W), the pad value's type one of
+//! TIMG2COL's types on the arch, and the pad value inside that type's width. The headers
+//! would silently truncate an oversized field; npusim refuses it instead.
+//!
+//! TIMG2COL in a manual mode ([`crate::ops::img2col`]) reads H, W and the pads from the
+//! selected FMATRIX register (unset is a typed error), the pad value from the padding
+//! register (unset reads 0), and the repeat register (unset reads as the ConvTile defaults,
+//! one pass: pto-isa's own manual-mode kernels never set it).
 //!
 //! ## Cube f32 input modes
 //!
@@ -82,6 +119,84 @@ impl CubeF32Mode {
     }
 }
 
+/// Which FMATRIX register set an IMG2COL instruction uses, and whether the register
+/// instructions act (manual) or TIMG2COL programs the registers itself (auto): pto-isa's
+/// `SetFmatrixMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FmatrixMode {
+    /// `FMATRIX_A_AUTO`: TIMG2COL programs FMATRIX (A) from its config.
+    #[default]
+    AAuto,
+    /// `FMATRIX_B_AUTO`.
+    BAuto,
+    /// `FMATRIX_A_MANUAL`: TIMG2COL reads the FMATRIX (A) registers.
+    AManual,
+    /// `FMATRIX_B_MANUAL`.
+    BManual,
+}
+
+impl FmatrixMode {
+    /// Manual (the register instructions act; TIMG2COL reads the registers).
+    pub fn is_manual(self) -> bool {
+        matches!(self, FmatrixMode::AManual | FmatrixMode::BManual)
+    }
+    /// 0 for the A registers, 1 for B.
+    pub fn slot(self) -> usize {
+        match self {
+            FmatrixMode::AAuto | FmatrixMode::AManual => 0,
+            FmatrixMode::BAuto | FmatrixMode::BManual => 1,
+        }
+    }
+    /// The slot of the repeat and padding registers: A2A3 has one of each.
+    pub fn shared_slot(self, arch: TileArch) -> usize {
+        match arch {
+            TileArch::A2A3 => 0,
+            TileArch::A5 => self.slot(),
+        }
+    }
+}
+
+/// The repeat fields of an IMG2COL configuration (pto-isa's ConvTile; Ascend C's
+/// `LoadDataRepeatParam`). The default is one pass: stride 0, time 1, mode 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Img2colRepeat {
+    /// Repeat stride (16 bits).
+    pub stride: u16,
+    /// Repeat time (8 bits): 0 makes TIMG2COL a no-op, 1 is one pass.
+    pub time: u8,
+    /// Repeat mode: 0 along H, 1 along W.
+    pub mode: u8,
+    /// A5: the dst stride (bits 32-47).
+    pub dst_stride: u16,
+    /// A5: the dst M position (bits 48-63).
+    pub dst_mposition: u16,
+}
+
+impl Default for Img2colRepeat {
+    fn default() -> Self {
+        Img2colRepeat {
+            stride: 0,
+            time: 1,
+            mode: 0,
+            dst_stride: 0,
+            dst_mposition: 0,
+        }
+    }
+}
+
+impl Img2colRepeat {
+    /// The fields of a repeat register word (A2A3 words have zero dst fields).
+    pub fn from_word(w: u64) -> Img2colRepeat {
+        Img2colRepeat {
+            stride: w as u16,
+            time: (w >> 16) as u8,
+            mode: (w >> 24) as u8,
+            dst_stride: (w >> 32) as u16,
+            dst_mposition: (w >> 48) as u16,
+        }
+    }
+}
+
 /// The configuration state these instructions set (all unset / IEEE at reset).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ConfigState {
@@ -91,6 +206,125 @@ pub struct ConfigState {
     pub quant_vector: Option<u64>,
     /// The cube's f32 input mode (SETHF32MODE / SETTF32MODE).
     pub cube_f32: CubeF32Mode,
+    /// The FMATRIX and FMATRIX_B register words (SETFMATRIX, or an auto-mode TIMG2COL).
+    pub fmatrix: [Option<u64>; 2],
+    /// The IMG2COL repeat register words, A and B (A2A3: only `[0]`).
+    pub img2col_rpt: [Option<u64>; 2],
+    /// The IMG2COL padding register words, A and B (A2A3: only `[0]`).
+    pub img2col_padding: [Option<u32>; 2],
+}
+
+fn field_err(op: OpCode, operand: &'static str, rule: &'static str, value: String) -> PtoError {
+    PtoError::Static {
+        op: op.name(),
+        operand,
+        rule,
+        value,
+    }
+}
+
+/// SETFMATRIX's register word for a feature map of `h x w` and the pad list `[left, right,
+/// top, bottom]` (see the module docs). `op` names the instruction in errors (SETFMATRIX, or
+/// TIMG2COL programming the register in auto mode).
+pub fn fmatrix_word(op: OpCode, h: usize, w: usize, pad: [usize; 4]) -> Result<u64, PtoError> {
+    if h == 0 || w == 0 || h > 0xFFFF || w > 0xFFFF {
+        return Err(field_err(
+            op,
+            "src",
+            "the feature map's H and W must be 1..=65535 (16-bit FMATRIX fields)",
+            format!("H {h}, W {w}"),
+        ));
+    }
+    if pad.iter().any(|&p| p > 0xFF) {
+        return Err(field_err(
+            op,
+            "src",
+            "each pad must be 0..=255 (8-bit FMATRIX fields)",
+            format!("pad {pad:?}"),
+        ));
+    }
+    let mut word = w as u64 | (h as u64) << 16;
+    for (i, p) in pad.iter().enumerate() {
+        word |= (*p as u64) << (32 + 8 * i);
+    }
+    Ok(word)
+}
+
+/// The fields of an FMATRIX word: `(H, W, [left, right, top, bottom])`.
+pub fn fmatrix_fields(word: u64) -> (usize, usize, [usize; 4]) {
+    let pad = std::array::from_fn(|i| ((word >> (32 + 8 * i)) & 0xFF) as usize);
+    (
+        ((word >> 16) & 0xFFFF) as usize,
+        (word & 0xFFFF) as usize,
+        pad,
+    )
+}
+
+/// SET_IMG2COL_RPT's register word on `arch` (see the module docs).
+pub fn img2col_rpt_word(op: OpCode, arch: TileArch, r: &Img2colRepeat) -> Result<u64, PtoError> {
+    if r.mode > 1 {
+        return Err(field_err(
+            op,
+            "src",
+            "the repeat mode must be 0 (along H) or 1 (along W)",
+            r.mode.to_string(),
+        ));
+    }
+    if arch == TileArch::A2A3 && (r.dst_stride != 0 || r.dst_mposition != 0) {
+        return Err(field_err(
+            op,
+            "src",
+            "a2a3 has no dst stride or dst M position repeat fields (they must be 0)",
+            format!(
+                "dst_stride {}, dst_mposition {}",
+                r.dst_stride, r.dst_mposition
+            ),
+        ));
+    }
+    Ok(u64::from(r.stride)
+        | u64::from(r.time) << 16
+        | u64::from(r.mode) << 24
+        | u64::from(r.dst_stride) << 32
+        | u64::from(r.dst_mposition) << 48)
+}
+
+/// SET_IMG2COL_PADDING's register word for a pad value `bits` of type `ty` on `arch`.
+pub fn img2col_padding_word(
+    op: OpCode,
+    arch: TileArch,
+    ty: ElemType,
+    bits: u64,
+) -> Result<u32, PtoError> {
+    OpCode::Timg2col.check_type(arch, "src", ty).map_err(|_| {
+        field_err(
+            op,
+            "src",
+            "the pad value's type must be one of TIMG2COL's types on the arch",
+            format!("{ty:?}"),
+        )
+    })?;
+    let size = ty.size();
+    if size < 8 && bits >> (8 * size) != 0 {
+        return Err(field_err(
+            op,
+            "src",
+            "the pad value must fit its element type",
+            format!("{bits:#x} for {ty:?}"),
+        ));
+    }
+    Ok(match size {
+        1 => (bits as u32) << 8 | bits as u32,
+        _ => bits as u32,
+    })
+}
+
+/// The pad value of type `ty` a padding register word holds (its low `size` bytes).
+pub fn padding_bits(word: u32, ty: ElemType) -> u64 {
+    match ty.size() {
+        1 => u64::from(word & 0xFF),
+        2 => u64::from(word & 0xFFFF),
+        _ => u64::from(word),
+    }
 }
 
 /// SET_QUANT_SCALAR's configuration word (see the module docs).
@@ -185,6 +419,50 @@ impl TileCore {
         } else {
             CubeF32Mode::Ieee
         };
+        Ok(())
+    }
+
+    /// SETFMATRIX `<mode>(cfg)`: the FMATRIX (A or B) register from the config's feature-map
+    /// H, W and pad list; the auto modes only check (see the module docs).
+    pub fn set_fmatrix(
+        &mut self,
+        cfg: &crate::ops::img2col::Img2colConfig,
+        mode: FmatrixMode,
+    ) -> Result<(), PtoError> {
+        let word = fmatrix_word(OpCode::Setfmatrix, cfg.fmap[3], cfg.fmap[4], cfg.pad)?;
+        if mode.is_manual() {
+            self.config.fmatrix[mode.slot()] = Some(word);
+        }
+        Ok(())
+    }
+
+    /// SET_IMG2COL_RPT `<mode>(cfg)`: the repeat register.
+    pub fn set_img2col_rpt(
+        &mut self,
+        r: &Img2colRepeat,
+        mode: FmatrixMode,
+    ) -> Result<(), PtoError> {
+        let arch = self.arch();
+        let word = img2col_rpt_word(OpCode::SetImg2colRpt, arch, r)?;
+        if mode.is_manual() {
+            self.config.img2col_rpt[mode.shared_slot(arch)] = Some(word);
+        }
+        Ok(())
+    }
+
+    /// SET_IMG2COL_PADDING `<mode>(cfg)`: the padding register from the config's pad value of
+    /// element type `ty`.
+    pub fn set_img2col_padding(
+        &mut self,
+        ty: ElemType,
+        pad_value: u64,
+        mode: FmatrixMode,
+    ) -> Result<(), PtoError> {
+        let arch = self.arch();
+        let word = img2col_padding_word(OpCode::SetImg2colPadding, arch, ty, pad_value)?;
+        if mode.is_manual() {
+            self.config.img2col_padding[mode.shared_slot(arch)] = Some(word);
+        }
         Ok(())
     }
 

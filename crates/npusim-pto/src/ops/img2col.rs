@@ -22,6 +22,18 @@
 //!   the pad value where that lies outside the map (or `n`, `c1` outside theirs)
 //!   ([`img2col_source`]). `outH = (H + top + bottom − dilationH·(FH − 1) − 1) / strideH + 1`,
 //!   `outW` likewise.
+//! - The FMATRIX mode ([`FmatrixMode`], pto-isa's `SetFmatrixMode`): in an auto mode (what
+//!   [`TileCore::timg2col`] and `Args::Img2col` run: `FMATRIX_A_AUTO`) the instruction takes
+//!   the whole config from its operand and programs the FMATRIX (A or B), repeat and padding
+//!   registers from it, as the headers' auto path does. In a manual mode
+//!   ([`TileCore::timg2col_mode`], `Args::Img2colMode`) it reads the feature map's H, W and the
+//!   pad list from the FMATRIX register SETFMATRIX set (unset: a typed error), the pad value
+//!   from the SET_IMG2COL_PADDING register (unset: 0) and the repeat from SET_IMG2COL_RPT
+//!   (unset: one pass); N, D, C1, C0, strides, dilations and the filter still come from its
+//!   operand (the instruction's own fields in the headers' `img2colv2` call). A repeat time of
+//!   0 makes the instruction a no-op (Ascend C `SetLoadDataRepeat`); a repeat time above 1 or
+//!   a non-zero A5 dst M position is a typed unsupported error (the pages do not define how
+//!   the passes advance). See [`crate::ops::config`] for the register encodings.
 //! - Restrictions (the implementations' static checks): `src` in Mat, `dst` in Left with the
 //!   arch's layout (A2A3 boxed Zz: row-major blocks of row-major boxes; A5 Nz), equal element
 //!   types from the arch's list; strides, dilations and filter sizes at least 1, a window that
@@ -33,6 +45,10 @@ use crate::table::OpCode;
 use crate::tile::{BLayout, SLayout, Tile, TileLoc};
 use npusim_core::TileArch;
 
+use super::config::{
+    FmatrixMode, Img2colRepeat, fmatrix_fields, fmatrix_word, img2col_padding_word,
+    img2col_rpt_word, padding_bits,
+};
 use super::{need_loc, need_type};
 
 /// A convolution's feature-map shape and window parameters (pto-isa's `ConvTileData` /
@@ -101,7 +117,8 @@ fn cfg_err(rule: &'static str, value: String) -> PtoError {
 }
 
 impl TileCore {
-    /// TIMG2COL (`dst, src, posM, posK` with the convolution config): see the module docs.
+    /// TIMG2COL (`dst, src, posM, posK` with the convolution config) in the auto FMATRIX A
+    /// mode: see the module docs.
     pub fn timg2col(
         &mut self,
         dst: &Tile,
@@ -110,8 +127,44 @@ impl TileCore {
         pos_m: u16,
         pos_k: u16,
     ) -> Result<(), PtoError> {
+        self.timg2col_mode(dst, src, cfg, pos_m, pos_k, FmatrixMode::AAuto)
+    }
+
+    /// TIMG2COL in FMATRIX mode `mode`: an auto mode programs the registers from `cfg`, a
+    /// manual mode reads H, W, the pads, the pad value and the repeat from them (module docs).
+    pub fn timg2col_mode(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        cfg: &Img2colConfig,
+        pos_m: u16,
+        pos_k: u16,
+        mode: FmatrixMode,
+    ) -> Result<(), PtoError> {
         let op = OpCode::Timg2col;
         let arch = self.arch();
+        let (slot, shared) = (mode.slot(), mode.shared_slot(arch));
+        let (cfg, rpt) = if mode.is_manual() {
+            let state = self.config;
+            let Some(word) = state.fmatrix[slot] else {
+                return Err(cfg_err(
+                    "a manual-mode TIMG2COL needs SETFMATRIX of its FMATRIX register first",
+                    format!("{mode:?}: register unset"),
+                ));
+            };
+            let (h, w, pad) = fmatrix_fields(word);
+            let mut c = *cfg;
+            c.fmap[3] = h;
+            c.fmap[4] = w;
+            c.pad = pad;
+            c.pad_value = padding_bits(state.img2col_padding[shared].unwrap_or(0), src.dtype());
+            let rpt = state.img2col_rpt[shared]
+                .map_or_else(Img2colRepeat::default, Img2colRepeat::from_word);
+            (c, rpt)
+        } else {
+            (*cfg, Img2colRepeat::default())
+        };
+        let cfg = &cfg;
         need_loc(op, "src", src, TileLoc::Mat)?;
         need_loc(op, "dst", dst, TileLoc::Left)?;
         self.check_addr(src, op.name(), "src")?;
@@ -170,6 +223,29 @@ impl TileCore {
                 "the feature map must lie inside the src tile",
                 format!("fmap {:?} in {} bytes", cfg.fmap, src.size_bytes()),
             ));
+        }
+        if rpt.time > 1 || rpt.dst_mposition != 0 {
+            return Err(PtoError::Unsupported {
+                op: op.name(),
+                what: format!(
+                    "an IMG2COL repeat of {} passes / dst M position {} (the pages do not define \
+                     how repeated passes advance; only one pass or none is modelled)",
+                    rpt.time, rpt.dst_mposition
+                ),
+                arch: crate::table::arch_name(arch),
+            });
+        }
+        if !mode.is_manual() {
+            // The auto path programs the registers from the config (checking their fields).
+            let fm = fmatrix_word(op, cfg.fmap[3], cfg.fmap[4], cfg.pad)?;
+            let rw = img2col_rpt_word(op, arch, &rpt)?;
+            let pw = img2col_padding_word(op, arch, src.dtype(), cfg.pad_value)?;
+            self.config.fmatrix[slot] = Some(fm);
+            self.config.img2col_rpt[shared] = Some(rw);
+            self.config.img2col_padding[shared] = Some(pw);
+        }
+        if rpt.time == 0 {
+            return Ok(());
         }
         let mem_err = |operand| {
             move |e| PtoError::Memory {
