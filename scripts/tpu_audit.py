@@ -327,6 +327,94 @@ def fmt_list(xs, limit=4):
     return ", ".join(xs[:limit]) + " +%d" % (len(xs) - limit)
 
 
+# Per-acceptance-item status (typed from the runs and tests named in it; kept with the tables
+# it summarises).
+STATUS = """## Acceptance status (session 15, 2026-11-24)
+
+1. **Golden vectors: holds.** @TOTALS@ replayed by `npusim tpu check FILE.json` (HAU and TPU files alike), by `cargo test -p npusim-tpu --test golden` (one test per file, 0 failures each) and by the Python suite (`test_tpu.py`, `TPU_FILES` lists every file); every function of the issue has golden cases (tables below: dtypes, start NPU 0 and non-zero, odd shapes, NaN/+-inf/+-0/denormals, every rounding mode the C-model accepts). `tpu_bdc_fp_min_pool2d` is refused by the BM1684X C-model on every call (39 cases) and by npusim with `NotSupported`. Asserts: every one of the @REFUSED@ golden cases the C-model killed the process on is refused by npusim with a typed `TpuError`, classified in "Assert classes" below (the four classes the issue names: misaligned address, dtype not legal for the op, dims outside [1, 65535], start NPU rules, each with golden cases; `dims.json` adds the dims assert on every family).
+2. **Layout proptests and a test per restriction: holds.** Proptests against plain models: `local::layout_strides_equal_plain_model` (aligned, compact, line-aligned, continuous strides, `tpu_aligned_feature_size`), `local::aligned_view_fast_equals_checked_path`, `local::gdma_copies_equal_plain_model`, `trans::*_equal_plain_model`, `bdc::*_equal_plain_model` (the "proptests" column below); a unit test per restriction class (the "unit tests" column of "Assert classes", the "restriction tests" column per function).
+3. **A kernel of our own against the C-model: holds.** `kernels::softmax_last_axis` (S2L, max pool over the channel row, sub, exp, sum by avg pool, div, L2S) matches the C-model's run of the same calls bit for bit (`kernel.json`, 7 cases, plus 1 in `audit.json`; `tests/kernels.rs` against a plain model).
+4. **Speed: @SPEED_VERDICT@**
+"""
+
+
+# Acceptance 1, last sentence: the assert classes of the golden refusal cases. The counts are
+# the simulator's errors on the cases the C-model refused, by class; the Rust test
+# `golden::tpu_refusals_by_assert_class` replays every file, classifies each refusal and fails
+# when a row below is not the count it finds (so this text cannot go stale silently).
+ASSERTS = """## Assert classes (acceptance 1: "every assert the C-model kills the process on ... is a typed error")
+
+Every golden case the C-model refused (it asserted and exited; `expect_error` in the file) is replayed, and npusim must refuse it with a typed `TpuError` (`npusim tpu check`, `cargo test -p npusim-tpu --test golden`). The test `golden::tpu_refusals_by_assert_class` classifies the error npusim returns for each of them by its kind, checks that every refusal has a class, that the four classes the issue names have golden cases, and that the counts are the ones below. Columns: class (the `TpuError` kinds in it); golden refusal cases; the files they are in; the unit tests in `crates/npusim-tpu/tests` that expect that error from calls the golden files do not make.
+
+| class | golden refusals | files | unit tests |
+|---|---|---|---|
+@ASSERT_ROWS@
+
+npusim-only refusals (no C-model assert behind them, so no golden case): the per-call work bound (`WorkBound`, `work_bound::*`: a call whose strides make it touch more than the bound is refused instead of running for minutes), and the sync state machine (`SyncState`, `local::sync_state_machine`).
+"""
+
+# class -> (TpuError kinds, unit tests); the counts and files come from ASSERT_COUNTS.
+ASSERT_TESTS = [
+    ("address or footprint out of range", "`LocalAddrOutOfRange`, `LocalFootprint`, `System`",
+     "local::restriction_local_footprint_and_address, local::restriction_system_range, "
+     "bdc::restriction_shape_and_footprint, trans::compact_shape_and_footprint"),
+    ("dims outside [1, 65535]", "`DimOutOfRange`",
+     "local::restriction_shape_dims, bdc_int::restriction_shape_dims, bdc_data::restriction_dims, "
+     "bdc_sfu::exp_dims_outside_range_are_refused_and_nothing_is_written"),
+    ("dtype not legal for the op", "`UnsupportedDtype`",
+     "bdc::restriction_dtypes, bdc_int::restriction_int_dtypes_only, "
+     "bdc_logic::restriction_alignment_and_dtype, bdc_data::restriction_cast_dtype_pairs, "
+     "local::restriction_dtype_without_byte_size_or_eu"),
+    ("misaligned address", "`Misaligned`, `ElemMisaligned`",
+     "bdc::restriction_operand_alignment, bdc_data::restriction_alignment, "
+     "bdc_sfu::exp_misaligned_operands_are_refused, local::restriction_gdma_element_alignment"),
+    ("not supported on the chip", "`NotSupported`",
+     "bdc_sfu::min_pool_is_not_supported_on_bm1684x"),
+    ("operands overlap", "`SameAddress`",
+     "bdc_sfu::log_work_on_another_npu_or_equal_to_dst_is_refused, trans::bdc_trans_not_in_place"),
+    ("parameter out of range", "`PoolParam`, `ArgOutOfRange`",
+     "bdc_pool::restriction_pool_params, trans::matrix_rows_and_cols_in_range"),
+    ("rounding mode not legal", "`UnsupportedRoundingMode`",
+     "bdc_data::restriction_cast_rounding_mode"),
+    ("start NPU rules", "`StartNpuMismatch`, `NpuRequired`, `ChannelsPastLanes`",
+     "bdc_data::restriction_cpy_same_start_npu, bdc_data::restriction_npu_bcast_channels_fit, "
+     "bdc_sfu::exp_work1_on_another_npu_than_dst_is_refused, "
+     "trans::bdc_cw_source_and_wc_destination_on_npu_0"),
+    ("stride rules", "`StrideNegative`, `WStrideOutOfRange`, `DstStrideZero`",
+     "local::restriction_negative_stride, local::restriction_w_stride_bytes, "
+     "work_bound::zero_dst_stride_rule_per_family, trans::matrix_row_stride_rules"),
+]
+
+# class -> (count, files), as printed by `cargo test -p npusim-tpu --test golden
+# tpu_refusals_by_assert_class -- --nocapture`.
+ASSERT_COUNTS = {
+    "address or footprint out of range": (7, "gdma.json, trans.json"),
+    "dims outside [1, 65535]": (64, "dims.json, sfu.json, sfu_log.json, sfu_sqrt.json, "
+                                "trans.json"),
+    "dtype not legal for the op": (95, "bdc.json, bdc_div.json, cast.json, cmp.json, int.json, "
+                                   "pool.json, select.json, select2.json"),
+    "misaligned address": (59, "bdc.json, cast.json, cmp.json, gdma_align.json, move.json, "
+                           "pool.json, select.json, select2.json, sfu.json, sfu_log.json, "
+                           "sfu_sqrt.json, trans.json"),
+    "not supported on the chip": (39, "pool_min.json"),
+    "operands overlap": (2, "sfu_log.json, sfu_sqrt.json"),
+    "parameter out of range": (10, "pool.json, trans.json"),
+    "rounding mode not legal": (145, "cast.json"),
+    "start NPU rules": (25, "move.json, sfu.json, sfu_log.json, sfu_sqrt.json, trans.json"),
+    "stride rules": (11, "dst_stride.json, gdma.json"),
+}
+
+
+def assert_rows():
+    rows = []
+    for cls, kinds, tests in ASSERT_TESTS:
+        n, files = ASSERT_COUNTS[cls]
+        rows.append("| %s | %d | %s | %s (%s) |" % (cls, n, files, tests, kinds))
+    return "\n".join(rows)
+
+
+SPEED_VERDICT = "see \"Speed\" below."
+
 # Acceptance 4 (speed): figures recorded by scripts/bench_tpu_cmodel.py (the numbers of the
 # last recorded run, typed from its output; the bench itself is not run by this script).
 SPEED = """## Speed (acceptance 4)
@@ -412,6 +500,15 @@ def build(root):
            "(proptests against plain models; restriction tests = tests expecting a `TpuError`; "
            "other unit tests).",
            ""]
+    out += [STATUS.replace("@TOTALS@", "%d golden files, %d cases," % (
+        len(glob.glob(os.path.join(root, "golden/tpu/*.json"))),
+        sum(len(json.load(open(p))["cases"]) for p in glob.glob(os.path.join(root,
+                                                                      "golden/tpu/*.json")))))
+            .replace("@REFUSED@", str(sum(1 for p in glob.glob(os.path.join(root,
+                                                                        "golden/tpu/*.json"))
+                                          for c in json.load(open(p))["cases"]
+                                          if c.get("expect_error"))))
+            .replace("@SPEED_VERDICT@", SPEED_VERDICT).rstrip("\n"), ""]
     missing = []
     for group, names in FUNCS:
         out += ["## " + group, "",
@@ -463,6 +560,7 @@ def build(root):
     if missing:
         out.append("Functions of the list without golden cases: %s." % ", ".join(
             "`%s`" % f for f in missing))
+    out += ["", ASSERTS.replace("@ASSERT_ROWS@", assert_rows()).rstrip("\n")]
     out += ["", SPEED.rstrip("\n")]
     return "\n".join(out) + "\n"
 
