@@ -164,8 +164,10 @@ mod x86 {
             unsafe { _mm256_loadu_ps(rs.as_ptr()) }
         }
 
-        /// One row from element `start` (a multiple of 8; 0, or where the hardware loop
-        /// stopped): `full + rem - start` elements from `pa` (and `pb`, or the scalar) into
+        /// One row from element 0, or with `FROM_HW` from `self.hw` (where the hardware loop
+        /// stopped; two instantiations, so that each has one call site and is inlined there:
+        /// called out of line, an `_C` (1,64,1,16) call took 445 ns against 300 ns): the rest
+        /// of the `full + rem` elements from `pa` (and `pb`, or the scalar) into
         /// `pd`, 32 at a time (one NaN test per four vectors), then 8, then the masked tail.
         ///
         /// # Safety
@@ -173,12 +175,17 @@ mod x86 {
         /// The `full + rem` elements after each pointer lie inside the store.
         #[inline]
         #[target_feature(enable = "avx2")]
-        unsafe fn row(&self, pd: *mut f32, pa: *const f32, pb: Option<*const f32>, start: usize) {
+        unsafe fn row<const FROM_HW: bool>(
+            &self,
+            pd: *mut f32,
+            pa: *const f32,
+            pb: Option<*const f32>,
+        ) {
             // SAFETY: (every pointer below) the row's elements lie inside the store (this
             // function's contract); the masked load and store of the tail touch only the live
             // lanes.
             unsafe {
-                let mut k = start;
+                let mut k = if FROM_HW { self.hw } else { 0 };
                 while k + 32 <= self.full {
                     let x0 = _mm256_loadu_ps(pa.add(k));
                     let x1 = _mm256_loadu_ps(pa.add(k + 8));
@@ -262,9 +269,9 @@ mod x86 {
                         Some(pb) => hw_ftz_tensor(sub, pd, pa, pb, self.hw),
                         None => hw_ftz_scalar(sub, pd, pa, self.cv, self.hw),
                     }
-                    self.row(pd, pa, pb, self.hw);
+                    self.row::<true>(pd, pa, pb);
                 } else {
-                    self.row(pd, pa, pb, 0);
+                    self.row::<false>(pd, pa, pb);
                 }
             }
         }
@@ -427,12 +434,41 @@ mod x86 {
             exact,
         };
         let base = store.as_mut_ptr();
-        // SAFETY: as this function's.
-        unsafe {
-            if k.hw > 0 {
-                each_row::<E, true>(&k, base, d, a, b, merge, walk);
-            } else {
-                each_row::<E, false>(&k, base, d, a, b, merge, walk);
+        if k.hw > 0 {
+            // SAFETY: as this function's.
+            unsafe { each_row::<E, true>(&k, base, d, a, b, merge, walk) };
+            return;
+        }
+        // Short rows: the same loop written out here.
+        // SAFETY: (the pointer offsets below) every row start lies inside `store`, this
+        // function's contract.
+        let at = |i: usize| unsafe { base.add(i) }.cast::<f32>();
+        let (nn, cc, hh) = (walk.n as usize, walk.c as usize, walk.h as usize);
+        for n in 0..nn {
+            if merge {
+                // One row per channel: cursors step from lane to lane with one add.
+                let (mut cd, mut ca) = (d.channels(n), a.channels(n));
+                let mut cb = b.map(|b| b.channels(n));
+                for _ in 0..cc {
+                    let pb = cb.map(|cb| at(cb.at).cast_const());
+                    // SAFETY: the row's `w` elements lie inside `store` (the contract).
+                    unsafe { k.row::<false>(at(cd.at), at(ca.at).cast_const(), pb) };
+                    cd.advance();
+                    ca.advance();
+                    if let Some(cb) = cb.as_mut() {
+                        cb.advance();
+                    }
+                }
+                continue;
+            }
+            for ch in 0..cc {
+                for h in 0..hh {
+                    let pb = b.map(|b| at(b.row(n, ch, h)).cast_const());
+                    // SAFETY: the row's `w` elements lie inside `store` (the contract).
+                    unsafe {
+                        k.row::<false>(at(d.row(n, ch, h)), at(a.row(n, ch, h)).cast_const(), pb)
+                    };
+                }
             }
         }
     }
@@ -443,7 +479,7 @@ mod x86 {
     ///
     /// As [`rows`] (`base` the store's start, `walk` the shape walked, `merge` whether a
     /// channel is one row).
-    #[inline]
+    #[inline(never)]
     #[target_feature(enable = "avx2")]
     #[allow(clippy::too_many_arguments)]
     unsafe fn each_row<E: Fn(f32, f32) -> f32, const HW: bool>(

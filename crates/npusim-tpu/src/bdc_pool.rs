@@ -397,7 +397,7 @@ fn run_body<T: Fmt>(
     let plane = ph * pw + LANES;
     let mut sc = SCRATCH.take();
     sc.f.clear();
-    sc.f.resize(plane + 2 * ow8, 0.0);
+    sc.f.resize(plane + 2 * ow8 + ow, 0.0);
     sc.u.clear();
     sc.u.resize(plane + ow8, 0);
     sc.b.clear();
@@ -405,7 +405,8 @@ fn run_body<T: Fmt>(
     sc.o.resize(oh * ow * es, 0);
     let (vals, rest) = sc.f.split_at_mut(plane);
     let (acc_v8, rest) = rest.split_at_mut(ow8);
-    let odd8 = &mut rest[..ow8];
+    let (odd8, tmp) = rest.split_at_mut(ow8);
+    let tmp = &mut tmp[..ow];
     let (bits, acc_b8) = sc.u.split_at_mut(plane);
     let out = &mut sc.o[..];
     // Which output rows / columns see at least one input element.
@@ -483,15 +484,15 @@ fn run_body<T: Fmt>(
                 }
             }
             for y in 0..oh {
-                if T::IS_F32 && g.sw == 1 {
-                    // Unit stride f32: blocks of LANES outputs, each block's accumulators kept
-                    // in registers over all the window's taps (one store per block, where a
-                    // tap-by-tap pass over the row stored and reloaded them every tap).
+                if T::IS_F32 && g.sw == 1 && kind == Pool::Max {
+                    // Unit stride f32 max: blocks of LANES outputs, each block's running value
+                    // and bits kept in registers over all the window's taps (one store per
+                    // block, where a tap-by-tap pass over the row stored them behind a masked
+                    // store and reloaded them every tap). Average pooling keeps the tap-by-tap
+                    // pass below: by blocks it was slower on long rows ((1,64,32,64): 395 ->
+                    // 724 us).
                     let rows = (y * g.sh, g.kh, g.dh, g.kw, g.dw, pw);
-                    match kind {
-                        Pool::Max => max_blocks(vals, bits, rows, acc_v8, acc_b8),
-                        Pool::Avg => avg_blocks(vals, rows, acc_v8, odd8, flush),
-                    }
+                    max_blocks(vals, bits, rows, acc_v8, acc_b8);
                 }
                 let (acc_v, acc_b, odd) = (&mut acc_v8[..ow], &mut acc_b8[..ow], &mut odd8[..ow]);
                 let mut k = 0;
@@ -500,7 +501,18 @@ fn run_body<T: Fmt>(
                     for kj in 0..g.kw {
                         let base = row + kj * g.dw;
                         if T::IS_F32 && g.sw == 1 {
-                            // Done above, by blocks.
+                            if kind == Pool::Avg {
+                                // Unit stride f32: branch-free loops over slices.
+                                let tv = &vals[base..base + ow];
+                                match k {
+                                    0 => acc_v.copy_from_slice(tv),
+                                    1 => odd.copy_from_slice(tv),
+                                    _ if k & 1 == 0 => sum_step(acc_v, tv, tmp, flush),
+                                    _ => sum_step(odd, tv, tmp, flush),
+                                }
+                            }
+                            // (Max: done above, by blocks.)
+                            k += 1;
                             continue;
                         }
                         let tv = vals[base..].iter().step_by(g.sw).take(ow);
@@ -626,7 +638,7 @@ thread_local! {
     };
 }
 
-/// Outputs per block of [`max_blocks`] / [`avg_blocks`] (one AVX2 vector of f32).
+/// Outputs per block of [`max_blocks`] (one AVX2 vector of f32).
 const LANES: usize = 8;
 
 /// `(first input row of the window, kh, dh, kw, dw, plane pitch)` of one output row.
@@ -680,56 +692,27 @@ fn max_blocks(vals: &[f32], bits: &[u32], rows: WindowRows, acc_v: &mut [f32], a
     }
 }
 
-/// One output row of f32 average pooling at unit w stride, by blocks of [`LANES`] outputs:
-/// the products of the padded plane `vals` (each input already scaled and flushed) summed in
-/// the window's row-major order into two accumulators, even taps into `even`, odd taps into
-/// `odd` (the order of [`avg_window`]), each step `fz(a + p)` with the x86 NaN rule.
+/// One f32 accumulation step over a row: `acc = fz(acc + p)`; a row with a NaN sum is redone
+/// element by element with the x86 NaN rule.
 #[inline(always)]
-fn avg_blocks(vals: &[f32], rows: WindowRows, even: &mut [f32], odd: &mut [f32], flush: bool) {
-    let (y0, kh, dh, kw, dw, pw) = rows;
-    // `acc = fz(acc + p)` on a block, the x86 NaN rule only when a lane is NaN (rare; as a
-    // select on every lane it kept the loop from vectorising).
-    let add = |acc: &mut [f32; LANES], p: &[f32; LANES]| {
-        let mut r = [0f32; LANES];
-        let mut nan = false;
-        for l in 0..LANES {
-            r[l] = acc[l] + p[l];
-            nan |= r[l].is_nan();
+fn sum_step(acc: &mut [f32], p: &[f32], tmp: &mut [f32], flush: bool) {
+    let mut any_nan = false;
+    for ((t, &a), &q) in tmp.iter_mut().zip(acc.iter()).zip(p) {
+        let r = a + q;
+        any_nan |= r.is_nan();
+        *t = r;
+    }
+    if any_nan {
+        for (a, &q) in acc.iter_mut().zip(p) {
+            let r = x86(*a, q, *a + q);
+            *a = if flush { ftz_bits(r) } else { r };
         }
-        if nan {
-            for l in 0..LANES {
-                r[l] = x86(acc[l], p[l], r[l]);
-            }
-        }
-        for l in 0..LANES {
-            acc[l] = if flush { ftz_bits(r[l]) } else { r[l] };
-        }
-    };
-    for (x0, (oe, oo)) in even
-        .chunks_exact_mut(LANES)
-        .zip(odd.chunks_exact_mut(LANES))
-        .enumerate()
-    {
-        let x0 = x0 * LANES;
-        let (mut ev, mut od) = ([0f32; LANES], [0f32; LANES]);
-        let mut k = 0;
-        for ki in 0..kh {
-            for kj in 0..kw {
-                let b = (y0 + ki * dh) * pw + kj * dw + x0;
-                let Some(p) = vals[b..].first_chunk::<LANES>() else {
-                    return;
-                };
-                match k {
-                    0 => ev = *p,
-                    1 => od = *p,
-                    _ if k & 1 == 0 => add(&mut ev, p),
-                    _ => add(&mut od, p),
-                }
-                k += 1;
-            }
-        }
-        oe.copy_from_slice(&ev);
-        oo.copy_from_slice(&od);
+    } else if flush {
+        acc.iter_mut()
+            .zip(tmp.iter())
+            .for_each(|(a, &t)| *a = ftz_bits(t));
+    } else {
+        acc.copy_from_slice(tmp);
     }
 }
 
@@ -1006,7 +989,26 @@ mod tests {
                 *b = rng.next() as u8;
             }
         }
-        // Sprinkle specials over the input.
+        // Every other plane of only zeros, denormals and -1 (so max-pool windows tie between
+        // +0 and -0, where only the tap order decides the bits), then specials over the input.
+        if rng.below(2) == 0 {
+            let zeros: &[u32] = if T::SIZE == 4 {
+                &[0, 0x8000_0000, 1, 0x8000_0001, 0xbf80_0000]
+            } else {
+                &[0, 0x8000, 1, 0x8001, 0xbc00]
+            };
+            for ni in 0..n as usize {
+                for ci in 0..c as usize {
+                    for y in 0..ih {
+                        for x in 0..iw {
+                            let at = i.row(ni, ci, y) + x * T::SIZE;
+                            let v = zeros[rng.below(zeros.len() as u64)];
+                            store[at..at + T::SIZE].copy_from_slice(&v.to_le_bytes()[..T::SIZE]);
+                        }
+                    }
+                }
+            }
+        }
         for _ in 0..40 {
             let (ni, ci) = (rng.below(n as u64), rng.below(c as u64));
             let (y, x) = (rng.below(ih as u64), rng.below(iw as u64));
