@@ -507,7 +507,7 @@ The C-model runs each command on one of five engine threads that spin while idle
 | bdc_fp32_log f32 (1,64,32,64) | 418922 / 686959 | 493 / 544 | 849x | 1262x |
 | gdma_cpy_S2L f32 (1,64,32,64) | 1339 / 64002 | 15.3 / 79.6 | 87.5x | 804x |
 
-Both runs used the bench binary of commit "tpu speed: f32 add/sub rows under the host's DAZ/FTZ ..." (58b2eb8). One npusim figure in them is not the final code's: the 3x3 avg pool on (1,64,32,64) (723 us in run 1) was slower in that commit than before (395 us); the next commit returns avg pooling to the tap-by-tap row pass (`benches/tpu_best.rs` alone, best of 30: 389-399 us before, 722-726 us in 58b2eb8, 368-374 us after).
+Both runs used the bench binary of commit "tpu speed: f32 add/sub rows under the host's DAZ/FTZ ..." (58b2eb8). One npusim figure in them is not the final code's: the 3x3 avg pool on (1,64,32,64) (723 us in run 1) was slower in that commit than before (395 us); the next commit returns avg pooling to the tap-by-tap row pass (`benches/tpu_best.rs` alone, best of 30: 389-399 us before, 722-726 us in 58b2eb8, 368-374 us after). The two 3x3 pools on (1,64,32,64) measured again side by side with the final code (`--boost`, 150 pairs, 2026-11-24 11:29-11:30 UTC, load average 4.6 before, 4.9 after): avg pool C-model 6183 / 14352 us, npusim 360 / 448 us (17x in minimum, 32x in median); max pool C-model 5351 / 13444 us, npusim 629 / 711 us (8.5x / 19x).
 
 What changed this session (npusim alone: `benches/tpu_best.rs` / `benches/tpu_small.rs`, the binary of the session start and the new one run alternately, best of 500 / 30 batches, load average 7-12):
 
