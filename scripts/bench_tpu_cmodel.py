@@ -25,15 +25,15 @@ is off-core it waits for the scheduler, 20-200 ms (slow mode, most calls on a lo
 host). `--boost` measures the C-model's best case: the measured call's engine and the main
 thread at nice -20, each pinned to a CPU of its own, the idle engines SCHED_IDLE (needs root).
 
-Recorded figures (2026-11-24 08:09-08:37 UTC, three runs, 2 vCPUs, load average 5.6-13.9;
-docs/tpu-audit.md "Speed" has the table): with --boost the C-model's small calls took 0.7-3.5 us at
-best (3x3 pools 1.4-7.8 us, exp/log 8.5-22 us) against 0.05-1.3 us in npusim: 5x-145x in median, 4x-75x in minimum
-on (1,1,1,8) and (1,4,1,16), so "100x per small call" does not hold against the fast mode;
-(1,64,32,64) f32 fp_add 172x-229x in median, 36x-39x best against best (C-model 1.19-1.31 ms
-at best, 16-24 ms median; npusim 31-36 us interleaved, 27 us alone). Without --boost, calls in
-slow mode were 2,600x-250,000x. npusim's fixed cost per small call is 45-75 ns
-(benches/tpu_small.rs); the C-model's fast mode varies from run to run (fp_add (1,1,1,8):
-0.96, 1.17 and 3.08 us at best in the three runs).
+Recorded figures (docs/tpu-audit.md "Speed" has both tables): 2026-11-24 11:08-11:11 UTC with
+--boost (150 pairs per call, 2 vCPUs, load average 8.7-15.3): the C-model's small calls took
+1.7-3.3 us at best (3x3 pools 2.8-7.8 us, exp/log 13-20 us) against 0.05-1.1 us in npusim:
+8x-119x in median, 7x-84x in minimum on (1,1,1,8) and (1,4,1,16), so "100x per small call"
+does not hold against the fast mode; (1,64,32,64) f32 fp_add 703x in median, 57x best against
+best (C-model 1190 us, npusim 20.7 us; 20.0 us alone). 10:56-11:04 UTC without --boost (100
+pairs, load 7.9-12.6): most small calls in slow mode (63,000x-1,900,000x in median), some in
+fast mode (greater_select (1,1,1,8) 37x, the pools 8x-16x). npusim's fixed cost per small
+call is 45-75 ns (benches/tpu_small.rs).
 
 Needs `libcmodel_bm1684x.so` from the PyPI wheel tpu-mlir==1.30.2 (see scripts/cmodel.py;
 never commit it) and cargo. Run:

@@ -21,6 +21,7 @@ How to run
     ... --kind trans --out golden/tpu/trans.json
     ... --kind audit --out golden/tpu/audit.json   (the gaps scripts/tpu_audit.py found)
     ... --kind gdma_align --out golden/tpu/gdma_align.json
+    ... --kind dims --out golden/tpu/dims.json   (dims outside [1, 65535], every family)
 
 What it writes
   `{source, seed, note, cases}` as in golden/hau/README.md, replayed by the same entry point
@@ -1983,6 +1984,55 @@ def audit_cases(rng):
     return cases
 
 
+# Dims outside [1, 65535] (`--kind dims`, golden/tpu/dims.json): the C-model's shape assert
+# probed on every family the other files cover only inside the range (GDMA copies, BDC
+# arithmetic and `_C` forms, cast, set_C, cpy, the integer forms, compares, selects, pools):
+# a zero h, w or c (c = 0 on a non-zero start NPU, so every extent stays >= 0) and an h of
+# 65536 (8- and 16-bit types, so the tensor still fits in its lane).
+
+def dims_cases(rng):
+    cases = []
+    zeros = [((1, 3, 0, 8), 0), ((1, 3, 2, 0), 7), ((1, 0, 2, 8), 5)]
+    big = (1, 1, 65536, 1)
+    for direction in ("S2L", "L2S", "S2S", "L2L"):
+        d_local, s_local = direction[2] == "L", direction[0] == "L"
+        for shape, start in zeros:
+            cases.append(gdma_case(rng, direction, "f32", shape,
+                                   d_addr=start * LMEM + 0x100 if d_local else None,
+                                   s_addr=start * LMEM + 0x2000 if s_local else None))
+    for shape, start in zeros + [(big, 3)]:
+        small = shape == big
+        fdt = "f16" if small else "f32"
+        cases.append(bdc_case(rng, "fp_add", fdt, shape, [start] * 3, False))
+        cases.append(bdc_case(rng, "fp_mul_C", fdt, shape, [start] * 2, True))
+        cases.append(unary_case(rng, "cast", "f16", "i8" if small else "f32", shape,
+                                [start, start]))
+        cases.append(unary_case(rng, "set_C", "i8", "i8", shape, [start]))
+        cases.append(unary_case(rng, "cpy", "u16", "u16", shape, [start, start]))
+        cases.append(int_case(rng, "int_add", "i16", ("i8", "i8") if small else ("i16", "i16"),
+                              shape, [start] * 3, 0, 0, False, aligned=True))
+        cases.append(cmp_case(rng, "greater", "u8" if small else "f32",
+                              "u8" if small else "f32", shape, [start] * 3))
+        cases.append(sel_case(rng, "greater_select", "u8" if small else "f32",
+                              "u8" if small else "f32", shape, start, [True, True, True, False]))
+    for shape, start in [((1, 2, 3, 0), 0), ((1, 2, 0, 5), 9), ((1, 0, 3, 5), 4)]:
+        for func in ("max_pool2d", "avg_pool2d"):
+            cases.append(pool_case(rng, func, "f32", shape, (1, 1), (0, 0, 0, 0), (1, 1),
+                                   (1, 1), start))
+    return cases
+
+
+def killed_dims(i, c, rc):
+    """`killed` for `--kind dims`: the sources of a rejected BDC call are left out (never read
+    by the replay of a rejected call; a 65536-element source would only make the file big)."""
+    c = killed(i, c, rc)
+    if c["op"] != "gdma_cpy":
+        for k in ("src", "src0", "src1", "src2", "src3"):
+            if k in c and isinstance(c[k], list):
+                c[k] = []
+    return c
+
+
 def killed(_i, c, rc):
     """A case the C-model rejected (it asserted and exited): recorded as an expected error."""
     c = dict(c)
@@ -2000,7 +2050,7 @@ def main():
     ap.add_argument("--lib", required=True, help="path to libcmodel_bm1684x.so")
     ap.add_argument("--out", help="output JSON file")
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride", "trans", "audit", "gdma_align"], default="gdma",
+    ap.add_argument("--kind", choices=["gdma", "bdc", "bdc_div", "cast", "move", "cmp", "bit", "int", "select", "select2", "pool", "pool_min", "sfu", "sqrt", "log", "kernel", "dst_stride", "trans", "audit", "gdma_align", "dims"], default="gdma",
                     help="which file: gdma (golden/tpu/gdma.json), bdc (golden/tpu/bdc.json) "
                          "or bdc_div (golden/tpu/bdc_div.json)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -2018,8 +2068,9 @@ def main():
                 "pool": pool_cases, "sfu": sfu_cases, "sqrt": sqrt_cases, "log": log_cases, "pool_min": pool_min_cases,
                 "kernel": kernel_cases, "dst_stride": dst_stride_cases,
                 "trans": trans_cases, "audit": audit_cases,
-                "gdma_align": gdma_align_cases}[a.kind](rng)
-    done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32, killed)
+                "gdma_align": gdma_align_cases, "dims": dims_cases}[a.kind](rng)
+    done = run_all(os.path.abspath(__file__), a.lib, ap_cases, 32,
+                   killed_dims if a.kind == "dims" else killed)
     write_doc(a.out, a.seed, "arrays are bit patterns of the element size; local regions are "
               "listed lane by lane over the lanes the tensor uses; outputs were pre-filled with "
               "out_fill_byte", done, "scripts/gen_tpu_golden.py")

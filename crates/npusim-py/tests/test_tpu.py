@@ -104,7 +104,7 @@ def test_hau_errors_are_raised_with_the_rule():
 # Every golden/tpu file (a test below checks the list is complete).
 TPU_FILES = ["bdc", "bdc_div", "bit", "cast", "cmp", "gdma", "int", "kernel", "move", "pool",
              "pool_min", "select", "select2", "sfu", "sfu_log", "sfu_sqrt", "dst_stride", "trans",
-             "audit", "gdma_align"]
+             "audit", "gdma_align", "dims"]
 
 
 def test_gdma_bdc_golden_files_replay_from_python(root):

@@ -9,6 +9,13 @@
 //! (a (1,64,1,16) call has 64 rows); this kernel walks the rows with three index computations,
 //! one masked load/store step for a row's last partial vector, and no per-row slicing.
 //!
+//! Add and sub rows of 64 elements or more run their blocks of 32 through an `asm!` loop with
+//! the host's DAZ and FTZ modes set for the loop alone (`x86::hw_ftz_tensor`): for f32 add and
+//! sub the hardware flush is exactly the profile's `fz(fz(a) op fz(b))` (see there), and it
+//! costs nothing, where the flush in vector instructions (three masks and blends per element)
+//! made a (1,64,32,64) `tpu_bdc_fp_add` 27 us against 20 us. Mul keeps the instruction flush
+//! (a product can round across the smallest normal, where the two flushes might differ).
+//!
 //! It runs only where its result is the driver's, element for element: unit w strides, each
 //! source either the destination itself (same start lane, offset and strides: each vector is
 //! loaded before it is stored over) or apart from it (their byte ranges inside a lane do not
@@ -40,14 +47,15 @@ pub(crate) fn f32_rows<E: Fn(f32, f32) -> f32>(
         {
             return false;
         }
-        // Long rows go through the generic driver, whose compiler-vectorised loop is as fast
-        // there (a (1,64,32,64) call: 27 us against 30 us for this kernel).
+        // Long mul rows go through the generic driver, whose compiler-vectorised loop is as
+        // fast there; long add/sub rows stay here (their blocks of 32 run under the host's
+        // flush-to-zero mode, `x86::hw_ftz_*`).
         let row_len = if d.stride.h == d.shape.w {
             i64::from(d.shape.h) * i64::from(d.shape.w)
         } else {
             i64::from(d.shape.w)
         };
-        if row_len > 256 {
+        if row_len > 256 && f == BinOp::Mul {
             return false;
         }
         let ((d0, d1), d_bound) = d.span_and_bound();
@@ -92,6 +100,8 @@ mod x86 {
         cv: __m256,
         full: usize,
         rem: usize,
+        /// Elements per row the hardware flush-to-zero loop does (0: none).
+        hw: usize,
         exact: &'e E,
     }
 
@@ -154,20 +164,28 @@ mod x86 {
             unsafe { _mm256_loadu_ps(rs.as_ptr()) }
         }
 
-        /// One row: `full + rem` elements from `pa` (and `pb`, or the scalar) into `pd`, 32 at
-        /// a time (one NaN test per four vectors), then 8, then the masked tail.
+        /// One row from element 0, or with `FROM_HW` from `self.hw` (where the hardware loop
+        /// stopped; two instantiations, so that each has one call site and is inlined there:
+        /// called out of line, an `_C` (1,64,1,16) call took 445 ns against 300 ns): the rest
+        /// of the `full + rem` elements from `pa` (and `pb`, or the scalar) into
+        /// `pd`, 32 at a time (one NaN test per four vectors), then 8, then the masked tail.
         ///
         /// # Safety
         ///
         /// The `full + rem` elements after each pointer lie inside the store.
         #[inline]
         #[target_feature(enable = "avx2")]
-        unsafe fn row(&self, pd: *mut f32, pa: *const f32, pb: Option<*const f32>) {
+        unsafe fn row<const FROM_HW: bool>(
+            &self,
+            pd: *mut f32,
+            pa: *const f32,
+            pb: Option<*const f32>,
+        ) {
             // SAFETY: (every pointer below) the row's elements lie inside the store (this
             // function's contract); the masked load and store of the tail touch only the live
             // lanes.
             unsafe {
-                let mut k = 0;
+                let mut k = if FROM_HW { self.hw } else { 0 };
                 while k + 32 <= self.full {
                     let x0 = _mm256_loadu_ps(pa.add(k));
                     let x1 = _mm256_loadu_ps(pa.add(k + 8));
@@ -225,6 +243,151 @@ mod x86 {
         }
     }
 
+    impl<E: Fn(f32, f32) -> f32> Kernel<'_, E> {
+        /// One row: with `HW`, its first `self.hw` elements (whole blocks of 32) through the
+        /// hardware flush-to-zero loop, the rest by [`Self::row`]; without, all by `row`
+        /// (a separate instantiation: a call inside the short-row loop, even not taken, made
+        /// the compiler spill the kernel's constants there, an `_C` (1,64,1,16) call 294 ns
+        /// to 445 ns).
+        ///
+        /// # Safety
+        ///
+        /// As [`Self::row`].
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn row_hw<const HW: bool>(
+            &self,
+            pd: *mut f32,
+            pa: *const f32,
+            pb: Option<*const f32>,
+        ) {
+            // SAFETY: the row's elements lie inside the store (this function's contract).
+            unsafe {
+                if HW {
+                    let sub = self.f == BinOp::Sub;
+                    match pb {
+                        Some(pb) => hw_ftz_tensor(sub, pd, pa, pb, self.hw),
+                        None => hw_ftz_scalar(sub, pd, pa, self.cv, self.hw),
+                    }
+                    self.row::<true>(pd, pa, pb);
+                } else {
+                    self.row::<false>(pd, pa, pb);
+                }
+            }
+        }
+    }
+
+    /// Rows at least this long run their blocks of 32 through [`hw_ftz_tensor`] /
+    /// [`hw_ftz_scalar`] (setting the control register twice per row costs more than it saves
+    /// on shorter rows).
+    const HW_FTZ_MIN: usize = 64;
+
+    /// Emits one of the hardware flush-to-zero loops: `$op` (`vaddps` or `vsubps`) of 32-element
+    /// blocks, the second operand `$y` a memory operand (`[{b} + {i}]`-style) or a register.
+    macro_rules! hw_ftz_loop {
+        ($op:literal, $y0:literal, $y1:literal, $y2:literal, $y3:literal, $($operands:tt)*) => {
+            std::arch::asm!(
+                "vstmxcsr [{s}]",
+                "mov {t:e}, [{s}]",
+                // DAZ (bit 6) and FTZ (bit 15).
+                "or {t:e}, 0x8040",
+                "mov [{s} + 4], {t:e}",
+                "vldmxcsr [{s} + 4]",
+                "2:",
+                "vmovups {x0}, [{a} + {i}]",
+                "vmovups {x1}, [{a} + {i} + 32]",
+                "vmovups {x2}, [{a} + {i} + 64]",
+                "vmovups {x3}, [{a} + {i} + 96]",
+                concat!($op, " {x0}, {x0}, ", $y0),
+                concat!($op, " {x1}, {x1}, ", $y1),
+                concat!($op, " {x2}, {x2}, ", $y2),
+                concat!($op, " {x3}, {x3}, ", $y3),
+                "vmovups [{d} + {i}], {x0}",
+                "vmovups [{d} + {i} + 32], {x1}",
+                "vmovups [{d} + {i} + 64], {x2}",
+                "vmovups [{d} + {i} + 96], {x3}",
+                "add {i}, 128",
+                "cmp {i}, {end}",
+                "jb 2b",
+                // The caller's control register back, before the block ends.
+                "vldmxcsr [{s}]",
+                t = out(reg) _,
+                x0 = out(ymm_reg) _,
+                x1 = out(ymm_reg) _,
+                x2 = out(ymm_reg) _,
+                x3 = out(ymm_reg) _,
+                $($operands)*
+                options(nostack),
+            )
+        };
+    }
+
+    /// `pd[k] = pa[k] + pb[k]` (`-` when `sub`) for `k < n` (`n` a positive multiple of 32)
+    /// with the host's DAZ and FTZ modes set for the loop only (one `asm!` block saves the
+    /// control register, sets the two bits, runs the loop and restores it; the compiler's own
+    /// code never runs under the changed mode). For f32 add and sub this is exactly
+    /// `fz(fz(a) op fz(b))` with the x86 NaN rule, the scalar twin `exact` of the callers: the
+    /// exact sum of two normal-or-zero f32 is a multiple of 2^-149, so a result below 2^-126
+    /// is exact and flushed by both (same sign), and a NaN result follows the x86 rule in both
+    /// (DAZ turns no NaN into a number). The proptest
+    /// `bdc::f32_long_rows_equal_plain_model` holds the two equal on rows long enough to
+    /// reach this loop.
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX2; the `n` elements after each pointer lie inside the store; `pd` is
+    /// `pa` or `pb` itself or its range meets neither (each block is loaded before it is
+    /// stored).
+    // Not inlined: inside the row loop of short rows it made the intrinsics code spill (an
+    // `_C` (1,64,1,16) call went from 294 to 445 ns).
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn hw_ftz_tensor(sub: bool, pd: *mut f32, pa: *const f32, pb: *const f32, n: usize) {
+        debug_assert!(n > 0 && n.is_multiple_of(32));
+        let mut save = [0u32; 2];
+        let s = save.as_mut_ptr();
+        // SAFETY: the loop reads `n` elements after `pa` and `pb` and writes `n` after `pd`,
+        // inside the store (this function's contract); the control register is restored.
+        unsafe {
+            if sub {
+                hw_ftz_loop!("vsubps", "[{b} + {i}]", "[{b} + {i} + 32]", "[{b} + {i} + 64]",
+                    "[{b} + {i} + 96]", s = in(reg) s, a = in(reg) pa, b = in(reg) pb,
+                    d = in(reg) pd, i = inout(reg) 0usize => _, end = in(reg) 4 * n,);
+            } else {
+                hw_ftz_loop!("vaddps", "[{b} + {i}]", "[{b} + {i} + 32]", "[{b} + {i} + 64]",
+                    "[{b} + {i} + 96]", s = in(reg) s, a = in(reg) pa, b = in(reg) pb,
+                    d = in(reg) pd, i = inout(reg) 0usize => _, end = in(reg) 4 * n,);
+            }
+        }
+    }
+
+    /// [`hw_ftz_tensor`] with the broadcast scalar `c` as the second operand (the `_C` forms).
+    ///
+    /// # Safety
+    ///
+    /// As [`hw_ftz_tensor`] (`pd` is `pa` or apart from it).
+    // Not inlined: inside the row loop of short rows it made the intrinsics code spill (an
+    // `_C` (1,64,1,16) call went from 294 to 445 ns).
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    unsafe fn hw_ftz_scalar(sub: bool, pd: *mut f32, pa: *const f32, c: __m256, n: usize) {
+        debug_assert!(n > 0 && n.is_multiple_of(32));
+        let mut save = [0u32; 2];
+        let s = save.as_mut_ptr();
+        // SAFETY: as in `hw_ftz_tensor`.
+        unsafe {
+            if sub {
+                hw_ftz_loop!("vsubps", "{c}", "{c}", "{c}", "{c}", s = in(reg) s,
+                    a = in(reg) pa, c = in(ymm_reg) c, d = in(reg) pd,
+                    i = inout(reg) 0usize => _, end = in(reg) 4 * n,);
+            } else {
+                hw_ftz_loop!("vaddps", "{c}", "{c}", "{c}", "{c}", s = in(reg) s,
+                    a = in(reg) pa, c = in(ymm_reg) c, d = in(reg) pd,
+                    i = inout(reg) 0usize => _, end = in(reg) 4 * n,);
+            }
+        }
+    }
+
     /// The rows of the call ([`super::f32_rows`]).
     ///
     /// # Safety
@@ -263,9 +426,20 @@ mod x86 {
             cv: _mm256_set1_ps(c),
             full,
             rem,
+            hw: if full >= HW_FTZ_MIN && matches!(f, BinOp::Add | BinOp::Sub) {
+                full - full % 32
+            } else {
+                0
+            },
             exact,
         };
         let base = store.as_mut_ptr();
+        if k.hw > 0 {
+            // SAFETY: as this function's.
+            unsafe { each_row::<E, true>(&k, base, d, a, b, merge, walk) };
+            return;
+        }
+        // Short rows: the same loop written out here.
         // SAFETY: (the pointer offsets below) every row start lies inside `store`, this
         // function's contract.
         let at = |i: usize| unsafe { base.add(i) }.cast::<f32>();
@@ -278,7 +452,7 @@ mod x86 {
                 for _ in 0..cc {
                     let pb = cb.map(|cb| at(cb.at).cast_const());
                     // SAFETY: the row's `w` elements lie inside `store` (the contract).
-                    unsafe { k.row(at(cd.at), at(ca.at).cast_const(), pb) };
+                    unsafe { k.row::<false>(at(cd.at), at(ca.at).cast_const(), pb) };
                     cd.advance();
                     ca.advance();
                     if let Some(cb) = cb.as_mut() {
@@ -291,7 +465,60 @@ mod x86 {
                 for h in 0..hh {
                     let pb = b.map(|b| at(b.row(n, ch, h)).cast_const());
                     // SAFETY: the row's `w` elements lie inside `store` (the contract).
-                    unsafe { k.row(at(d.row(n, ch, h)), at(a.row(n, ch, h)).cast_const(), pb) };
+                    unsafe {
+                        k.row::<false>(at(d.row(n, ch, h)), at(a.row(n, ch, h)).cast_const(), pb)
+                    };
+                }
+            }
+        }
+    }
+
+    /// The row loop of [`rows`] (`HW`: see [`Kernel::row_hw`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`rows`] (`base` the store's start, `walk` the shape walked, `merge` whether a
+    /// channel is one row).
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn each_row<E: Fn(f32, f32) -> f32, const HW: bool>(
+        k: &Kernel<'_, E>,
+        base: *mut u8,
+        d: &LocalView,
+        a: &LocalView,
+        b: Option<&LocalView>,
+        merge: bool,
+        walk: crate::local::Dim4,
+    ) {
+        // SAFETY: (the pointer offsets below) every row start lies inside `store`, this
+        // function's contract.
+        let at = |i: usize| unsafe { base.add(i) }.cast::<f32>();
+        let (nn, cc, hh) = (walk.n as usize, walk.c as usize, walk.h as usize);
+        for n in 0..nn {
+            if merge {
+                // One row per channel: cursors step from lane to lane with one add.
+                let (mut cd, mut ca) = (d.channels(n), a.channels(n));
+                let mut cb = b.map(|b| b.channels(n));
+                for _ in 0..cc {
+                    let pb = cb.map(|cb| at(cb.at).cast_const());
+                    // SAFETY: the row's `w` elements lie inside `store` (the contract).
+                    unsafe { k.row_hw::<HW>(at(cd.at), at(ca.at).cast_const(), pb) };
+                    cd.advance();
+                    ca.advance();
+                    if let Some(cb) = cb.as_mut() {
+                        cb.advance();
+                    }
+                }
+                continue;
+            }
+            for ch in 0..cc {
+                for h in 0..hh {
+                    let pb = b.map(|b| at(b.row(n, ch, h)).cast_const());
+                    // SAFETY: the row's `w` elements lie inside `store` (the contract).
+                    unsafe {
+                        k.row_hw::<HW>(at(d.row(n, ch, h)), at(a.row(n, ch, h)).cast_const(), pb)
+                    };
                 }
             }
         }

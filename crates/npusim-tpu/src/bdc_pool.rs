@@ -390,18 +390,24 @@ fn run_body<T: Fmt>(
     let pad_prod = avg_product(0.0, scale, flush, narrow::<T>);
     // Plane and row buffers cut from a per-thread scratch (no allocation per call once it has
     // grown: the small-call fixed cost matters).
+    // The planes carry LANES elements of slack (a block of LANES outputs reads LANES elements
+    // from each tap's start, past the row for a row's last, partial block) and the row
+    // accumulators are whole blocks long.
+    let ow8 = ow.next_multiple_of(LANES);
+    let plane = ph * pw + LANES;
     let mut sc = SCRATCH.take();
     sc.f.clear();
-    sc.f.resize(ph * pw + 3 * ow, 0.0);
+    sc.f.resize(plane + 2 * ow8 + ow, 0.0);
     sc.u.clear();
-    sc.u.resize(ph * pw + ow, 0);
+    sc.u.resize(plane + ow8, 0);
     sc.b.clear();
     sc.o.clear();
     sc.o.resize(oh * ow * es, 0);
-    let (vals, rest) = sc.f.split_at_mut(ph * pw);
-    let (acc_v, rest) = rest.split_at_mut(ow);
-    let (odd, tmp) = rest.split_at_mut(ow);
-    let (bits, acc_b) = sc.u.split_at_mut(ph * pw);
+    let (vals, rest) = sc.f.split_at_mut(plane);
+    let (acc_v8, rest) = rest.split_at_mut(ow8);
+    let (odd8, tmp) = rest.split_at_mut(ow8);
+    let tmp = &mut tmp[..ow];
+    let (bits, acc_b8) = sc.u.split_at_mut(plane);
     let out = &mut sc.o[..];
     // Which output rows / columns see at least one input element.
     let real = |o_idx: usize, s: usize, k: usize, d: usize, pad: usize, len: usize| {
@@ -444,8 +450,19 @@ fn run_body<T: Fmt>(
                             }
                         }
                         Pool::Avg => {
-                            for (v, w) in vrow.iter_mut().zip(words) {
-                                *v = avg_product(f32::from_bits(w), scale, flush, narrow::<T>);
+                            // `fz(fz(x) * scale)` in one vectorisable pass; a row with a NaN
+                            // product is redone with the x86 NaN rule (`avg_product`).
+                            let fzf = |x: f32| if flush { ftz_bits(x) } else { x };
+                            let mut nan = false;
+                            for (v, w) in vrow.iter_mut().zip(words.clone()) {
+                                let p = fzf(f32::from_bits(w)) * scale;
+                                nan |= p.is_nan();
+                                *v = fzf(p);
+                            }
+                            if nan {
+                                for (v, w) in vrow.iter_mut().zip(words) {
+                                    *v = avg_product(f32::from_bits(w), scale, flush, narrow::<T>);
+                                }
                             }
                         }
                     }
@@ -467,31 +484,34 @@ fn run_body<T: Fmt>(
                 }
             }
             for y in 0..oh {
+                if T::IS_F32 && g.sw == 1 && kind == Pool::Max {
+                    // Unit stride f32 max: blocks of LANES outputs, each block's running value
+                    // and bits kept in registers over all the window's taps (one store per
+                    // block, where a tap-by-tap pass over the row stored them behind a masked
+                    // store and reloaded them every tap). Average pooling keeps the tap-by-tap
+                    // pass below: by blocks it was slower on long rows ((1,64,32,64): 395 ->
+                    // 724 us).
+                    let rows = (y * g.sh, g.kh, g.dh, g.kw, g.dw, pw);
+                    max_blocks(vals, bits, rows, acc_v8, acc_b8);
+                }
+                let (acc_v, acc_b, odd) = (&mut acc_v8[..ow], &mut acc_b8[..ow], &mut odd8[..ow]);
                 let mut k = 0;
                 for ki in 0..g.kh {
                     let row = (y * g.sh + ki * g.dh) * pw;
                     for kj in 0..g.kw {
                         let base = row + kj * g.dw;
                         if T::IS_F32 && g.sw == 1 {
-                            // Unit stride f32: branch-free loops over slices.
-                            let tv = &vals[base..base + ow];
-                            match kind {
-                                Pool::Max => {
-                                    let tb = &bits[base..base + ow];
-                                    if k == 0 {
-                                        acc_v.copy_from_slice(tv);
-                                        acc_b.copy_from_slice(tb);
-                                    } else {
-                                        max_step(acc_v, acc_b, tv, tb);
-                                    }
-                                }
-                                Pool::Avg => match k {
+                            if kind == Pool::Avg {
+                                // Unit stride f32: branch-free loops over slices.
+                                let tv = &vals[base..base + ow];
+                                match k {
                                     0 => acc_v.copy_from_slice(tv),
                                     1 => odd.copy_from_slice(tv),
                                     _ if k & 1 == 0 => sum_step(acc_v, tv, tmp, flush),
                                     _ => sum_step(odd, tv, tmp, flush),
-                                },
+                                }
                             }
+                            // (Max: done above, by blocks.)
                             k += 1;
                             continue;
                         }
@@ -536,6 +556,20 @@ fn run_body<T: Fmt>(
                             b
                         }
                     };
+                    if kind == Pool::Avg && taps >= 2 {
+                        // `fz(even + odd)` in one vectorisable pass; a row with a NaN sum goes
+                        // through `add` (the x86 NaN rule) below.
+                        let fzf = |x: f32| if flush { ftz_bits(x) } else { x };
+                        let nan = acc_v.iter().zip(odd.iter()).any(|(a, o)| (a + o).is_nan());
+                        if !nan {
+                            for ((dst, &a), &o) in
+                                orow.chunks_exact_mut(4).zip(acc_v.iter()).zip(odd.iter())
+                            {
+                                dst.copy_from_slice(&fzf(a + o).to_bits().to_le_bytes());
+                            }
+                            continue;
+                        }
+                    }
                     let ry = real_y[y];
                     for (x, dst) in orow.chunks_exact_mut(4).enumerate() {
                         let b = match kind {
@@ -604,17 +638,57 @@ thread_local! {
     };
 }
 
-/// One max-pooling tap over a row: keep the running value where `running > tap`, else take the
-/// tap's value and bits (selects, vectorisable).
+/// Outputs per block of [`max_blocks`] (one AVX2 vector of f32).
+const LANES: usize = 8;
+
+/// `(first input row of the window, kh, dh, kw, dw, plane pitch)` of one output row.
+type WindowRows = (usize, usize, usize, usize, usize, usize);
+
+/// One output row of f32 max pooling at unit w stride, by blocks of [`LANES`] outputs: the
+/// taps in the window's row-major order, the running value kept where `running > tap` (flushed
+/// values; a NaN tap replaces it and is replaced by the next tap), else replaced by the tap's
+/// value and bits: per element the fold of [`max_window`]. `vals`/`bits` are the padded plane
+/// (with [`LANES`] elements of slack); `acc_v`/`acc_b` get the row's values and bits (whole
+/// blocks; the lanes past the row's end are scratch).
 #[inline(always)]
-fn max_step(acc_v: &mut [f32], acc_b: &mut [u32], tv: &[f32], tb: &[u32]) {
-    // Indexed over slices cut to one length (no bounds checks, no branches: blends).
-    let n = acc_v.len().min(acc_b.len()).min(tv.len()).min(tb.len());
-    let (acc_v, acc_b, tv, tb) = (&mut acc_v[..n], &mut acc_b[..n], &tv[..n], &tb[..n]);
-    for i in 0..n {
-        let keep = acc_v[i] > tv[i];
-        acc_b[i] = if keep { acc_b[i] } else { tb[i] };
-        acc_v[i] = if keep { acc_v[i] } else { tv[i] };
+fn max_blocks(vals: &[f32], bits: &[u32], rows: WindowRows, acc_v: &mut [f32], acc_b: &mut [u32]) {
+    let (y0, kh, dh, kw, dw, pw) = rows;
+    for (x0, (ov, ob)) in acc_v
+        .chunks_exact_mut(LANES)
+        .zip(acc_b.chunks_exact_mut(LANES))
+        .enumerate()
+    {
+        let x0 = x0 * LANES;
+        let tap = |ki: usize, kj: usize| (y0 + ki * dh) * pw + kj * dw + x0;
+        let b0 = tap(0, 0);
+        let (Some(v0), Some(w0)) = (
+            vals[b0..].first_chunk::<LANES>(),
+            bits[b0..].first_chunk::<LANES>(),
+        ) else {
+            return;
+        };
+        let (mut av, mut ab) = (*v0, *w0);
+        for ki in 0..kh {
+            for kj in 0..kw {
+                if ki == 0 && kj == 0 {
+                    continue;
+                }
+                let b = tap(ki, kj);
+                let (Some(tv), Some(tb)) = (
+                    vals[b..].first_chunk::<LANES>(),
+                    bits[b..].first_chunk::<LANES>(),
+                ) else {
+                    return;
+                };
+                for l in 0..LANES {
+                    let keep = av[l] > tv[l];
+                    ab[l] = if keep { ab[l] } else { tb[l] };
+                    av[l] = if keep { av[l] } else { tv[l] };
+                }
+            }
+        }
+        ov.copy_from_slice(&av);
+        ob.copy_from_slice(&ab);
     }
 }
 
@@ -915,7 +989,26 @@ mod tests {
                 *b = rng.next() as u8;
             }
         }
-        // Sprinkle specials over the input.
+        // Every other plane of only zeros, denormals and -1 (so max-pool windows tie between
+        // +0 and -0, where only the tap order decides the bits), then specials over the input.
+        if rng.below(2) == 0 {
+            let zeros: &[u32] = if T::SIZE == 4 {
+                &[0, 0x8000_0000, 1, 0x8000_0001, 0xbf80_0000]
+            } else {
+                &[0, 0x8000, 1, 0x8001, 0xbc00]
+            };
+            for ni in 0..n as usize {
+                for ci in 0..c as usize {
+                    for y in 0..ih {
+                        for x in 0..iw {
+                            let at = i.row(ni, ci, y) + x * T::SIZE;
+                            let v = zeros[rng.below(zeros.len() as u64)];
+                            store[at..at + T::SIZE].copy_from_slice(&v.to_le_bytes()[..T::SIZE]);
+                        }
+                    }
+                }
+            }
+        }
         for _ in 0..40 {
             let (ni, ci) = (rng.below(n as u64), rng.below(c as u64));
             let (y, x) = (rng.below(ih as u64), rng.below(iw as u64));

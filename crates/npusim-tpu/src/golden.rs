@@ -210,6 +210,27 @@ pub struct GoldenReport {
     pub failed: usize,
     /// One entry per failed case, in file order.
     pub failures: Vec<CaseFailure>,
+    /// One entry per passed case that the C-model refused (it asserted and exited) and the
+    /// simulator refused too, with the simulator's typed error, in file order: which assert
+    /// class each refusal case exercises (docs/tpu-audit.md, "Assert classes").
+    pub refusals: Vec<CaseRefusal>,
+}
+
+/// A case the C-model and the simulator both refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseRefusal {
+    /// Zero-based position of the case in the file.
+    pub case: usize,
+    /// The case's `op`.
+    pub op: &'static str,
+    /// The simulator's error (its `Display` text: kind, instruction, parameter, rule, value).
+    pub error: String,
+}
+
+thread_local! {
+    /// The error of the refusal [`both_refused`] saw last (taken by `Replayer::run`).
+    static LAST_REFUSAL: std::cell::RefCell<Option<String>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 impl GoldenReport {
@@ -326,6 +347,7 @@ impl Replayer {
     }
 
     fn run(&mut self, case: Case) {
+        LAST_REFUSAL.with(|r| r.borrow_mut().take());
         let result = match &case {
             Case::Sort(c) | Case::SortNaturalIndex(c) | Case::SortSpecificIndex(c) => {
                 run_sort(self, &case, c)
@@ -347,7 +369,16 @@ impl Replayer {
                 .and_then(|core| run_trans_case(core, c)),
         };
         match result {
-            Ok(()) => self.report.passed += 1,
+            Ok(()) => {
+                self.report.passed += 1;
+                if let Some(error) = LAST_REFUSAL.with(|r| r.borrow_mut().take()) {
+                    self.report.refusals.push(CaseRefusal {
+                        case: self.next,
+                        op: case.op_name(),
+                        error,
+                    });
+                }
+            }
             Err(kind) => {
                 self.report.failed += 1;
                 self.report.failures.push(CaseFailure {
@@ -462,7 +493,10 @@ pub(crate) fn both_refused<E: fmt::Display>(
     expect_error: bool,
 ) -> Result<bool, FailureKind> {
     match (result, expect_error) {
-        (Err(_), true) => Ok(true),
+        (Err(e), true) => {
+            LAST_REFUSAL.with(|r| *r.borrow_mut() = Some(e.to_string()));
+            Ok(true)
+        }
         (Ok(()), true) => Err(FailureKind::Refused(
             "the C-model rejected this call, the simulator accepted it".into(),
         )),

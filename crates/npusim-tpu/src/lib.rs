@@ -61,7 +61,7 @@ pub use chip::{AddrRange, BdcDenormals, DenormalPolicy, LocalProfile, TpuChip};
 pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
 pub use dtype::{DataType, UnknownDataType};
 pub use error::{CoreError, HauError, HauOp, MemError, TpuError};
-pub use golden::{GoldenError, GoldenReport, replay_file, replay_str};
+pub use golden::{CaseRefusal, GoldenError, GoldenReport, replay_file, replay_str};
 pub use local::{Dim4, Layout, LocalAddr};
 pub use memory::{MAX_GM_SIZE, SystemAddr, SystemMemory};
 pub use sort::KeyType;

@@ -416,3 +416,123 @@ fn tpu_gdma_align_golden_all_pass() {
         "{report}"
     );
 }
+
+/// Issue #16, acceptance 1: dims outside [1, 65535] on every family (`golden/tpu/dims.json`,
+/// `--kind dims`): the C-model asserted on all 50 calls (a zero h, w or c; h = 65536), npusim
+/// refuses each (with `DimOutOfRange`: `tpu_refusals_by_assert_class`).
+#[test]
+fn tpu_dims_golden_all_pass() {
+    let report = replay_file(&tpu_golden_dir().join("dims.json")).unwrap_or_else(|e| panic!("{e}"));
+    println!("{report}");
+    assert!(
+        report.to_string().ends_with("50 passed, 0 failed"),
+        "{report}"
+    );
+    assert_eq!(report.refusals.len(), 50);
+    for r in &report.refusals {
+        assert_eq!(
+            assert_class(&r.error),
+            Some("dims outside [1, 65535]"),
+            "{r:?}"
+        );
+    }
+}
+
+/// The assert class of a simulator error text (its `Display` kind), as listed in
+/// docs/tpu-audit.md, "Assert classes"; `None` for a text of no known class.
+fn assert_class(e: &str) -> Option<&'static str> {
+    let starts = |p: &str| e.starts_with(p);
+    Some(if e.contains("must be in [1, 65535]") {
+        "dims outside [1, 65535]"
+    } else if starts("misaligned local address") || starts("address not element-aligned") {
+        "misaligned address"
+    } else if starts("unsupported dtype") {
+        "dtype not legal for the op"
+    } else if starts("unsupported rounding mode") {
+        "rounding mode not legal"
+    } else if starts("operands on different NPUs")
+        || starts("operand on the wrong NPU")
+        || starts("channels past the last NPU")
+    {
+        "start NPU rules"
+    } else if starts("local address out of range")
+        || starts("local tensor")
+        || starts("system tensor out of range")
+    {
+        "address or footprint out of range"
+    } else if starts("negative stride")
+        || starts("zero destination stride")
+        || e.contains("w stride")
+    {
+        "stride rules"
+    } else if e.contains(" out of range: ") {
+        "parameter out of range"
+    } else if starts("operands overlap") {
+        "operands overlap"
+    } else if starts("not supported") {
+        "not supported on the chip"
+    } else {
+        return None;
+    })
+}
+
+/// Issue #16, acceptance 1 ("every assert the C-model kills the process on ... is a typed
+/// error"): every golden case the C-model refused is refused by the simulator with a typed
+/// error of a known class, each class the issue names (misaligned local address, dtype not
+/// legal for the op, dims outside [1, 65535], operands on different start NPUs) has golden
+/// refusal cases, and the per-class counts are the ones docs/tpu-audit.md states.
+#[test]
+fn tpu_refusals_by_assert_class() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(tpu_golden_dir())
+        .expect("golden/tpu")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut counts: std::collections::BTreeMap<&str, (usize, Vec<String>)> = Default::default();
+    let mut total = 0;
+    for path in &files {
+        let report = replay_file(path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(report.failed, 0, "{}: {report}", path.display());
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for r in &report.refusals {
+            let class = assert_class(&r.error).unwrap_or_else(|| {
+                panic!("{name} case {}: unclassified error {:?}", r.case, r.error)
+            });
+            let entry = counts.entry(class).or_default();
+            entry.0 += 1;
+            if !entry.1.contains(&name) {
+                entry.1.push(name.clone());
+            }
+            total += 1;
+        }
+    }
+    for (class, (n, files)) in &counts {
+        println!("| {class} | {n} | {} |", files.join(", "));
+    }
+    // Every case the C-model refused (457 in the 21 files) was refused with a classified error.
+    assert_eq!(total, 457);
+    for class in [
+        "misaligned address",
+        "dtype not legal for the op",
+        "dims outside [1, 65535]",
+        "start NPU rules",
+    ] {
+        assert!(
+            counts.get(class).is_some_and(|c| c.0 > 0),
+            "no golden refusal of class {class}"
+        );
+    }
+    // The audit states the same counts (its table rows read `| class | count | files |`).
+    let doc = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tpu-audit.md"),
+    )
+    .expect("docs/tpu-audit.md");
+    for (class, (n, _)) in &counts {
+        let row = format!("| {class} | {n} |");
+        assert!(
+            doc.contains(&row),
+            "docs/tpu-audit.md lacks the row {row:?}"
+        );
+    }
+}
