@@ -38,13 +38,28 @@
 //! converts to f32 first, rounding to nearest even).
 //!
 //! ## TEXTRACT and TINSERT
-//! TEXTRACT (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
+//! TEXTRACT from Mat or Vec (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
 //! `row + dst.rows <= src.rows`, `col + dst.cols <= src.cols`; on A2A3 its types are int8, half,
 //! bfloat16, float and its source layout boxed (Zn, Zz or Nz). TINSERT (pto-isa
 //! `docs/isa/tile/ops/layout-and-rearrangement/tinsert.md`) copies `src`'s valid region into
 //! `dst` at `(row, col)` and needs it to fit `dst`'s shape; its pairs are Acc → Mat (through the
 //! fixpipe: float to float/half/bfloat16, int32 to int32) and, on A5 only, Vec → Mat and Vec →
 //! Vec (same element type). Negative offsets are errors.
+//!
+//! ## TEXTRACT from Acc
+//! pto-isa's `TEXTRACT_TILE_IMPL` (A2A3 and A5 `TExtract.hpp`) also takes an Acc source: the
+//! window `dst[i, j] = src[i + row, j + col]` over dst's valid region goes through the fixpipe
+//! in its cast mode (`GetCastPreQuantMode`: float to half/bfloat16 rounds to nearest even,
+//! float to float carries the bits). Checked (typed errors): destination Mat (A5 also Vec, the
+//! `docs/isa/TEXTRACT.md` A5 list); the type pairs (A2A3: float -> half/bfloat16,
+//! `CheckTMovAccToMat` cast form; A5: float -> half/bfloat16/float, `CheckTMovAccValid` without
+//! quant intersected with the page's TEXTRACT types, which exclude int32); destination layout
+//! (A2A3: Nz with fractal 512; A5: Nz or ND, the `TEXTRACT_TILE_IMPL` assert);
+//! `dst.cols * sizeof` a multiple of 32 bytes (A2A3, and A5 Acc -> Vec); the page's bounds
+//! (`indexRow + dst.rows <= src.rows`, `indexCol + dst.cols <= src.cols`); `indexCol` a whole
+//! number of 16-column Acc boxes (pto-isa's `srcOffset` moves the fixpipe's start address by
+//! `indexCol % 16` elements inside a box otherwise, which is not the page's window). The
+//! ReLU and scalar-quant overloads of TEXTRACT are not reachable from `Args::Window`.
 //!
 //! ## TEXTRACT_FP and TINSERT_FP
 //! pto-isa `docs/isa/TEXTRACT_FP.md` and `docs/isa/TINSERT_FP.md` leave the semantics
@@ -264,6 +279,19 @@ pub fn fp_window_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> boo
             (src, dst),
             (F32, I8 | F16 | Bf16 | F32) | (I32, I8 | F16 | Bf16)
         ),
+    }
+}
+
+/// The conversions of a plain TEXTRACT from an Acc tile (the fixpipe's cast mode, no quant):
+/// pto-isa's `TEXTRACT_TILE_IMPL` with `CheckTMovAccToMat<.., true>` (A2A3: float -> half or
+/// bfloat16) or `CheckTMovAccValid<..>` without quant and the TEXTRACT type list (A5: float ->
+/// half, bfloat16, float; int32 -> int32 passes the first check but int32 is not a TEXTRACT
+/// type).
+pub fn acc_extract_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
+    use ElemType::*;
+    match arch {
+        TileArch::A2A3 => matches!((src, dst), (F32, F16 | Bf16)),
+        TileArch::A5 => matches!((src, dst), (F32, F16 | Bf16 | F32)),
     }
 }
 
@@ -632,6 +660,9 @@ impl TileCore {
         let arch = self.arch();
         self.check_addr(dst, n, "dst")?;
         self.check_addr(src, n, "src")?;
+        if src.loc() == TileLoc::Acc {
+            return self.textract_acc(dst, src, row, col);
+        }
         same_type(op, "dst", dst, "src", src)?;
         let pair_ok = match (src.loc(), dst.loc()) {
             (TileLoc::Mat, TileLoc::Left | TileLoc::Right) => true,
@@ -642,7 +673,7 @@ impl TileCore {
             return Err(st(
                 n,
                 "dst",
-                "location pair must be Mat->Left/Right (a5 also Mat->Scaling, Vec->Mat)",
+                "location pair must be Mat->Left/Right, Acc->Mat (a5 also Mat->Scaling, Vec->Mat, Acc->Vec)",
                 format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
             ));
         }
@@ -679,6 +710,106 @@ impl TileCore {
             ));
         }
         self.copy_bits(dst, (0, 0), src, (r0, c0), dst.valid_row(), dst.valid_col());
+        Ok(())
+    }
+
+    /// TEXTRACT from an Acc tile (see the module docs, "TEXTRACT from Acc"): `dst[i, j] =
+    /// cast(src[i + row, j + col])` over dst's valid region, through the fixpipe's cast mode.
+    fn textract_acc(&mut self, dst: &Tile, src: &Tile, row: i64, col: i64) -> Result<(), PtoError> {
+        let op = OpCode::Textract;
+        let n = op.name();
+        let arch = self.arch();
+        let dst_ok =
+            dst.loc() == TileLoc::Mat || (arch == TileArch::A5 && dst.loc() == TileLoc::Vec);
+        if !dst_ok {
+            return Err(st(
+                n,
+                "dst",
+                "an Acc source extracts into Mat (a5 also Vec)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
+            ));
+        }
+        if !acc_extract_pair_legal(arch, src.dtype(), dst.dtype()) {
+            return Err(st(
+                n,
+                "dst",
+                match arch {
+                    TileArch::A2A3 => {
+                        "a2a3 TEXTRACT from Acc casts float to half or bfloat16 (CheckTMovAccToMat, cast form)"
+                    }
+                    TileArch::A5 => {
+                        "a5 TEXTRACT from Acc casts float to half, bfloat16 or float (CheckTMovAccValid, no quant; int32 is not a TEXTRACT type)"
+                    }
+                },
+                format!(
+                    "{} -> {}",
+                    crate::error::type_name(src.dtype()),
+                    crate::error::type_name(dst.dtype())
+                ),
+            ));
+        }
+        let d = dst.desc();
+        let nz = d.blayout == BLayout::ColMajor && d.slayout == SLayout::RowMajor;
+        let nd = d.blayout == BLayout::RowMajor && d.slayout == SLayout::NoneBox;
+        let row_bytes = dst.cols() * dst.dtype().size();
+        match arch {
+            TileArch::A2A3 => {
+                if !nz || d.fractal != 512 {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "a2a3 destination must be Nz with fractal 512",
+                        layout_name(d),
+                    ));
+                }
+            }
+            TileArch::A5 => {
+                if !(nz || nd) {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "a5 destination must be Nz or ND",
+                        layout_name(d),
+                    ));
+                }
+            }
+        }
+        if (arch == TileArch::A2A3 || dst.loc() == TileLoc::Vec) && !row_bytes.is_multiple_of(32) {
+            return Err(st(
+                n,
+                "dst",
+                "dst.cols * sizeof(dst) must be a multiple of 32 bytes (a2a3 Mat, a5 Vec)",
+                format!("{row_bytes} bytes"),
+            ));
+        }
+        let (r0, c0) = offsets(op, row, col)?;
+        // The fixpipe's source address moves by whole Acc boxes along the columns
+        // (`srcOffset` of pto-isa's TExtractAccToMat/TExtractAccToVec).
+        if !c0.is_multiple_of(16) {
+            return Err(vr_err(
+                op,
+                "indexCol",
+                "indexCol must be a multiple of the Acc box width (16 columns)",
+                c0.to_string(),
+            ));
+        }
+        if r0 + dst.rows() > src.rows() || c0 + dst.cols() > src.cols() {
+            return Err(vr_err(
+                op,
+                "indexRow/indexCol",
+                "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols",
+                format!(
+                    "({r0}, {c0}) + {}x{} in {}x{}",
+                    dst.rows(),
+                    dst.cols(),
+                    src.rows(),
+                    src.cols()
+                ),
+            ));
+        }
+        let (rows, cols) = (dst.valid_row(), dst.valid_col());
+        let out = self.fix_apply(src, (r0, c0), dst.dtype(), false, None, None, (rows, cols));
+        self.write_bytes(dst, (0, 0), rows, cols, dst.dtype().size(), &out);
         Ok(())
     }
 
