@@ -200,11 +200,17 @@ fn acc_move(
         (false, false, 0) => ElemType::F32,
         (false, false, 1) => ElemType::F16,
         (false, false, _) => ElemType::Bf16,
-        (_, true, 0) => ElemType::F32,
-        (_, true, 1) => ElemType::F16,
-        (_, true, 2) => ElemType::Bf16,
-        (_, true, _) => ElemType::I8,
+        // With a quant scale, pto-isa's lists: A2A3 float -> int8, int32 -> int8/half; A5
+        // float -> int8/half/bfloat16/float (float -> float ignores the scale: NoQuant),
+        // int32 -> int8/half/bfloat16.
+        (false, true, _) if !a5 => ElemType::I8,
+        (true, true, k) if !a5 => [ElemType::I8, ElemType::F16][k as usize % 2],
+        (false, true, k) => {
+            [ElemType::F32, ElemType::F16, ElemType::Bf16, ElemType::I8][k as usize]
+        }
+        (true, true, k) => [ElemType::I8, ElemType::F16, ElemType::Bf16][k as usize % 3],
     };
+    let ignored = scaled && a5 && src_t == ElemType::F32 && dst_t == ElemType::F32;
     let to_vec = to_vec && a5; // Acc -> Vec exists on A5 only
     let (rows, cols) = (32, 32);
     let (vr, vc) = (1 + (seed % 32) as usize, 1 + ((seed >> 8) % 32) as usize);
@@ -281,6 +287,7 @@ fn acc_move(
             let got = dp.get(&core, r, c);
             let want = if r < vr && c < vc {
                 let scale = match mode {
+                    _ if ignored => None,
                     2 | 4 => Some(scalar_scale),
                     3 => Some(col_scales[c]),
                     _ => None,
@@ -825,11 +832,12 @@ fn insert_from_acc_narrows_through_the_fixpipe() {
 /// fp tile). Words that would lie past the Scaling memory are a typed error.
 #[test]
 fn fp_words_past_the_fp_tile_come_from_scaling_memory() {
+    // int32 -> half (VDEQF16): a vector-quant pair of A2A3 (float -> half is not).
     let mut a2 = TileCore::by_name("a2a3").unwrap();
     let acc = a2
-        .alloc(desc(TileLoc::Acc, ElemType::F32, 16, 32, Lay::Nz))
+        .alloc(desc(TileLoc::Acc, ElemType::I32, 16, 32, Lay::Nz))
         .unwrap();
-    let vals: Vec<f32> = (0..512).map(|i| (i % 37) as f32 * 0.75 - 9.0).collect();
+    let vals: Vec<i32> = (0..512).map(|i| (i % 37) * 3 - 9).collect();
     a2.write_valid(&acc, &vals).unwrap();
     let fp32 = a2
         .alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, 32))
@@ -859,7 +867,7 @@ fn fp_words_past_the_fp_tile_come_from_scaling_memory() {
     };
     let whole = out(&mut a2, &fp32);
     let want: Vec<half::f16> = (0..512)
-        .map(|i| half::f16::from_f32(vals[i] * 2f32.powi((i % 32) as i32 % 4 - 1)))
+        .map(|i| half::f16::from_f32(vals[i] as f32 * 2f32.powi((i % 32) as i32 % 4 - 1)))
         .collect();
     assert_eq!(whole, want);
     assert_eq!(out(&mut a2, &fp16), whole);

@@ -34,8 +34,31 @@
 //! even and saturates (NaN gives 0). The scale is the IEEE single held in the low 32 bits of the
 //! uint64 word, multiplied in f32 (the hardware's reduced-precision scale register is not
 //! public: this is the documented model). Legal pairs without a scale: float → float, half,
-//! bfloat16; int32 → int32. With a scale: float or int32 → float, half, bfloat16, int8 (int32
-//! converts to f32 first, rounding to nearest even).
+//! bfloat16; int32 → int32. With a scale, see "Quantised pairs" below (int32 converts to f32
+//! first, rounding to nearest even).
+//!
+//! ## Quantised pairs ([`quant_pair`])
+//! With a quant operand (preQuantScalar, or the fp tile of TMOV_FP / TEXTRACT_FP / TINSERT_FP
+//! / TSTORE_FP) the pairs are pto-isa's NPU lists. A2A3 (`CheckTMovAccToMat<.., false>`,
+//! `CheckAcc2gm<.., true>`): float → int8/uint8; int32 → int8/uint8/half (the moves also int32
+//! → int16 by shift). A5 (`CheckTMovAccValid<.., true>`, `CheckAcc2gm`, `docs/isa/TSTORE.md`):
+//! float → int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float; int32 → int8/uint8/half/
+//! bfloat16. Every other pair is a typed error. uint8, int16, hifloat8 and float8_e4m3 are
+//! legal but not produced by this fixpipe model (typed `Unsupported`). Where pto-isa's
+//! quant-mode function returns NoQuant for a legal pair, the hardware receives no quant mode
+//! and ignores the operand: that is A5 float → float at the moves (`GetScalarPreQuantMode` /
+//! `GetVectorPreQuantMode` of `a5/common.hpp` have no float output), so TMOV, TMOV_FP,
+//! TEXTRACT_FP and TINSERT_FP copy float to float (ReLU still applies); the A5 store's `..Gm`
+//! functions do have QF322F32_PRE / VQF322F32_PRE, so TSTORE_FP scales. Every pair in the
+//! A2A3 lists has a quant mode. The fp tile's address must be a multiple of 128 bytes (FPC
+//! holds it in 128-byte units: pto-isa's `SetFPC` shifts it right by 7).
+//!
+//! The public CPU simulator differs (not modelled as a policy): its one
+//! `GetVectorPreQuantMode` (`include/pto/cpu/common.hpp`) has only float → int8/uint8 and
+//! int32 → int8/uint8/half/int16, so it also ignores the words for float → half/bfloat16 and
+//! int32 → bfloat16; where it applies them it decodes the vector word's bits 31:13 as a
+//! (1, 8, 10) float, adds the offset of bits 45:37 and saturates by the sign bit 46 for 8-bit
+//! outputs, and applies ReLU after the scale.
 //!
 //! ## TEXTRACT and TINSERT
 //! TEXTRACT from Mat or Vec (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
@@ -268,18 +291,107 @@ fn narrow(v: &[f32], out: ElemType) -> Vec<u8> {
     }
 }
 
+/// Where a quantised Acc conversion is made: the moves (TMOV, TMOV_FP, TEXTRACT_FP, TINSERT_FP:
+/// pto-isa's `GetScalarPreQuantMode` / `GetVectorPreQuantMode` of the arch's `common.hpp`) or
+/// the store (TSTORE_FP: on A5 `GetScalarPreQuantModeGm` / `GetVectorPreQuantModeGm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantSite {
+    /// Acc -> Mat / Vec.
+    Move,
+    /// Acc -> global memory.
+    Store,
+}
+
+/// What the fixpipe does with a quant operand (preQuantScalar or fp words) for a type pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantUse {
+    /// The pair has a quant mode: the scale is applied.
+    Applied,
+    /// The pair passes pto-isa's type check but its quant-mode function returns `NoQuant`: the
+    /// hardware ignores the scale (A5 float -> float at the moves).
+    Ignored,
+    /// Legal in pto-isa, output not produced by npusim's fixpipe (uint8, int16 by shift,
+    /// hifloat8, float8_e4m3).
+    NotModelled,
+    /// Refused by pto-isa's type check (`CheckTMovAccToMat` / `CheckAcc2gm` on A2A3,
+    /// `CheckTMovAccValid` / `CheckAcc2gm` on A5).
+    Illegal,
+}
+
+/// The quantised Acc conversions (with preQuantScalar or an fp tile) per arch and site, from
+/// pto-isa's NPU code (see the module docs, "Quantised pairs").
+pub fn quant_pair(arch: TileArch, site: QuantSite, src: ElemType, dst: ElemType) -> QuantUse {
+    use ElemType::*;
+    match arch {
+        TileArch::A2A3 => match (src, dst) {
+            (F32, I8) | (I32, I8 | F16) => QuantUse::Applied,
+            (F32, U8) | (I32, U8) => QuantUse::NotModelled,
+            (I32, I16) if site == QuantSite::Move => QuantUse::NotModelled,
+            _ => QuantUse::Illegal,
+        },
+        TileArch::A5 => match (src, dst) {
+            (F32, I8 | F16 | Bf16) | (I32, I8 | F16 | Bf16) => QuantUse::Applied,
+            (F32, F32) if site == QuantSite::Store => QuantUse::Applied,
+            (F32, F32) => QuantUse::Ignored,
+            (F32, U8 | HiF8 | F8E4M3FN) | (I32, U8) => QuantUse::NotModelled,
+            _ => QuantUse::Illegal,
+        },
+    }
+}
+
+/// Checks a quantised pair: a typed error when pto-isa refuses it ([`QuantUse::Illegal`]) or
+/// npusim does not produce the output ([`QuantUse::NotModelled`]); else whether the scale is
+/// applied.
+pub(crate) fn check_quant_pair(
+    op: OpCode,
+    arch: TileArch,
+    site: QuantSite,
+    src: ElemType,
+    dst: ElemType,
+) -> Result<bool, PtoError> {
+    let pair = format!(
+        "{} -> {}",
+        crate::error::type_name(src),
+        crate::error::type_name(dst)
+    );
+    match quant_pair(arch, site, src, dst) {
+        QuantUse::Applied => Ok(true),
+        QuantUse::Ignored => Ok(false),
+        QuantUse::NotModelled => Err(PtoError::Unsupported {
+            op: op.name(),
+            what: format!("the quantised Acc conversion {pair} (its output is not modelled)"),
+            arch: arch_name(arch),
+        }),
+        QuantUse::Illegal => Err(PtoError::Static {
+            op: op.name(),
+            operand: "dst",
+            rule: match (arch, site) {
+                (TileArch::A2A3, QuantSite::Move) => {
+                    "a2a3 quantised Acc pairs (preQuantScalar or fp): float->int8/uint8, int32->int8/uint8/half/int16"
+                }
+                (TileArch::A2A3, QuantSite::Store) => {
+                    "a2a3 quantised Acc store pairs (preQuantScalar or fp): float->int8/uint8, int32->int8/uint8/half"
+                }
+                (TileArch::A5, QuantSite::Move) => {
+                    "a5 quantised Acc pairs (preQuantScalar or fp): float->int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float, int32->int8/uint8/half/bfloat16"
+                }
+                (TileArch::A5, QuantSite::Store) => {
+                    "a5 quantised Acc store pairs (preQuantScalar or fp): float->int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float, int32->int8/uint8/half/bfloat16"
+                }
+            },
+            value: pair,
+        }),
+    }
+}
+
 /// The vector-quant (fp) conversions of TEXTRACT_FP / TINSERT_FP that npusim models, per
 /// arch: pto-isa's `CheckTMovAccToMat` (A2A3) and `CheckTMovAccValid` (A5) quant lists, less the
 /// outputs npusim's fixpipe does not produce (uint8, int16 by shift, hifloat8, float8_e4m3).
 pub fn fp_window_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
-    use ElemType::*;
-    match arch {
-        TileArch::A2A3 => matches!((src, dst), (F32, I8) | (I32, I8 | F16)),
-        TileArch::A5 => matches!(
-            (src, dst),
-            (F32, I8 | F16 | Bf16 | F32) | (I32, I8 | F16 | Bf16)
-        ),
-    }
+    matches!(
+        quant_pair(arch, QuantSite::Move, src, dst),
+        QuantUse::Applied | QuantUse::Ignored
+    )
 }
 
 /// The conversions of a plain TEXTRACT from an Acc tile (the fixpipe's cast mode, no quant):
@@ -516,23 +628,12 @@ impl TileCore {
         op: OpCode,
     ) -> Result<Vec<u8>, PtoError> {
         let n = op.name();
-        let scaled = mode.scalar.is_some() || mode.fp.is_some();
-        if !fix_pair_legal(src.dtype(), out, scaled) {
-            return Err(PtoError::Unsupported {
-                op: n,
-                what: format!(
-                    "the Acc conversion {} -> {}{} (legal: float->float/half/bfloat16, int32->int32; with a quant scale float/int32->float/half/bfloat16/int8)",
-                    src.dtype(),
-                    out,
-                    if scaled {
-                        " with a quant scale"
-                    } else {
-                        " without a quant scale"
-                    }
-                ),
-                arch: arch_name(self.arch()),
-            });
-        }
+        let arch = self.arch();
+        let site = match op {
+            OpCode::Tstore | OpCode::TstoreFp => QuantSite::Store,
+            _ => QuantSite::Move,
+        };
+        let quant = mode.scalar.is_some() || mode.fp.is_some();
         let scales = match mode.fp {
             Some(fp) => {
                 self.check_addr(fp, n, "fp")?;
@@ -550,6 +651,16 @@ impl TileCore {
                         "fp",
                         "fp tile element type must be uint64",
                         fp.dtype().to_string(),
+                    ));
+                }
+                // FPC holds the words' address in 128-byte units (pto-isa `SetFPC`: the
+                // address shifted right by 7), as for TEXTRACT_FP / TINSERT_FP.
+                if !fp.addr().is_multiple_of(128) {
+                    return Err(vr_err(
+                        op,
+                        "fp",
+                        "the fp tile's address must be a multiple of 128 bytes (FPC holds it in 128-byte units)",
+                        format!("{:#x}", fp.addr()),
                     ));
                 }
                 // The fixpipe reads one word per moved column from the fp tile's address
@@ -586,7 +697,25 @@ impl TileCore {
             }
             None => None,
         };
-        let scalar = mode.scalar.map(scale_of);
+        // With a quant operand the pair follows pto-isa's quant lists; where the quant-mode
+        // function gives NoQuant (a5 float -> float at the moves) the operand is ignored.
+        let scaled = quant && check_quant_pair(op, arch, site, src.dtype(), out)?;
+        if !quant && !fix_pair_legal(src.dtype(), out, false) {
+            return Err(PtoError::Unsupported {
+                op: n,
+                what: format!(
+                    "the Acc conversion {} -> {} without a quant scale (legal: float->float/half/bfloat16, int32->int32)",
+                    src.dtype(),
+                    out,
+                ),
+                arch: arch_name(self.arch()),
+            });
+        }
+        let (scales, scalar) = if scaled {
+            (scales, mode.scalar.map(scale_of))
+        } else {
+            (None, None)
+        };
         Ok(self.fix_apply(
             src,
             (0, 0),
@@ -896,22 +1025,7 @@ impl TileCore {
             ));
         }
         op.check_type(arch, "src", src.dtype())?;
-        if !fp_window_pair_legal(arch, src.dtype(), dst.dtype()) {
-            return Err(PtoError::Unsupported {
-                op: n,
-                what: format!(
-                    "the vector-quant conversion {} -> {} (modelled: {})",
-                    crate::error::type_name(src.dtype()),
-                    crate::error::type_name(dst.dtype()),
-                    match arch {
-                        TileArch::A2A3 => "float->int8, int32->int8/half",
-                        TileArch::A5 =>
-                            "float->int8/half/bfloat16/float, int32->int8/half/bfloat16",
-                    }
-                ),
-                arch: arch_name(arch),
-            });
-        }
+        let scaled = check_quant_pair(op, arch, QuantSite::Move, src.dtype(), dst.dtype())?;
         let d = dst.desc();
         let nz = d.blayout == BLayout::ColMajor && d.slayout == SLayout::RowMajor;
         let nd = d.blayout == BLayout::RowMajor && d.slayout == SLayout::NoneBox;
@@ -1035,7 +1149,7 @@ impl TileCore {
             dst.dtype(),
             relu,
             None,
-            Some(&scales),
+            scaled.then_some(&scales[..]),
             (rows, cols),
         );
         self.write_bytes(dst, at, rows, cols, size, &out);
