@@ -33,8 +33,13 @@
 //! destination type: float to half/bfloat16 rounds to nearest even; to int8 rounds to nearest
 //! even and saturates (NaN gives 0). The scale is the IEEE single held in the low 32 bits of the
 //! uint64 word, multiplied in f32 (the hardware's reduced-precision scale register is not
-//! public: this is the documented model). Legal pairs without a scale: float → float, half,
-//! bfloat16; int32 → int32. With a scale, see "Quantised pairs" below (int32 converts to f32
+//! public: this is the documented model). Legal pairs without a scale ([`acc_move_pair_legal`]:
+//! the cast form of TMOV, its ReLU form and TINSERT): on A2A3 float → half, bfloat16 only
+//! (`a2a3/common.hpp` `CheckTMovAccToMat<.., true>`; float → float and int32 → int32 are typed
+//! errors); on A5 float → float, half, bfloat16 and int32 → int32. The public CPU simulator
+//! (`include/pto/cpu/TMov.hpp`) checks no pair and copies element by element, so it also
+//! runs the A2A3 pairs the NPU refuses: npusim follows the hardware (no policy: a program the
+//! NPU build rejects has no hardware result to reproduce). With a scale, see "Quantised pairs" below (int32 converts to f32
 //! first, rounding to nearest even).
 //!
 //! ## Quantised pairs ([`quant_pair`])
@@ -66,7 +71,8 @@
 //! bfloat16, float and its source layout boxed (Zn, Zz or Nz). TINSERT (pto-isa
 //! `docs/isa/tile/ops/layout-and-rearrangement/tinsert.md`) copies `src`'s valid region into
 //! `dst` at `(row, col)` and needs it to fit `dst`'s shape; its pairs are Acc → Mat (through the
-//! fixpipe: float to float/half/bfloat16, int32 to int32) and, on A5 only, Vec → Mat and Vec →
+//! fixpipe, the unscaled pairs above: A2A3 float to half/bfloat16; A5 also float to float, int32
+//! to int32) and, on A5 only, Vec → Mat and Vec →
 //! Vec (same element type). Negative offsets are errors.
 //!
 //! ## TEXTRACT from Acc
@@ -236,6 +242,19 @@ pub fn fix_pair_legal(src: ElemType, dst: ElemType, scaled: bool) -> bool {
             | (I32, I32, false)
             | (F32 | I32, F32 | F16 | Bf16 | I8, true)
     )
+}
+
+/// The fixpipe's conversions without a quant operand at the moves (TMOV Acc -> Mat/Vec and its
+/// ReLU form, TINSERT Acc -> Mat): pto-isa's cast form. A2A3 (`a2a3/common.hpp`
+/// `CheckTMovAccToMat<.., true>`, called by TMOV_TILE_IMPL, the ReLU TMOV_IMPL and TINSERT):
+/// float -> half/bfloat16 only. A5 (`CheckTMovAccValid` without quant): float -> float/half/
+/// bfloat16, int32 -> int32. TSTORE from Acc has its own list ([`fix_pair_legal`]).
+pub fn acc_move_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
+    use ElemType::*;
+    match arch {
+        TileArch::A2A3 => matches!((src, dst), (F32, F16 | Bf16)),
+        TileArch::A5 => fix_pair_legal(src, dst, false),
+    }
 }
 
 /// The element types a cube-side move (Mat → Left/Right, TEXTRACT) carries.
@@ -605,7 +624,10 @@ impl TileCore {
         // A plain move of equal types (float -> float, int32 -> int32; no ReLU, no scale)
         // carries bits: copied memory to memory through both layouts, no intermediate buffer.
         let plain = !mode.relu && mode.scalar.is_none() && mode.fp.is_none();
-        if plain && src.dtype() == dst.dtype() && fix_pair_legal(src.dtype(), dst.dtype(), false) {
+        if plain
+            && src.dtype() == dst.dtype()
+            && acc_move_pair_legal(self.arch(), src.dtype(), dst.dtype())
+        {
             fits(op, "dst", dst, at.0, at.1, rows, cols)?;
             self.copy_bits(dst, at, src, (0, 0), rows, cols);
             return Ok(());
@@ -700,6 +722,25 @@ impl TileCore {
         // With a quant operand the pair follows pto-isa's quant lists; where the quant-mode
         // function gives NoQuant (a5 float -> float at the moves) the operand is ignored.
         let scaled = quant && check_quant_pair(op, arch, site, src.dtype(), out)?;
+        if !quant && site == QuantSite::Move && !acc_move_pair_legal(arch, src.dtype(), out) {
+            return Err(PtoError::Static {
+                op: n,
+                operand: "dst",
+                rule: match arch {
+                    TileArch::A2A3 => {
+                        "a2a3 Acc->Mat without a quant scale (plain or ReLU, CheckTMovAccToMat cast form): float->half/bfloat16 only"
+                    }
+                    TileArch::A5 => {
+                        "a5 Acc moves without a quant scale: float->float/half/bfloat16, int32->int32"
+                    }
+                },
+                value: format!(
+                    "{} -> {}",
+                    crate::error::type_name(src.dtype()),
+                    crate::error::type_name(out)
+                ),
+            });
+        }
         if !quant && !fix_pair_legal(src.dtype(), out, false) {
             return Err(PtoError::Unsupported {
                 op: n,
