@@ -188,23 +188,33 @@ fn acc_move(
     seed: u64,
 ) -> Result<(), TestCaseError> {
     let mut core = TileCore::by_name(arch_of(a5)).unwrap();
+    // mode 0: plain, 1: relu, 2: scalar quant, 3: vector quant, 4: relu + scalar
+    let scaled = mode >= 2;
+    // Without a quant scale A2A3 converts float -> half/bfloat16 only (pto-isa
+    // `CheckTMovAccToMat<.., true>`); A5 also float -> float and int32 -> int32.
+    let src_i32 = src_i32 && (a5 || scaled);
     let src_t = if src_i32 {
         ElemType::I32
     } else {
         ElemType::F32
     };
-    // mode 0: plain, 1: relu, 2: scalar quant, 3: vector quant, 4: relu + scalar
-    let scaled = mode >= 2;
     let dst_t = match (src_i32, scaled, dst_sel % 4) {
+        (false, false, k) if !a5 => [ElemType::F16, ElemType::Bf16][k as usize % 2],
         (true, false, _) => ElemType::I32,
         (false, false, 0) => ElemType::F32,
         (false, false, 1) => ElemType::F16,
         (false, false, _) => ElemType::Bf16,
-        (_, true, 0) => ElemType::F32,
-        (_, true, 1) => ElemType::F16,
-        (_, true, 2) => ElemType::Bf16,
-        (_, true, _) => ElemType::I8,
+        // With a quant scale, pto-isa's lists: A2A3 float -> int8, int32 -> int8/half; A5
+        // float -> int8/half/bfloat16/float (float -> float ignores the scale: NoQuant),
+        // int32 -> int8/half/bfloat16.
+        (false, true, _) if !a5 => ElemType::I8,
+        (true, true, k) if !a5 => [ElemType::I8, ElemType::F16][k as usize % 2],
+        (false, true, k) => {
+            [ElemType::F32, ElemType::F16, ElemType::Bf16, ElemType::I8][k as usize]
+        }
+        (true, true, k) => [ElemType::I8, ElemType::F16, ElemType::Bf16][k as usize % 3],
     };
+    let ignored = scaled && a5 && src_t == ElemType::F32 && dst_t == ElemType::F32;
     let to_vec = to_vec && a5; // Acc -> Vec exists on A5 only
     let (rows, cols) = (32, 32);
     let (vr, vc) = (1 + (seed % 32) as usize, 1 + ((seed >> 8) % 32) as usize);
@@ -281,6 +291,7 @@ fn acc_move(
             let got = dp.get(&core, r, c);
             let want = if r < vr && c < vc {
                 let scale = match mode {
+                    _ if ignored => None,
                     2 | 4 => Some(scalar_scale),
                     3 => Some(col_scales[c]),
                     _ => None,
@@ -629,7 +640,7 @@ fn tmov_restrictions() {
         .unwrap();
     let e = err_of(a2.tmov(&mat8, &acc32, MovMode::default()));
     assert!(
-        e.contains("float -> int8 without a quant scale") || e.contains("float32 -> int8"),
+        e.contains("without a quant scale") && e.contains("float -> int8"),
         "{e}"
     );
     // ReLU needs an Acc source.
@@ -812,10 +823,7 @@ fn insert_from_acc_narrows_through_the_fixpipe() {
             .alloc(desc(TileLoc::Acc, ElemType::I32, 16, 32, Lay::Nz).at(4096))
             .unwrap();
         let e = err_of(core.tinsert(&mat, &acc_i, 0, 0));
-        assert!(
-            e.contains("TINSERT") && e.contains("int32 -> float16"),
-            "{e}"
-        );
+        assert!(e.contains("TINSERT") && e.contains("int32 -> half"), "{e}");
     }
 }
 
@@ -825,11 +833,12 @@ fn insert_from_acc_narrows_through_the_fixpipe() {
 /// fp tile). Words that would lie past the Scaling memory are a typed error.
 #[test]
 fn fp_words_past_the_fp_tile_come_from_scaling_memory() {
+    // int32 -> half (VDEQF16): a vector-quant pair of A2A3 (float -> half is not).
     let mut a2 = TileCore::by_name("a2a3").unwrap();
     let acc = a2
-        .alloc(desc(TileLoc::Acc, ElemType::F32, 16, 32, Lay::Nz))
+        .alloc(desc(TileLoc::Acc, ElemType::I32, 16, 32, Lay::Nz))
         .unwrap();
-    let vals: Vec<f32> = (0..512).map(|i| (i % 37) as f32 * 0.75 - 9.0).collect();
+    let vals: Vec<i32> = (0..512).map(|i| (i % 37) * 3 - 9).collect();
     a2.write_valid(&acc, &vals).unwrap();
     let fp32 = a2
         .alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, 32))
@@ -859,7 +868,7 @@ fn fp_words_past_the_fp_tile_come_from_scaling_memory() {
     };
     let whole = out(&mut a2, &fp32);
     let want: Vec<half::f16> = (0..512)
-        .map(|i| half::f16::from_f32(vals[i] * 2f32.powi((i % 32) as i32 % 4 - 1)))
+        .map(|i| half::f16::from_f32(vals[i] as f32 * 2f32.powi((i % 32) as i32 % 4 - 1)))
         .collect();
     assert_eq!(whole, want);
     assert_eq!(out(&mut a2, &fp16), whole);
@@ -879,4 +888,107 @@ fn fp_words_past_the_fp_tile_come_from_scaling_memory() {
         },
     ));
     assert!(e.contains("must lie in the Scaling memory"), "{e}");
+}
+
+/// Plain TMOV Acc -> Mat, its ReLU form and TINSERT Acc -> Mat on A2A3 convert float to
+/// half/bfloat16 only (pto-isa `a2a3/common.hpp` `CheckTMovAccToMat<.., true>`): float ->
+/// float and int32 -> int32 are typed errors naming op, operand, rule and pair; A5 moves both
+/// (bits carried, checked against the values written).
+#[test]
+fn a2a3_acc_to_mat_without_a_scale_is_a_cast_only() {
+    for arch in ["a2a3", "a5"] {
+        for (t, relu, insert) in [
+            (ElemType::F32, false, false),
+            (ElemType::F32, true, false),
+            (ElemType::I32, false, false),
+            (ElemType::I32, true, false),
+            (ElemType::F32, false, true),
+            (ElemType::I32, false, true),
+        ] {
+            let mut core = TileCore::by_name(arch).unwrap();
+            let acc = core.alloc(desc(TileLoc::Acc, t, 16, 32, Lay::Nz)).unwrap();
+            let mat = core.alloc(desc(TileLoc::Mat, t, 16, 32, Lay::Nz)).unwrap();
+            let ap = Placed {
+                loc: TileLoc::Acc,
+                lay: Lay::Nz,
+                size: 4,
+                rows: 16,
+                cols: 32,
+                acc: true,
+                addr: 0,
+            };
+            let mp = Placed {
+                loc: TileLoc::Mat,
+                lay: Lay::Nz,
+                size: 4,
+                rows: 16,
+                cols: 32,
+                acc: false,
+                addr: 0,
+            };
+            let mut s = 0x1357u64;
+            let mut vals = vec![0u64; 16 * 32];
+            for r in 0..16 {
+                for c in 0..32 {
+                    let b = special(t, &mut s);
+                    vals[r * 32 + c] = b;
+                    ap.put(&mut core, r, c, b);
+                    mp.put(&mut core, r, c, 0x7777_7777);
+                }
+            }
+            let res = if insert {
+                core.tinsert(&mat, &acc, 0, 0)
+            } else {
+                core.tmov(
+                    &mat,
+                    &acc,
+                    MovMode {
+                        relu,
+                        ..MovMode::default()
+                    },
+                )
+            };
+            let name = if t == ElemType::F32 { "float" } else { "int32" };
+            let op = if insert { "TINSERT" } else { "TMOV" };
+            if arch == "a2a3" {
+                let e = res.expect_err("a2a3 refuses the pair");
+                match &e {
+                    PtoError::Static {
+                        op: o,
+                        operand,
+                        rule,
+                        value,
+                    } => {
+                        assert_eq!(*o, op);
+                        assert_eq!(*operand, "dst");
+                        assert!(rule.contains("float->half/bfloat16 only"), "{rule}");
+                        assert_eq!(value, &format!("{name} -> {name}"));
+                    }
+                    other => panic!("not a Static error: {other:?}"),
+                }
+                // Nothing was written.
+                for r in 0..16 {
+                    for c in 0..32 {
+                        assert_eq!(mp.get(&core, r, c), 0x7777_7777, "{op} ({r}, {c})");
+                    }
+                }
+            } else {
+                res.unwrap();
+                for r in 0..16 {
+                    for c in 0..32 {
+                        let b = vals[r * 32 + c];
+                        let want = if !relu {
+                            b
+                        } else if t == ElemType::I32 {
+                            (b as u32 as i32).max(0) as u32 as u64
+                        } else {
+                            let x = f32::from_bits(b as u32);
+                            if x < 0.0 { 0 } else { b }
+                        };
+                        assert_eq!(mp.get(&core, r, c), want, "{arch} {op} {t:?} ({r}, {c})");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -170,8 +170,16 @@ impl TileCore {
                 value: format!("{:?}", tile.loc()),
             });
         }
-        if acc_store {
-            if !super::movement::fix_pair_legal(tile.dtype(), gt.dtype, op == OpCode::TstoreFp) {
+        if acc_store && op == OpCode::TstoreFp {
+            super::movement::check_quant_pair(
+                op,
+                self.arch(),
+                super::movement::QuantSite::Store,
+                tile.dtype(),
+                gt.dtype,
+            )?;
+        } else if acc_store {
+            if !super::movement::fix_pair_legal(tile.dtype(), gt.dtype, false) {
                 return Err(PtoError::Unsupported {
                     op: n,
                     what: format!(

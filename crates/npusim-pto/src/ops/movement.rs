@@ -33,18 +33,62 @@
 //! destination type: float to half/bfloat16 rounds to nearest even; to int8 rounds to nearest
 //! even and saturates (NaN gives 0). The scale is the IEEE single held in the low 32 bits of the
 //! uint64 word, multiplied in f32 (the hardware's reduced-precision scale register is not
-//! public: this is the documented model). Legal pairs without a scale: float → float, half,
-//! bfloat16; int32 → int32. With a scale: float or int32 → float, half, bfloat16, int8 (int32
-//! converts to f32 first, rounding to nearest even).
+//! public: this is the documented model). Legal pairs without a scale ([`acc_move_pair_legal`]:
+//! the cast form of TMOV, its ReLU form and TINSERT): on A2A3 float → half, bfloat16 only
+//! (`a2a3/common.hpp` `CheckTMovAccToMat<.., true>`; float → float and int32 → int32 are typed
+//! errors); on A5 float → float, half, bfloat16 and int32 → int32. The public CPU simulator
+//! (`include/pto/cpu/TMov.hpp`) checks no pair and copies element by element, so it also
+//! runs the A2A3 pairs the NPU refuses: npusim follows the hardware (no policy: a program the
+//! NPU build rejects has no hardware result to reproduce). With a scale, see "Quantised pairs" below (int32 converts to f32
+//! first, rounding to nearest even).
+//!
+//! ## Quantised pairs ([`quant_pair`])
+//! With a quant operand (preQuantScalar, or the fp tile of TMOV_FP / TEXTRACT_FP / TINSERT_FP
+//! / TSTORE_FP) the pairs are pto-isa's NPU lists. A2A3 (`CheckTMovAccToMat<.., false>`,
+//! `CheckAcc2gm<.., true>`): float → int8/uint8; int32 → int8/uint8/half (the moves also int32
+//! → int16 by shift). A5 (`CheckTMovAccValid<.., true>`, `CheckAcc2gm`, `docs/isa/TSTORE.md`):
+//! float → int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float; int32 → int8/uint8/half/
+//! bfloat16. Every other pair is a typed error. uint8, int16, hifloat8 and float8_e4m3 are
+//! legal but not produced by this fixpipe model (typed `Unsupported`). Where pto-isa's
+//! quant-mode function returns NoQuant for a legal pair, the hardware receives no quant mode
+//! and ignores the operand: that is A5 float → float at the moves (`GetScalarPreQuantMode` /
+//! `GetVectorPreQuantMode` of `a5/common.hpp` have no float output), so TMOV, TMOV_FP,
+//! TEXTRACT_FP and TINSERT_FP copy float to float (ReLU still applies); the A5 store's `..Gm`
+//! functions do have QF322F32_PRE / VQF322F32_PRE, so TSTORE_FP scales. Every pair in the
+//! A2A3 lists has a quant mode. The fp tile's address must be a multiple of 128 bytes (FPC
+//! holds it in 128-byte units: pto-isa's `SetFPC` shifts it right by 7).
+//!
+//! The public CPU simulator differs (not modelled as a policy): its one
+//! `GetVectorPreQuantMode` (`include/pto/cpu/common.hpp`) has only float → int8/uint8 and
+//! int32 → int8/uint8/half/int16, so it also ignores the words for float → half/bfloat16 and
+//! int32 → bfloat16; where it applies them it decodes the vector word's bits 31:13 as a
+//! (1, 8, 10) float, adds the offset of bits 45:37 and saturates by the sign bit 46 for 8-bit
+//! outputs, and applies ReLU after the scale.
 //!
 //! ## TEXTRACT and TINSERT
-//! TEXTRACT (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
+//! TEXTRACT from Mat or Vec (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
 //! `row + dst.rows <= src.rows`, `col + dst.cols <= src.cols`; on A2A3 its types are int8, half,
 //! bfloat16, float and its source layout boxed (Zn, Zz or Nz). TINSERT (pto-isa
 //! `docs/isa/tile/ops/layout-and-rearrangement/tinsert.md`) copies `src`'s valid region into
 //! `dst` at `(row, col)` and needs it to fit `dst`'s shape; its pairs are Acc → Mat (through the
-//! fixpipe: float to float/half/bfloat16, int32 to int32) and, on A5 only, Vec → Mat and Vec →
+//! fixpipe, the unscaled pairs above: A2A3 float to half/bfloat16; A5 also float to float, int32
+//! to int32) and, on A5 only, Vec → Mat and Vec →
 //! Vec (same element type). Negative offsets are errors.
+//!
+//! ## TEXTRACT from Acc
+//! pto-isa's `TEXTRACT_TILE_IMPL` (A2A3 and A5 `TExtract.hpp`) also takes an Acc source: the
+//! window `dst[i, j] = src[i + row, j + col]` over dst's valid region goes through the fixpipe
+//! in its cast mode (`GetCastPreQuantMode`: float to half/bfloat16 rounds to nearest even,
+//! float to float carries the bits). Checked (typed errors): destination Mat (A5 also Vec, the
+//! `docs/isa/TEXTRACT.md` A5 list); the type pairs (A2A3: float -> half/bfloat16,
+//! `CheckTMovAccToMat` cast form; A5: float -> half/bfloat16/float, `CheckTMovAccValid` without
+//! quant intersected with the page's TEXTRACT types, which exclude int32); destination layout
+//! (A2A3: Nz with fractal 512; A5: Nz or ND, the `TEXTRACT_TILE_IMPL` assert);
+//! `dst.cols * sizeof` a multiple of 32 bytes (A2A3, and A5 Acc -> Vec); the page's bounds
+//! (`indexRow + dst.rows <= src.rows`, `indexCol + dst.cols <= src.cols`); `indexCol` a whole
+//! number of 16-column Acc boxes (pto-isa's `srcOffset` moves the fixpipe's start address by
+//! `indexCol % 16` elements inside a box otherwise, which is not the page's window). The
+//! ReLU and scalar-quant overloads of TEXTRACT are not reachable from `Args::Window`.
 //!
 //! ## TEXTRACT_FP and TINSERT_FP
 //! pto-isa `docs/isa/TEXTRACT_FP.md` and `docs/isa/TINSERT_FP.md` leave the semantics
@@ -200,6 +244,19 @@ pub fn fix_pair_legal(src: ElemType, dst: ElemType, scaled: bool) -> bool {
     )
 }
 
+/// The fixpipe's conversions without a quant operand at the moves (TMOV Acc -> Mat/Vec and its
+/// ReLU form, TINSERT Acc -> Mat): pto-isa's cast form. A2A3 (`a2a3/common.hpp`
+/// `CheckTMovAccToMat<.., true>`, called by TMOV_TILE_IMPL, the ReLU TMOV_IMPL and TINSERT):
+/// float -> half/bfloat16 only. A5 (`CheckTMovAccValid` without quant): float -> float/half/
+/// bfloat16, int32 -> int32. TSTORE from Acc has its own list ([`fix_pair_legal`]).
+pub fn acc_move_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
+    use ElemType::*;
+    match arch {
+        TileArch::A2A3 => matches!((src, dst), (F32, F16 | Bf16)),
+        TileArch::A5 => fix_pair_legal(src, dst, false),
+    }
+}
+
 /// The element types a cube-side move (Mat → Left/Right, TEXTRACT) carries.
 const CUBE_TYPES: &[ElemType] = &[ElemType::I8, ElemType::F16, ElemType::Bf16, ElemType::F32];
 /// On A5 also the MX inputs of TMATMUL_MX (`float8_e4m3_t`, `float8_e5m2_t`).
@@ -253,17 +310,119 @@ fn narrow(v: &[f32], out: ElemType) -> Vec<u8> {
     }
 }
 
+/// Where a quantised Acc conversion is made: the moves (TMOV, TMOV_FP, TEXTRACT_FP, TINSERT_FP:
+/// pto-isa's `GetScalarPreQuantMode` / `GetVectorPreQuantMode` of the arch's `common.hpp`) or
+/// the store (TSTORE_FP: on A5 `GetScalarPreQuantModeGm` / `GetVectorPreQuantModeGm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantSite {
+    /// Acc -> Mat / Vec.
+    Move,
+    /// Acc -> global memory.
+    Store,
+}
+
+/// What the fixpipe does with a quant operand (preQuantScalar or fp words) for a type pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantUse {
+    /// The pair has a quant mode: the scale is applied.
+    Applied,
+    /// The pair passes pto-isa's type check but its quant-mode function returns `NoQuant`: the
+    /// hardware ignores the scale (A5 float -> float at the moves).
+    Ignored,
+    /// Legal in pto-isa, output not produced by npusim's fixpipe (uint8, int16 by shift,
+    /// hifloat8, float8_e4m3).
+    NotModelled,
+    /// Refused by pto-isa's type check (`CheckTMovAccToMat` / `CheckAcc2gm` on A2A3,
+    /// `CheckTMovAccValid` / `CheckAcc2gm` on A5).
+    Illegal,
+}
+
+/// The quantised Acc conversions (with preQuantScalar or an fp tile) per arch and site, from
+/// pto-isa's NPU code (see the module docs, "Quantised pairs").
+pub fn quant_pair(arch: TileArch, site: QuantSite, src: ElemType, dst: ElemType) -> QuantUse {
+    use ElemType::*;
+    match arch {
+        TileArch::A2A3 => match (src, dst) {
+            (F32, I8) | (I32, I8 | F16) => QuantUse::Applied,
+            (F32, U8) | (I32, U8) => QuantUse::NotModelled,
+            (I32, I16) if site == QuantSite::Move => QuantUse::NotModelled,
+            _ => QuantUse::Illegal,
+        },
+        TileArch::A5 => match (src, dst) {
+            (F32, I8 | F16 | Bf16) | (I32, I8 | F16 | Bf16) => QuantUse::Applied,
+            (F32, F32) if site == QuantSite::Store => QuantUse::Applied,
+            (F32, F32) => QuantUse::Ignored,
+            (F32, U8 | HiF8 | F8E4M3FN) | (I32, U8) => QuantUse::NotModelled,
+            _ => QuantUse::Illegal,
+        },
+    }
+}
+
+/// Checks a quantised pair: a typed error when pto-isa refuses it ([`QuantUse::Illegal`]) or
+/// npusim does not produce the output ([`QuantUse::NotModelled`]); else whether the scale is
+/// applied.
+pub(crate) fn check_quant_pair(
+    op: OpCode,
+    arch: TileArch,
+    site: QuantSite,
+    src: ElemType,
+    dst: ElemType,
+) -> Result<bool, PtoError> {
+    let pair = format!(
+        "{} -> {}",
+        crate::error::type_name(src),
+        crate::error::type_name(dst)
+    );
+    match quant_pair(arch, site, src, dst) {
+        QuantUse::Applied => Ok(true),
+        QuantUse::Ignored => Ok(false),
+        QuantUse::NotModelled => Err(PtoError::Unsupported {
+            op: op.name(),
+            what: format!("the quantised Acc conversion {pair} (its output is not modelled)"),
+            arch: arch_name(arch),
+        }),
+        QuantUse::Illegal => Err(PtoError::Static {
+            op: op.name(),
+            operand: "dst",
+            rule: match (arch, site) {
+                (TileArch::A2A3, QuantSite::Move) => {
+                    "a2a3 quantised Acc pairs (preQuantScalar or fp): float->int8/uint8, int32->int8/uint8/half/int16"
+                }
+                (TileArch::A2A3, QuantSite::Store) => {
+                    "a2a3 quantised Acc store pairs (preQuantScalar or fp): float->int8/uint8, int32->int8/uint8/half"
+                }
+                (TileArch::A5, QuantSite::Move) => {
+                    "a5 quantised Acc pairs (preQuantScalar or fp): float->int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float, int32->int8/uint8/half/bfloat16"
+                }
+                (TileArch::A5, QuantSite::Store) => {
+                    "a5 quantised Acc store pairs (preQuantScalar or fp): float->int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float, int32->int8/uint8/half/bfloat16"
+                }
+            },
+            value: pair,
+        }),
+    }
+}
+
 /// The vector-quant (fp) conversions of TEXTRACT_FP / TINSERT_FP that npusim models, per
 /// arch: pto-isa's `CheckTMovAccToMat` (A2A3) and `CheckTMovAccValid` (A5) quant lists, less the
 /// outputs npusim's fixpipe does not produce (uint8, int16 by shift, hifloat8, float8_e4m3).
 pub fn fp_window_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
+    matches!(
+        quant_pair(arch, QuantSite::Move, src, dst),
+        QuantUse::Applied | QuantUse::Ignored
+    )
+}
+
+/// The conversions of a plain TEXTRACT from an Acc tile (the fixpipe's cast mode, no quant):
+/// pto-isa's `TEXTRACT_TILE_IMPL` with `CheckTMovAccToMat<.., true>` (A2A3: float -> half or
+/// bfloat16) or `CheckTMovAccValid<..>` without quant and the TEXTRACT type list (A5: float ->
+/// half, bfloat16, float; int32 -> int32 passes the first check but int32 is not a TEXTRACT
+/// type).
+pub fn acc_extract_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
     use ElemType::*;
     match arch {
-        TileArch::A2A3 => matches!((src, dst), (F32, I8) | (I32, I8 | F16)),
-        TileArch::A5 => matches!(
-            (src, dst),
-            (F32, I8 | F16 | Bf16 | F32) | (I32, I8 | F16 | Bf16)
-        ),
+        TileArch::A2A3 => matches!((src, dst), (F32, F16 | Bf16)),
+        TileArch::A5 => matches!((src, dst), (F32, F16 | Bf16 | F32)),
     }
 }
 
@@ -465,7 +624,10 @@ impl TileCore {
         // A plain move of equal types (float -> float, int32 -> int32; no ReLU, no scale)
         // carries bits: copied memory to memory through both layouts, no intermediate buffer.
         let plain = !mode.relu && mode.scalar.is_none() && mode.fp.is_none();
-        if plain && src.dtype() == dst.dtype() && fix_pair_legal(src.dtype(), dst.dtype(), false) {
+        if plain
+            && src.dtype() == dst.dtype()
+            && acc_move_pair_legal(self.arch(), src.dtype(), dst.dtype())
+        {
             fits(op, "dst", dst, at.0, at.1, rows, cols)?;
             self.copy_bits(dst, at, src, (0, 0), rows, cols);
             return Ok(());
@@ -488,23 +650,12 @@ impl TileCore {
         op: OpCode,
     ) -> Result<Vec<u8>, PtoError> {
         let n = op.name();
-        let scaled = mode.scalar.is_some() || mode.fp.is_some();
-        if !fix_pair_legal(src.dtype(), out, scaled) {
-            return Err(PtoError::Unsupported {
-                op: n,
-                what: format!(
-                    "the Acc conversion {} -> {}{} (legal: float->float/half/bfloat16, int32->int32; with a quant scale float/int32->float/half/bfloat16/int8)",
-                    src.dtype(),
-                    out,
-                    if scaled {
-                        " with a quant scale"
-                    } else {
-                        " without a quant scale"
-                    }
-                ),
-                arch: arch_name(self.arch()),
-            });
-        }
+        let arch = self.arch();
+        let site = match op {
+            OpCode::Tstore | OpCode::TstoreFp => QuantSite::Store,
+            _ => QuantSite::Move,
+        };
+        let quant = mode.scalar.is_some() || mode.fp.is_some();
         let scales = match mode.fp {
             Some(fp) => {
                 self.check_addr(fp, n, "fp")?;
@@ -522,6 +673,16 @@ impl TileCore {
                         "fp",
                         "fp tile element type must be uint64",
                         fp.dtype().to_string(),
+                    ));
+                }
+                // FPC holds the words' address in 128-byte units (pto-isa `SetFPC`: the
+                // address shifted right by 7), as for TEXTRACT_FP / TINSERT_FP.
+                if !fp.addr().is_multiple_of(128) {
+                    return Err(vr_err(
+                        op,
+                        "fp",
+                        "the fp tile's address must be a multiple of 128 bytes (FPC holds it in 128-byte units)",
+                        format!("{:#x}", fp.addr()),
                     ));
                 }
                 // The fixpipe reads one word per moved column from the fp tile's address
@@ -558,7 +719,44 @@ impl TileCore {
             }
             None => None,
         };
-        let scalar = mode.scalar.map(scale_of);
+        // With a quant operand the pair follows pto-isa's quant lists; where the quant-mode
+        // function gives NoQuant (a5 float -> float at the moves) the operand is ignored.
+        let scaled = quant && check_quant_pair(op, arch, site, src.dtype(), out)?;
+        if !quant && site == QuantSite::Move && !acc_move_pair_legal(arch, src.dtype(), out) {
+            return Err(PtoError::Static {
+                op: n,
+                operand: "dst",
+                rule: match arch {
+                    TileArch::A2A3 => {
+                        "a2a3 Acc->Mat without a quant scale (plain or ReLU, CheckTMovAccToMat cast form): float->half/bfloat16 only"
+                    }
+                    TileArch::A5 => {
+                        "a5 Acc moves without a quant scale: float->float/half/bfloat16, int32->int32"
+                    }
+                },
+                value: format!(
+                    "{} -> {}",
+                    crate::error::type_name(src.dtype()),
+                    crate::error::type_name(out)
+                ),
+            });
+        }
+        if !quant && !fix_pair_legal(src.dtype(), out, false) {
+            return Err(PtoError::Unsupported {
+                op: n,
+                what: format!(
+                    "the Acc conversion {} -> {} without a quant scale (legal: float->float/half/bfloat16, int32->int32)",
+                    src.dtype(),
+                    out,
+                ),
+                arch: arch_name(self.arch()),
+            });
+        }
+        let (scales, scalar) = if scaled {
+            (scales, mode.scalar.map(scale_of))
+        } else {
+            (None, None)
+        };
         Ok(self.fix_apply(
             src,
             (0, 0),
@@ -632,6 +830,9 @@ impl TileCore {
         let arch = self.arch();
         self.check_addr(dst, n, "dst")?;
         self.check_addr(src, n, "src")?;
+        if src.loc() == TileLoc::Acc {
+            return self.textract_acc(dst, src, row, col);
+        }
         same_type(op, "dst", dst, "src", src)?;
         let pair_ok = match (src.loc(), dst.loc()) {
             (TileLoc::Mat, TileLoc::Left | TileLoc::Right) => true,
@@ -642,7 +843,7 @@ impl TileCore {
             return Err(st(
                 n,
                 "dst",
-                "location pair must be Mat->Left/Right (a5 also Mat->Scaling, Vec->Mat)",
+                "location pair must be Mat->Left/Right, Acc->Mat (a5 also Mat->Scaling, Vec->Mat, Acc->Vec)",
                 format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
             ));
         }
@@ -679,6 +880,106 @@ impl TileCore {
             ));
         }
         self.copy_bits(dst, (0, 0), src, (r0, c0), dst.valid_row(), dst.valid_col());
+        Ok(())
+    }
+
+    /// TEXTRACT from an Acc tile (see the module docs, "TEXTRACT from Acc"): `dst[i, j] =
+    /// cast(src[i + row, j + col])` over dst's valid region, through the fixpipe's cast mode.
+    fn textract_acc(&mut self, dst: &Tile, src: &Tile, row: i64, col: i64) -> Result<(), PtoError> {
+        let op = OpCode::Textract;
+        let n = op.name();
+        let arch = self.arch();
+        let dst_ok =
+            dst.loc() == TileLoc::Mat || (arch == TileArch::A5 && dst.loc() == TileLoc::Vec);
+        if !dst_ok {
+            return Err(st(
+                n,
+                "dst",
+                "an Acc source extracts into Mat (a5 also Vec)",
+                format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
+            ));
+        }
+        if !acc_extract_pair_legal(arch, src.dtype(), dst.dtype()) {
+            return Err(st(
+                n,
+                "dst",
+                match arch {
+                    TileArch::A2A3 => {
+                        "a2a3 TEXTRACT from Acc casts float to half or bfloat16 (CheckTMovAccToMat, cast form)"
+                    }
+                    TileArch::A5 => {
+                        "a5 TEXTRACT from Acc casts float to half, bfloat16 or float (CheckTMovAccValid, no quant; int32 is not a TEXTRACT type)"
+                    }
+                },
+                format!(
+                    "{} -> {}",
+                    crate::error::type_name(src.dtype()),
+                    crate::error::type_name(dst.dtype())
+                ),
+            ));
+        }
+        let d = dst.desc();
+        let nz = d.blayout == BLayout::ColMajor && d.slayout == SLayout::RowMajor;
+        let nd = d.blayout == BLayout::RowMajor && d.slayout == SLayout::NoneBox;
+        let row_bytes = dst.cols() * dst.dtype().size();
+        match arch {
+            TileArch::A2A3 => {
+                if !nz || d.fractal != 512 {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "a2a3 destination must be Nz with fractal 512",
+                        layout_name(d),
+                    ));
+                }
+            }
+            TileArch::A5 => {
+                if !(nz || nd) {
+                    return Err(st(
+                        n,
+                        "dst",
+                        "a5 destination must be Nz or ND",
+                        layout_name(d),
+                    ));
+                }
+            }
+        }
+        if (arch == TileArch::A2A3 || dst.loc() == TileLoc::Vec) && !row_bytes.is_multiple_of(32) {
+            return Err(st(
+                n,
+                "dst",
+                "dst.cols * sizeof(dst) must be a multiple of 32 bytes (a2a3 Mat, a5 Vec)",
+                format!("{row_bytes} bytes"),
+            ));
+        }
+        let (r0, c0) = offsets(op, row, col)?;
+        // The fixpipe's source address moves by whole Acc boxes along the columns
+        // (`srcOffset` of pto-isa's TExtractAccToMat/TExtractAccToVec).
+        if !c0.is_multiple_of(16) {
+            return Err(vr_err(
+                op,
+                "indexCol",
+                "indexCol must be a multiple of the Acc box width (16 columns)",
+                c0.to_string(),
+            ));
+        }
+        if r0 + dst.rows() > src.rows() || c0 + dst.cols() > src.cols() {
+            return Err(vr_err(
+                op,
+                "indexRow/indexCol",
+                "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols",
+                format!(
+                    "({r0}, {c0}) + {}x{} in {}x{}",
+                    dst.rows(),
+                    dst.cols(),
+                    src.rows(),
+                    src.cols()
+                ),
+            ));
+        }
+        let (rows, cols) = (dst.valid_row(), dst.valid_col());
+        let out = self.fix_apply(src, (r0, c0), dst.dtype(), false, None, None, (rows, cols));
+        self.write_bytes(dst, (0, 0), rows, cols, dst.dtype().size(), &out);
         Ok(())
     }
 
@@ -765,22 +1066,7 @@ impl TileCore {
             ));
         }
         op.check_type(arch, "src", src.dtype())?;
-        if !fp_window_pair_legal(arch, src.dtype(), dst.dtype()) {
-            return Err(PtoError::Unsupported {
-                op: n,
-                what: format!(
-                    "the vector-quant conversion {} -> {} (modelled: {})",
-                    crate::error::type_name(src.dtype()),
-                    crate::error::type_name(dst.dtype()),
-                    match arch {
-                        TileArch::A2A3 => "float->int8, int32->int8/half",
-                        TileArch::A5 =>
-                            "float->int8/half/bfloat16/float, int32->int8/half/bfloat16",
-                    }
-                ),
-                arch: arch_name(arch),
-            });
-        }
+        let scaled = check_quant_pair(op, arch, QuantSite::Move, src.dtype(), dst.dtype())?;
         let d = dst.desc();
         let nz = d.blayout == BLayout::ColMajor && d.slayout == SLayout::RowMajor;
         let nd = d.blayout == BLayout::RowMajor && d.slayout == SLayout::NoneBox;
@@ -904,7 +1190,7 @@ impl TileCore {
             dst.dtype(),
             relu,
             None,
-            Some(&scales),
+            scaled.then_some(&scales[..]),
             (rows, cols),
         );
         self.write_bytes(dst, at, rows, cols, size, &out);
