@@ -579,3 +579,72 @@ fn ptoas_test_files_check_as_ptoas_does() {
         wrong.join("\n")
     );
 }
+
+/// PTOAS's EmitC rule: no recursion, direct or through other functions; a plain call chain is
+/// fine.
+#[test]
+fn recursive_calls_are_rejected_by_name() {
+    let direct = "module {\n func.func @k(%a: i32) attributes {pto.entry} {\n func.call @k(%a) : (i32) -> ()\n return\n }\n}";
+    assert_eq!(rule_of(direct), "no-recursion");
+    let mutual = "module {\n func.func @a(%x: i32) {\n func.call @b(%x) : (i32) -> ()\n return\n }\n func.func @b(%x: i32) {\n func.call @a(%x) : (i32) -> ()\n return\n }\n func.func @k(%x: i32) attributes {pto.entry} {\n func.call @a(%x) : (i32) -> ()\n return\n }\n}";
+    assert_eq!(rule_of(mutual), "no-recursion");
+    accepted(
+        "module {\n func.func @b(%x: i32) {\n return\n }\n func.func @a(%x: i32) {\n func.call @b(%x) : (i32) -> ()\n func.call @b(%x) : (i32) -> ()\n return\n }\n func.func @k(%x: i32) attributes {pto.entry} {\n func.call @a(%x) : (i32) -> ()\n return\n }\n}",
+    );
+}
+
+/// A cube/vector frontend pipe pair (reduced from the forms PTOAS's pipe tests use) with the
+/// cube's push split `push`, the vector's pop/free split `pop` and an optional explicit
+/// `nosplit` on the cube's init.
+fn frontend_pipes(push: u8, pop: u8, nosplit: &str) -> String {
+    let acc = "!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>";
+    let vec = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @cube_kernel() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+    %imp = pto.import_reserved_buffer {{name = "c2v_fifo", peer_func = @vector_kernel}} -> i32
+    pto.aic_initialize_pipe {{dir_mask = 1, slot_size = 1024{nosplit}}}
+      (c2v_consumer_buf = %imp : i32, v2c_consumer_buf = %imp : i32)
+    %acc = pto.alloc_tile : {acc}
+    pto.tpush_to_aiv(%acc : {acc}) {{split = {push}}}
+    return
+  }}
+  func.func @vector_kernel() attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %loc = pto.reserve_buffer {{name = "c2v_fifo", size = 4096, location = #pto.address_space<vec>, auto = true}} -> i32
+    pto.aiv_initialize_pipe {{dir_mask = 1, slot_size = 1024}}
+      (c2v_consumer_buf = %loc : i32, v2c_consumer_buf = %loc : i32)
+    %t = pto.tpop_from_aic {{split = {pop}}} -> {vec}
+    pto.tfree_from_aic {{split = {pop}}}
+    return
+  }}
+}}"#
+    )
+}
+
+/// PTOAS's pipe-init split rule: one logical pipe's users agree on split = 0 vs 1/2, peer
+/// inits agree, an explicit `nosplit` agrees with the users.
+#[test]
+fn pipe_split_usage_must_agree_across_peers() {
+    accepted(&frontend_pipes(0, 0, ""));
+    accepted(&frontend_pipes(1, 1, ""));
+    accepted(&frontend_pipes(1, 2, ""));
+    accepted(&frontend_pipes(0, 0, ", nosplit = true"));
+    accepted(&frontend_pipes(1, 1, ", nosplit = false"));
+    assert_eq!(rule_of(&frontend_pipes(1, 0, "")), "pipe-split-peers");
+    assert_eq!(rule_of(&frontend_pipes(0, 2, "")), "pipe-split-peers");
+    assert_eq!(
+        rule_of(&frontend_pipes(0, 0, ", nosplit = false")),
+        "pipe-nosplit-users"
+    );
+    assert_eq!(
+        rule_of(&frontend_pipes(1, 1, ", nosplit = true")),
+        "pipe-nosplit-users"
+    );
+    // Mixed users of one pipe: the vector pops with split 1 and frees with split 0.
+    let mixed = frontend_pipes(1, 1, "").replacen(
+        "pto.tfree_from_aic {split = 1}",
+        "pto.tfree_from_aic {split = 0}",
+        1,
+    );
+    assert_eq!(rule_of(&mixed), "pipe-split-mixed");
+}
