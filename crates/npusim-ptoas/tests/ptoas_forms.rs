@@ -278,7 +278,7 @@ fn ptoas_file_list_is_consistent() {
     for r in &rows {
         assert_eq!(r.len(), 5, "{r:?}");
         assert!(r[0].ends_with(".pto"));
-        assert!(matches!(r[1], "accept" | "reject"));
+        assert!(matches!(r[1], "accept" | "reject" | "reject-verifier"));
         assert!(matches!(r[2], "ok" | "error") && matches!(r[3], "ok" | "error"));
         assert_eq!(r[3] == "error", !r[4].is_empty(), "{r:?}");
     }
@@ -525,8 +525,9 @@ fn check_outcome(src: &str, target: Option<npusim_ptoas::TargetArch>) -> Result<
 }
 
 /// Acceptance 1 of issue 10: every `.pto` file under PTOAS `test/` that ptoas accepts passes
-/// `npusim check`, and every one it rejects (first `RUN:` line `not ptoas`) is rejected with
-/// the diagnostic the list records (its rule). The files are PTOAS's and not in this
+/// `npusim check`, and every one it rejects (first `RUN:` line `not ptoas`; or, marked
+/// `reject-verifier`, a file without a RUN line that PTOAS's own verifier rejects) is rejected
+/// with the diagnostic the list records (its rule). The files are PTOAS's and not in this
 /// repository: point `NPUSIM_PTOAS_DIR` at a PTOAS checkout (or at a directory holding its
 /// `test/`, e.g. `git archive HEAD test | tar -x`) and run with `--ignored`.
 /// `NPUSIM_PTOAS_LIST_OUT=FILE` writes the list as measured (to update the committed one).
@@ -550,7 +551,11 @@ fn ptoas_test_files_check_as_ptoas_does() {
         let src =
             std::fs::read_to_string(root.join(r[0])).unwrap_or_else(|e| panic!("{}: {e}", r[0]));
         let (target, reject) = run_line_target(&src);
-        assert_eq!(reject, r[1] == "reject", "{}: RUN line", r[0]);
+        if r[1] == "reject-verifier" {
+            assert!(!src.contains("RUN:"), "{}: has a RUN line", r[0]);
+        } else {
+            assert_eq!(reject, r[1] == "reject", "{}: RUN line", r[0]);
+        }
         let got = std::panic::catch_unwind(|| check_outcome(&src, target))
             .unwrap_or_else(|_| Err("PANIC".into()));
         n += 1;

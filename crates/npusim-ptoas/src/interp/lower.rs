@@ -441,9 +441,18 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         saw_core_sync: false,
         plan: HashMap::new(),
     };
+    // Automatic placement is per group of functions that can run together: a run starts at
+    // one function and reaches only the functions it calls and, in a mixed kernel, the peer
+    // functions whose reserved buffers it imports (or that import its own). Each group's
+    // tiles start at the bottom of every memory, as PTOAS's planner places each kernel on
+    // its own; the tiles of the functions within one group never overlap.
+    let group = call_groups(module);
+    let mut group_bump: HashMap<usize, [u64; 7]> = HashMap::new();
     let mut funcs = Vec::with_capacity(module.funcs.len());
-    for f in &module.funcs {
+    for (i, f) in module.funcs.iter().enumerate() {
+        lw.bump = group_bump.get(&group[i]).copied().unwrap_or([0; 7]);
         funcs.push(lw.func(module, f));
+        group_bump.insert(group[i], lw.bump);
     }
     if !lw.diags.is_empty() {
         return Err(lw.diags);
@@ -464,6 +473,65 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
             || (lw.saw_core_sync
                 && (lw.saw_split || module.funcs.iter().any(|f| f.kernel_kind.is_some()))),
     })
+}
+
+/// The group (a representative function index) of each function: functions linked by
+/// `func.call` or by `pto.import_reserved_buffer`'s `peer_func`, transitively, in either
+/// direction, share a group.
+fn call_groups(module: &Module) -> Vec<usize> {
+    fn links(b: &Block, module: &Module, out: &mut Vec<usize>) {
+        for op in &b.ops {
+            match &op.kind {
+                OpKind::Call { callee, .. } => out.push(callee.0 as usize),
+                OpKind::Opaque {
+                    op: OpCode::PtoImportReservedBuffer,
+                    attrs,
+                    ..
+                } => {
+                    for (k, a) in attrs {
+                        if let (true, ast::Attr::Str(p)) = (k == "peer_func", a) {
+                            let p = p.trim_start_matches('@');
+                            out.extend(module.funcs.iter().position(|g| g.name == p));
+                        }
+                    }
+                }
+                OpKind::For { body, .. } | OpKind::Section { body, .. } => links(body, module, out),
+                OpKind::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    links(then_body, module, out);
+                    links(else_body, module, out);
+                }
+                OpKind::While { before, after, .. } => {
+                    links(before, module, out);
+                    links(after, module, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    fn root(g: &mut [usize], mut x: usize) -> usize {
+        while g[x] != x {
+            g[x] = g[g[x]];
+            x = g[x];
+        }
+        x
+    }
+    let n = module.funcs.len();
+    let mut g: Vec<usize> = (0..n).collect();
+    for (i, f) in module.funcs.iter().enumerate() {
+        let mut out = Vec::new();
+        if let Some(b) = &f.body {
+            links(b, module, &mut out);
+        }
+        for j in out.into_iter().filter(|&j| j < n) {
+            let (a, b) = (root(&mut g, i), root(&mut g, j));
+            g[a] = b;
+        }
+    }
+    (0..n).map(|i| root(&mut g, i)).collect()
 }
 
 struct Lowerer {
