@@ -548,7 +548,344 @@ impl<'a> Parser<'a> {
         self.check_calls(&module);
         self.check_entry_rules(&module);
         self.check_peer_pipes(&module);
+        self.check_pipe_split(&module);
+        self.check_recursion(&module);
         Ok(module)
+    }
+
+    /// PTOAS's EmitC rule: no function may call itself, directly or through others
+    /// ("recursive function calls are not supported for EmitC C++ emission"). One diagnostic
+    /// per function on a cycle, at its call that closes it.
+    fn check_recursion(&mut self, module: &Module) {
+        fn walk(b: &Block, out: &mut Vec<(usize, Span)>) {
+            for op in &b.ops {
+                match &op.kind {
+                    OpKind::Call { callee, .. } => out.push((callee.0 as usize, op.span)),
+                    OpKind::For { body, .. } | OpKind::Section { body, .. } => walk(body, out),
+                    OpKind::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => {
+                        walk(then_body, out);
+                        walk(else_body, out);
+                    }
+                    OpKind::While { before, after, .. } => {
+                        walk(before, out);
+                        walk(after, out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let n = module.funcs.len();
+        let calls: Vec<Vec<(usize, Span)>> = module
+            .funcs
+            .iter()
+            .map(|f| {
+                let mut v = Vec::new();
+                if let Some(b) = &f.body {
+                    walk(b, &mut v);
+                }
+                v
+            })
+            .collect();
+        // reaches(g, f): f is reachable from g through calls.
+        let reaches = |from: usize, to: usize| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![from];
+            while let Some(x) = stack.pop() {
+                if x == to {
+                    return true;
+                }
+                if x >= n || std::mem::replace(&mut seen[x], true) {
+                    continue;
+                }
+                stack.extend(calls[x].iter().map(|c| c.0));
+            }
+            false
+        };
+        for (fi, f) in module.funcs.iter().enumerate() {
+            if let Some(&(_, span)) = calls[fi].iter().find(|(g, _)| reaches(*g, fi)) {
+                self.err(
+                    Diagnostic::new(
+                        DiagKind::Rule,
+                        format!(
+                            "[no-recursion] recursive function calls are not supported: `@{}` calls itself (directly or through other functions)",
+                            f.name
+                        ),
+                        span,
+                    )
+                    .with_label("this call closes the cycle"),
+                );
+            }
+        }
+    }
+
+    /// PTOAS's split rule for cross-core pipes (its pipe-init inference): the pushes, pops and
+    /// frees of one logical pipe use either `split = 0` (no split) or `split = 1`/`2`, never
+    /// both; pipe inits that share a reserved buffer (a peer group) agree on it, and an
+    /// explicit `nosplit` agrees with what the users need. Frontend inits
+    /// (`pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`) own the frontend pushes, pops
+    /// and frees of their function; `pto.initialize_l2l_pipe` / `initialize_l2g2l_pipe` the
+    /// ops that take its pipe value.
+    fn check_pipe_split(&mut self, module: &Module) {
+        struct Init {
+            span: Span,
+            keys: Vec<(String, String, i64)>,
+            nosplit: Option<bool>,
+            pipe: Option<ValueId>,
+            frontend: bool,
+            func: usize,
+            saw: [bool; 2],
+        }
+        struct Cx<'a> {
+            fname: &'a str,
+            func: usize,
+            keys: HashMap<ValueId, (String, String)>,
+            inits: Vec<Init>,
+            /// (function, pipe operand or None for frontend ops, no split?)
+            users: Vec<(usize, Option<ValueId>, bool)>,
+        }
+        fn walk(b: &Block, cx: &mut Cx) {
+            for op in &b.ops {
+                match &op.kind {
+                    OpKind::Opaque {
+                        op: code,
+                        operands,
+                        results,
+                        attrs,
+                    } => {
+                        let str_attr = |key: &str| {
+                            attrs.iter().find_map(|(k, a)| match a {
+                                Attr::Str(s) if k == key => Some(s.clone()),
+                                _ => None,
+                            })
+                        };
+                        match code {
+                            OpCode::PtoReserveBuffer => {
+                                if let (Some(n), Some(r)) = (str_attr("name"), results.first()) {
+                                    cx.keys.insert(*r, (cx.fname.to_string(), n));
+                                }
+                            }
+                            OpCode::PtoImportReservedBuffer => {
+                                if let (Some(n), Some(p), Some(r)) =
+                                    (str_attr("name"), str_attr("peer_func"), results.first())
+                                {
+                                    cx.keys
+                                        .insert(*r, (p.trim_start_matches('@').to_string(), n));
+                                }
+                            }
+                            OpCode::PtoInitializeL2lPipe
+                            | OpCode::PtoInitializeL2g2lPipe
+                            | OpCode::PtoAicInitializePipe
+                            | OpCode::PtoAivInitializePipe => {
+                                // PTOAS keys a pipe init by (owner function, buffer name,
+                                // direction): a bidirectional init (dir_mask 3) by its local
+                                // (C2V) buffer as direction 1 and its peer (V2C) buffer as 2;
+                                // a frontend init of one direction by that direction's buffer.
+                                let frontend = matches!(
+                                    code,
+                                    OpCode::PtoAicInitializePipe | OpCode::PtoAivInitializePipe
+                                );
+                                let dir = attrs.iter().find_map(|(k, a)| match a {
+                                    Attr::Int(i) if k == "dir_mask" => Some(*i),
+                                    _ => None,
+                                });
+                                let picks: Vec<(usize, i64)> = match (dir, frontend) {
+                                    (Some(3), _) => vec![(0, 1), (1, 2)],
+                                    (Some(2), true) => vec![(1, 2)],
+                                    (Some(d), _) => vec![(0, d)],
+                                    (None, _) => vec![],
+                                };
+                                let keys = picks
+                                    .into_iter()
+                                    .filter_map(|(k, d)| {
+                                        let v = operands.get(k)?;
+                                        let (o, n) = cx.keys.get(v)?.clone();
+                                        Some((o, n, d))
+                                    })
+                                    .collect();
+                                let nosplit = attrs.iter().find_map(|(k, a)| match a {
+                                    Attr::Bool(b) if k == "nosplit" => Some(*b),
+                                    _ => None,
+                                });
+                                cx.inits.push(Init {
+                                    span: op.span,
+                                    keys,
+                                    nosplit,
+                                    pipe: results.first().copied(),
+                                    frontend,
+                                    func: cx.func,
+                                    saw: [false; 2],
+                                });
+                            }
+                            OpCode::PtoTpush
+                            | OpCode::PtoTpop
+                            | OpCode::PtoTfree
+                            | OpCode::PtoTpushToAiv
+                            | OpCode::PtoTpushToAic
+                            | OpCode::PtoTpopFromAic
+                            | OpCode::PtoTpopFromAiv
+                            | OpCode::PtoTfreeFromAic
+                            | OpCode::PtoTfreeFromAiv => {
+                                let split = attrs.iter().find_map(|(k, a)| match a {
+                                    Attr::Int(i) if k == "split" => Some(*i),
+                                    _ => None,
+                                });
+                                let Some(split) = split else { continue };
+                                let pipe = if matches!(
+                                    code,
+                                    OpCode::PtoTpush | OpCode::PtoTpop | OpCode::PtoTfree
+                                ) {
+                                    let Some(&p) = operands.last() else { continue };
+                                    Some(p)
+                                } else {
+                                    None
+                                };
+                                cx.users.push((cx.func, pipe, split == 0));
+                            }
+                            _ => {}
+                        }
+                    }
+                    OpKind::For { body, .. } | OpKind::Section { body, .. } => walk(body, cx),
+                    OpKind::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => {
+                        walk(then_body, cx);
+                        walk(else_body, cx);
+                    }
+                    OpKind::While { before, after, .. } => {
+                        walk(before, cx);
+                        walk(after, cx);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut inits: Vec<Init> = Vec::new();
+        for (fi, f) in module.funcs.iter().enumerate() {
+            let Some(b) = &f.body else { continue };
+            let mut cx = Cx {
+                fname: &f.name,
+                func: fi,
+                keys: HashMap::new(),
+                inits: Vec::new(),
+                users: Vec::new(),
+            };
+            walk(b, &mut cx);
+            for (func, pipe, nosplit) in &cx.users {
+                for i in cx.inits.iter_mut() {
+                    let owns = match pipe {
+                        Some(p) => i.pipe == Some(*p),
+                        None => i.frontend && i.func == *func,
+                    };
+                    if owns {
+                        i.saw[usize::from(*nosplit)] = true;
+                    }
+                }
+            }
+            inits.extend(cx.inits);
+        }
+        if inits.is_empty() {
+            return;
+        }
+        // Peer groups: inits sharing a (owner function, buffer name) key, transitively.
+        let mut group: Vec<usize> = (0..inits.len()).collect();
+        fn root(g: &mut [usize], mut x: usize) -> usize {
+            while g[x] != x {
+                g[x] = g[g[x]];
+                x = g[x];
+            }
+            x
+        }
+        for a in 0..inits.len() {
+            for b in a + 1..inits.len() {
+                if inits[a].keys.iter().any(|k| inits[b].keys.contains(k)) {
+                    let (ra, rb) = (root(&mut group, a), root(&mut group, b));
+                    group[ra] = rb;
+                }
+            }
+        }
+        let rule = |name: &str, msg: &str, span: Span| {
+            Diagnostic::new(DiagKind::Rule, format!("[{name}] {msg}"), span)
+        };
+        let mut done = vec![false; inits.len()];
+        for start in 0..inits.len() {
+            let r = root(&mut group, start);
+            if done[r] {
+                continue;
+            }
+            done[r] = true;
+            let members: Vec<usize> = (0..inits.len())
+                .filter(|&i| root(&mut group, i) == r)
+                .collect();
+            let mut err = None;
+            let mut explicit: Option<bool> = None;
+            for &i in &members {
+                let it = &inits[i];
+                if it.saw == [true, true] {
+                    err = Some(rule(
+                        "pipe-split-mixed",
+                        "cannot mix 'split = 0' with 'split = 1' or 'split = 2' on the same logical pipe",
+                        it.span,
+                    ));
+                    break;
+                }
+                if let Some(n) = it.nosplit {
+                    if explicit.is_some_and(|e| e != n) {
+                        err = Some(rule(
+                            "pipe-nosplit-peers",
+                            "conflicting explicit 'nosplit' across peer pipe init ops",
+                            it.span,
+                        ));
+                        break;
+                    }
+                    explicit = Some(n);
+                }
+            }
+            let mut inferred: Option<bool> = None;
+            if err.is_none() {
+                for &i in &members {
+                    let it = &inits[i];
+                    let usage = match it.saw {
+                        [true, false] => Some(false),
+                        [false, true] => Some(true),
+                        _ => None,
+                    };
+                    let Some(u) = usage else { continue };
+                    if inferred.is_some_and(|x| x != u) {
+                        err = Some(rule(
+                            "pipe-split-peers",
+                            "conflicting pipe split usage across peer pipe init ops",
+                            it.span,
+                        ));
+                        break;
+                    }
+                    inferred = Some(u);
+                }
+            }
+            if err.is_none()
+                && let (Some(e), Some(u)) = (explicit, inferred)
+                && e != u
+                && let Some(&i) = members.iter().find(|&&i| inits[i].nosplit == Some(e))
+            {
+                err = Some(rule(
+                    "pipe-nosplit-users",
+                    if e {
+                        "explicit 'nosplit = true' conflicts with downstream users that require split = 1 or split = 2"
+                    } else {
+                        "explicit 'nosplit = false' conflicts with downstream users that require split = 0"
+                    },
+                    inits[i].span,
+                ));
+            }
+            if let Some(d) = err {
+                self.err(d);
+            }
+        }
     }
 
     /// PTOAS's entry rule: a kernel entry (marked `pto.entry`, or the only function with a

@@ -35,6 +35,11 @@ fn run(p: &Program, args: Vec<(&str, HostArg)>, blocks: u32) -> Result<RunOutcom
     p.run(None, &args, &cfg)
 }
 
+fn run_func(p: &Program, f: &str, args: Vec<(&str, HostArg)>) -> Result<RunOutcome, RunError> {
+    let args: Vec<(String, HostArg)> = args.into_iter().map(|(k, v)| (k.into(), v)).collect();
+    p.run(Some(f), &args, &RunConfig::default())
+}
+
 fn out_f32(o: &RunOutcome, name: &str) -> Vec<f32> {
     o.buffer(name).unwrap().to_elems::<f32>().unwrap()
 }
@@ -319,10 +324,28 @@ module {
 
 #[test]
 fn unbounded_recursion_is_an_error() {
+    // Recursion is PTOAS's `no-recursion` rule, found before the run.
     let src = "module {\n  func.func @r(%n: index) {\n    func.call @r(%n) : (index) -> ()\n    return\n  }\n}\n";
-    let p = prog(src);
-    let e = run(&p, vec![("n", s("1"))], 1).unwrap_err();
+    let d = npusim_ptoas::parse_module(src, "r.pto").expect_err("recursion");
+    assert!(
+        d[0].message.starts_with("[no-recursion]"),
+        "{}",
+        d[0].message
+    );
+    // A call chain deeper than the interpreter's limit (70 distinct functions) is a typed
+    // run-time error.
+    let mut src = String::from("module {\n");
+    for i in 0..70 {
+        src += &format!(
+            "  func.func @f{i}(%n: index) {{\n    func.call @f{}(%n) : (index) -> ()\n    return\n  }}\n",
+            i + 1
+        );
+    }
+    src += "  func.func @f70(%n: index) {\n    return\n  }\n}\n";
+    let p = prog(&src);
+    let e = run_func(&p, "f0", vec![("n", s("1"))]).unwrap_err();
     assert_eq!(e.kind(), RunErrorKind::CallDepth);
+    assert!(run_func(&p, "f10", vec![("n", s("1"))]).is_ok());
 }
 
 #[test]

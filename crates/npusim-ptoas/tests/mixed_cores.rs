@@ -212,12 +212,12 @@ fn pop_without_push_deadlocks_and_free_without_pop_fails() {
 /// Vector to cube with split 1: each vector core pushes its own 8x16 half (filled with its
 /// subblock index + 1 times x's half); the cube pops the joined 16x16 tile into a Mat tile,
 /// moves nothing else and stores it through a vector-free path: TSTORE from Mat is not a
-/// path, so the cube pushes the joined tile back to AIV0 (split 0), which stores it.
+/// path, so the cube pushes the joined tile back split the same way (PTOAS's rule: one
+/// bidirectional pipe uses one split mode), and each vector core stores the half it gets.
 #[test]
 fn vector_to_cube_joins_halves() {
     let m = mt(16, 16);
     let v = vt(8, 16);
-    let w = vt(16, 16);
     let src = format!(
         r#"
 module attributes {{pto.target_arch = "a5"}} {{
@@ -232,7 +232,7 @@ module attributes {{pto.target_arch = "a5"}} {{
     %imp = pto.import_reserved_buffer {{name = "c2v", peer_func = @vec}} -> i32
     pto.aic_initialize_pipe {{dir_mask = 3, slot_size = 1024}} (c2v_consumer_buf = %imp : i32, v2c_consumer_buf = %v2c : i32)
     %t = pto.tpop_from_aiv {{split = 1}} -> {m}
-    pto.tpush_to_aiv(%t : {m}) {{split = 0}}
+    pto.tpush_to_aiv(%t : {m}) {{split = 1}}
     pto.tfree_from_aiv {{split = 1}}
     return
   }}
@@ -259,13 +259,10 @@ module attributes {{pto.target_arch = "a5"}} {{
     %k = arith.addf %sfi, %one : f32
     pto.tmuls ins(%h, %k : {v}, f32) outs(%h : {v})
     pto.tpush_to_aic(%h : {v}) {{split = 1}}
-    %back = pto.tpop_from_aic {{split = 0}} -> {w}
-    %is0 = arith.cmpi eq, %s, %c0 : index
-    scf.if %is0 {{
-      %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pto.partition_tensor_view<16x16xf32>
-      pto.tstore ins(%back : {w}) outs(%yp : !pto.partition_tensor_view<16x16xf32>)
-    }}
-    pto.tfree_from_aic {{split = 0}}
+    %back = pto.tpop_from_aic {{split = 1}} -> {v}
+    %yp = pto.partition_view %yv, offsets = [%row, %c0], sizes = [%c8, %c16] : !pto.tensor_view<16x16xf32> -> !pto.partition_tensor_view<8x16xf32>
+    pto.tstore ins(%back : {v}) outs(%yp : !pto.partition_tensor_view<8x16xf32>)
+    pto.tfree_from_aic {{split = 1}}
     return
   }}
 }}

@@ -35,8 +35,50 @@ const FORMS: &str = r#"module attributes {pto.target_arch = "a5"} {
   }
 }"#;
 
-const KERNELS: [&str; 6] = [
+/// More of PTOAS's forms (issue 10): `pto.tassign` as an op, `pto.treshape`, `pto.subset` of
+/// a memref, `pto.addptr`, SSA tile ops, f8 element types, grouped DPS operands with a mask
+/// pattern, `pto.get_buf`-style scalar results, `pto.tget_scale_addr` inside `scf.if`, the
+/// vector section with `pto.get_subblock_idx`.
+const FORMS2: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%p: !pto.ptr<f32>, %v: memref<32x64xf32, #pto.address_space<vec>>, %x: !pto.ptr<f8E4M3FN>, %pre: i64, %flag: i1) {
+    %a = arith.constant 0 : i64
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
+    %u = pto.tassign %t, %a
+      : !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
+      -> !pto.tile_buf<vec, 16x1xf32, blayout=col_major>
+    %r = pto.treshape %u : !pto.tile_buf<vec, 16x1xf32, blayout=col_major> -> !pto.tile_buf<vec, 1x16xf32>
+    %s = pto.subset %v[%c0, %c0] sizes [32, 32] : <32x64xf32, #pto.address_space<vec>>
+    pto.tadd ins(%s, %s : !pto.tile_buf<32x32xf32, strided<[64, 1], offset: [?, ?]>, #pto.address_space<vec>>, !pto.tile_buf<32x32xf32, strided<[64, 1], offset: [?, ?]>, #pto.address_space<vec>>) outs(%s : !pto.tile_buf<32x32xf32, strided<[64, 1], offset: [?, ?]>, #pto.address_space<vec>>)
+    %q = pto.addptr %p, %c8 : <f32> -> <f32>
+    %d = pto.texp %r : (!pto.tile_buf<vec, 1x16xf32>) -> !pto.tile_buf<vec, 1x16xf32>
+    %tv = pto.make_tensor_view %x, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf8E4M3FN>
+    %pv = pto.partition_view %tv, offsets = [%c1, %c0], sizes = [%c1, %c16] : !pto.tensor_view<16x16xf8E4M3FN> -> !pto.partition_tensor_view<1x16xf8E4M3FN>
+    %g0 = pto.alloc_tile : !pto.tile_buf<vec, 1x32xf8E5M2>
+    %g = pto.alloc_tile : !pto.tile_buf<vec, 1x32xf8E5M2>
+    pto.tgather ins(%g0, {maskPattern = #pto.mask_pattern<P1111>} : !pto.tile_buf<vec, 1x32xf8E5M2>) outs(%g : !pto.tile_buf<vec, 1x32xf8E5M2>)
+    %sv = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+    pto.tsetval ins(%sv : !pto.tile_buf<vec, 1x16xf32>, %pre : i64) outs(%sv : !pto.tile_buf<vec, 1x16xf32>)
+    %l = pto.alloc_tile : !pto.tile_buf<loc=left, dtype=f8E4M3FN, rows=16, cols=128, v_row=16, v_col=128, blayout=col_major, slayout=row_major, fractal=512, pad=0>
+    %sc = pto.alloc_tile : !pto.tile_buf<loc=scaling, dtype=f8E8M0FNU, rows=16, cols=4, v_row=16, v_col=4, blayout=row_major, slayout=row_major, fractal=32, pad=0>
+    scf.if %flag {
+      pto.tget_scale_addr ins(%l : !pto.tile_buf<loc=left, dtype=f8E4M3FN, rows=16, cols=128, v_row=16, v_col=128, blayout=col_major, slayout=row_major, fractal=512, pad=0>) outs(%sc : !pto.tile_buf<loc=scaling, dtype=f8E8M0FNU, rows=16, cols=4, v_row=16, v_col=4, blayout=row_major, slayout=row_major, fractal=32, pad=0>)
+    }
+    pto.section.vector {
+      %sb = pto.get_subblock_idx
+      %w = pto.alloc_tile : !pto.tile_buf<vec, 8x16xf32>
+      pto.tadd ins(%w, %w : !pto.tile_buf<vec, 8x16xf32>, !pto.tile_buf<vec, 8x16xf32>) outs(%w : !pto.tile_buf<vec, 8x16xf32>)
+    }
+    return
+  }
+}"#;
+
+const KERNELS: [&str; 7] = [
     FORMS,
+    FORMS2,
     include_str!("../../../examples/pto/vector_add.pto"),
     include_str!("../../../examples/pto/row_softmax.pto"),
     include_str!("../../../examples/pto/rmsnorm.pto"),

@@ -128,3 +128,72 @@ fn too_many_live_tiles_is_still_an_error() {
     let e = try_prog(&src).unwrap_err();
     assert!(e.contains("does not fit in `vec`"), "{e}");
 }
+
+/// `n` functions `@f0..`, each loading x into one 16 KiB tile, scaling it by `i + 1` into a
+/// second and storing that to y: 32 KiB of vector memory each, 224 KiB for seven, more than
+/// the 192 KiB the memory holds. `caller` adds an entry that calls them all.
+fn independent_kernels(n: usize, caller: bool) -> String {
+    let mut s = String::from("module {\n");
+    for i in 0..n {
+        s += &format!(
+            "  func.func @f{i}(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c256 = arith.constant 256 : index
+    %k = arith.constant {}.0 : f32
+    %xv = pto.make_tensor_view %x, shape = [%c16, %c256], strides = [%c256, %c1] : !pto.tensor_view<?x?xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c16, %c256], strides = [%c256, %c1] : !pto.tensor_view<?x?xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c16, %c256] : !pto.tensor_view<?x?xf32> -> {P}
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c16, %c256] : !pto.tensor_view<?x?xf32> -> {P}
+    %a = pto.alloc_tile : {T}
+    %b = pto.alloc_tile : {T}
+    pto.tload ins(%xp : {P}) outs(%a : {T})
+    pto.tmuls ins(%a, %k : {T}, f32) outs(%b : {T})
+    pto.tstore ins(%b : {T}) outs(%yp : {P})
+    return
+  }}
+",
+            i + 1
+        );
+    }
+    if caller {
+        s += "  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.entry} {\n";
+        for i in 0..n {
+            s += &format!("    func.call @f{i}(%x, %y) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()\n");
+        }
+        s += "    return\n  }\n";
+    }
+    s + "}\n"
+}
+
+/// Functions that never run together (no calls, no shared reserved buffers) are placed each
+/// from the bottom of the memory, as PTOAS places each kernel (its `tmatmul_mx_emitc` test
+/// has three MX kernels whose Scaling tiles only fit that way): seven 32 KiB kernels lower
+/// and each computes its own y = (i + 1) x. Called from one entry, they run together and
+/// their 224 KiB do not fit: still the placement error.
+#[test]
+fn independent_functions_are_placed_each_from_the_bottom() {
+    let p = try_prog(&independent_kernels(7, false)).unwrap_or_else(|e| panic!("{e}"));
+    let x: Vec<f32> = (0..4096).map(|i| (i % 97) as f32 - 48.0).collect();
+    for i in 0..7 {
+        let args = vec![
+            (
+                "x".to_string(),
+                HostArg::Buffer(NpyArray::from_elems(vec![16, 256], &x)),
+            ),
+            (
+                "y".to_string(),
+                HostArg::Buffer(NpyArray::from_elems(vec![16, 256], &[0f32; 4096])),
+            ),
+        ];
+        let o = p
+            .run(Some(&format!("f{i}")), &args, &RunConfig::default())
+            .unwrap();
+        let y = o.buffer("y").unwrap().to_elems::<f32>().unwrap();
+        let want: Vec<f32> = x.iter().map(|v| v * (i + 1) as f32).collect();
+        assert_eq!(y, want, "f{i}");
+    }
+    let e = try_prog(&independent_kernels(7, true)).expect_err("224 KiB in one run");
+    assert!(e.contains("does not fit"), "{e}");
+}

@@ -6,7 +6,8 @@
 //! right only if the rebinding moved the tiles there (unbound, the scales land at 0 and 2048
 //! and the matmul reads zero codes, 2^-127).
 
-use npusim_ptoas::interp::{Program, RunConfig};
+use npusim_core::NpyArray;
+use npusim_ptoas::interp::{HostArg, Program, RunConfig};
 
 mod mx_common;
 use mx_common::*;
@@ -155,4 +156,99 @@ fn tget_scale_addr_past_the_scaling_memory_is_an_error() {
         Err(e) => e.to_string(),
     };
     assert!(err.contains("TGET_SCALE_ADDR"), "{err}");
+}
+
+/// The kernel above with the two rebindings inside `scf.if %flag` and a second matmul that
+/// reads the scales through Scaling tiles placed by hand at the tiles' own addresses (0 and
+/// 2048) into a second output `d`. The scales are moved in after the branch, through the
+/// rebindable tiles: where they land depends on whether the branch ran.
+fn kernel_in_branch() -> String {
+    let k = kernel();
+    let ty_of = |name: &str| -> String {
+        let l = k
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} = ")))
+            .unwrap();
+        l.rsplit(" : ").next().unwrap().to_string()
+    };
+    let (sa, sb) = (ty_of("%sal"), ty_of("%sbl"));
+    let acc = ty_of("%acc");
+    let mut out = String::new();
+    let mut second = String::new();
+    for l in k.lines() {
+        let t = l.trim_start();
+        if t.starts_with("func.func @mx") {
+            out += &l.replace(
+                "%c: !pto.ptr<f32>)",
+                "%c: !pto.ptr<f32>, %d: !pto.ptr<f32>, %flag: i1)",
+            );
+        } else if t.starts_with("pto.tget_scale_addr") {
+            out += &format!("    scf.if %flag {{\n  {l}\n    }}");
+        } else if t.starts_with("return") {
+            out += &second;
+            out += "    pto.set_flag[<PIPE_M>, <PIPE_FIX>, <EVENT_ID1>]\n";
+            out += "    pto.wait_flag[<PIPE_M>, <PIPE_FIX>, <EVENT_ID1>]\n";
+            out += &l
+                .replace("return", "pto.tstore ins(%acc2 : ACC) outs(%dp : PC)")
+                .replace("ACC", &acc)
+                .replace("PC", ty_of("%cp").rsplit(" -> ").next().unwrap());
+            out += "\n";
+            out += l;
+        } else {
+            out += l;
+            if t.starts_with("%cv = ") || t.starts_with("%cp = ") {
+                out += "\n";
+                out += &l
+                    .replace("%cv", "%dv")
+                    .replace("%cp", "%dp")
+                    .replace("%c,", "%d,");
+            } else if t.starts_with("%sbl = ") {
+                out += &format!(
+                    "\n    %sa0 = pto.alloc_tile addr = %a_0 : {sa}\n    %sb0 = pto.alloc_tile addr = %a_2k : {sb}"
+                );
+            } else if t.starts_with("%acc = ") {
+                out += &format!("\n    %acc2 = pto.alloc_tile : {acc}");
+            } else if t.starts_with("pto.tmatmul.mx") {
+                second += &l
+                    .replace("%sal", "%sa0")
+                    .replace("%sbl", "%sb0")
+                    .replace("%acc", "%acc2");
+                second += "\n";
+            }
+        }
+        out += "\n";
+    }
+    out
+}
+
+/// `tget_scale_addr` inside `scf.if`, both outcomes: taken, the scales moved in after the
+/// branch land at the shifted addresses (`c` is the scaled matmul, `d` reads the untouched
+/// Scaling memory at 0 / 2048: zero codes); not taken, they land at the tiles' own addresses
+/// (`d` is the scaled matmul, `c` reads zero codes). Both against the plain model of
+/// `mx_common::expected`. (Lowering once put the rebound tile into the frame template, so the
+/// ops after the branch used it even when the branch was not taken.)
+#[test]
+fn tget_scale_addr_in_a_branch_rebinds_only_when_taken() {
+    let (mut args, a, b, sa, sb) = inputs();
+    let scaled = expected(&a, &b, &sa, &sb);
+    let zero = expected(&a, &b, &vec![0; sa.len()], &vec![0; sb.len()]);
+    assert!(scaled.iter().filter(|x| **x != 0.0).count() > M * N / 2);
+    assert_ne!(scaled, zero);
+    let src = kernel_in_branch();
+    let p = prog_sa(&src);
+    args.push((
+        "d".into(),
+        HostArg::Buffer(NpyArray::from_elems(vec![M, N], &vec![7f32; M * N])),
+    ));
+    for (flag, want_c, want_d) in [("1", &scaled, &zero), ("0", &zero, &scaled)] {
+        let mut args = args.clone();
+        args.push(("flag".into(), HostArg::Scalar(flag.into())));
+        let out = p
+            .run(None, &args, &RunConfig::default())
+            .unwrap_or_else(|e| panic!("flag = {flag}: {e}\n{src}"));
+        let c = out.buffer("c").unwrap().to_elems::<f32>().unwrap();
+        let d = out.buffer("d").unwrap().to_elems::<f32>().unwrap();
+        assert_eq!(&c, want_c, "c, flag = {flag}");
+        assert_eq!(&d, want_d, "d, flag = {flag}");
+    }
 }

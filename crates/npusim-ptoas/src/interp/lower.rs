@@ -441,9 +441,18 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         saw_core_sync: false,
         plan: HashMap::new(),
     };
+    // Automatic placement is per group of functions that can run together: a run starts at
+    // one function and reaches only the functions it calls and, in a mixed kernel, the peer
+    // functions whose reserved buffers it imports (or that import its own). Each group's
+    // tiles start at the bottom of every memory, as PTOAS's planner places each kernel on
+    // its own; the tiles of the functions within one group never overlap.
+    let group = call_groups(module);
+    let mut group_bump: HashMap<usize, [u64; 7]> = HashMap::new();
     let mut funcs = Vec::with_capacity(module.funcs.len());
-    for f in &module.funcs {
+    for (i, f) in module.funcs.iter().enumerate() {
+        lw.bump = group_bump.get(&group[i]).copied().unwrap_or([0; 7]);
         funcs.push(lw.func(module, f));
+        group_bump.insert(group[i], lw.bump);
     }
     if !lw.diags.is_empty() {
         return Err(lw.diags);
@@ -464,6 +473,65 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
             || (lw.saw_core_sync
                 && (lw.saw_split || module.funcs.iter().any(|f| f.kernel_kind.is_some()))),
     })
+}
+
+/// The group (a representative function index) of each function: functions linked by
+/// `func.call` or by `pto.import_reserved_buffer`'s `peer_func`, transitively, in either
+/// direction, share a group.
+fn call_groups(module: &Module) -> Vec<usize> {
+    fn links(b: &Block, module: &Module, out: &mut Vec<usize>) {
+        for op in &b.ops {
+            match &op.kind {
+                OpKind::Call { callee, .. } => out.push(callee.0 as usize),
+                OpKind::Opaque {
+                    op: OpCode::PtoImportReservedBuffer,
+                    attrs,
+                    ..
+                } => {
+                    for (k, a) in attrs {
+                        if let (true, ast::Attr::Str(p)) = (k == "peer_func", a) {
+                            let p = p.trim_start_matches('@');
+                            out.extend(module.funcs.iter().position(|g| g.name == p));
+                        }
+                    }
+                }
+                OpKind::For { body, .. } | OpKind::Section { body, .. } => links(body, module, out),
+                OpKind::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    links(then_body, module, out);
+                    links(else_body, module, out);
+                }
+                OpKind::While { before, after, .. } => {
+                    links(before, module, out);
+                    links(after, module, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    fn root(g: &mut [usize], mut x: usize) -> usize {
+        while g[x] != x {
+            g[x] = g[g[x]];
+            x = g[x];
+        }
+        x
+    }
+    let n = module.funcs.len();
+    let mut g: Vec<usize> = (0..n).collect();
+    for (i, f) in module.funcs.iter().enumerate() {
+        let mut out = Vec::new();
+        if let Some(b) = &f.body {
+            links(b, module, &mut out);
+        }
+        for j in out.into_iter().filter(|&j| j < n) {
+            let (a, b) = (root(&mut g, i), root(&mut g, j));
+            g[a] = b;
+        }
+    }
+    (0..n).map(|i| root(&mut g, i)).collect()
 }
 
 struct Lowerer {
@@ -491,6 +559,11 @@ struct FnCx<'a> {
     template: Vec<Val>,
     /// Tiles changed by `pto.set_validshape` (never static).
     mutated: Vec<bool>,
+    /// Tiles that a `pto.tget_scale_addr` inside a region (`scf.if` / `scf.for` /
+    /// `scf.while` / a section) rebinds: their template entry stays the tile as allocated
+    /// (the frame's value until the rebinding runs), but no op takes them as static operands;
+    /// every op that uses one reads it from the frame when reached.
+    rebound: Vec<bool>,
 }
 
 impl FnCx<'_> {
@@ -655,6 +728,40 @@ fn param_views(f: &ast::Func) -> Vec<Vec<Vec<Option<u64>>>> {
     views
 }
 
+/// Marks the destination of every `pto.tget_scale_addr` that is not in the function's own
+/// block (`nested`): whether and how often it runs is decided at run time, so the ops lowered
+/// after it cannot take the rebound tile as a constant, nor those lowered before it (a loop
+/// runs them again after the rebinding) the tile as allocated.
+fn mark_rebound(b: &Block, m: &mut [bool], nested: bool) {
+    for op in &b.ops {
+        match &op.kind {
+            OpKind::Opaque {
+                op: OpCode::PtoTgetScaleAddr,
+                operands,
+                ..
+            } if nested && operands.len() == 2 => {
+                if let Some(x) = m.get_mut(operands[1].index()) {
+                    *x = true;
+                }
+            }
+            OpKind::For { body, .. } | OpKind::Section { body, .. } => mark_rebound(body, m, true),
+            OpKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                mark_rebound(then_body, m, true);
+                mark_rebound(else_body, m, true);
+            }
+            OpKind::While { before, after, .. } => {
+                mark_rebound(before, m, true);
+                mark_rebound(after, m, true);
+            }
+            _ => {}
+        }
+    }
+}
+
 fn mark_mutated(b: &Block, m: &mut [bool]) {
     for op in &b.ops {
         match &op.kind {
@@ -705,6 +812,7 @@ impl Lowerer {
             meta: Vec::new(),
             template: vec![Val::Undef; f.values.len()],
             mutated: vec![false; f.values.len()],
+            rebound: vec![false; f.values.len()],
         };
         let planned = super::plan::plan(f, self.target, self.bump);
         if let Some((addrs, used)) = planned {
@@ -713,6 +821,7 @@ impl Lowerer {
         }
         if let Some(body) = &f.body {
             mark_mutated(body, &mut cx.mutated);
+            mark_rebound(body, &mut cx.rebound, false);
             self.block(module, &mut cx, body, &[]);
             // A body always ends in `return`; guard against falling off the end anyway.
             cx.emit(
@@ -2015,13 +2124,17 @@ impl Lowerer {
                 ..
             } if operands.len() == 2 => {
                 // DPS: `ins(src) outs(dst)`; dst's slot is rebound. Tile ops whose operands are
-                // all static are built here from the template, so with both tiles static the
-                // rebound tile goes into the template too (the ops lowered after this one read
-                // it); the run-time step repeats the rebinding (the same address again) and
-                // reports a failing check when reached.
+                // all static are built here from the template. In the function's own block
+                // (straight-line code: the ops lowered after this one run after it) with both
+                // tiles static the rebound tile goes into the template too; the run-time step
+                // repeats the rebinding (the same address again) and reports a failing check
+                // when reached. Inside a region the slot is marked `rebound` ([`mark_rebound`]):
+                // the template keeps the tile as allocated and the ops that use it read the
+                // frame, which holds the rebound tile only once this step has run.
                 let (src, dst) = (operands[0].index(), operands[1].index());
-                if let (Some(Val::Tile(s)), Some(Val::Tile(d))) =
-                    (cx.template.get(src).copied(), cx.template.get(dst).copied())
+                if !cx.rebound.get(dst).copied().unwrap_or(true)
+                    && let (Some(Val::Tile(s)), Some(Val::Tile(d))) =
+                        (cx.template.get(src).copied(), cx.template.get(dst).copied())
                     && let Ok(t) = self.core.tget_scale_addr(&d, &s)
                 {
                     cx.template[dst] = Val::Tile(t);
@@ -2452,7 +2565,13 @@ impl Lowerer {
     ) {
         // Fully static operands: build the npusim-pto instruction now, and prepare it (static
         // checks once; a failing check still reports at run time, when the op is reached).
-        if let Ok(resolved) = build_args(pop, &args, &cx.template, span) {
+        let statics = args.try_map(&mut FrameOperands {
+            op: pop,
+            frame: &cx.template,
+            dynamic: &cx.rebound,
+            span,
+        });
+        if let Ok(resolved) = statics {
             let prepared = self.core.prepare(TileOp {
                 op: pop,
                 args: resolved,
@@ -2581,12 +2700,22 @@ pub(crate) fn view_of(frame: &[Val], s: Slot, span: Span) -> Result<pto::GlobalT
 struct FrameOperands<'a> {
     op: pto::OpCode,
     frame: &'a [Val],
+    /// Slots not to be read from `frame` (lowering: the template's rebound tiles); empty at
+    /// run time.
+    dynamic: &'a [bool],
     span: Span,
 }
 
 impl OperandMap<Slot, Tile> for FrameOperands<'_> {
     type Error = RunError;
     fn tile(&mut self, s: &Slot) -> Result<Tile, RunError> {
+        if self.dynamic.get(*s as usize).copied().unwrap_or(false) {
+            return Err(RunError::new(
+                RunErrorKind::Internal,
+                "a rebound tile is read from the frame when reached",
+                self.span,
+            ));
+        }
         let t = tile_of(self.frame, *s, self.span)?;
         check_tile_align(&t, self.op.name(), self.span)?;
         Ok(t)
@@ -2607,7 +2736,12 @@ pub(crate) fn build_args(
     frame: &[Val],
     span: Span,
 ) -> Result<Args, RunError> {
-    form.try_map(&mut FrameOperands { op, frame, span })
+    form.try_map(&mut FrameOperands {
+        op,
+        frame,
+        dynamic: &[],
+        span,
+    })
 }
 
 /// The address rule an instruction `op` checks on each tile it uses. `alloc_tile addr = %v`
