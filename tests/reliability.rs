@@ -191,26 +191,31 @@ fn row13_gm_alloc_fails_with_an_error() {
     assert!(c.gm_alloc(64).is_ok());
 }
 
-const RECURSE: &str = "module {
-  func.func @rec(%n: index) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %p = arith.cmpi sgt, %n, %c0 : index
-    scf.if %p {
-      %m = arith.subi %n, %c1 : index
-      func.call @rec(%m) : (index) -> ()
-      func.call @rec(%m) : (index) -> ()
+/// A call tree without loops or recursion (PTO-AS rejects recursion, `[no-recursion]`):
+/// `@rec0`..`@rec60`, each calling the next twice while its `%n` is positive, with `%n - 1`, so
+/// a run makes 2^min(n, 60) - 1 calls below the entry.
+fn call_tree() -> String {
+    let mut s = String::from("module {\n");
+    for i in 0..=60 {
+        s += &format!(
+            "  func.func @rec{i}(%n: index) {{\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %p = arith.cmpi sgt, %n, %c0 : index\n    scf.if %p {{\n      %m = arith.subi %n, %c1 : index\n"
+        );
+        if i < 60 {
+            let j = i + 1;
+            s += &format!(
+                "      func.call @rec{j}(%m) : (index) -> ()\n      func.call @rec{j}(%m) : (index) -> ()\n"
+            );
+        }
+        s += "    }\n    return\n  }\n";
     }
-    return
-  }
+    s + "}\n"
 }
-";
 
 #[test]
 fn row1_step_budget_counts_calls_without_loops() {
     let d = tempfile::tempdir().unwrap();
     let k = d.path().join("rec.pto");
-    std::fs::write(&k, RECURSE).unwrap();
+    std::fs::write(&k, call_tree()).unwrap();
     let k = k.to_str().unwrap();
     let o = npusim(&["run", k, "--arg", "n=40", "--max-steps", "1000"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
@@ -252,7 +257,7 @@ fn row3_work_and_time_budgets() {
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("work limit exceeded at `pto.t"), "{e}");
     let k = d.path().join("rec.pto");
-    std::fs::write(&k, RECURSE).unwrap();
+    std::fs::write(&k, call_tree()).unwrap();
     let t = std::time::Instant::now();
     let o = npusim(&[
         "run",

@@ -865,20 +865,7 @@ impl TileCore {
             }
         }
         let (r0, c0) = offsets(op, row, col)?;
-        if r0 + dst.rows() > src.rows() || c0 + dst.cols() > src.cols() {
-            return Err(vr_err(
-                op,
-                "indexRow/indexCol",
-                "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols",
-                format!(
-                    "({r0}, {c0}) + {}x{} in {}x{}",
-                    dst.rows(),
-                    dst.cols(),
-                    src.rows(),
-                    src.cols()
-                ),
-            ));
-        }
+        window_inside(op, true, dst, src, (r0, c0))?;
         self.copy_bits(dst, (0, 0), src, (r0, c0), dst.valid_row(), dst.valid_col());
         Ok(())
     }
@@ -963,20 +950,7 @@ impl TileCore {
                 c0.to_string(),
             ));
         }
-        if r0 + dst.rows() > src.rows() || c0 + dst.cols() > src.cols() {
-            return Err(vr_err(
-                op,
-                "indexRow/indexCol",
-                "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols",
-                format!(
-                    "({r0}, {c0}) + {}x{} in {}x{}",
-                    dst.rows(),
-                    dst.cols(),
-                    src.rows(),
-                    src.cols()
-                ),
-            ));
-        }
+        window_inside(op, true, dst, src, (r0, c0))?;
         let (rows, cols) = (dst.valid_row(), dst.valid_col());
         let out = self.fix_apply(src, (r0, c0), dst.dtype(), false, None, None, (rows, cols));
         self.write_bytes(dst, (0, 0), rows, cols, dst.dtype().size(), &out);
@@ -1126,24 +1100,7 @@ impl TileCore {
             return Err(vr_err(op, "indexCol", boxed, c0.to_string()));
         }
         let (inner, outer) = if extract { (dst, src) } else { (src, dst) };
-        if r0 + inner.rows() > outer.rows() || c0 + inner.cols() > outer.cols() {
-            return Err(vr_err(
-                op,
-                "indexRow/indexCol",
-                if extract {
-                    "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols"
-                } else {
-                    "indexRow + src.rows <= dst.rows and indexCol + src.cols <= dst.cols"
-                },
-                format!(
-                    "({r0}, {c0}) + {}x{} in {}x{}",
-                    inner.rows(),
-                    inner.cols(),
-                    outer.rows(),
-                    outer.cols()
-                ),
-            ));
-        }
+        window_inside(op, extract, inner, outer, (r0, c0))?;
         let (rows, cols) = (inner.valid_row(), inner.valid_col());
         // FPC: the words start `col` fp elements past the fp tile for TEXTRACT_FP, at it for
         // TINSERT_FP, and the register holds that address in 128-byte units.
@@ -1458,4 +1415,34 @@ fn for_each_run(
             }
         }
     }
+}
+
+/// The window rule of TEXTRACT / TINSERT and their forms: the `inner` tile (TEXTRACT's dst,
+/// TINSERT's src) at `(r0, c0)` lies inside the `outer` one.
+fn window_inside(
+    op: OpCode,
+    extract: bool,
+    inner: &Tile,
+    outer: &Tile,
+    (r0, c0): (usize, usize),
+) -> Result<(), PtoError> {
+    if r0 + inner.rows() > outer.rows() || c0 + inner.cols() > outer.cols() {
+        return Err(vr_err(
+            op,
+            "indexRow/indexCol",
+            if extract {
+                "indexRow + dst.rows <= src.rows and indexCol + dst.cols <= src.cols"
+            } else {
+                "indexRow + src.rows <= dst.rows and indexCol + src.cols <= dst.cols"
+            },
+            format!(
+                "({r0}, {c0}) + {}x{} in {}x{}",
+                inner.rows(),
+                inner.cols(),
+                outer.rows(),
+                outer.cols()
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -56,7 +56,7 @@
 
 use super::exec::Machine;
 use super::lower::{Val, profile_name};
-use super::{Program, RunConfig, RunError, RunErrorKind, internal_err};
+use super::{Program, RunConfig, RunError, RunErrorKind};
 use npusim_core::Memory;
 use npusim_pto::{Args, GlobalTensor, TileCore};
 use std::collections::BTreeMap;
@@ -595,7 +595,7 @@ pub(crate) fn run_blocks(
         None
     };
     if threads <= 1 || why.is_some() {
-        in_order(prog, m, fi, vals)?;
+        in_order(prog, m, fi, vals, None)?;
         return Ok(Schedule {
             threads: 1,
             fallback: why,
@@ -613,7 +613,8 @@ pub(crate) fn run_blocks(
             // Repeated in order, recording: the note names the first violation in block
             // order, not the one the threads' interleaving happened to meet first.
             rebind(m.core.gm_mut())?;
-            let accs = in_order_recorded(prog, m, fi, vals)?;
+            let mut accs = Vec::with_capacity(m.nblocks as usize);
+            in_order(prog, m, fi, vals, Some(&mut accs))?;
             let (ww, a, b, r) = conflict(&accs).unwrap_or(first);
             let place = place(r, bufs);
             return Ok(Schedule {
@@ -635,15 +636,23 @@ pub(crate) fn run_blocks(
         }
     };
     rebind(m.core.gm_mut())?;
-    in_order(prog, m, fi, vals)?;
+    in_order(prog, m, fi, vals, None)?;
     Ok(Schedule {
         threads: 1,
         fallback: Some(why),
     })
 }
 
-/// The one-thread run: blocks `0..m.nblocks` in order on `m`'s core.
-fn in_order(prog: &Program, m: &mut Machine<'_>, fi: usize, vals: &[Val]) -> Result<(), RunError> {
+/// The one-thread run: blocks `0..m.nblocks` in order on `m`'s core; with `rec`, each block's
+/// GM accesses are recorded into it (`rec[b]` is block `b`'s).
+fn in_order(
+    prog: &Program,
+    m: &mut Machine<'_>,
+    fi: usize,
+    vals: &[Val],
+    mut rec: Option<&mut Vec<Access>>,
+) -> Result<(), RunError> {
+    static NEVER: AtomicBool = AtomicBool::new(false);
     let span = prog.funcs[fi].span;
     if prog.mixed {
         return prog.run_mixed(m, fi, vals);
@@ -656,39 +665,17 @@ fn in_order(prog: &Program, m: &mut Machine<'_>, fi: usize, vals: &[Val]) -> Res
         // A block costs a step even when its function is empty.
         m.steps = m.steps.saturating_add(1);
         m.check_budget("block", span)?;
-        m.call(fi, vals)?;
+        if rec.is_some() {
+            m.par = Some(Box::new(Tracker::recording(&NEVER)));
+        }
+        let r = m.call(fi, vals);
+        let t = m.par.take();
+        r?;
+        if let (Some(accs), Some(mut t)) = (rec.as_deref_mut(), t) {
+            accs.push(t.take());
+        }
     }
     Ok(())
-}
-
-/// [`in_order`], recording each block's GM accesses (`[b]` is block `b`'s).
-fn in_order_recorded(
-    prog: &Program,
-    m: &mut Machine<'_>,
-    fi: usize,
-    vals: &[Val],
-) -> Result<Vec<Access>, RunError> {
-    static NEVER: AtomicBool = AtomicBool::new(false);
-    let span = prog.funcs[fi].span;
-    let mut accs = Vec::with_capacity(m.nblocks as usize);
-    let mut t = Tracker::recording(&NEVER);
-    for b in 0..m.nblocks {
-        if b > 0 {
-            m.fresh_block();
-        }
-        m.block = b;
-        m.steps = m.steps.saturating_add(1);
-        m.check_budget("block", span)?;
-        m.par = Some(Box::new(t));
-        let r = m.call(fi, vals);
-        t = *m
-            .par
-            .take()
-            .ok_or_else(|| internal_err("the access recorder went missing"))?;
-        r?;
-        accs.push(t.take());
-    }
-    Ok(accs)
 }
 
 /// How the parallel attempt ended.
