@@ -63,10 +63,11 @@ pub struct RunArgs {
     pub blocks: u32,
     /// Runs the blocks on N host threads, with outputs byte for byte those of `--threads 1`.
     /// Blocks share global memory, so this holds when no block writes GM bytes another block
-    /// reads or writes: each block loads from the shared input, writes into its thread's
-    /// private GM and records the byte ranges its TLOAD/TSTORE, scalar loads/stores and
-    /// prints of global tensors touch; when the rule holds, the writes are merged, otherwise the blocks are run again in order on one thread and a note on
-    /// stderr names the two blocks and the byte range. Traced runs (--trace/--stats), runs with
+    /// reads or writes: the blocks write the one GM in place, each first claiming the byte
+    /// ranges its TLOAD/TSTORE, scalar loads/stores and prints of global tensors touch; a claim
+    /// that breaks the rule is refused before the access, the arguments are read again, the
+    /// blocks run again in order on one thread, and a note on stderr names the two blocks and
+    /// the byte range. Traced runs (--trace/--stats), runs with
     /// an explicit --hazards check and mixed cube + vector kernels always run in order; with
     /// N > 1 the default hazard check is off. Kernel prints come out in block order.
     #[arg(long, default_value_t = 1, value_name = "N",

@@ -284,8 +284,8 @@ module {
 "#;
 
 // A store that writes less than its footprint, on several threads: the bytes it leaves are
-// the input's, as in the one-thread run (each thread's private GM starts empty; before,
-// the untouched part of the footprint came back as zeros).
+// the input's, as in the one-thread run (with the private GMs of session 14 the untouched
+// part of the footprint once came back as zeros; workers now write GM in place).
 #[test]
 fn partial_stores_on_several_threads_keep_the_untouched_bytes() {
     let p = prog(WINDOW_BLOCKS);

@@ -44,8 +44,9 @@ pub(crate) struct Machine<'p> {
     pub prints: Vec<super::PrintRec>,
     /// Called with each print as it happens.
     pub on_print: Option<fn(&super::PrintRec)>,
-    /// On a worker thread of a multi-threaded run (see [`super::par`]): fills the private GM
-    /// before reads and records the GM byte ranges each block reads and writes.
+    /// On a worker thread of a multi-threaded run (see [`super::par`]): claims the GM byte
+    /// ranges each block is about to read or write; in the in-order repeat after a refused
+    /// claim, records them.
     pub par: Option<Box<super::par::Tracker<'p>>>,
 }
 
