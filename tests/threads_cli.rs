@@ -44,46 +44,62 @@ fn run_ok(args: &[&str]) -> String {
 
 #[test]
 fn threads_give_the_same_output_files() {
-    let d = tempfile::tempdir().unwrap();
-    let p = |n: &str| d.path().join(n).to_string_lossy().into_owned();
-    write_f32(&d.path().join("x.npy"), 64 * 256, |i| {
-        (i % 97) as f32 * 0.25 - 12.0
-    });
-    write_f32(&d.path().join("y.npy"), 64 * 256, |_| 0.0);
-    let k = examples().join("multicore_split.pto");
-    let k = k.to_string_lossy();
-    let mut outs = Vec::new();
-    for t in ["1", "2", "3"] {
-        let out = p(&format!("out{t}.npy"));
-        let err = run_ok(&[
-            "run",
-            &k,
-            "--blocks",
-            "4",
-            "--threads",
-            t,
-            "--arg",
-            &format!("x={}", p("x.npy")),
-            "--arg",
-            &format!("y={}", p("y.npy")),
-            "--arg",
-            "n_rows=64",
-            "--arg",
-            "alpha=1.5",
-            "--arg",
-            "beta=-0.25",
-            "--out",
-            &format!("y={out}"),
-        ]);
-        assert!(!err.contains("note:"), "{err}");
-        outs.push(std::fs::read(out).unwrap());
+    // 64 rows (64 KiB), and 2,560 rows (2.5 MiB: the output is written in parts on the
+    // threads, `write_file`).
+    for rows in [64usize, 2560] {
+        let d = tempfile::tempdir().unwrap();
+        let p = |n: &str| d.path().join(n).to_string_lossy().into_owned();
+        let n = rows * 256;
+        write_f32(&d.path().join("x.npy"), n, |i| {
+            (i % 97) as f32 * 0.25 - 12.0
+        });
+        write_f32(&d.path().join("y.npy"), n, |_| 0.0);
+        let k = examples().join("multicore_split.pto");
+        let k = k.to_string_lossy();
+        let mut outs = Vec::new();
+        for t in ["1", "2", "3"] {
+            let out = p(&format!("out{t}.npy"));
+            let err = run_ok(&[
+                "run",
+                &k,
+                "--blocks",
+                "4",
+                "--threads",
+                t,
+                "--arg",
+                &format!("x={}", p("x.npy")),
+                "--arg",
+                &format!("y={}", p("y.npy")),
+                "--arg",
+                &format!("n_rows={rows}"),
+                "--arg",
+                "alpha=1.5",
+                "--arg",
+                "beta=-0.25",
+                "--out",
+                &format!("y={out}"),
+            ]);
+            assert!(!err.contains("note:"), "{err}");
+            outs.push(std::fs::read(out).unwrap());
+        }
+        assert_eq!(outs[0], outs[1], "{rows} rows");
+        assert_eq!(outs[0], outs[2], "{rows} rows");
+        // The file is the input's header (same dtype and shape) and n values; every value is
+        // relu(1.5 x - 0.25), checked in full against a plain model.
+        let input = std::fs::read(p("x.npy")).unwrap();
+        let h = input.len() - 4 * n;
+        assert_eq!(outs[0].len(), input.len());
+        assert_eq!(outs[0][..h], input[..h]);
+        for (i, v) in outs[0][h..].chunks_exact(4).enumerate() {
+            let x = (i % 97) as f32 * 0.25 - 12.0;
+            let want = (1.5 * x - 0.25f32).max(0.0);
+            assert_eq!(
+                f32::from_le_bytes(v.try_into().unwrap()),
+                want,
+                "{rows} rows, {i}"
+            );
+        }
     }
-    assert_eq!(outs[0], outs[1]);
-    assert_eq!(outs[0], outs[2]);
-    // relu(1.5 x - 0.25) of the last element, as a spot check that the run did its work.
-    let last = f32::from_le_bytes(outs[0][outs[0].len() - 4..].try_into().unwrap());
-    let x = (64 * 256 - 1) % 97;
-    assert_eq!(last, (1.5 * (x as f32 * 0.25 - 12.0) - 0.25f32).max(0.0));
 }
 
 #[test]

@@ -95,7 +95,8 @@ pub enum MemoryError {
     NoSuchSpace { space: MemSpace },
 }
 
-/// One memory space: a zero-initialised byte array.
+/// One memory space: a zero-initialised byte array (except one from
+/// [`Memory::try_new_for_overwrite`], whose caller writes it all first).
 ///
 /// The space starts 64-byte aligned, so a typed view of a 32-byte aligned operand (every tile
 /// and vector operand) can borrow the memory directly through [`bytemuck::cast_slice`] instead
@@ -138,6 +139,9 @@ impl Drop for Memory {
     fn drop(&mut self) {
         #[cfg(target_os = "linux")]
         if let Backing::Map { base, len } = self.backing {
+            if recycle::keep(base, len, self.ptr) {
+                return;
+            }
             // SAFETY: `base..base + len` is the mapping `map_zeroed` created for this space
             // and only this space owns it; aliases of it own nothing and must not outlive it
             // (the contract of `Memory::alias`).
@@ -145,6 +149,70 @@ impl Drop for Memory {
                 libc::munmap(base as *mut libc::c_void, len);
             }
         }
+    }
+}
+
+/// Huge-page mappings of dropped spaces, kept for [`Memory::try_new_for_overwrite`].
+///
+/// A fresh mapping is zero, but the kernel zeroes each 2 MiB page on its first touch, in the
+/// touching thread: for the 8-12 MiB global memory of one run that was 8-16% of the run (and
+/// more, and more variable, with two threads faulting at once). A process that runs kernels
+/// one after the other (a benchmark, a test suite, the Python face) gets the pages of its last
+/// global memory back, already faulted in. Bounded: the newest [`recycle::MAX_KEPT`] mappings,
+/// at most [`recycle::MAX_BYTES`] bytes together, are kept; older ones are unmapped.
+#[cfg(target_os = "linux")]
+mod recycle {
+    use super::{HUGE, HUGE_PAGE_MIN};
+    use std::sync::Mutex;
+
+    /// Most mappings kept at a time.
+    pub(super) const MAX_KEPT: usize = 2;
+    /// Most bytes (of address space, resident or not) kept at a time.
+    pub(super) const MAX_BYTES: usize = 64 << 20;
+
+    /// A kept mapping: `(base, len, offset of the 2 MiB aligned start)`, as addresses.
+    static KEPT: Mutex<Vec<(usize, usize, usize)>> = Mutex::new(Vec::new());
+
+    /// Keeps the mapping `base..base + len` whose space started at `start`, when it is a
+    /// huge-page one no larger than [`MAX_BYTES`], making room by unmapping the oldest kept
+    /// ones; false when the caller must unmap it.
+    pub(super) fn keep(base: *mut u8, len: usize, start: *mut u8) -> bool {
+        let off = (start as usize).wrapping_sub(base as usize);
+        if !(HUGE_PAGE_MIN..=MAX_BYTES).contains(&len)
+            || !(start as usize).is_multiple_of(HUGE)
+            || off >= HUGE
+        {
+            return false;
+        }
+        let Ok(mut kept) = KEPT.lock() else {
+            return false;
+        };
+        let mut evicted = Vec::new();
+        while kept.len() >= MAX_KEPT || kept.iter().map(|k| k.1).sum::<usize>() + len > MAX_BYTES {
+            evicted.push(kept.remove(0));
+        }
+        kept.push((base as usize, len, off));
+        drop(kept);
+        for (b, l, _) in evicted {
+            // SAFETY: a kept mapping is owned by the list alone (its space was dropped), and
+            // it was just taken out of it.
+            unsafe {
+                libc::munmap(b as *mut libc::c_void, l);
+            }
+        }
+        true
+    }
+
+    /// Takes a kept mapping of at least `n` bytes and at most twice that (the smallest; of
+    /// equal ones the newest), as `(base, len, start)`.
+    pub(super) fn take(n: usize) -> Option<(*mut u8, usize, *mut u8)> {
+        let mut kept = KEPT.lock().ok()?;
+        let i = (0..kept.len())
+            .rev()
+            .filter(|&i| kept[i].1 >= n && kept[i].1 / 2 <= n)
+            .min_by_key(|&i| kept[i].1)?;
+        let (base, len, off) = kept.swap_remove(i);
+        Some((base as *mut u8, len, (base + off) as *mut u8))
     }
 }
 
@@ -268,6 +336,39 @@ impl Memory {
     /// written (a 4 KiB fault costs about as much as zeroing 64-128 KiB).
     pub fn try_new_sparse(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
         Memory::try_with_layout(space, capacity, false)
+    }
+
+    /// A space of `capacity` bytes whose contents are not specified: they may be the bytes a
+    /// dropped space of about the same size held (its pages already faulted in: the
+    /// module's private `recycle` list), or zero. For a caller that writes every byte it will read before reading
+    /// it (a run binding its arguments, then zeroing the rest). Spaces under 4 MiB, and other
+    /// systems than Linux, always get zeroed memory as from [`Memory::try_new`].
+    pub fn try_new_for_overwrite(space: MemSpace, capacity: usize) -> Result<Memory, MemoryError> {
+        #[cfg(target_os = "linux")]
+        if let Some((n, HUGE)) = layout_for(capacity, true)
+            && let Some((base, len, ptr)) = recycle::take(n)
+        {
+            // The kept mapping has at least `n` bytes and starts its space less than 2 MiB
+            // in, so `capacity` bytes from `ptr` lie inside it (`layout_for`). Its advised
+            // range may be shorter than this space's: advise it again (a hint; failure is
+            // ignored).
+            // SAFETY: `ptr..ptr + capacity.next_multiple_of(HUGE)` lies inside the mapping,
+            // which nothing else owns (it was taken out of the kept list).
+            unsafe {
+                libc::madvise(
+                    ptr as *mut libc::c_void,
+                    capacity.next_multiple_of(HUGE),
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+            return Ok(Memory {
+                space,
+                backing: Backing::Map { base, len },
+                ptr,
+                len: capacity,
+            });
+        }
+        Memory::try_new(space, capacity)
     }
 
     fn try_with_layout(

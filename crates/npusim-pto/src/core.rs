@@ -94,6 +94,24 @@ impl TileCore {
         ChipProfile::by_name(name).map(TileCore::new)
     }
 
+    /// Puts this core back in the state [`TileCore::new`] gives it, keeping its memories'
+    /// allocations: the first `used[loc]` bytes of each location are zeroed, GM is emptied,
+    /// and the policy, the reference switch and the configuration registers are the profile's
+    /// defaults. `used` must cover every on-chip byte written since the core was new or last
+    /// reset (the bytes past it are still zero); a reused core then costs a `memset` of what
+    /// the last run touched instead of fresh pages, each faulted in and zeroed by the kernel.
+    pub fn reset(&mut self, used: &[u64; 7]) {
+        for (m, &u) in self.mems.iter_mut().zip(used) {
+            let end = usize::try_from(u).unwrap_or(usize::MAX).min(m.capacity());
+            m.as_mut_slice()[..end].fill(0);
+        }
+        self.gm = Memory::new(MemSpace::Gm, 0);
+        self.gm_top = 0;
+        self.reference = false;
+        self.config = Default::default();
+        self.set_policy(self.profile.tile);
+    }
+
     /// The chip profile.
     pub fn profile(&self) -> &ChipProfile {
         &self.profile
@@ -332,6 +350,22 @@ impl TileCore {
         Ok(base)
     }
 
+    /// Makes a still-empty GM `capacity` bytes in one allocation whose contents are not
+    /// specified ([`Memory::try_new_for_overwrite`]): the caller writes every byte of it before
+    /// a kernel can read it. A GM that already holds bytes is grown as by
+    /// [`TileCore::gm_reserve`] (contents kept, the rest zero).
+    pub fn gm_reserve_for_overwrite(&mut self, capacity: u64) -> Result<(), MemoryError> {
+        let cap = usize::try_from(capacity).map_err(|_| MemoryError::AllocFailed {
+            space: MemSpace::Gm,
+            bytes: capacity,
+        })?;
+        if self.gm.capacity() == 0 && cap > 0 {
+            self.gm = Memory::try_new_for_overwrite(MemSpace::Gm, cap)?;
+            return Ok(());
+        }
+        self.gm_reserve(capacity)
+    }
+
     /// Makes GM at least `capacity` bytes in one allocation (contents kept).
     pub fn gm_reserve(&mut self, capacity: u64) -> Result<(), MemoryError> {
         let cap = usize::try_from(capacity).map_err(|_| MemoryError::AllocFailed {
@@ -386,6 +420,42 @@ impl TileCore {
 mod tests {
     use super::*;
     use npusim_core::ElemType;
+
+    /// A core used every way (memories written, GM bound, policy, reference switch and
+    /// configuration registers changed) and reset is byte for byte and field for field a new
+    /// core of its chip.
+    #[test]
+    fn a_reset_core_is_a_new_core() {
+        for chip in ["a2a3", "a5"] {
+            let fresh = TileCore::by_name(chip).unwrap();
+            let mut c = TileCore::by_name(chip).unwrap();
+            let mut used = [0u64; 7];
+            for (i, loc) in TileLoc::ALL.into_iter().enumerate() {
+                let n = c.mem(loc).capacity().min(3000 + 1000 * i);
+                c.mem_mut(loc)[..n].fill(0xab);
+                used[loc as usize] = n as u64;
+            }
+            c.gm_bind(&[1.5f32; 40]);
+            c.set_reference(true);
+            c.set_policy(TilePolicy::pto_cpu_sim(c.arch()));
+            c.config.quant_scalar = Some(7);
+            c.config.fmatrix = [Some(1), Some(2)];
+            assert_ne!(c.policy(), fresh.policy());
+            c.reset(&used);
+            for loc in TileLoc::ALL {
+                assert!(
+                    c.mem(loc).as_slice() == fresh.mem(loc).as_slice(),
+                    "{chip} {loc:?}"
+                );
+            }
+            assert_eq!(c.gm().capacity(), 0);
+            assert_eq!(c.gm_alloc(16).unwrap(), 0);
+            assert!(!c.reference());
+            assert_eq!(c.policy(), fresh.policy());
+            assert_eq!(c.check_context(), fresh.check_context());
+            assert_eq!(c.config_state(), fresh.config_state());
+        }
+    }
 
     #[test]
     fn tassign_checks_alignment_and_capacity() {

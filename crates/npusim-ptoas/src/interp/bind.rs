@@ -37,7 +37,10 @@ const SPLIT_MIN: u64 = 2 << 20;
 const GRAIN: u64 = 4096;
 
 /// Copies every argument of `fills` (in increasing, non-overlapping address order, inside
-/// `gm`) to its address, on up to `threads` threads.
+/// `gm`) to its address, on up to `threads` threads, and zeroes the bytes between and after
+/// them: every byte of `gm` is written, so `gm` may start with any contents (a recycled
+/// mapping, [`Memory::try_new_for_overwrite`], or the scribbled GM of an abandoned parallel
+/// attempt).
 pub(crate) fn fill(gm: &mut Memory, fills: &[Fill<'_>], threads: u32) -> Result<(), FillError> {
     let total: u64 = fills.iter().map(|f| f.len).sum();
     let parts = if total >= SPLIT_MIN {
@@ -71,7 +74,8 @@ pub(crate) fn fill(gm: &mut Memory, fills: &[Fill<'_>], threads: u32) -> Result<
         {
             return Err(bad());
         }
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut((f.addr - at) as usize);
+        let (gap, tail) = std::mem::take(&mut rest).split_at_mut((f.addr - at) as usize);
+        gap.fill(0);
         let (mut dst, tail) = tail.split_at_mut(f.len as usize);
         rest = tail;
         at = f.addr + f.len;
@@ -91,6 +95,7 @@ pub(crate) fn fill(gm: &mut Memory, fills: &[Fill<'_>], threads: u32) -> Result<
             filled += n;
         }
     }
+    rest.fill(0);
     let run = |g: Vec<Job<'_, '_>>| -> Result<(), FillError> {
         for (dst, f, off) in g {
             copy(dst, f, off).map_err(|e| (f.name.to_string(), e))?;
@@ -134,20 +139,10 @@ fn copy(dst: &mut [u8], f: &Fill<'_>, off: u64) -> Result<(), NpyError> {
     }
 }
 
-/// Puts GM back as [`fill`] left it on a fresh GM: zero outside the arguments, each argument's
-/// bytes inside. For the in-order repeat of a run whose parallel attempt wrote GM in place
-/// (`interp::par`); `.npy` files are read again.
+/// Puts GM back as [`fill`] left it: zero outside the arguments, each argument's bytes inside.
+/// For the in-order repeat of a run whose parallel attempt wrote GM in place (`interp::par`);
+/// `.npy` files are read again.
 pub(crate) fn refill(gm: &mut Memory, fills: &[Fill<'_>]) -> Result<(), FillError> {
-    let all = gm.as_mut_slice();
-    let mut at = 0usize;
-    for f in fills {
-        let a = (f.addr as usize).min(all.len());
-        if a > at {
-            all[at..a].fill(0);
-        }
-        at = at.max((f.addr.saturating_add(f.len) as usize).min(all.len()));
-    }
-    all[at..].fill(0);
     fill(gm, fills, 1)
 }
 
@@ -200,6 +195,13 @@ mod tests {
             let mut gm = Memory::try_new(MemSpace::Gm, cap).unwrap();
             fill(&mut gm, &fills, threads).unwrap();
             assert!(gm.as_slice() == want.as_slice(), "threads {threads}");
+            // Over any previous contents (a recycled GM), the same image.
+            gm.as_mut_slice().fill(0x5a);
+            fill(&mut gm, &fills, threads).unwrap();
+            assert!(
+                gm.as_slice() == want.as_slice(),
+                "over old bytes, threads {threads}"
+            );
             gm.as_mut_slice().fill(0xee);
             refill(&mut gm, &fills).unwrap();
             assert!(

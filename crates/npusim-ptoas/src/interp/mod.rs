@@ -39,6 +39,7 @@
 
 mod bind;
 mod coop;
+mod cores;
 mod exec;
 pub mod explain;
 pub mod hazard;
@@ -497,7 +498,7 @@ impl Program {
     ) -> Result<RunOutcome, RunError> {
         let fi = self.resolve(func)?;
         let f = &self.funcs[fi];
-        let mut core = TileCore::by_name(profile_name(self.target)).ok_or_else(|| {
+        let mut core = cores::take(profile_name(self.target)).ok_or_else(|| {
             RunError::new(RunErrorKind::Internal, "no chip profile", Span::default())
         })?;
         core.set_policy(self.policy);
@@ -663,7 +664,8 @@ impl Program {
                 .with_help("raise the limit with `--max-memory SIZE` (e.g. 16G)"));
             }
         };
-        core.gm_reserve(total)
+        // `bind::fill` writes every byte of it, so a recycled mapping will do.
+        core.gm_reserve_for_overwrite(total)
             .map_err(|e| mem_err(format!("memory budget: {e}")))?;
         let mut bufs: Vec<(String, u64, ElemType, Vec<usize>, u64)> = Vec::new();
         let mut fills: Vec<bind::Fill<'_>> = Vec::with_capacity(pending.len());
@@ -741,6 +743,8 @@ impl Program {
         let mut per_op: Vec<(&'static str, u64)> = per.into_iter().collect();
         per_op.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let (trace, hazards) = trace::Recorder::finish(m.rec.take());
+        let prints = std::mem::take(&mut m.prints);
+        cores::keep(profile_name(self.target), m.core, m.extent);
         Ok(RunOutcome {
             gm,
             bufs,
@@ -753,7 +757,7 @@ impl Program {
             },
             trace,
             hazards,
-            prints: std::mem::take(&mut m.prints),
+            prints,
             schedule,
         })
     }

@@ -58,7 +58,7 @@ use super::exec::Machine;
 use super::lower::{Val, profile_name};
 use super::{Program, RunConfig, RunError, RunErrorKind};
 use npusim_core::Memory;
-use npusim_pto::{Args, GlobalTensor, TileCore};
+use npusim_pto::{Args, GlobalTensor};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -716,7 +716,7 @@ fn parallel(
                 *f = Some((b, e));
             }
         };
-        let mut core = TileCore::by_name(profile_name(prog.target))?;
+        let mut core = super::cores::take(profile_name(prog.target))?;
         core.set_policy(prog.policy);
         // SAFETY: `Memory::alias`'s contract. The run's GM outlives the scope the workers
         // run in, and nothing else touches it until every worker is done (the calling
@@ -760,6 +760,7 @@ fn parallel(
             }
             prints.push((b, std::mem::take(&mut mm.prints)));
         }
+        super::cores::keep(profile_name(prog.target), mm.core, mm.extent);
         Some(Worker {
             prints,
             steps: mm.steps,
