@@ -382,6 +382,9 @@ macro_rules! ascendc_methods {
         }
     };
     (@m CmpMask, $id:ident, $asc:ident, $rep:ident) => {};
+    // TIK-only rows (viou, vaadd, v4dtrans): no Ascend C method.
+    (@m ProposalPair, $id:ident, $asc:ident, $rep:ident) => {};
+    (@m Trans4d, $id:ident, $asc:ident, $rep:ident) => {};
     (@m AddrListTranspose, $id:ident, $asc:ident, $rep:ident) => {
         #[doc = concat!("`", stringify!($asc), "<T>(dstList[16], srcList[16], TransDataTo5HDParams)` with LocalTensor lists.")]
         pub fn $asc<T: Element>(&mut self, dst: [&LocalTensor<T>; 16], src: [&LocalTensor<T>; 16],

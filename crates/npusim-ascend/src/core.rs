@@ -72,6 +72,9 @@ pub struct VectorCore {
     /// The loop-mode registers of DataCopyPad, by path (`DataCopyMVType as usize`: UB -> GM,
     /// GM -> UB), armed by SetLoopModePara and cleared by ResetLoopModePara.
     pub loop_mode: [Option<crate::pad::LoopModeParams>; 2],
+    /// The RPN offset TIK `viou` adds to each side of an intersection (TIK `set_rpn_offset`;
+    /// 1.0 until set, the value Ascend 310 has fixed: see [`crate::sort`]).
+    pub rpn_offset: f32,
 }
 
 impl VectorCore {
@@ -92,6 +95,7 @@ impl VectorCore {
             deq_form: crate::deq::DeqForm::Half,
             pad_value: None,
             loop_mode: [None; 2],
+            rpn_offset: 1.0,
         }
     }
 

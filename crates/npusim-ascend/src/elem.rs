@@ -81,6 +81,23 @@ impl Num for i64 {
 pub fn add<T: Num>(a: T, b: T) -> T {
     a.add(b)
 }
+/// TIK `viou`: the intersection area of two region proposals `[x1, y1, x2, y2]`, with the
+/// RPN offset added to each side length: `max(0, min(x2) - max(x1) + offset) ·
+/// max(0, min(y2) - max(y1) + offset)`, in f32 (each step rounded to f32; the caller rounds once
+/// to the element type). Each side is clamped before the product: a side that is not positive
+/// (including -0) counts as +0, so disjoint proposals give +0 (the NMS kernels compare the
+/// result with a fraction of the summed areas); a NaN side stays NaN.
+#[inline(always)]
+pub fn proposal_intersection(a: [f32; 4], b: [f32; 4], offset: f32) -> f32 {
+    let side = |lo: f32, hi: f32| {
+        let s = hi - lo + offset;
+        if s > 0.0 || s.is_nan() { s } else { 0.0 }
+    };
+    let w = side(max(a[0], b[0]), min(a[2], b[2]));
+    let h = side(max(a[1], b[1]), min(a[3], b[3]));
+    w * h
+}
+
 #[inline(always)]
 pub fn sub<T: Num>(a: T, b: T) -> T {
     a.sub(b)

@@ -100,6 +100,12 @@ pub enum Shape {
     /// Weighted sums of gathered 32-byte blocks over horizontal and vertical repeats
     /// (BilinearInterpolation / vbi).
     Bilinear,
+    /// 16 x 16 pairwise results per repeat: each of 16 proposals (or areas) of `src0` against
+    /// each of the 16 of `src1` (TIK `viou` / `vaadd`; TIK only).
+    ProposalPair,
+    /// A `channels x m_len` matrix transposed to `m_len x channels` or back (TIK `v4dtrans`,
+    /// CHW <-> HWC; TIK only).
+    Trans4d,
 }
 
 impl Shape {
@@ -173,7 +179,15 @@ impl Shape {
                 | Shape::ProposalSort
                 | Shape::AddrListTranspose
                 | Shape::Bilinear
+                | Shape::ProposalPair
+                | Shape::Trans4d
         )
+    }
+
+    /// Whether the shape has an Ascend C face (the TIK-only shapes have none: their rows'
+    /// Ascend C columns hold the placeholder `TikOnly`).
+    pub const fn has_ascendc(self) -> bool {
+        !matches!(self, Shape::ProposalPair | Shape::Trans4d)
     }
     /// Number of tensor sources.
     pub const fn tensor_sources(self) -> usize {
@@ -186,7 +200,8 @@ impl Shape {
             | Shape::CmpMask
             | Shape::Sort32
             | Shape::Gather
-            | Shape::GatherBlock => 2,
+            | Shape::GatherBlock
+            | Shape::ProposalPair => 2,
             Shape::Unary
             | Shape::Scalar
             | Shape::ScalarDst
@@ -202,6 +217,7 @@ impl Shape {
             | Shape::ReduceAll
             | Shape::ProposalField
             | Shape::ProposalSort
+            | Shape::Trans4d
             | Shape::Move => 1,
             Shape::MrgSort => 4,
             Shape::Bilinear => 3,
@@ -425,6 +441,16 @@ macro_rules! for_each_vector_instr {
             // Bilinear interpolation (the A2/A3 vendor emulation's order; see crate::bilinear).
             BilinearInterpolation, Bilinear, vbi, vbi, BilinearInterpolation, BilinearInterpolationMask, none(none), "基础算术/BilinearInterpolation(ISASI).md; TIK vbi",
                 [&[Ascend910B] => &[F16]];
+            // Region-proposal pairs, 16 x 16 per repeat (TIK only; see crate::sort): the
+            // intersection area of two proposals, the sum of two areas. Chips: the proposal
+            // family's (RpSort16), a named policy.
+            Viou, ProposalPair, viou, viou, TikOnly, TikOnly, none(proposal_intersection), "TIK viou (tik_proposal_api: checks; NMS kernels: layout and rpn offset)",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            Vaadd, ProposalPair, vaadd, vaadd, TikOnly, TikOnly, none(add), "TIK vaadd (tik_proposal_api: checks; NMS kernels: layout)",
+                [&CLASSIC => &[F16]], [&[Ascend310P] => &[F16, F32]];
+            // CHW <-> HWC transpose of one image (TIK only; see crate::trans4d).
+            V4dtrans, Trans4d, v4dtrans, v4dtrans, TikOnly, TikOnly, none(trans4d_index), "TIK v4dtrans (common_util check_addr_overlap_v4dtrans; kernels' calls)",
+                [&[Ascend310P] => &[I8, U8, I16, U16, F16, I32, U32, F32]];
         }
     };
 }
@@ -527,11 +553,19 @@ impl Instr {
     }
 
     /// Looks an instruction up by its TIK (either spelling) or Ascend C name; an Ascend C name
-    /// shared by several rows (`Compare`) gives the first.
+    /// shared by several rows (`Compare`) gives the first. TIK-only rows answer to their TIK
+    /// names only.
     pub fn by_name(name: &str) -> Option<Instr> {
         Instr::ALL.iter().copied().find(|i| {
-            i.tik_name() == name || i.tik_legacy_name() == name || i.ascendc_name() == name
+            i.tik_name() == name
+                || i.tik_legacy_name() == name
+                || (i.has_ascendc() && i.ascendc_name() == name)
         })
+    }
+
+    /// Whether the row has an Ascend C face ([`Shape::has_ascendc`]).
+    pub const fn has_ascendc(self) -> bool {
+        self.shape().has_ascendc()
     }
 
     /// Checks that `dtype` is legal for operand `param` on `chip`.

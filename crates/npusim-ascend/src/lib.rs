@@ -27,7 +27,8 @@
 //!   MrgSort, MrgSort4, RpSort16, ProposalConcat/Extract: [`sort`]), TransDataTo5HD /
 //!   vnchwconv ([`nchwconv`]), CastDequant int16 -> b8 and the DEQSCALE register ([`deq`]), moves with padding and atomic accumulation ([`pad`],
 //!   [`core::VectorCore::store`]), DataCopy's slice form ([`slice`](mod@slice)) have their
-//!   own records; RepeatReduceSum runs on the WholeReduce record, and the reduction registers
+//!   own records, as do the TIK-only rows: viou / vaadd ([`sort`]) and v4dtrans ([`trans4d`]);
+//!   RepeatReduceSum runs on the WholeReduce record, and the reduction registers
 //!   (GetAccVal, GetReduceMaxMinCount) are kept in [`core::VectorCore`].
 //!
 //! Chip differences come from `npusim_core::ChipProfile` and the table's type rules; numeric
@@ -56,6 +57,7 @@ pub mod select;
 pub mod slice;
 pub mod sort;
 pub mod tik;
+pub mod trans4d;
 pub mod vector;
 
 pub use error::{AscendError, Result};

@@ -7,8 +7,8 @@
 //!   elements per repeat. Absent on Atlas training, Atlas 200I/500 A2 and, by the same lists,
 //!   Atlas 200/300/500 inference.
 //! - CreateVecIndex (`CreateVecIndex.md`): `dst[i] = firstValue + i` for the first `count`
-//!   elements, computed in the element type: rounded once, or on Atlas A2/A3 by the vendor's
-//!   chain of Adds ([`IndexValues`]).
+//!   elements, computed in the element type: rounded once, or on Atlas A2/A3, 310P and 310B by
+//!   the vendor's chains of Adds ([`IndexValues`]).
 //! - vcmp_xx / Compare(src0, src1, cmpMode, mask, repeatParams): one repeat, one bit per active
 //!   lane into CMPMASK; masked-off bits keep their value (cceapi vcmp). SetCmpMask loads 128
 //!   bits from UB (16 bytes), GetCmpMask stores them.
@@ -121,35 +121,45 @@ impl BrcbOp {
     }
 }
 
-/// How a chip's CreateVecIndex computes floating-point values (named policy per chip).
+/// How a chip's CreateVecIndex computes floating-point values (per chip, from the vendor's
+/// implementation for that chip in asc-devkit `impl/basic_api/`).
 ///
-/// - [`IndexValues::ChainedAdds`] (Atlas A2/A3): the vendor's implementation for that chip
-///   (asc-devkit `impl/basic_api/dav_c220/kernel_operator_vec_createvecindex_impl.h`) writes
-///   the first data block (count and continuous-mask forms) or the first repeat (bit-wise
-///   form) with scalar stores of `T(float(firstValue) + i)`, then builds every later block from
-///   the one before by `Adds(.., T(elements per block))` and every later repeat from the one
-///   before by `Adds(.., T(elements per repeat))`: each step rounds to `T` again. Element
+/// - [`IndexValues::ChainedAdds`] (Atlas A2/A3 and Atlas inference 310P): the vendor's
+///   implementations for these chips (`dav_c220/` and `dav_m200/`
+///   `kernel_operator_vec_createvecindex_impl.h`, the same algorithm) write the first data
+///   block (count and continuous-mask forms) or the first repeat (bit-wise form) with scalar
+///   stores of `T(float(firstValue) + i)`, then build every later block from the one before by
+///   `Adds(.., T(elements per block))` and every later repeat from the one before by
+///   `Adds(.., T(elements per repeat))`: each step rounds to `T` again. Element
 ///   `r·lanes + b·per_block + e` is therefore `v0` plus `per_block` b times plus `lanes` r
 ///   times, rounding after each addition, with `v0 = T(firstValue + e)` (or `+ b·per_block + e`
 ///   in the bit-wise form, whose first repeat is stored whole). On half this differs from one
 ///   rounding of `firstValue + i` when a step ties (e.g. firstValue 0.3 from element 512,
 ///   firstValue 30000 from element 24).
-/// - [`IndexValues::Direct`] (every other chip): `T(firstValue + i)`, rounded once. The 950
-///   implementation computes the index in registers with its `vci` instruction; the 310P and
-///   310B implementations were not checked (policy).
+/// - [`IndexValues::RepeatAdds`] (Atlas 200I/500 A2, 310B): its implementation (`dav_m300/`)
+///   fills one 256-byte register with the `vci` instruction (`firstValue + e`, taken as rounded
+///   once) and adds the lanes per repeat (128 half / 64 float) with `vadds` before each later
+///   repeat, in every form: the first repeat rounded once, each later repeat one more rounding.
+/// - [`IndexValues::Direct`] (Ascend 950, and 310/910 which lack the instruction):
+///   `T(firstValue + i)`, rounded once. The 950 implementation computes the index in registers
+///   with its `vci` instruction.
 ///
-/// Integer types give the same values under both (the additions are exact in range).
+/// Integer types give the same values under all three (the additions are exact in range).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexValues {
     Direct,
     ChainedAdds,
+    RepeatAdds,
 }
 
 impl IndexValues {
     /// The chip's policy.
     pub fn of(chip: npusim_core::ChipId) -> IndexValues {
         match chip {
-            npusim_core::ChipId::Ascend910B => IndexValues::ChainedAdds,
+            npusim_core::ChipId::Ascend910B | npusim_core::ChipId::Ascend310P => {
+                IndexValues::ChainedAdds
+            }
+            npusim_core::ChipId::Ascend310B => IndexValues::RepeatAdds,
             _ => IndexValues::Direct,
         }
     }
@@ -179,7 +189,9 @@ impl IndexValues {
                 _ => f32::from_bits(bits as u32) as f64,
             })
         };
-        let mut x = if bitwise {
+        // RepeatAdds stores its first repeat whole in every form, as the bit-wise form of
+        // ChainedAdds does.
+        let mut x = if bitwise || self == IndexValues::RepeatAdds {
             round(start + (b * per_block + e) as f64)?
         } else {
             let mut x = round(start + e as f64)?;

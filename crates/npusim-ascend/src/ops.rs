@@ -913,6 +913,12 @@ pub enum Op {
     Trans5Hd(crate::nchwconv::TransOp),
     /// vmrgsort / vmrgsort4: instruction, dst, the 4 source lists, parameters.
     MrgSort(Instr, Operand, Box<[Operand; 4]>, crate::sort::MrgSort4Info),
+    /// viou / vaadd: instruction, dst, src0, src1, repeat.
+    ProposalPair(Instr, Operand, Operand, Operand, i64),
+    /// set_rpn_offset: the offset.
+    RpnOffset(f64),
+    /// v4dtrans: chw2hwc, dst, src, m_len, channels.
+    Trans4d(bool, Operand, Operand, i64, i64),
 }
 
 impl Op {
@@ -983,6 +989,13 @@ impl Op {
                 crate::sort::proposal_move(core, *i, i.tik_name(), d, s, *r, *m)
             }
             Op::Sort32(d, s0, s1, r) => crate::sort::sort32(core, "vsort32", d, s0, s1, *r),
+            Op::ProposalPair(i, d, s0, s1, r) => {
+                crate::sort::proposal_pair(core, *i, i.tik_name(), d, s0, s1, *r)
+            }
+            Op::RpnOffset(x) => crate::sort::set_rpn_offset(core, "set_rpn_offset", *x),
+            Op::Trans4d(f, d, s, m, c) => {
+                crate::trans4d::v4dtrans(core, "v4dtrans", *f, d, s, *m, *c)
+            }
             Op::MrgSort(i, d, s, p) => {
                 let src = [&s[0], &s[1], &s[2], &s[3]];
                 if *i == Instr::MrgSort4 {

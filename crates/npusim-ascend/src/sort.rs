@@ -32,6 +32,31 @@
 //!   score field (element 4) descending, whole proposals moving; equal scores keep source
 //!   order; dst may be src (the page's example sorts in place). Same chips and types as
 //!   ProposalConcat.
+//! - Viou / Vaadd (TIK `viou(dst, src0, src1, repeat_times)`, `vaadd(...)`; TIK only, no
+//!   Ascend C form). Sources: TIK's own API (`tik_proposal_api.py`: the docstrings "find the
+//!   intersection area of two proposals" / "find the sum of the two proposal areas", the
+//!   checks, the extents: per repeat 16 proposals of src0 against the same 16 of src1 into 256
+//!   results) and the NMS kernels that call them. Each repeat r takes the next 16 proposals
+//!   (viou: 8 elements each) or areas (vaadd: 1 element each) of src0 and the 16 of src1 and
+//!   writes `dst[(16r + i)·16 + j] = f(src0[16r + i], src1[j])`, 256 elements further per
+//!   repeat. viou's f is [`crate::elem::proposal_intersection`] with the core's RPN offset;
+//!   vaadd's f is the sum; both in f32, rounded once to the element type.
+//!   - Layout (policy from the callers): row = src0 proposal, column = src1 proposal. The NMS
+//!     kernels declare dst as `[16·repeat, 16]`, place the next call `16·repeat` rows further,
+//!     compare viou's and vaadd's outputs lane by lane (`vcmpv_gt`) and hand the 16-bit rows
+//!     to `rpn_cor` as the suppression rows of the src0 proposals; no source prints a result.
+//!   - RPN offset (policy): `set_rpn_offset(x)` sets it (TIK refuses it on Ascend 310; x in
+//!     [-65504, 65504], kept as a half); it is 1.0 until set on every chip: the Ascend 310
+//!     kernels add 1 to x1 and y1 "to resist rpn_offset in viou/vrpac", and the others set 0.0
+//!     before calling viou. vaadd adds the two areas as given (its docstring; no offset).
+//!   - Checks (TIK's): repeat_times [0, 255], dst and sources in UB, src0/src1 of dst's type,
+//!     the type per chip, and the extents (dst 256·repeat elements, src0 16·repeat proposals or
+//!     areas, src1 16). Policies: 32-byte alignment (the general rule), dst may not overlap a
+//!     source (the result would depend on the order the hardware writes).
+//!   - Chips (policy): the proposal family's, as RpSort16: Ascend 310 and Atlas training half,
+//!     Atlas inference (310P) half and float (TIK's own debugger accepts float16 and float32);
+//!     not on A2/A3, 310B or 950 (one NMS kernel names 310B beside 310 for the offset
+//!     workaround; not verified, so not added).
 //! - Policies where the page is silent: the 2 reserved bytes of a half entry are written as 0;
 //!   a NaN score sorts before every number (as the largest); -0 and +0 are equal (IEEE), so
 //!   they keep source order.
@@ -427,6 +452,106 @@ pub fn rp_sort16(
         for (k, &e) in order.iter().enumerate() {
             let o = (r * 16 + k) * p;
             out[o..o + p].copy_from_slice(&data[e * p..(e + 1) * p]);
+        }
+    }
+    core.ub_mut().write(dst.addr(), &out)?;
+    Ok(())
+}
+
+/// Checks TIK `set_rpn_offset(number)` on `chip` and gives the offset as stored (a half):
+/// refused on Ascend 310 (TIK's own check); `number` must lie in [-65504, 65504].
+pub fn rpn_offset_value(chip: npusim_core::ChipId, name: &'static str, number: f64) -> Result<f32> {
+    if chip == npusim_core::ChipId::Ascend310 {
+        return Err(AscendError::NotSupported { instr: name, chip });
+    }
+    if !(-65504.0..=65504.0).contains(&number) {
+        return Err(AscendError::Rule {
+            instr: name,
+            param: "number",
+            value: format!("{number}"),
+            rule: "the offset must lie in [-65504, 65504] (a half value)",
+        });
+    }
+    Ok(half::f16::from_f64(number).to_f32())
+}
+
+/// TIK `set_rpn_offset(number)`: the offset `viou` adds to each intersection side.
+pub fn set_rpn_offset(core: &mut VectorCore, name: &'static str, number: f64) -> Result<()> {
+    core.rpn_offset = rpn_offset_value(core.chip().id, name, number)?;
+    Ok(())
+}
+
+/// TIK `viou` / `vaadd` (`instr`): 16 x 16 results per repeat, row = src0, column = src1.
+pub fn proposal_pair(
+    core: &mut VectorCore,
+    instr: Instr,
+    name: &'static str,
+    dst: &Operand,
+    src0: &Operand,
+    src1: &Operand,
+    repeat: i64,
+) -> Result<()> {
+    let chip = core.chip();
+    instr.check_type(name, chip.id, "dst", dst.dtype)?;
+    check::same_type(name, "src0", src0, "dst", dst.dtype)?;
+    check::same_type(name, "src1", src1, "dst", dst.dtype)?;
+    for (p, op) in [("dst", dst), ("src0", src0), ("src1", src1)] {
+        check::scope(name, p, op, MemSpace::Ub)?;
+        check::align(chip, name, p, op)?;
+    }
+    let repeat = check::range(name, "repeat_times", repeat, 0, 255, "[0, 255]")? as u64;
+    if repeat == 0 {
+        return Ok(());
+    }
+    let size = dst.dtype.size() as u64;
+    // Elements per proposal read: 8 for viou (x1, y1, x2, y2, ...), 1 area for vaadd.
+    let per = if instr == Instr::Viou { 8 } else { 1 };
+    let d_span = (dst.addr(), dst.addr() + repeat * 256 * size);
+    let s0_span = (src0.addr(), src0.addr() + repeat * 16 * per * size);
+    let s1_span = (src1.addr(), src1.addr() + 16 * per * size);
+    check::within(name, "dst", dst, Some(d_span))?;
+    check::within(name, "src0", src0, Some(s0_span))?;
+    check::within(name, "src1", src1, Some(s1_span))?;
+    for (p, s) in [("src0", s0_span), ("src1", s1_span)] {
+        if d_span.0 < s.1 && s.0 < d_span.1 {
+            return Err(AscendError::IllegalOverlap {
+                instr: name,
+                dst: "dst",
+                src: p,
+                rule: "dst may not overlap a source (policy: the TIK source names no order of the 256 writes)",
+            });
+        }
+    }
+    let read = |core: &VectorCore, op: &Operand, n: u64| -> Result<Vec<f32>> {
+        let b = core.ub().bytes(op.addr(), n * size)?;
+        Ok(if size == 2 {
+            b.chunks_exact(2)
+                .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect()
+        } else {
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+    };
+    let a = read(core, src0, repeat * 16 * per)?;
+    let b = read(core, src1, 16 * per)?;
+    let p = per as usize;
+    let coords = |v: &[f32], k: usize| [v[k * p], v[k * p + 1], v[k * p + 2], v[k * p + 3]];
+    let offset = core.rpn_offset;
+    let mut out = Vec::with_capacity((repeat * 256 * size) as usize);
+    for i in 0..(repeat * 16) as usize {
+        for j in 0..16 {
+            let v = if instr == Instr::Viou {
+                crate::elem::proposal_intersection(coords(&a, i), coords(&b, j), offset)
+            } else {
+                crate::elem::add(a[i], b[j])
+            };
+            if size == 2 {
+                out.extend_from_slice(&half::f16::from_f32(v).to_le_bytes());
+            } else {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
         }
     }
     core.ub_mut().write(dst.addr(), &out)?;

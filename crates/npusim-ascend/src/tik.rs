@@ -352,6 +352,22 @@ macro_rules! tik_methods {
             Ok(())
         }
     };
+    (@m ProposalPair, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times)`: 16 x 16 results per repeat (row: src0 proposal, column: src1 proposal; see [`crate::sort`]).")]
+        pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "dst", dst.dtype)?;
+            self.program.push(Op::ProposalPair(Instr::$id, dst.clone(), src0.clone(), src1.clone(), repeat_times));
+            Ok(())
+        }
+    };
+    (@m Trans4d, $id:ident, $tik:ident, $legacy:ident) => {
+        #[doc = concat!("`", stringify!($tik), "(chw2hwc, dst, src, m_len, channels)`: CHW <-> HWC transpose of one image ([`crate::trans4d`]).")]
+        pub fn $tik(&mut self, chw2hwc: bool, dst: &Operand, src: &Operand, m_len: i64, channels: i64) -> Result<()> {
+            Instr::$id.check_type(stringify!($tik), self.chip.id, "src", src.dtype)?;
+            self.program.push(Op::Trans4d(chw2hwc, dst.clone(), src.clone(), m_len, channels));
+            Ok(())
+        }
+    };
     (@m Sort32, $id:ident, $tik:ident, $legacy:ident) => {
         #[doc = concat!("`", stringify!($tik), "(dst, src0, src1, repeat_times)`: 32 scores per repeat sorted descending into (score, uint32 index) entries.")]
         pub fn $tik(&mut self, dst: &Operand, src0: &Operand, src1: &Operand, repeat_times: i64) -> Result<()> {
@@ -674,6 +690,14 @@ impl Tik {
     pub fn mov_cmpmask_to_tensor(&mut self, dst: &Operand) -> Result<()> {
         crate::misc::cmp_mask_operand(self.chip, "mov_cmpmask_to_tensor", "dst", dst)?;
         self.program.push(Op::MovCmpMask(dst.clone(), false));
+        Ok(())
+    }
+
+    /// `set_rpn_offset(number)`: the offset `viou` adds to each intersection side (refused on
+    /// Ascend 310; [-65504, 65504]; see [`crate::sort`]).
+    pub fn set_rpn_offset(&mut self, number: f64) -> Result<()> {
+        crate::sort::rpn_offset_value(self.chip.id, "set_rpn_offset", number)?;
+        self.program.push(Op::RpnOffset(number));
         Ok(())
     }
 

@@ -164,21 +164,24 @@ fn masked_form_restrictions() {
     }
 }
 
-/// The Atlas A2/A3 policy (`IndexValues::ChainedAdds`, the vendor's dav_c220 implementation:
-/// the first block stored as `T(firstValue + e)`, later blocks by Adds of 16, later repeats by
-/// Adds of 128, each rounding to half) against one rounding on the other chips, on two hand
-/// checked half cases:
+/// The Atlas A2/A3 and 310P policy (`IndexValues::ChainedAdds`, the vendor's dav_c220 and
+/// dav_m200 implementations: the first block stored as `T(firstValue + e)`, later blocks by
+/// Adds of 16, later repeats by Adds of 128, each rounding to half), the 310B policy
+/// (`IndexValues::RepeatAdds`, dav_m300: the first repeat by vci, later repeats by vadds of
+/// 128) and one rounding on 950, on two hand checked half cases:
 /// - firstValue 30000 (a multiple of 16, half's spacing there), element 24 = block 1, lane 8:
 ///   one rounding of 30024 ties between 30016 and 30032 and goes to the even 30016; the chain
 ///   rounds 30008 to 30016 (tie, even) and adds 16: 30032.
 /// - firstValue 0.3 (half 0.2998046875), element 512 = repeat 4, lane 0: one rounding of
 ///   512.2998 gives 512.5 (spacing 0.5); the chain goes 0.2998 -> 128.25 -> 256.25 -> 384.25
 ///   -> 512.25, a tie between 512.0 and 512.5, to the even 512.0.
+/// - 310B: element 24 is in the first repeat, rounded once: 30016; element 512 goes by
+///   repeats as the chain does: 512.0.
 #[test]
-fn a2_chained_adds_against_one_rounding() {
-    for (first, at, chain, once) in [
-        (30000.0f32, 24usize, 30032.0f32, 30016.0f32),
-        (0.3, 512, 512.0, 512.5),
+fn chained_adds_per_chip_against_one_rounding() {
+    for (first, at, chain, by_repeat, once) in [
+        (30000.0f32, 24usize, 30032.0f32, 30016.0f32, 30016.0f32),
+        (0.3, 512, 512.0, 512.0, 512.5),
     ] {
         for chip in [
             ChipId::Ascend910B,
@@ -190,10 +193,10 @@ fn a2_chained_adds_against_one_rounding() {
             let d = asc.AllocTensor::<f16>("dst", 1024).unwrap();
             asc.CreateVecIndex(&d, f16::from_f32(first), 1024).unwrap();
             let got = asc.read::<f16>(&d).unwrap()[at].to_f32();
-            let want = if chip == ChipId::Ascend910B {
-                chain
-            } else {
-                once
+            let want = match chip {
+                ChipId::Ascend910B | ChipId::Ascend310P => chain,
+                ChipId::Ascend310B => by_repeat,
+                _ => once,
             };
             assert_eq!(got, want, "{chip:?} firstValue {first} element {at}");
         }
@@ -201,8 +204,9 @@ fn a2_chained_adds_against_one_rounding() {
 }
 
 /// Float values of every form on every chip against the test's own model of each chip's
-/// policy: the A2/A3 chain (block adds, then repeat adds, each rounded; the bit-wise form
-/// stores its first repeat whole) or one rounding, with firstValue fractional or large.
+/// policy: the A2/A3 and 310P chain (block adds, then repeat adds, each rounded; the bit-wise
+/// form stores its first repeat whole), the 310B repeat chain (first repeat whole, repeat adds)
+/// or one rounding (950), with firstValue fractional or large.
 #[derive(Debug, Clone)]
 struct FloatCase {
     chip: ChipId,
@@ -254,10 +258,12 @@ fn policy_model(
     rnd: &dyn Fn(f64) -> f64,
 ) -> f64 {
     let (lanes, per_block) = if c.wide { (64, 8) } else { (128, 16) };
-    if c.chip != ChipId::Ascend910B {
+    let chained = matches!(c.chip, ChipId::Ascend910B | ChipId::Ascend310P);
+    let by_repeat = c.chip == ChipId::Ascend310B;
+    if !chained && !by_repeat {
         return rnd(first + (r * lanes + b * per_block + e) as f64);
     }
-    let mut x = if c.form == 2 {
+    let mut x = if c.form == 2 || by_repeat {
         rnd(first + (b * per_block + e) as f64)
     } else {
         (0..b).fold(rnd(first + e as f64), |x, _| rnd(x + per_block as f64))

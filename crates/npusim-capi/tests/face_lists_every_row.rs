@@ -9,8 +9,10 @@ use npusim_capi::runner::KERNEL_OPERATOR_H;
 #[test]
 fn every_table_row_has_a_cpp_function() {
     let h = KERNEL_OPERATOR_H;
+    // TIK-only rows (viou, vaadd, v4dtrans) have no Ascend C face.
     let missing: Vec<&str> = Instr::ALL
         .iter()
+        .filter(|i| i.has_ascendc())
         .map(|i| i.ascendc_name())
         .filter(|name| {
             let call = format!(" {name}(");

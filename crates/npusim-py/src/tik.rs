@@ -379,6 +379,8 @@ enum Form {
     DataMove,
     DataMovePad,
     SetAtomicAdd,
+    /// `set_rpn_offset(number)` (viou's offset).
+    SetRpnOffset,
     /// `mov_tensor_to_cmpmask` (`true`) / `mov_cmpmask_to_tensor` (`false`).
     MovCmpMask(bool),
     /// A row of the instruction table under one of its TIK spellings (`legacy`: the `v*` name
@@ -396,6 +398,7 @@ impl Form {
             "data_move" => Form::DataMove,
             "data_move_pad" => Form::DataMovePad,
             "set_atomic_add" => Form::SetAtomicAdd,
+            "set_rpn_offset" => Form::SetRpnOffset,
             "mov_tensor_to_cmpmask" => Form::MovCmpMask(true),
             "mov_cmpmask_to_tensor" => Form::MovCmpMask(false),
             _ => {
@@ -459,6 +462,10 @@ impl Form {
             Shape::AddrListTranspose => 7,
             Shape::ProposalField | Shape::Sort32 => 4,
             Shape::ProposalSort => 3,
+            // viou / vaadd(dst, src0, src1, repeat_times); v4dtrans(chw2hwc, dst, src, m_len,
+            // channels).
+            Shape::ProposalPair => 4,
+            Shape::Trans4d => 5,
             Shape::MrgSort => match instr {
                 Instr::MrgSort4 => 6,
                 _ => 5,
@@ -736,6 +743,14 @@ fn build(chip: &'static ChipProfile, form: Form, a: &Args<'_>) -> RunResult<Buil
                 }
             };
             return Ok(Built::Op(Op::Atomic(t)));
+        }
+        Form::SetRpnOffset => {
+            let Some(CArg::Num(p)) = a.args.first() else {
+                return Err("number: expected a number".into());
+            };
+            let x = a.val(*p).as_f64();
+            npusim_ascend::sort::rpn_offset_value(chip.id, "set_rpn_offset", x).map_err(e)?;
+            return Ok(Built::Op(Op::RpnOffset(x)));
         }
         Form::MovCmpMask(to_reg) => {
             let t = a.tensor(0, if to_reg { "src" } else { "dst" })?;
@@ -1107,6 +1122,26 @@ fn build(chip: &'static ChipProfile, form: Form, a: &Args<'_>) -> RunResult<Buil
                 .check_type(name, chip.id, "src", src.dtype)
                 .map_err(e)?;
             Ok(Built::Op(Op::RpSort16(dst, src, r)))
+        }
+        Shape::ProposalPair => {
+            let dst = a.tensor(0, "dst")?;
+            let s0 = a.tensor(1, "src0")?;
+            let s1 = a.tensor(2, "src1")?;
+            let r = a.int(3, "repeat_times")?;
+            instr
+                .check_type(name, chip.id, "dst", dst.dtype)
+                .map_err(e)?;
+            Ok(Built::Op(Op::ProposalPair(instr, dst, s0, s1, r)))
+        }
+        Shape::Trans4d => {
+            let chw2hwc = a.int(0, "chw2hwc")? != 0;
+            let dst = a.tensor(1, "dst")?;
+            let src = a.tensor(2, "src")?;
+            let v = a.ints(3, "m_len")?;
+            instr
+                .check_type(name, chip.id, "src", src.dtype)
+                .map_err(e)?;
+            Ok(Built::Op(Op::Trans4d(chw2hwc, dst, src, v[0], v[1])))
         }
         Shape::Sort32 => {
             let dst = a.tensor(0, "dst")?;

@@ -595,3 +595,59 @@ def test_vbi_restrictions():
         call(128, off=bad)
     with pytest.raises(npusim.NpusimError, match="vbi.*not supported"):
         call(128, soc="Ascend310P")
+
+
+def _iou_model(a, b, offset):
+    """Plain numpy model of viou: rows are src0's proposals, columns src1's 16; each side
+    `min(x2) - max(x1) + offset`, a non-positive side counts as 0; computed in float32 and
+    rounded once to the type."""
+    a32, b32 = a.astype(np.float32)[:, None, :], b.astype(np.float32)[None, :, :]
+    w = np.minimum(a32[..., 2], b32[..., 2]) - np.maximum(a32[..., 0], b32[..., 0]) + np.float32(offset)
+    h = np.minimum(a32[..., 3], b32[..., 3]) - np.maximum(a32[..., 1], b32[..., 1]) + np.float32(offset)
+    return (np.where(w > 0, w, 0) * np.where(h > 0, h, 0)).astype(a.dtype).reshape(-1)
+
+
+@pytest.mark.parametrize("soc,offset", [("Ascend310", None), ("Ascend310P", 0.0), ("Ascend910", 0.5)])
+def test_viou_and_vaadd_match_numpy(soc, offset):
+    a = small_ints((48, 8), 0, 40)
+    b = small_ints((16, 8), 0, 40)
+    for p in (a, b):  # x2 >= x1 - 3, y2 >= y1 - 3: some empty, some overlapping boxes
+        p[:, 2] = p[:, 0] + small_ints(p.shape[0], -3, 12)
+        p[:, 3] = p[:, 1] + small_ints(p.shape[0], -3, 12)
+    area0, area1 = small_ints(48, 0, 200), small_ints(16, 0, 200)
+
+    def body(t, u):
+        if offset is not None:
+            t.set_rpn_offset(offset)
+        t.viou(u["iou"], u["a"], u["b"], 3)
+        t.vaadd(u["sum"], u["s0"], u["s1"], 3)
+
+    iou, s = run(body, {"a": a, "b": b, "s0": area0, "s1": area1},
+                 {"iou": ("float16", (48, 16)), "sum": ("float16", (48, 16))}, soc=soc)
+    np.testing.assert_array_equal(iou.reshape(-1), _iou_model(a, b, 1.0 if offset is None else offset))
+    np.testing.assert_array_equal(s.reshape(-1), (area0[:, None] + area1[None, :]).reshape(-1))
+
+
+@pytest.mark.parametrize("chw2hwc", [True, False])
+def test_v4dtrans_matches_numpy(chw2hwc):
+    m, c = 64, 5
+    x = RNG.integers(0, 60000, size=m * c).astype(np.uint16)
+    dst, = run(lambda t, u: t.v4dtrans(chw2hwc, u["dst"], u["x"], m, c),
+               {"x": x}, {"dst": ("uint16", (m * c,))}, soc="Ascend310P")
+    want = x.reshape(c, m).T.reshape(-1) if chw2hwc else x.reshape(m, c).T.reshape(-1)
+    np.testing.assert_array_equal(dst, want)
+
+
+def test_viou_v4dtrans_and_set_rpn_offset_restrictions():
+    a = small_ints((16, 8), 0, 40)
+    with pytest.raises(npusim.NpusimError, match="repeat_times"):
+        run(lambda t, u: t.viou(u["d"], u["a"], u["a"], 256), {"a": a},
+            {"d": ("float16", (16, 16))}, soc="Ascend310P")
+    with pytest.raises(npusim.NpusimError, match="set_rpn_offset"):
+        run(lambda t, u: t.set_rpn_offset(0.0), {"a": a}, {}, soc="Ascend310")
+    with pytest.raises(npusim.NpusimError, match="viou"):
+        run(lambda t, u: t.viou(u["d"], u["a"], u["a"], 1), {"a": a},
+            {"d": ("float16", (16, 16))}, soc="Ascend910B")
+    with pytest.raises(npusim.NpusimError, match="overlap"):
+        run(lambda t, u: t.v4dtrans(True, u["f"][16], u["f"], 8, 8), {"f": small_ints(128)}, {},
+            soc="Ascend310P")

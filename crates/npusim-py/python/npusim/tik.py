@@ -22,8 +22,10 @@ names, parameters by position in TIK's order or by TIK's keyword names: the elem
 horizontal_repeat_times, repeat_mode, vertical_repeat_offset)`` (Ascend910B, float16), ``vsort32``,
 ``vmrgsort(dst, src_list, element_count_list, if_exhausted_suspension, repeat_times)``,
 ``vmrgsort4(dst, src_list, element_lengths, if_exhausted_suspension, valid_bit, repeat_times)``,
-``vconcat``, ``vextract``, ``vrpsort16``, ``vnchwconv``/``vec_trans_scatter`` (lists of 16
-tensors), plus ``data_move``, ``data_move_pad`` and ``set_atomic_add``. Errors raise
+``vconcat``, ``vextract``, ``vrpsort16``, ``viou``/``vaadd(dst, src0, src1, repeat_times)``
+with ``set_rpn_offset``, ``v4dtrans(chw2hwc, dst, src, m_len, channels)``,
+``vnchwconv``/``vec_trans_scatter`` (lists of 16 tensors), plus ``data_move``,
+``data_move_pad`` and ``set_atomic_add``. Errors raise
 :class:`npusim.NpusimError` naming the Python line, the instruction, the parameter, the rule and
 the value.
 """
@@ -403,6 +405,9 @@ class Tik:
 
     def set_atomic_add(self, mode):
         self._call("set_atomic_add", mode)
+
+    def set_rpn_offset(self, number):
+        self._call("set_rpn_offset", number)
 
     def mov_tensor_to_cmpmask(self, src):
         self._call("mov_tensor_to_cmpmask", src)
