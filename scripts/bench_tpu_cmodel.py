@@ -38,7 +38,7 @@ call is 45-75 ns (benches/tpu_small.rs).
 Needs `libcmodel_bm1684x.so` from the PyPI wheel tpu-mlir==1.30.2 (see scripts/cmodel.py;
 never commit it) and cargo. Run:
     python3 scripts/bench_tpu_cmodel.py --lib /tmp/wheel/tpu_mlir/lib/libcmodel_bm1684x.so \\
-        [--reps 300] [--filter TEXT] [--bin PATH] [--json OUT.json] [--boost]
+        [--reps 300] [--filter TEXT] [--bin PATH] [--json OUT.json] [--boost] [--markdown]
 (the table is printed at the end: in slow mode a run of 300 pairs takes many minutes).
 """
 import argparse
@@ -80,6 +80,8 @@ def main():
     ap.add_argument("--filter", default="", help="only calls whose name contains this")
     ap.add_argument("--bin", help="the tpu_vs_cmodel bench binary (built when not given)")
     ap.add_argument("--json", help="also write the raw records here")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the rows as the table of docs/tpu-audit.md \"Speed\"")
     ap.add_argument("--boost", action="store_true",
                     help="the C-model's best case: its engine thread for the measured call and "
                          "the main thread at nice -20, its idle engines SCHED_IDLE (root)")
@@ -118,6 +120,20 @@ def main():
             r["npusim_min_us"], r["npusim_median_us"],
             r["cmodel_median_us"] / r["npusim_median_us"],
             r["cmodel_min_us"] / r["npusim_min_us"], r["npusim_batch"]))
+    if a.markdown:
+        def g(v):
+            return "%.3g" % v
+        print()
+        print("| call | C-model min / median | npusim min / median | ratio of minimums | "
+              "ratio of medians |")
+        print("|---|---|---|---|---|")
+        for r in rows:
+            print("| %s | %s / %s | %s / %s | %sx | %sx |" % (
+                r["name"], g(r["cmodel_min_us"]), g(r["cmodel_median_us"]),
+                g(r["npusim_min_us"]), g(r["npusim_median_us"]),
+                g(r["cmodel_min_us"] / r["npusim_min_us"]),
+                g(r["cmodel_median_us"] / r["npusim_median_us"])))
+        print()
     small = [r for r in rows if "(1,4," in r["name"]]
     big = [r for r in rows if r["name"] == "bdc_fp_add f32 (1,64,32,64)"]
 
