@@ -25,20 +25,20 @@ is off-core it waits for the scheduler, 20-200 ms (slow mode, most calls on a lo
 host). `--boost` measures the C-model's best case: the measured call's engine and the main
 thread at nice -20, each pinned to a CPU of its own, the idle engines SCHED_IDLE (needs root).
 
-Recorded figures (docs/tpu-audit.md "Speed" has both tables): 2026-11-24 11:08-11:11 UTC with
---boost (150 pairs per call, 2 vCPUs, load average 8.7-15.3): the C-model's small calls took
-1.7-3.3 us at best (3x3 pools 2.8-7.8 us, exp/log 13-20 us) against 0.05-1.1 us in npusim:
-8x-119x in median, 7x-84x in minimum on (1,1,1,8) and (1,4,1,16), so "100x per small call"
-does not hold against the fast mode; (1,64,32,64) f32 fp_add 703x in median, 57x best against
-best (C-model 1190 us, npusim 20.7 us; 20.0 us alone). 10:56-11:04 UTC without --boost (100
-pairs, load 7.9-12.6): most small calls in slow mode (63,000x-1,900,000x in median), some in
-fast mode (greater_select (1,1,1,8) 37x, the pools 8x-16x). npusim's fixed cost per small
-call is 45-75 ns (benches/tpu_small.rs).
+Recorded figures (docs/tpu-audit.md "Speed" has both tables): 2026-11-24 13:58-14:00 UTC with
+--boost (150 pairs per call, 2 vCPUs, load average 10.8-12.9): the C-model's small calls took
+1.7-4 us at best (3x3 pools 2.9-7.3 us, exp/log 13-21 us) against 0.05-0.7 us in npusim:
+12x-112x in median (only exp and log on (1,1,1,8) at 100x or more), 10x-83x in minimum, so
+"100x per small call" does not hold against the fast mode; (1,64,32,64) f32 fp_add 383x in
+median, 55x best against best (C-model 1211 us, npusim 22.2 us; 20.5 us alone). 14:00-14:06
+UTC without --boost (100 pairs, load 11.5-15.9): most small calls in slow mode (14,000x-
+950,000x in median), some in fast mode (max pool (1,1,4,8) 18x, int_add and greater_select
+(1,4,1,16) 28x and 18x). npusim's fixed cost per small call is 47-78 ns (benches/tpu_small.rs).
 
 Needs `libcmodel_bm1684x.so` from the PyPI wheel tpu-mlir==1.30.2 (see scripts/cmodel.py;
 never commit it) and cargo. Run:
     python3 scripts/bench_tpu_cmodel.py --lib /tmp/wheel/tpu_mlir/lib/libcmodel_bm1684x.so \\
-        [--reps 300] [--filter TEXT] [--bin PATH] [--json OUT.json] [--boost]
+        [--reps 300] [--filter TEXT] [--bin PATH] [--json OUT.json] [--boost] [--markdown]
 (the table is printed at the end: in slow mode a run of 300 pairs takes many minutes).
 """
 import argparse
@@ -80,6 +80,8 @@ def main():
     ap.add_argument("--filter", default="", help="only calls whose name contains this")
     ap.add_argument("--bin", help="the tpu_vs_cmodel bench binary (built when not given)")
     ap.add_argument("--json", help="also write the raw records here")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the rows as the table of docs/tpu-audit.md \"Speed\"")
     ap.add_argument("--boost", action="store_true",
                     help="the C-model's best case: its engine thread for the measured call and "
                          "the main thread at nice -20, its idle engines SCHED_IDLE (root)")
@@ -118,6 +120,20 @@ def main():
             r["npusim_min_us"], r["npusim_median_us"],
             r["cmodel_median_us"] / r["npusim_median_us"],
             r["cmodel_min_us"] / r["npusim_min_us"], r["npusim_batch"]))
+    if a.markdown:
+        def g(v):
+            return "%.0f" % v if v >= 1000 else "%.3g" % v
+        print()
+        print("| call | C-model min / median | npusim min / median | ratio of minimums | "
+              "ratio of medians |")
+        print("|---|---|---|---|---|")
+        for r in rows:
+            print("| %s | %s / %s | %s / %s | %sx | %sx |" % (
+                r["name"], g(r["cmodel_min_us"]), g(r["cmodel_median_us"]),
+                g(r["npusim_min_us"]), g(r["npusim_median_us"]),
+                g(r["cmodel_min_us"] / r["npusim_min_us"]),
+                g(r["cmodel_median_us"] / r["npusim_median_us"])))
+        print()
     small = [r for r in rows if "(1,4," in r["name"]]
     big = [r for r in rows if r["name"] == "bdc_fp_add f32 (1,64,32,64)"]
 

@@ -419,6 +419,7 @@ fn run_body<T: Fmt>(
     let fz = |x: f32| narrow::<T>(if flush { ftz_f32(x) } else { x });
     let add = |a: f32, b: f32| fz(x86(a, b, a + b));
     let taps = g.kh * g.kw;
+    let avx2 = x86::available();
     for ni in 0..n {
         for ci in 0..ch {
             // Decode the plane: padding first, then the input rows.
@@ -492,7 +493,25 @@ fn run_body<T: Fmt>(
                     // pass below: by blocks it was slower on long rows ((1,64,32,64): 395 ->
                     // 724 us).
                     let rows = (y * g.sh, g.kh, g.dh, g.kw, g.dw, pw);
-                    max_blocks(vals, bits, rows, acc_v8, acc_b8);
+                    // SAFETY: `avx2` is true only when the host has AVX2.
+                    if !(avx2 && unsafe { x86::max_row(vals, bits, rows, acc_v8, acc_b8) }) {
+                        max_blocks(vals, bits, rows, acc_v8, acc_b8);
+                    }
+                }
+                if T::IS_F32 && g.sw == 1 && kind == Pool::Avg && avx2 {
+                    // Unit stride f32 avg on AVX2 hosts: blocks of LANES outputs, the two
+                    // accumulators of each block in registers over the window's taps
+                    // (`x86::avg_row`; the tap-by-tap pass below, over rows of ow elements,
+                    // ran its short rows element by element).
+                    let rows = (y * g.sh, g.kh, g.dh, g.kw, g.dw, pw);
+                    // SAFETY: `avx2` is true only when the host has AVX2.
+                    if unsafe { x86::avg_row(vals, rows, flush, acc_v8) } {
+                        let orow = &mut out[y * ow * es..(y + 1) * ow * es];
+                        for (dst, v) in orow.chunks_exact_mut(4).zip(acc_v8.iter()) {
+                            dst.copy_from_slice(&v.to_bits().to_le_bytes());
+                        }
+                        continue;
+                    }
                 }
                 let (acc_v, acc_b, odd) = (&mut acc_v8[..ow], &mut acc_b8[..ow], &mut odd8[..ow]);
                 let mut k = 0;
@@ -689,6 +708,200 @@ fn max_blocks(vals: &[f32], bits: &[u32], rows: WindowRows, acc_v: &mut [f32], a
         }
         ov.copy_from_slice(&av);
         ob.copy_from_slice(&ab);
+    }
+}
+
+/// Explicit AVX2 forms of the unit-stride f32 row kernels of [`run_body`] (the compiler
+/// turned the lane loops of [`max_blocks`] into scalar compares and branches, and ran the
+/// tap-by-tap avg pass over rows shorter than its unrolled vector loop element by element).
+/// Each output block of [`LANES`] columns keeps its running values in registers over the
+/// window's taps, in the window's row-major order: per element the fold of [`max_window`] /
+/// [`avg_window`] (whose scalar twin `run_reference` the test `fast_driver_equals_reference`
+/// holds equal to the driver).
+mod x86 {
+    /// Whether the host has AVX2 (the kernels below may be called).
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) unsafe fn max_row(
+        _: &[f32],
+        _: &[u32],
+        _: super::WindowRows,
+        _: &mut [f32],
+        _: &mut [u32],
+    ) -> bool {
+        false
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) unsafe fn avg_row(_: &[f32], _: super::WindowRows, _: bool, _: &mut [f32]) -> bool {
+        false
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    pub(super) use imp::{avg_row, max_row};
+
+    #[cfg(target_arch = "x86_64")]
+    mod imp {
+        use std::arch::x86_64::*;
+
+        use super::super::{F32, LANES, WindowRows, narrow, sum_products};
+
+        /// Whether every tap of every block of `blocks` blocks lies inside a plane of `len`
+        /// elements.
+        #[inline(always)]
+        fn inside(rows: WindowRows, blocks: usize, len: usize) -> bool {
+            let (y0, kh, dh, kw, dw, pw) = rows;
+            let last = (y0 + (kh - 1) * dh) * pw + (kw - 1) * dw + blocks * LANES;
+            kh >= 1 && kw >= 1 && last <= len
+        }
+
+        /// One output row of f32 max pooling at unit w stride into `acc_v`/`acc_b` (whole
+        /// blocks, as [`super::super::max_blocks`]): per lane, the running value kept where
+        /// `running > tap` (ordered: a NaN on either side takes the tap), else the tap's value
+        /// and bits. `false` (nothing written) when a tap would fall outside the plane.
+        ///
+        /// # Safety
+        ///
+        /// The host has AVX2.
+        #[target_feature(enable = "avx2")]
+        pub(in super::super) unsafe fn max_row(
+            vals: &[f32],
+            bits: &[u32],
+            rows: WindowRows,
+            acc_v: &mut [f32],
+            acc_b: &mut [u32],
+        ) -> bool {
+            let (y0, kh, dh, kw, dw, pw) = rows;
+            let blocks = acc_v.len().min(acc_b.len()) / LANES;
+            if !inside(rows, blocks, vals.len().min(bits.len())) {
+                return false;
+            }
+            let (vp, bp) = (vals.as_ptr(), bits.as_ptr());
+            for blk in 0..blocks {
+                let x0 = blk * LANES;
+                // SAFETY: every tap read below is at most at `inside`'s last index (checked
+                // above), and the stores write block `blk` of the two accumulators.
+                unsafe {
+                    let b0 = y0 * pw + x0;
+                    let mut av = _mm256_loadu_ps(vp.add(b0));
+                    let mut ab = _mm256_loadu_ps(bp.add(b0).cast::<f32>());
+                    for ki in 0..kh {
+                        let row = (y0 + ki * dh) * pw + x0;
+                        for kj in 0..kw {
+                            if ki == 0 && kj == 0 {
+                                continue;
+                            }
+                            let at = row + kj * dw;
+                            let tv = _mm256_loadu_ps(vp.add(at));
+                            let tb = _mm256_loadu_ps(bp.add(at).cast::<f32>());
+                            let keep = _mm256_cmp_ps::<_CMP_GT_OQ>(av, tv);
+                            av = _mm256_blendv_ps(tv, av, keep);
+                            ab = _mm256_blendv_ps(tb, ab, keep);
+                        }
+                    }
+                    _mm256_storeu_ps(acc_v.as_mut_ptr().add(x0), av);
+                    _mm256_storeu_ps(acc_b.as_mut_ptr().add(x0).cast::<f32>(), ab);
+                }
+            }
+            true
+        }
+
+        /// One output row of f32 average pooling at unit w stride into `out` (whole blocks):
+        /// `vals` holds the taps' products (`avg_product`), each block sums them in the
+        /// window's row-major order into two accumulators by kernel-index parity, each sum
+        /// flushed (under `flush`), and writes `fz(even + odd)` (the even sum alone for a
+        /// 1-tap window). A block where any sum is NaN is redone lane by lane with the
+        /// window fold (`sum_products`: the x86 NaN rule). `false` (nothing written) when a
+        /// tap would fall outside the plane.
+        ///
+        /// # Safety
+        ///
+        /// The host has AVX2.
+        #[target_feature(enable = "avx2")]
+        pub(in super::super) unsafe fn avg_row(
+            vals: &[f32],
+            rows: WindowRows,
+            flush: bool,
+            out: &mut [f32],
+        ) -> bool {
+            let (y0, kh, dh, kw, dw, pw) = rows;
+            let blocks = out.len() / LANES;
+            if !inside(rows, blocks, vals.len()) {
+                return false;
+            }
+            let exp = _mm256_set1_epi32(0x7f80_0000);
+            let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+            let zero = _mm256_setzero_si256();
+            // A denormal lane as a zero of its sign (under `flush`).
+            let fz = |v: __m256| {
+                if flush {
+                    let e = _mm256_and_si256(_mm256_castps_si256(v), exp);
+                    let z = _mm256_castsi256_ps(_mm256_cmpeq_epi32(e, zero));
+                    _mm256_blendv_ps(v, _mm256_and_ps(v, sign), z)
+                } else {
+                    v
+                }
+            };
+            let vp = vals.as_ptr();
+            for blk in 0..blocks {
+                let x0 = blk * LANES;
+                // SAFETY: every tap read below is at most at `inside`'s last index (checked
+                // above), and the store writes block `blk` of `out`.
+                unsafe {
+                    let mut even = _mm256_setzero_ps();
+                    let mut odd = _mm256_setzero_ps();
+                    let mut nan = _mm256_setzero_ps();
+                    let mut k = 0usize;
+                    for ki in 0..kh {
+                        let row = (y0 + ki * dh) * pw + x0;
+                        for kj in 0..kw {
+                            let t = _mm256_loadu_ps(vp.add(row + kj * dw));
+                            match k {
+                                0 => even = t,
+                                1 => odd = t,
+                                _ => {
+                                    let acc = if k & 1 == 0 { &mut even } else { &mut odd };
+                                    let r = _mm256_add_ps(*acc, t);
+                                    nan = _mm256_or_ps(nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(r, r));
+                                    *acc = fz(r);
+                                }
+                            }
+                            k += 1;
+                        }
+                    }
+                    let mut res = even;
+                    if k >= 2 {
+                        let r = _mm256_add_ps(even, odd);
+                        nan = _mm256_or_ps(nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(r, r));
+                        res = fz(r);
+                    }
+                    let o = out.as_mut_ptr().add(x0);
+                    _mm256_storeu_ps(o, res);
+                    if _mm256_movemask_ps(nan) != 0 {
+                        // Rare: the block again, lane by lane, through the window fold.
+                        for l in 0..LANES {
+                            let taps = (0..kh).flat_map(|ki| {
+                                (0..kw).map(move |kj| (y0 + ki * dh) * pw + x0 + kj * dw + l)
+                            });
+                            *o.add(l) =
+                                sum_products(taps.map(|at| *vp.add(at)), flush, narrow::<F32>);
+                        }
+                    }
+                }
+            }
+            true
+        }
     }
 }
 
@@ -989,10 +1202,33 @@ mod tests {
                 *b = rng.next() as u8;
             }
         }
-        // Every other plane of only zeros, denormals and -1 (so max-pool windows tie between
-        // +0 and -0, where only the tap order decides the bits), then specials over the input.
-        if rng.below(2) == 0 {
-            let zeros: &[u32] = if T::SIZE == 4 {
+        // A third of the planes of only zeros, denormals and -1 (so max-pool windows tie
+        // between +0 and -0, where only the tap order decides the bits), then specials over
+        // the input.
+        // Or of values whose sums round differently in another order (+-2^25 and small
+        // values for f32, +-2^11 for f16, +-2^8 for bf16), so the avg pool's per-window
+        // summation order (two accumulators by kernel-index parity) decides the result.
+        let cancelling: &[u32] = match dtype {
+            DataType::Fp32 => &[
+                0x4c00_0000,
+                0xcc00_0000,
+                0x3f80_0000,
+                0xbf80_0000,
+                0x3f40_0000,
+            ],
+            DataType::Fp16 => &[0x6800, 0xe800, 0x3c00, 0xbc00, 0x3a00],
+            _ => &[0x4380, 0xc380, 0x3f80, 0xbf80, 0x3f40],
+        };
+        let one = match dtype {
+            DataType::Fp32 => 0x3f80_0000,
+            DataType::Fp16 => 0x3c00,
+            _ => 0x3f80,
+        };
+        let plane = rng.below(3);
+        if plane > 0 {
+            let zeros: &[u32] = if plane == 2 {
+                cancelling
+            } else if T::SIZE == 4 {
                 &[0, 0x8000_0000, 1, 0x8000_0001, 0xbf80_0000]
             } else {
                 &[0, 0x8000, 1, 0x8001, 0xbc00]
@@ -1009,7 +1245,7 @@ mod tests {
                 }
             }
         }
-        for _ in 0..40 {
+        for _ in 0..if plane == 2 { 3 } else { 40 } {
             let (ni, ci) = (rng.below(n as u64), rng.below(c as u64));
             let (y, x) = (rng.below(ih as u64), rng.below(iw as u64));
             let at = i.row(ni, ci, y) + x * T::SIZE;
@@ -1029,7 +1265,9 @@ mod tests {
             w: iw as i64,
         };
         for kind in [Pool::Max, Pool::Avg] {
-            let c_bits = if rng.below(3) == 0 {
+            let c_bits = if plane == 2 && rng.below(2) == 0 {
+                one
+            } else if rng.below(3) == 0 {
                 specials[rng.below(specials.len() as u64)]
             } else {
                 rng.next() as u32
@@ -1039,6 +1277,63 @@ mod tests {
             run::<T>(&mut a, kind, &g, &o, &i, c_bits, true);
             run_reference::<T>(&mut b, kind, &g, &o, &i, c_bits, true);
             assert!(a == b, "{kind:?} {g:?} {dtype:?} c_bits {c_bits:#x}");
+        }
+    }
+
+    /// The f32 avg pool's summation order (two accumulators by kernel-index parity, each in
+    /// row-major tap order, then `even + odd`) on planes of +-2^25, +-1 and 0.75 at scale 1,
+    /// where almost every other order rounds differently in some window: the fast driver (its
+    /// AVX2 row kernel on AVX2 hosts) equals the window-at-a-time reference, for 3x3 and 2x3
+    /// kernels over 5 x 37 planes (rows of four full blocks and a partial one).
+    #[test]
+    fn avg_order_equals_reference() {
+        let p = TpuChip::Bm1684x.local();
+        let vals = [
+            0x4c00_0000u32,
+            0xcc00_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x3f40_0000,
+        ];
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        let (ih, iw) = (5usize, 37usize);
+        let ishape = Dim4::new(1, 3, ih as i32, iw as i32);
+        for (kh, kw) in [(3usize, 3usize), (2, 3), (3, 2)] {
+            let (oh, ow) = (ih - kh + 1, iw - kw + 1);
+            let oshape = Dim4::new(1, 3, oh as i32, ow as i32);
+            let view = |addr: u32, sh: Dim4| {
+                let st = p
+                    .layout_stride(Layout::Aligned, 0, &sh, DataType::Fp32)
+                    .unwrap();
+                LocalView::new(&p, "t", "t", addr, sh, st, 4).unwrap()
+            };
+            let (i, o) = (view(0x1000, ishape), view(0x8000, oshape));
+            let mut store = vec![0u8; p.store_size() as usize];
+            for ci in 0..3 {
+                for y in 0..ih {
+                    for x in 0..iw {
+                        let at = i.row(0, ci, y) + 4 * x;
+                        let v = vals[rng.below(vals.len() as u64)];
+                        store[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            let g = Geometry {
+                kh,
+                kw,
+                sh: 1,
+                sw: 1,
+                dh: 1,
+                dw: 1,
+                top: 0,
+                left: 0,
+                h: ih as i64,
+                w: iw as i64,
+            };
+            let (mut a, mut b) = (store.clone(), store);
+            run::<F32>(&mut a, Pool::Avg, &g, &o, &i, 0x3f80_0000, true);
+            run_reference::<F32>(&mut b, Pool::Avg, &g, &o, &i, 0x3f80_0000, true);
+            assert!(a == b, "{g:?}");
         }
     }
 
@@ -1062,7 +1357,7 @@ mod tests {
             0x7e00, 0xfe00, 0x7c00, 0xfc00, 0x7f80, 0xff80, 0, 0x8000, 1, 0x8001, 0x7fc1,
         ];
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for _ in 0..25 {
+        for _ in 0..40 {
             check::<F32>(&mut rng, DataType::Fp32, &f32s);
             check::<F16>(&mut rng, DataType::Fp16, &halves);
             check::<Bf16>(&mut rng, DataType::Bfp16, &halves);
