@@ -194,6 +194,11 @@ forms! {
     FmatrixSet { cfg: plain(Img2colConfig), rpt: plain(Img2colRepeat), dtype: plain(npusim_core::ElemType), mode: plain(FmatrixMode) },
     /// TIMG2COL with an explicit FMATRIX mode (manual modes read the registers).
     Img2colMode { dst: tile(O), src: tile(O), cfg: plain(Img2colConfig), pos_m: plain(u16), pos_k: plain(u16), mode: plain(FmatrixMode) },
+    /// TTRANS with the C++ intrinsic's tmp operand.
+    TransposeTmp { dst: tile(O), src: tile(O), tmp: tile(O) },
+    /// TCONCAT's indexed forms: per-row counts from src0_idx / src1_idx; dst_idx (6-operand
+    /// form) receives the concatenated count.
+    ConcatIdx { dst: tile(O), src0: tile(O), src1: tile(O), src0_idx: tile(O), src1_idx: tile(O), dst_idx: opt_tile(Option<O>) },
 }
 
 /// One instruction instance.
@@ -447,7 +452,7 @@ macro_rules! handle {
         match $a { Args::Window { dst, src, row, col } => $c.tinsert(dst, src, scalar_i64(*row), scalar_i64(*col)), _ => Err(bad($op, "Args::Window")) }
     };
     (Transpose, $c:ident, $k:ident, $op:ident, $a:expr) => {
-        match $a { Args::Unary { dst, src } => $c.ttrans(dst, src), _ => Err(bad($op, "Args::Unary")) }
+        match $a { Args::Unary { dst, src } => $c.ttrans(dst, src), Args::TransposeTmp { dst, src, tmp } => $c.ttrans_tmp(dst, src, tmp), _ => Err(bad($op, "Args::Unary or Args::TransposeTmp")) }
     };
     (Iota, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Iota { dst, start, descending } => $c.tci(dst, *start, *descending), _ => Err(bad($op, "Args::Iota")) }
@@ -456,7 +461,7 @@ macro_rules! handle {
         match $a { Args::Tri { dst, diagonal, upper } => $c.ttri(dst, scalar_i64(*diagonal), *upper), _ => Err(bad($op, "Args::Tri")) }
     };
     (Concat, $c:ident, $k:ident, $op:ident, $a:expr) => {
-        match $a { Args::Binary { dst, src0, src1 } => $c.tconcat(dst, src0, src1), _ => Err(bad($op, "Args::Binary")) }
+        match $a { Args::Binary { dst, src0, src1 } => $c.tconcat(dst, src0, src1), Args::ConcatIdx { dst, src0, src1, src0_idx, src1_idx, dst_idx } => $c.tconcat_idx(dst, src0, src1, src0_idx, src1_idx, dst_idx.as_ref()), _ => Err(bad($op, "Args::Binary or Args::ConcatIdx")) }
     };
     (FillPad, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Unary { dst, src } => $c.tfillpad($op, dst, src), _ => Err(bad($op, "Args::Unary")) }

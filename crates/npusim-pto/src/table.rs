@@ -63,13 +63,14 @@ pub enum Class {
     Extract,
     /// `dst, src, row, col`: a sub-tile written at an offset (TINSERT)
     Insert,
-    /// `dst, src [, tmp]` (TTRANS; not modelled yet)
+    /// `dst, src [, tmp]` (TTRANS; `Args::Unary`, or `Args::TransposeTmp` with the tmp rules)
     Transpose,
     /// `dst, start, descending`: an integer sequence in row 0 (TCI)
     Iota,
     /// `dst, diagonal, upper`: a triangular 1/0 mask (TTRI)
     Tri,
-    /// `dst, src0, src1`: rows of src0 then src1, column-wise (TCONCAT)
+    /// `dst, src0, src1`: rows of src0 then src1, column-wise (TCONCAT; `Args::ConcatIdx` for
+    /// the indexed forms)
     Concat,
     /// `dst, src`: src's valid region copied, the rest of dst's static shape padded with dst's
     /// pad value (TFILLPAD and its in-place / expand variants)
@@ -363,10 +364,10 @@ macro_rules! for_each_tile_op {
             (TfillpadInplace TFillPadInplace, "TFILLPAD_INPLACE", "pto.tfillpad_inplace", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD_INPLACE.md", "TFILLPAD's rules (pto-isa TFillPad.hpp: same static shape); dst and src may be one tile"),
             (TfillpadExpand TFillPadExpand, "TFILLPAD_EXPAND", "pto.tfillpad_expand", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD_EXPAND.md", "TFILLPAD's rules, dst's static shape at least src's"),
             (Tinsert TInsert, "TINSERT", "pto.tinsert", Insert, -, (own), ALL11, ALL11, Own, "docs/isa/TINSERT.md", "page not in pto-isa docs/isa; PTOAS manual semantics; checked by ops::movement"),
-            (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), &[I32, F, I16, H, BF, I8], &[I32, F, I16, H, BF, I8], Own, "docs/isa/TTRANS.md", "A2A3 over src's valid region, A5 over its static shape (PTOAS manual); the tmp operand is not modelled"),
+            (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), &[I32, F, I16, H, BF, I8], &[I32, F, I16, H, BF, I8], Own, "docs/isa/TTRANS.md", "A2A3 over src's valid region, A5 over its static shape (PTOAS manual); tmp (Args::TransposeTmp): a2a3 size and overlap rules where the transpose uses it"),
             (Tci TCi, "TCI", "pto.tci", Iota, -, (own), &[I32, I16, U32, U16], &[I32, I16, U32, U16], Own, "docs/isa/TCI.md", "b32/b16 integers (the A2A3 assertion; the manual names i32/i16); one-row tiles"),
             (Ttri TTri, "TTRI", "pto.ttri", Tri, -, (own), &[I32, I16, U32, U16, H, F], &[I32, I16, I8, U32, I64, U64, U16, U8, H, F, BF], Own, "docs/isa/TTRI.md", ""),
-            (Tconcat TConcat, "TCONCAT", "pto.tconcat", Concat, -, (own), B124, B124, Own, "docs/isa/TCONCAT.md", "the basic form; the indexed forms are not modelled"),
+            (Tconcat TConcat, "TCONCAT", "pto.tconcat", Concat, -, (own), B124, B124, Own, "docs/isa/TCONCAT.md", "the basic form, and the indexed forms (Args::ConcatIdx: per-row counts from index tiles, pto-isa's TConcatIdx)"),
             (Tmatmul TMatmul, "TMATMUL", "pto.tmatmul", Matmul, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL.md", "types of A; (C, A, B) triples checked by ops::cube"),
             (TmatmulAcc TMatmulAcc, "TMATMUL_ACC", "pto.tmatmul.acc", MatmulAcc, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_ACC.md", "ins (cIn, a, b); types of A; triples checked by ops::cube"),
             (TmatmulBias TMatmulBias, "TMATMUL_BIAS", "pto.tmatmul.bias", MatmulBias, -, (own), MM_IN, MM_IN, Own, "docs/isa/TMATMUL_BIAS.md", "ins (a, b, bias); types of A; triples checked by ops::cube"),

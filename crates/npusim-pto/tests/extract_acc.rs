@@ -368,3 +368,54 @@ fn textract_from_acc_restrictions() {
         // bytes wide, so the 32-byte rule is checked at declaration there.)
     }
 }
+
+/// One list for the unscaled Acc casts, the site a parameter (session 16): written out here
+/// from pto-isa (A2A3 `CheckTMovAccToMat<.., true>` at every site; A5 `CheckTMovAccValid`
+/// without quant at the moves, less int32 for TEXTRACT, `is_textract_supported_type`). The
+/// sites differ in exactly one pair, A5 int32 -> int32, which TMOV Acc -> Vec runs and
+/// TEXTRACT refuses.
+#[test]
+fn cast_pairs_differ_between_sites_only_in_a5_int32() {
+    use ElemType::*;
+    use npusim_core::TileArch;
+    use npusim_pto::ops::movement::{CastSite, acc_cast_pair_legal};
+    let outs = [F32, F16, Bf16, I8, U8, I16, I32, HiF8, F8E4M3FN];
+    let mut differ = vec![];
+    for a5 in [false, true] {
+        let arch = if a5 { TileArch::A5 } else { TileArch::A2A3 };
+        for s in [F32, I32] {
+            for d in outs {
+                let want_move = matches!(
+                    (a5, s, d),
+                    (_, F32, F16 | Bf16) | (true, F32, F32) | (true, I32, I32)
+                );
+                let want_extract = want_move && !(a5 && s == I32);
+                let (m, e) = (
+                    acc_cast_pair_legal(arch, CastSite::Move, s, d),
+                    acc_cast_pair_legal(arch, CastSite::Extract, s, d),
+                );
+                assert_eq!(m, want_move, "{arch:?} move {s:?} -> {d:?}");
+                assert_eq!(e, want_extract, "{arch:?} extract {s:?} -> {d:?}");
+                if m != e {
+                    differ.push((a5, s, d));
+                }
+            }
+        }
+    }
+    assert_eq!(differ, vec![(true, I32, I32)]);
+    // The behaviour: on A5 TMOV Acc -> Vec int32 -> int32 runs, TEXTRACT of the same refuses.
+    let mut c = TileCore::by_name("a5").unwrap();
+    let acc = c
+        .alloc(desc(TileLoc::Acc, I32, 16, 32, Lay::Nz).at(0))
+        .unwrap();
+    let vals: Vec<i32> = (0..512).map(|i| i * 7 - 1000).collect();
+    c.write_valid(&acc, &vals).unwrap();
+    let dst = c
+        .alloc(desc(TileLoc::Vec, I32, 16, 32, Lay::Nd).at(0))
+        .unwrap();
+    c.tmov(&dst, &acc, npusim_pto::ops::movement::MovMode::default())
+        .unwrap();
+    assert_eq!(c.read_valid::<i32>(&dst).unwrap(), vals);
+    let e = code(&mut c, dst, acc, 0, 0);
+    assert!(e.contains("TEXTRACT") && e.contains("int32"), "{e}");
+}

@@ -1,7 +1,9 @@
 //! TSTORE_FP (pto-isa `docs/isa/TSTORE_FP.md`): an Acc tile stored through the fixpipe with a
 //! Scaling tile of per-column quant words, against a model written here: `out(i, j) =
-//! narrow(relu?(acc(i, j)) * scale_j)` with `scale_j` the low 32 bits of word j as an f32, and
-//! int8 narrowing by round-half-even with saturation (NaN to 0), f16 by round-to-nearest.
+//! narrow(relu?(acc(i, j)) * m1_j)` with `m1_j` bits 31:13 of word j as a (1, 8, 10) float (the
+//! single without its low 13 bits, asc-devkit `随路量化.md`), the int8 modes rounding half to
+//! even within [-256, 255] (NaN to 0), adding the offset of bits 45:37 and saturating to int8
+//! when bit 46 is set, else to uint8; f16 by round-to-nearest.
 //! The Acc tile is written here in its Nz layout (16x16 boxes, boxes down the columns).
 
 use npusim_pto::*;
@@ -12,12 +14,29 @@ fn nz(r: usize, c: usize, rows: usize) -> usize {
     (c / 16) * rows * 16 + (r / 16) * 256 + (r % 16) * 16 + c % 16
 }
 
-fn i8_model(x: f32) -> i8 {
-    if x.is_nan() {
+fn b8_model(x: f32, word: u64) -> u8 {
+    let q = if x.is_nan() {
         0
     } else {
-        x.round_ties_even().clamp(-128.0, 127.0) as i8
+        x.clamp(-256.0, 255.0).round_ties_even() as i32
+    };
+    let v = q + ((word >> 37) & 0x1ff) as i32;
+    if (word >> 46) & 1 == 1 {
+        v.clamp(-128, 127) as i8 as u8
+    } else {
+        v.clamp(0, 255) as u8
     }
+}
+
+/// Word j: the scale's single, junk in bits 48..63, bit 46 on odd columns, an offset on every
+/// third column.
+fn word_of(j: usize, scale: f32) -> u64 {
+    let offset = if j.is_multiple_of(3) {
+        (j as u64 * 37) & 0x1ff
+    } else {
+        0
+    };
+    0xdead_0000_0000_0000 | (j as u64 % 2) << 46 | offset << 37 | scale.to_bits() as u64
 }
 
 proptest! {
@@ -56,7 +75,7 @@ proptest! {
         c.mem_mut(TileLoc::Acc)[..raw.len()].copy_from_slice(&raw);
         let fp = c.alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, 32)).unwrap();
         for (j, s) in scales.iter().enumerate() {
-            c.set_bits(&fp, 0, j, 0xdead_0000_0000_0000 | s.to_bits() as u64).unwrap();
+            c.set_bits(&fp, 0, j, word_of(j, *s)).unwrap();
         }
         // float -> half with fp words is an A5 pair only (A2A3's CheckAcc2gm: int8/uint8).
         let out_t = if to_half && arch == "a5" { ElemType::F16 } else { ElemType::I8 };
@@ -70,14 +89,15 @@ proptest! {
                 if relu && x < 0.0 {
                     x = 0.0;
                 }
-                let m = x * scales[j];
+                let w = word_of(j, scales[j]);
+                let m = x * f32::from_bits(w as u32 & 0xffff_e000);
                 let k = i * vc + j;
                 if out_t == ElemType::F16 {
                     let want = half::f16::from_f32(m).to_bits();
                     let g = u16::from_le_bytes([got[2 * k], got[2 * k + 1]]);
                     prop_assert!(g == want || (m.is_nan() && half::f16::from_bits(g).is_nan()), "({}, {}): {:#x} vs {:#x}", i, j, g, want);
                 } else {
-                    prop_assert_eq!(got[k] as i8, i8_model(m), "({}, {})", i, j);
+                    prop_assert_eq!(got[k], b8_model(m, w), "({}, {})", i, j);
                 }
             }
         }

@@ -1,12 +1,17 @@
 //! TEXTRACT_FP and TINSERT_FP (pto-isa `docs/isa/TEXTRACT_FP.md`, `docs/isa/TINSERT_FP.md`)
 //! against a plain model written here: an Acc tile (Nz, 16 x 16 boxes) moved at an offset into
 //! a Mat or Vec tile (Nz with 16-row x 32-byte boxes, ND, DN) through the fixpipe's vector
-//! pre-quantisation, each column `j` of the moved region scaled by the low 32 bits (an IEEE
-//! single) of uint64 word `j` read from the fp tile's address (TEXTRACT_FP: starting `col` fp
-//! elements past it). Every operand is written and read as raw bytes at offsets computed by
-//! this file's own layout formulas; the per-element rule (ReLU, scale in f32, narrowing) is
-//! written here. Inputs mix NaN, ±inf, ±0, denormals, int32 extremes; scales NaN, ±inf, ±0,
-//! denormals, huge. Both arches, every modelled type pair. Plus one test per restriction.
+//! pre-quantisation, each column `j` of the moved region converted by uint64 word `j` read from
+//! the fp tile's address (TEXTRACT_FP: starting `col` fp elements past it). The word, written
+//! out here from asc-devkit `随路量化.md`: M1 = bits 31:13 as a (1, 8, 10) float; on A2A3
+//! N = bits 35:32 + 1 and MCB = bit 36 (int32 inputs shifted by N and saturated to int16
+//! first; int32 -> int16 is that shift alone); offset = bits 45:37 and bit 46 = int8 (1) or
+//! uint8 (0) saturation for the 8-bit outputs. Every operand is written and read as raw bytes
+//! at offsets computed by this file's own layout formulas; the per-element rule (ReLU, M1 in
+//! f32, narrowing) is written here. Inputs mix NaN, ±inf, ±0, denormals, int32 extremes; M1
+//! ±0, the smallest and largest normals; the words' high halves are random. Both arches,
+//! every type pair but hifloat8 / float8_e4m3 (`fixpipe_word.rs`). Plus one test per
+//! restriction.
 
 use npusim_pto::*;
 use proptest::prelude::*;
@@ -93,15 +98,15 @@ fn special(t: ElemType, s: &mut u64) -> u64 {
     }
 }
 
-/// A per-column scale: specials and ordinary factors.
+/// A per-column scale (an M1 the pages allow: zero or normal; low bits the word drops).
 fn scale_of(k: usize, s: &mut u64) -> f32 {
     let x = xs(s);
     match x.wrapping_add(k as u64) % 12 {
-        0 => f32::NAN,
-        1 => f32::INFINITY,
+        0 => f32::MIN_POSITIVE,
+        1 => f32::MAX,
         2 => -0.0,
         3 => 0.0,
-        4 => f32::from_bits(3), // denormal
+        4 => 1.0e-3,
         5 => 1.0e30,
         6 => -1.0,
         7 => 1.0 / 64.0,
@@ -109,25 +114,41 @@ fn scale_of(k: usize, s: &mut u64) -> f32 {
     }
 }
 
-/// The plain model of one element: the Acc value as f32 (int32 rounds to nearest even), ReLU
-/// (NaN kept), times the scale in f32, narrowed.
-fn model(src_t: ElemType, dst_t: ElemType, bits: u64, relu: bool, scale: f32) -> u64 {
+/// The plain model of one element under quant word `word` (None: the word is ignored).
+fn model(
+    a5: bool,
+    src_t: ElemType,
+    dst_t: ElemType,
+    bits: u64,
+    relu: bool,
+    word: Option<u64>,
+) -> u64 {
+    let w = word.unwrap_or(1.0f32.to_bits() as u64);
+    let n = ((w >> 32) & 0xf) + 1;
+    let mcb = !a5 && word.is_some() && (w >> 36) & 1 == 1;
+    let shifted = || ((bits as u32 as i32) >> n).clamp(-32768, 32767);
+    if dst_t == ElemType::I16 {
+        let v = shifted();
+        return (if relu { v.max(0) } else { v }) as i16 as u16 as u64;
+    }
     let mut x = match src_t {
+        ElemType::I32 if mcb => shifted() as f32,
         ElemType::I32 => bits as u32 as i32 as f32,
         _ => f32::from_bits(bits as u32),
     };
     if relu && x < 0.0 {
         x = 0.0;
     }
-    x *= scale;
+    x *= f32::from_bits(w as u32 & 0xffff_e000);
     match dst_t {
         ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
         ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
-        ElemType::I8 => {
-            if x.is_nan() {
+        ElemType::I8 | ElemType::U8 => {
+            let q = if x.is_nan() {
                 0
             } else {
-                // nearest, ties to even, then saturate
+                // nearest, ties to even, within [-256, 255]
+                let x = x.clamp(-256.0, 255.0);
                 let f = x.floor();
                 let d = x - f;
                 let r = if d > 0.5 || (d == 0.5 && f.rem_euclid(2.0) != 0.0) {
@@ -135,7 +156,13 @@ fn model(src_t: ElemType, dst_t: ElemType, bits: u64, relu: bool, scale: f32) ->
                 } else {
                     f
                 };
-                r.clamp(-128.0, 127.0) as i8 as u8 as u64
+                r as i64
+            };
+            let v = q + ((w >> 37) & 0x1ff) as i64;
+            if (w >> 46) & 1 == 1 {
+                v.clamp(-128, 127) as i8 as u8 as u64
+            } else {
+                v.clamp(0, 255) as u64
             }
         }
         _ => x.to_bits() as u64,
@@ -148,15 +175,24 @@ fn pairs(a5: bool) -> Vec<(ElemType, ElemType)> {
     if a5 {
         vec![
             (F32, I8),
+            (F32, U8),
             (F32, F16),
             (F32, Bf16),
             (F32, F32),
             (I32, I8),
+            (I32, U8),
             (I32, F16),
             (I32, Bf16),
         ]
     } else {
-        vec![(F32, I8), (I32, I8), (I32, F16)]
+        vec![
+            (F32, I8),
+            (F32, U8),
+            (I32, I8),
+            (I32, U8),
+            (I32, F16),
+            (I32, I16),
+        ]
     }
 }
 
@@ -276,9 +312,10 @@ fn run_case(k: Case) -> Result<(), TestCaseError> {
         }
     }
     // 64 words at the fp tile's address, the scale in the low half, junk in the high half.
-    let scales: Vec<f32> = (0..64).map(|i| scale_of(i, &mut s)).collect();
-    for (i, sc) in scales.iter().enumerate() {
-        let w = sc.to_bits() as u64 | ((xs(&mut s) & 0xffff_ffff) << 32);
+    let words: Vec<u64> = (0..64)
+        .map(|i| scale_of(i, &mut s).to_bits() as u64 | ((xs(&mut s) & 0xffff_ffff) << 32))
+        .collect();
+    for (i, w) in words.iter().enumerate() {
         let a = fp_addr + 8 * i;
         core.mem_mut(TileLoc::Scaling)[a..a + 8].copy_from_slice(&w.to_le_bytes());
     }
@@ -320,11 +357,12 @@ fn run_case(k: Case) -> Result<(), TestCaseError> {
             let ignored = k.a5 && src_t == ElemType::F32 && dst_t == ElemType::F32;
             let want = match from {
                 Some((sr, sc, j)) => model(
+                    k.a5,
                     src_t,
                     dst_t,
                     input[sr * src_cols + sc],
                     k.relu,
-                    if ignored { 1.0 } else { scales[first_word + j] },
+                    (!ignored).then(|| words[first_word + j]),
                 ),
                 None => sentinel,
             };
@@ -359,7 +397,7 @@ proptest! {
     fn window_fp_matches_the_model(
         a5 in any::<bool>(),
         extract in any::<bool>(),
-        pair in 0usize..7,
+        pair in 0usize..9,
         dst_kind in 0u8..4,
         relu in any::<bool>(),
         fp_f32 in any::<bool>(),

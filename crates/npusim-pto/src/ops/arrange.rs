@@ -10,6 +10,28 @@
 //! - TTRANS: `dst(j, i) = src(i, j)` over src's valid region on A2A3 and over src's static
 //!   shape on A5 (the manual: A5 "does not consult the valid region").
 //! - TCONCAT (basic form): each row of dst is src0's valid columns then src1's.
+//! - TTRANS with its `tmp` operand ([`TileCore::ttrans_tmp`], the C++ intrinsic's form): the
+//!   page calls tmp an implementation-defined scratch tile and gives its size. On A2A3 the
+//!   2-D transpose goes through tmp (pto-isa `a2a3/TTrans.hpp` `TTransOperation`) when dst's
+//!   row stride is a multiple of the row block (32 elements for b8, 16 for b16/b32) and src's
+//!   a multiple of 32 bytes (and src's stride at most 255 blocks, the page): then tmp must be a
+//!   Vec tile of at least `validCol * ceil(validRow / block) * block * sizeof(T)` bytes (the
+//!   page's formula) and must not overlap src or dst (it is written before dst is). Otherwise
+//!   (scalar copy) and on A5 (the 2-D path never touches tmp) tmp is not used. tmp's contents
+//!   after the instruction are not part of the result: npusim leaves them unchanged.
+//! - TCONCAT indexed forms ([`TileCore::tconcat_idx`], the C++ intrinsic's 5- and 6-operand
+//!   overloads; the page only says "per-row index tiles specify dynamic column counts"):
+//!   pto-isa's A2A3 and A5 implementations (`TConcatIdx`) agree: for each valid row `i` of dst,
+//!   `n0 = src0Idx(i, 0) / sizeof(idx)`, `n1 = src1Idx(i, 0) / sizeof(idx)` (the index holds a
+//!   byte count divided by the index type's size, as the code and the CPU simulator do), then
+//!   `c0 = min(n0, dst.validCol)`, `c1 = min(n1, dst.validCol - c0)`; dst(i, 0..c0) =
+//!   src0(i, 0..c0), dst(i, c0..c0+c1) = src1(i, 0..c1), the rest of the row untouched; the
+//!   6-operand form also writes `dstIdx(i, 0) = min(n0 + n1, dst.validCol) * sizeof(idx)` (in
+//!   the index type). Checked: every tile Vec and row-major; data types equal and in the
+//!   TCONCAT list; index types equal and integer (int8..uint32); valid rows equal; index tiles
+//!   with at least dst's valid rows; dstIdx's valid columns 1 (pto-isa's assert; the page says
+//!   rows); negative counts and counts reading past a source's columns are typed errors (the
+//!   hardware would read outside the tile).
 //!
 //! Elements move as bit patterns, so every element type of the same size behaves alike.
 
@@ -182,6 +204,196 @@ impl TileCore {
         let b = self.read_bytes(src1, (0, 0), rows, c1, size);
         self.write_bytes(dst, (0, 0), rows, c0, size, &a);
         self.write_bytes(dst, (0, c0), rows, c1, size, &b);
+        Ok(())
+    }
+
+    /// TTRANS with its tmp operand (see the module docs): the transpose of [`TileCore::ttrans`]
+    /// plus the tmp rules of the A2A3 path that uses it.
+    pub fn ttrans_tmp(&mut self, dst: &Tile, src: &Tile, tmp: &Tile) -> Result<(), PtoError> {
+        let op = OpCode::Ttrans;
+        self.check_addr(tmp, op.name(), "tmp")?;
+        if self.arch() == TileArch::A2A3 {
+            self.vec_operand(op, "dst", dst)?;
+            self.vec_operand(op, "src", src)?;
+            let size = src.dtype().size();
+            let block = if size == 1 { 32 } else { 16 };
+            let per_block = 32 / size.max(1);
+            let uses_tmp = dst.pitch().is_multiple_of(block)
+                && src.pitch().is_multiple_of(per_block)
+                && src.pitch() / per_block <= 255;
+            if uses_tmp {
+                need_loc(op, "tmp", tmp, TileLoc::Vec)?;
+                let (h, w) = (src.valid_row(), src.valid_col());
+                let need = (w * h.div_ceil(block) * block * size) as u64;
+                if tmp.size_bytes() < need {
+                    return Err(vr_err(
+                        op,
+                        "tmp",
+                        "tmp must hold validCol * ceil(validRow / b) * b * sizeof(T) bytes (b = 32 for b8, 16 otherwise) when the a2a3 transpose goes through it",
+                        format!("{} bytes for {need}", tmp.size_bytes()),
+                    ));
+                }
+                let span = |t: &Tile| (t.addr(), t.addr() + t.size_bytes());
+                let (t0, t1) = (tmp.addr(), tmp.addr() + need);
+                for (n, t) in [("src", src), ("dst", dst)] {
+                    let (a0, a1) = span(t);
+                    if t0 < a1 && a0 < t1 {
+                        return Err(vr_err(
+                            op,
+                            "tmp",
+                            "tmp must not overlap src or dst (the a2a3 transpose writes tmp before dst)",
+                            format!("tmp [{t0:#x}, {t1:#x}) and {n} [{a0:#x}, {a1:#x})"),
+                        ));
+                    }
+                }
+            }
+        }
+        self.ttrans(dst, src)
+    }
+
+    /// TCONCAT, indexed forms (see the module docs): per row `i`, `src0`'s first `c0` and
+    /// `src1`'s first `c1` columns, counts from `src0_idx(i, 0)` and `src1_idx(i, 0)`; with
+    /// `dst_idx` also the concatenated count per row.
+    pub fn tconcat_idx(
+        &mut self,
+        dst: &Tile,
+        src0: &Tile,
+        src1: &Tile,
+        src0_idx: &Tile,
+        src1_idx: &Tile,
+        dst_idx: Option<&Tile>,
+    ) -> Result<(), PtoError> {
+        use npusim_core::ElemType::*;
+        let op = OpCode::Tconcat;
+        for (n, t) in [("dst", dst), ("src0", src0), ("src1", src1)] {
+            self.vec_operand(op, n, t)?;
+            need_row_major(op, n, t)?;
+        }
+        same_type(op, "src0", src0, "dst", dst)?;
+        same_type(op, "src1", src1, "dst", dst)?;
+        let idx_t = src0_idx.dtype();
+        let mut idx_tiles = vec![("src0Idx", src0_idx), ("src1Idx", src1_idx)];
+        if let Some(d) = dst_idx {
+            idx_tiles.push(("dstIdx", d));
+        }
+        for &(n, t) in &idx_tiles {
+            need_loc(op, n, t, TileLoc::Vec)?;
+            need_row_major(op, n, t)?;
+            self.check_addr(t, op.name(), n)?;
+            if !matches!(t.dtype(), I8 | U8 | I16 | U16 | I32 | U32) {
+                return Err(PtoError::Static {
+                    op: op.name(),
+                    operand: n,
+                    rule: "index tiles must be int8, uint8, int16, uint16, int32 or uint32",
+                    value: t.dtype().to_string(),
+                });
+            }
+            same_type(op, n, t, "src0Idx", src0_idx)?;
+        }
+        let rows = dst.valid_row();
+        for (n, s) in [("src0", src0), ("src1", src1)] {
+            if s.valid_row() != rows {
+                return Err(vr_err(
+                    op,
+                    n,
+                    "valid rows must equal dst's",
+                    format!("{} vs {}", s.valid_row(), rows),
+                ));
+            }
+        }
+        for &(n, t) in &idx_tiles {
+            if t.rows() < rows {
+                return Err(vr_err(
+                    op,
+                    n,
+                    "index tiles need a row for each of dst's valid rows",
+                    format!("{} rows for {rows}", t.rows()),
+                ));
+            }
+        }
+        if let Some(d) = dst_idx
+            && d.valid_col() != 1
+        {
+            return Err(vr_err(
+                op,
+                "dstIdx",
+                "dstIdx must have one valid column",
+                d.valid_col().to_string(),
+            ));
+        }
+        let isz = idx_t.size();
+        let read_idx = |c: &TileCore, t: &Tile, r: usize| -> i64 {
+            let b = c.read_bytes(t, (r, 0), 1, 1, isz);
+            let mut w = [0u8; 8];
+            w[..isz].copy_from_slice(&b);
+            let u = u64::from_le_bytes(w);
+            match idx_t {
+                I8 => u as u8 as i8 as i64,
+                I16 => u as u16 as i16 as i64,
+                I32 => u as u32 as i32 as i64,
+                _ => u as i64,
+            }
+        };
+        let dcols = dst.valid_col();
+        let size = dst.dtype().size();
+        // All counts are checked before anything is written.
+        let mut plan = Vec::with_capacity(rows);
+        for r in 0..rows {
+            let (b0, b1) = (read_idx(self, src0_idx, r), read_idx(self, src1_idx, r));
+            for (n, b) in [("src0Idx", b0), ("src1Idx", b1)] {
+                if b < 0 {
+                    return Err(vr_err(
+                        op,
+                        n,
+                        "index values are byte counts and must not be negative",
+                        format!("row {r}: {b}"),
+                    ));
+                }
+            }
+            let (n0, n1) = ((b0 as usize) / isz, (b1 as usize) / isz);
+            let c0 = n0.min(dcols);
+            let c1 = n1.min(dcols - c0);
+            for (n, t, c) in [("src0Idx", src0, c0), ("src1Idx", src1, c1)] {
+                if c > t.cols() {
+                    return Err(vr_err(
+                        op,
+                        n,
+                        "the row's count must not read past the source tile's columns",
+                        format!("row {r}: {c} columns of a {}-column tile", t.cols()),
+                    ));
+                }
+            }
+            plan.push((n0, n1, c0, c1));
+        }
+        let mut rows_out = Vec::with_capacity(rows);
+        for (r, &(_, _, c0, c1)) in plan.iter().enumerate() {
+            let a = self.read_bytes(src0, (r, 0), 1, c0, size);
+            let b = self.read_bytes(src1, (r, 0), 1, c1, size);
+            rows_out.push((a, b));
+        }
+        for (r, ((a, b), &(n0, n1, c0, c1))) in rows_out.iter().zip(&plan).enumerate() {
+            self.write_bytes(dst, (r, 0), 1, c0, size, a);
+            self.write_bytes(dst, (r, c0), 1, c1, size, b);
+            if let Some(d) = dst_idx {
+                // In the index type: the sum wraps, then the clamp to dst's valid columns.
+                let wrap = |v: u64| -> i64 {
+                    match idx_t {
+                        I8 => v as u8 as i8 as i64,
+                        U8 => v as u8 as i64,
+                        I16 => v as u16 as i16 as i64,
+                        U16 => v as u16 as i64,
+                        I32 => v as u32 as i32 as i64,
+                        _ => v as u32 as i64,
+                    }
+                };
+                let sum = wrap((n0 + n1) as u64);
+                let lim = wrap(dcols as u64);
+                let cnt = sum.min(lim);
+                let out = wrap((cnt as u64).wrapping_mul(isz as u64));
+                let bytes = (out as u64).to_le_bytes();
+                self.write_bytes(d, (r, 0), 1, 1, isz, &bytes[..isz]);
+            }
+        }
         Ok(())
     }
 }

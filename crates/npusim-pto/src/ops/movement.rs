@@ -27,13 +27,11 @@
 //! where the copied region is the smaller of the two valid regions. Elsewhere the copied region
 //! is `src`'s valid region, which must fit `dst`.
 //!
-//! Moves out of Acc go through the fixpipe, one pure function per element ([`fixpipe`]):
-//! ReLU first (`reluPreMode = normal_relu`: `max(x, 0)`, NaN kept), then the pre-quantisation
-//! scale (a scalar, or per column from a Scaling tile of uint64 words), then the narrowing to the
-//! destination type: float to half/bfloat16 rounds to nearest even; to int8 rounds to nearest
-//! even and saturates (NaN gives 0). The scale is the IEEE single held in the low 32 bits of the
-//! uint64 word, multiplied in f32 (the hardware's reduced-precision scale register is not
-//! public: this is the documented model). Legal pairs without a scale ([`acc_move_pair_legal`]:
+//! Moves out of Acc go through the fixpipe, one pure function per element: without a quant
+//! word ([`fixpipe`]) ReLU (`reluPreMode = normal_relu`: `max(x, 0)`, NaN kept) and the cast to
+//! the destination type (float to half/bfloat16 rounds to nearest even); with one (a scalar, or
+//! per column a uint64 word of a Scaling tile) [`fix_quant`] as "The quant word" below says.
+//! Legal pairs without a scale ([`acc_cast_pair_legal`], site Move:
 //! the cast form of TMOV, its ReLU form and TINSERT): on A2A3 float → half, bfloat16 only
 //! (`a2a3/common.hpp` `CheckTMovAccToMat<.., true>`; float → float and int32 → int32 are typed
 //! errors); on A5 float → float, half, bfloat16 and int32 → int32. The public CPU simulator
@@ -48,8 +46,7 @@
 //! `CheckAcc2gm<.., true>`): float → int8/uint8; int32 → int8/uint8/half (the moves also int32
 //! → int16 by shift). A5 (`CheckTMovAccValid<.., true>`, `CheckAcc2gm`, `docs/isa/TSTORE.md`):
 //! float → int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float; int32 → int8/uint8/half/
-//! bfloat16. Every other pair is a typed error. uint8, int16, hifloat8 and float8_e4m3 are
-//! legal but not produced by this fixpipe model (typed `Unsupported`). Where pto-isa's
+//! bfloat16. Every other pair is a typed error. Where pto-isa's
 //! quant-mode function returns NoQuant for a legal pair, the hardware receives no quant mode
 //! and ignores the operand: that is A5 float → float at the moves (`GetScalarPreQuantMode` /
 //! `GetVectorPreQuantMode` of `a5/common.hpp` have no float output), so TMOV, TMOV_FP,
@@ -61,9 +58,46 @@
 //! The public CPU simulator differs (not modelled as a policy): its one
 //! `GetVectorPreQuantMode` (`include/pto/cpu/common.hpp`) has only float → int8/uint8 and
 //! int32 → int8/uint8/half/int16, so it also ignores the words for float → half/bfloat16 and
-//! int32 → bfloat16; where it applies them it decodes the vector word's bits 31:13 as a
-//! (1, 8, 10) float, adds the offset of bits 45:37 and saturates by the sign bit 46 for 8-bit
-//! outputs, and applies ReLU after the scale.
+//! int32 → bfloat16; it takes a scalar word's M1 as the whole IEEE single, adds the offset
+//! before rounding, clamps half results to ±65504 and applies ReLU after the scale.
+//!
+//! ## The quant word ([`QuantWord`], [`fix_quant`])
+//! asc-devkit `docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/矩阵计算的搬出/关键特性说明/随路量化.md`
+//! (table 1: A2A3, NPU arch 2201; table 2: A5, arch 3510) gives the uint64 word's fields, the
+//! same for preQuantScalar and for each fp word: M1 = bits 31:13 read as a (1 sign, 8 exponent,
+//! 10 mantissa) float, i.e. the IEEE single of the low 32 bits with its low 13 bits cleared (the
+//! Fixpipe pages tell golden generators to clear them); on A2A3 N = bits 35:32 (a right shift
+//! of code + 1, 1..16) and MCB = bit 36 (int32 inputs of (V)REQ8 / (V)DEQF16 are shifted by N
+//! and saturated to int16 before the float conversion; bits 32..36 are unused on A5); the
+//! 9-bit offset of bits 45:37, added in the 8-bit modes only; bit 46, which makes the 8-bit
+//! modes saturate to int8 (1) or uint8 (0) — the word decides, not the destination type, so an
+//! int8 tile receives uint8-saturated bytes when bit 46 is clear (pto-isa's
+//! `SET_QUANT_SCALAR` and its NPU tests set the bit for int8 outputs and clear it for uint8).
+//! The Fixpipe pages (`L0C到GM数据搬运（Fixpipe）.md`, `L0C到L1...`) forbid inf, NaN and
+//! denormal quant parameters: such an M1 is a typed error (int32 → int16 does not use M1).
+//! Per element ([`fix_quant`]), following the vendor's reference scripts (asc-devkit
+//! `fixpipe_l0c2gm/scripts/gen_data_{f322s8,s322s8,s322f16}.py`, pto-isa's NPU tests
+//! `tests/npu/{a2a3,a5}/src/st/testcase/tmov_acc2mat/gen_data.py`):
+//! - int32 → int16 (A2A3 (V)SHIFTS322S16): `x >> N` (arithmetic), saturated to int16 (the
+//!   a2a3 `qs2s16_pre` reference, words `(N - 1) << 32`); ReLU after.
+//! - otherwise the input as f32 (int32 rounds to nearest even, after the MCB shift), ReLU, the
+//!   product with M1 rounded to f32 (the reference scripts' float32 arithmetic), then:
+//!   int8/uint8 ((V)REQ8, (V)QF322B8_PRE): rounded to nearest even within [-256, 255] (NaN
+//!   gives 0), plus the offset, saturated by bit 46; half/bfloat16: nearest even; float8_e4m3
+//!   (QF322FP8_PRE): nearest even, `ml_dtypes`' conversion (the golden of pto-isa's A5
+//!   `tstore_acc2gm` test; no page states the rounding); hifloat8 (QF322HIF8_PRE): half away
+//!   from zero (`随路量化.md`: "Half to Away Round"; `F8Format::HiF8`); float (A5 TSTORE_FP,
+//!   QF322F32_PRE): the product.
+//! - Float overflow and NaN: the Fixpipe pages make them depend on CTRL[48] (1: inf and NaN
+//!   kept, and float8_e4m3 gives NaN for |x| past its largest normal; 0: saturated to ±max, NaN
+//!   to 0). npusim has no CTRL register and models the non-saturating mode (what the cast path
+//!   always did); the saturating mode is not modelled.
+//! - Where the sources differ: the scripts clamp half results to ±65504 (the pages' saturating
+//!   mode); the script `gen_data_f322s8.py` shifts a float input by MCB too and by N rather
+//!   than N + 1, where table 1 says MCB is unused for (V)QF322B8_PRE and N counts from 1
+//!   (npusim follows the table); ReLU is `max(x, 0)` before the scale (the table's M2 = 0 for
+//!   negative inputs; pto-isa's tests apply it after, which agrees for the non-negative scales
+//!   they use).
 //!
 //! ## TEXTRACT and TINSERT
 //! TEXTRACT from Mat or Vec (same element type) copies `dst`'s valid region from `src` at `(row, col)` and needs
@@ -104,9 +138,9 @@
 //! samples declare f32 fp tiles), so any type is accepted and only its size enters the offset.
 //! Checked (typed errors): Acc source of float/int32 (the table), Acc -> Mat (A5 also Acc ->
 //! Vec), fp in Scaling; the vector-quant pairs of pto-isa's `CheckTMovAccToMat` (A2A3: float ->
-//! int8, int32 -> int8/half; also int32 -> uint8/int16, not modelled) and `CheckTMovAccValid`
-//! (A5: float -> int8/half/bfloat16/float, int32 -> int8/half/bfloat16; also uint8, hifloat8,
-//! float8_e4m3, not modelled); A2A3 destination Nz with fractal 512 and 32-byte box rows, A5
+//! int8/uint8, int32 -> int8/uint8/half/int16) and `CheckTMovAccValid` (A5: float ->
+//! int8/uint8/hifloat8/half/bfloat16/float8_e4m3/float, int32 -> int8/uint8/half/bfloat16),
+//! each word through [`fix_quant`]; A2A3 destination Nz with fractal 512 and 32-byte box rows, A5
 //! destination Nz or ND (TINSERT_FP also DN); the window inside the larger tile's static
 //! shape (pto-isa's asserts); `col` a whole number of boxes of the boxed side (16 Acc columns
 //! for TEXTRACT_FP, 32 bytes of an Nz destination for TINSERT_FP: the fixpipe's start address
@@ -244,16 +278,28 @@ pub fn fix_pair_legal(src: ElemType, dst: ElemType, scaled: bool) -> bool {
     )
 }
 
-/// The fixpipe's conversions without a quant operand at the moves (TMOV Acc -> Mat/Vec and its
-/// ReLU form, TINSERT Acc -> Mat): pto-isa's cast form. A2A3 (`a2a3/common.hpp`
-/// `CheckTMovAccToMat<.., true>`, called by TMOV_TILE_IMPL, the ReLU TMOV_IMPL and TINSERT):
-/// float -> half/bfloat16 only. A5 (`CheckTMovAccValid` without quant): float -> float/half/
-/// bfloat16, int32 -> int32. TSTORE from Acc has its own list ([`fix_pair_legal`]).
-pub fn acc_move_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
+/// Where an Acc conversion without a quant operand (pto-isa's cast form) is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastSite {
+    /// TMOV Acc -> Mat/Vec, its ReLU form, TINSERT Acc -> Mat.
+    Move,
+    /// TEXTRACT from Acc.
+    Extract,
+}
+
+/// The fixpipe's conversions without a quant operand, per arch and site: pto-isa's cast form.
+/// A2A3 (`a2a3/common.hpp` `CheckTMovAccToMat<.., true>`, called by TMOV_TILE_IMPL, the ReLU
+/// TMOV_IMPL, TINSERT and TEXTRACT): float -> half/bfloat16 only, at every site. A5
+/// (`CheckTMovAccValid` without quant): float -> float/half/bfloat16 and int32 -> int32 at the
+/// moves; TEXTRACT also passes `is_textract_supported_type`, which has no int32, so int32 ->
+/// int32 is a move-only pair (the one difference between the sites). TSTORE from Acc has its
+/// own list ([`fix_pair_legal`]).
+pub fn acc_cast_pair_legal(arch: TileArch, site: CastSite, src: ElemType, dst: ElemType) -> bool {
     use ElemType::*;
-    match arch {
-        TileArch::A2A3 => matches!((src, dst), (F32, F16 | Bf16)),
-        TileArch::A5 => fix_pair_legal(src, dst, false),
+    match (arch, site) {
+        (TileArch::A2A3, _) => matches!((src, dst), (F32, F16 | Bf16)),
+        (TileArch::A5, CastSite::Move) => fix_pair_legal(src, dst, false),
+        (TileArch::A5, CastSite::Extract) => matches!((src, dst), (F32, F16 | Bf16 | F32)),
     }
 }
 
@@ -293,8 +339,8 @@ pub fn f32_to_i8_sat(x: f32) -> i8 {
     }
 }
 
-/// The fixpipe's last step: f32 values narrowed to `out` (half/bfloat16 round to nearest
-/// even, int8 through [`f32_to_i8_sat`], float kept), as little-endian bytes.
+/// The fixpipe's last step without a quant word: f32 values narrowed to `out` (half/bfloat16
+/// round to nearest even, float kept), as little-endian bytes.
 fn narrow(v: &[f32], out: ElemType) -> Vec<u8> {
     match out {
         ElemType::F16 => v
@@ -308,6 +354,128 @@ fn narrow(v: &[f32], out: ElemType) -> Vec<u8> {
         ElemType::I8 => v.iter().map(|&x| f32_to_i8_sat(x) as u8).collect(),
         _ => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
     }
+}
+
+/// One fixpipe quant word (preQuantScalar, or one uint64 of an fp tile) decoded by asc-devkit's
+/// `随路量化.md` tables 1 (A2A3, NPU arch 2201) and 2 (A5, arch 3510); see the module docs,
+/// "The quant word".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantWord {
+    /// M1, bits 31:13 read as a (1 sign, 8 exponent, 10 mantissa) float: the IEEE single of
+    /// the low 32 bits with its low 13 bits cleared.
+    pub m1: f32,
+    /// A2A3 only: the right shift N of bits 35:32, code + 1 (1..=16). 0 on A5 (bits 32..36 are
+    /// not used there).
+    pub shift: u32,
+    /// A2A3 only: bit 36 (MCB): an int32 input of (V)REQ8 / (V)DEQF16 is shifted right by N
+    /// and saturated to int16 before its float conversion.
+    pub mcb: bool,
+    /// Bits 45:37: the 9-bit offset (0..=511) added in the 8-bit modes ((V)REQ8,
+    /// (V)QF322B8_PRE).
+    pub offset: i32,
+    /// Bit 46: the 8-bit modes saturate to int8 when set, to uint8 when clear.
+    pub signed: bool,
+}
+
+impl QuantWord {
+    /// Decodes a word for an arch.
+    #[inline]
+    pub fn decode(arch: TileArch, w: u64) -> QuantWord {
+        let a2a3 = arch == TileArch::A2A3;
+        QuantWord {
+            m1: f32::from_bits(w as u32 & 0xffff_e000),
+            shift: if a2a3 {
+                ((w >> 32) & 0xf) as u32 + 1
+            } else {
+                0
+            },
+            mcb: a2a3 && (w >> 36) & 1 == 1,
+            offset: ((w >> 37) & 0x1ff) as i32,
+            signed: (w >> 46) & 1 == 1,
+        }
+    }
+
+    /// M1 is zero or a normal number: the Fixpipe pages forbid inf, NaN and denormal quant
+    /// parameters.
+    #[inline]
+    pub fn m1_valid(&self) -> bool {
+        self.m1 == 0.0 || self.m1.is_normal()
+    }
+}
+
+/// The fixpipe's quantised conversion of one Acc element (pure; see the module docs, "The quant
+/// word"): `bits` is the element (an f32 or int32 bit pattern per `src`), the result the bit
+/// pattern of `out`. int32 -> int16 (A2A3 (V)SHIFTS322S16): `sat16(x >> N)`, ReLU after. Else
+/// the input as f32 (int32: after the MCB shift and int16 saturation when bit 36 is set, then
+/// rounded to nearest even), ReLU (`max(x, 0)`, NaN kept), times M1 in f32, then by `out`:
+/// int8/uint8 round to nearest even within [-256, 255] (NaN gives 0), add the offset and
+/// saturate to int8 (bit 46 set) or uint8 (clear) whatever `out` says; half, bfloat16, float8_e4m3
+/// round to nearest even, hifloat8 half away from zero, float keeps the product; the float
+/// outputs keep inf and NaN (the non-saturating mode, CTRL[48] = 1).
+#[inline]
+pub fn fix_quant(src: ElemType, bits: u32, out: ElemType, relu: bool, w: &QuantWord) -> u64 {
+    use npusim_core::convert::Saturation;
+    use npusim_core::f8::F8Format;
+    let sat16 = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32);
+    if src == ElemType::I32 && out == ElemType::I16 {
+        let v = sat16((bits as i32) >> w.shift);
+        let v = if relu { v.max(0) } else { v };
+        return v as i16 as u16 as u64;
+    }
+    let mut x = match src {
+        ElemType::I32 if w.mcb => sat16((bits as i32) >> w.shift) as f32,
+        ElemType::I32 => bits as i32 as f32,
+        _ => f32::from_bits(bits),
+    };
+    if relu && x < 0.0 {
+        x = 0.0;
+    }
+    let x = x * w.m1;
+    match out {
+        ElemType::I8 | ElemType::U8 => {
+            let q = if x.is_nan() {
+                0
+            } else {
+                x.clamp(-256.0, 255.0).round_ties_even() as i32
+            };
+            let v = q + w.offset;
+            if w.signed {
+                v.clamp(-128, 127) as i8 as u8 as u64
+            } else {
+                v.clamp(0, 255) as u64
+            }
+        }
+        ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
+        ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
+        ElemType::HiF8 => F8Format::HiF8.from_f32(x, Saturation::Off) as u64,
+        ElemType::F8E4M3FN => F8Format::E4M3FN.from_f32(x, Saturation::Off) as u64,
+        _ => x.to_bits() as u64,
+    }
+}
+
+/// Decodes the quant words a conversion uses and checks M1 where the mode multiplies by it
+/// (every applied pair but int32 -> int16, which only shifts).
+fn quant_words(
+    op: OpCode,
+    arch: TileArch,
+    operand: &'static str,
+    out: ElemType,
+    raw: &[u64],
+) -> Result<Vec<QuantWord>, PtoError> {
+    raw.iter()
+        .map(|&w| {
+            let q = QuantWord::decode(arch, w);
+            if out != ElemType::I16 && !q.m1_valid() {
+                return Err(vr_err(
+                    op,
+                    operand,
+                    "the quant scale M1 (bits 31:13 of the word, a (1, 8, 10) float) must not be inf, NaN or denormal",
+                    format!("{w:#018x}"),
+                ));
+            }
+            Ok(q)
+        })
+        .collect()
 }
 
 /// Where a quantised Acc conversion is made: the moves (TMOV, TMOV_FP, TEXTRACT_FP, TINSERT_FP:
@@ -329,9 +497,6 @@ pub enum QuantUse {
     /// The pair passes pto-isa's type check but its quant-mode function returns `NoQuant`: the
     /// hardware ignores the scale (A5 float -> float at the moves).
     Ignored,
-    /// Legal in pto-isa, output not produced by npusim's fixpipe (uint8, int16 by shift,
-    /// hifloat8, float8_e4m3).
-    NotModelled,
     /// Refused by pto-isa's type check (`CheckTMovAccToMat` / `CheckAcc2gm` on A2A3,
     /// `CheckTMovAccValid` / `CheckAcc2gm` on A5).
     Illegal,
@@ -343,24 +508,23 @@ pub fn quant_pair(arch: TileArch, site: QuantSite, src: ElemType, dst: ElemType)
     use ElemType::*;
     match arch {
         TileArch::A2A3 => match (src, dst) {
-            (F32, I8) | (I32, I8 | F16) => QuantUse::Applied,
-            (F32, U8) | (I32, U8) => QuantUse::NotModelled,
-            (I32, I16) if site == QuantSite::Move => QuantUse::NotModelled,
+            (F32, I8 | U8) | (I32, I8 | U8 | F16) => QuantUse::Applied,
+            (I32, I16) if site == QuantSite::Move => QuantUse::Applied,
             _ => QuantUse::Illegal,
         },
         TileArch::A5 => match (src, dst) {
-            (F32, I8 | F16 | Bf16) | (I32, I8 | F16 | Bf16) => QuantUse::Applied,
+            (F32, I8 | U8 | HiF8 | F16 | Bf16 | F8E4M3FN) | (I32, I8 | U8 | F16 | Bf16) => {
+                QuantUse::Applied
+            }
             (F32, F32) if site == QuantSite::Store => QuantUse::Applied,
             (F32, F32) => QuantUse::Ignored,
-            (F32, U8 | HiF8 | F8E4M3FN) | (I32, U8) => QuantUse::NotModelled,
             _ => QuantUse::Illegal,
         },
     }
 }
 
-/// Checks a quantised pair: a typed error when pto-isa refuses it ([`QuantUse::Illegal`]) or
-/// npusim does not produce the output ([`QuantUse::NotModelled`]); else whether the scale is
-/// applied.
+/// Checks a quantised pair: a typed error when pto-isa refuses it ([`QuantUse::Illegal`]);
+/// else whether the scale is applied.
 pub(crate) fn check_quant_pair(
     op: OpCode,
     arch: TileArch,
@@ -376,11 +540,6 @@ pub(crate) fn check_quant_pair(
     match quant_pair(arch, site, src, dst) {
         QuantUse::Applied => Ok(true),
         QuantUse::Ignored => Ok(false),
-        QuantUse::NotModelled => Err(PtoError::Unsupported {
-            op: op.name(),
-            what: format!("the quantised Acc conversion {pair} (its output is not modelled)"),
-            arch: arch_name(arch),
-        }),
         QuantUse::Illegal => Err(PtoError::Static {
             op: op.name(),
             operand: "dst",
@@ -403,9 +562,8 @@ pub(crate) fn check_quant_pair(
     }
 }
 
-/// The vector-quant (fp) conversions of TEXTRACT_FP / TINSERT_FP that npusim models, per
-/// arch: pto-isa's `CheckTMovAccToMat` (A2A3) and `CheckTMovAccValid` (A5) quant lists, less the
-/// outputs npusim's fixpipe does not produce (uint8, int16 by shift, hifloat8, float8_e4m3).
+/// The vector-quant (fp) conversions of TEXTRACT_FP / TINSERT_FP, per arch: pto-isa's
+/// `CheckTMovAccToMat` (A2A3) and `CheckTMovAccValid` (A5) quant lists.
 pub fn fp_window_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
     matches!(
         quant_pair(arch, QuantSite::Move, src, dst),
@@ -413,23 +571,10 @@ pub fn fp_window_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> boo
     )
 }
 
-/// The conversions of a plain TEXTRACT from an Acc tile (the fixpipe's cast mode, no quant):
-/// pto-isa's `TEXTRACT_TILE_IMPL` with `CheckTMovAccToMat<.., true>` (A2A3: float -> half or
-/// bfloat16) or `CheckTMovAccValid<..>` without quant and the TEXTRACT type list (A5: float ->
-/// half, bfloat16, float; int32 -> int32 passes the first check but int32 is not a TEXTRACT
-/// type).
-pub fn acc_extract_pair_legal(arch: TileArch, src: ElemType, dst: ElemType) -> bool {
-    use ElemType::*;
-    match arch {
-        TileArch::A2A3 => matches!((src, dst), (F32, F16 | Bf16)),
-        TileArch::A5 => matches!((src, dst), (F32, F16 | Bf16 | F32)),
-    }
-}
-
-/// The scale of a uint64 quantisation word.
+/// The scale M1 of a uint64 quantisation word: bits 31:13 as a (1, 8, 10) float.
 #[inline(always)]
 pub fn scale_of(word: u64) -> f32 {
-    f32::from_bits(word as u32)
+    f32::from_bits(word as u32 & 0xffff_e000)
 }
 
 impl TileCore {
@@ -626,7 +771,7 @@ impl TileCore {
         let plain = !mode.relu && mode.scalar.is_none() && mode.fp.is_none();
         if plain
             && src.dtype() == dst.dtype()
-            && acc_move_pair_legal(self.arch(), src.dtype(), dst.dtype())
+            && acc_cast_pair_legal(self.arch(), CastSite::Move, src.dtype(), dst.dtype())
         {
             fits(op, "dst", dst, at.0, at.1, rows, cols)?;
             self.copy_bits(dst, at, src, (0, 0), rows, cols);
@@ -715,14 +860,17 @@ impl TileCore {
                         })
                         .collect()
                 };
-                Some(words.into_iter().map(scale_of).collect::<Vec<f32>>())
+                Some(words)
             }
             None => None,
         };
         // With a quant operand the pair follows pto-isa's quant lists; where the quant-mode
         // function gives NoQuant (a5 float -> float at the moves) the operand is ignored.
         let scaled = quant && check_quant_pair(op, arch, site, src.dtype(), out)?;
-        if !quant && site == QuantSite::Move && !acc_move_pair_legal(arch, src.dtype(), out) {
+        if !quant
+            && site == QuantSite::Move
+            && !acc_cast_pair_legal(arch, CastSite::Move, src.dtype(), out)
+        {
             return Err(PtoError::Static {
                 op: n,
                 operand: "dst",
@@ -753,7 +901,15 @@ impl TileCore {
             });
         }
         let (scales, scalar) = if scaled {
-            (scales, mode.scalar.map(scale_of))
+            let scales = match scales {
+                Some(raw) => Some(quant_words(op, arch, "fp", out, &raw)?),
+                None => None,
+            };
+            let scalar = match mode.scalar {
+                Some(w) => Some(quant_words(op, arch, "preQuantScalar", out, &[w])?[0]),
+                None => None,
+            };
+            (scales, scalar)
         } else {
             (None, None)
         };
@@ -769,8 +925,9 @@ impl TileCore {
     }
 
     /// The fixpipe's per-element work on `src`'s (Acc) `rows x cols` region at `from`, as
-    /// row-major little-endian bytes of `out`: ReLU, the scale (`scalar`, or `scales[c]` for
-    /// column `c` of the region), the narrowing. The pair was checked by the caller.
+    /// row-major little-endian bytes of `out`. With a quant word (`scalar`, or `scales[c]` for
+    /// column `c` of the region) each element goes through [`fix_quant`]; without one, ReLU
+    /// and the cast (half/bfloat16 to nearest even). The pair was checked by the caller.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn fix_apply(
         &self,
@@ -778,18 +935,33 @@ impl TileCore {
         from: (usize, usize),
         out: ElemType,
         relu: bool,
-        scalar: Option<f32>,
-        scales: Option<&[f32]>,
+        scalar: Option<QuantWord>,
+        scales: Option<&[QuantWord]>,
         (rows, cols): (usize, usize),
     ) -> Vec<u8> {
         let scaled = scalar.is_some() || scales.is_some();
-        let scalar = scalar.unwrap_or(1.0);
         // Plain moves of equal types carry bits (NaN payloads kept).
         if !scaled && !relu && src.dtype() == out {
             return self.read_bytes(src, from, rows, cols, out.size());
         }
+        if scaled {
+            let raw = self.read_bytes(src, from, rows, cols, 4);
+            let size = out.size();
+            let mut bytes = Vec::with_capacity(rows * cols * size);
+            for (k, e) in raw.chunks_exact(4).enumerate() {
+                let bits = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+                let w = match (scales, &scalar) {
+                    (Some(sc), _) => &sc[k % cols.max(1)],
+                    (None, Some(w)) => w,
+                    (None, None) => unreachable!("scaled"),
+                };
+                let v = fix_quant(src.dtype(), bits, out, relu, w);
+                bytes.extend_from_slice(&v.to_le_bytes()[..size]);
+            }
+            return bytes;
+        }
         let mut v: Vec<f32> = match src.dtype() {
-            ElemType::I32 if !scaled => {
+            ElemType::I32 => {
                 // int32 -> int32 with ReLU.
                 let mut w = self.read_rect_at::<i32>(src, from, rows, cols);
                 if relu {
@@ -799,26 +971,10 @@ impl TileCore {
                 }
                 return w.iter().flat_map(|x| x.to_le_bytes()).collect();
             }
-            ElemType::I32 => self
-                .read_rect_at::<i32>(src, from, rows, cols)
-                .into_iter()
-                .map(|x| x as f32)
-                .collect(),
             _ => self.read_rect_at::<f32>(src, from, rows, cols),
         };
-        match scales {
-            Some(sc) => {
-                for row in v.chunks_exact_mut(cols.max(1)) {
-                    for (x, s) in row.iter_mut().zip(sc) {
-                        *x = fixpipe(*x, relu, *s, true);
-                    }
-                }
-            }
-            None => {
-                for x in &mut v {
-                    *x = fixpipe(*x, relu, scalar, scaled);
-                }
-            }
+        for x in &mut v {
+            *x = fixpipe(*x, relu, 1.0, false);
         }
         narrow(&v, out)
     }
@@ -886,7 +1042,7 @@ impl TileCore {
                 format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
             ));
         }
-        if !acc_extract_pair_legal(arch, src.dtype(), dst.dtype()) {
+        if !acc_cast_pair_legal(arch, CastSite::Extract, src.dtype(), dst.dtype()) {
             return Err(st(
                 n,
                 "dst",
@@ -1128,14 +1284,19 @@ impl TileCore {
                     ),
                 )
             })?;
-        let scales: Vec<f32> = bytes
+        let raw: Vec<u64> = bytes
             .chunks_exact(8)
             .map(|c| {
                 let mut w = [0u8; 8];
                 w.copy_from_slice(c);
-                scale_of(u64::from_le_bytes(w))
+                u64::from_le_bytes(w)
             })
             .collect();
+        let scales = if scaled {
+            quant_words(op, arch, "fp", dst.dtype(), &raw)?
+        } else {
+            Vec::new()
+        };
         let (from, at) = if extract {
             ((r0, c0), (0, 0))
         } else {
