@@ -156,8 +156,9 @@ impl TileCore {
         Ok(())
     }
 
-    /// TCONCAT: `dst(i, 0..c0) = src0(i, 0..c0)`, `dst(i, c0..c0+c1) = src1(i, 0..c1)`.
-    pub fn tconcat(&mut self, dst: &Tile, src0: &Tile, src1: &Tile) -> Result<(), PtoError> {
+    /// TCONCAT's operand rules shared by its plain and indexed forms: three row-major Vec
+    /// tiles of one element type.
+    fn concat_operands(&self, dst: &Tile, src0: &Tile, src1: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tconcat;
         for (n, t) in [("dst", dst), ("src0", src0), ("src1", src1)] {
             self.vec_operand(op, n, t)?;
@@ -165,6 +166,13 @@ impl TileCore {
         }
         same_type(op, "src0", src0, "dst", dst)?;
         same_type(op, "src1", src1, "dst", dst)?;
+        Ok(())
+    }
+
+    /// TCONCAT: `dst(i, 0..c0) = src0(i, 0..c0)`, `dst(i, c0..c0+c1) = src1(i, 0..c1)`.
+    pub fn tconcat(&mut self, dst: &Tile, src0: &Tile, src1: &Tile) -> Result<(), PtoError> {
+        let op = OpCode::Tconcat;
+        self.concat_operands(dst, src0, src1)?;
         let rows = dst.valid_row();
         for (n, s) in [("src0", src0), ("src1", src1)] {
             if s.valid_row() != rows {
@@ -265,12 +273,7 @@ impl TileCore {
     ) -> Result<(), PtoError> {
         use npusim_core::ElemType::*;
         let op = OpCode::Tconcat;
-        for (n, t) in [("dst", dst), ("src0", src0), ("src1", src1)] {
-            self.vec_operand(op, n, t)?;
-            need_row_major(op, n, t)?;
-        }
-        same_type(op, "src0", src0, "dst", dst)?;
-        same_type(op, "src1", src1, "dst", dst)?;
+        self.concat_operands(dst, src0, src1)?;
         let idx_t = src0_idx.dtype();
         let mut idx_tiles = vec![("src0Idx", src0_idx), ("src1Idx", src1_idx)];
         if let Some(d) = dst_idx {
