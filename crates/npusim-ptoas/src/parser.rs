@@ -2929,7 +2929,7 @@ impl<'a> Parser<'a> {
                     .map(|(_, l)| l)
                     .unwrap_or("")
                     .split(',')
-                    .map(|n| n.trim().parse::<usize>().ok())
+                    .map(|n| n.trim().parse::<u32>().ok().map(|n| n as usize))
                     .collect::<Option<Vec<usize>>>();
                 match list {
                     Some(l) if body.trim_start().starts_with("i32") && !l.is_empty() => l,

@@ -271,7 +271,7 @@ fn tgather_segments_follow_its_custom_printer() {
 
 #[test]
 fn generic_forms_npusim_cannot_map_are_errors_naming_the_op() {
-    let k = |body: &str| tmov_kernel(body);
+    let k = tmov_kernel;
     // An op whose segments are not known (not a DPS tile op).
     let e = err(&k(r#""pto.tfree_from_aic"() {split = 0 : i8} : () -> ()"#));
     assert!(
@@ -310,6 +310,11 @@ fn generic_forms_npusim_cannot_map_are_errors_naming_the_op() {
         e.contains("[generic-segments]") && e.contains("`dst`"),
         "{e}"
     );
+    // Sizes that are not i32 values.
+    let e = err(&k(&format!(
+        r#""pto.tmov"(%src, %dst_mat) <{{operandSegmentSizes = array<i32: 18446744073709551615, 1, 0, 0>}}> : ({ACC}, {MAT_F32}) -> ()"#
+    )));
+    assert!(e.contains("`operandSegmentSizes` must be"), "{e}");
     // Wrong number of segments.
     let e = err(&k(&format!(
         r#""pto.tmov"(%src, %dst_mat) <{{operandSegmentSizes = array<i32: 1, 1>}}> : ({ACC}, {MAT_F32}) -> ()"#

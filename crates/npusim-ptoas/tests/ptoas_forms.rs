@@ -497,11 +497,11 @@ fn run_line_options(
             None if *w == "--pto-level" => words.get(i + 1).copied(),
             None => None,
         })
-        .map_or(Some(npusim_ptoas::PtoLevel::Level2), |l| {
-            Some(npusim_ptoas::PtoLevel::from_name(l).expect("a ptoas level"))
+        .map_or(npusim_ptoas::PtoLevel::Level2, |l| {
+            npusim_ptoas::PtoLevel::from_name(l).expect("a ptoas level")
         });
     let (target, reject) = run_line_arch(run);
-    (target, reject, level)
+    (target, reject, Some(level))
 }
 
 fn run_line_arch(run: &str) -> (Option<npusim_ptoas::TargetArch>, bool) {
