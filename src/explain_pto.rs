@@ -42,8 +42,14 @@ pub fn explain(
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let module = parse_module_with(&src, ParseOptions { target })
-        .map_err(|d| anyhow!("{}", render_all(&d, &fname, &src).trim_end()))?;
+    let module = parse_module_with(
+        &src,
+        ParseOptions {
+            target,
+            ..ParseOptions::default()
+        },
+    )
+    .map_err(|d| anyhow!("{}", render_all(&d, &fname, &src).trim_end()))?;
     let prog = lower(
         &module,
         LowerOptions {

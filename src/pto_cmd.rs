@@ -15,8 +15,8 @@ use npusim_ptoas::interp::{
     lower,
 };
 use npusim_ptoas::{
-    Block, Dim, Func, GmLayout, Module, OpKind, ParseOptions, ScalarType, TargetArch, Type,
-    parse_module_with, render_all,
+    Block, Dim, Func, GmLayout, Module, OpKind, ParseOptions, PtoLevel, ScalarType, TargetArch,
+    Type, parse_module_with, render_all,
 };
 use std::fs::File;
 use std::io::{IsTerminal, Write};
@@ -56,6 +56,11 @@ pub struct RunArgs {
     /// 910b, ascend910b, a5, 950, ...); overrides the module's `pto.target_arch`.
     #[arg(long, value_parser = parse_target, value_name = "CHIP")]
     pub target: Option<TargetArch>,
+    /// ptoas's build level (`level1`, `level2` or `level3`, as `ptoas --pto-level`; ptoas's
+    /// default is level2): checks that level's rules (level3: every `pto.alloc_tile` gives
+    /// `addr`; level1/2: no `addr`, no `pto.tassign`). Without it no level rule is checked.
+    #[arg(long, value_parser = parse_level, value_name = "LEVEL")]
+    pub pto_level: Option<PtoLevel>,
     /// Run the function for block indices 0..N (each block on fresh on-chip memories, one
     /// shared global memory).
     #[arg(long, default_value_t = 1, value_name = "N",
@@ -174,6 +179,15 @@ fn parse_target(s: &str) -> Result<TargetArch, String> {
     }
 }
 
+fn parse_level(s: &str) -> Result<PtoLevel, String> {
+    PtoLevel::from_name(s).ok_or_else(|| {
+        format!(
+            "invalid --pto-level `{s}`: expected {}",
+            PtoLevel::NAMES.join(", ")
+        )
+    })
+}
+
 fn parse_seconds(s: &str) -> Result<Duration, String> {
     let v: f64 = s
         .parse()
@@ -217,6 +231,11 @@ pub struct CheckArgs {
     /// Target: a chip name or alias from `npusim chips` with a PTO tile unit.
     #[arg(long, value_parser = parse_target, value_name = "CHIP")]
     pub target: Option<TargetArch>,
+    /// ptoas's build level (`level1`, `level2` or `level3`, as `ptoas --pto-level`; ptoas's
+    /// default is level2): checks that level's rules (level3: every `pto.alloc_tile` gives
+    /// `addr`; level1/2: no `addr`, no `pto.tassign`). Without it no level rule is checked.
+    #[arg(long, value_parser = parse_level, value_name = "LEVEL")]
+    pub pto_level: Option<PtoLevel>,
     /// Report ops that `run` cannot execute as warnings instead of errors.
     #[arg(long)]
     pub allow_unsupported: bool,
@@ -227,10 +246,11 @@ fn load(
     src: &str,
     file: &str,
     target: Option<TargetArch>,
+    pto_level: Option<PtoLevel>,
     policy: PolicyName,
 ) -> Option<(Module, Program, Duration, Duration)> {
     let t0 = Instant::now();
-    let module = match parse_module_with(src, ParseOptions { target }) {
+    let module = match parse_module_with(src, ParseOptions { target, pto_level }) {
         Ok(m) => m,
         Err(d) => {
             eprint!("{}", render_all(&d, file, src));
@@ -635,7 +655,9 @@ pub fn run(args: RunArgs) -> Result<bool> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((module, prog, t_parse, t_lower)) = load(&src, &file, args.target, args.policy) else {
+    let Some((module, prog, t_parse, t_lower)) =
+        load(&src, &file, args.target, args.pto_level, args.policy)
+    else {
         return Ok(false);
     };
     let report = |e: RunError| {
@@ -999,7 +1021,8 @@ pub fn check(args: CheckArgs) -> Result<bool> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read kernel {}", path.display()))?;
     let file = path.display().to_string();
-    let Some((_, prog, tp, tl)) = load(&src, &file, args.target, PolicyName::Hw) else {
+    let Some((_, prog, tp, tl)) = load(&src, &file, args.target, args.pto_level, PolicyName::Hw)
+    else {
         return Ok(false);
     };
     for (span, what) in prog.unsupported() {
@@ -1286,7 +1309,7 @@ pub fn demo() -> Result<bool> {
     let mut all = true;
     for c in demo_cases() {
         let file = format!("examples/pto/{}.pto", c.name);
-        let Some((_, prog, _, _)) = load(c.src, &file, None, PolicyName::Hw) else {
+        let Some((_, prog, _, _)) = load(c.src, &file, None, None, PolicyName::Hw) else {
             all = false;
             continue;
         };

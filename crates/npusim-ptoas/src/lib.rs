@@ -34,5 +34,5 @@ pub mod print;
 pub use ast::*;
 pub use diag::{DiagKind, Diagnostic, Span, render_all};
 pub use ops::{OpClass, OpCode};
-pub use parser::{ParseOptions, parse_module, parse_module_with, parse_type};
+pub use parser::{ParseOptions, PtoLevel, parse_module, parse_module_with, parse_type};
 pub use print::TileBufStyle;

@@ -543,6 +543,230 @@ impl OpCode {
     }
 }
 
+/// Where an operand segment of the MLIR generic op form goes in the DPS form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentRole {
+    /// Into `ins(...)`, at this position (segments sharing a position are alternatives).
+    Ins(usize),
+    /// Into `outs(...)`, at this position.
+    Outs(usize),
+    /// A keyword operand of the custom form (`pad_value = %v : T`) that the DPS form of this
+    /// crate does not carry: accepted only when the segment is empty.
+    Keyword,
+}
+
+/// How many operands a segment holds (the ODS operand's kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentArity {
+    /// Exactly one (a plain ODS operand).
+    One,
+    /// Zero or one (`Optional<...>`).
+    Optional,
+    /// Any number (`Variadic<...>`).
+    Variadic,
+}
+
+/// One operand segment of an op's ODS definition, in declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// The ODS operand name (`src`, `dst`, `fp`, `preQuantScalar`, ...).
+    pub name: &'static str,
+    /// Where it goes in the DPS form.
+    pub role: SegmentRole,
+    /// Its arity.
+    pub arity: SegmentArity,
+}
+
+/// The operand segments of the DPS tile ops in the MLIR generic op form
+/// (`"pto.tmov"(%src, %dst, %pre) <{operandSegmentSizes = array<i32: 1, 1, 0, 1>}> : ...`):
+/// per op, its ODS operands in declaration order (hw-native-sys/PTOAS
+/// `include/PTO/IR/PTOOps.td`, `let arguments`) and where each goes in the op's custom form
+/// (the `ins`/`outs` groups of its `assemblyFormat`, or of its custom printer in
+/// `lib/PTO/IR/PTO.cpp` for `tgather`, `tmrgsort`, `tdivs`, `tcvt`, `tcolsum`, `tquant`,
+/// `tdequant`, `trsqrt`, `tsort32` and the `trowexpand*` family). Each row is
+/// `name:ROLE[ARITY]`: ROLE `iN` (ins position N), `oN` (outs position N) or `x` (a keyword
+/// operand); ARITY none (one), `?` (optional) or `*` (variadic).
+const GENERIC_SEGMENTS: &[(&str, &str)] = &[
+    (
+        "pto.tload",
+        "src:i0 dst:o0 pad_value:x? left_padding_num:x? right_padding_num:x? init_condition:x?",
+    ),
+    ("pto.tprefetch", "src:i0 dst:o0"),
+    ("pto.tstore", "src:i0 dst:o0 preQuantScalar:i1?"),
+    ("pto.tpack", "src:i0 dst:o0"),
+    ("pto.ttrans", "src:i0 tmp:i1 dst:o0"),
+    ("pto.tmatmul.bias", "a:i0 b:i1 bias:i2 dst:o0"),
+    ("pto.tmatmul.mx", "a:i0 a_scale:i1 b:i2 b_scale:i3 dst:o0"),
+    (
+        "pto.tmatmul.mx.acc",
+        "c_in:i0 a:i1 a_scale:i2 b:i3 b_scale:i4 dst:o0",
+    ),
+    (
+        "pto.tmatmul.mx.bias",
+        "a:i0 a_scale:i1 b:i2 b_scale:i3 bias:i4 dst:o0",
+    ),
+    ("pto.tmatmul", "lhs:i0 rhs:i1 dst:o0"),
+    ("pto.tmatmul.acc", "acc_in:i0 lhs:i1 rhs:i2 dst:o0"),
+    ("pto.tgemv", "lhs:i0 rhs:i1 dst:o0"),
+    ("pto.tgemv.acc", "acc_in:i0 lhs:i1 rhs:i2 dst:o0"),
+    ("pto.tgemv.bias", "a:i0 b:i1 bias:i2 dst:o0"),
+    ("pto.tgemv.mx", "a:i0 a_scale:i1 b:i2 b_scale:i3 dst:o0"),
+    (
+        "pto.tgemv.mx.acc",
+        "c_in:i0 a:i1 a_scale:i2 b:i3 b_scale:i4 dst:o0",
+    ),
+    (
+        "pto.tgemv.mx.bias",
+        "a:i0 a_scale:i1 b:i2 b_scale:i3 bias:i4 dst:o0",
+    ),
+    ("pto.tmov", "src:i0 dst:o0 fp:i1? preQuantScalar:i2?"),
+    ("pto.tsetval", "dst:o0 offset:i0 val:i1"),
+    ("pto.thistogram", "src:i0 idx:i1 dst:o0"),
+    ("pto.tget_scale_addr", "src:i0 dst:o0"),
+    ("pto.tabs", "src:i0 dst:o0"),
+    ("pto.tadd", "src0:i0 src1:i1 dst:o0"),
+    ("pto.taddc", "src0:i0 src1:i1 src2:i2 dst:o0"),
+    ("pto.tadds", "src:i0 scalar:i1 dst:o0"),
+    ("pto.taxpy", "src:i0 scalar:i1 dst:o0"),
+    ("pto.taddsc", "src0:i0 scalar:i1 src1:i2 dst:o0"),
+    ("pto.tand", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tconcat", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tands", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tci", "S:i0 dst:o0"),
+    ("pto.ttri", "diagonal:i0 dst:o0"),
+    ("pto.tcmp", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcmps", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tcolexpand", "src:i0 dst:o0"),
+    ("pto.tcolexpandadd", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolexpandmul", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolexpanddiv", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolexpandsub", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolexpandexpdif", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolexpandmax", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolexpandmin", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tcolmax", "src:i0 dst:o0"),
+    ("pto.tcolargmax", "src:i0 tmp:i1 dst:o0"),
+    ("pto.tcolmin", "src:i0 dst:o0"),
+    ("pto.tcolargmin", "src:i0 tmp:i1 dst:o0"),
+    ("pto.tcolsum", "src:i0 tmp:i1? dst:o0"),
+    ("pto.tcolprod", "src:i0 dst:o0"),
+    ("pto.tcvt", "src:i0 dst:o0 tmp:i1?"),
+    (
+        "pto.trandom",
+        "key0:i0 key1:i1 counter0:i2 counter1:i3 counter2:i4 counter3:i5 dst:o0",
+    ),
+    ("pto.tdiv", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tdivs", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tfmod", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tfmods", "src:i0 scalar:i1 dst:o0"),
+    ("pto.texp", "src:i0 dst:o0"),
+    ("pto.texpands", "scalar:i0 dst:o0"),
+    ("pto.textract", "src:i0 indexRow:i1 indexCol:i2 dst:o0"),
+    (
+        "pto.textract_fp",
+        "src:i0 fp:i1 indexRow:i2 indexCol:i3 dst:o0",
+    ),
+    ("pto.tinsert", "src:i0 indexRow:i1 indexCol:i2 dst:o0"),
+    (
+        "pto.tinsert_fp",
+        "src:i0 fp:i1 indexRow:i2 indexCol:i3 dst:o0",
+    ),
+    ("pto.tfillpad", "src:i0 dst:o0"),
+    ("pto.tfillpad_expand", "src:i0 dst:o0"),
+    ("pto.tfillpad_inplace", "src:i0 dst:o0"),
+    (
+        "pto.tgather",
+        "src:i0 dst:o0 cdst:o1? indices:i1? tmp:i2? kValue:i1?",
+    ),
+    ("pto.tgatherb", "src:i0 offsets:i1 dst:o0"),
+    ("pto.tlog", "src:i0 dst:o0"),
+    ("pto.tlrelu", "src:i0 slope:i1 dst:o0"),
+    ("pto.tmax", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tmaxs", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tmin", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tmins", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tmov.fp", "src:i0 fp:i1 dst:o0"),
+    (
+        "pto.tmrgsort",
+        "srcs:i0* blockLen:i1? dsts:o0* tmp:i2? excuted:o1?",
+    ),
+    ("pto.tmul", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tmuls", "src0:i0 scalar:i1 dst:o0"),
+    ("pto.tneg", "src:i0 dst:o0"),
+    ("pto.tnot", "src:i0 dst:o0"),
+    ("pto.tor", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tors", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tpartadd", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tpartmax", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tpartmin", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tpartmul", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tprelu", "src0:i0 src1:i1 tmp:i2 dst:o0"),
+    ("pto.tquant", "src:i0 fp:i1 offset:i2? dst:o0"),
+    ("pto.tdequant", "src:i0 scale:i1 offset:i2 dst:o0"),
+    ("pto.trecip", "src:i0 dst:o0"),
+    ("pto.trelu", "src:i0 dst:o0"),
+    ("pto.trem", "src0:i0 src1:i1 tmp:i2 dst:o0"),
+    ("pto.trems", "src:i0 scalar:i1 tmp:i2 dst:o0"),
+    ("pto.trowexpand", "src:i0 dst:o0"),
+    ("pto.trowexpanddiv", "src0:i0 src1:i1 tmp:i2? dst:o0"),
+    ("pto.trowexpandmul", "src0:i0 src1:i1 tmp:i2? dst:o0"),
+    ("pto.trowexpandsub", "src0:i0 src1:i1 tmp:i2? dst:o0"),
+    ("pto.trowexpandadd", "src0:i0 src1:i1 dst:o0"),
+    ("pto.trowexpandexpdif", "src0:i0 src1:i1 tmp:i2? dst:o0"),
+    ("pto.trowexpandmax", "src0:i0 src1:i1 tmp:i2? dst:o0"),
+    ("pto.trowexpandmin", "src0:i0 src1:i1 tmp:i2? dst:o0"),
+    ("pto.trowmax", "src:i0 tmp:i1 dst:o0"),
+    ("pto.trowargmax", "src:i0 tmp:i1 dst:o0"),
+    ("pto.trowmin", "src:i0 tmp:i1 dst:o0"),
+    ("pto.trowargmin", "src:i0 tmp:i1 dst:o0"),
+    ("pto.trowsum", "src:i0 tmp:i1 dst:o0"),
+    ("pto.trowprod", "src:i0 tmp:i1 dst:o0"),
+    ("pto.trsqrt", "src:i0 dst:o0 tmp:i1?"),
+    ("pto.tscatter", "src:i0 indexes:i1 dst:o0"),
+    ("pto.tsel", "mask:i0 src0:i1 src1:i2 tmp:i3 dst:o0"),
+    ("pto.tsels", "mask:i0 src:i1 tmp:i2 scalar:i3 dst:o0"),
+    ("pto.tshl", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tshr", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tshls", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tshrs", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tsort32", "src:i0 idx:i1 tmp:i2? dst:o0"),
+    ("pto.tsqrt", "src:i0 dst:o0"),
+    ("pto.tstore_fp", "src:i0 fp:i1 dst:o0"),
+    ("pto.tsub", "src0:i0 src1:i1 dst:o0"),
+    ("pto.tsubc", "src0:i0 src1:i1 src2:i2 dst:o0"),
+    ("pto.tsubs", "src:i0 scalar:i1 dst:o0"),
+    ("pto.tsubsc", "src0:i0 scalar:i1 src1:i2 dst:o0"),
+    ("pto.txors", "src:i0 scalar:i1 tmp:i2 dst:o0"),
+    ("pto.txor", "src0:i0 src1:i1 tmp:i2 dst:o0"),
+];
+
+/// The operand segments of `name` in the generic op form ([`GENERIC_SEGMENTS`]'s row), or
+/// `None` when this crate does not know them.
+pub fn generic_segments(name: &str) -> Option<Vec<Segment>> {
+    let spec: &'static str = GENERIC_SEGMENTS.iter().find(|(n, _)| *n == name)?.1;
+    spec.split_whitespace()
+        .map(|item| {
+            let (seg, role) = item.split_once(':')?;
+            let (role, arity) = match role.as_bytes().last() {
+                Some(b'?') => (&role[..role.len() - 1], SegmentArity::Optional),
+                Some(b'*') => (&role[..role.len() - 1], SegmentArity::Variadic),
+                _ => (role, SegmentArity::One),
+            };
+            let role = match role.split_at_checked(1)? {
+                ("i", n) => SegmentRole::Ins(n.parse().ok()?),
+                ("o", n) => SegmentRole::Outs(n.parse().ok()?),
+                ("x", "") => SegmentRole::Keyword,
+                _ => return None,
+            };
+            Some(Segment {
+                name: seg,
+                role,
+                arity,
+            })
+        })
+        .collect()
+}
+
 /// Levenshtein edit distance between two strings (by bytes; op names are ASCII).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a = a.as_bytes();

@@ -26,7 +26,17 @@
 //! `[tgather-compare-src-type]`, `[l2l-local-addr-reserved]`, `[l2l-peer-pair]`, and the
 //! `pto.tinsert` / `pto.textract` rules `[tinsert-a2a3-loc]`, `[tinsert-a2a3-dtype]`,
 //! `[tinsert-a5-loc]`, `[tinsert-a5-dtype]`, `[tinsert-nz-layout]`, `[tinsert-vec-layout]`,
-//! `[tinsert-fractal]`, `[textract-a5-loc]`, `[textract-vec-layout]`; `[bitcast-dtype]`).
+//! `[tinsert-fractal]`, `[textract-a5-loc]`, `[textract-vec-layout]`; `[bitcast-dtype]`; the
+//! `--pto-level` rules of [`PtoLevel`], `[level3-alloc-addr]`, `[alloc-addr-level3]`,
+//! `[tassign-level3]`).
+//!
+//! The MLIR generic op form of the tile ops (`"pto.tmov"(%src, %dst, %pre)
+//! <{operandSegmentSizes = array<i32: 1, 1, 0, 1>, ...}> {...} : (A, B, i64) -> ()`, as PTOAS's
+//! `test/basic/tmov_forms_emitc.pto` writes it) is accepted for the ops whose ODS operand
+//! segments [`crate::ops::generic_segments`] lists: each segment goes where the op's custom
+//! form puts it (`ins` or `outs`) and the op is then verified as that form is. Otherwise it is a
+//! `[generic-form]` error naming the op; segment sizes that do not fit the op are
+//! `[generic-segments]` errors.
 //!
 //! Parsing and verification happen in one pass: names are resolved to [`ValueId`]s as they are
 //! used (SSA values must be defined before use; sibling regions may reuse names), every operand
@@ -49,6 +59,49 @@ pub struct ParseOptions {
     /// Target used for memory-capacity checks; overrides the module's `pto.target_arch`.
     /// With neither, `a2a3` is assumed.
     pub target: Option<TargetArch>,
+    /// ptoas's build level (`ptoas --pto-level`), whose rules are checked when given (see
+    /// [`PtoLevel`]). `None` (the default) checks no level rule: a module is accepted if
+    /// some level accepts it.
+    pub pto_level: Option<PtoLevel>,
+}
+
+/// ptoas's build level, `--pto-level=level1|level2|level3` (hw-native-sys/PTOAS
+/// `tools/ptoas/ptoas.cpp`; ptoas's own default is `level2`). Level 3 skips ptoas's memory
+/// planning: every `pto.alloc_tile` must give its `addr` (`[level3-alloc-addr]`). Levels 1 and
+/// 2 plan memory: an `alloc_tile` with `addr` is an error (`[alloc-addr-level3]`), and so is
+/// `pto.tassign` (`[tassign-level3]`). Levels 1 and 2 differ in no rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtoLevel {
+    /// `level1`.
+    Level1,
+    /// `level2` (ptoas's default).
+    Level2,
+    /// `level3`: addresses are the kernel's (no memory planning).
+    Level3,
+}
+
+impl PtoLevel {
+    /// The spellings ptoas accepts.
+    pub const NAMES: &'static [&'static str] = &["level1", "level2", "level3"];
+
+    /// Parses ptoas's spelling (case-insensitive, as ptoas's `parseBuildLevel`).
+    pub fn from_name(s: &str) -> Option<PtoLevel> {
+        match s.to_ascii_lowercase().as_str() {
+            "level1" => Some(PtoLevel::Level1),
+            "level2" => Some(PtoLevel::Level2),
+            "level3" => Some(PtoLevel::Level3),
+            _ => None,
+        }
+    }
+
+    /// The spelling (`level1`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            PtoLevel::Level1 => "level1",
+            PtoLevel::Level2 => "level2",
+            PtoLevel::Level3 => "level3",
+        }
+    }
 }
 
 /// Parses and verifies a PTO-AS module.
@@ -1032,6 +1085,20 @@ impl<'a> Parser<'a> {
         let rule = |name: &str, msg: String| {
             Diagnostic::new(DiagKind::Rule, format!("[{name}] {msg}"), span)
         };
+        if let (OpCode::PtoTassign, Some(l @ (PtoLevel::Level1 | PtoLevel::Level2))) =
+            (code, self.opts.pto_level)
+        {
+            self.err(
+                rule(
+                    "tassign-level3",
+                    format!(
+                        "`pto.tassign` is only supported when --pto-level=level3, not {}",
+                        l.name()
+                    ),
+                )
+                .with_label("needs level 3"),
+            );
+        }
         match code {
             OpCode::PtoBitcast
                 if operands.len() == 1
@@ -1435,12 +1502,9 @@ impl<'a> Parser<'a> {
             self.expect(Tok::Equal, "`=` after the result names")?;
         }
         if self.at(Tok::Str) {
-            return Err(Diagnostic::new(
-                DiagKind::Syntax,
-                "the generic op form `\"dialect.op\"(...)` is not supported",
-                self.tok.span,
-            )
-            .with_label("write the op in its custom form"));
+            let t = self.bump();
+            let kind = self.op_generic(t, &results)?;
+            return Ok(Op { kind, span: t.span });
         }
         let name_tok = self.expect(Tok::Ident, "an op name")?;
         let name = self.text(name_tok);
@@ -2528,6 +2592,30 @@ impl<'a> Parser<'a> {
             }
             *slot = Some(v);
         }
+        match (self.opts.pto_level, addr) {
+            (Some(PtoLevel::Level3), None) => self.err(
+                Diagnostic::new(
+                    DiagKind::Rule,
+                    "[level3-alloc-addr] `pto.alloc_tile` requires an `addr` operand when --pto-level=level3",
+                    span,
+                )
+                .with_label("no `addr`")
+                .with_help("level 3 does no memory planning: give each tile its address"),
+            ),
+            (Some(l @ (PtoLevel::Level1 | PtoLevel::Level2)), Some((_, s))) => self.err(
+                Diagnostic::new(
+                    DiagKind::Rule,
+                    format!(
+                        "[alloc-addr-level3] `pto.alloc_tile` with an `addr` operand is only supported when --pto-level=level3, not {}",
+                        l.name()
+                    ),
+                    s,
+                )
+                .with_label("`addr` given")
+                .with_help("drop `addr` (ptoas plans the memory), or check with --pto-level level3"),
+            ),
+            _ => {}
+        }
         self.expect(Tok::Colon, "`:` before the tile type")?;
         let tstart = self.tok.span;
         let ty = self.parse_type()?;
@@ -2726,6 +2814,260 @@ impl<'a> Parser<'a> {
             attr_list.extend(self.attr_dict()?);
         }
         let end = Span::new(span.start, self.prev_end);
+        self.finish_dps(code, end, ins, outs, attr_list)
+    }
+
+    /// The MLIR generic op form of a DPS tile op, `"pto.tmov"(%src, %dst, %pre)
+    /// <{operandSegmentSizes = array<i32: 1, 1, 0, 1>, reluPreMode = ...}> {attrs} : (A, B,
+    /// i64) -> ()`: the operands are split into the op's ODS segments
+    /// ([`crate::ops::generic_segments`]; `operandSegmentSizes` when the op has more than one
+    /// optional or variadic segment), each segment is put where the custom form puts it
+    /// (`ins` or `outs`), and the op is then verified exactly as its custom form is. The
+    /// generic form of an op whose segments are not known is a `[generic-form]` error naming
+    /// the op.
+    fn op_generic(&mut self, name_tok: Token, results: &[ResultName]) -> PResult<OpKind> {
+        use crate::ops::{SegmentArity, SegmentRole, generic_segments};
+        let span = name_tok.span;
+        let name = unescape_string(self.text(name_tok));
+        let Some(code) = OpCode::from_name(&name) else {
+            let mut d = Diagnostic::new(DiagKind::UnknownOp, format!("unknown op `{name}`"), span)
+                .with_label("not a known PTO-AS op");
+            if let Some(s) = suggest(&name) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            return Err(d);
+        };
+        let segments =
+            generic_segments(&name).filter(|_| code.is_dps() || code.class() == OpClass::Opaque);
+        let Some(segments) = segments else {
+            return Err(Diagnostic::new(
+                DiagKind::Rule,
+                format!(
+                    "[generic-form] the generic form of `{name}` is not supported: npusim does not know its operand segments"
+                ),
+                span,
+            )
+            .with_label("generic op form")
+            .with_help(format!("write `{name}` in its custom form")));
+        };
+        self.no_results(results, code, span)?;
+        // Operands.
+        self.expect(Tok::LParen, "`(` after the op name")?;
+        let mut vals = Vec::new();
+        if !self.eat(Tok::RParen) {
+            loop {
+                vals.push(self.value_use()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the operand list")?;
+        }
+        // Properties `<{...}>` and the attribute dictionary `{...}`.
+        let mut attr_list = Vec::new();
+        if self.at(Tok::Less) {
+            self.bump();
+            attr_list.extend(self.attr_dict()?);
+            self.expect(Tok::Greater, "`>` after the properties `<{...}`")?;
+        }
+        if self.at(Tok::LBrace) {
+            attr_list.extend(self.attr_dict()?);
+        }
+        // `: (A, B, C) -> ()`.
+        self.expect(Tok::Colon, "`:` before the generic op's function type")?;
+        let open = self.expect(Tok::LParen, "`(` to open the operand types")?;
+        let mut types = Vec::new();
+        if !self.eat(Tok::RParen) {
+            loop {
+                types.push(self.parse_type()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "`)` or `,` in the operand types")?;
+        }
+        self.expect(Tok::Arrow, "`->` before the result types")?;
+        let res_open = self.expect(Tok::LParen, "`()`: a DPS op has no results")?;
+        if !self.at(Tok::RParen) {
+            return Err(Diagnostic::new(
+                DiagKind::Structure,
+                format!("`{name}` in DPS form produces no results"),
+                res_open.span,
+            )
+            .with_label("expected `()`"));
+        }
+        self.bump();
+        let end = Span::new(span.start, self.prev_end);
+        if types.len() != vals.len() {
+            return Err(Diagnostic::new(
+                DiagKind::BadOperands,
+                format!(
+                    "`{name}` has {} operand(s) but {} type(s)",
+                    vals.len(),
+                    types.len()
+                ),
+                open.span.to(Span::new(open.span.start, self.prev_end)),
+            )
+            .with_label("counts differ"));
+        }
+        for ((v, s), t) in vals.iter().zip(&types) {
+            self.check_type(*v, *s, t);
+        }
+        // Segment sizes: the property, else inferred when at most one segment varies.
+        let sizes_at = attr_list
+            .iter()
+            .position(|(k, _, _)| k == "operandSegmentSizes" || k == "operand_segment_sizes");
+        let sizes: Vec<usize> = match sizes_at {
+            Some(at) => {
+                let (_, a, s) = attr_list.remove(at);
+                let body = match &a {
+                    Attr::Opaque { dialect, body } if dialect == "array" => body.clone(),
+                    _ => String::new(),
+                };
+                let list = body
+                    .split_once(':')
+                    .map(|(_, l)| l)
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|n| n.trim().parse::<u32>().ok().map(|n| n as usize))
+                    .collect::<Option<Vec<usize>>>();
+                match list {
+                    Some(l) if body.trim_start().starts_with("i32") && !l.is_empty() => l,
+                    _ => {
+                        return Err(Diagnostic::new(
+                            DiagKind::BadAttribute,
+                            "`operandSegmentSizes` must be `array<i32: N, ...>`",
+                            s,
+                        )
+                        .with_label("in this attribute"));
+                    }
+                }
+            }
+            None => {
+                let fixed = segments
+                    .iter()
+                    .filter(|g| g.arity == SegmentArity::One)
+                    .count();
+                let varying: Vec<usize> = (0..segments.len())
+                    .filter(|&i| segments[i].arity != SegmentArity::One)
+                    .collect();
+                if varying.len() > 1 {
+                    return Err(Diagnostic::new(
+                        DiagKind::Rule,
+                        format!(
+                            "[generic-segments] `{name}` has {} optional operand groups: its generic form needs `operandSegmentSizes`",
+                            varying.len()
+                        ),
+                        end,
+                    )
+                    .with_label("no `operandSegmentSizes` property"));
+                }
+                let rest = vals.len().saturating_sub(fixed);
+                segments
+                    .iter()
+                    .map(|g| {
+                        if g.arity == SegmentArity::One {
+                            1
+                        } else {
+                            rest
+                        }
+                    })
+                    .collect()
+            }
+        };
+        let seg_words = || {
+            segments
+                .iter()
+                .map(|g| match g.arity {
+                    SegmentArity::One => g.name.to_string(),
+                    SegmentArity::Optional => format!("{}?", g.name),
+                    SegmentArity::Variadic => format!("{}*", g.name),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if sizes.len() != segments.len() {
+            return Err(Diagnostic::new(
+                DiagKind::Rule,
+                format!(
+                    "[generic-segments] `{name}` has {} operand segments ({}), not {}",
+                    segments.len(),
+                    seg_words(),
+                    sizes.len()
+                ),
+                end,
+            )
+            .with_label("segment sizes"));
+        }
+        let total: usize = sizes.iter().sum();
+        if total != vals.len() {
+            return Err(Diagnostic::new(
+                DiagKind::Rule,
+                format!(
+                    "[generic-segments] the segment sizes of `{name}` add up to {total}, but it has {} operand(s)",
+                    vals.len()
+                ),
+                end,
+            )
+            .with_label("segment sizes"));
+        }
+        let mut ins: Vec<(usize, (ValueId, Span))> = Vec::new();
+        let mut outs: Vec<(usize, (ValueId, Span))> = Vec::new();
+        let mut k = 0;
+        for (g, &n) in segments.iter().zip(&sizes) {
+            let ok = match g.arity {
+                SegmentArity::One => n == 1,
+                SegmentArity::Optional => n <= 1,
+                SegmentArity::Variadic => true,
+            };
+            if !ok || (g.role == SegmentRole::Keyword && n > 0) {
+                return Err(Diagnostic::new(
+                    DiagKind::Rule,
+                    format!(
+                        "[generic-segments] `{name}` operand segment `{}` cannot hold {n} operand(s) here (segments: {})",
+                        g.name,
+                        seg_words()
+                    ),
+                    end,
+                )
+                .with_label("segment sizes"));
+            }
+            let seg = &vals[k..k + n];
+            k += n;
+            match g.role {
+                SegmentRole::Ins(at) => ins.extend(seg.iter().map(|&v| (at, v))),
+                SegmentRole::Outs(at) => outs.extend(seg.iter().map(|&v| (at, v))),
+                SegmentRole::Keyword => {}
+            }
+        }
+        // Stable: a variadic segment keeps its order.
+        ins.sort_by_key(|x| x.0);
+        outs.sort_by_key(|x| x.0);
+        let ins: Vec<(ValueId, Span)> = ins.into_iter().map(|x| x.1).collect();
+        let outs: Vec<(ValueId, Span)> = outs.into_iter().map(|x| x.1).collect();
+        if code.class() == OpClass::Opaque {
+            // Parsed, not executed (as its custom `ins(...) outs(...)` form in `op_opaque`).
+            let operands: Vec<ValueId> = ins.iter().chain(&outs).map(|x| x.0).collect();
+            self.opaque_rules(code, &operands, &[], &attr_list, end);
+            return Ok(OpKind::Opaque {
+                op: code,
+                operands,
+                results: Vec::new(),
+                attrs: attr_list.into_iter().map(|(k, a, _)| (k, a)).collect(),
+            });
+        }
+        self.finish_dps(code, end, ins, outs, attr_list)
+    }
+
+    /// Verifies a DPS tile op (operand forms, element types, window rules) and builds it.
+    fn finish_dps(
+        &mut self,
+        code: OpCode,
+        end: Span,
+        ins: Vec<(ValueId, Span)>,
+        outs: Vec<(ValueId, Span)>,
+        attr_list: Vec<(String, Attr, Span)>,
+    ) -> PResult<OpKind> {
         let form = |p: &Self, vals: &[(ValueId, Span)]| -> String {
             vals.iter().map(|(v, _)| kind_letter(p.ty_of(*v))).collect()
         };
@@ -3624,6 +3966,18 @@ impl<'a> Parser<'a> {
                     self.parse_type()?;
                 }
                 Ok(attr)
+            }
+            // `array<i32: 1, 1, 0, 1>` (MLIR's dense array attribute).
+            Tok::Ident
+                if self.text(t) == "array"
+                    && self.src.as_bytes().get(t.span.end) == Some(&b'<') =>
+            {
+                self.bump();
+                let body = self.angle_body()?;
+                Ok(Attr::Opaque {
+                    dialect: "array".to_string(),
+                    body,
+                })
             }
             Tok::Ident => {
                 self.bump();

@@ -117,6 +117,7 @@ fn tile_placed_past_the_end_of_its_memory() {
     // The CLI's --target overrides the module attribute.
     let opts = npusim_ptoas::ParseOptions {
         target: Some(npusim_ptoas::TargetArch::A5),
+        ..npusim_ptoas::ParseOptions::default()
     };
     assert!(npusim_ptoas::parse_module_with(&a2, opts).is_ok());
 }

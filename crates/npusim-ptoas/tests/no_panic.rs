@@ -2,7 +2,7 @@
 //! insertions, duplications and swaps) either parse or produce diagnostics that render.
 
 use npusim_ptoas::lexer::tokenize;
-use npusim_ptoas::{parse_module, parse_type};
+use npusim_ptoas::{ParseOptions, PtoLevel, parse_module, parse_module_with, parse_type};
 use proptest::prelude::*;
 
 /// PTOAS's printed forms beyond the DPS tile ops (issue 10): memrefs, reserved buffers and
@@ -76,9 +76,34 @@ const FORMS2: &str = r#"module attributes {pto.target_arch = "a5"} {
   }
 }"#;
 
-const KERNELS: [&str; 7] = [
+/// The MLIR generic op form (session 16): `pto.tmov` with each operand-segment layout of PTOAS's
+/// `tmov_forms_emitc.pto`, properties `<{...}>` and an attribute dictionary, ops without
+/// segment sizes (`tadd`, `tstore` with its optional pre-quant scalar), the mask-pattern
+/// `tgather`, and tiles with addresses (checked at each `--pto-level` by `check`).
+const FORMS3: &str = r#"module attributes {"pto.device-spec" = "Ascend950"} {
+  func.func @k(%p: !pto.ptr<f32>) attributes {pto.entry} {
+    %a0 = arith.constant 0 : i64
+    %a1 = arith.constant 8192 : i64
+    %src = pto.alloc_tile addr = %a0 : !pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>
+    %fp = pto.alloc_tile : !pto.tile_buf<loc=scaling, dtype=f16, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %q = pto.alloc_tile : !pto.tile_buf<loc=mat, dtype=i8, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %v = pto.alloc_tile addr = %a1 : !pto.tile_buf<vec, 16x16xf32>
+    %pre = arith.constant 7 : i64
+    "pto.tmov"(%src, %q, %pre) <{operandSegmentSizes = array<i32: 1, 1, 0, 1>,
+                                 reluPreMode = #pto<relu_pre_mode normal_relu>}> :
+        (!pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>,
+         !pto.tile_buf<loc=mat, dtype=i8, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>, i64) -> ()
+    "pto.tmov"(%src, %q, %fp) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> {reluPreMode = #pto<relu_pre_mode normal_relu>} : (!pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>, !pto.tile_buf<loc=mat, dtype=i8, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>, !pto.tile_buf<loc=scaling, dtype=f16, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>) -> ()
+    "pto.tadd"(%v, %v, %v) : (!pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) -> ()
+    "pto.tgather"(%v, %v) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>, maskPattern = #pto.mask_pattern<P0101>}> : (!pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) -> ()
+    return
+  }
+}"#;
+
+const KERNELS: [&str; 8] = [
     FORMS,
     FORMS2,
+    FORMS3,
     include_str!("../../../examples/pto/vector_add.pto"),
     include_str!("../../../examples/pto/row_softmax.pto"),
     include_str!("../../../examples/pto/rmsnorm.pto"),
@@ -202,6 +227,22 @@ fn apply(src: &str, m: &Mutation) -> String {
 }
 
 fn check(src: &str) {
+    // The `--pto-level` rules too (they add diagnostics, never a panic).
+    for level in [PtoLevel::Level1, PtoLevel::Level3] {
+        let opts = ParseOptions {
+            pto_level: Some(level),
+            ..ParseOptions::default()
+        };
+        if let Err(diags) = parse_module_with(src, opts) {
+            for d in &diags {
+                assert!(
+                    d.span.start <= d.span.end && d.span.end <= src.len(),
+                    "{d:?}"
+                );
+                let _ = d.render("mutant.pto", src);
+            }
+        }
+    }
     match parse_module(src, "mutant.pto") {
         Ok(m) => {
             // Whatever parsed must be well-formed enough to walk.

@@ -474,12 +474,37 @@ fn scalar_results_format_strings_and_sync_attributes() {
     assert_eq!(operands.len(), 1);
 }
 
-/// The `--pto-arch` (and so npusim's `--target`) of a PTOAS test file: its first `RUN:` line's,
-/// `None` when it gives none.
-fn run_line_target(src: &str) -> (Option<npusim_ptoas::TargetArch>, bool) {
+/// The first `RUN:` line's target (`--pto-arch`, npusim's `--target`; `None` when it gives
+/// none), whether it expects ptoas to fail (`not
+/// ptoas`), and its build level (`--pto-level`; ptoas's default level2 when the line gives
+/// none; `None` without a RUN line).
+fn run_line_options(
+    src: &str,
+) -> (
+    Option<npusim_ptoas::TargetArch>,
+    bool,
+    Option<npusim_ptoas::PtoLevel>,
+) {
     let Some(run) = src.lines().find_map(|l| l.split_once("RUN:").map(|x| x.1)) else {
-        return (None, false);
+        return (None, false, None);
     };
+    let words: Vec<&str> = run.split_whitespace().collect();
+    let level = words
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| match w.strip_prefix("--pto-level=") {
+            Some(l) => Some(l),
+            None if *w == "--pto-level" => words.get(i + 1).copied(),
+            None => None,
+        })
+        .map_or(npusim_ptoas::PtoLevel::Level2, |l| {
+            npusim_ptoas::PtoLevel::from_name(l).expect("a ptoas level")
+        });
+    let (target, reject) = run_line_arch(run);
+    (target, reject, Some(level))
+}
+
+fn run_line_arch(run: &str) -> (Option<npusim_ptoas::TargetArch>, bool) {
     let reject = run.trim_start().starts_with("not ");
     let arch = run
         .split_whitespace()
@@ -509,9 +534,13 @@ fn run_line_target(src: &str) -> (Option<npusim_ptoas::TargetArch>, bool) {
 
 /// What `npusim check --allow-unsupported --target T` does with a file: parse + verify +
 /// lower; `Err` carries the first diagnostic's message.
-fn check_outcome(src: &str, target: Option<npusim_ptoas::TargetArch>) -> Result<(), String> {
+fn check_outcome(
+    src: &str,
+    target: Option<npusim_ptoas::TargetArch>,
+    pto_level: Option<npusim_ptoas::PtoLevel>,
+) -> Result<(), String> {
     use npusim_ptoas::interp::{LowerOptions, lower};
-    let m = npusim_ptoas::parse_module_with(src, npusim_ptoas::ParseOptions { target })
+    let m = npusim_ptoas::parse_module_with(src, npusim_ptoas::ParseOptions { target, pto_level })
         .map_err(|d| d[0].message.clone())?;
     lower(
         &m,
@@ -550,13 +579,13 @@ fn ptoas_test_files_check_as_ptoas_does() {
         let r: Vec<&str> = line.split('\t').collect();
         let src =
             std::fs::read_to_string(root.join(r[0])).unwrap_or_else(|e| panic!("{}: {e}", r[0]));
-        let (target, reject) = run_line_target(&src);
+        let (target, reject, level) = run_line_options(&src);
         if r[1] == "reject-verifier" {
             assert!(!src.contains("RUN:"), "{}: has a RUN line", r[0]);
         } else {
             assert_eq!(reject, r[1] == "reject", "{}: RUN line", r[0]);
         }
-        let got = std::panic::catch_unwind(|| check_outcome(&src, target))
+        let got = std::panic::catch_unwind(|| check_outcome(&src, target, level))
             .unwrap_or_else(|_| Err("PANIC".into()));
         n += 1;
         let (now, msg) = match &got {
@@ -652,4 +681,73 @@ fn pipe_split_usage_must_agree_across_peers() {
         1,
     );
     assert_eq!(rule_of(&mixed), "pipe-split-mixed");
+}
+
+/// ptoas's `--pto-level` rules (`tools/ptoas/ptoas.cpp`): level 3 needs `addr` on every
+/// `pto.alloc_tile`; levels 1 and 2 (ptoas's default) reject `addr` and `pto.tassign`; no level
+/// (npusim's default) checks none of them. Reduced from PTOAS's
+/// `tassign_level3_missing_alloc_addr.pto` and `tassign_level3_loop_rebind.pto`.
+#[test]
+fn pto_level_rules_are_ptoas_s() {
+    use npusim_ptoas::{ParseOptions, PtoLevel, parse_module_with};
+    let tile = "!pto.tile_buf<loc=vec, dtype=f16, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let kernel = |alloc: &str, tassign: bool| {
+        let assign = if tassign {
+            format!(
+                "%t1 = pto.tassign %t, %a0 : {tile} -> {tile}\n    pto.tprint ins(%t1 : {tile})"
+            )
+        } else {
+            format!("pto.tprint ins(%t : {tile})")
+        };
+        format!(
+            "module {{\n  func.func @k() attributes {{pto.entry}} {{\n    %a0 = arith.constant 0 : i64\n    %t = pto.alloc_tile {alloc}: {tile}\n    {assign}\n    return\n  }}\n}}"
+        )
+    };
+    let check = |src: &str, level: Option<PtoLevel>| -> Result<(), String> {
+        parse_module_with(
+            src,
+            ParseOptions {
+                target: Some(npusim_ptoas::TargetArch::A5),
+                pto_level: level,
+            },
+        )
+        .map(|_| ())
+        .map_err(|d| d[0].message.clone())
+    };
+    let rule = |r: Result<(), String>| -> String {
+        let m = r.expect_err("rejected");
+        m.strip_prefix('[')
+            .and_then(|m| m.split_once(']'))
+            .map(|(n, _)| n.to_string())
+            .unwrap_or(m)
+    };
+    let plain = kernel("", false);
+    let addressed = kernel("addr = %a0 ", false);
+    let missing = kernel("", true);
+    let rebind = kernel("addr = %a0 ", true);
+    // No level: everything as before.
+    for src in [&plain, &addressed, &missing, &rebind] {
+        assert_eq!(check(src, None), Ok(()), "{src}");
+    }
+    // Level 3.
+    assert_eq!(
+        rule(check(&plain, Some(PtoLevel::Level3))),
+        "level3-alloc-addr"
+    );
+    assert_eq!(
+        rule(check(&missing, Some(PtoLevel::Level3))),
+        "level3-alloc-addr"
+    );
+    assert_eq!(check(&addressed, Some(PtoLevel::Level3)), Ok(()));
+    assert_eq!(check(&rebind, Some(PtoLevel::Level3)), Ok(()));
+    // Levels 1 and 2.
+    for l in [PtoLevel::Level1, PtoLevel::Level2] {
+        assert_eq!(check(&plain, Some(l)), Ok(()));
+        assert_eq!(rule(check(&addressed, Some(l))), "alloc-addr-level3");
+        assert_eq!(rule(check(&missing, Some(l))), "tassign-level3");
+    }
+    // ptoas's spellings.
+    assert_eq!(PtoLevel::from_name("LEVEL3"), Some(PtoLevel::Level3));
+    assert_eq!(PtoLevel::from_name("level4"), None);
+    assert_eq!(ParseOptions::default().pto_level, None);
 }

@@ -56,8 +56,14 @@ fn load(
     target: Option<TargetArch>,
     policy: npusim_core::PolicyName,
 ) -> PyResult<npusim_ptoas::interp::Program> {
-    let module = parse_module_with(src, ParseOptions { target })
-        .map_err(|d| err(render_all(&d, file, src)))?;
+    let module = parse_module_with(
+        src,
+        ParseOptions {
+            target,
+            ..ParseOptions::default()
+        },
+    )
+    .map_err(|d| err(render_all(&d, file, src)))?;
     lower(&module, LowerOptions { target, policy }).map_err(|d| err(render_all(&d, file, src)))
 }
 

@@ -413,6 +413,22 @@ pub(crate) fn profile_name(t: TargetArch) -> &'static str {
     }
 }
 
+impl Program {
+    /// The lowered instructions of every function, one line each (`@func name: instruction`),
+    /// without source positions: two texts that lower to the same program (e.g. an op in its
+    /// custom and in its MLIR generic form) give the same listing.
+    pub fn listing(&self) -> String {
+        let mut out = String::new();
+        for f in &self.funcs {
+            for (i, inst) in f.code.iter().enumerate() {
+                let name = f.meta.get(i).map_or("", |m| m.name);
+                out.push_str(&format!("@{} {name}: {inst:?}\n", f.name));
+            }
+        }
+        out
+    }
+}
+
 /// Lowers a parsed module.
 pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnostic>> {
     let target = opts
