@@ -451,3 +451,34 @@ fn tload_mx_restrictions_are_typed_errors() {
     let e = load_err(&mut core, scale_tile(true, 32, 4, PadValue::Zero), &far);
     assert!(matches!(e, PtoError::Memory { op: "TLOAD", .. }), "{e:?}");
 }
+
+/// A one-row ZZ scale tile (a TGEMV_MX scale row): `MX_A_ND` with Shape2 = 1 and a plain ND
+/// TLOAD of the same bytes fill it alike (both row 0, columns in order).
+#[test]
+fn one_row_scale_tile_loads_alike() {
+    let data: Vec<u8> = (0..8u8).map(|i| 120 + i).collect();
+    let mut out = Vec::new();
+    for mx in [true, false] {
+        let mut core = TileCore::by_name("a5").unwrap();
+        let addr = core.gm_bind(&data);
+        let t = core
+            .alloc(scale_tile(true, 1, 8, PadValue::Null).valid(1, 8))
+            .unwrap();
+        if mx {
+            core.tload_mx(&t, &MxGlobalTensor::dense(addr, MxGmLayout::ANd, 1, 8))
+                .unwrap();
+        } else {
+            core.tload(&t, &GlobalTensor::nd_2d(addr, ElemType::F8E8M0, 1, 8))
+                .unwrap();
+        }
+        let b = t.addr() as usize;
+        out.push(core.mem(TileLoc::Mat).as_slice()[b..b + 128].to_vec());
+    }
+    assert_eq!(out[0], out[1]);
+    // Row 0 of 16 x 2 boxes one box apart: columns (2j, 2j + 1) at bytes 32j, 32j + 1; the
+    // other rows of each box are not written (pad Null, memory zero).
+    for j in 0..4 {
+        assert_eq!(&out[0][32 * j..32 * j + 2], &data[2 * j..2 * j + 2]);
+        assert!(out[0][32 * j + 2..32 * (j + 1)].iter().all(|&x| x == 0));
+    }
+}

@@ -65,10 +65,12 @@
 //! 32-byte block row).
 //!
 //! Nibble order (decision): the first value of a pair (even K) is in the low nibble, as
-//! npusim's TCVT packing ([`super::fp4`]) and as the CPU simulator's packed element access
-//! (`MXTypes.hpp` `GetProperDataPart`: element offset `o` is nibble `o % 2` of byte `o / 2`,
-//! low first, used by `Tile::GetElement`); the NPU's L0 load builtins
-//! (`load_cbuf_to_ca_s4`) document none. E2M1 and E1M2 have no inf or NaN (every code is a
+//! npusim's TCVT packing ([`super::fp4`]), as pto-isa's A5 mxfp4 kernel packs its GM inputs
+//! (`kernels/manual/a5/matmul_mxfp4_performance/scripts/gen_data.py`, `pack_two_fp4`: element
+//! `2k` of each row of A and of Bᵀ low, `2k + 1` high; GM -> L1 -> L0 moves bytes), and as the
+//! CPU simulator's packed element access (`MXTypes.hpp` `GetProperDataPart`: element offset
+//! `o` is nibble `o % 2` of byte `o / 2`, low first, used by `Tile::GetElement`); the NPU's L0
+//! load builtins (`load_cbuf_to_ca_s4`) document none. E2M1 and E1M2 have no inf or NaN (every code is a
 //! number: E2M1 up to ±6, E1M2 up to ±1.75), so only a `0xff` scale makes a group NaN.
 //!
 //! The CPU simulator stores the pairs packed too (`Tile::GetSizeInUnits` = `Numel / 2`) but
