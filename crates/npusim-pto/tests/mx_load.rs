@@ -219,7 +219,9 @@ proptest! {
 #[test]
 fn dense_tensors_are_pto_isa_shapes() {
     let (m, k, n) = (48usize, 6usize, 32usize);
-    let cases: [(MxGmLayout, usize, usize, [usize; 5], [usize; 5]); 6] = [
+    // (layout, rows, cols, shape, stride)
+    type Case = (MxGmLayout, usize, usize, [usize; 5], [usize; 5]);
+    let cases: [Case; 6] = [
         (
             MxGmLayout::AZz,
             m,
