@@ -484,3 +484,40 @@ fn one_row_scale_tile_loads_alike() {
         assert!(out[0][32 * j + 2..32 * (j + 1)].iter().all(|&x| x == 0));
     }
 }
+
+/// Absurd shapes and strides give typed errors, not an arithmetic panic.
+#[test]
+fn absurd_shapes_and_strides_are_errors_not_panics() {
+    let mut core = TileCore::by_name("a5").unwrap();
+    let addr = core.gm_bind(&[1u8; 64]);
+    let t = core
+        .alloc(scale_tile(true, 16, 2, PadValue::Null).valid(2, 2))
+        .unwrap();
+    // (1, 1) of MX_A_ND sits at Stride2 + Stride4: past usize::MAX.
+    let g = MxGlobalTensor {
+        addr,
+        shape: [1, 1, 2, 1, 2],
+        stride: [usize::MAX, usize::MAX, usize::MAX, 2, 1],
+        layout: MxGmLayout::ANd,
+    };
+    let e = core.tload_mx(&t, &g).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PtoError::ValidRegion { operand: "src", .. } | PtoError::Memory { .. }
+        ),
+        "{e:?}"
+    );
+    // An MX_A_ZZ row count of usize::MAX * 2 * 16.
+    let g = MxGlobalTensor {
+        addr,
+        shape: [usize::MAX, 2, 1, 16, 2],
+        stride: [64, 32, 32, 2, 1],
+        layout: MxGmLayout::AZz,
+    };
+    let e = core.tload_mx(&t, &g).unwrap_err();
+    assert!(
+        matches!(e, PtoError::ValidRegion { operand: "dst", rule, .. } if rule.contains("hold the global")),
+        "{e:?}"
+    );
+}

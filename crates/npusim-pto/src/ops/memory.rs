@@ -779,27 +779,30 @@ impl MxGlobalTensor {
         }
     }
 
-    /// The scale matrix's rows and columns as the layout counts them.
+    /// The scale matrix's rows and columns as the layout counts them (products saturate, so
+    /// an absurd shape reads as a huge matrix, which the load's shape rules refuse).
     pub fn rows_cols(&self) -> (usize, usize) {
         let s = self.shape;
+        let p = |xs: &[usize]| xs.iter().fold(1usize, |a, &x| a.saturating_mul(x));
         match self.layout {
-            MxGmLayout::AZz => (s[0] * s[1] * s[3], s[2] * s[4]),
-            MxGmLayout::ANd => (s[2], s[3] * s[4]),
-            MxGmLayout::ADn => (s[3], s[2] * s[4]),
-            MxGmLayout::BNn => (s[2] * s[4], s[0] * s[1] * s[3]),
-            MxGmLayout::BNd => (s[2] * s[4], s[3]),
-            MxGmLayout::BDn => (s[3] * s[4], s[2]),
+            MxGmLayout::AZz => (p(&[s[0], s[1], s[3]]), p(&[s[2], s[4]])),
+            MxGmLayout::ANd => (s[2], p(&[s[3], s[4]])),
+            MxGmLayout::ADn => (s[3], p(&[s[2], s[4]])),
+            MxGmLayout::BNn => (p(&[s[2], s[4]]), p(&[s[0], s[1], s[3]])),
+            MxGmLayout::BNd => (p(&[s[2], s[4]]), s[3]),
+            MxGmLayout::BDn => (p(&[s[3], s[4]]), s[2]),
         }
     }
 
-    /// Element (byte) offset from `addr` of scale `(r, c)` (the table of [`MxGmLayout`]).
+    /// Element (byte) offset from `addr` of scale `(r, c)` (the table of [`MxGmLayout`]);
+    /// saturates at `usize::MAX` (absurd strides: the load then reports a GM fault).
     pub fn offset(&self, r: usize, c: usize) -> usize {
         let s = self.shape;
         let d = |x: usize| x.max(1);
         // The boxed layouts' outer index: Shape0 stitched copies of Shape1 bands of Shape3.
         let bands = |x: usize| {
             (
-                x / (d(s[1]) * d(s[3])),
+                x / d(s[1]).saturating_mul(d(s[3])),
                 (x / d(s[3])) % d(s[1]),
                 x % d(s[3]),
             )
@@ -818,7 +821,9 @@ impl MxGlobalTensor {
             MxGmLayout::BNd => [0, 0, r / d(s[4]), c, r % d(s[4])],
             MxGmLayout::BDn => [0, 0, c, r / d(s[4]), r % d(s[4])],
         };
-        (0..5).map(|k| i[k] * self.stride[k]).sum()
+        (0..5).fold(0usize, |a, k| {
+            a.saturating_add(i[k].saturating_mul(self.stride[k]))
+        })
     }
 }
 
