@@ -117,11 +117,22 @@ fn type_pairs_are_checked() {
     let mut s = legal();
     s.c.dtype = ElemType::I32;
     assert!(err("a5", OpCode::TmatmulMx, &s, 0).contains("type triple"));
-    // The page's FP4 pairs: named, not modelled.
-    let mut s = legal();
-    s.b.dtype = ElemType::F4E2M1;
-    let e = err("a5", OpCode::TmatmulMx, &s, 0);
-    assert!(e.contains("FP4") && e.contains("not modelled"), "{e}");
+    // The unpacked float4_e2m1fn is no MX input (the page's FP4 inputs are the packed x2
+    // types), nor is an fp8 A with a packed fp4 B (the page lists fp8 or fp4 pairs only).
+    for (ta, tb) in [
+        (ElemType::F8E4M3FN, ElemType::F4E2M1),
+        (ElemType::F8E4M3FN, ElemType::F4E2M1X2),
+        (ElemType::F4E1M2X2, ElemType::F8E5M2),
+    ] {
+        let mut s = legal();
+        s.a.dtype = ta;
+        s.b.dtype = tb;
+        let e = err("a5", OpCode::TmatmulMx, &s, 0);
+        assert!(
+            e.contains("type triple") && e.contains("float4_e2m1x2_t"),
+            "{e}"
+        );
+    }
     // Every fp8 pair is legal.
     for (ta, tb) in [
         (ElemType::F8E4M3FN, ElemType::F8E4M3FN),

@@ -675,3 +675,351 @@ fn int_extreme(t: ElemType, max: bool) -> u64 {
         (false, false) => 0,
     }
 }
+
+/// The MX scale layouts of a global tensor (pto-isa `Layout::MX_*`, `include/pto/common/
+/// pto_tile.hpp`), loaded by TLOAD into a Mat tile on A5 (`docs/isa/TLOAD.md`, "Mat loads also
+/// handle loads for mx format"): the `A` layouts into a ZZ scale tile (outer and inner
+/// row-major, [`crate::tile::MX_FRACTAL`] boxes of 16 x 2), the `B` layouts into an NN one
+/// (outer and inner col-major, boxes of 2 x 16). A scale matrix of A is `M x K/32`, of B
+/// `K/32 x N`; the 5-D index of its element `(r, c)` is (`MX_ROW_LEN` = 16, `MX_COL_LEN` = 2):
+///
+/// | layout | dense shape | index `(i0, i1, i2, i3, i4)` |
+/// |---|---|---|
+/// | `MX_A_ZZ` | `[1, M/16, K'/2, 16, 2]` | `(r/(S1·16), (r/16)%S1, c/2, r%16, c%2)` |
+/// | `MX_A_ND` | `[1, 1, M, K'/2, 2]` | `(0, 0, r, c/2, c%2)` |
+/// | `MX_A_DN` | `[1, 1, K'/2, M, 2]` | `(0, 0, c/2, r, c%2)` |
+/// | `MX_B_NN` | `[1, N/16, K'/2, 16, 2]` | `(c/(S1·16), (c/16)%S1, r/2, c%16, r%2)` |
+/// | `MX_B_ND` | `[1, 1, K'/2, N, 2]` | `(0, 0, r/2, c, r%2)` |
+/// | `MX_B_DN` | `[1, 1, N, K'/2, 2]` | `(0, 0, c, r/2, r%2)` |
+///
+/// (`K' = K/32`.) The CPU simulator (`cpu/tile_offsets.hpp`) sets `i0 = 0` and `i1 = r/16`
+/// (ZZ; `c/16` for NN); the NPU code (`a5/TLoad.hpp`, `TLoadMxCubeZZ2ZZ` / `NN2NN`) stitches
+/// Shape0 copies of Shape1 boxes, as the formula above; the two agree whenever Stride0 =
+/// Shape1 · Stride1 (a dense tensor) or Shape0 = 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MxGmLayout {
+    /// `MX_A_ZZ`: A's scales already boxed 16 x 2, boxes row-major.
+    AZz,
+    /// `MX_A_ND`: A's scales row-major.
+    ANd,
+    /// `MX_A_DN`: A's scales as column pairs, each pair's rows contiguous.
+    ADn,
+    /// `MX_B_NN`: B's scales already boxed (16 columns x 2 rows), boxes column-major.
+    BNn,
+    /// `MX_B_ND`: B's scales as row pairs, each pair's columns contiguous.
+    BNd,
+    /// `MX_B_DN`: B's scales column-major.
+    BDn,
+}
+
+impl MxGmLayout {
+    /// Every MX layout.
+    pub const ALL: [MxGmLayout; 6] = [
+        MxGmLayout::AZz,
+        MxGmLayout::ANd,
+        MxGmLayout::ADn,
+        MxGmLayout::BNn,
+        MxGmLayout::BNd,
+        MxGmLayout::BDn,
+    ];
+
+    /// pto-isa's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MxGmLayout::AZz => "MX_A_ZZ",
+            MxGmLayout::ANd => "MX_A_ND",
+            MxGmLayout::ADn => "MX_A_DN",
+            MxGmLayout::BNn => "MX_B_NN",
+            MxGmLayout::BNd => "MX_B_ND",
+            MxGmLayout::BDn => "MX_B_DN",
+        }
+    }
+
+    /// A layout of A's scales (loaded into ZZ), else of B's (into NN).
+    pub fn is_a(self) -> bool {
+        matches!(self, MxGmLayout::AZz | MxGmLayout::ANd | MxGmLayout::ADn)
+    }
+
+    /// `MX_A_ZZ` / `MX_B_NN`: the boxed layouts.
+    pub fn is_boxed(self) -> bool {
+        matches!(self, MxGmLayout::AZz | MxGmLayout::BNn)
+    }
+}
+
+/// A GM buffer of `float8_e8m0_t` MX scales viewed as a 5-D tensor in one of the
+/// [`MxGmLayout`]s (strides in elements, i.e. bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MxGlobalTensor {
+    /// Byte address in GM.
+    pub addr: u64,
+    pub shape: [usize; 5],
+    pub stride: [usize; 5],
+    pub layout: MxGmLayout,
+}
+
+impl MxGlobalTensor {
+    /// The dense tensor of a `rows x cols` scale matrix (pto-isa's `TileShape2D` /
+    /// `BaseShape2D` for the layout; rows a multiple of 16 for `MX_A_ZZ`, of 2 for the `B`
+    /// layouts; cols even for the `A` layouts, a multiple of 16 for `MX_B_NN`).
+    pub fn dense(addr: u64, layout: MxGmLayout, rows: usize, cols: usize) -> MxGlobalTensor {
+        let all = rows * cols;
+        let (shape, stride) = match layout {
+            MxGmLayout::AZz => ([1, rows / 16, cols / 2, 16, 2], [all, cols * 16, 32, 2, 1]),
+            MxGmLayout::ANd => ([1, 1, rows, cols / 2, 2], [all, all, cols, 2, 1]),
+            MxGmLayout::ADn => ([1, 1, cols / 2, rows, 2], [all, all, rows * 2, 2, 1]),
+            MxGmLayout::BNn => ([1, cols / 16, rows / 2, 16, 2], [all, rows * 16, 32, 2, 1]),
+            MxGmLayout::BNd => ([1, 1, rows / 2, cols, 2], [all, all, cols * 2, 2, 1]),
+            MxGmLayout::BDn => ([1, 1, cols, rows / 2, 2], [all, all, rows, 2, 1]),
+        };
+        MxGlobalTensor {
+            addr,
+            shape,
+            stride,
+            layout,
+        }
+    }
+
+    /// The scale matrix's rows and columns as the layout counts them (products saturate, so
+    /// an absurd shape reads as a huge matrix, which the load's shape rules refuse).
+    pub fn rows_cols(&self) -> (usize, usize) {
+        let s = self.shape;
+        let p = |xs: &[usize]| xs.iter().fold(1usize, |a, &x| a.saturating_mul(x));
+        match self.layout {
+            MxGmLayout::AZz => (p(&[s[0], s[1], s[3]]), p(&[s[2], s[4]])),
+            MxGmLayout::ANd => (s[2], p(&[s[3], s[4]])),
+            MxGmLayout::ADn => (s[3], p(&[s[2], s[4]])),
+            MxGmLayout::BNn => (p(&[s[2], s[4]]), p(&[s[0], s[1], s[3]])),
+            MxGmLayout::BNd => (p(&[s[2], s[4]]), s[3]),
+            MxGmLayout::BDn => (p(&[s[3], s[4]]), s[2]),
+        }
+    }
+
+    /// Element (byte) offset from `addr` of scale `(r, c)` (the table of [`MxGmLayout`]);
+    /// saturates at `usize::MAX` (absurd strides: the load then reports a GM fault).
+    pub fn offset(&self, r: usize, c: usize) -> usize {
+        let s = self.shape;
+        let d = |x: usize| x.max(1);
+        // The boxed layouts' outer index: Shape0 stitched copies of Shape1 bands of Shape3.
+        let bands = |x: usize| {
+            (
+                x / d(s[1]).saturating_mul(d(s[3])),
+                (x / d(s[3])) % d(s[1]),
+                x % d(s[3]),
+            )
+        };
+        let i: [usize; 5] = match self.layout {
+            MxGmLayout::AZz => {
+                let (i0, i1, i3) = bands(r);
+                [i0, i1, c / d(s[4]), i3, c % d(s[4])]
+            }
+            MxGmLayout::BNn => {
+                let (i0, i1, i3) = bands(c);
+                [i0, i1, r / d(s[4]), i3, r % d(s[4])]
+            }
+            MxGmLayout::ANd => [0, 0, r, c / d(s[4]), c % d(s[4])],
+            MxGmLayout::ADn => [0, 0, c / d(s[4]), r, c % d(s[4])],
+            MxGmLayout::BNd => [0, 0, r / d(s[4]), c, r % d(s[4])],
+            MxGmLayout::BDn => [0, 0, c, r / d(s[4]), r % d(s[4])],
+        };
+        (0..5).fold(0usize, |a, k| {
+            a.saturating_add(i[k].saturating_mul(self.stride[k]))
+        })
+    }
+}
+
+/// pto-isa `a5/TLoad.hpp` `TLoadMxCubeCheck`: a scale tile in L1 holds at most this many
+/// elements (`Rows * Cols <= 512 * 1024`).
+pub const MX_LOAD_MAX_ELEMS: usize = 512 * 1024;
+
+impl TileCore {
+    /// The rules of an MX TLOAD (see [`TileCore::tload_mx`]).
+    fn check_mx_load(&self, dst: &Tile, gt: &MxGlobalTensor) -> Result<(), PtoError> {
+        let op = OpCode::Tload;
+        let n = op.name();
+        let st = |operand: &'static str, rule: &'static str, value: String| PtoError::Static {
+            op: n,
+            operand,
+            rule,
+            value,
+        };
+        if self.arch() != npusim_core::TileArch::A5 {
+            return Err(PtoError::Unsupported {
+                op: n,
+                what: format!("the MX GM layout {} (A5 Mat loads only)", gt.layout.name()),
+                arch: crate::table::arch_name(self.arch()),
+            });
+        }
+        if dst.loc() != TileLoc::Mat {
+            return Err(st(
+                "dst",
+                "an MX scale load's destination must be a Mat tile",
+                format!("{:?}", dst.loc()),
+            ));
+        }
+        if dst.dtype() != ElemType::F8E8M0 {
+            return Err(PtoError::IllegalType {
+                op: n,
+                operand: "dst",
+                dtype: dst.dtype(),
+                arch: crate::table::arch_name(self.arch()),
+                legal: "float8_e8m0 (an MX scale load)".to_string(),
+            });
+        }
+        let d = dst.desc();
+        let (want_b, want_s, rule) = if gt.layout.is_a() {
+            (
+                BLayout::RowMajor,
+                SLayout::RowMajor,
+                "MX_A_ZZ/MX_A_ND/MX_A_DN load into a ZZ tile (outer and inner row-major, fractal 32)",
+            )
+        } else {
+            (
+                BLayout::ColMajor,
+                SLayout::ColMajor,
+                "MX_B_NN/MX_B_ND/MX_B_DN load into an NN tile (outer and inner col-major, fractal 32)",
+            )
+        };
+        if d.blayout != want_b || d.slayout != want_s || d.fractal != crate::tile::MX_FRACTAL {
+            return Err(st(
+                "dst",
+                rule,
+                format!(
+                    "{}: {:?}/{:?} fractal {}",
+                    gt.layout.name(),
+                    d.blayout,
+                    d.slayout,
+                    d.fractal
+                ),
+            ));
+        }
+        if dst.rows() * dst.cols() > MX_LOAD_MAX_ELEMS {
+            return Err(st(
+                "dst",
+                "an MX scale tile's static shape must be at most 512 KiB (Rows * Cols <= 524288)",
+                format!("{}x{}", dst.rows(), dst.cols()),
+            ));
+        }
+        let s = gt.shape;
+        let shp = format!("{} shape {s:?}", gt.layout.name());
+        if gt.layout.is_boxed() {
+            if s[3] != 16 || s[4] != 2 {
+                return Err(st(
+                    "src",
+                    "MX_A_ZZ / MX_B_NN: Shape3 must be 16 and Shape4 2 (the [16, 2] box)",
+                    shp,
+                ));
+            }
+        } else if s[0] != 1 || s[1] != 1 || s[4] != 2 {
+            return Err(st(
+                "src",
+                "MX_A_ND / MX_A_DN / MX_B_ND / MX_B_DN: Shape0 and Shape1 must be 1 and Shape4 2",
+                shp,
+            ));
+        }
+        if s.contains(&0) || dst.valid_row() == 0 || dst.valid_col() == 0 {
+            return Err(vr_err(
+                op,
+                "dst",
+                "shapes and the valid region must be > 0",
+                format!("{shp}, valid {}x{}", dst.valid_row(), dst.valid_col()),
+            ));
+        }
+        if gt.layout.is_a() && !dst.valid_col().is_multiple_of(2) {
+            return Err(vr_err(
+                op,
+                "dst",
+                "scaleA: the valid column count must be even",
+                dst.valid_col().to_string(),
+            ));
+        }
+        if !gt.layout.is_a() && !dst.valid_row().is_multiple_of(2) {
+            return Err(vr_err(
+                op,
+                "dst",
+                "scaleB: the valid row count must be even",
+                dst.valid_row().to_string(),
+            ));
+        }
+        let (rows, cols) = gt.rows_cols();
+        if gt.layout.is_boxed() && (rows > dst.rows() || cols > dst.cols()) {
+            return Err(vr_err(
+                op,
+                "dst",
+                "MX_A_ZZ / MX_B_NN: the tile's static shape must hold the global scale matrix",
+                format!("{rows}x{cols} into a {}x{} tile", dst.rows(), dst.cols()),
+            ));
+        }
+        if dst.valid_row() > rows || dst.valid_col() > cols {
+            return Err(vr_err(
+                op,
+                "dst",
+                "must fit within the global scale matrix (the valid region is the transfer size)",
+                format!("valid {}x{}, {shp}", dst.valid_row(), dst.valid_col()),
+            ));
+        }
+        self.check_addr(dst, n, "dst")
+    }
+
+    /// The rows x columns an MX TLOAD moves: the valid region (the page; the NPU's
+    /// ND/DN paths), except `MX_A_ZZ` / `MX_B_NN` on the hardware profiles, whose NPU paths
+    /// (`TLoadMxCubeZZ2ZZ` / `NN2NN`) copy the whole global scale matrix (the extent the
+    /// tile policy's [`MatLoadExtent`] already follows for the boxing loads; `Documented`, the
+    /// CPU simulator's policy, keeps the valid region).
+    fn mx_load_extent(&self, dst: &Tile, gt: &MxGlobalTensor) -> (usize, usize) {
+        if gt.layout.is_boxed() && self.policy().mat_load_extent != MatLoadExtent::Documented {
+            gt.rows_cols()
+        } else {
+            (dst.valid_row(), dst.valid_col())
+        }
+    }
+
+    /// TLOAD of MX scales (A5, pto-isa `docs/isa/TLOAD.md`): `dst(r, c) = gm[gt.offset(r, c)]`
+    /// over the extent [`Self::mx_load_extent`] names, after the TLOAD fill (the whole tile
+    /// with its pad value unless the pad is Null and the policy leaves Null unfilled; E8M0 has
+    /// no sign nor infinity: Zero and Min are code 0, Max 0xfe). Rust API only: PTO-AS has no
+    /// spelling of the MX layouts.
+    ///
+    /// Checked, each a typed error: A5; dst a Mat `float8_e8m0` tile, ZZ for the `A` layouts
+    /// and NN for the `B` ones (fractal 32), at most 512 K elements; `MX_A_ZZ` / `MX_B_NN`
+    /// Shape3 = 16, Shape4 = 2 and a tile shape holding the global matrix; the other four
+    /// Shape0 = Shape1 = 1, Shape4 = 2; scaleA's valid columns even, scaleB's valid rows even;
+    /// the valid region non-empty and inside the global matrix; the address. GM faults are
+    /// reported before anything is written.
+    pub fn tload_mx(&mut self, dst: &Tile, gt: &MxGlobalTensor) -> Result<(), PtoError> {
+        let op = OpCode::Tload;
+        self.check_mx_load(dst, gt)?;
+        let (er, ec) = self.mx_load_extent(dst, gt);
+        let mut vals = Vec::with_capacity(er * ec);
+        for r in 0..er {
+            for c in 0..ec {
+                let a = gt.addr.checked_add(gt.offset(r, c) as u64).ok_or_else(|| {
+                    vr_err(
+                        op,
+                        "src",
+                        "the GM address must not overflow",
+                        format!("{:#x}", gt.addr),
+                    )
+                })?;
+                vals.push(self.gm().bytes(a, 1).map_err(memory(op.name(), "src"))?[0]);
+            }
+        }
+        if dst.desc().pad != PadValue::Null || self.policy().pad_null_fills_zero {
+            let code = narrow_pad_bits(ElemType::F8E8M0, dst.desc().pad);
+            let whole = dst.with_valid(dst.rows(), dst.cols())?;
+            for r in 0..whole.rows() {
+                for c in 0..whole.cols() {
+                    self.set_bits(&whole, r, c, code)
+                        .map_err(memory(op.name(), "dst"))?;
+                }
+            }
+        }
+        let moved = dst.with_valid(er, ec)?;
+        for r in 0..er {
+            for c in 0..ec {
+                self.set_bits(&moved, r, c, u64::from(vals[r * ec + c]))
+                    .map_err(memory(op.name(), "dst"))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -13,13 +13,15 @@
 //!
 //! Checked, each a typed error:
 //! - A5 only (every MX form is an A5 instruction; A2A3 has no scale buffers);
-//! - the `(C, A, B)` triple: C float, A and B each `float8_e4m3_t` (E4M3FN) or `float8_e5m2_t`
-//!   (E5M2). The page's four FP4 pairs (`float4_e2m1x2_t`, `float4_e1m2x2_t`, packed two to a
-//!   byte) are not modelled and are refused as such;
-//! - A's declared Cols a multiple of 64 (`CheckMadMxValid`'s BASEK: the cube consumes K in
-//!   64-element steps, two scale groups);
+//! - the `(C, A, B)` triple: C float, and A and B either each `float8_e4m3_t` (E4M3FN) or
+//!   `float8_e5m2_t` (E5M2), or each `float4_e2m1x2_t` or `float4_e1m2x2_t` (the page's four
+//!   FP4 triples; see "FP4 inputs" below). fp8 with fp4, and the unpacked `float4_e2m1fn`, are
+//!   refused;
+//! - A's declared Cols a multiple of 64 values (`CheckMadMxValid`'s BASEK: the cube consumes
+//!   K in 64-value steps, two scale groups; for fp4, 32 bytes of pairs);
 //! - roles and fractals as TMATMUL on A5 (A Left Nz, B Right Zn, C Acc Nz); `m`, `k`, `n` in
-//!   `[1, 4095]`; B's valid rows = K; C's valid region `M x N`; TGEMV_MX: `m = 1`;
+//!   `[1, 4095]` (`k` in values: for fp4 twice A's valid byte columns); B's valid rows = A's
+//!   valid columns; C's valid region `M x N`; TGEMV_MX: `m = 1`;
 //! - the scale tiles: location `scaling` (PTOAS's address space for them), element type
 //!   `float8_e8m0_t`, pto-isa's `TileLeftScale` layout for A's scales (outer row-major, inner
 //!   row-major, 32-byte MX boxes of 16 x 2: [`crate::tile::MX_FRACTAL`]) and `TileRightScale`'s
@@ -48,6 +50,36 @@
 //!   where the CPU simulator's decoder has no special codes (it reads E8M0 `0xff` as 2^128 and
 //!   the f8 all-ones exponents as normal numbers): inputs with those codes differ from it.
 //!
+//! ## FP4 inputs (`float4_e2m1x2_t`, `float4_e1m2x2_t`)
+//!
+//! A packed element is one byte holding two 4-bit codes ([`ElemType::F4E2M1X2`],
+//! [`ElemType::F4E1M2X2`]). npusim's tiles count bytes, so a packed A (`M x K`) is a Left Nz
+//! tile of `M x K/2` bytes whose byte `(i, c)` holds `A[i, 2c]` in its low nibble and
+//! `A[i, 2c + 1]` in its high nibble, and a packed B (`K x N`) a Right Zn tile of `K/2 x N`
+//! bytes whose byte `(r, j)` holds `B[2r, j]` (low) and `B[2r + 1, j]` (high): the pairs run
+//! along K in both (pto-isa's mxfp4 kernel loads A from an ND and B from a DN tensor, K
+//! contiguous in both). K counts values, as pto-isa does (`K = 2 x` A's valid byte columns,
+//! a multiple of 64 values in A's declared shape, scale groups of 32 values = 16 bytes).
+//! The boxes are the 1-byte ones (Nz 16 rows x 32 bytes = 64 values, Zn 32 bytes x 16
+//! columns), the NPU's (`a5/TExtract.hpp`: `c0Size = 32 * KHALF / sizeof(T)` = 64 values per
+//! 32-byte block row).
+//!
+//! Nibble order (decision): the first value of a pair (even K) is in the low nibble, as
+//! npusim's TCVT packing ([`super::fp4`]), as pto-isa's A5 mxfp4 kernel packs its GM inputs
+//! (`kernels/manual/a5/matmul_mxfp4_performance/scripts/gen_data.py`, `pack_two_fp4`: element
+//! `2k` of each row of A and of Bᵀ low, `2k + 1` high; GM -> L1 -> L0 moves bytes), and as the
+//! CPU simulator's packed element access (`MXTypes.hpp` `GetProperDataPart`: element offset
+//! `o` is nibble `o % 2` of byte `o / 2`, low first, used by `Tile::GetElement`); the NPU's L0
+//! load builtins (`load_cbuf_to_ca_s4`) document none. E2M1 and E1M2 have no inf or NaN (every code is a
+//! number: E2M1 up to ±6, E1M2 up to ±1.75), so only a `0xff` scale makes a group NaN.
+//!
+//! The CPU simulator stores the pairs packed too (`Tile::GetSizeInUnits` = `Numel / 2`) but
+//! its fp4 box is `32 / sizeof(T)` = 32 values wide (16 bytes), where the NPU's is 64
+//! values: the byte layout of a boxed fp4 tile differs between the two, which shows only in
+//! programs that alias fp4 tile bytes or move NZ-format fp4 tensors; ND/DN loads, moves and
+//! the product give the same values. npusim keeps the NPU's geometry under every policy (no
+//! `pto_cpu_sim` variant; see `docs/pto-cube-audit.md` §7).
+//!
 //! Where the scales come from: on the hardware the cube reads the MX payload associated with
 //! A's and B's L0 addresses (`mad_mx` has no scale operands; `TGET_SCALE_ADDR` binds a scale
 //! tile to `address >> SHIFT_MX_ADDR`). This model reads the scale tiles given as operands,
@@ -60,7 +92,7 @@ use crate::error::PtoError;
 use crate::table::{OpCode, arch_name};
 use crate::tile::{BLayout, MX_FRACTAL, SLayout, Tile, TileLoc};
 use npusim_core::convert::{Exact, FloatFormat, RoundMode, Saturation, round_to_format};
-use npusim_core::f8::F8Format;
+use npusim_core::f8::{F8Format, unpack_pair};
 use npusim_core::{ElemType, MatmulOrder, TileArch};
 
 /// Elements of K that share one scale.
@@ -94,6 +126,32 @@ fn is_gemv_mx(op: OpCode) -> bool {
 
 /// The element types A and B may have (each; all four pairs are legal).
 pub const MX_INPUTS: &[ElemType] = &[ElemType::F8E4M3FN, ElemType::F8E5M2];
+/// The packed FP4 element types A and B may have instead (each; all four pairs are legal).
+pub const MX_FP4_INPUTS: &[ElemType] = &[ElemType::F4E2M1X2, ElemType::F4E1M2X2];
+
+/// Unpacks a packed fp4 A (`m x kb` bytes, row-major) into `m x 2kb` codes: byte `(i, c)`
+/// gives `A[i, 2c]` (low nibble) and `A[i, 2c + 1]` (high nibble).
+pub fn unpack_fp4_rows(bytes: &[u8], m: usize, kb: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(m * kb * 2);
+    for &b in &bytes[..m * kb] {
+        out.extend_from_slice(&unpack_pair(b));
+    }
+    out
+}
+
+/// Unpacks a packed fp4 B (`kb x n` bytes, row-major) into `2kb x n` codes: byte `(r, j)`
+/// gives `B[2r, j]` (low nibble) and `B[2r + 1, j]` (high nibble).
+pub fn unpack_fp4_cols(bytes: &[u8], kb: usize, n: usize) -> Vec<u8> {
+    let mut out = vec![0u8; 2 * kb * n];
+    for r in 0..kb {
+        for j in 0..n {
+            let [lo, hi] = unpack_pair(bytes[r * n + j]);
+            out[2 * r * n + j] = lo;
+            out[(2 * r + 1) * n + j] = hi;
+        }
+    }
+    out
+}
 
 /// The MX operands besides C and the seed.
 #[derive(Clone, Copy, Debug)]
@@ -352,7 +410,8 @@ impl TileCore {
         self.matmul_mx(OpCode::TgemvMx, c, Seed::Zero, x)
     }
 
-    /// The static checks of the MX family; returns `(m, k, n)`.
+    /// The static checks of the MX family; returns `(m, k, n)` with `k` in values (for fp4
+    /// inputs twice A's valid byte columns).
     pub(crate) fn check_matmul_mx(
         &self,
         op: OpCode,
@@ -375,23 +434,14 @@ impl TileCore {
             b,
             b_scale,
         } = x;
-        let (m, k, n) = self.check_mkn(op, c, a, b, is_gemv_mx(op))?;
-        let fp4 = |t: ElemType| t == ElemType::F4E2M1;
-        if fp4(a.dtype()) || fp4(b.dtype()) {
-            return Err(PtoError::Unsupported {
-                op: name,
-                what: "the FP4 MX pairs (float4_e2m1x2_t / float4_e1m2x2_t, packed two to a byte) are not modelled".to_string(),
-                arch: arch_name(arch),
-            });
-        }
-        if c.dtype() != ElemType::F32
-            || !MX_INPUTS.contains(&a.dtype())
-            || !MX_INPUTS.contains(&b.dtype())
-        {
+        let (m, kb, n) = self.check_mkn(op, c, a, b, is_gemv_mx(op))?;
+        let fp8_pair = MX_INPUTS.contains(&a.dtype()) && MX_INPUTS.contains(&b.dtype());
+        let fp4_pair = MX_FP4_INPUTS.contains(&a.dtype()) && MX_FP4_INPUTS.contains(&b.dtype());
+        if c.dtype() != ElemType::F32 || !(fp8_pair || fp4_pair) {
             return Err(PtoError::Unsupported {
                 op: name,
                 what: format!(
-                    "the type triple (C, A, B) = ({}, {}, {}) (legal: C float, A and B each float8_e4m3_t or float8_e5m2_t)",
+                    "the type triple (C, A, B) = ({}, {}, {}) (legal: C float, A and B each float8_e4m3_t or float8_e5m2_t, or each float4_e2m1x2_t or float4_e1m2x2_t)",
                     c.dtype(),
                     a.dtype(),
                     b.dtype()
@@ -399,12 +449,23 @@ impl TileCore {
                 arch: arch_name(arch),
             });
         }
-        if !a.cols().is_multiple_of(MX_BASE_K) {
+        // K and A's declared columns in values: two per byte for the packed fp4 pairs.
+        let per_byte = if fp4_pair { 2 } else { 1 };
+        let k = kb * per_byte;
+        if k > super::cube::MAX_MKN {
+            return Err(vr_err(
+                op,
+                "k",
+                "m, k and n must lie in [1, 4095] (k counts fp4 values, two per byte)",
+                format!("{k} values ({kb} bytes)"),
+            ));
+        }
+        if !(a.cols() * per_byte).is_multiple_of(MX_BASE_K) {
             return Err(st(
                 op,
                 "aMatrix",
-                "aMatrix Cols must be a multiple of 64 (MX K steps)",
-                a.cols().to_string(),
+                "aMatrix Cols must be a multiple of 64 values (MX K steps; fp4: 32 bytes of pairs)",
+                format!("{} values", a.cols() * per_byte),
             ));
         }
         let groups = k.div_ceil(MX_GROUP);
@@ -482,9 +543,22 @@ impl TileCore {
     ) -> Result<(), PtoError> {
         let (m, k, n) = self.check_matmul_mx(op, c, seed, x)?;
         let groups = k.div_ceil(MX_GROUP);
-        let fmt = |t: &Tile| F8Format::of(t.dtype()).unwrap_or(F8Format::E4M3FN);
-        let a = self.read_rect::<u8>(x.a, m, k);
-        let b = self.read_rect::<u8>(x.b, k, n);
+        let fmt = |t: &Tile| {
+            F8Format::of_packed(t.dtype())
+                .or(F8Format::of(t.dtype()))
+                .unwrap_or(F8Format::E4M3FN)
+        };
+        let (a, b) = if MX_FP4_INPUTS.contains(&x.a.dtype()) {
+            let kb = k / 2;
+            let a = self.read_rect::<u8>(x.a, m, kb);
+            let b = self.read_rect::<u8>(x.b, kb, n);
+            (unpack_fp4_rows(&a, m, kb), unpack_fp4_cols(&b, kb, n))
+        } else {
+            (
+                self.read_rect::<u8>(x.a, m, k),
+                self.read_rect::<u8>(x.b, k, n),
+            )
+        };
         let sa = self.read_rect::<u8>(x.a_scale, m, groups);
         let sb = self.read_rect::<u8>(x.b_scale, groups, n);
         let mut out = self.read_seed::<f32>(seed, m, n);
