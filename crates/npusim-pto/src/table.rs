@@ -211,8 +211,9 @@ const B124: &[ElemType] = &[I8, U8, I16, U16, I32, U32, H, BF, F];
 const EXP_A5: &[ElemType] = &[H, F, I16, I32, U16, U32, BF, I8, U8];
 const A5_NOBF: &[ElemType] = &[I32, U32, I64, U64, F, I16, U16, H];
 const MM_IN: &[ElemType] = &[I8, H, BF, F];
-/// The A5 MX inputs (`float8_e4m3_t`, `float8_e5m2_t`; the packed fp4 pairs are not modelled).
-const MX_IN: &[ElemType] = &[E4M3, E5M2];
+/// The A5 MX inputs (`float8_e4m3_t`, `float8_e5m2_t`, and the packed fp4 pairs
+/// `float4_e2m1x2_t`, `float4_e1m2x2_t`: two values per byte along K, see `ops::mx`).
+const MX_IN: &[ElemType] = &[E4M3, E5M2, ElemType::F4E2M1X2, ElemType::F4E1M2X2];
 /// ALL11 plus the A5's 1-byte floats (`float8_e4m3_t`, `float8_e5m2_t`, `hifloat8_t`,
 /// `float8_e8m0_t`; the packed fp4 types are not modelled).
 const A5_LS: &[ElemType] = &[
