@@ -215,7 +215,7 @@ const MM_IN: &[ElemType] = &[I8, H, BF, F];
 /// `float4_e2m1x2_t`, `float4_e1m2x2_t`: two values per byte along K, see `ops::mx`).
 const MX_IN: &[ElemType] = &[E4M3, E5M2, ElemType::F4E2M1X2, ElemType::F4E1M2X2];
 /// ALL11 plus the A5's 1-byte floats (`float8_e4m3_t`, `float8_e5m2_t`, `hifloat8_t`,
-/// `float8_e8m0_t`; the packed fp4 types are not modelled).
+/// `float8_e8m0_t`; the packed fp4 pairs are in A5_LS_FP4).
 const A5_LS: &[ElemType] = &[
     I32, U32, I64, U64, F, I16, U16, H, BF, U8, I8, E4M3, E5M2, H8, E8M0,
 ];

@@ -119,6 +119,8 @@ fn special(t: ElemType, s: &mut u64) -> u64 {
             1 => 0x7f,
             _ => (x >> 24) & 0xff,
         },
+        // Two fp4 codes: any byte (both formats have no special codes).
+        ElemType::F4E2M1X2 | ElemType::F4E1M2X2 => (x >> 24) & 0xff,
         _ => x,
     }
 }
@@ -352,7 +354,17 @@ fn mat_move(
     seed: u64,
 ) -> Result<(), TestCaseError> {
     let mut core = TileCore::by_name(arch_of(a5)).unwrap();
-    let t = [ElemType::F16, ElemType::Bf16, ElemType::F32, ElemType::I8][t_sel as usize % 4];
+    // A5 also moves the packed fp4 pairs (as bytes, TMOV only).
+    let types = [
+        ElemType::F16,
+        ElemType::Bf16,
+        ElemType::F32,
+        ElemType::I8,
+        ElemType::F4E2M1X2,
+        ElemType::F4E1M2X2,
+    ];
+    let t = types[t_sel as usize % if a5 { 6 } else { 4 }];
+    let fp4 = matches!(t, ElemType::F4E2M1X2 | ElemType::F4E1M2X2);
     let size = t.size();
     let (rows, cols) = (32, 64);
     let (vr, vc) = (1 + (seed % 32) as usize, 1 + ((seed >> 8) % 64) as usize);
@@ -429,6 +441,14 @@ fn mat_move(
         acc: false,
         addr: 8192,
     };
+    if fp4 {
+        // TEXTRACT refuses the fp4 pairs (offset units not settled, see ops::movement).
+        let e = core
+            .textract(&win, &src, er as i64, ec as i64)
+            .expect_err("TEXTRACT of an fp4 tile");
+        prop_assert!(e.to_string().contains("TEXTRACT"), "{}", e);
+        return Ok(());
+    }
     if src_nz || a5 || !matches!(slay, Lay::Nd) {
         core.textract(&win, &src, er as i64, ec as i64)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -556,7 +576,7 @@ proptest! {
     }
 
     #[test]
-    fn mat_moves_and_extract(a5 in any::<bool>(), right in any::<bool>(), t in 0u8..4, nz in any::<bool>(), seed in any::<u64>()) {
+    fn mat_moves_and_extract(a5 in any::<bool>(), right in any::<bool>(), t in 0u8..6, nz in any::<bool>(), seed in any::<u64>()) {
         mat_move(a5, right, t, nz, seed)?;
     }
 

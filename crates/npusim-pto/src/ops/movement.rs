@@ -322,6 +322,30 @@ fn cube_types(arch: TileArch) -> &'static [ElemType] {
     }
 }
 
+/// TMOV Mat -> Left/Right on A5 also carries the packed fp4 pairs of TMATMUL_MX
+/// (`float4_e2m1x2_t`, `float4_e1m2x2_t`; pto-isa's A5 `TMov` lists them): a whole-tile move of
+/// their bytes, npusim's tiles counting fp4 columns in bytes (pairs, `ops::mx`), so it is the
+/// 1-byte move with the 1-byte boxes (16 x 32 bytes = 64 values, the NPU's). TEXTRACT keeps
+/// refusing them: pto-isa counts its K offsets in values (halved before the L0 load), and
+/// npusim's offsets count elements; which one a PTO-AS program means is not settled.
+const CUBE_MOVE_TYPES_A5: &[ElemType] = &[
+    ElemType::I8,
+    ElemType::F16,
+    ElemType::Bf16,
+    ElemType::F32,
+    ElemType::F8E4M3FN,
+    ElemType::F8E5M2,
+    ElemType::F4E2M1X2,
+    ElemType::F4E1M2X2,
+];
+
+fn cube_move_types(arch: TileArch) -> &'static [ElemType] {
+    match arch {
+        TileArch::A2A3 => CUBE_TYPES,
+        TileArch::A5 => CUBE_MOVE_TYPES_A5,
+    }
+}
+
 /// The fixpipe's per-element rule on an f32 value: ReLU, then the scale (see the module docs).
 #[inline(always)]
 pub fn fixpipe(x: f32, relu: bool, scale: f32, scaled: bool) -> f32 {
@@ -698,7 +722,7 @@ impl TileCore {
             }
             TileLoc::Left | TileLoc::Right => {
                 same_type(op, "dst", dst, "src", src)?;
-                op_types(op, arch, "src", src.dtype(), cube_types(arch))?;
+                op_types(op, arch, "src", src.dtype(), cube_move_types(arch))?;
             }
             _ => same_type(op, "dst", dst, "src", src)?,
         }
