@@ -44,6 +44,23 @@ use crate::table::OpCode;
 use crate::tile::{Tile, TileLoc};
 use npusim_core::TileArch;
 
+/// TCONCAT's valid-row rule (both forms): src0's and src1's valid rows equal dst's, which are
+/// returned.
+fn concat_rows(dst: &Tile, src0: &Tile, src1: &Tile) -> Result<usize, PtoError> {
+    let rows = dst.valid_row();
+    for (n, s) in [("src0", src0), ("src1", src1)] {
+        if s.valid_row() != rows {
+            return Err(vr_err(
+                OpCode::Tconcat,
+                n,
+                "valid rows must equal dst's",
+                format!("{} vs {}", s.valid_row(), rows),
+            ));
+        }
+    }
+    Ok(rows)
+}
+
 /// The bits of the integer `v` in `T` (floats convert the value, integers wrap).
 fn bits_of<T: Elem>(v: i64) -> u64 {
     T::narrow(Scalar::Int(v).to_c::<T>()).to_bits_u64()
@@ -173,17 +190,7 @@ impl TileCore {
     pub fn tconcat(&mut self, dst: &Tile, src0: &Tile, src1: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tconcat;
         self.concat_operands(dst, src0, src1)?;
-        let rows = dst.valid_row();
-        for (n, s) in [("src0", src0), ("src1", src1)] {
-            if s.valid_row() != rows {
-                return Err(vr_err(
-                    op,
-                    n,
-                    "valid rows must equal dst's",
-                    format!("{} vs {}", s.valid_row(), rows),
-                ));
-            }
-        }
+        let rows = concat_rows(dst, src0, src1)?;
         let (c0, c1) = (src0.valid_col(), src1.valid_col());
         let fits = match self.arch() {
             TileArch::A5 => dst.valid_col() == c0 + c1,
@@ -293,17 +300,7 @@ impl TileCore {
             }
             same_type(op, n, t, "src0Idx", src0_idx)?;
         }
-        let rows = dst.valid_row();
-        for (n, s) in [("src0", src0), ("src1", src1)] {
-            if s.valid_row() != rows {
-                return Err(vr_err(
-                    op,
-                    n,
-                    "valid rows must equal dst's",
-                    format!("{} vs {}", s.valid_row(), rows),
-                ));
-            }
-        }
+        let rows = concat_rows(dst, src0, src1)?;
         for &(n, t) in &idx_tiles {
             if t.rows() < rows {
                 return Err(vr_err(
