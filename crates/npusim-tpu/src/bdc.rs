@@ -324,6 +324,30 @@ impl TpuCore {
         shape: &Dim4,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        // The small-call path: f32 add/sub/mul with every operand in the aligned layout
+        // (`crate::bdc_avx2::aligned_f32`); what it does not take runs below, which names any
+        // error.
+        if dtype == DataType::Fp32
+            && matches!(f, BinOp::Add | BinOp::Sub | BinOp::Mul)
+            && dst_stride.is_none()
+            && src_stride.is_none()
+            && self.chip().bdc_denormals() == BdcDenormals::FlushToZero
+            && self.dims_ok_fast(shape)
+        {
+            let (b, c) = match rhs {
+                Rhs::Tensor(addr, None) => (Some(Some(addr)), 0.0),
+                Rhs::Const(bits) => (Some(None), f32::from_bits(bits)),
+                Rhs::Tensor(_, Some(_)) => (None, 0.0),
+            };
+            if let Some(b) = b {
+                let p = self.chip().local();
+                let exact = |x: f32, y: f32| fz(f.apply(fz(x), fz(y)));
+                let store = self.local_store_mut();
+                if crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact) {
+                    return Ok(());
+                }
+            }
+        }
         f.dtype_ok(dtype)
             .map_err(|rule| TpuError::UnsupportedDtype { op, dtype, rule })?;
         self.check_dims_dst(op, shape, dst_stride)?;

@@ -25,7 +25,162 @@
 //! through it on AVX2 hosts.
 
 use crate::bdc::BinOp;
-use crate::local::LocalView;
+use crate::chip::LocalProfile;
+use crate::local::{Dim4, LocalAddr, LocalView};
+
+/// One operand of an [`aligned_f32`] call: the lane of its address, its offset inside the
+/// lane, its n stride in elements (the aligned layout's, which depends on the start lane) and
+/// the end of its footprint inside each lane (bytes).
+#[derive(Clone, Copy)]
+struct AlignedOperand {
+    start: u32,
+    offset: u32,
+    ns: u64,
+    end: u64,
+}
+
+/// The aligned-layout geometry shared by the operands of one call (`tpu_aligned_stride` with
+/// f32 elements): `hw = h * w` elements per channel, `cs` the channel stride (`hw` rounded up
+/// to the EU count).
+struct AlignedGeometry {
+    n: u64,
+    c: u64,
+    hw: u64,
+    cs: u64,
+    npu_shift: u32,
+    lane_mask: u32,
+    lmem_shift: u32,
+    lmem: u64,
+    eu_bytes: u32,
+    space: u64,
+}
+
+impl AlignedGeometry {
+    /// `None` when the profile's sizes are not powers of two (every shipped profile's are).
+    #[inline(always)]
+    fn new(p: &LocalProfile, shape: &Dim4) -> Option<AlignedGeometry> {
+        let (npu, lmem) = (p.npu_num, p.local_mem_per_npu);
+        let eu = u64::from(p.eu_bytes / 4);
+        if !npu.is_power_of_two() || !lmem.is_power_of_two() || !eu.is_power_of_two() {
+            return None;
+        }
+        let hw = shape.h as u64 * shape.w as u64;
+        Some(AlignedGeometry {
+            n: shape.n as u64,
+            c: shape.c as u64,
+            hw,
+            cs: (hw + eu - 1) & !(eu - 1),
+            npu_shift: npu.trailing_zeros(),
+            lane_mask: npu - 1,
+            lmem_shift: lmem.trailing_zeros(),
+            lmem: u64::from(lmem),
+            eu_bytes: p.eu_bytes,
+            space: p.local_space(),
+        })
+    }
+
+    /// The operand at `addr`, or `None` unless the address is EU-aligned and the tensor lies
+    /// inside local memory (the checks of `LocalView::aligned_fast`, which names nothing: a
+    /// refused call goes through the checked path, which names the error).
+    #[inline(always)]
+    fn operand(&self, addr: LocalAddr) -> Option<AlignedOperand> {
+        if addr & (self.eu_bytes - 1) != 0 || u64::from(addr) >= self.space {
+            return None;
+        }
+        let start = addr >> self.lmem_shift;
+        let offset = addr & (self.lmem as u32 - 1);
+        let used = u64::from(start) + self.c;
+        let ns = self.cs * ((used + u64::from(self.lane_mask)) >> self.npu_shift);
+        let slots = (used - 1) >> self.npu_shift;
+        let end = u64::from(offset) + (((self.n - 1) * ns + slots * self.cs + self.hw) << 2);
+        (end <= self.lmem).then_some(AlignedOperand {
+            start,
+            offset,
+            ns,
+            end,
+        })
+    }
+}
+
+/// The small-call path of `tpu_bdc_fp_add/sub/mul` and their `_C` forms: f32, every operand in
+/// the aligned layout (NULL strides), channels of fewer than 64 elements (longer rows take
+/// [`f32_rows`], whose add/sub blocks run under the host's flush mode). One pass of the
+/// layout checks for the three operands (no [`LocalView`]s), then the rows of the AVX2 kernel
+/// ([`f32_rows`]'s `row_loop!`). `false` (nothing written) when the host has no AVX2 or the call
+/// is not one it takes: a misaligned or out-of-range operand (the checked path names the error),
+/// or a source that partly overlaps the destination (the generic driver's order then decides).
+/// The caller has checked the dtype, the op and the dims (`1..=65535`, the work bound).
+///
+/// Its scalar twin is the generic driver of `crate::bdc` (the same call with explicit aligned
+/// strides goes there): `tests/bdc.rs` `aligned_small_calls_equal_strided_calls` holds them
+/// equal.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn aligned_f32<E: Fn(f32, f32) -> f32>(
+    store: &mut [u8],
+    p: &LocalProfile,
+    f: BinOp,
+    dst: LocalAddr,
+    a: LocalAddr,
+    b: Option<LocalAddr>,
+    shape: &Dim4,
+    c: f32,
+    exact: &E,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return false;
+        }
+        let Some(g) = AlignedGeometry::new(p, shape) else {
+            return false;
+        };
+        if g.hw >= 64 || (store.len() as u64) < p.store_size() {
+            return false;
+        }
+        let (Some(od), Some(oa)) = (g.operand(dst), g.operand(a)) else {
+            return false;
+        };
+        // A source is the destination itself (same lane and offset: same strides, each vector
+        // loaded before it is stored over) or apart from it inside every lane.
+        let apart = |o: &AlignedOperand| {
+            (o.start == od.start && o.offset == od.offset)
+                || o.end <= u64::from(od.offset)
+                || od.end <= u64::from(o.offset)
+        };
+        if !apart(&oa) {
+            return false;
+        }
+        let ob = match b {
+            Some(addr) => match g.operand(addr) {
+                Some(o) if apart(&o) => Some(o),
+                _ => return false,
+            },
+            None => None,
+        };
+        // SAFETY: AVX2 was detected above; every operand's footprint ends inside its lane
+        // (`operand`) and the store holds every lane (`store_size`), so every row lies inside
+        // the store.
+        unsafe {
+            x86::aligned_rows(
+                store.as_mut_ptr(),
+                p.store_pitch() as usize,
+                f,
+                &g,
+                [od, oa, ob.unwrap_or(oa)],
+                ob.is_some(),
+                c,
+                exact,
+            )
+        };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (store, p, f, dst, a, b, shape, c, exact);
+        false
+    }
+}
 
 /// Runs `dst = fz(fz(a) f fz(b))` (`b` the scalar `c` when `None`) for `f` in add, sub, mul,
 /// on f32 views with unit w strides; `false` (nothing written) when the host has no AVX2 or
@@ -176,7 +331,32 @@ mod x86 {
         exact: &'e E,
     }
 
-    impl<E: Fn(f32, f32) -> f32> Kernel<'_, E> {
+    impl<'e, E: Fn(f32, f32) -> f32> Kernel<'e, E> {
+        /// The constants of a call of `f` over rows of `w` elements (`c` the scalar operand).
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn new(f: BinOp, w: usize, c: f32, exact: &'e E) -> Self {
+            let full = w - w % 8;
+            let rem = w - full;
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            Kernel {
+                f,
+                exp: _mm256_castsi256_ps(_mm256_set1_epi32(0x7f80_0000)),
+                sign: _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN)),
+                zero: _mm256_setzero_si256(),
+                tail: _mm256_cmpgt_epi32(_mm256_set1_epi32(rem as i32), lanes),
+                cv: _mm256_set1_ps(c),
+                full,
+                rem,
+                hw: if full >= HW_FTZ_MIN && matches!(f, BinOp::Add | BinOp::Sub) {
+                    full - full % 32
+                } else {
+                    0
+                },
+                exact,
+            }
+        }
+
         /// A denormal lane as a zero of its sign.
         #[inline]
         #[target_feature(enable = "avx2")]
@@ -406,6 +586,60 @@ mod x86 {
         }
     }
 
+    /// The rows of an [`super::aligned_f32`] call: channel `ch` of batch `i` of an operand
+    /// starts on lane `(start + ch) % NPU`, slot `(start + ch) / NPU`, at byte
+    /// `offset + 4 * (i * ns + slot * cs)` of that lane; each is one row of `hw < 64` elements.
+    /// `ops` are dst, src and (when `has_b`) src1.
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX2 and every operand's footprint lies inside its lanes of the store at
+    /// `base` (lanes `pitch` bytes apart).
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn aligned_rows<E: Fn(f32, f32) -> f32>(
+        base: *mut u8,
+        pitch: usize,
+        f: BinOp,
+        g: &super::AlignedGeometry,
+        ops: [super::AlignedOperand; 3],
+        has_b: bool,
+        c: f32,
+        exact: &E,
+    ) {
+        let k = Kernel::new(f, g.hw as usize, c, exact);
+        let (npu, cs_bytes) = (g.lane_mask as usize + 1, (g.cs as usize) << 2);
+        // Byte index of channel 0 of batch `i`, and its lane.
+        let first = |o: &super::AlignedOperand, i: usize| {
+            let lane = o.start as usize & (npu - 1);
+            let idx = lane * pitch + o.offset as usize + ((i * o.ns as usize) << 2);
+            (idx, lane)
+        };
+        // From one channel to the next: the next lane, or lane 0 of the next slot.
+        let step = |(idx, lane): (usize, usize)| {
+            if lane + 1 == npu {
+                (idx + cs_bytes - (npu - 1) * pitch, 0)
+            } else {
+                (idx + pitch, lane + 1)
+            }
+        };
+        let [od, oa, ob] = ops;
+        // SAFETY: every channel's row lies inside the operand's footprint, inside the store
+        // (this function's contract).
+        let at = |idx: usize| unsafe { base.add(idx) }.cast::<f32>();
+        for i in 0..g.n as usize {
+            let (mut cd, mut ca, mut cb) = (first(&od, i), first(&oa, i), first(&ob, i));
+            for _ in 0..g.c {
+                let pb = has_b.then(|| at(cb.0).cast_const());
+                // SAFETY: the row's `hw` elements lie inside the store (the contract).
+                unsafe { row_loop!(k, at(cd.0), at(ca.0).cast_const(), pb, 0) };
+                cd = step(cd);
+                ca = step(ca);
+                cb = step(cb);
+            }
+        }
+    }
+
     /// The rows of the call ([`super::f32_rows`]).
     ///
     /// # Safety
@@ -431,26 +665,7 @@ mod x86 {
             walk.w = d.shape.h * d.shape.w;
             walk.h = 1;
         }
-        let w = walk.w as usize;
-        let full = w - w % 8;
-        let rem = w - full;
-        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let k = Kernel {
-            f,
-            exp: _mm256_castsi256_ps(_mm256_set1_epi32(0x7f80_0000)),
-            sign: _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN)),
-            zero: _mm256_setzero_si256(),
-            tail: _mm256_cmpgt_epi32(_mm256_set1_epi32(rem as i32), lanes),
-            cv: _mm256_set1_ps(c),
-            full,
-            rem,
-            hw: if full >= HW_FTZ_MIN && matches!(f, BinOp::Add | BinOp::Sub) {
-                full - full % 32
-            } else {
-                0
-            },
-            exact,
-        };
+        let k = Kernel::new(f, walk.w as usize, c, exact);
         let base = store.as_mut_ptr();
         if k.hw > 0 {
             // SAFETY: as this function's.

@@ -286,7 +286,7 @@ impl TpuCore {
     /// Whether [`Self::check_dims`] passes, by four range tests and one product (the path of
     /// every valid call; the checked path below names the error).
     #[inline(always)]
-    fn dims_ok_fast(&self, shape: &Dim4) -> bool {
+    pub(crate) fn dims_ok_fast(&self, shape: &Dim4) -> bool {
         let dims = [shape.n, shape.c, shape.h, shape.w];
         // `d - 1` as u32 is below 65535 exactly when `d` is in [1, 65535].
         let in_range = dims

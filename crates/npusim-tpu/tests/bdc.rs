@@ -345,3 +345,61 @@ fn restriction_shape_and_footprint() {
         })
     ));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// The small-call path of f32 add/sub/mul (every operand with NULL strides: one pass of
+    /// the layout checks, then the AVX2 rows) against its twin, the same call with the aligned
+    /// strides written out (`tpu_aligned_stride`), which runs the generic driver: operands on
+    /// different start lanes or the destination's, at offsets that meet the destination partly, wholly or not at
+    /// all, misaligned or out of range now and then. Both cores start from the same bytes; the
+    /// results (accepted or refused, and the whole local store) must be equal.
+    #[test]
+    fn aligned_small_calls_equal_strided_calls(
+        lanes in prop::array::uniform3(0u32..64), same in prop::array::uniform2(any::<bool>()),
+        offs in prop::array::uniform3(0u32..8),
+        skew in prop::array::uniform3(prop::sample::select(vec![0u32, 0, 0, 0, 4, 0x3_ffc0])),
+        n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..20,
+        op in 0usize..6, k in f32_any(), vals in prop::collection::vec(f32_any(), 61),
+    ) {
+        let shape = Dim4::new(n, c, h, w);
+        let f = DataType::Fp32;
+        let p = TpuChip::Bm1684x.local();
+        // Offsets in steps of 64 bytes (the EU alignment), so that rows meet; a skew of 4
+        // misaligns the address, 0x3ffc0 pushes the tensor past its lanes.
+        // Sources on the destination's start lane half of the time (rows then meet inside
+        // one channel).
+        let starts = [lanes[0], if same[0] { lanes[0] } else { lanes[1] }, if same[1] { lanes[0] } else { lanes[2] }];
+        let addr = |i: usize| (starts[i] << 18) + offs[i] * 64 + skew[i];
+        let (d, a, b) = (addr(0), addr(1), addr(2));
+        let mut fast = core();
+        // Every row of an accepted call lies in the first 8 KiB of its lanes: fill those.
+        for lane in 0..64u32 {
+            let bytes: Vec<u8> = (0..2048usize)
+                .flat_map(|i| vals[(i + lane as usize) % vals.len()].to_le_bytes())
+                .collect();
+            fast.write_local(lane << 18, &bytes).unwrap();
+        }
+        let mut twin = fast.clone();
+        let st = |addr: u32| p.tpu_aligned_stride((addr >> 18) as i32, &shape, f).unwrap();
+        let (sd, sa, sb) = (st(d), st(a), st(b));
+        let cst = Scalar::from_bits(k);
+        let (got, want) = match op {
+            0 => (fast.tpu_bdc_fp_add(d, a, b, &shape, None, None, None, f),
+                  twin.tpu_bdc_fp_add(d, a, b, &shape, Some(&sd), Some(&sa), Some(&sb), f)),
+            1 => (fast.tpu_bdc_fp_sub(d, a, b, &shape, None, None, None, f),
+                  twin.tpu_bdc_fp_sub(d, a, b, &shape, Some(&sd), Some(&sa), Some(&sb), f)),
+            2 => (fast.tpu_bdc_fp_mul(d, a, b, &shape, None, None, None, f),
+                  twin.tpu_bdc_fp_mul(d, a, b, &shape, Some(&sd), Some(&sa), Some(&sb), f)),
+            3 => (fast.tpu_bdc_fp_add_C(d, a, cst, &shape, None, None, f),
+                  twin.tpu_bdc_fp_add_C(d, a, cst, &shape, Some(&sd), Some(&sa), f)),
+            4 => (fast.tpu_bdc_fp_sub_C(d, a, cst, &shape, None, None, f),
+                  twin.tpu_bdc_fp_sub_C(d, a, cst, &shape, Some(&sd), Some(&sa), f)),
+            _ => (fast.tpu_bdc_fp_mul_C(d, a, cst, &shape, None, None, f),
+                  twin.tpu_bdc_fp_mul_C(d, a, cst, &shape, Some(&sd), Some(&sa), f)),
+        };
+        prop_assert_eq!(got.is_ok(), want.is_ok(), "{:?} / {:?}", got, want);
+        prop_assert!(fast.local_store() == twin.local_store(), "op {} stores differ", op);
+    }
+}
