@@ -177,6 +177,72 @@ impl TpuCore {
         }
     }
 
+    /// The small-call path of S2L and L2S with NULL strides on both sides (the local side in
+    /// the aligned layout with channel slots counted from lane 0, the system side continuous
+    /// NCHW): each channel's `h * w` elements are contiguous on both sides, so the copy is one
+    /// slice per channel, found by stepping lane by lane. Every check of the general path
+    /// is made first (dims and work bound, element alignment of both addresses, the local
+    /// footprint, the system range); `false` (nothing written) when one fails or the dtype has
+    /// no aligned layout here, and the general path names the error.
+    ///
+    /// Its twin is the general path (the same copy with the strides written out):
+    /// `tests/local.rs` `gdma_default_strides_equal_written_strides`.
+    #[inline]
+    fn gdma_default_strides(
+        &mut self,
+        to_local: bool,
+        local: u64,
+        sys: u64,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> bool {
+        let shift = match dtype.bits() {
+            8 => 0,
+            16 => 1,
+            32 => 2,
+            _ => return false,
+        };
+        let esize = 1u64 << shift;
+        if (local | sys) & (esize - 1) != 0 || !self.dims_ok_fast(shape) {
+            return false;
+        }
+        let p = self.chip().local();
+        let Ok(addr) = u32::try_from(local) else {
+            return false;
+        };
+        let Some(v) = LocalView::aligned_fast(&p, addr, shape, dtype, 1, true) else {
+            return false;
+        };
+        let hw = (shape.h as usize * shape.w as usize) << shift;
+        let bytes = shape.n as usize * shape.c as usize * hw;
+        let (store, mem) = self.local_and_memory_mut();
+        let channels = shape.c as usize;
+        if to_local {
+            let Ok(src) = mem.bytes(sys, bytes) else {
+                return false;
+            };
+            for (n, batch) in src.chunks_exact(channels * hw).enumerate() {
+                let mut at = v.channels(n);
+                for row in batch.chunks_exact(hw) {
+                    store[at.at..at.at + hw].copy_from_slice(row);
+                    at.advance();
+                }
+            }
+        } else {
+            let Ok(dst) = mem.bytes_mut(sys, bytes) else {
+                return false;
+            };
+            for (n, batch) in dst.chunks_exact_mut(channels * hw).enumerate() {
+                let mut at = v.channels(n);
+                for row in batch.chunks_exact_mut(hw) {
+                    row.copy_from_slice(&store[at.at..at.at + hw]);
+                    at.advance();
+                }
+            }
+        }
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn gdma_cpy(
         &mut self,
@@ -188,6 +254,16 @@ impl TpuCore {
         src_stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        if dst_stride.is_none() && src_stride.is_none() && dst.0 != src.0 {
+            let (to_local, local, sys) = if dst.0 {
+                (true, dst.1, src.1)
+            } else {
+                (false, src.1, dst.1)
+            };
+            if self.gdma_default_strides(to_local, local, sys, shape, dtype) {
+                return Ok(());
+            }
+        }
         self.check_dims(op, shape)?;
         let esize = self.chip().local().tpu_data_type_size(dtype)?;
         self.gdma_check_wstride(op, "dst_stride", dst_stride, esize)?;

@@ -609,3 +609,48 @@ fn helper_numbers_bm1684x() {
     // local_addr_t = npu * 0x40000 + offset.
     assert_eq!(p.tpu_npu_index(5 * 0x40000 + 0x123), 5);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// S2L and L2S with NULL strides (the small-call path: one slice per channel) against
+    /// their twin, the same copies with the default strides written out (the aligned local
+    /// stride with slots counted from lane 0, the continuous system stride), which run the
+    /// general path: local addresses misaligned to the element or running past their lanes,
+    /// system ranges past the end of memory, now and then. Both cores start from the same
+    /// bytes; the results (accepted or refused, local store and system memory) must be equal.
+    #[test]
+    fn gdma_default_strides_equal_written_strides(
+        start in 0u32..64, off in 0u32..4096, gm_off in prop::sample::select(vec![0u64, 1, 2, 4, 0x1000, 0xf_fff0]),
+        n in 1i32..3, c in 1i32..80, h in 1i32..5, w in 1i32..12,
+        esize in prop::sample::select(vec![1usize, 2, 4]), l2s in any::<bool>(), seed in any::<u32>(),
+    ) {
+        let chip = TpuChip::Bm1684x;
+        let p = chip.local();
+        let dtype = dtype_of(esize);
+        let shape = Dim4::new(n, c, h, w);
+        let mut fast = TpuCore::with_gm_size(chip, 1 << 20).unwrap();
+        let g = fast.gm_base();
+        let bytes: Vec<u8> = (0..1u32 << 20).map(|i| (i ^ seed).wrapping_mul(2_654_435_761).to_le_bytes()[3]).collect();
+        fast.write_bytes(g, &bytes).unwrap();
+        for lane in 0..64u32 {
+            fast.write_local(lane << 18, &bytes[(lane as usize) << 12..((lane as usize) << 12) + 0x4000]).unwrap();
+        }
+        let mut twin = fast.clone();
+        // Offsets past 0x3c000 push larger tensors out of their lanes; odd ones misalign.
+        let laddr = start * p.local_mem_per_npu + if off >= 4000 { 0x3_f000 + off } else { off * 2 };
+        let ga = g + gm_off;
+        let ls = p.tpu_aligned_stride(0, &shape, dtype).unwrap();
+        let ss = p.tpu_continuous_stride(&shape);
+        let (got, want) = if l2s {
+            (fast.tpu_gdma_cpy_L2S(ga, laddr, &shape, None, None, dtype),
+             twin.tpu_gdma_cpy_L2S(ga, laddr, &shape, Some(&ss), Some(&ls), dtype))
+        } else {
+            (fast.tpu_gdma_cpy_S2L(laddr, ga, &shape, None, None, dtype),
+             twin.tpu_gdma_cpy_S2L(laddr, ga, &shape, Some(&ls), Some(&ss), dtype))
+        };
+        prop_assert_eq!(got.is_ok(), want.is_ok(), "{:?} / {:?}", got, want);
+        prop_assert!(fast.local_store() == twin.local_store(), "local stores differ");
+        prop_assert_eq!(fast.read_bytes(g, 1 << 20).unwrap(), twin.read_bytes(g, 1 << 20).unwrap());
+    }
+}
