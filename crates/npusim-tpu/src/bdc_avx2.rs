@@ -607,6 +607,47 @@ mod x86 {
         c: f32,
         exact: &E,
     ) {
+        // One instantiation per operation and operand form: the operation is then a constant
+        // of the row loop (no test per vector).
+        // SAFETY: (each arm) as this function's contract.
+        unsafe {
+            match (f, has_b) {
+                (BinOp::Sub, true) => aligned_rows_of::<E, 1, true>(base, pitch, g, ops, c, exact),
+                (BinOp::Sub, false) => {
+                    aligned_rows_of::<E, 1, false>(base, pitch, g, ops, c, exact)
+                }
+                (BinOp::Mul, true) => aligned_rows_of::<E, 2, true>(base, pitch, g, ops, c, exact),
+                (BinOp::Mul, false) => {
+                    aligned_rows_of::<E, 2, false>(base, pitch, g, ops, c, exact)
+                }
+                (_, true) => aligned_rows_of::<E, 0, true>(base, pitch, g, ops, c, exact),
+                (_, false) => aligned_rows_of::<E, 0, false>(base, pitch, g, ops, c, exact),
+            }
+        }
+    }
+
+    /// [`aligned_rows`] for one operation (`OP`: 0 add, 1 sub, 2 mul) and operand form (`B`:
+    /// a second tensor, or the scalar).
+    ///
+    /// # Safety
+    ///
+    /// As [`aligned_rows`].
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn aligned_rows_of<E: Fn(f32, f32) -> f32, const OP: u8, const B: bool>(
+        base: *mut u8,
+        pitch: usize,
+        g: &super::AlignedGeometry,
+        ops: [super::AlignedOperand; 3],
+        c: f32,
+        exact: &E,
+    ) {
+        let f = match OP {
+            1 => BinOp::Sub,
+            2 => BinOp::Mul,
+            _ => BinOp::Add,
+        };
+        let has_b = B;
         let k = Kernel::new(f, g.hw as usize, c, exact);
         let (npu, cs_bytes) = (g.lane_mask as usize + 1, (g.cs as usize) << 2);
         // Byte index of channel 0 of batch `i`, and its lane.
