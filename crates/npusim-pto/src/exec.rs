@@ -199,6 +199,8 @@ forms! {
     /// TCONCAT's indexed forms: per-row counts from src0_idx / src1_idx; dst_idx (6-operand
     /// form) receives the concatenated count.
     ConcatIdx { dst: tile(O), src0: tile(O), src1: tile(O), src0_idx: tile(O), src1_idx: tile(O), dst_idx: opt_tile(Option<O>) },
+    /// TTRANS on ConvTiles: src / dst tiles as buffers with their formats and dims, and tmp.
+    TransposeConv { dst: tile(O), src: tile(O), tmp: tile(O), dst_shape: plain(crate::ops::conv_trans::ConvShape), src_shape: plain(crate::ops::conv_trans::ConvShape) },
 }
 
 /// One instruction instance.
@@ -452,7 +454,7 @@ macro_rules! handle {
         match $a { Args::Window { dst, src, row, col } => $c.tinsert(dst, src, scalar_i64(*row), scalar_i64(*col)), _ => Err(bad($op, "Args::Window")) }
     };
     (Transpose, $c:ident, $k:ident, $op:ident, $a:expr) => {
-        match $a { Args::Unary { dst, src } => $c.ttrans(dst, src), Args::TransposeTmp { dst, src, tmp } => $c.ttrans_tmp(dst, src, tmp), _ => Err(bad($op, "Args::Unary or Args::TransposeTmp")) }
+        match $a { Args::Unary { dst, src } => $c.ttrans(dst, src), Args::TransposeTmp { dst, src, tmp } => $c.ttrans_tmp(dst, src, tmp), Args::TransposeConv { dst, src, tmp, dst_shape, src_shape } => $c.ttrans_conv(dst, *dst_shape, src, *src_shape, tmp), _ => Err(bad($op, "Args::Unary, Args::TransposeTmp or Args::TransposeConv")) }
     };
     (Iota, $c:ident, $k:ident, $op:ident, $a:expr) => {
         match $a { Args::Iota { dst, start, descending } => $c.tci(dst, *start, *descending), _ => Err(bad($op, "Args::Iota")) }

@@ -63,7 +63,8 @@ pub enum Class {
     Extract,
     /// `dst, src, row, col`: a sub-tile written at an offset (TINSERT)
     Insert,
-    /// `dst, src [, tmp]` (TTRANS; `Args::Unary`, or `Args::TransposeTmp` with the tmp rules)
+    /// `dst, src [, tmp]` (TTRANS; `Args::Unary`, or `Args::TransposeTmp` with the tmp rules,
+    /// or `Args::TransposeConv` for ConvTiles: `ops::conv_trans`)
     Transpose,
     /// `dst, start, descending`: an integer sequence in row 0 (TCI)
     Iota,
@@ -365,7 +366,7 @@ macro_rules! for_each_tile_op {
             (TfillpadInplace TFillPadInplace, "TFILLPAD_INPLACE", "pto.tfillpad_inplace", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD_INPLACE.md", "TFILLPAD's rules (pto-isa TFillPad.hpp: same static shape); dst and src may be one tile"),
             (TfillpadExpand TFillPadExpand, "TFILLPAD_EXPAND", "pto.tfillpad_expand", FillPad, -, (own), B124, B124, Own, "docs/isa/TFILLPAD_EXPAND.md", "TFILLPAD's rules, dst's static shape at least src's"),
             (Tinsert TInsert, "TINSERT", "pto.tinsert", Insert, -, (own), ALL11, ALL11, Own, "docs/isa/TINSERT.md", "page not in pto-isa docs/isa; PTOAS manual semantics; checked by ops::movement"),
-            (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), &[I32, F, I16, H, BF, I8], &[I32, F, I16, H, BF, I8], Own, "docs/isa/TTRANS.md", "A2A3 over src's valid region, A5 over its static shape (PTOAS manual); tmp (Args::TransposeTmp): a2a3 size and overlap rules where the transpose uses it"),
+            (Ttrans TTrans, "TTRANS", "pto.ttrans", Transpose, tmp, (own), &[I32, F, I16, H, BF, I8], &[I32, F, I16, H, BF, I8], Own, "docs/isa/TTRANS.md", "A2A3 over src's valid region, A5 over its static shape (PTOAS manual); tmp (Args::TransposeTmp): a2a3 size and overlap rules where the transpose uses it; ConvTile forms (Args::TransposeConv, ops::conv_trans): NCHW<->NC1HWC0, GNCHW<->GNC1HWC0, (G)NC1HWC0->FRACTAL_Z, NCDHW->FRACTAL_Z_3D"),
             (Tci TCi, "TCI", "pto.tci", Iota, -, (own), &[I32, I16, U32, U16], &[I32, I16, U32, U16], Own, "docs/isa/TCI.md", "b32/b16 integers (the A2A3 assertion; the manual names i32/i16); one-row tiles"),
             (Ttri TTri, "TTRI", "pto.ttri", Tri, -, (own), &[I32, I16, U32, U16, H, F], &[I32, I16, I8, U32, I64, U64, U16, U8, H, F, BF], Own, "docs/isa/TTRI.md", ""),
             (Tconcat TConcat, "TCONCAT", "pto.tconcat", Concat, -, (own), B124, B124, Own, "docs/isa/TCONCAT.md", "the basic form, and the indexed forms (Args::ConcatIdx: per-row counts from index tiles, pto-isa's TConcatIdx)"),

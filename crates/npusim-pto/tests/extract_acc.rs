@@ -122,10 +122,24 @@ fn narrow(x: u32, e: u32, m: u32) -> u64 {
     sign | enc
 }
 
+/// The fixpipe's output in its saturating mode (CTRL[48] = 0, the reset value; asc-devkit
+/// `SetCtrlSpr(ISASI).md` and the Fixpipe pages): an infinite result is the largest finite
+/// value of its sign (the code below the infinity's), NaN gives 0.
+fn saturate(x: u32, y: u64, e: u32, m: u32) -> u64 {
+    let inf = ((1u64 << e) - 1) << m;
+    if f32::from_bits(x).is_nan() {
+        0
+    } else if y & !(1 << (e + m)) == inf {
+        y - 1
+    } else {
+        y
+    }
+}
+
 fn model(dst: ElemType, x: u32) -> u64 {
     match dst {
-        ElemType::F16 => narrow(x, 5, 10),
-        ElemType::Bf16 => narrow(x, 8, 7),
+        ElemType::F16 => saturate(x, narrow(x, 5, 10), 5, 10),
+        ElemType::Bf16 => saturate(x, narrow(x, 8, 7), 8, 7),
         _ => x as u64,
     }
 }
@@ -262,7 +276,12 @@ fn every_pair_and_destination_runs() {
 fn the_model_narrows_known_values() {
     assert_eq!(model(ElemType::F16, 1.0f32.to_bits()), 0x3c00);
     assert_eq!(model(ElemType::F16, 65504.0f32.to_bits()), 0x7bff);
-    assert_eq!(model(ElemType::F16, 65520.0f32.to_bits()), 0x7c00);
+    // rounds to infinity, saturated (CTRL[48] = 0) to the largest finite value; the plain
+    // narrowing gives infinity
+    assert_eq!(narrow(65520.0f32.to_bits(), 5, 10), 0x7c00);
+    assert_eq!(model(ElemType::F16, 65520.0f32.to_bits()), 0x7bff);
+    assert_eq!(model(ElemType::F16, f32::NEG_INFINITY.to_bits()), 0xfbff);
+    assert_eq!(model(ElemType::F16, f32::NAN.to_bits()), 0);
     assert_eq!(model(ElemType::F16, (-0.0f32).to_bits()), 0x8000);
     assert_eq!(model(ElemType::F16, 2.0f32.powi(-24).to_bits()), 0x0001);
     assert_eq!(model(ElemType::F16, 2.0f32.powi(-25).to_bits()), 0x0000); // tie to even
@@ -272,7 +291,8 @@ fn the_model_narrows_known_values() {
     );
     assert_eq!(model(ElemType::Bf16, 0x3f80_8000), 0x3f80);
     assert_eq!(model(ElemType::Bf16, 0x3f81_8000), 0x3f82);
-    assert_eq!(model(ElemType::Bf16, 0x7f7f_ffff), 0x7f80);
+    assert_eq!(narrow(0x7f7f_ffff, 8, 7), 0x7f80);
+    assert_eq!(model(ElemType::Bf16, 0x7f7f_ffff), 0x7f7f);
     assert_eq!(model(ElemType::Bf16, 1), 0x0000);
 }
 

@@ -18,7 +18,18 @@
 //!
 //! Plus the restriction: an M1 that is inf, NaN or denormal is a typed error (the Fixpipe
 //! pages), except for int32 -> int16, which does not use M1.
+//!
+//! Saturation (CTRL[48], A5 CTRL[50]; asc-devkit `SetCtrlSpr(ISASI).md`, the Fixpipe pages and
+//! the C-API `asc_copy_l0c2*` pages), written out here: half, bfloat16, hifloat8 and
+//! float8_e4m3 results saturate when CTRL[48] = 0 (the reset value) — modelled as the
+//! reference scripts do it, by clipping the value to the type's largest finite value before
+//! the conversion, NaN giving 0 — and keep inf/NaN when CTRL[48] = 1, except the modes the
+//! C-API pages give no INF_NAN mode (every A2A3 float output; A5 float -> bfloat16 unscaled and
+//! int32 -> half scaled), which always saturate; A5 CTRL[50] = 1 keeps float8_e4m3 NaN in the
+//! saturating mode. Float outputs are never clipped. Besides the quantised sites, the
+//! unscaled ones: TMOV Acc -> Mat and TSTORE Acc -> GM, float -> half / bfloat16.
 
+use npusim_pto::ops::config::SatCtrl;
 use npusim_pto::ops::movement::MovMode;
 use npusim_pto::*;
 use proptest::prelude::*;
@@ -179,8 +190,61 @@ fn round_half_even(x: f64) -> f64 {
     }
 }
 
-/// One element, as bits of `dst`.
-fn model(a5: bool, src: ElemType, dst: ElemType, bits: u32, relu: bool, word: u64) -> u64 {
+/// The CTRL bits of a case: (CTRL[48], CTRL[50]).
+type Ctrl = (bool, bool);
+
+/// Whether a conversion saturates, and then whether float8_e4m3 keeps NaN.
+fn saturates(a5: bool, src: ElemType, dst: ElemType, scaled: bool, ctrl: Ctrl) -> (bool, bool) {
+    use ElemType::*;
+    let covered = [F16, Bf16, HiF8, F8E4M3FN].contains(&dst);
+    let no_inf_nan_mode =
+        !a5 || (src == F32 && dst == Bf16 && !scaled) || (src == I32 && dst == F16 && scaled);
+    let sat = covered && (!ctrl.0 || no_inf_nan_mode);
+    (sat, sat && a5 && ctrl.1 && dst == F8E4M3FN)
+}
+
+/// A float result: nearest even (hifloat8 ties away), clipped first when saturating.
+fn float_out(x: f32, dst: ElemType, sat: (bool, bool)) -> u64 {
+    let (sat, keep_nan) = sat;
+    let max = match dst {
+        ElemType::F16 => 65504.0,
+        ElemType::Bf16 => half::bf16::MAX.to_f32(),
+        ElemType::F8E4M3FN => 448.0,
+        ElemType::HiF8 => 32768.0,
+        _ => return x.to_bits() as u64,
+    };
+    if sat && x.is_nan() && !keep_nan {
+        return 0;
+    }
+    let x = if sat && !x.is_nan() {
+        x.clamp(-max, max)
+    } else {
+        x
+    };
+    match dst {
+        ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
+        ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
+        ElemType::F8E4M3FN => to_e4m3(x) as u64,
+        _ => to_hif8(x) as u64,
+    }
+}
+
+/// One element, as bits of `dst`; `word` None: the unscaled conversion.
+fn model(
+    a5: bool,
+    src: ElemType,
+    dst: ElemType,
+    bits: u32,
+    relu: bool,
+    word: Option<u64>,
+    ctrl: Ctrl,
+) -> u64 {
+    let sat = saturates(a5, src, dst, word.is_some(), ctrl);
+    let Some(word) = word else {
+        let x = f32::from_bits(bits);
+        let x = if relu && x < 0.0 { 0.0 } else { x };
+        return float_out(x, dst, sat);
+    };
     let w = decode(a5, word);
     let sat16 = |v: i64| v.clamp(-32768, 32767);
     if dst == ElemType::I16 {
@@ -212,12 +276,20 @@ fn model(a5: bool, src: ElemType, dst: ElemType, bits: u32, relu: bool, word: u6
                 v.clamp(0, 255) as u64
             }
         }
-        ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
-        ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
-        ElemType::F8E4M3FN => to_e4m3(x) as u64,
-        ElemType::HiF8 => to_hif8(x) as u64,
-        _ => x.to_bits() as u64,
+        _ => float_out(x, dst, sat),
     }
+}
+
+/// The pairs of a site: the quantised ones (pto-isa's NPU lists; `store` = TSTORE_FP), or at
+/// the unscaled sites (3: TMOV, 4: TSTORE) float -> half / bfloat16.
+fn site_pairs(a5: bool, site: u8) -> Vec<(ElemType, ElemType)> {
+    if site >= 3 {
+        return vec![
+            (ElemType::F32, ElemType::F16),
+            (ElemType::F32, ElemType::Bf16),
+        ];
+    }
+    pairs(a5, site == 2)
 }
 
 /// The quantised pairs (pto-isa's NPU lists); `store` = TSTORE_FP.
@@ -257,7 +329,14 @@ fn xs(s: &mut u64) -> u64 {
 
 fn acc_value(t: ElemType, s: &mut u64) -> u32 {
     let x = xs(s);
-    match (t, x % 14) {
+    match (t, x % 20) {
+        // the saturation boundaries: half, float8_e4m3 and hifloat8
+        (ElemType::F32, 14) => 65519.0f32.to_bits(),
+        (ElemType::F32, 15) => (-65520.0f32).to_bits(),
+        (ElemType::F32, 16) => 464.0f32.to_bits(),
+        (ElemType::F32, 17) => (-470.0f32).to_bits(),
+        (ElemType::F32, 18) => 49152.0f32.to_bits(),
+        (ElemType::F32, 19) => f32::MAX.to_bits(),
         (ElemType::F32, 0) => f32::NAN.to_bits(),
         (ElemType::F32, 1) => f32::INFINITY.to_bits(),
         (ElemType::F32, 2) => f32::NEG_INFINITY.to_bits(),
@@ -310,11 +389,31 @@ fn nz(loc: TileLoc, t: ElemType, rows: usize, cols: usize) -> TileDesc {
 }
 
 fn run_case(a5: bool, site: u8, pick: usize, relu: bool, seed: u64) -> Result<(), TestCaseError> {
-    let store = site == 2;
-    let ps = pairs(a5, store);
+    run_ctrl(a5, site, pick, relu, seed, (false, false))
+}
+
+/// One case under the CTRL bits `ctrl` (set through the API unless they are the reset value).
+fn run_ctrl(
+    a5: bool,
+    site: u8,
+    pick: usize,
+    relu: bool,
+    seed: u64,
+    ctrl: Ctrl,
+) -> Result<(), TestCaseError> {
+    let store = site == 2 || site == 4;
+    let relu = relu && site != 4;
+    let ps = site_pairs(a5, site);
     let (src_t, dst_t) = ps[pick % ps.len()];
     let (rows, cols) = (16, 32);
     let mut c = TileCore::by_name(if a5 { "a5" } else { "a2a3" }).unwrap();
+    if ctrl != (false, false) {
+        c.set_sat_ctrl(SatCtrl {
+            ctrl48: ctrl.0,
+            ctrl50: ctrl.1,
+        })
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
     let acc = c.alloc(nz(TileLoc::Acc, src_t, rows, cols).at(0)).unwrap();
     let mut s = seed | 1;
     let mut input = vec![0u32; rows * cols];
@@ -328,7 +427,7 @@ fn run_case(a5: bool, site: u8, pick: usize, relu: bool, seed: u64) -> Result<()
     }
     let words: Vec<u64> = (0..cols).map(|_| word(&mut s)).collect();
     // site 0: TMOV with preQuantScalar (word 0 for every column); 1: TMOV with fp words;
-    // 2: TSTORE_FP.
+    // 2: TSTORE_FP; 3: TMOV without a scale; 4: TSTORE without one.
     let fp = c
         .alloc(TileDesc::new(TileLoc::Scaling, ElemType::U64, 1, cols).at(0))
         .unwrap();
@@ -339,16 +438,23 @@ fn run_case(a5: bool, site: u8, pick: usize, relu: bool, seed: u64) -> Result<()
     let got: Vec<u64> = if store {
         let gm = c.gm_bind(&vec![0u8; rows * cols * size]);
         let g = GlobalTensor::nd_2d_strided(gm, dst_t, rows, cols, cols);
-        c.exec(&TileOp {
-            op: OpCode::TstoreFp,
-            args: Args::StoreFp {
-                dst: g,
-                src: acc,
-                fp,
-                relu,
-            },
-        })
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let t = if site == 4 {
+            TileOp {
+                op: OpCode::Tstore,
+                args: Args::Store { dst: g, src: acc },
+            }
+        } else {
+            TileOp {
+                op: OpCode::TstoreFp,
+                args: Args::StoreFp {
+                    dst: g,
+                    src: acc,
+                    fp,
+                    relu,
+                },
+            }
+        };
+        c.exec(&t).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let b = c
             .gm()
             .bytes(gm, (rows * cols * size) as u64)
@@ -367,6 +473,7 @@ fn run_case(a5: bool, site: u8, pick: usize, relu: bool, seed: u64) -> Result<()
             relu,
             scalar: (site == 0).then_some(words[0]),
             fp: (site == 1).then_some(&fp),
+            // site 3: no scale
         };
         c.tmov(&dst, &acc, mode)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -384,8 +491,12 @@ fn run_case(a5: bool, site: u8, pick: usize, relu: bool, seed: u64) -> Result<()
     };
     for r in 0..rows {
         for k in 0..cols {
-            let w = if site == 0 { words[0] } else { words[k] };
-            let want = model(a5, src_t, dst_t, input[r * cols + k], relu, w);
+            let w = match site {
+                0 => Some(words[0]),
+                3 | 4 => None,
+                _ => Some(words[k]),
+            };
+            let want = model(a5, src_t, dst_t, input[r * cols + k], relu, w, ctrl);
             let g = got[r * cols + k];
             // NaN payloads of half/bfloat16 are the conversion's, not the model's.
             let both_nan = match dst_t {
@@ -404,13 +515,14 @@ fn run_case(a5: bool, site: u8, pick: usize, relu: bool, seed: u64) -> Result<()
             };
             prop_assert!(
                 g == want || both_nan,
-                "({}, {}) {:?}->{:?} site {} relu {} in {:#x} word {:#018x}: got {:#x} want {:#x}",
+                "({}, {}) {:?}->{:?} site {} relu {} ctrl {:?} in {:#x} word {:x?}: got {:#x} want {:#x}",
                 r,
                 k,
                 src_t,
                 dst_t,
                 site,
                 relu,
+                ctrl,
                 input[r * cols + k],
                 w,
                 g,
@@ -434,6 +546,126 @@ proptest! {
     ) {
         run_case(a5, site, pick, relu, seed)?;
     }
+
+    /// Both CTRL[48] values (and on A5 both CTRL[50] values) at every site, scaled and
+    /// unscaled.
+    #[test]
+    fn saturation_modes_match_the_model(
+        a5 in any::<bool>(),
+        site in 0u8..5,
+        pick in 0usize..16,
+        relu in any::<bool>(),
+        seed in any::<u64>(),
+        ctrl48 in any::<bool>(),
+        ctrl50 in any::<bool>(),
+    ) {
+        run_ctrl(a5, site, pick, relu, seed, (ctrl48, ctrl50 && a5))?;
+    }
+}
+
+/// Every pair at every site under every CTRL setting of the arch once.
+#[test]
+fn every_pair_in_both_saturation_modes() {
+    let mut n = 0u64;
+    for a5 in [false, true] {
+        for site in 0..5u8 {
+            for pick in 0..site_pairs(a5, site).len() {
+                for ctrl in [(false, false), (true, false), (false, true), (true, true)] {
+                    if ctrl.1 && !a5 {
+                        continue;
+                    }
+                    run_ctrl(a5, site, pick, n % 2 == 1, 0x5eed + n, ctrl).unwrap();
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(n, 2 * (6 + 6 + 5 + 2 + 2) + 4 * (10 + 10 + 11 + 2 + 2));
+}
+
+/// Worked values (A5 TMOV Acc -> Mat float -> half / bfloat16 / float8_e4m3 without a scale,
+/// and a2a3 int32 -> half with one): saturating by default, non-saturating after CTRL[48] = 1
+/// except where the mode has no INF_NAN mode; CTRL[50] on A2A3 is a typed error.
+#[test]
+fn saturation_worked_values() {
+    let one = |c: &mut TileCore, src: ElemType, dst: ElemType, x: u32, word: Option<u64>| {
+        let acc = c.alloc(nz(TileLoc::Acc, src, 16, 32).at(0)).unwrap();
+        c.mem_mut(TileLoc::Acc)[..4].copy_from_slice(&x.to_le_bytes());
+        let d = c.alloc(nz(TileLoc::Mat, dst, 16, 32).at(0)).unwrap();
+        c.tmov(
+            &d,
+            &acc,
+            MovMode {
+                relu: false,
+                scalar: word,
+                fp: None,
+            },
+        )
+        .unwrap();
+        let m = c.mem(TileLoc::Mat).as_slice();
+        match dst.size() {
+            1 => m[0] as u64,
+            _ => u16::from_le_bytes([m[0], m[1]]) as u64,
+        }
+    };
+    use ElemType::*;
+    let inf = f32::INFINITY.to_bits();
+    let nan = f32::NAN.to_bits();
+    let mut a5 = TileCore::by_name("a5").unwrap();
+    assert_eq!(a5.sat_ctrl(), SatCtrl::default());
+    assert_eq!(one(&mut a5, F32, F16, inf, None), 0x7bff);
+    assert_eq!(one(&mut a5, F32, F16, 70000f32.to_bits(), None), 0x7bff);
+    assert_eq!(one(&mut a5, F32, F16, (-1e9f32).to_bits(), None), 0xfbff);
+    assert_eq!(one(&mut a5, F32, F16, nan, None), 0);
+    assert_eq!(one(&mut a5, F32, Bf16, inf, None), 0x7f7f);
+    let e4 = Some(1.0f32.to_bits() as u64);
+    assert_eq!(one(&mut a5, F32, F8E4M3FN, 500f32.to_bits(), e4), 0x7e);
+    assert_eq!(one(&mut a5, F32, F8E4M3FN, nan, e4), 0);
+    a5.set_sat_ctrl(SatCtrl {
+        ctrl48: false,
+        ctrl50: true,
+    })
+    .unwrap();
+    assert_eq!(one(&mut a5, F32, F8E4M3FN, nan, e4) & 0x7f, 0x7f);
+    assert_eq!(one(&mut a5, F32, F8E4M3FN, 500f32.to_bits(), e4), 0x7e);
+    a5.set_sat_ctrl(SatCtrl {
+        ctrl48: true,
+        ctrl50: false,
+    })
+    .unwrap();
+    assert_eq!(one(&mut a5, F32, F16, inf, None), 0x7c00);
+    assert_eq!(one(&mut a5, F32, F16, 70000f32.to_bits(), None), 0x7c00);
+    assert_eq!(one(&mut a5, F32, F8E4M3FN, 500f32.to_bits(), e4), 0x7f);
+    // F322BF16 has no INF_NAN mode: still saturated.
+    assert_eq!(one(&mut a5, F32, Bf16, inf, None), 0x7f7f);
+    // but QF322BF16_PRE (scaled) follows CTRL[48].
+    assert_eq!(one(&mut a5, F32, Bf16, inf, e4), 0x7f80);
+    // a new core starts from the reset value (TileCore::reset restores the whole ConfigState).
+    assert_eq!(
+        TileCore::by_name("a5").unwrap().sat_ctrl(),
+        SatCtrl::default()
+    );
+    // A2A3: DEQF16 (int32 -> half, scaled) saturates whatever CTRL[48] says.
+    let mut a2 = TileCore::by_name("a2a3").unwrap();
+    a2.set_sat_ctrl(SatCtrl {
+        ctrl48: true,
+        ctrl50: false,
+    })
+    .unwrap();
+    let w = Some(1.0f32.to_bits() as u64);
+    assert_eq!(one(&mut a2, I32, F16, i32::MAX as u32, w), 0x7bff);
+    assert_eq!(one(&mut a2, F32, F16, inf, None), 0x7bff);
+    let e = a2
+        .set_sat_ctrl(SatCtrl {
+            ctrl48: false,
+            ctrl50: true,
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("SetCtrlSpr") && e.contains("CTRL[50]") && e.contains("a2a3"),
+        "{e}"
+    );
 }
 
 /// Every pair at every site once (the proptest draws them at random).

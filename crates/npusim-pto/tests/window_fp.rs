@@ -16,6 +16,27 @@
 use npusim_pto::*;
 use proptest::prelude::*;
 
+/// The fixpipe's half / bfloat16 output in its saturating mode (CTRL[48] = 0, the reset value;
+/// asc-devkit `SetCtrlSpr(ISASI).md` and the Fixpipe pages): the value clipped to the type's
+/// largest finite value, then rounded to nearest even; NaN gives 0.
+fn sat_half(x: f32) -> u64 {
+    if x.is_nan() {
+        0
+    } else {
+        half::f16::from_f32(x.clamp(-65504.0, 65504.0)).to_bits() as u64
+    }
+}
+
+/// As [`sat_half`] for bfloat16.
+fn sat_bf16(x: f32) -> u64 {
+    let m = half::bf16::MAX.to_f32();
+    if x.is_nan() {
+        0
+    } else {
+        half::bf16::from_f32(x.clamp(-m, m)).to_bits() as u64
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Lay {
     Nd,
@@ -141,8 +162,8 @@ fn model(
     }
     x *= f32::from_bits(w as u32 & 0xffff_e000);
     match dst_t {
-        ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
-        ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
+        ElemType::F16 => sat_half(x),
+        ElemType::Bf16 => sat_bf16(x),
         ElemType::I8 | ElemType::U8 => {
             let q = if x.is_nan() {
                 0

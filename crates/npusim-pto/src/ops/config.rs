@@ -84,6 +84,23 @@
 //! mantissa bumps the exponent (the largest finite values round to ±inf), denormals round
 //! at the same bit position, ±inf and NaN pass unchanged, zeros keep their sign.
 //!
+//! ## Fixpipe saturation control (CTRL[48], CTRL[50])
+//!
+//! Not a PTO instruction: the CTRL register bits that decide how the fixpipe's float outputs
+//! overflow ([`SatCtrl`], set with [`TileCore::set_sat_ctrl`], consumed by
+//! `ops::movement::float_overflow`). Sources: asc-devkit `SetCtrlSpr(ISASI).md` (tables 3-5:
+//! CTRL[48] 0 = saturating, inf to ±max and NaN to 0; 1 = non-saturating, inf/NaN kept;
+//! reset value 0 on A2, A3 and A5, where CTRL[60] = 1 at reset makes it global; CTRL[50], A5
+//! only, reset 0: float8 NaN to 0.0 (0) or kept (1) in the saturating mode; A2/A3 have bit 48
+//! alone), the Fixpipe pages (`L0C到GM数据搬运（Fixpipe）.md` and the L1 / UB pages: the same
+//! two modes for the fixpipe's float outputs; float8_e4m3 overflow gives NaN unsaturated and
+//! its largest normal saturated), `SetSaturationFlag(ISASI).md` (A2/A3's wrapper of bit 48).
+//! PTO has no instruction for it: pto-isa's TCVT sets CTRL[48]/[59]/[60] around its own
+//! conversion and restores them (`include/pto/common/arch/register/tcvt_common.hpp`), and
+//! PTOAS has only TCVT's `sat_mode` attribute; the `sat` / `nosat` clauses of pto-isa's
+//! low-level `pto.mte_l0c_*` writeback ops are not tile instructions. So the bits are a Rust
+//! API only; [`TileCore::reset`] puts them back to 0 with the rest of this state.
+//!
 //! **Consumer hook.** The cube's f32 matmul (ops::cube, another helper's file) reads the
 //! mode with [`TileCore::cube_f32_mode`] and maps each f32 A/B element through
 //! [`cube_f32_input`] before multiplying; until that one call is added the state is recorded
@@ -212,6 +229,21 @@ pub struct ConfigState {
     pub img2col_rpt: [Option<u64>; 2],
     /// The IMG2COL padding register words, A and B (A2A3: only `[0]`).
     pub img2col_padding: [Option<u32>; 2],
+    /// The CTRL bits of the fixpipe's float saturation (CTRL[48], A5 CTRL[50]).
+    pub sat: SatCtrl,
+}
+
+/// The CTRL register bits that decide how the fixpipe's float outputs overflow (see the
+/// module docs, "Fixpipe saturation control"). Both bits are 0 at reset (asc-devkit
+/// `SetCtrlSpr(ISASI).md` tables 3-5), which is this type's `Default`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SatCtrl {
+    /// CTRL[48]: `false` (0, the reset value) is the saturating mode (inf and overflow to ±max,
+    /// NaN to 0); `true` (1) the non-saturating mode (inf and NaN kept).
+    pub ctrl48: bool,
+    /// CTRL[50], A5 only: in the saturating mode a float8_e4m3 NaN result stays NaN (1) or
+    /// becomes 0 (0, the reset value).
+    pub ctrl50: bool,
 }
 
 fn field_err(op: OpCode, operand: &'static str, rule: &'static str, value: String) -> PtoError {
@@ -463,6 +495,27 @@ impl TileCore {
         if mode.is_manual() {
             self.config.img2col_padding[mode.shared_slot(arch)] = Some(word);
         }
+        Ok(())
+    }
+
+    /// The fixpipe's saturation control bits (CTRL[48], CTRL[50]).
+    pub fn sat_ctrl(&self) -> SatCtrl {
+        self.config.sat
+    }
+
+    /// Writes the fixpipe's saturation control bits, as Ascend C's `SetCtrlSpr<48, 48>` /
+    /// `SetCtrlSpr<50, 50>` do (PTO has no instruction for them; see the module docs). CTRL[50]
+    /// exists on A5 only: setting it on A2A3 is a typed error.
+    pub fn set_sat_ctrl(&mut self, ctrl: SatCtrl) -> Result<(), PtoError> {
+        if ctrl.ctrl50 && self.arch() == TileArch::A2A3 {
+            return Err(PtoError::Static {
+                op: "SetCtrlSpr",
+                operand: "CTRL[50]",
+                rule: "a2a3 has only CTRL[48] (SetCtrlSpr: Atlas A2/A3 support bit 48 alone)",
+                value: "1".to_string(),
+            });
+        }
+        self.config.sat = ctrl;
         Ok(())
     }
 

@@ -536,19 +536,24 @@ impl TileCore {
         Ok(())
     }
 
-    /// TSTORE from Acc through the fixpipe: float narrows to half or bfloat16 (nearest even).
+    /// TSTORE from Acc through the fixpipe: float narrows to half or bfloat16 (nearest even;
+    /// overflow and NaN by `movement::float_overflow`, CTRL[48]).
     fn tstore_acc(&mut self, gt: &GlobalTensor, src: &Tile) -> Result<(), PtoError> {
         let op = OpCode::Tstore;
         let (vr, vc) = (src.valid_row(), src.valid_col());
         let v = self.read_rect_at::<f32>(src, (0, 0), vr, vc);
         let size = gt.dtype.size();
+        let fo = super::movement::float_overflow(
+            self.arch(),
+            src.dtype(),
+            gt.dtype,
+            false,
+            self.sat_ctrl(),
+        );
         for r in 0..vr {
             for c in 0..vc {
                 let x = v[r * vc + c];
-                let bits = match gt.dtype {
-                    ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
-                    _ => half::bf16::from_f32(x).to_bits() as u64,
-                };
+                let bits = super::movement::fix_cast(x, gt.dtype, fo);
                 let a = gt.addr + (gt.offset(r, c) * size) as u64;
                 self.gm_mut()
                     .write(a, &bits.to_le_bytes()[..size])

@@ -12,6 +12,7 @@
 //! - [`movement`]: TMOV (with the fixpipe modes), TEXTRACT, TINSERT and the per-location
 //!   layout rules checked at declaration;
 //! - [`arrange`]: the generators TCI and TTRI, TTRANS and TCONCAT;
+//! - [`conv_trans`]: TTRANS on ConvTiles (NCHW <-> NC1HWC0, FRACTAL_Z, FRACTAL_Z_3D);
 //! - [`sort`]: TSORT32 and TMRGSORT over value-index records;
 //! - [`gather`]: TGATHER, TGATHERB and TSCATTER;
 //! - [`gm_index`]: MGATHER and MSCATTER (indexed global memory);
@@ -28,6 +29,7 @@
 pub mod alias;
 pub mod arrange;
 pub mod config;
+pub mod conv_trans;
 pub mod cube;
 #[cfg(target_arch = "x86_64")]
 mod cube_avx512;

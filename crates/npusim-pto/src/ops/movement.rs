@@ -88,12 +88,26 @@
 //!   `tstore_acc2gm` test; no page states the rounding); hifloat8 (QF322HIF8_PRE): half away
 //!   from zero (`随路量化.md`: "Half to Away Round"; `F8Format::HiF8`); float (A5 TSTORE_FP,
 //!   QF322F32_PRE): the product.
-//! - Float overflow and NaN: the Fixpipe pages make them depend on CTRL[48] (1: inf and NaN
-//!   kept, and float8_e4m3 gives NaN for |x| past its largest normal; 0: saturated to ±max, NaN
-//!   to 0). npusim has no CTRL register and models the non-saturating mode (what the cast path
-//!   always did); the saturating mode is not modelled.
+//! - Float overflow and NaN ([`float_overflow`], [`fix_cast`]; with or without a quant word):
+//!   the Fixpipe pages make them depend on CTRL[48] ([`crate::ops::config::SatCtrl`], 0 at
+//!   reset): 1, non-saturating: inf and NaN kept, float8_e4m3 gives NaN for |x| past its
+//!   largest normal (464 and up, as `ml_dtypes`); 0, saturating (the reset value, so the
+//!   default): a result that rounds to inf (or, float8_e4m3, to NaN from a non-NaN value) is
+//!   ±max of the output type (half 65504, bfloat16 0x7f7f, float8_e4m3 448, hifloat8 32768),
+//!   a NaN input gives +0 — on A5 float8_e4m3 keeps NaN when CTRL[50] = 1. The types the bit
+//!   covers are half, bfloat16, hifloat8 and float8_e4m3 (`SetCtrlSpr(ISASI).md`); float
+//!   outputs (A5 QF322F32_PRE, plain float moves) keep inf and NaN, integer outputs always
+//!   saturate. **Modes without the INF_NAN mode**: asc-devkit's C-API pages
+//!   (`c_api/cube_datamove/asc_copy_l0c2{gm,l1}_arch_2201.md`, `..._arch_3510.md`,
+//!   `asc_copy_l0c2ub.md`) say the results of F322F16 (A2A3 only; A5 "supports INF_NAN"),
+//!   F322BF16, DEQF16 and VDEQF16 do not support the INF_NAN (non-saturating) mode; the Fixpipe
+//!   pages state CTRL[48] for float outputs without that exception. Named choice: npusim
+//!   follows the C-API pages, so those modes saturate whatever CTRL[48] says: on A2A3 every
+//!   float output (float → half / bfloat16 unscaled, int32 → half scaled), on A5 float →
+//!   bfloat16 unscaled and int32 → half scaled. With CTRL[48] at its reset value both sources
+//!   give the same results.
 //! - Where the sources differ: the scripts clamp half results to ±65504 (the pages' saturating
-//!   mode); the script `gen_data_f322s8.py` shifts a float input by MCB too and by N rather
+//!   mode, the default here); the script `gen_data_f322s8.py` shifts a float input by MCB too and by N rather
 //!   than N + 1, where table 1 says MCB is unused for (V)QF322B8_PRE and N counts from 1
 //!   (npusim follows the table); ReLU is `max(x, 0)` before the scale (the table's M2 = 0 for
 //!   negative inputs; pto-isa's tests apply it after, which agrees for the non-negative scales
@@ -363,17 +377,87 @@ pub fn f32_to_i8_sat(x: f32) -> i8 {
     }
 }
 
-/// The fixpipe's last step without a quant word: f32 values narrowed to `out` (half/bfloat16
-/// round to nearest even, float kept), as little-endian bytes.
-fn narrow(v: &[f32], out: ElemType) -> Vec<u8> {
+/// How a fixpipe conversion's float result overflows (see the module docs, "Float overflow and
+/// NaN").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatOverflow {
+    /// Non-saturating (CTRL[48] = 1): inf and NaN kept; float8_e4m3 overflow gives NaN.
+    Keep,
+    /// Saturating: a result that rounds past the largest finite value (or is inf) is ±max, a
+    /// NaN input gives +0, unless `keep_nan` (A5 CTRL[50] = 1, float8_e4m3 only).
+    Saturate {
+        /// NaN stays NaN.
+        keep_nan: bool,
+    },
+}
+
+/// The overflow handling of the fixpipe conversion `src -> out` (`scaled`: with a quant word)
+/// under the CTRL bits `ctrl` (see the module docs, "Float overflow and NaN").
+pub fn float_overflow(
+    arch: TileArch,
+    src: ElemType,
+    out: ElemType,
+    scaled: bool,
+    ctrl: crate::ops::config::SatCtrl,
+) -> FloatOverflow {
+    use ElemType::*;
+    if !matches!(out, F16 | Bf16 | HiF8 | F8E4M3FN) {
+        return FloatOverflow::Keep;
+    }
+    // F322F16 (a2a3), F322BF16, DEQF16, VDEQF16: no INF_NAN mode (asc-devkit C-API pages).
+    let always = match arch {
+        TileArch::A2A3 => true,
+        TileArch::A5 => matches!((src, out, scaled), (F32, Bf16, false) | (I32, F16, true)),
+    };
+    if ctrl.ctrl48 && !always {
+        FloatOverflow::Keep
+    } else {
+        FloatOverflow::Saturate {
+            keep_nan: ctrl.ctrl50 && arch == TileArch::A5 && out == F8E4M3FN,
+        }
+    }
+}
+
+/// The fixpipe's float output step (pure): the f32 value `x` as bits of `out` (half, bfloat16,
+/// float8_e4m3 nearest even, hifloat8 half away from zero, float kept) under `fo`.
+#[inline]
+pub fn fix_cast(x: f32, out: ElemType, fo: FloatOverflow) -> u64 {
+    use npusim_core::convert::Saturation;
+    use npusim_core::f8::F8Format;
+    let bits = match out {
+        ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
+        ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
+        ElemType::HiF8 => F8Format::HiF8.from_f32(x, Saturation::Off) as u64,
+        ElemType::F8E4M3FN => F8Format::E4M3FN.from_f32(x, Saturation::Off) as u64,
+        _ => return x.to_bits() as u64,
+    };
+    let FloatOverflow::Saturate { keep_nan } = fo else {
+        return bits;
+    };
+    if x.is_nan() {
+        return if keep_nan { bits } else { 0 };
+    }
+    let sign = u64::from(x.is_sign_negative());
     match out {
-        ElemType::F16 => v
+        ElemType::F16 if !half::f16::from_bits(bits as u16).is_finite() => 0x7bff | sign << 15,
+        ElemType::Bf16 if !half::bf16::from_bits(bits as u16).is_finite() => 0x7f7f | sign << 15,
+        ElemType::HiF8 if !F8Format::HiF8.to_f32(bits as u8).is_finite() => {
+            F8Format::HiF8.from_f32(x, Saturation::On) as u64
+        }
+        ElemType::F8E4M3FN if !F8Format::E4M3FN.to_f32(bits as u8).is_finite() => {
+            F8Format::E4M3FN.from_f32(x, Saturation::On) as u64
+        }
+        _ => bits,
+    }
+}
+
+/// The fixpipe's last step without a quant word: f32 values narrowed to `out` by
+/// [`fix_cast`] (int8 rounds to nearest even and saturates), as little-endian bytes.
+fn narrow(v: &[f32], out: ElemType, fo: FloatOverflow) -> Vec<u8> {
+    match out {
+        ElemType::F16 | ElemType::Bf16 => v
             .iter()
-            .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
-            .collect(),
-        ElemType::Bf16 => v
-            .iter()
-            .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+            .flat_map(|&x| (fix_cast(x, out, fo) as u16).to_le_bytes())
             .collect(),
         ElemType::I8 => v.iter().map(|&x| f32_to_i8_sat(x) as u8).collect(),
         _ => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -435,11 +519,16 @@ impl QuantWord {
 /// int8/uint8 round to nearest even within [-256, 255] (NaN gives 0), add the offset and
 /// saturate to int8 (bit 46 set) or uint8 (clear) whatever `out` says; half, bfloat16, float8_e4m3
 /// round to nearest even, hifloat8 half away from zero, float keeps the product; the float
-/// outputs keep inf and NaN (the non-saturating mode, CTRL[48] = 1).
+/// outputs overflow by `fo` ([`fix_cast`]).
 #[inline]
-pub fn fix_quant(src: ElemType, bits: u32, out: ElemType, relu: bool, w: &QuantWord) -> u64 {
-    use npusim_core::convert::Saturation;
-    use npusim_core::f8::F8Format;
+pub fn fix_quant(
+    src: ElemType,
+    bits: u32,
+    out: ElemType,
+    relu: bool,
+    w: &QuantWord,
+    fo: FloatOverflow,
+) -> u64 {
     let sat16 = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32);
     if src == ElemType::I32 && out == ElemType::I16 {
         let v = sat16((bits as i32) >> w.shift);
@@ -469,11 +558,7 @@ pub fn fix_quant(src: ElemType, bits: u32, out: ElemType, relu: bool, w: &QuantW
                 v.clamp(0, 255) as u64
             }
         }
-        ElemType::F16 => half::f16::from_f32(x).to_bits() as u64,
-        ElemType::Bf16 => half::bf16::from_f32(x).to_bits() as u64,
-        ElemType::HiF8 => F8Format::HiF8.from_f32(x, Saturation::Off) as u64,
-        ElemType::F8E4M3FN => F8Format::E4M3FN.from_f32(x, Saturation::Off) as u64,
-        _ => x.to_bits() as u64,
+        _ => fix_cast(x, out, fo),
     }
 }
 
@@ -968,6 +1053,7 @@ impl TileCore {
         if !scaled && !relu && src.dtype() == out {
             return self.read_bytes(src, from, rows, cols, out.size());
         }
+        let fo = float_overflow(self.arch(), src.dtype(), out, scaled, self.sat_ctrl());
         if scaled {
             let raw = self.read_bytes(src, from, rows, cols, 4);
             let size = out.size();
@@ -979,7 +1065,7 @@ impl TileCore {
                     (None, Some(w)) => w,
                     (None, None) => unreachable!("scaled"),
                 };
-                let v = fix_quant(src.dtype(), bits, out, relu, w);
+                let v = fix_quant(src.dtype(), bits, out, relu, w, fo);
                 bytes.extend_from_slice(&v.to_le_bytes()[..size]);
             }
             return bytes;
@@ -1000,7 +1086,7 @@ impl TileCore {
         for x in &mut v {
             *x = fixpipe(*x, relu, 1.0, false);
         }
-        narrow(&v, out)
+        narrow(&v, out, fo)
     }
 
     /// TEXTRACT: `dst[i, j] = src[i + row, j + col]` over dst's valid region.

@@ -2349,9 +2349,15 @@ impl Lowerer {
                         && format!("{a:?}").to_ascii_lowercase().contains("normal")
                 }),
             },
-            (P::Transpose, "T" | "TT") => Args::Unary {
+            (P::Transpose, "T") => Args::Unary {
                 dst: o(0),
                 src: i(0),
+            },
+            // `ins(%src, %tmp)`: the tmp form, so TTRANS's tmp rules run (pto-isa TTRANS.md).
+            (P::Transpose, "TT") => Args::TransposeTmp {
+                dst: o(0),
+                src: i(0),
+                tmp: i(1),
             },
             (P::Iota, "S") => Args::Iota {
                 dst: o(0),
