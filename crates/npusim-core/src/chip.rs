@@ -96,6 +96,8 @@ const ALIGN_ASCEND_C: &[(MemSpace, u64)] = &[
     (MemSpace::L0c, 64),
     (MemSpace::Bias, 64),
     (MemSpace::Fb, 64),
+    (MemSpace::L0aMx, 32),
+    (MemSpace::L0bMx, 32),
 ];
 
 const CAP_CLASSIC: &[(MemSpace, usize)] = &[
@@ -124,6 +126,12 @@ const CAP_A5: &[(MemSpace, usize)] = &[
     (MemSpace::L0c, 256 * KIB),
     (MemSpace::Bias, 4 * KIB),
     (MemSpace::Fb, 4 * KIB),
+    // The MX scale buffers (pto-isa `buffer_limits.hpp`: `PTO_SCALELEFT_SIZE_BYTES` and
+    // `PTO_SCALERIGHT_SIZE_BYTES`, 4 KiB on A5 and 0 on A2A3; the CPU simulator's `L0A_MX` /
+    // `L0B_MX`). The other profiles list none: capacity 0, a `ScaleLeft`/`ScaleRight` tile there
+    // is refused when declared.
+    (MemSpace::L0aMx, 4 * KIB),
+    (MemSpace::L0bMx, 4 * KIB),
 ];
 
 const SATURATING_CLASSIC: VectorPolicy = VectorPolicy {

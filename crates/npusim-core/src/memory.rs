@@ -31,11 +31,17 @@ pub enum MemSpace {
     Bias,
     /// Fixpipe (scaling) buffer.
     Fb,
+    /// The MX scale buffer beside L0A (A5 `ScaleLeft` tiles; pto-isa `PTO_SCALELEFT_SIZE_BYTES`,
+    /// the CPU simulator's `L0A_MX` region).
+    L0aMx,
+    /// The MX scale buffer beside L0B (A5 `ScaleRight` tiles; `PTO_SCALERIGHT_SIZE_BYTES`,
+    /// `L0B_MX`).
+    L0bMx,
 }
 
 impl MemSpace {
     /// Every space.
-    pub const ALL: [MemSpace; 8] = [
+    pub const ALL: [MemSpace; 10] = [
         MemSpace::Gm,
         MemSpace::Ub,
         MemSpace::L1,
@@ -44,6 +50,8 @@ impl MemSpace {
         MemSpace::L0c,
         MemSpace::Bias,
         MemSpace::Fb,
+        MemSpace::L0aMx,
+        MemSpace::L0bMx,
     ];
 
     /// Short name as the docs write it.
@@ -57,6 +65,8 @@ impl MemSpace {
             MemSpace::L0c => "L0C",
             MemSpace::Bias => "BT",
             MemSpace::Fb => "FB",
+            MemSpace::L0aMx => "L0A_MX",
+            MemSpace::L0bMx => "L0B_MX",
         }
     }
 }

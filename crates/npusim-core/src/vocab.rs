@@ -196,11 +196,17 @@ pub enum TileLoc {
     Bias,
     /// Scaling (fixpipe) buffer.
     Scaling,
+    /// MX scales of a Left operand (pto-isa `TileType::ScaleLeft`, `TileLeftScale`): the A5
+    /// L0A scale buffer ([`MemSpace::L0aMx`], 4 KiB; none on A2A3).
+    ScaleLeft,
+    /// MX scales of a Right operand (`TileType::ScaleRight`, `TileRightScale`): the A5 L0B
+    /// scale buffer ([`MemSpace::L0bMx`], 4 KiB; none on A2A3).
+    ScaleRight,
 }
 
 impl TileLoc {
     /// Every location.
-    pub const ALL: [TileLoc; 7] = [
+    pub const ALL: [TileLoc; TileLoc::COUNT] = [
         TileLoc::Vec,
         TileLoc::Mat,
         TileLoc::Left,
@@ -208,7 +214,12 @@ impl TileLoc {
         TileLoc::Acc,
         TileLoc::Bias,
         TileLoc::Scaling,
+        TileLoc::ScaleLeft,
+        TileLoc::ScaleRight,
     ];
+
+    /// How many locations there are (`loc as usize` indexes arrays of this length).
+    pub const COUNT: usize = 9;
 
     /// The memory space backing the location.
     pub const fn space(self) -> MemSpace {
@@ -220,10 +231,14 @@ impl TileLoc {
             TileLoc::Acc => MemSpace::L0c,
             TileLoc::Bias => MemSpace::Bias,
             TileLoc::Scaling => MemSpace::Fb,
+            TileLoc::ScaleLeft => MemSpace::L0aMx,
+            TileLoc::ScaleRight => MemSpace::L0bMx,
         }
     }
 
-    /// The PTO-AS mnemonic (`vec`, `mat`, `left`, `right`, `acc`, `bias`, `scaling`).
+    /// The PTO-AS mnemonic (`vec`, `mat`, `left`, `right`, `acc`, `bias`, `scaling`; the two MX
+    /// scale locations `scale_left` / `scale_right` are npusim's spelling: PTOAS's dialect has no
+    /// address space for them and writes MX scale tiles `loc=scaling`).
     pub const fn name(self) -> &'static str {
         match self {
             TileLoc::Vec => "vec",
@@ -233,10 +248,13 @@ impl TileLoc {
             TileLoc::Acc => "acc",
             TileLoc::Bias => "bias",
             TileLoc::Scaling => "scaling",
+            TileLoc::ScaleLeft => "scale_left",
+            TileLoc::ScaleRight => "scale_right",
         }
     }
 
-    /// Parses the PTO-AS spelling (`vec`, `ub`, `mat`, `left`, `right`, `acc`, `bias`, `scaling`).
+    /// Parses the PTO-AS spelling (`vec`, `ub`, `mat`, `left`, `right`, `acc`, `bias`, `scaling`,
+    /// and npusim's `scale_left` / `scale_right`).
     pub fn parse(s: &str) -> Option<TileLoc> {
         Some(match s.to_ascii_lowercase().as_str() {
             "vec" | "ub" => TileLoc::Vec,
@@ -246,6 +264,8 @@ impl TileLoc {
             "acc" | "l0c" => TileLoc::Acc,
             "bias" => TileLoc::Bias,
             "scaling" | "fb" => TileLoc::Scaling,
+            "scale_left" | "l0a_mx" => TileLoc::ScaleLeft,
+            "scale_right" | "l0b_mx" => TileLoc::ScaleRight,
             _ => return None,
         })
     }

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CheckContext {
     pub(crate) policy: TilePolicy,
-    pub(crate) capacities: [usize; 7],
+    pub(crate) capacities: [usize; TileLoc::COUNT],
 }
 
 /// Tile addresses must be multiples of this (TASSIGN), in every location. The compile-time
@@ -32,7 +32,7 @@ pub const TILE_ALIGN: u64 = 32;
 pub struct TileCore {
     profile: ChipProfile,
     policy: TilePolicy,
-    mems: [Memory; 7],
+    mems: [Memory; TileLoc::COUNT],
     gm: Memory,
     gm_top: u64,
     reference: bool,
@@ -100,7 +100,7 @@ impl TileCore {
     /// defaults. `used` must cover every on-chip byte written since the core was new or last
     /// reset (the bytes past it are still zero); a reused core then costs a `memset` of what
     /// the last run touched instead of fresh pages, each faulted in and zeroed by the kernel.
-    pub fn reset(&mut self, used: &[u64; 7]) {
+    pub fn reset(&mut self, used: &[u64; TileLoc::COUNT]) {
         for (m, &u) in self.mems.iter_mut().zip(used) {
             let end = usize::try_from(u).unwrap_or(usize::MAX).min(m.capacity());
             m.as_mut_slice()[..end].fill(0);
@@ -429,7 +429,7 @@ mod tests {
         for chip in ["a2a3", "a5"] {
             let fresh = TileCore::by_name(chip).unwrap();
             let mut c = TileCore::by_name(chip).unwrap();
-            let mut used = [0u64; 7];
+            let mut used = [0u64; TileLoc::COUNT];
             for (i, loc) in TileLoc::ALL.into_iter().enumerate() {
                 let n = c.mem(loc).capacity().min(3000 + 1000 * i);
                 c.mem_mut(loc)[..n].fill(0xab);

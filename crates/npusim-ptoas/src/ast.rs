@@ -415,6 +415,10 @@ impl LocExt for Loc {
             "acc" => Loc::Acc,
             "bias" => Loc::Bias,
             "scaling" => Loc::Scaling,
+            // npusim's spellings of pto-isa's MX scale memories (A5 L0A_MX / L0B_MX); PTOAS
+            // has no address space for them (its MX scale tiles are `scaling`).
+            "scale_left" => Loc::ScaleLeft,
+            "scale_right" => Loc::ScaleRight,
             _ => return None,
         })
     }

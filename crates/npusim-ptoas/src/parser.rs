@@ -1168,8 +1168,11 @@ impl<'a> Parser<'a> {
                 }
             }
             OpCode::PtoTgetScaleAddr => {
+                // PTOAS's verifier: dst in the scaling address space. npusim also takes its own
+                // spellings of pto-isa's scale memories, `scale_left` for a left src and
+                // `scale_right` for a right one (TileCore::tget_scale_addr checks the pairing).
                 if let Some(t) = operands.get(1).and_then(|&v| self.ty_of(v).as_tile())
-                    && t.loc != Loc::Scaling
+                    && !matches!(t.loc, Loc::Scaling | Loc::ScaleLeft | Loc::ScaleRight)
                 {
                     let loc = t.loc.name();
                     self.err(rule(

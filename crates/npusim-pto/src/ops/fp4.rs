@@ -7,6 +7,17 @@
 //! columns in pairs (one byte each), so every byte-moving instruction takes it unchanged;
 //! pto-isa counts them in 4-bit values (a `Tile<.., float4_e2m1x2_t, R, C>` holds `R * C / 2`
 //! bytes), so its `C` is twice npusim's.
+//!
+//! **Offsets count the same units as the shape (decision, session 17).** The project keeps one
+//! convention per tile, so TEXTRACT / TINSERT offsets of a packed tile count bytes along the
+//! packed dimension too, as its shape and valid region do: a window that a pto-isa program
+//! starts at K value `2b` starts at byte `b` here, and an odd value offset (half a byte) has no
+//! spelling. TEXTRACT Mat -> Left/Right of the pairs (A5, `ops::movement`
+//! `fp4_extract_offsets`) also requires the hardware's load steps: K offsets in multiples of
+//! 32 bytes (64 values; `a5/TExtract.hpp` shifts `indexCol * sizeof(T)` right by 5 and
+//! halves it), M / N offsets in multiples of 16; other offsets are typed errors, not
+//! truncated. A PTO-AS program cannot hold fp4 tiles (PTOAS has no fp4 element type), so only
+//! the Rust API meets this rule.
 //! - **bf16 -> fp4:** the domain is dst's valid region in pairs; `dst(i, j)` packs
 //!   `convert(src(i, 2j))` and `convert(src(i, 2j + 1))`, each rounded once from the exact
 //!   bf16 value with the given mode ([`F8Format::round_exact`]). Neither format has inf or

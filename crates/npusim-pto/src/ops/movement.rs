@@ -13,6 +13,8 @@
 //! | Acc (L0C) | Nz, fractal 1024 or 512 | Nz, fractal 1024 or 512 |
 //! | Bias | one row, plain row-major | one row, plain row-major |
 //! | Scaling | any | any |
+//! | ScaleLeft (L0A_MX) | none (a typed error) | Zz, fractal 32 (`TileLeftScale`) |
+//! | ScaleRight (L0B_MX) | none (a typed error) | Nn, fractal 32 (`TileRightScale`) |
 //!
 //! These are what PTOAS's verifier accepts; pto-isa's pages show the most common of each
 //! (A5 Left Nz, Acc fractal 1024, one-row Scaling for the fixpipe).
@@ -266,6 +268,34 @@ pub fn check_declared(
         // layouts (PTOAS's `tmatmul_mx_emitc`, `tget_scale_addr_emitc`): any layout declares;
         // the moves check the columns they read.
         TileLoc::Scaling => {}
+        // The A5 MX scale memories (pto-isa `TileType::ScaleLeft` / `ScaleRight`, see
+        // `ops::mx`): A2A3 has none (`PTO_SCALELEFT_SIZE_BYTES` 0), and pto-isa's only tiles
+        // there are `TileLeftScale` (Zz: row-major boxes of 16 x 2, fractal 32) and
+        // `TileRightScale` (Nn: col-major boxes of 2 x 16), the layouts the A5 moves into them
+        // assert (`a5/TExtract.hpp` `TExtractToAmx` / `TExtractToBmx`).
+        TileLoc::ScaleLeft | TileLoc::ScaleRight => {
+            if arch != TileArch::A5 {
+                return Err(PtoError::Unsupported {
+                    op,
+                    what: format!(
+                        "a {:?} tile (the MX scale buffers exist on A5 only: PTO_SCALELEFT/SCALERIGHT_SIZE_BYTES is 0 on A2A3)",
+                        d.loc
+                    ),
+                    arch: arch_name(arch),
+                });
+            }
+            let nn = b == BLayout::ColMajor && s == SLayout::ColMajor;
+            if d.loc == TileLoc::ScaleLeft && !(zz && d.fractal == crate::tile::MX_FRACTAL) {
+                return bad(
+                    "a ScaleLeft tile must be TileLeftScale: Zz (blayout row_major, slayout row_major), fractal 32",
+                );
+            }
+            if d.loc == TileLoc::ScaleRight && !(nn && d.fractal == crate::tile::MX_FRACTAL) {
+                return bad(
+                    "a ScaleRight tile must be TileRightScale: Nn (blayout col_major, slayout col_major), fractal 32",
+                );
+            }
+        }
         TileLoc::Vec | TileLoc::Mat => {}
     }
     Ok(())
@@ -276,7 +306,7 @@ pub fn mov_pair_legal(arch: TileArch, src: TileLoc, dst: TileLoc) -> bool {
     use TileLoc::*;
     match (src, dst) {
         (Mat, Left | Right | Bias | Scaling) | (Vec, Vec) | (Acc, Mat) => true,
-        (Vec, Mat) | (Acc, Vec) => arch == TileArch::A5,
+        (Vec, Mat) | (Acc, Vec) | (Mat, ScaleLeft | ScaleRight) => arch == TileArch::A5,
         _ => false,
     }
 }
@@ -339,9 +369,8 @@ fn cube_types(arch: TileArch) -> &'static [ElemType] {
 /// TMOV Mat -> Left/Right on A5 also carries the packed fp4 pairs of TMATMUL_MX
 /// (`float4_e2m1x2_t`, `float4_e1m2x2_t`; pto-isa's A5 `TMov` lists them): a whole-tile move of
 /// their bytes, npusim's tiles counting fp4 columns in bytes (pairs, `ops::mx`), so it is the
-/// 1-byte move with the 1-byte boxes (16 x 32 bytes = 64 values, the NPU's). TEXTRACT keeps
-/// refusing them: pto-isa counts its K offsets in values (halved before the L0 load), and
-/// npusim's offsets count elements; which one a PTO-AS program means is not settled.
+/// 1-byte move with the 1-byte boxes (16 x 32 bytes = 64 values, the NPU's). TEXTRACT
+/// Mat -> Left/Right carries them too, with its offsets in bytes ([`fp4_extract_offsets`]).
 const CUBE_MOVE_TYPES_A5: &[ElemType] = &[
     ElemType::I8,
     ElemType::F16,
@@ -698,7 +727,7 @@ impl TileCore {
             return Err(st(
                 n,
                 "dst",
-                "location pair must be Mat->Left/Right/Bias/Scaling, Vec->Vec, Acc->Mat (a5 also Vec->Mat, Acc->Vec)",
+                "location pair must be Mat->Left/Right/Bias/Scaling, Vec->Vec, Acc->Mat (a5 also Vec->Mat, Acc->Vec, Mat->ScaleLeft/ScaleRight)",
                 format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
             ));
         }
@@ -808,6 +837,10 @@ impl TileCore {
             TileLoc::Left | TileLoc::Right => {
                 same_type(op, "dst", dst, "src", src)?;
                 op_types(op, arch, "src", src.dtype(), cube_move_types(arch))?;
+            }
+            // The MX scale memories (A5): checked by ops::mx, copied as the valid region.
+            TileLoc::ScaleLeft | TileLoc::ScaleRight => {
+                self.check_scale_move(op, dst, src, (0, 0))?;
             }
             _ => same_type(op, "dst", dst, "src", src)?,
         }
@@ -1103,17 +1136,28 @@ impl TileCore {
         let pair_ok = match (src.loc(), dst.loc()) {
             (TileLoc::Mat, TileLoc::Left | TileLoc::Right) => true,
             (TileLoc::Mat, TileLoc::Scaling) | (TileLoc::Vec, TileLoc::Mat) => arch == TileArch::A5,
+            (TileLoc::Mat, TileLoc::ScaleLeft | TileLoc::ScaleRight) => arch == TileArch::A5,
             _ => false,
         };
         if !pair_ok {
             return Err(st(
                 n,
                 "dst",
-                "location pair must be Mat->Left/Right, Acc->Mat (a5 also Mat->Scaling, Vec->Mat, Acc->Vec)",
+                "location pair must be Mat->Left/Right, Acc->Mat (a5 also Mat->Scaling/ScaleLeft/ScaleRight, Vec->Mat, Acc->Vec)",
                 format!("{:?}->{:?} on {}", src.loc(), dst.loc(), arch_name(arch)),
             ));
         }
-        if dst.loc() != TileLoc::Scaling {
+        let scale = matches!(dst.loc(), TileLoc::ScaleLeft | TileLoc::ScaleRight);
+        let fp4 = super::mx::MX_FP4_INPUTS.contains(&src.dtype());
+        if scale {
+            let at = offsets(op, row, col)?;
+            self.check_scale_move(op, dst, src, at)?;
+        } else if fp4 && arch == TileArch::A5 && matches!(dst.loc(), TileLoc::Left | TileLoc::Right)
+        {
+            // The packed fp4 pairs into L0 (A5): offsets in the tile's own units, bytes
+            // along K (see `fp4_extract_offsets`).
+            fp4_extract_offsets(dst.loc(), offsets(op, row, col)?)?;
+        } else if dst.loc() != TileLoc::Scaling {
             op_types(op, arch, "src", src.dtype(), cube_types(arch))?;
         }
         if arch == TileArch::A2A3 {
@@ -1713,6 +1757,43 @@ fn window_inside(
                 outer.rows(),
                 outer.cols()
             ),
+        ));
+    }
+    Ok(())
+}
+
+/// TEXTRACT of the packed fp4 pairs Mat -> Left/Right (A5; pto-isa `a5/TExtract.hpp`
+/// `TExtractToA` / `TExtractToB` with `isFp4Type`, the types of `is_textract_supported_type`).
+/// Offsets count the tile's own units, as its shape and valid region do ([`super::fp4`]):
+/// rows and columns of bytes, one byte = two values along K. pto-isa's program passes K
+/// offsets in values; the same window in npusim is half that number of bytes, so every byte
+/// offset is an even value offset and an odd value offset has no spelling. The L0 loads take
+/// their start in whole blocks (`load_cbuf_to_ca_s4` / `load_cbuf_to_cb_s4`: M in 16s
+/// (`>> SHIFT_BLOCK_LEN`), K in 32-byte blocks of 64 values (`(indexCol * 1) >> 5`, halved by
+/// `KHALF` into pairs of 32-value units)), so a K offset that is not a multiple of 32 bytes or
+/// an M offset that is not a multiple of 16 would be truncated by the hardware: typed errors.
+/// A Left tile's K runs along its columns, a Right tile's along its rows.
+pub fn fp4_extract_offsets(dst: TileLoc, (row, col): (usize, usize)) -> Result<(), PtoError> {
+    let op = OpCode::Textract;
+    let (m_name, m, k_name, k) = if dst == TileLoc::Left {
+        ("indexRow", row, "indexCol", col)
+    } else {
+        ("indexCol", col, "indexRow", row)
+    };
+    if !k.is_multiple_of(32) {
+        return Err(vr_err(
+            op,
+            k_name,
+            "a packed fp4 TEXTRACT's K offset counts bytes (two values each) and must be a multiple of 32 bytes (64 values: one L0 load block)",
+            format!("{k} bytes ({} values)", 2 * k),
+        ));
+    }
+    if !m.is_multiple_of(16) {
+        return Err(vr_err(
+            op,
+            m_name,
+            "a packed fp4 TEXTRACT's M/N offset must be a multiple of 16 (one L0 load block)",
+            m.to_string(),
         ));
     }
     Ok(())

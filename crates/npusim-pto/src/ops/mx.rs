@@ -22,7 +22,10 @@
 //! - roles and fractals as TMATMUL on A5 (A Left Nz, B Right Zn, C Acc Nz); `m`, `k`, `n` in
 //!   `[1, 4095]` (`k` in values: for fp4 twice A's valid byte columns); B's valid rows = A's
 //!   valid columns; C's valid region `M x N`; TGEMV_MX: `m = 1`;
-//! - the scale tiles: location `scaling` (PTOAS's address space for them), element type
+//! - the scale tiles: A's in `ScaleLeft` and B's in `ScaleRight` (pto-isa's `TileLeftScale` /
+//!   `TileRightScale` locations: the A5 L0A_MX / L0B_MX buffers, 4 KiB each), or either in
+//!   `Scaling` (PTOAS's only address space for them, `loc=scaling`; see "Where the scales
+//!   live" below), element type
 //!   `float8_e8m0_t`, pto-isa's `TileLeftScale` layout for A's scales (outer row-major, inner
 //!   row-major, 32-byte MX boxes of 16 x 2: [`crate::tile::MX_FRACTAL`]) and `TileRightScale`'s
 //!   for B's (outer col-major, inner col-major, boxes of 2 x 16); their valid regions cover
@@ -84,6 +87,28 @@
 //! A's and B's L0 addresses (`mad_mx` has no scale operands; `TGET_SCALE_ADDR` binds a scale
 //! tile to `address >> SHIFT_MX_ADDR`). This model reads the scale tiles given as operands,
 //! as the CPU simulator does.
+//!
+//! ## Where the scales live (session 17)
+//!
+//! pto-isa has two scale memories (`buffer_limits.hpp`: `PTO_SCALELEFT_SIZE_BYTES` and
+//! `PTO_SCALERIGHT_SIZE_BYTES`, 4 KiB on A5, 0 on A2A3); its CPU simulator has them too
+//! (`NPUMemoryModel.hpp`: `L0A_MX` and `L0B_MX`, 4 KiB each, a `ScaleLeft` / `ScaleRight`
+//! tile's pointer resolved there), so no policy separates the two targets. npusim models them
+//! as [`TileLoc::ScaleLeft`] / [`TileLoc::ScaleRight`] (declared on A5 only, in
+//! `TileLeftScale`'s Zz / `TileRightScale`'s Nn layout, fractal 32, 32-byte aligned), filled
+//! by TMOV / TEXTRACT from Mat (`TileCore::check_scale_move`) and bound by TGET_SCALE_ADDR
+//! (Left -> ScaleLeft, Right -> ScaleRight: L0A's 64 KiB shifted right by 4 is L0A_MX's 4 KiB).
+//! `Scaling` stays accepted for the scale operands: PTOAS's dialect has no other address space
+//! for them (its verifier, `verifyScaleTileMatchesOperand`, requires `scaling`), so a PTO-AS
+//! kernel keeps its scales in the Scaling memory (FB, 4 KiB on A5), both A's and B's in the
+//! one memory where the hardware has two. npusim's PTO-AS also accepts its own spellings
+//! `loc=scale_left` / `loc=scale_right` for the pto-isa locations.
+//!
+//! The CPU simulator's TGET_SCALE_ADDR differs (noted, not a policy): it copies `src`'s
+//! pointer into `dst` (`cpu/TGetScaleAddr.hpp`) instead of shifting an address, so there the
+//! scale tile aliases the data tile's own L0A/L0B bytes; its manual form (`TASSIGN(scaleA,
+//! GetScaleAddr(a.data()))`, `NPUMemoryModel.hpp`) shifts by 4 as the NPU does. npusim
+//! follows the NPU and the manual form.
 
 use super::cube::Seed;
 use super::vr_err;
@@ -489,11 +514,20 @@ impl TileCore {
                 n,
             ),
         ] {
-            if t.loc() != TileLoc::Scaling {
+            let own = if nm == "aScaleMatrix" {
+                TileLoc::ScaleLeft
+            } else {
+                TileLoc::ScaleRight
+            };
+            if t.loc() != own && t.loc() != TileLoc::Scaling {
                 return Err(st(
                     op,
                     nm,
-                    "tile location must be Scaling",
+                    if own == TileLoc::ScaleLeft {
+                        "aScaleMatrix location must be ScaleLeft (or Scaling, PTOAS's spelling)"
+                    } else {
+                        "bScaleMatrix location must be ScaleRight (or Scaling, PTOAS's spelling)"
+                    },
                     format!("{:?}", t.loc()),
                 ));
             }
@@ -575,8 +609,11 @@ impl TileCore {
     }
 
     /// TGET_SCALE_ADDR: `dst` rebound to `src`'s address shifted right by [`SHIFT_MX_ADDR`]
-    /// (A5 only). `src` is a Left or Right tile, `dst` a Scaling tile; the rebound tile must
-    /// fit its memory (as TASSIGN checks). Returns the rebound `dst`.
+    /// (A5 only). `src` is a Left tile and `dst` a ScaleLeft tile, or `src` Right and `dst`
+    /// ScaleRight (pto-isa `TileType`s; L0A's scales live in L0A_MX, L0B's in L0B_MX); a
+    /// Scaling `dst` (PTOAS's `loc=scaling`) is accepted too. The rebound tile keeps `dst`'s
+    /// shape, type and layout and must fit its memory (as TASSIGN checks: 32-byte aligned, so
+    /// `src`'s address a multiple of 512). Returns the rebound `dst`.
     pub fn tget_scale_addr(&self, dst: &Tile, src: &Tile) -> Result<Tile, PtoError> {
         let op = OpCode::TgetScaleAddr;
         let arch = self.arch();
@@ -595,12 +632,21 @@ impl TileCore {
                 format!("{:?}", src.loc()),
             ));
         }
-        if dst.loc() != TileLoc::Scaling {
+        let own = if src.loc() == TileLoc::Left {
+            TileLoc::ScaleLeft
+        } else {
+            TileLoc::ScaleRight
+        };
+        if dst.loc() != own && dst.loc() != TileLoc::Scaling {
             return Err(st(
                 op,
                 "dst",
-                "tile location must be Scaling",
-                format!("{:?}", dst.loc()),
+                if own == TileLoc::ScaleLeft {
+                    "a Left src binds a ScaleLeft dst (or Scaling, PTOAS's spelling)"
+                } else {
+                    "a Right src binds a ScaleRight dst (or Scaling, PTOAS's spelling)"
+                },
+                format!("{:?} for a {:?} src", dst.loc(), src.loc()),
             ));
         }
         let mut d = *dst.desc();
@@ -608,5 +654,84 @@ impl TileCore {
         let t = Tile::validate(d, op.name(), "dst")?;
         self.check_addr(&t, op.name(), "dst")?;
         Ok(t)
+    }
+
+    /// The A5 moves Mat -> ScaleLeft / ScaleRight (TMOV, TEXTRACT at `at`): pto-isa
+    /// `a5/TMov.hpp` (`CommonCheckMX`, then `TExtractToAmx` / `TExtractToBmx` at offset 0)
+    /// and `a5/TExtract.hpp` (the same two loads at `indexRow`, `indexCol`). Checked: A5;
+    /// one element type on both sides, `float8_e8m0_t` (the scale type; `CommonCheckMX`'s
+    /// message); the source a Mat tile in the destination's own MX layout (ScaleLeft: Zz,
+    /// ScaleRight: Nn, fractal 32, the static asserts of the two loads; the MX TLOAD writes
+    /// it); the offsets in whole load steps: the loads address the source in boxes of 16 along
+    /// M (ScaleLeft rows, ScaleRight columns: `>> SHIFT_MX_ROW`) and in pairs of scales along
+    /// K (`indexCol * 1 >> SHIFT_MX_COL` for ScaleLeft, `indexRow` for ScaleRight), so an
+    /// offset between steps would be truncated by the hardware and is a typed error.
+    pub(crate) fn check_scale_move(
+        &self,
+        op: OpCode,
+        dst: &Tile,
+        src: &Tile,
+        (row, col): (usize, usize),
+    ) -> Result<(), PtoError> {
+        let arch = self.arch();
+        if arch != TileArch::A5 {
+            return Err(PtoError::Unsupported {
+                op: op.name(),
+                what: format!("a Mat->{:?} move (A5 only)", dst.loc()),
+                arch: arch_name(arch),
+            });
+        }
+        for (nm, t) in [("src", src), ("dst", dst)] {
+            if t.dtype() != ElemType::F8E8M0 {
+                return Err(PtoError::IllegalType {
+                    op: op.name(),
+                    operand: nm,
+                    dtype: t.dtype(),
+                    arch: arch_name(arch),
+                    legal: "float8_e8m0".to_string(),
+                });
+            }
+        }
+        let left = dst.loc() == TileLoc::ScaleLeft;
+        let (b, sl) = if left {
+            (BLayout::RowMajor, SLayout::RowMajor)
+        } else {
+            (BLayout::ColMajor, SLayout::ColMajor)
+        };
+        let d = src.desc();
+        if d.blayout != b || d.slayout != sl || d.fractal != MX_FRACTAL {
+            return Err(st(
+                op,
+                "src",
+                if left {
+                    "a Mat->ScaleLeft source must be Zz (row-major boxes, row-major inside), fractal 32"
+                } else {
+                    "a Mat->ScaleRight source must be Nn (col-major boxes, col-major inside), fractal 32"
+                },
+                format!("{:?}/{:?} fractal {}", d.blayout, d.slayout, d.fractal),
+            ));
+        }
+        let (m_name, m_off, k_name, k_off) = if left {
+            ("indexRow", row, "indexCol", col)
+        } else {
+            ("indexCol", col, "indexRow", row)
+        };
+        if !m_off.is_multiple_of(16) {
+            return Err(vr_err(
+                op,
+                m_name,
+                "a scale move's M offset (ScaleLeft rows, ScaleRight columns) must be a multiple of 16 (SHIFT_MX_ROW)",
+                m_off.to_string(),
+            ));
+        }
+        if !k_off.is_multiple_of(2) {
+            return Err(vr_err(
+                op,
+                k_name,
+                "a scale move's K offset (ScaleLeft columns, ScaleRight rows) must be even (SHIFT_MX_COL: pairs of scales)",
+                k_off.to_string(),
+            ));
+        }
+        Ok(())
     }
 }

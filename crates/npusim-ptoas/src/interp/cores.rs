@@ -17,7 +17,11 @@ use std::sync::Mutex;
 const MAX_KEPT: usize = 4;
 
 /// Kept cores: (chip profile name, core, bytes of each location written since its reset).
-type Kept = (&'static str, TileCore, [u64; 7]);
+type Kept = (
+    &'static str,
+    TileCore,
+    [u64; npusim_core::vocab::TileLoc::COUNT],
+);
 
 static KEPT: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
@@ -39,7 +43,11 @@ pub(crate) fn take(profile: &'static str) -> Option<TileCore> {
 
 /// Hands `core` back after a run whose blocks wrote only the first `used[loc]` bytes of each
 /// of its locations (the run's extent); dropped when enough are kept.
-pub(crate) fn keep(profile: &'static str, mut core: TileCore, used: [u64; 7]) {
+pub(crate) fn keep(
+    profile: &'static str,
+    mut core: TileCore,
+    used: [u64; npusim_core::vocab::TileLoc::COUNT],
+) {
     // Its GM (a worker's is an alias of the run's) goes now, not at the next reset.
     *core.gm_mut() = Memory::new(MemSpace::Gm, 0);
     let spare = match KEPT.lock() {

@@ -31,7 +31,7 @@ pub(crate) struct Machine<'p> {
     /// Per location, the end of the highest byte any tile of this run occupies (starts from
     /// the program's static placement, grows with runtime-placed tiles): the part of each
     /// on-chip memory a block can have written.
-    pub extent: [u64; 7],
+    pub extent: [u64; npusim_core::vocab::TileLoc::COUNT],
     /// Which core this instance plays; [`CoreKind::All`] outside mixed runs.
     pub ctx: CoreKind,
     /// The cores of a mixed run, shared (see [`super::coop`]).

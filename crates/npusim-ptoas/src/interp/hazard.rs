@@ -179,6 +179,8 @@ fn loc_name(l: TileLoc) -> &'static str {
         TileLoc::Acc => "acc",
         TileLoc::Bias => "bias",
         TileLoc::Scaling => "scaling",
+        TileLoc::ScaleLeft => "scale_left",
+        TileLoc::ScaleRight => "scale_right",
     }
 }
 

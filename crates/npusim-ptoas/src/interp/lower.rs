@@ -390,7 +390,7 @@ pub struct Program {
     pub(crate) unsupported: Vec<(Span, &'static str)>,
     /// Per location (index `TileLoc as usize`), the end of the highest byte any tile placed at
     /// lowering occupies: what a block can have written there besides runtime-placed tiles.
-    pub(crate) extent: [u64; 7],
+    pub(crate) extent: [u64; npusim_core::vocab::TileLoc::COUNT],
     /// The kernel needs its cube and vector cores run together (see [`super::coop`]): it uses
     /// the frontend pipes, or splits its code by core and signals between cores.
     pub(crate) mixed: bool,
@@ -449,7 +449,7 @@ pub fn lower(module: &Module, opts: LowerOptions) -> Result<Program, Vec<Diagnos
         core,
         target,
         bump: [0; 7],
-        extent: [0; 7],
+        extent: [0; npusim_core::vocab::TileLoc::COUNT],
         diags: Vec::new(),
         unsupported: Vec::new(),
         saw_pipe: false,
@@ -560,7 +560,7 @@ struct Lowerer {
     core: TileCore,
     target: TargetArch,
     bump: [u64; 7],
-    extent: [u64; 7],
+    extent: [u64; npusim_core::vocab::TileLoc::COUNT],
     diags: Vec<Diagnostic>,
     unsupported: Vec<(Span, &'static str)>,
     /// Addresses of the current function's auto-placed tiles when they are placed by
