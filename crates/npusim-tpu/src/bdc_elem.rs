@@ -399,7 +399,11 @@ mod tests {
         (0u8..4, 0u32..64, 0u32..512, 0u32..3)
     }
 
-    fn case() -> impl Strategy<Value = (u32, (i32, i32, i32, i32), (i32, i32), (u32, u32), u64)> {
+    /// A drawn case: element size, shape, (h stride pad, c stride pad), the destination's
+    /// (start NPU, element offset), a seed for the store's bytes.
+    type Case = (u32, (i32, i32, i32, i32), (i32, i32), (u32, u32), u64);
+
+    fn case() -> impl Strategy<Value = Case> {
         (
             prop_oneof![Just(1u32), Just(2), Just(4)],
             (1i32..3, 1i32..70, 1i32..4, 1i32..40),
