@@ -531,6 +531,38 @@ Verdict per call, read honestly (session 16). (1,64,32,64) f32 fp_add: 50x holds
 
 In minimum (best against best) no small call reaches 100x in run 1 (10x-83x). Against the C-model as it runs by default on this host (run 2) most small calls fell into the slow mode (14,000x-950,000x in median) but some stayed in the fast mode (max pool (1,1,4,8) 18x, int_add (1,4,1,16) 28x, greater_select (1,4,1,16) 18x in median), so "100x per small call" does not hold for every call there either. What would close the gap: a fixed cost per call of 30-40 ns (every check kept) for the elementwise calls, and a pool path without the padded-plane pass for small planes.
 
+### Session 17 (sop17): kernels
+
+Measured with `benches/tpu_small.rs` (best / median ns per call over 20 batches of 2000 calls), the binary of the session start (e3808a8 plus the two (1,1,4,8) pool lines appended to the bench) and the binary of the end of this subsection (commit "tpu speed: SFU polynomial ...") run alternately, twice each, 16:56 UTC, load average 5.9-6.0 (other helpers' builds and a `cargo clippy` running). The side-by-side tables above are the integrator's (they are rerun at the end of the session); "needs" is the npusim time 100x the C-model's fast-mode median of session 16 (run 1) would need.
+
+| call | start best / median | now best / median | needs |
+|---|---|---|---|
+| avg_pool 3x3 f32 (1,1,4,8) | 187-209 / 190-211 | 104.8-104.9 / 104.9-105.2 | 43 |
+| avg_pool 3x3 f32 (1,4,4,16) | 567-591 / 584-749 | 405-407 / 416-419 | 86 |
+| max_pool 3x3 f32 (1,1,4,8) | 227-248 / 228-250 | 91.2-91.4 / 91.4-91.9 | 41 |
+| max_pool 3x3 f32 (1,4,4,16) | 711-732 / 741-994 | 283-284 / 284-285 | 83 |
+| greater_select f32 (1,1,1,8) | 112-113 / 113 | 83-84 / 83-84 | 36 |
+| greater_select f32 (1,4,1,16) | 257-262 / 263-265 | 127-130 / 131 | 46 |
+| int_add i16 shift -2 sat (1,1,1,8) | 75 / 75 | 61-62 / 61-62 | 37 |
+| int_add i16 shift -2 sat (1,4,1,16) | 150 / 150-151 | 103 / 103 | 43 |
+| fp32_exp (1,1,1,8) | 172-176 / 173-177 | 154-155 / 155-158 | 194 (holds) |
+| fp32_exp (1,4,1,16) | 348 / 352-355 | 335-347 / 342-353 | 240 |
+| fp32_log (1,1,1,8) | 170 / 170 | 142 / 143 | 194 (holds) |
+| fp32_log (1,4,1,16) | 634-636 / 644-653 | 500-508 / 516-621 | 284 |
+
+What changed:
+
+- `map_elems` (every bit-pattern BDC call: compares, selects, integer arithmetic, bitwise, casts of one width): when every tensor operand has the destination's element width at unit w stride and the rows (merged as before) are at most 64 elements, `bdc_elem::rows_uniform` reads the sources in place from the store (no row-buffer copies: a profile of `greater_select` (1,64,1,16) put 52% in `memcpy` calls of those copies), runs zipped loops for one, two and four operands (the element call took an `array::from_fn` that stayed an out-of-line call), substitutes the scalars (full 32 bits, as the general path passes them) inside the element call, and writes each row from a stack buffer (no thread-local scratch). One chunk per row in both paths, so in-place and shifted overlapping operands read the same as before. Twin: `rows_general` (the row-buffer path, unchanged), held equal by the proptest `bdc_elem::tests::uniform_rows_equal_general_path` (1, 2 and 4 operands, widths 1/2/4, in place, shifted overlaps, one-channel sources, 32-bit scalars; run with `PROPTEST_CASES=2000`). Mutations: swapping the third and fourth operands in the four-operand loop fails it; cutting the scalars to the element width fails it (that was a real first version of this change, caught by `golden/tpu/int.json` cases 89 and 107 before the test drew full-width scalars).
+- f32 pools (any kernel) with no padding at unit w stride whose plane has at most 128 outputs (whole blocks of 8): `bdc_pool::x86::direct` reads the taps straight from the store (no padded plane, no scratch), each block of 8 outputs in registers over the window's taps in row-major order, the same folds as `max_row` / `avg_row` (max: running value kept where `running > tap`, ordered, raw bits carried, a denormal result as a signed zero; avg: `fz(fz(x) * scale)` per tap, two accumulators by kernel-index parity, each sum flushed, `fz(even + odd)`, a block with a NaN in a written lane redone through `avg_window`); each plane's outputs written after all its taps are read. Twin: `run_reference`, held equal by the new `bdc_pool::tests::direct_path_equals_reference` (300 unpadded unit-stride cases: random kernels 1-4, h strides 1-3, dilations 1-2, start NPUs, specials, +-0/denormal tie planes, cancelling +-2^25 planes) and `avg_order_equals_reference`. Mutations: `_CMP_GE_OQ` for `_CMP_GT_OQ` in the direct max fails `direct_path_equals_reference`; the accumulators' parity swapped in the direct avg fails it and `avg_order_equals_reference`. The avg's remaining time is its dependency chain (add, then the flush's and/compare/blend, per tap); a profile showed the accumulator kept in memory through a `&mut` (fixed: 440 -> 404 ns).
+- SFU: the Horner polynomial (15 steps for log, 9 for exp) by groups of 16 or 32 elements kept in registers over all the steps (`bdc_sfu::horner`); the pass per step over the block stored and reloaded each element on the dependency chain (a profile of log (1,64,1,16): the hot instructions were the store/reload of the block and the flush). Used for every log block and for exp blocks of up to 16 elements; exp's gathered blocks of 64 ((1,4,1,16)) keep the pass per step (groups measured 381-406 ns there against 342-347). Twin: `exp_elem` / `log_elem` through `bdc_sfu::tests::blocks_equal_scalar_twins` (blocks of 64, 1, 7 and 33 elements); mutation: the coefficients taken lowest first fails it.
+- Tried and not kept: gathering short log rows into blocks of 64 as exp does (log (1,1,1,8) 175 -> 220 ns, (1,4,1,16) 637-644 -> 673-679 ns, before the register Horner).
+
+Golden replay unchanged: `cargo test -p npusim-tpu` green (`--test golden` 27 passed, every `golden/tpu/*.json` at 0 failures).
+
+Per acceptance item after this session's kernel work (items 1-3 unchanged):
+
+4. Small calls against 100x the C-model's fast-mode median (session-16 figures): none of the targets reached except those already there (exp and log (1,1,1,8)). Remaining factor (now / needs): max pool (1,1,4,8) 2.2x, (1,4,4,16) 3.4x; avg pool (1,1,4,8) 2.4x, (1,4,4,16) 4.8x; greater_select (1,1,1,8) 2.3x, (1,4,1,16) 2.8x; int_add (1,1,1,8) 1.6x, (1,4,1,16) 2.4x; exp (1,4,1,16) 1.4x; log (1,4,1,16) 1.8x. What is left of each small elementwise call is mostly the fixed path (checks, views, dispatch: 47-78 ns per call in session 16, the integrator's this session); of the pools, the per-block tap chains (avg) and the plane count (4 planes x 2 rows x 2 blocks for (1,4,4,16)); of log, the polynomial's 15 dependent steps per group.
+
 """
 
 

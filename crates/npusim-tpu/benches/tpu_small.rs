@@ -167,6 +167,40 @@ fn calls(g: u64) -> Vec<(String, Call)> {
         "fp_add (1,64,32,64)".into(),
         Box::new(move |c| c.tpu_bdc_fp_add(0x20000, 0, 0x10000, &big, None, None, None, f)),
     ));
+    // The smallest 3x3 pools of the side-by-side table (session 17).
+    let ps1 = Dim4::new(1, 1, 4, 8);
+    v.push((
+        "avg_pool 3x3 (1,1,4,8)".into(),
+        Box::new(move |c| {
+            c.tpu_bdc_fp_avg_pool2d(
+                0x20000,
+                0,
+                &ps1,
+                &k3,
+                &pad,
+                &one,
+                &one,
+                f,
+                Scalar::from_f32(1.0 / 9.0),
+            )
+        }),
+    ));
+    v.push((
+        "max_pool 3x3 (1,1,4,8)".into(),
+        Box::new(move |c| {
+            c.tpu_bdc_fp_max_pool2d(
+                0x20000,
+                0,
+                &ps1,
+                &k3,
+                &pad,
+                &one,
+                &one,
+                f,
+                Scalar::from_f32(f32::NEG_INFINITY),
+            )
+        }),
+    ));
     v
 }
 

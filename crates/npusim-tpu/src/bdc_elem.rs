@@ -7,7 +7,7 @@
 //! scalars and in-place safety (every chunk of a row of every source is read whole before the
 //! destination's chunk is written). Floats with a fast path of their own live in `bdc.rs`.
 
-use crate::local::{LocalView, row_indices};
+use crate::local::{Dim4, LocalView, row_indices};
 
 /// One source operand of an elementwise instruction.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +115,31 @@ fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
     srcs: [Src<'_>; N],
     f: &F,
 ) {
+    let walk = row_walk(d, &srcs);
+    // Rows of at most UCHUNK elements, every tensor operand of the destination's width at unit
+    // w stride: the row kernel that reads the sources in place (no row-buffer copies, no
+    // scratch). One chunk per row in both paths, so overlapping operands read the same.
+    let uniform = d.stride.w == 1
+        && walk.w as usize <= UCHUNK
+        && srcs.iter().all(|s| match s {
+            Src::Tensor(v) | Src::Channel0(v) => v.stride.w == 1 && v.esize == d.esize,
+            Src::Const(_) => true,
+        });
+    if uniform {
+        match d.esize {
+            1 => return rows_uniform::<N, 1, F>(store, d, &srcs, &walk, f),
+            2 => return rows_uniform::<N, 2, F>(store, d, &srcs, &walk, f),
+            4 => return rows_uniform::<N, 4, F>(store, d, &srcs, &walk, f),
+            _ => {}
+        }
+    }
+    rows_general(store, d, &srcs, &walk, f)
+}
+
+/// The rows [`map_elems`] walks: `d`'s shape, with each channel's rows merged into one row of
+/// `H * W` elements when every tensor operand keeps them back to back.
+#[inline(always)]
+fn row_walk<const N: usize>(d: &LocalView, srcs: &[Src<'_>; N]) -> Dim4 {
     let contiguous = |v: &LocalView| v.stride.w == 1 && v.stride.h == v.shape.w;
     let merge = contiguous(d)
         && srcs.iter().all(|s| match s {
@@ -126,8 +151,22 @@ fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
         walk.w = d.shape.h * d.shape.w;
         walk.h = 1;
     }
-    let w = walk.w as usize;
+    walk
+}
+
+/// The general path of [`map_elems_body`] over the row walk `walk`: every row's sources copied
+/// into row buffers, chunks of at most [`CHUNK`] elements (the scalar twin of
+/// [`rows_uniform`]).
+#[inline(always)]
+fn rows_general<const N: usize, F: Fn([u32; N]) -> u32>(
+    store: &mut [u8],
+    d: &LocalView,
+    srcs: &[Src<'_>; N],
+    walk: &Dim4,
+    f: &F,
+) {
     let des = d.esize as usize;
+    let w = walk.w as usize;
     let dws = d.stride.w as usize * des;
     let cw = w.min(CHUNK);
     // Row buffers, one per source and one for the result, cut from a per-thread scratch
@@ -143,7 +182,7 @@ fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
             buf.fill(c);
         }
     }
-    for (n, c, h) in row_indices(&walk) {
+    for (n, c, h) in row_indices(walk) {
         let mut done = 0;
         while done < w {
             let m = (w - done).min(CHUNK);
@@ -179,6 +218,100 @@ fn map_elems_body<const N: usize, F: Fn([u32; N]) -> u32>(
     SCRATCH.set(scratch);
 }
 
+/// Elements per chunk of [`rows_uniform`] (its buffers live on the stack).
+const UCHUNK: usize = 64;
+
+/// [`map_elems_body`] when the destination and every tensor source have `ES`-byte elements at
+/// unit w stride: each chunk of a row is computed from the sources' bytes in the store into a
+/// stack buffer (every source element of the chunk is read before any destination byte is
+/// written, as in the general path), then written to the destination. A scalar source reads a
+/// chunk of zeros whose elements the element call replaces by the scalar's full 32 bits (as
+/// the general path passes it). Its twin is the general path ([`rows_general`]: the same
+/// element function over row buffers), held equal by `tests::uniform_rows_equal_general_path`.
+#[inline(always)]
+fn rows_uniform<const N: usize, const ES: usize, F: Fn([u32; N]) -> u32>(
+    store: &mut [u8],
+    d: &LocalView,
+    srcs: &[Src<'_>; N],
+    walk: &Dim4,
+    f: &F,
+) {
+    let w = walk.w as usize;
+    let (mut scalar, mut value) = ([false; N], [0u32; N]);
+    for ((is, v), s) in scalar.iter_mut().zip(value.iter_mut()).zip(srcs.iter()) {
+        if let Src::Const(c) = *s {
+            (*is, *v) = (true, c);
+        }
+    }
+    // The element call with the scalars in place (loop-invariant selects).
+    let f = |v: [u32; N]| {
+        f(std::array::from_fn(
+            |k| if scalar[k] { value[k] } else { v[k] },
+        ))
+    };
+    let zeros = [[0u8; ES]; UCHUNK];
+    let mut out = [0u32; UCHUNK];
+    for (n, c, h) in row_indices(walk) {
+        let mut done = 0;
+        while done < w {
+            let m = (w - done).min(UCHUNK);
+            // (A loop, not `array::from_fn`: that stayed a call per chunk.)
+            let mut ins: [&[[u8; ES]]; N] = [&[]; N];
+            for (i, s) in ins.iter_mut().zip(srcs.iter()) {
+                let at = match *s {
+                    Src::Tensor(v) => v.row(n, c, h),
+                    Src::Channel0(v) => v.row(n, 0, h),
+                    Src::Const(_) => {
+                        *i = &zeros[..m];
+                        continue;
+                    }
+                } + done * ES;
+                *i = store[at..at + m * ES].as_chunks::<ES>().0;
+            }
+            let o = &mut out[..m];
+            // Zipped slices (no index checks, so the loops vectorise) for one, two and four
+            // sources; any other count by index.
+            let s = |k: usize| ins[k.min(N - 1)];
+            match N {
+                1 => {
+                    for (o, x) in o.iter_mut().zip(s(0)) {
+                        let x = word(*x);
+                        *o = f(std::array::from_fn(|_| x));
+                    }
+                }
+                2 => {
+                    for ((o, x), y) in o.iter_mut().zip(s(0)).zip(s(1)) {
+                        let v = [word(*x), word(*y)];
+                        *o = f(std::array::from_fn(|k| v[k.min(1)]));
+                    }
+                }
+                4 => {
+                    let it = o.iter_mut().zip(s(0)).zip(s(1)).zip(s(2)).zip(s(3));
+                    for ((((o, x), y), t), e) in it {
+                        let v = [word(*x), word(*y), word(*t), word(*e)];
+                        *o = f(std::array::from_fn(|k| v[k.min(3)]));
+                    }
+                }
+                _ => {
+                    for (i, o) in o.iter_mut().enumerate() {
+                        *o = f(std::array::from_fn(|k| word(ins[k][i])));
+                    }
+                }
+            }
+            store_row(store, d.row(n, c, h) + done * ES, ES, ES, o);
+            done += m;
+        }
+    }
+}
+
+/// One little-endian element of 1, 2 or 4 bytes.
+#[inline(always)]
+fn word<const ES: usize>(b: [u8; ES]) -> u32 {
+    let mut w = [0u8; 4];
+    w[..ES.min(4)].copy_from_slice(&b[..ES.min(4)]);
+    u32::from_le_bytes(w)
+}
+
 thread_local! {
     /// The row buffers of [`map_elems`], kept between calls.
     static SCRATCH: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
@@ -186,3 +319,116 @@ thread_local! {
 
 /// Longest run of elements the driver decodes at once.
 const CHUNK: usize = 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chip::TpuChip;
+    use proptest::prelude::*;
+
+    /// One operand of a drawn case: 0 the destination itself (in place), 1 a tensor elsewhere
+    /// (it may overlap the destination, shifted), 2 one channel read for all, 3 a scalar.
+    type Operand = (u8, u32, u32, u32);
+
+    /// A mixing element function: every operand and its position change the result.
+    fn mix<const N: usize>(v: [u32; N]) -> u32 {
+        v.iter().enumerate().fold(0x9e37_79b9u32, |a, (k, &x)| {
+            (a ^ x.wrapping_mul(2 * k as u32 + 3)).rotate_left(5)
+        })
+    }
+
+    /// Runs one drawn case through `rows_uniform` and through the general path on two copies of
+    /// one store and compares the stores.
+    fn check<const N: usize>(
+        es: u32,
+        shape: (i32, i32, i32, i32),
+        pad: (i32, i32),
+        dst: (u32, u32),
+        ops: [Operand; N],
+        seed: u64,
+    ) -> Result<(), TestCaseError> {
+        let p = TpuChip::Bm1684x.local();
+        let (n, c, h, w) = shape;
+        let slots = |start: u32, c: i32| (start as i32 + c + 63) / 64;
+        let view = |start: u32, off: u32, c: i32, hs: i32| {
+            let cs = h * hs + pad.1;
+            let stride = Dim4::new(slots(start, c) * cs, cs, hs, 1);
+            let addr = start * p.local_mem_per_npu + off * es;
+            LocalView::new(&p, "test", "v", addr, Dim4::new(n, c, h, w), stride, es).expect("fits")
+        };
+        let d = view(dst.0, dst.1, c, w + pad.0);
+        let others: [LocalView; N] = std::array::from_fn(|k| {
+            let (kind, start, off, hpad) = ops[k];
+            match kind {
+                0 => d,
+                2 => view(start, off, 1, w + hpad as i32),
+                _ => view(start, off, c, w + hpad as i32),
+            }
+        });
+        let srcs: [Src<'_>; N] = std::array::from_fn(|k| match ops[k].0 {
+            0 | 1 => Src::Tensor(&others[k]),
+            2 => Src::Channel0(&others[k]),
+            _ => Src::Const(ops[k].1.wrapping_mul(0x8101_0101)),
+        });
+        let walk = row_walk(&d, &srcs);
+        prop_assume!(walk.w as usize <= UCHUNK);
+        let mut a = vec![0u8; p.store_size() as usize];
+        let mut x = seed | 1;
+        for lane in 0..64usize {
+            let at = lane * p.store_pitch() as usize;
+            for b in &mut a[at..at + 8192] {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+        }
+        let mut b = a.clone();
+        let f = |v: [u32; N]| mix(v);
+        match es {
+            1 => rows_uniform::<N, 1, _>(&mut a, &d, &srcs, &walk, &f),
+            2 => rows_uniform::<N, 2, _>(&mut a, &d, &srcs, &walk, &f),
+            _ => rows_uniform::<N, 4, _>(&mut a, &d, &srcs, &walk, &f),
+        }
+        rows_general(&mut b, &d, &srcs, &walk, &f);
+        prop_assert!(a == b, "stores differ: es {es} shape {shape:?} ops {ops:?}");
+        Ok(())
+    }
+
+    fn operand() -> impl Strategy<Value = Operand> {
+        (0u8..4, 0u32..64, 0u32..512, 0u32..3)
+    }
+
+    /// A drawn case: element size, shape, (h stride pad, c stride pad), the destination's
+    /// (start NPU, element offset), a seed for the store's bytes.
+    type Case = (u32, (i32, i32, i32, i32), (i32, i32), (u32, u32), u64);
+
+    fn case() -> impl Strategy<Value = Case> {
+        (
+            prop_oneof![Just(1u32), Just(2), Just(4)],
+            (1i32..3, 1i32..70, 1i32..4, 1i32..40),
+            (0i32..3, 0i32..5),
+            (0u32..64, 0u32..512),
+            any::<u64>(),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The uniform row kernel equals the general path (row buffers, chunks of CHUNK) for
+        /// one, two and four operands of every width, in place, shifted overlaps, one channel
+        /// for all and scalars.
+        #[test]
+        fn uniform_rows_equal_general_path(
+            (es, shape, pad, dst, seed) in case(),
+            o1 in operand(),
+            o2 in [operand(), operand()],
+            o4 in [operand(), operand(), operand(), operand()],
+        ) {
+            check(es, shape, pad, dst, [o1], seed)?;
+            check(es, shape, pad, dst, o2, seed)?;
+            check(es, shape, pad, dst, o4, seed)?;
+        }
+    }
+}

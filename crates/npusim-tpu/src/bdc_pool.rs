@@ -387,6 +387,14 @@ fn run_body<T: Fmt>(
     let ph = ((oh - 1) * g.sh + (g.kh - 1) * g.dh + 1).max(top + ih);
     let pw = ((ow - 1) * g.sw + (g.kw - 1) * g.dw + 1).max(left + iw);
     let scale = if flush { ftz::<T>(c_val) } else { c_val };
+    if T::IS_F32 && x86::available() {
+        // Small f32 planes whose windows all lie inside the input, at unit w stride: straight
+        // from the store (no padded plane, no scratch).
+        // SAFETY: `x86::available()` is true only when the host has AVX2.
+        if unsafe { x86::direct(store, kind, g, o, i, scale, flush) } {
+            return;
+        }
+    }
     let pad_prod = avg_product(0.0, scale, flush, narrow::<T>);
     // Plane and row buffers cut from a per-thread scratch (no allocation per call once it has
     // grown: the small-call fixed cost matters).
@@ -748,14 +756,222 @@ mod x86 {
         false
     }
 
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) unsafe fn direct(
+        _: &mut [u8],
+        _: super::Pool,
+        _: &super::Geometry,
+        _: &crate::local::LocalView,
+        _: &crate::local::LocalView,
+        _: f32,
+        _: bool,
+    ) -> bool {
+        false
+    }
+
     #[cfg(target_arch = "x86_64")]
-    pub(super) use imp::{avg_row, max_row};
+    pub(super) use imp::{avg_row, direct, max_row};
 
     #[cfg(target_arch = "x86_64")]
     mod imp {
         use std::arch::x86_64::*;
 
-        use super::super::{F32, LANES, WindowRows, narrow, sum_products};
+        use super::super::{
+            F32, Geometry, LANES, Pool, WindowRows, avg_window, narrow, sum_products,
+        };
+        use crate::local::LocalView;
+
+        /// Output elements of one plane the direct path keeps on the stack.
+        const DIRECT_MAX: usize = 128;
+
+        /// f32 pooling of small planes straight from the store: unit w stride, no padding
+        /// (every window inside the input), at most [`DIRECT_MAX`] outputs per plane counted
+        /// in whole blocks of [`LANES`]. Each block of [`LANES`] outputs of a row folds its
+        /// window's taps in row-major order in registers, as `max_row` / `avg_row` do over the
+        /// padded plane (max: the running value kept where `running > tap` on flushed values,
+        /// else the tap's value and raw bits, a denormal result written as a signed zero;
+        /// avg: `fz(fz(x) * scale)` per tap into two accumulators by kernel-index parity,
+        /// each sum flushed, then `fz(even + odd)`; a block with a NaN product or sum in one of
+        /// its outputs is redone lane by lane through [`avg_window`]). Lanes past the row's
+        /// end read the bytes after it in the store and are not written. Each plane's outputs
+        /// are written after all of its taps are read (as the padded-plane driver does).
+        /// `false` (nothing written) when the call does not qualify.
+        ///
+        /// # Safety
+        ///
+        /// The host has AVX2.
+        #[target_feature(enable = "avx2")]
+        pub(in super::super) unsafe fn direct(
+            store: &mut [u8],
+            kind: Pool,
+            g: &Geometry,
+            o: &LocalView,
+            i: &LocalView,
+            scale: f32,
+            flush: bool,
+        ) -> bool {
+            let (n, ch) = (o.shape.n as usize, o.shape.c as usize);
+            let (oh, ow) = (o.shape.h as usize, o.shape.w as usize);
+            let (ih, iw) = (i.shape.h as usize, i.shape.w as usize);
+            let ow8 = ow.next_multiple_of(LANES);
+            if g.sw != 1
+                || g.top != 0
+                || g.left != 0
+                || i.stride.w != 1
+                || o.stride.w != 1
+                || i.esize != 4
+                || o.esize != 4
+                || oh * ow8 > DIRECT_MAX
+                || (oh - 1) * g.sh + (g.kh - 1) * g.dh >= ih
+                || (ow - 1) + (g.kw - 1) * g.dw >= iw
+            {
+                return false;
+            }
+            // Every block reads at most `span` bytes from the start of an input row: the
+            // highest row start of the input (its last row, over the channels of every lane)
+            // plus `span` must lie inside the store.
+            let span = ((g.kw - 1) * g.dw + ow8) * 4;
+            let mut far = 0;
+            for ci in ch.saturating_sub(64)..ch {
+                far = far.max(i.row(n - 1, ci, ih - 1));
+            }
+            if far + span > store.len() {
+                return false;
+            }
+            let exp = _mm256_set1_epi32(0x7f80_0000);
+            let sign = _mm256_set1_epi32(i32::MIN);
+            let zero = _mm256_setzero_si256();
+            // A denormal lane as a zero of its sign (under `flush`).
+            let fz = |v: __m256i| {
+                if flush {
+                    let z = _mm256_cmpeq_epi32(_mm256_and_si256(v, exp), zero);
+                    _mm256_blendv_epi8(v, _mm256_and_si256(v, sign), z)
+                } else {
+                    v
+                }
+            };
+            let fzp = |v: __m256| _mm256_castsi256_ps(fz(_mm256_castps_si256(v)));
+            let unord = |v: __m256| _mm256_cmp_ps::<_CMP_UNORD_Q>(v, v);
+            let vscale = _mm256_set1_ps(scale);
+            let mut out = [0u32; DIRECT_MAX];
+            let sp = store.as_ptr();
+            for ni in 0..n {
+                for ci in 0..ch {
+                    for y in 0..oh {
+                        let y0 = y * g.sh;
+                        for x0 in (0..ow).step_by(LANES) {
+                            let at = |ki: usize, kj: usize| {
+                                i.row(ni, ci, y0 + ki * g.dh) + (x0 + kj * g.dw) * 4
+                            };
+                            let res = match kind {
+                                Pool::Max => {
+                                    // SAFETY: every load reads 32 bytes at most `span` bytes
+                                    // past a row start of the input, inside the store (above).
+                                    let ld =
+                                        |a: usize| unsafe { _mm256_loadu_si256(sp.add(a).cast()) };
+                                    let mut ab = ld(at(0, 0));
+                                    let mut av = _mm256_castsi256_ps(fz(ab));
+                                    for ki in 0..g.kh {
+                                        for kj in 0..g.kw {
+                                            if ki == 0 && kj == 0 {
+                                                continue;
+                                            }
+                                            let tb = ld(at(ki, kj));
+                                            let tv = _mm256_castsi256_ps(fz(tb));
+                                            let keep = _mm256_cmp_ps::<_CMP_GT_OQ>(av, tv);
+                                            av = _mm256_blendv_ps(tv, av, keep);
+                                            ab = _mm256_blendv_epi8(
+                                                tb,
+                                                ab,
+                                                _mm256_castps_si256(keep),
+                                            );
+                                        }
+                                    }
+                                    fz(ab)
+                                }
+                                Pool::Avg => {
+                                    // SAFETY: as above.
+                                    let ld = |a: usize| unsafe {
+                                        _mm256_loadu_ps(sp.add(a).cast::<f32>())
+                                    };
+                                    let mut even = _mm256_setzero_ps();
+                                    let mut odd = _mm256_setzero_ps();
+                                    let mut nan = _mm256_setzero_ps();
+                                    let mut k = 0usize;
+                                    for ki in 0..g.kh {
+                                        for kj in 0..g.kw {
+                                            let x = fzp(ld(at(ki, kj)));
+                                            let p = _mm256_mul_ps(x, vscale);
+                                            nan = _mm256_or_ps(nan, unord(p));
+                                            let p = fzp(p);
+                                            // (Each accumulator named, not through a
+                                            // reference: that kept it in memory.)
+                                            match k {
+                                                0 => even = p,
+                                                1 => odd = p,
+                                                _ if k & 1 == 0 => {
+                                                    let r = _mm256_add_ps(even, p);
+                                                    nan = _mm256_or_ps(nan, unord(r));
+                                                    even = fzp(r);
+                                                }
+                                                _ => {
+                                                    let r = _mm256_add_ps(odd, p);
+                                                    nan = _mm256_or_ps(nan, unord(r));
+                                                    odd = fzp(r);
+                                                }
+                                            }
+                                            k += 1;
+                                        }
+                                    }
+                                    let mut res = even;
+                                    if k >= 2 {
+                                        let r = _mm256_add_ps(even, odd);
+                                        nan = _mm256_or_ps(nan, unord(r));
+                                        res = fzp(r);
+                                    }
+                                    let valid = (1u32 << (ow - x0).min(LANES)) - 1;
+                                    if _mm256_movemask_ps(nan) as u32 & valid != 0 {
+                                        // Rare: the block lane by lane, through the window fold.
+                                        let mut lanes = [0f32; LANES];
+                                        for (l, v) in lanes.iter_mut().enumerate() {
+                                            let taps = (0..g.kh)
+                                                .flat_map(|ki| (0..g.kw).map(move |kj| (ki, kj)));
+                                            *v = avg_window(
+                                                taps.map(|(ki, kj)| {
+                                                    let a = at(ki, kj) + 4 * l;
+                                                    let b = &store[a..a + 4];
+                                                    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                                                }),
+                                                scale,
+                                                flush,
+                                                narrow::<F32>,
+                                            );
+                                        }
+                                        // SAFETY: reads the LANES values of `lanes`.
+                                        res = unsafe { _mm256_loadu_ps(lanes.as_ptr()) };
+                                    }
+                                    _mm256_castps_si256(res)
+                                }
+                            };
+                            let o8 = y * ow8 + x0;
+                            // SAFETY: block `x0 / LANES` of row `y` of `out`: o8 + LANES <=
+                            // oh * ow8 <= DIRECT_MAX (checked above).
+                            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(o8).cast(), res) };
+                        }
+                    }
+                    for y in 0..oh {
+                        let r = o.row(ni, ci, y);
+                        for (d, v) in store[r..r + 4 * ow]
+                            .chunks_exact_mut(4)
+                            .zip(&out[y * ow8..y * ow8 + ow])
+                        {
+                            d.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                }
+            }
+            true
+        }
 
         /// Whether every tap of every block of `blocks` blocks lies inside a plane of `len`
         /// elements.
@@ -1164,12 +1380,18 @@ mod tests {
         }
     }
 
-    fn check<T: Fmt>(rng: &mut Rng, dtype: DataType, specials: &[u32]) {
+    /// One random pooling case through `run` and `run_reference`; `direct` draws only
+    /// unpadded unit-w-stride geometries (the small-plane path `x86::direct` for f32).
+    fn check<T: Fmt>(rng: &mut Rng, dtype: DataType, specials: &[u32], direct: bool) {
         let p = TpuChip::Bm1684x.local();
         let (kh, kw) = (1 + rng.below(4), 1 + rng.below(4));
-        let (sh, sw) = (1 + rng.below(3), 1 + rng.below(3));
+        let (sh, sw) = (1 + rng.below(3), if direct { 1 } else { 1 + rng.below(3) });
         let (dh, dw) = (1 + rng.below(2), 1 + rng.below(2));
-        let pads = [rng.below(3), rng.below(3), rng.below(3), rng.below(3)];
+        let pads = if direct {
+            [0; 4]
+        } else {
+            [rng.below(3), rng.below(3), rng.below(3), rng.below(3)]
+        };
         let ih = (dh * (kh - 1) + 1 + rng.below(6))
             .saturating_sub(pads[0] + pads[1])
             .max(1);
@@ -1358,9 +1580,32 @@ mod tests {
         ];
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..40 {
-            check::<F32>(&mut rng, DataType::Fp32, &f32s);
-            check::<F16>(&mut rng, DataType::Fp16, &halves);
-            check::<Bf16>(&mut rng, DataType::Bfp16, &halves);
+            check::<F32>(&mut rng, DataType::Fp32, &f32s, false);
+            check::<F16>(&mut rng, DataType::Fp16, &halves, false);
+            check::<Bf16>(&mut rng, DataType::Bfp16, &halves, false);
+        }
+    }
+
+    /// The f32 small-plane path (`x86::direct`: no padding, unit w stride, taps read from
+    /// the store) equals the window-at-a-time reference on random kernels, h strides,
+    /// dilations, start NPUs and inputs with specials, tie planes and cancelling planes.
+    #[test]
+    fn direct_path_equals_reference() {
+        let f32s = [
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0001,
+            0x7f80_0000,
+            0xff80_0000,
+            0,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x7f7f_ffff,
+        ];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..300 {
+            check::<F32>(&mut rng, DataType::Fp32, &f32s, true);
         }
     }
 }

@@ -233,10 +233,16 @@ pub fn exp_block(
         let bits = (e + 8_388_608.0).to_bits() - 0x4b00_0000;
         *w = f32::from_bits(bits << 23);
     }
-    acc.fill(c[EXP_COEFF_LEN - 1]);
-    for &ck in c[..EXP_COEFF_LEN - 1].iter().rev() {
-        for (a, &r) in acc.iter_mut().zip(r.iter()) {
-            *a = fz(fz(*a * r, flush) + ck, flush);
+    if m <= 16 {
+        horner(acc, r, c, flush);
+    } else {
+        // Longer blocks (gathered rows): a pass per step over the block measured faster here
+        // ((1,4,1,16): 342-347 ns against 381-406 ns by groups).
+        acc.fill(c[EXP_COEFF_LEN - 1]);
+        for &ck in c[..EXP_COEFF_LEN - 1].iter().rev() {
+            for (a, &r) in acc.iter_mut().zip(r.iter()) {
+                *a = fz(fz(*a * r, flush) + ck, flush);
+            }
         }
     }
     let mut any_nan = false;
@@ -249,6 +255,43 @@ pub fn exp_block(
         for ((o, &w), &a) in d.iter_mut().zip(w0.iter()).zip(acc.iter()) {
             *o = fz(x86(w, a, w * a), flush);
         }
+    }
+}
+
+/// `out[i]` = the polynomial with coefficients `c` (lowest first) at `x[i]` by Horner's rule
+/// from the highest term, `a = fz(fz(a * x) + c_k)` per step, as [`exp_elem`] / [`log_elem`]
+/// do per element. By groups of 16 elements (blocks of up to 16) or 32 whose running values
+/// stay in registers over all the steps (a pass per step over the whole block kept them in
+/// memory: a store and a reload per element and step on the dependency chain).
+#[inline(always)]
+fn horner<const K: usize>(out: &mut [f32], x: &[f32], c: &[f32; K], flush: bool) {
+    if x.len() <= 16 {
+        horner_groups::<K, 16>(out, x, c, flush)
+    } else {
+        horner_groups::<K, 32>(out, x, c, flush)
+    }
+}
+
+/// [`horner`] by groups of `G` elements; lanes past the block's end compute on zeros and are
+/// not written.
+#[inline(always)]
+fn horner_groups<const K: usize, const G: usize>(
+    out: &mut [f32],
+    x: &[f32],
+    c: &[f32; K],
+    flush: bool,
+) {
+    for (oc, xc) in out.chunks_mut(G).zip(x.chunks(G)) {
+        let mut xs = [0f32; G];
+        xs[..xc.len()].copy_from_slice(xc);
+        let mut a = [c[K - 1]; G];
+        for &ck in c[..K - 1].iter().rev() {
+            for (a, &x) in a.iter_mut().zip(xs.iter()) {
+                *a = fz(fz(*a * x, flush) + ck, flush);
+            }
+        }
+        let m = oc.len().min(G);
+        oc[..m].copy_from_slice(&a[..m]);
     }
 }
 
@@ -274,12 +317,7 @@ pub fn log_block(
         *t = fz(fz(w * scale, flush) - 1.0, flush);
         *e = fz((ex as i32 - 127) as f32 * LN2, flush);
     }
-    p.fill(c[LOG_COEFF_LEN - 1]);
-    for &ck in c[..LOG_COEFF_LEN - 1].iter().rev() {
-        for (a, &t) in p.iter_mut().zip(t.iter()) {
-            *a = fz(fz(*a * t, flush) + ck, flush);
-        }
-    }
+    horner(p, t, c, flush);
     for (((o, a), &e), &x) in d.iter_mut().zip(p.iter_mut()).zip(eln2.iter()).zip(xs) {
         if x == 0x7f80_0000 {
             *a = f32::INFINITY;
