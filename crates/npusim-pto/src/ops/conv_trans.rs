@@ -49,9 +49,9 @@
 //! NC1HWC0 and GNCHW -> GNC1HWC0 use it when `C0` and `HW` are multiples of `b` and `HW / b <=
 //! 255`, needing `HW * ceil(C0 / R) * R * sizeof(T)` bytes (`R` = 32 for 1-byte types, 16
 //! otherwise); the reverse forms when `HW` and `C0` are multiples of `b` and `C0 / b <= 255`,
-//! needing `C0 * ceil(HW / R) * R * sizeof(T)`; NCDHW -> FRACTAL_Z_3D always, needing `(N * C1
-//! * C0 * HW + max(N * C1 * C0 * HW, HW * ceil(C0 / R) * R)) * sizeof(T)`; the FRACTAL_Z forms
-//! never. A used tmp must be a Vec tile of that size not overlapping src or dst. As for the
+//! needing `C0 * ceil(HW / R) * R * sizeof(T)`; NCDHW -> FRACTAL_Z_3D always, needing
+//! `(P + max(P, HW * ceil(C0 / R) * R)) * sizeof(T)` with `P = N * C1 * C0 * HW`; the
+//! FRACTAL_Z forms never. A used tmp must be a Vec tile of that size not overlapping src or dst. As for the
 //! 2-D form, tmp's contents afterwards are scratch: npusim leaves them unchanged. The A2A3
 //! debug check that src + dst + tmp fit the 192 KiB UB is implied by the tiles fitting the
 //! Vec memory.
@@ -274,7 +274,7 @@ impl TileCore {
                 if !same {
                     return Err(mismatch("N, H, W (and G) of the two shapes must be equal"));
                 }
-                c0_rule(c0, !(grouped && !fwd))?;
+                c0_rule(c0, !grouped || fwd)?;
                 if fwd {
                     if c1 != c.div_ceil(c0) {
                         return Err(mismatch("C1 must be ceil(C / C0)"));
