@@ -1559,22 +1559,26 @@ mod tests {
         }
     }
 
+    /// f32 specials of the twin tests: quiet NaNs of both signs, a signalling NaN, the
+    /// infinities, signed zeros, the smallest denormals and the largest finite value.
+    const F32_SPECIALS: [u32; 10] = [
+        0x7fc0_0000,
+        0xffc0_0000,
+        0x7f80_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x7f7f_ffff,
+    ];
+
     /// The fast driver equals the window-at-a-time reference on random geometries, start
     /// NPUs and inputs with specials (NaN, infinities, signed zeros, denormals), all formats.
     #[test]
     fn fast_driver_equals_reference() {
-        let f32s = [
-            0x7fc0_0000,
-            0xffc0_0000,
-            0x7f80_0001,
-            0x7f80_0000,
-            0xff80_0000,
-            0,
-            0x8000_0000,
-            1,
-            0x8000_0001,
-            0x7f7f_ffff,
-        ];
+        let f32s = F32_SPECIALS;
         let halves = [
             0x7e00, 0xfe00, 0x7c00, 0xfc00, 0x7f80, 0xff80, 0, 0x8000, 1, 0x8001, 0x7fc1,
         ];
@@ -1591,18 +1595,7 @@ mod tests {
     /// dilations, start NPUs and inputs with specials, tie planes and cancelling planes.
     #[test]
     fn direct_path_equals_reference() {
-        let f32s = [
-            0x7fc0_0000,
-            0xffc0_0000,
-            0x7f80_0001,
-            0x7f80_0000,
-            0xff80_0000,
-            0,
-            0x8000_0000,
-            1,
-            0x8000_0001,
-            0x7f7f_ffff,
-        ];
+        let f32s = F32_SPECIALS;
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         for _ in 0..300 {
             check::<F32>(&mut rng, DataType::Fp32, &f32s, true);
