@@ -26,80 +26,17 @@
 
 use crate::bdc::BinOp;
 use crate::chip::LocalProfile;
-use crate::local::{Dim4, LocalAddr, LocalView};
+use crate::local::{AlignedPlace, Dim4, LocalAddr, LocalView, aligned_place};
 
-/// One operand of an [`aligned_f32`] call: the lane of its address, its offset inside the
-/// lane, its n stride in elements (the aligned layout's, which depends on the start lane) and
-/// the end of its footprint inside each lane (bytes).
-#[derive(Clone, Copy)]
-struct AlignedOperand {
-    start: u32,
-    offset: u32,
-    ns: u64,
-    end: u64,
-}
-
-/// The aligned-layout geometry shared by the operands of one call (`tpu_aligned_stride` with
-/// f32 elements): `hw = h * w` elements per channel, `cs` the channel stride (`hw` rounded up
-/// to the EU count).
+/// The walk shared by the operands of one [`aligned_f32`] call (`tpu_aligned_stride` with
+/// f32 elements): `n` batches of `c` channels, each one row of `hw = h * w` elements, `cs`
+/// elements apart within a lane. Each operand's place is `crate::local::aligned_place`'s.
 struct AlignedGeometry {
     n: u64,
     c: u64,
     hw: u64,
     cs: u64,
-    npu_shift: u32,
     lane_mask: u32,
-    lmem_shift: u32,
-    lmem: u64,
-    eu_bytes: u32,
-    space: u64,
-}
-
-impl AlignedGeometry {
-    /// `None` when the profile's sizes are not powers of two (every shipped profile's are).
-    #[inline(always)]
-    fn new(p: &LocalProfile, shape: &Dim4) -> Option<AlignedGeometry> {
-        let (npu, lmem) = (p.npu_num, p.local_mem_per_npu);
-        let eu = u64::from(p.eu_bytes / 4);
-        if !npu.is_power_of_two() || !lmem.is_power_of_two() || !eu.is_power_of_two() {
-            return None;
-        }
-        let hw = shape.h as u64 * shape.w as u64;
-        Some(AlignedGeometry {
-            n: shape.n as u64,
-            c: shape.c as u64,
-            hw,
-            cs: (hw + eu - 1) & !(eu - 1),
-            npu_shift: npu.trailing_zeros(),
-            lane_mask: npu - 1,
-            lmem_shift: lmem.trailing_zeros(),
-            lmem: u64::from(lmem),
-            eu_bytes: p.eu_bytes,
-            space: p.local_space(),
-        })
-    }
-
-    /// The operand at `addr`, or `None` unless the address is EU-aligned and the tensor lies
-    /// inside local memory (the checks of `LocalView::aligned_fast`, which names nothing: a
-    /// refused call goes through the checked path, which names the error).
-    #[inline(always)]
-    fn operand(&self, addr: LocalAddr) -> Option<AlignedOperand> {
-        if addr & (self.eu_bytes - 1) != 0 || u64::from(addr) >= self.space {
-            return None;
-        }
-        let start = addr >> self.lmem_shift;
-        let offset = addr & (self.lmem as u32 - 1);
-        let used = u64::from(start) + self.c;
-        let ns = self.cs * ((used + u64::from(self.lane_mask)) >> self.npu_shift);
-        let slots = (used - 1) >> self.npu_shift;
-        let end = u64::from(offset) + (((self.n - 1) * ns + slots * self.cs + self.hw) << 2);
-        (end <= self.lmem).then_some(AlignedOperand {
-            start,
-            offset,
-            ns,
-            end,
-        })
-    }
 }
 
 /// The small-call path of `tpu_bdc_fp_add/sub/mul` and their `_C` forms: f32, every operand in
@@ -132,18 +69,26 @@ pub(crate) fn aligned_f32<E: Fn(f32, f32) -> f32>(
         if !std::arch::is_x86_feature_detected!("avx2") {
             return false;
         }
-        let Some(g) = AlignedGeometry::new(p, shape) else {
+        // Every operand: EU-aligned, inside local memory, its footprint inside the lane
+        // (`aligned_place`, the arithmetic of `LocalView::aligned_fast`).
+        let place = |addr| aligned_place(p, addr, shape, 2, p.eu_bytes, false);
+        let (Some(od), Some(oa)) = (place(dst), place(a)) else {
             return false;
         };
-        if g.hw >= 64 || (store.len() as u64) < p.store_size() {
+        let hw = shape.h as u64 * shape.w as u64;
+        if hw >= 64 || (store.len() as u64) < p.store_size() {
             return false;
         }
-        let (Some(od), Some(oa)) = (g.operand(dst), g.operand(a)) else {
-            return false;
+        let g = AlignedGeometry {
+            n: shape.n as u64,
+            c: shape.c as u64,
+            hw,
+            cs: od.cs,
+            lane_mask: p.npu_num - 1,
         };
         // A source is the destination itself (same lane and offset: same strides, each vector
         // loaded before it is stored over) or apart from it inside every lane.
-        let apart = |o: &AlignedOperand| {
+        let apart = |o: &AlignedPlace| {
             (o.start == od.start && o.offset == od.offset)
                 || o.end <= u64::from(od.offset)
                 || od.end <= u64::from(o.offset)
@@ -152,14 +97,14 @@ pub(crate) fn aligned_f32<E: Fn(f32, f32) -> f32>(
             return false;
         }
         let ob = match b {
-            Some(addr) => match g.operand(addr) {
+            Some(addr) => match place(addr) {
                 Some(o) if apart(&o) => Some(o),
                 _ => return false,
             },
             None => None,
         };
         // SAFETY: AVX2 was detected above; every operand's footprint ends inside its lane
-        // (`operand`) and the store holds every lane (`store_size`), so every row lies inside
+        // (`aligned_place`) and the store holds every lane (`store_size`), so every row lies inside
         // the store.
         unsafe {
             x86::aligned_rows(
@@ -240,7 +185,7 @@ mod x86 {
     use std::arch::x86_64::*;
 
     use crate::bdc::BinOp;
-    use crate::local::LocalView;
+    use crate::local::{AlignedPlace, LocalView};
 
     /// The row loop of [`Kernel::row`], written out where it is used (`$k` the kernel, `$pd`,
     /// `$pa`, `$pb` the row pointers, `$start` the first element): as a function it was called
@@ -602,7 +547,7 @@ mod x86 {
         pitch: usize,
         f: BinOp,
         g: &super::AlignedGeometry,
-        ops: [super::AlignedOperand; 3],
+        ops: [AlignedPlace; 3],
         has_b: bool,
         c: f32,
         exact: &E,
@@ -638,7 +583,7 @@ mod x86 {
         base: *mut u8,
         pitch: usize,
         g: &super::AlignedGeometry,
-        ops: [super::AlignedOperand; 3],
+        ops: [AlignedPlace; 3],
         c: f32,
         exact: &E,
     ) {
@@ -651,7 +596,7 @@ mod x86 {
         let k = Kernel::new(f, g.hw as usize, c, exact);
         let (npu, cs_bytes) = (g.lane_mask as usize + 1, (g.cs as usize) << 2);
         // Byte index of channel 0 of batch `i`, and its lane.
-        let first = |o: &super::AlignedOperand, i: usize| {
+        let first = |o: &AlignedPlace, i: usize| {
             let lane = o.start as usize & (npu - 1);
             let idx = lane * pitch + o.offset as usize + ((i * o.ns as usize) << 2);
             (idx, lane)

@@ -500,35 +500,17 @@ impl LocalView {
             Fp32 | Uint32 | Int32 => 2,
             _ => return None,
         };
-        let lmem = p.local_mem_per_npu;
-        if !lmem.is_power_of_two()
-            || !p.npu_num.is_power_of_two()
-            || !p.eu_bytes.is_power_of_two()
-            || !align.is_power_of_two()
-            || addr & (align - 1) != 0
-            || u64::from(addr) >= p.local_space()
-        {
-            return None;
-        }
         let dims = [shape.n, shape.c, shape.h, shape.w];
         if dims.iter().any(|&d| !(1..=65535).contains(&d)) {
             return None;
         }
-        let [n, c, h, w] = dims.map(|d| d as u64);
-        let start = addr >> lmem.trailing_zeros();
-        let offset = addr & (lmem - 1);
-        let eu = u64::from(p.eu_bytes >> shift);
-        let hw = h * w;
-        let cs = (hw + eu - 1) & !(eu - 1);
-        let npu_shift = p.npu_num.trailing_zeros();
-        let used = u64::from(start) + c;
-        let ns_used = if ns_from_lane0 { c } else { used };
-        let ns = cs * ((ns_used + u64::from(p.npu_num) - 1) >> npu_shift);
-        let slots = (used - 1) >> npu_shift;
-        let end = u64::from(offset) + (((n - 1) * ns + slots * cs + hw) << shift);
-        if end > u64::from(lmem) {
-            return None;
-        }
+        let AlignedPlace {
+            start,
+            offset,
+            cs,
+            ns,
+            ..
+        } = aligned_place(p, addr, shape, shift, align, ns_from_lane0)?;
         Some(LocalView {
             start,
             offset,
@@ -634,6 +616,66 @@ impl ChannelCursor {
             self.at += self.pitch;
         }
     }
+}
+
+/// Where a tensor in the aligned layout with its default strides lies ([`aligned_place`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AlignedPlace {
+    /// Lane of the address.
+    pub(crate) start: u32,
+    /// Offset inside that lane.
+    pub(crate) offset: u32,
+    /// Channel stride in elements (`h * w` rounded up to the EU count).
+    pub(crate) cs: u64,
+    /// N stride in elements.
+    pub(crate) ns: u64,
+    /// End of the footprint inside each lane, in bytes.
+    pub(crate) end: u64,
+}
+
+/// The aligned-layout arithmetic of [`LocalView::aligned_fast`] (and of the BDC small-call
+/// path, `crate::bdc_avx2`): elements of `1 << shift` bytes, `addr` a multiple of `align`
+/// (a power of two) inside local memory, the footprint inside the lane; `None` when a check
+/// fails or a profile size is not a power of two. The dims are the caller's to check
+/// (`1..=65535`).
+#[inline(always)]
+pub(crate) fn aligned_place(
+    p: &LocalProfile,
+    addr: LocalAddr,
+    shape: &Dim4,
+    shift: u32,
+    align: u32,
+    ns_from_lane0: bool,
+) -> Option<AlignedPlace> {
+    let lmem = p.local_mem_per_npu;
+    if !lmem.is_power_of_two()
+        || !p.npu_num.is_power_of_two()
+        || !p.eu_bytes.is_power_of_two()
+        || !align.is_power_of_two()
+        || addr & (align - 1) != 0
+        || u64::from(addr) >= p.local_space()
+    {
+        return None;
+    }
+    let [n, c, h, w] = [shape.n, shape.c, shape.h, shape.w].map(|d| d as u64);
+    let start = addr >> lmem.trailing_zeros();
+    let offset = addr & (lmem - 1);
+    let eu = u64::from(p.eu_bytes >> shift);
+    let hw = h * w;
+    let cs = (hw + eu - 1) & !(eu - 1);
+    let npu_shift = p.npu_num.trailing_zeros();
+    let used = u64::from(start) + c;
+    let ns_used = if ns_from_lane0 { c } else { used };
+    let ns = cs * ((ns_used + u64::from(p.npu_num) - 1) >> npu_shift);
+    let slots = (used - 1) >> npu_shift;
+    let end = u64::from(offset) + (((n - 1) * ns + slots * cs + hw) << shift);
+    (end <= u64::from(lmem)).then_some(AlignedPlace {
+        start,
+        offset,
+        cs,
+        ns,
+        end,
+    })
 }
 
 /// A tensor in system memory: rows relative to the first element's byte.
