@@ -201,6 +201,15 @@ fn calls(g: u64) -> Vec<(String, Call)> {
             )
         }),
     ));
+    // The bench's own cost per call (a boxed call of the empty `tpu_poll`): the floor under
+    // every line above.
+    v.push((
+        "floor tpu_poll".into(),
+        Box::new(|c| {
+            c.tpu_poll();
+            Ok(())
+        }),
+    ));
     v
 }
 

@@ -32,7 +32,7 @@ use crate::bdc_elem::{Src, map_elems};
 use crate::bdc_int::IntType;
 use crate::bdc_sfu::cmodel_div;
 use crate::chip::{BdcDenormals, TpuChip};
-use crate::device::TpuCore;
+use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
 use crate::local::{Dim4, Layout, LocalAddr, LocalView, check_stride, for_each_row};
@@ -312,6 +312,7 @@ impl TpuCore {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn bdc_binary(
         &mut self,
         op: &'static str,
@@ -342,12 +343,41 @@ impl TpuCore {
             if let Some(b) = b {
                 let p = self.chip().local();
                 let exact = |x: f32, y: f32| fz(f.apply(fz(x), fz(y)));
+                let (simd, chip) = (self.host_simd(), self.chip());
                 let store = self.local_store_mut();
-                if crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact) {
+                let done = match simd {
+                    // SAFETY: `HostSimd::Avx512` is only ever a detected level.
+                    HostSimd::Avx512 => unsafe {
+                        crate::avx512::small_f32(store, chip, f, dst, src, b, shape, c, &exact)
+                    },
+                    HostSimd::Avx2 => {
+                        crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact)
+                    }
+                    HostSimd::Baseline => false,
+                };
+                if done {
                     return Ok(());
                 }
             }
         }
+        self.bdc_binary_checked(op, f, dst, dst_stride, src, src_stride, rhs, shape, dtype)
+    }
+
+    /// [`Self::bdc_binary`] past its small-call paths: every check, then the generic driver.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bdc_binary_checked(
+        &mut self,
+        op: &'static str,
+        f: BinOp,
+        dst: LocalAddr,
+        dst_stride: Option<&Dim4>,
+        src: LocalAddr,
+        src_stride: Option<&Dim4>,
+        rhs: Rhs<'_>,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> Result<(), TpuError> {
         f.dtype_ok(dtype)
             .map_err(|rule| TpuError::UnsupportedDtype { op, dtype, rule })?;
         self.check_dims_dst(op, shape, dst_stride)?;

@@ -39,7 +39,8 @@ struct AlignedGeometry {
     lane_mask: u32,
 }
 
-/// The small-call path of `tpu_bdc_fp_add/sub/mul` and their `_C` forms: f32, every operand in
+/// The small-call path of `tpu_bdc_fp_add/sub/mul` and their `_C` forms on hosts with AVX2 but
+/// not AVX-512 (`crate::avx512::small_f32` runs where the host has both): f32, every operand in
 /// the aligned layout (NULL strides), channels of fewer than 64 elements (longer rows take
 /// [`f32_rows`], whose add/sub blocks run under the host's flush mode). One pass of the
 /// layout checks for the three operands (no [`LocalView`]s), then the rows of the AVX2 kernel

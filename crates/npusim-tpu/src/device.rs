@@ -69,6 +69,36 @@ const DEFAULT_GM_BYTES: usize = 64 << 20;
 const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1684x.default_gm_size());
 const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1688.default_gm_size());
 
+/// The host SIMD level of the small-call paths (`crate::avx512`, `crate::bdc_avx2`):
+/// detected when a core is made, lowered with [`TpuCore::set_host_simd`] (to compare the paths,
+/// or to rule a host feature out). The levels are ordered; each path gives the same results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HostSimd {
+    /// No explicit SIMD kernel: every call runs through the checked generic driver.
+    Baseline,
+    /// AVX2 (x86-64).
+    Avx2,
+    /// AVX-512 F, DQ, VL and BW (x86-64).
+    Avx512,
+}
+
+impl HostSimd {
+    /// The highest level this host has.
+    pub fn detect() -> HostSimd {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512dq") && has!("avx512vl") && has!("avx512bw") {
+                return HostSimd::Avx512;
+            }
+            if has!("avx2") {
+                return HostSimd::Avx2;
+            }
+        }
+        HostSimd::Baseline
+    }
+}
+
 /// One simulated TPU core: chip profile, system memory and HAU state.
 #[derive(Clone, Debug)]
 pub struct TpuCore {
@@ -89,6 +119,8 @@ pub struct TpuCore {
     /// Most element operations one GDMA/BDC call may do (the profile's `max_call_elems`
     /// unless overridden).
     work_bound: u64,
+    /// The SIMD level of the small-call paths (never above the detected one).
+    simd: HostSimd,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -131,7 +163,21 @@ impl TpuCore {
             parallel: false,
             scratch: Scratch::default(),
             work_bound: chip.local().max_call_elems,
+            simd: HostSimd::detect(),
         }
+    }
+
+    /// The host SIMD level the small-call paths of this core use.
+    #[inline]
+    pub fn host_simd(&self) -> HostSimd {
+        self.simd
+    }
+
+    /// Caps the host SIMD level of this core's small-call paths at `level` (a level above the
+    /// host's is capped at the host's): every level gives the same results, so this only
+    /// chooses the code that runs (the twin tests run each).
+    pub fn set_host_simd(&mut self, level: HostSimd) {
+        self.simd = level.min(HostSimd::detect());
     }
 
     /// The flat local store: `NPU_NUM` lanes [`crate::LocalProfile::store_pitch`] bytes apart

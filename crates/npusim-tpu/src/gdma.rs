@@ -16,7 +16,7 @@
 //! size. Sources and destinations may overlap: the source is read whole before the
 //! destination is written.
 
-use crate::device::TpuCore;
+use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
 use crate::local::{Dim4, Layout, LocalAddr, LocalView, SystemView, check_stride, for_each_row};
@@ -206,15 +206,37 @@ impl TpuCore {
         if (local | sys) & (esize - 1) != 0 || !self.dims_ok_fast(shape) {
             return false;
         }
-        let p = self.chip().local();
         let Ok(addr) = u32::try_from(local) else {
-            return false;
-        };
-        let Some(v) = LocalView::aligned_fast(&p, addr, shape, dtype, 1, true) else {
             return false;
         };
         let hw = (shape.h as usize * shape.w as usize) << shift;
         let bytes = shape.n as usize * shape.c as usize * hw;
+        // The element types `LocalView::aligned_fast` takes (not the fp8 ones).
+        let plain = !matches!(dtype, DataType::Fp8E5M2 | DataType::Fp8E4M3);
+        if self.host_simd() == HostSimd::Avx512 && plain {
+            let chip = self.chip();
+            let (store, mem) = self.local_and_memory_mut();
+            let sys_ptr = if to_local {
+                mem.bytes(sys, bytes).map(|b| b.as_ptr().cast_mut())
+            } else {
+                mem.bytes_mut(sys, bytes).map(|b| b.as_mut_ptr())
+            };
+            let Ok(sys_ptr) = sys_ptr else {
+                return false;
+            };
+            // SAFETY: AVX-512 (`HostSimd::Avx512`); `sys_ptr` holds the tensor's `bytes` (read
+            // only for S2L), system memory is not the local store; dims, element size and
+            // alignment checked above.
+            if unsafe {
+                crate::avx512::small_copy(store, chip, sys_ptr, to_local, addr, shape, shift)
+            } {
+                return true;
+            }
+        }
+        let p = self.chip().local();
+        let Some(v) = LocalView::aligned_fast(&p, addr, shape, dtype, 1, true) else {
+            return false;
+        };
         let (store, mem) = self.local_and_memory_mut();
         let channels = shape.c as usize;
         if to_local {

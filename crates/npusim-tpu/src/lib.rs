@@ -33,6 +33,7 @@
 
 #[macro_use]
 mod simd;
+mod avx512;
 pub mod bdc;
 mod bdc_avx2;
 pub mod bdc_data;
@@ -58,7 +59,7 @@ pub mod sort;
 pub mod trans;
 
 pub use chip::{AddrRange, BdcDenormals, DenormalPolicy, LocalProfile, TpuChip};
-pub use device::{Device, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
+pub use device::{Device, HostSimd, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};
 pub use dtype::{DataType, UnknownDataType};
 pub use error::{CoreError, HauError, HauOp, MemError, TpuError};
 pub use golden::{CaseRefusal, GoldenError, GoldenReport, replay_file, replay_str};

@@ -3,7 +3,7 @@
 //! the simulator, and one test per restriction. Bit-exactness against the C-model is in
 //! tests/golden.rs (golden/tpu/bdc.json).
 
-use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+use npusim_tpu::{DataType, Dim4, HostSimd, Scalar, TpuChip, TpuCore, TpuError};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
@@ -349,9 +349,10 @@ fn restriction_shape_and_footprint() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
-    /// The small-call path of f32 add/sub/mul (every operand with NULL strides: one pass of
-    /// the layout checks, then the AVX2 rows) against its twin, the same call with the aligned
-    /// strides written out (`tpu_aligned_stride`), which runs the generic driver: operands on
+    /// The small-call paths of f32 add/sub/mul (every operand with NULL strides: one pass of
+    /// the layout checks, then the AVX-512 or AVX2 rows, or none: each `HostSimd` level the
+    /// host has) against their twin, the same call with the aligned strides written out
+    /// (`tpu_aligned_stride`), which runs the generic driver: operands on
     /// different start lanes or the destination's, at offsets that meet the destination partly, wholly or not at
     /// all, misaligned or out of range now and then. Both cores start from the same bytes; the
     /// results (accepted or refused, and the whole local store) must be equal.
@@ -362,6 +363,7 @@ proptest! {
         skew in prop::array::uniform3(prop::sample::select(vec![0u32, 0, 0, 0, 4, 0x3_ffc0])),
         n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..20,
         op in 0usize..6, k in f32_any(), vals in prop::collection::vec(f32_any(), 61),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
     ) {
         let shape = Dim4::new(n, c, h, w);
         let f = DataType::Fp32;
@@ -374,6 +376,8 @@ proptest! {
         let addr = |i: usize| (starts[i] << 18) + offs[i] * 64 + skew[i];
         let (d, a, b) = (addr(0), addr(1), addr(2));
         let mut fast = core();
+        // Each small-call path of the host (a level above the host's is capped).
+        fast.set_host_simd(simd);
         // Every row of an accepted call lies in the first 8 KiB of its lanes: fill those.
         for lane in 0..64u32 {
             let bytes: Vec<u8> = (0..2048usize)

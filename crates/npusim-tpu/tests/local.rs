@@ -5,7 +5,7 @@
 //! * GDMA copies against a plain element-by-element model of the same addresses;
 //! * one test per restriction.
 
-use npusim_tpu::{DataType, Dim4, Layout, TpuChip, TpuCore, TpuError};
+use npusim_tpu::{DataType, Dim4, HostSimd, Layout, TpuChip, TpuCore, TpuError};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
@@ -613,8 +613,8 @@ fn helper_numbers_bm1684x() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// S2L and L2S with NULL strides (the small-call path: one slice per channel) against
-    /// their twin, the same copies with the default strides written out (the aligned local
+    /// S2L and L2S with NULL strides (the small-call paths at each `HostSimd` level the host
+    /// has: masked AVX-512 row copies, one slice per channel) against their twin, the same copies with the default strides written out (the aligned local
     /// stride with slots counted from lane 0, the continuous system stride), which run the
     /// general path: local addresses misaligned to the element or running past their lanes,
     /// system ranges past the end of memory, now and then. Both cores start from the same
@@ -624,12 +624,15 @@ proptest! {
         start in 0u32..64, off in 0u32..4096, gm_off in prop::sample::select(vec![0u64, 1, 2, 4, 0x1000, 0xf_fff0]),
         n in 1i32..3, c in 1i32..80, h in 1i32..5, w in 1i32..12,
         esize in prop::sample::select(vec![1usize, 2, 4]), l2s in any::<bool>(), seed in any::<u32>(),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
     ) {
         let chip = TpuChip::Bm1684x;
         let p = chip.local();
         let dtype = dtype_of(esize);
         let shape = Dim4::new(n, c, h, w);
         let mut fast = TpuCore::with_gm_size(chip, 1 << 20).unwrap();
+        // Each small-call path of the host (a level above the host's is capped).
+        fast.set_host_simd(simd);
         let g = fast.gm_base();
         let bytes: Vec<u8> = (0..1u32 << 20).map(|i| (i ^ seed).wrapping_mul(2_654_435_761).to_le_bytes()[3]).collect();
         fast.write_bytes(g, &bytes).unwrap();

@@ -1,0 +1,421 @@
+//! AVX-512 small-call paths (issue #16, acceptance 4: at least 100x the C-model per call on
+//! small tensors, which on a quiet host means 10-25 ns per call): GDMA copies with default
+//! strides ([`small_copy`]), and the most common BDC float calls, `tpu_bdc_fp_add/sub/mul`
+//! and their `_C` forms on f32 ([`small_f32`]), every operand in the aligned layout (NULL
+//! strides), channels of fewer than 64 elements, under the flush-to-zero policy
+//! ([`crate::chip::BdcDenormals::FlushToZero`]).
+//!
+//! The element function is `crate::bdc`'s, `fz(fz(a) op fz(b))` with a NaN result recomputed by
+//! the scalar `exact` function (the x86 NaN rule, which the compiler may not keep for a
+//! commuted vector add). A channel's row of `h * w < 64` elements is at most four 16-lane
+//! vectors, the last one masked: no tail loop, no row slicing. The flush is `vfpclassps`
+//! (denormal class) and a masked `and` with the sign bit.
+//!
+//! The layout checks are `crate::local::aligned_place`'s (EU alignment, range, footprint inside
+//! the lane), one pass for the three operands, no [`crate::local::LocalView`]s; a source must be
+//! the destination itself (same lane and offset: each vector is loaded before it is stored
+//! over) or apart from it inside every lane. Anything else returns `false` and runs through the
+//! checked path of `crate::bdc`, which names any error. Each chip's profile is a constant of its
+//! own instantiation (the checks are shifts and masks by constants), and so are the operation
+//! and the operand form: a call is one function with no call inside but the cold NaN fix.
+//!
+//! Its scalar twin is the generic driver of `crate::bdc` (the same call with its aligned strides
+//! written out goes there): `tests/bdc.rs` `aligned_small_calls_equal_strided_calls` holds the
+//! two equal for every host SIMD level ([`crate::HostSimd`]).
+
+use crate::bdc::BinOp;
+use crate::chip::TpuChip;
+use crate::local::{Dim4, LocalAddr};
+
+/// The operands of one call.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct Call {
+    dst: LocalAddr,
+    a: LocalAddr,
+    /// `a` again for the `_C` forms.
+    b: LocalAddr,
+    shape: Dim4,
+    c: f32,
+}
+
+/// The small-call path (see the module docs); `false` (nothing written) when the call is not
+/// one it takes. The caller has checked the dtype (f32), the op (add, sub, mul), the dims
+/// (`1..=65535`, the work bound) and the flush policy.
+///
+/// # Safety
+///
+/// The host has AVX-512 F, DQ and VL ([`crate::HostSimd::Avx512`]).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) unsafe fn small_f32<E: Fn(f32, f32) -> f32>(
+    store: &mut [u8],
+    chip: TpuChip,
+    f: BinOp,
+    dst: LocalAddr,
+    a: LocalAddr,
+    b: Option<LocalAddr>,
+    shape: &Dim4,
+    c: f32,
+    exact: &E,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if (store.len() as u64) < chip.local().store_size() {
+            return false;
+        }
+        let base = store.as_mut_ptr();
+        let call = Call {
+            dst,
+            a,
+            b: b.unwrap_or(a),
+            shape: *shape,
+            c,
+        };
+        macro_rules! go {
+            ($($chip:ident => $k:literal),*) => {
+                match (chip, f, b.is_some()) {
+                    $(
+                        (TpuChip::$chip, BinOp::Sub, true) => x86::call::<E, $k, 1, true>(base, &call, exact),
+                        (TpuChip::$chip, BinOp::Sub, false) => x86::call::<E, $k, 1, false>(base, &call, exact),
+                        (TpuChip::$chip, BinOp::Mul, true) => x86::call::<E, $k, 2, true>(base, &call, exact),
+                        (TpuChip::$chip, BinOp::Mul, false) => x86::call::<E, $k, 2, false>(base, &call, exact),
+                        (TpuChip::$chip, _, true) => x86::call::<E, $k, 0, true>(base, &call, exact),
+                        (TpuChip::$chip, _, false) => x86::call::<E, $k, 0, false>(base, &call, exact),
+                    )*
+                }
+            };
+        }
+        // SAFETY: the host has AVX-512 F/DQ/VL (this function's contract) and the store holds
+        // every lane of the chip (`store_size`, checked above).
+        unsafe { go!(Bm1684x => 0, Bm1688 => 1) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (store, chip, f, dst, a, b, shape, c, exact);
+        false
+    }
+}
+
+/// The small-call path of `tpu_gdma_cpy_S2L` (`to_local`) and `_L2S` with NULL strides: the
+/// local tensor at `addr` in the aligned layout with slots counted from lane 0 (GDMA's default
+/// local stride), the system tensor contiguous at `sys`; rows of at most 256 bytes, each copied
+/// in 64-byte vectors, the last one masked (no `memcpy` call, no tail loop). `false` (nothing copied) when the local tensor fails a
+/// check of `crate::local::aligned_place` (the checked path names the error) or its rows are
+/// longer. The caller has checked the dims (`1..=65535`, the work bound), the element size
+/// (`1 << shift` bytes, 8 to 32 bits) and the element alignment of both addresses.
+///
+/// # Safety
+///
+/// The host has AVX-512 F and BW ([`crate::HostSimd::Avx512`]); `sys` is valid for the
+/// tensor's `n * c * h * w << shift` bytes (read for S2L, written for L2S) and does not meet
+/// `store`.
+#[inline]
+pub(crate) unsafe fn small_copy(
+    store: &mut [u8],
+    chip: TpuChip,
+    sys: *mut u8,
+    to_local: bool,
+    addr: LocalAddr,
+    shape: &Dim4,
+    shift: u32,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if (store.len() as u64) < chip.local().store_size() {
+            return false;
+        }
+        let base = store.as_mut_ptr();
+        // SAFETY: this function's contract; the store holds every lane of the chip (above).
+        unsafe {
+            match (chip, to_local) {
+                (TpuChip::Bm1684x, true) => x86::copy::<0, true>(base, sys, addr, shape, shift),
+                (TpuChip::Bm1684x, false) => x86::copy::<0, false>(base, sys, addr, shape, shift),
+                (TpuChip::Bm1688, true) => x86::copy::<1, true>(base, sys, addr, shape, shift),
+                (TpuChip::Bm1688, false) => x86::copy::<1, false>(base, sys, addr, shape, shift),
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (store, chip, sys, to_local, addr, shape, shift);
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::Call;
+    use crate::chip::{LocalProfile, TpuChip};
+    use crate::local::{AlignedPlace, aligned_place};
+
+    /// The chips by the index of [`call`]'s `CHIP`.
+    const CHIPS: [TpuChip; 2] = [TpuChip::Bm1684x, TpuChip::Bm1688];
+
+    /// Copies `len` bytes from `src` to `dst` in 64-byte vectors, the last one masked.
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX-512 F and BW; `len` bytes after each pointer are valid and the two
+    /// ranges do not overlap.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn copy_bytes(dst: *mut u8, src: *const u8, len: usize) {
+        let mut k = 0;
+        // SAFETY: every access is inside the `len` bytes after each pointer (the contract);
+        // the masked ones touch only the live bytes.
+        unsafe {
+            while k + 64 <= len {
+                let v = _mm512_loadu_si512(src.add(k).cast());
+                _mm512_storeu_si512(dst.add(k).cast(), v);
+                k += 64;
+            }
+            if k < len {
+                let m: __mmask64 = u64::MAX >> (64 - (len - k));
+                let v = _mm512_maskz_loadu_epi8(m, src.add(k).cast());
+                _mm512_mask_storeu_epi8(dst.add(k).cast(), m, v);
+            }
+        }
+    }
+
+    /// [`super::small_copy`] on chip `CHIPS[CHIP]`, S2L when `TO_LOCAL`.
+    ///
+    /// # Safety
+    ///
+    /// As [`super::small_copy`]; `base` is a store holding every lane of the chip.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn copy<const CHIP: usize, const TO_LOCAL: bool>(
+        base: *mut u8,
+        sys: *mut u8,
+        addr: u32,
+        shape: &crate::local::Dim4,
+        shift: u32,
+    ) -> bool {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let Some(o) = aligned_place(&p, addr, shape, shift, 1, true) else {
+            return false;
+        };
+        let row = (shape.h as usize * shape.w as usize) << shift;
+        if row > 256 {
+            return false;
+        }
+        let (n, c) = (shape.n as usize, shape.c as usize);
+        let npu = p.npu_num as usize;
+        let pitch = p.store_pitch() as usize;
+        let first = o.start as usize * pitch + o.offset as usize;
+        let (ns_bytes, cs_bytes) = ((o.ns as usize) << shift, (o.cs as usize) << shift);
+        // SAFETY: every local row lies inside the store (`aligned_place`: the footprint is
+        // inside the lanes, and the store holds every lane), every system row inside `sys`'s
+        // `n * c * row` bytes (the contract); the two do not meet.
+        let mv = |local: usize, k: usize| unsafe {
+            if TO_LOCAL {
+                copy_bytes(base.add(local), sys.add(k * row), row)
+            } else {
+                copy_bytes(sys.add(k * row), base.add(local), row)
+            }
+        };
+        if n == 1 && o.start as usize + c <= npu {
+            // One batch, no channel past the last lane.
+            for ch in 0..c {
+                mv(first + ch * pitch, ch);
+            }
+            return true;
+        }
+        for i in 0..n {
+            let (mut at, mut lane) = (first + i * ns_bytes, o.start as usize);
+            for ch in 0..c {
+                mv(at, i * c + ch);
+                if lane + 1 == npu {
+                    (at, lane) = (at + cs_bytes - (npu - 1) * pitch, 0);
+                } else {
+                    (at, lane) = (at + pitch, lane + 1);
+                }
+            }
+        }
+        true
+    }
+
+    /// A denormal lane as a zero of its sign.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn ftz(v: __m512, sign: __m512) -> __m512 {
+        // Class 0x20: denormal.
+        let m = _mm512_fpclass_ps_mask::<0x20>(v);
+        _mm512_mask_and_ps(v, m, v, sign)
+    }
+
+    /// The lanes of `r` in `nan` computed again by `exact`.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f")]
+    fn fix<E: Fn(f32, f32) -> f32>(
+        x: __m512,
+        y: __m512,
+        r: __m512,
+        nan: __mmask16,
+        exact: &E,
+    ) -> __m512 {
+        let (mut xs, mut ys, mut rs) = ([0f32; 16], [0f32; 16], [0f32; 16]);
+        // SAFETY: unaligned stores of three registers into local arrays of 16 f32.
+        unsafe {
+            _mm512_storeu_ps(xs.as_mut_ptr(), x);
+            _mm512_storeu_ps(ys.as_mut_ptr(), y);
+            _mm512_storeu_ps(rs.as_mut_ptr(), r);
+        }
+        for k in 0..16 {
+            if nan & (1 << k) != 0 {
+                rs[k] = exact(xs[k], ys[k]);
+            }
+        }
+        // SAFETY: an unaligned load of a local array of 16 f32.
+        unsafe { _mm512_loadu_ps(rs.as_ptr()) }
+    }
+
+    /// One row of `hw` elements: `vecs` vectors of 16, the last one's live lanes `last`.
+    ///
+    /// # Safety
+    ///
+    /// As [`call`]; the row's elements lie inside the store.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn row<E: Fn(f32, f32) -> f32, const OP: u8, const B: bool>(
+        pd: *mut f32,
+        pa: *const f32,
+        pb: *const f32,
+        vecs: usize,
+        last: __mmask16,
+        cv: __m512,
+        sign: __m512,
+        exact: &E,
+    ) {
+        // SAFETY: the row's elements lie inside the store (the contract); the masked loads and
+        // stores touch only the live lanes.
+        unsafe {
+            for v in 0..vecs {
+                let m = if v + 1 == vecs { last } else { 0xffff };
+                let x = _mm512_maskz_loadu_ps(m, pa.add(16 * v));
+                let y = if B {
+                    _mm512_maskz_loadu_ps(m, pb.add(16 * v))
+                } else {
+                    cv
+                };
+                let (fx, fy) = (ftz(x, sign), ftz(y, sign));
+                let r = match OP {
+                    1 => _mm512_sub_ps(fx, fy),
+                    2 => _mm512_mul_ps(fx, fy),
+                    _ => _mm512_add_ps(fx, fy),
+                };
+                let mut r = ftz(r, sign);
+                let nan = _mm512_mask_cmp_ps_mask::<_CMP_UNORD_Q>(m, r, r);
+                if nan != 0 {
+                    r = fix(x, y, r, nan, exact);
+                }
+                _mm512_mask_storeu_ps(pd.add(16 * v), m, r);
+            }
+        }
+    }
+
+    /// One call on chip `CHIPS[CHIP]`, `OP` 0 add, 1 sub, 2 mul, `B` a second tensor (else the
+    /// scalar): the layout checks, then the rows. Channel `ch` of batch `i` of an operand
+    /// starts on lane `(start + ch) % NPU`, slot `(start + ch) / NPU`, at byte
+    /// `offset + 4 * (i * ns + slot * cs)` of that lane.
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX-512 F/DQ/VL and `base` is a store holding every lane of the chip.
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    pub(super) unsafe fn call<
+        E: Fn(f32, f32) -> f32,
+        const CHIP: usize,
+        const OP: u8,
+        const B: bool,
+    >(
+        base: *mut u8,
+        x: &Call,
+        exact: &E,
+    ) -> bool {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let shape = &x.shape;
+        let hw = shape.h as usize * shape.w as usize;
+        if hw >= 64 {
+            return false;
+        }
+        let place = |addr| aligned_place(&p, addr, shape, 2, p.eu_bytes, false);
+        let (Some(od), Some(oa)) = (place(x.dst), place(x.a)) else {
+            return false;
+        };
+        let ob = if B { place(x.b) } else { Some(oa) };
+        let Some(ob) = ob else {
+            return false;
+        };
+        // A source is the destination itself or apart from it inside every lane.
+        let apart = |o: &AlignedPlace| {
+            (o.start == od.start && o.offset == od.offset)
+                || o.end <= u64::from(od.offset)
+                || od.end <= u64::from(o.offset)
+        };
+        if !apart(&oa) || (B && !apart(&ob)) {
+            return false;
+        }
+        let sign = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+        let cv = _mm512_set1_ps(x.c);
+        // Vectors per row, the last one's live lanes.
+        let vecs = hw.div_ceil(16);
+        let last: __mmask16 = (u32::MAX >> (32 - (hw - 16 * (vecs - 1)))) as u16;
+        let npu = p.npu_num as usize;
+        let pitch = p.store_pitch() as usize;
+        let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
+        let at = |idx: usize| base.wrapping_add(idx).cast::<f32>();
+        let (n, c) = (shape.n as usize, shape.c as usize);
+        // The common case: one batch, no channel past the last lane (channel `ch` at `ch`
+        // pitches from channel 0 in every operand).
+        let top = od.start.max(oa.start).max(ob.start) as usize;
+        if n == 1 && top + c <= npu {
+            let (d0, a0, b0) = (first(&od), first(&oa), first(&ob));
+            for ch in 0..c {
+                let k = ch * pitch;
+                // SAFETY: channel `ch`'s row lies inside the store (the contract and
+                // `aligned_place`).
+                unsafe {
+                    row::<E, OP, B>(
+                        at(d0 + k),
+                        at(a0 + k),
+                        at(b0 + k),
+                        vecs,
+                        last,
+                        cv,
+                        sign,
+                        exact,
+                    )
+                };
+            }
+            return true;
+        }
+        // From one channel to the next: the next lane, or lane 0 of the next slot.
+        let cs_bytes = (od.cs as usize) << 2;
+        let step = |(idx, lane): (usize, usize)| {
+            if lane + 1 == npu {
+                (idx + cs_bytes - (npu - 1) * pitch, 0)
+            } else {
+                (idx + pitch, lane + 1)
+            }
+        };
+        let batch =
+            |o: &AlignedPlace, i: usize| (first(o) + ((i * o.ns as usize) << 2), o.start as usize);
+        for i in 0..n {
+            let (mut cd, mut ca, mut cb) = (batch(&od, i), batch(&oa, i), batch(&ob, i));
+            for _ in 0..c {
+                // SAFETY: the channel's row lies inside the store (the contract and
+                // `aligned_place`).
+                unsafe {
+                    row::<E, OP, B>(at(cd.0), at(ca.0), at(cb.0), vecs, last, cv, sign, exact)
+                };
+                cd = step(cd);
+                ca = step(ca);
+                cb = step(cb);
+            }
+        }
+        true
+    }
+}
