@@ -1,7 +1,7 @@
 //! AVX-512 small-call paths (issue #16, acceptance 4: at least 100x the C-model per call on
 //! small tensors, which on a quiet host means 10-25 ns per call): GDMA copies with default
 //! strides ([`small_copy`]), and the most common BDC float calls, `tpu_bdc_fp_add/sub/mul`
-//! and their `_C` forms on f32 ([`small_f32`]), every operand in the aligned layout (NULL
+//! and their `_C` forms on f32 ([`small_f32`]) and on f16 / bf16 ([`small_half`]), every operand in the aligned layout (NULL
 //! strides), channels of fewer than 64 elements, under the flush-to-zero policy
 //! ([`crate::chip::BdcDenormals::FlushToZero`]).
 //!
@@ -138,6 +138,92 @@ pub(crate) unsafe fn small_copy(
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (store, chip, sys, to_local, addr, shape, shift);
+        false
+    }
+}
+
+/// The small-call path of `tpu_bdc_fp_add/sub/mul` and their `_C` forms on f16 (`bf` false) and
+/// bf16 (`bf`), every operand in the aligned layout, channels of fewer than 64 elements
+/// (`x86::call_half`); `false` (nothing written) when the call is not one it takes. `c` is the
+/// scalar operand widened to f32 (bf16: flushed). The caller has checked the op, the dims and
+/// that the profile's flush policy is the C-model's (flush bf16, keep f16 denormals).
+///
+/// # Safety
+///
+/// The host has AVX-512 F, DQ, VL and BW ([`crate::HostSimd::Avx512`]).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) unsafe fn small_half(
+    store: &mut [u8],
+    chip: TpuChip,
+    f: BinOp,
+    bf: bool,
+    dst: LocalAddr,
+    a: LocalAddr,
+    b: Option<LocalAddr>,
+    shape: &Dim4,
+    c: f32,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if (store.len() as u64) < chip.local().store_size() {
+            return false;
+        }
+        let base = store.as_mut_ptr();
+        let call = Call {
+            dst,
+            a,
+            b: b.unwrap_or(a),
+            shape: *shape,
+            c,
+        };
+        let op = match f {
+            BinOp::Sub => 1,
+            BinOp::Mul => 2,
+            _ => 0,
+        };
+        macro_rules! go {
+            ($(($chip:ident, $k:literal, $op:literal, $b:literal, $bf:literal)),*) => {
+                match (chip, op, b.is_some(), bf) {
+                    $((TpuChip::$chip, $op, $b, $bf) => x86::call_half::<$k, $op, $b, $bf>(base, &call),)*
+                    _ => false,
+                }
+            };
+        }
+        // SAFETY: the host has AVX-512 F/DQ/VL/BW (this function's contract) and the store
+        // holds every lane of the chip (`store_size`, checked above).
+        unsafe {
+            go!(
+                (Bm1684x, 0, 0, true, false),
+                (Bm1684x, 0, 1, true, false),
+                (Bm1684x, 0, 2, true, false),
+                (Bm1684x, 0, 0, false, false),
+                (Bm1684x, 0, 1, false, false),
+                (Bm1684x, 0, 2, false, false),
+                (Bm1684x, 0, 0, true, true),
+                (Bm1684x, 0, 1, true, true),
+                (Bm1684x, 0, 2, true, true),
+                (Bm1684x, 0, 0, false, true),
+                (Bm1684x, 0, 1, false, true),
+                (Bm1684x, 0, 2, false, true),
+                (Bm1688, 1, 0, true, false),
+                (Bm1688, 1, 1, true, false),
+                (Bm1688, 1, 2, true, false),
+                (Bm1688, 1, 0, false, false),
+                (Bm1688, 1, 1, false, false),
+                (Bm1688, 1, 2, false, false),
+                (Bm1688, 1, 0, true, true),
+                (Bm1688, 1, 1, true, true),
+                (Bm1688, 1, 2, true, true),
+                (Bm1688, 1, 0, false, true),
+                (Bm1688, 1, 1, false, true),
+                (Bm1688, 1, 2, false, true)
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (store, chip, f, bf, dst, a, b, shape, c);
         false
     }
 }
@@ -316,10 +402,83 @@ mod x86 {
         }
     }
 
-    /// One call on chip `CHIPS[CHIP]`, `OP` 0 add, 1 sub, 2 mul, `B` a second tensor (else the
-    /// scalar): the layout checks, then the rows. Channel `ch` of batch `i` of an operand
-    /// starts on lane `(start + ch) % NPU`, slot `(start + ch) / NPU`, at byte
-    /// `offset + 4 * (i * ns + slot * cs)` of that lane.
+    /// The three operands' places on chip profile `p` (elements of `1 << shift` bytes) when the
+    /// call is one the small-call paths take: every operand EU-aligned, in range, its footprint
+    /// inside its lanes (`aligned_place`); each source the destination itself or apart from it
+    /// inside every lane; rows (`h * w`) of fewer than 64 elements. `B`: a second tensor (else
+    /// `x.b` is `x.a`).
+    #[inline(always)]
+    fn places<const B: bool>(p: &LocalProfile, x: &Call, shift: u32) -> Option<[AlignedPlace; 3]> {
+        let shape = &x.shape;
+        if shape.h as usize * shape.w as usize >= 64 {
+            return None;
+        }
+        let place = |addr| aligned_place(p, addr, shape, shift, p.eu_bytes, false);
+        let od = place(x.dst)?;
+        let oa = place(x.a)?;
+        let ob = if B { place(x.b)? } else { oa };
+        // A source is the destination itself or apart from it inside every lane.
+        let apart = |o: &AlignedPlace| {
+            (o.start == od.start && o.offset == od.offset)
+                || o.end <= u64::from(od.offset)
+                || od.end <= u64::from(o.offset)
+        };
+        (apart(&oa) && (!B || apart(&ob))).then_some([od, oa, ob])
+    }
+
+    /// Runs `row(dst, src0, src1)` (byte indices in the store) on every channel row of the
+    /// call: channel `ch` of batch `i` of an operand starts on lane `(start + ch) % NPU`, slot
+    /// `(start + ch) / NPU`, at byte `offset + (i * ns + slot * cs) << shift` of that lane.
+    #[inline(always)]
+    fn walk(
+        p: &LocalProfile,
+        x: &Call,
+        [od, oa, ob]: [AlignedPlace; 3],
+        shift: u32,
+        mut row: impl FnMut(usize, usize, usize),
+    ) {
+        let npu = p.npu_num as usize;
+        let pitch = p.store_pitch() as usize;
+        let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
+        let (n, c) = (x.shape.n as usize, x.shape.c as usize);
+        // The common case: one batch, no channel past the last lane (channel `ch` at `ch`
+        // pitches from channel 0 in every operand).
+        let top = od.start.max(oa.start).max(ob.start) as usize;
+        if n == 1 && top + c <= npu {
+            let (d0, a0, b0) = (first(&od), first(&oa), first(&ob));
+            for ch in 0..c {
+                let k = ch * pitch;
+                row(d0 + k, a0 + k, b0 + k);
+            }
+            return;
+        }
+        // From one channel to the next: the next lane, or lane 0 of the next slot.
+        let cs_bytes = (od.cs as usize) << shift;
+        let step = |(idx, lane): (usize, usize)| {
+            if lane + 1 == npu {
+                (idx + cs_bytes - (npu - 1) * pitch, 0)
+            } else {
+                (idx + pitch, lane + 1)
+            }
+        };
+        let batch = |o: &AlignedPlace, i: usize| {
+            (first(o) + ((i * o.ns as usize) << shift), o.start as usize)
+        };
+        for i in 0..n {
+            let (mut cd, mut ca, mut cb) = (batch(&od, i), batch(&oa, i), batch(&ob, i));
+            for _ in 0..c {
+                row(cd.0, ca.0, cb.0);
+                cd = step(cd);
+                ca = step(ca);
+                cb = step(cb);
+            }
+        }
+    }
+
+    /// One f32 call on chip `CHIPS[CHIP]`, `OP` 0 add, 1 sub, 2 mul, `B` a second tensor (else
+    /// the scalar): the layout checks, then the rows. The checks and the walk are those of
+    /// [`places`] and [`walk`], written out here: through them (the row a closure) a tensor
+    /// `fp_add` was slower, (1,4,1,16) 28 ns against 25, (1,64,1,16) 243 ns against 196-207.
     ///
     /// # Safety
     ///
@@ -416,6 +575,91 @@ mod x86 {
                 cb = step(cb);
             }
         }
+        true
+    }
+
+    /// One f16 (`BF` false) or bf16 (`BF`) call on chip `CHIPS[CHIP]`, `OP` and `B` as in
+    /// [`call`]: the elements widened to f32 (exactly), the operation in f32, a NaN result
+    /// written as `0x7fff`, any other rounded to the format to nearest even. bf16 flushes its
+    /// inputs, the f32 result and (so) the rounded result; f16 keeps its denormals (an f32 sum
+    /// or product of f16 values is never an f32 denormal). The scalar twin is `crate::bdc`'s
+    /// generic driver (`Fmt for F16 / Bf16`).
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX-512 F/DQ/VL/BW and `base` is a store holding every lane of the chip.
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
+    pub(super) unsafe fn call_half<
+        const CHIP: usize,
+        const OP: u8,
+        const B: bool,
+        const BF: bool,
+    >(
+        base: *mut u8,
+        x: &Call,
+    ) -> bool {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let Some(ops) = places::<B>(&p, x, 1) else {
+            return false;
+        };
+        let sign = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+        let cv = _mm512_set1_ps(x.c);
+        let nan16 = _mm256_set1_epi16(0x7fff);
+        let hw = x.shape.h as usize * x.shape.w as usize;
+        let vecs = hw.div_ceil(16);
+        let last: __mmask16 = (u32::MAX >> (32 - (hw - 16 * (vecs - 1)))) as u16;
+        let widen = |h: __m256i| {
+            if BF {
+                _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)))
+            } else {
+                _mm512_cvtph_ps(h)
+            }
+        };
+        let at = |idx: usize| base.wrapping_add(idx).cast::<u16>();
+        walk(&p, x, ops, 1, |d, a, b| {
+            let (pd, pa, pb) = (at(d), at(a), at(b));
+            for v in 0..vecs {
+                let m = if v + 1 == vecs { last } else { 0xffff };
+                // SAFETY: the row lies inside the store (the contract and `aligned_place`); the
+                // masked loads and stores touch only the live lanes.
+                unsafe {
+                    let xv = widen(_mm256_maskz_loadu_epi16(m, pa.add(16 * v).cast()));
+                    let yv = if B {
+                        widen(_mm256_maskz_loadu_epi16(m, pb.add(16 * v).cast()))
+                    } else {
+                        cv
+                    };
+                    let (xv, yv) = if BF {
+                        (ftz(xv, sign), ftz(yv, sign))
+                    } else {
+                        (xv, yv)
+                    };
+                    let r = match OP {
+                        1 => _mm512_sub_ps(xv, yv),
+                        2 => _mm512_mul_ps(xv, yv),
+                        _ => _mm512_add_ps(xv, yv),
+                    };
+                    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(r, r);
+                    let h = if BF {
+                        // Round to nearest even on the bits: add 0x7fff plus the lowest kept
+                        // bit, keep the high half (a carry into the exponent is the rounding
+                        // up, to infinity past the largest finite value).
+                        let bits = _mm512_castps_si512(ftz(r, sign));
+                        let odd =
+                            _mm512_and_si512(_mm512_srli_epi32::<16>(bits), _mm512_set1_epi32(1));
+                        let up = _mm512_add_epi32(
+                            bits,
+                            _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff)),
+                        );
+                        _mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(up))
+                    } else {
+                        _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(r)
+                    };
+                    let h = _mm256_mask_mov_epi16(h, nan, nan16);
+                    _mm256_mask_storeu_epi16(pd.add(16 * v).cast(), m, h);
+                }
+            }
+        });
         true
     }
 }

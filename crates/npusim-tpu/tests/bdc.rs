@@ -349,7 +349,7 @@ fn restriction_shape_and_footprint() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
-    /// The small-call paths of f32 add/sub/mul (every operand with NULL strides: one pass of
+    /// The small-call paths of f32, f16 and bf16 add/sub/mul (every operand with NULL strides: one pass of
     /// the layout checks, then the AVX-512 or AVX2 rows, or none: each `HostSimd` level the
     /// host has) against their twin, the same call with the aligned strides written out
     /// (`tpu_aligned_stride`), which runs the generic driver: operands on
@@ -364,9 +364,12 @@ proptest! {
         n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..20,
         op in 0usize..6, k in f32_any(), vals in prop::collection::vec(f32_any(), 61),
         simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
+        dt in prop::sample::select(vec![DataType::Fp32, DataType::Fp32, DataType::Fp16, DataType::Bfp16]),
     ) {
         let shape = Dim4::new(n, c, h, w);
-        let f = DataType::Fp32;
+        // f16 / bf16 read each f32 pattern as two halves: the high one a bf16 of the f32's
+        // class (specials included), the low one any pattern (f16 NaN, inf, denormals).
+        let f = dt;
         let p = TpuChip::Bm1684x.local();
         // Offsets in steps of 64 bytes (the EU alignment), so that rows meet; a skew of 4
         // misaligns the address, 0x3ffc0 pushes the tensor past its lanes.
