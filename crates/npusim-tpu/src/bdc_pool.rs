@@ -218,7 +218,10 @@ fn param(
 }
 
 impl TpuCore {
+    /// Both pools: the small-call path ([`Self::pool_small_f32`], inlined into each public
+    /// call), else [`Self::bdc_pool_general`].
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn bdc_pool(
         &mut self,
         op: &'static str,
@@ -442,8 +445,10 @@ impl TpuCore {
         }
         let oshape = Dim4::new(shape.n, shape.c, oh as i32, ow as i32);
         let p = self.chip().local();
-        let place = |addr, s| aligned_place(&p, addr, s, 2, p.eu_bytes, false);
-        let (Some(pi), Some(po)) = (place(input, shape), place(output, &oshape)) else {
+        let (Some(pi), Some(po)) = (
+            aligned_place(&p, input, shape, 2, p.eu_bytes, false),
+            aligned_place(&p, output, &oshape, 2, p.eu_bytes, false),
+        ) else {
             return false;
         };
         if !(po.end <= u64::from(pi.offset) || pi.end <= u64::from(po.offset)) {
@@ -921,12 +926,13 @@ mod x86 {
         }
     }
 
-    /// Whether the host has AVX-512F (`small` may be called).
+    /// Whether the host has AVX-512F and DQ (`small` may be called).
     #[inline(always)]
     pub(super) fn avx512() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -1193,7 +1199,7 @@ mod x86 {
         ///
         /// # Safety
         ///
-        /// The host has AVX-512F; every plane's reads (`blocks * 16` elements past each tap's
+        /// The host has AVX-512F and DQ; every plane's reads (`blocks * 16` elements past each tap's
         /// offset from the plane's start) lie inside the store behind `store`, and so do its
         /// outputs.
         pub(in super::super) unsafe fn small(
@@ -1274,32 +1280,43 @@ mod x86 {
             }
         }
 
+        /// Whether a plane's first `len` elements hold a denormal (`scale`: or give a
+        /// denormal product `x * scale`).
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F/DQ; the `len` elements are readable.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn denormals(ip: *const f32, len: usize, scale: Option<__m512>) -> bool {
+            let mut k = 0u16;
+            let mut at = 0;
+            while at < len {
+                let m = if len - at >= 16 {
+                    u16::MAX
+                } else {
+                    (1u16 << (len - at)) - 1
+                };
+                // SAFETY: the masked lanes are elements below `len` (caller).
+                let x = unsafe { _mm512_maskz_loadu_ps(m, ip.add(at)) };
+                k |= _mm512_fpclass_ps_mask::<0x20>(x);
+                if let Some(vs) = scale {
+                    k |= _mm512_fpclass_ps_mask::<0x20>(_mm512_mul_ps(x, vs));
+                }
+                at += 16;
+            }
+            k != 0
+        }
+
         /// [`small`] for max pooling, `V` blocks per plane.
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,avx512dq")]
         unsafe fn small_max<const V: usize, const FLUSH: bool>(store: *mut u8, s: &SmallPool) {
             let masks = grid_masks::<V>(s);
-            let (row, col) = (s.dh * s.iw, s.dw);
             for ni in 0..s.n {
                 for ci in 0..s.c {
                     // SAFETY (every load below): inside the store (the caller's contract).
                     let ip = unsafe { store.add(s.plane(&s.i, ni, ci)).cast::<f32>() };
-                    let ld = |at: usize| fz512::<FLUSH>(unsafe { _mm512_loadu_ps(ip.add(at)) });
-                    let mut acc: [__m512; V] = std::array::from_fn(|v| ld(16 * v));
-                    let mut r = 0;
-                    for ki in 0..s.kh {
-                        let mut at = r;
-                        for kj in 0..s.kw {
-                            if ki != 0 || kj != 0 {
-                                for (v, a) in acc.iter_mut().enumerate() {
-                                    let t = ld(16 * v + at);
-                                    let keep = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(*a, t);
-                                    *a = _mm512_mask_blend_ps(keep, t, *a);
-                                }
-                            }
-                            at += col;
-                        }
-                        r += row;
-                    }
+                    let acc = unsafe { fold_max::<V, FLUSH>(ip, s) };
                     // SAFETY: the plane's outputs (the caller's contract).
                     unsafe {
                         let op = store.add(s.plane(&s.o, ni, ci)).cast::<f32>();
@@ -1309,49 +1326,64 @@ mod x86 {
             }
         }
 
-        /// [`small`] for average pooling, `V` blocks per plane.
+        /// The `V` blocks of one max-pool plane at `ip`: per lane the running value kept
+        /// where `running > tap`, else the tap (`vmaxps running, tap` is exactly that: the
+        /// second operand when the compare is false, a NaN on either side or equal values),
+        /// on taps flushed when `FZ` (a flushed tap's bits are the raw tap's with a denormal
+        /// as a signed zero: what the general path writes).
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F; every tap readable (the caller's contract of [`small`]).
+        #[inline]
         #[target_feature(enable = "avx512f")]
+        unsafe fn fold_max<const V: usize, const FZ: bool>(
+            ip: *const f32,
+            s: &SmallPool,
+        ) -> [__m512; V] {
+            // SAFETY: every tap readable (caller).
+            let ld = |at: usize| fz512::<FZ>(unsafe { _mm512_loadu_ps(ip.add(at)) });
+            let (row, col) = (s.dh * s.iw, s.dw);
+            let mut acc: [__m512; V] = std::array::from_fn(|v| ld(16 * v));
+            let mut r = 0;
+            for ki in 0..s.kh {
+                let mut at = r;
+                for kj in 0..s.kw {
+                    if ki != 0 || kj != 0 {
+                        for (v, a) in acc.iter_mut().enumerate() {
+                            *a = _mm512_max_ps(*a, ld(16 * v + at));
+                        }
+                    }
+                    at += col;
+                }
+                r += row;
+            }
+            acc
+        }
+
+        /// [`small`] for average pooling, `V` blocks per plane. Under the flush, a plane
+        /// with no denormal input and no denormal product folds without flushing, checking
+        /// each sum for a denormal on the side (off the sums' dependency chain); the plane is
+        /// folded again with every flush when one shows up.
+        #[target_feature(enable = "avx512f,avx512dq")]
         unsafe fn small_avg<const V: usize, const FLUSH: bool>(store: *mut u8, s: &SmallPool) {
             let masks = grid_masks::<V>(s);
-            let (row, col) = (s.dh * s.iw, s.dw);
             let vs = _mm512_set1_ps(s.scale);
-            let zero = _mm512_setzero_ps();
+            let hw = s.oh * s.iw + (s.kh - 1) * s.dh * s.iw;
             for ni in 0..s.n {
                 for ci in 0..s.c {
                     // SAFETY (every load below): inside the store (the caller's contract).
                     let ip = unsafe { store.add(s.plane(&s.i, ni, ci)).cast::<f32>() };
-                    let prod = |at: usize| {
-                        let x = fz512::<FLUSH>(unsafe { _mm512_loadu_ps(ip.add(at)) });
-                        fz512::<FLUSH>(_mm512_mul_ps(x, vs))
+                    let mut res = if !FLUSH {
+                        unsafe { fold_avg::<V, false, false>(ip, s, vs, &masks).0 }
+                    } else if unsafe { denormals(ip, hw, Some(vs)) } {
+                        unsafe { fold_avg::<V, true, false>(ip, s, vs, &masks).0 }
+                    } else {
+                        match unsafe { fold_avg::<V, false, true>(ip, s, vs, &masks) } {
+                            (res, false) => res,
+                            _ => unsafe { fold_avg::<V, true, false>(ip, s, vs, &masks).0 },
+                        }
                     };
-                    let (mut even, mut odd) = ([zero; V], [zero; V]);
-                    let mut k = 0usize;
-                    let mut r = 0;
-                    for _ in 0..s.kh {
-                        let mut at = r;
-                        for _ in 0..s.kw {
-                            for v in 0..V {
-                                let p = prod(16 * v + at);
-                                match k {
-                                    0 => even[v] = p,
-                                    1 => odd[v] = p,
-                                    _ if k & 1 == 0 => {
-                                        even[v] = fz512::<FLUSH>(_mm512_add_ps(even[v], p))
-                                    }
-                                    _ => odd[v] = fz512::<FLUSH>(_mm512_add_ps(odd[v], p)),
-                                }
-                            }
-                            k += 1;
-                            at += col;
-                        }
-                        r += row;
-                    }
-                    let mut res = even;
-                    if k >= 2 {
-                        for v in 0..V {
-                            res[v] = fz512::<FLUSH>(_mm512_add_ps(even[v], odd[v]));
-                        }
-                    }
                     let mut nan = 0u32;
                     for v in 0..V {
                         nan |= u32::from(_mm512_mask_cmp_ps_mask::<_CMP_UNORD_Q>(
@@ -1370,6 +1402,66 @@ mod x86 {
                     }
                 }
             }
+        }
+
+        /// The `V` blocks of one avg-pool plane at `ip`: `fz(fz(x) * scale)` per tap into two
+        /// accumulators by kernel-index parity, each sum flushed, then `fz(even + odd)`, the
+        /// flushes done when `FZ`. With `CHECK`, also whether a sum of an output lane
+        /// (`masks`) is denormal (so that skipping its flush mattered).
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F/DQ; every tap readable (the caller's contract of [`small`]).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn fold_avg<const V: usize, const FZ: bool, const CHECK: bool>(
+            ip: *const f32,
+            s: &SmallPool,
+            vs: __m512,
+            masks: &[u16; V],
+        ) -> ([__m512; V], bool) {
+            let prod = |at: usize| {
+                // SAFETY: every tap readable (caller).
+                let x = fz512::<FZ>(unsafe { _mm512_loadu_ps(ip.add(at)) });
+                fz512::<FZ>(_mm512_mul_ps(x, vs))
+            };
+            let (row, col) = (s.dh * s.iw, s.dw);
+            let zero = _mm512_setzero_ps();
+            let (mut even, mut odd) = ([zero; V], [zero; V]);
+            let mut bad = [0u16; V];
+            let add = |acc: &mut __m512, p: __m512, bad: &mut u16| {
+                let r = _mm512_add_ps(*acc, p);
+                if CHECK {
+                    *bad |= _mm512_fpclass_ps_mask::<0x20>(r);
+                }
+                *acc = fz512::<FZ>(r);
+            };
+            let mut k = 0usize;
+            let mut r = 0;
+            for _ in 0..s.kh {
+                let mut at = r;
+                for _ in 0..s.kw {
+                    for v in 0..V {
+                        let p = prod(16 * v + at);
+                        match k {
+                            0 => even[v] = p,
+                            1 => odd[v] = p,
+                            _ if k & 1 == 0 => add(&mut even[v], p, &mut bad[v]),
+                            _ => add(&mut odd[v], p, &mut bad[v]),
+                        }
+                    }
+                    k += 1;
+                    at += col;
+                }
+                r += row;
+            }
+            if k >= 2 {
+                for v in 0..V {
+                    add(&mut even[v], odd[v], &mut bad[v]);
+                }
+            }
+            let any = (0..V).fold(0u16, |a, v| a | (bad[v] & masks[v])) != 0;
+            (even, any)
         }
 
         /// The NaN lanes of [`small_avg`]'s blocks `res`, each through [`avg_window`].
