@@ -1314,8 +1314,9 @@ mod x86 {
             let masks = grid_masks::<V>(s);
             for ni in 0..s.n {
                 for ci in 0..s.c {
-                    // SAFETY (every load below): inside the store (the caller's contract).
+                    // SAFETY: the plane's start, inside the store (the caller's contract).
                     let ip = unsafe { store.add(s.plane(&s.i, ni, ci)).cast::<f32>() };
+                    // SAFETY: every tap of the plane readable (the caller's contract).
                     let acc = unsafe { fold_max::<V, FLUSH>(ip, s) };
                     // SAFETY: the plane's outputs (the caller's contract).
                     unsafe {
@@ -1372,16 +1373,20 @@ mod x86 {
             let hw = s.oh * s.iw + (s.kh - 1) * s.dh * s.iw;
             for ni in 0..s.n {
                 for ci in 0..s.c {
-                    // SAFETY (every load below): inside the store (the caller's contract).
+                    // SAFETY: the plane's start, inside the store (the caller's contract).
                     let ip = unsafe { store.add(s.plane(&s.i, ni, ci)).cast::<f32>() };
-                    let mut res = if !FLUSH {
-                        unsafe { fold_avg::<V, false, false>(ip, s, vs, &masks).0 }
-                    } else if unsafe { denormals(ip, hw, Some(vs)) } {
-                        unsafe { fold_avg::<V, true, false>(ip, s, vs, &masks).0 }
-                    } else {
-                        match unsafe { fold_avg::<V, false, true>(ip, s, vs, &masks) } {
-                            (res, false) => res,
-                            _ => unsafe { fold_avg::<V, true, false>(ip, s, vs, &masks).0 },
+                    // SAFETY: the plane's `h * w` elements and every tap of its blocks are
+                    // readable (the caller's contract).
+                    let mut res = unsafe {
+                        if !FLUSH {
+                            fold_avg::<V, false, false>(ip, s, vs, &masks).0
+                        } else if denormals(ip, hw, Some(vs)) {
+                            fold_avg::<V, true, false>(ip, s, vs, &masks).0
+                        } else {
+                            match fold_avg::<V, false, true>(ip, s, vs, &masks) {
+                                (res, false) => res,
+                                _ => fold_avg::<V, true, false>(ip, s, vs, &masks).0,
+                            }
                         }
                     };
                     let mut nan = 0u32;
@@ -1501,6 +1506,7 @@ mod x86 {
                         narrow::<F32>,
                     );
                 }
+                // SAFETY: reads the 16 lanes of `lanes`.
                 res[v] = unsafe { _mm512_loadu_ps(lanes.as_ptr()) };
             }
         }
@@ -2142,7 +2148,8 @@ mod tests {
             let used = start + s.c as u64;
             let ns = cs * used.div_ceil(64);
             let last = off + 4 * ((s.n as u64 - 1) * ns + (used - 1) / 64 * cs);
-            let ok = addr % 64 == 0 && u64::from(addr) < 64 * lane && last + 4 * hw <= lane;
+            let ok =
+                addr.is_multiple_of(64) && u64::from(addr) < 64 * lane && last + 4 * hw <= lane;
             ok.then_some((off, last + 4 * hw, last))
         };
         let span = |k: i32, d: i32| d * (k - 1) + 1;
