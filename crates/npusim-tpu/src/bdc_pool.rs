@@ -20,7 +20,7 @@ use crate::chip::BdcDenormals;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView};
+use crate::local::{Dim4, LocalAddr, LocalView, aligned_place};
 
 /// `dim2`: a (height, width) pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,8 +218,41 @@ fn param(
 }
 
 impl TpuCore {
+    /// Both pools: the small-call path ([`Self::pool_small_f32`], inlined into each public
+    /// call), else [`Self::bdc_pool_general`].
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn bdc_pool(
+        &mut self,
+        op: &'static str,
+        kind: Pool,
+        output: LocalAddr,
+        input: LocalAddr,
+        shape: &Dim4,
+        kernel: &Dim2,
+        padding: &Padding,
+        stride: &Dim2,
+        dilation: &Dim2,
+        dtype: DataType,
+        c: Scalar,
+    ) -> Result<(), TpuError> {
+        if dtype == DataType::Fp32
+            && self.pool_small_f32(
+                op, kind, output, input, shape, kernel, padding, stride, dilation, c,
+            )
+        {
+            return Ok(());
+        }
+        self.bdc_pool_general(
+            op, kind, output, input, shape, kernel, padding, stride, dilation, dtype, c,
+        )
+    }
+
+    /// [`Self::bdc_pool`] without the small-call path: every check (naming the error), then
+    /// [`run`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bdc_pool_general(
         &mut self,
         op: &'static str,
         kind: Pool,
@@ -311,6 +344,159 @@ impl TpuCore {
             _ => run::<F32>(store, kind, &g, &o, &i, c.bits(), flush),
         }
         Ok(())
+    }
+}
+
+/// The small-call path of the f32 pools ([`TpuCore::pool_small_f32`]): the walk over the
+/// `(n, c)` planes of one call and its geometry. Offsets and strides in bytes.
+#[derive(Clone, Copy, Debug)]
+struct SmallPool {
+    n: usize,
+    c: usize,
+    /// Input width: the row pitch of an input plane (aligned layout: h stride = w).
+    iw: usize,
+    oh: usize,
+    ow: usize,
+    kh: usize,
+    kw: usize,
+    dh: usize,
+    dw: usize,
+    npu: usize,
+    pitch: usize,
+    /// Input / output: start lane, offset in the lane, n stride, channel-slot stride.
+    i: [usize; 4],
+    o: [usize; 4],
+    scale: f32,
+}
+
+impl SmallPool {
+    /// Byte index in the flat store of plane `(n, c)` of a tensor walked by `t` (one of
+    /// [`Self::i`] / [`Self::o`]).
+    #[inline(always)]
+    fn plane(&self, t: &[usize; 4], n: usize, c: usize) -> usize {
+        let lane_c = t[0] + c;
+        let (lane, slot) = (lane_c & (self.npu - 1), lane_c >> self.npu.trailing_zeros());
+        lane * self.pitch + t[1] + n * t[2] + slot * t[3]
+    }
+}
+
+/// Grid positions (output row `y` at `y * iw`, the input's row pitch) of the small-call path:
+/// at most this many, in 16-lane blocks.
+const SMALL_GRID: usize = 64;
+
+impl TpuCore {
+    /// The small-call path of `tpu_bdc_fp_max_pool2d` / `tpu_bdc_fp_avg_pool2d` on AVX-512
+    /// hosts: f32, unit strides, no padding, any kernel and dilation whose outputs of one
+    /// plane lie on a grid of at most [`SMALL_GRID`] positions (output `(y, x)` at `y * W + x`,
+    /// `W` the input width: every tap of the grid is then one load at the tap's offset), input
+    /// and output apart inside every lane. Its own lean checks (the dims, the parameters, the
+    /// work bound, both operands through `crate::local::aligned_place`), no views, no
+    /// scratch: then `x86::small` folds every plane's grid blocks over the window's taps
+    /// in registers with the per-window order of [`max_window`] / [`avg_window`]. `false`
+    /// (nothing written) when the call is not one it takes: the general path then runs it (and
+    /// names any error). Its scalar twin is `run_reference`, held equal by the test
+    /// `small_path_equals_reference`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pool_small_f32(
+        &mut self,
+        op: &'static str,
+        kind: Pool,
+        output: LocalAddr,
+        input: LocalAddr,
+        shape: &Dim4,
+        kernel: &Dim2,
+        padding: &Padding,
+        stride: &Dim2,
+        dilation: &Dim2,
+        c: Scalar,
+    ) -> bool {
+        if !x86::avx512()
+            || stride.h != 1
+            || stride.w != 1
+            || *padding != Padding::default()
+            || kernel.h < 1
+            || kernel.w < 1
+            || !(1..=15).contains(&dilation.h)
+            || !(1..=15).contains(&dilation.w)
+            || !self.dims_ok_fast(shape)
+        {
+            return false;
+        }
+        let [kh, kw, dh, dw] = [kernel.h, kernel.w, dilation.h, dilation.w].map(|d| d as usize);
+        let (h, w) = (shape.h as usize, shape.w as usize);
+        let (span_h, span_w) = (dh * (kh - 1) + 1, dw * (kw - 1) + 1);
+        if span_h > h || span_w > w {
+            return false;
+        }
+        let (oh, ow) = (h - span_h + 1, w - span_w + 1);
+        let grid = oh * w;
+        let (n, ch) = (shape.n as usize, shape.c as usize);
+        if grid > SMALL_GRID
+            || self
+                .check_work(
+                    op,
+                    "shape x kernel",
+                    (n * ch * oh * ow) as u128 * kh as u128 * kw as u128,
+                )
+                .is_err()
+        {
+            return false;
+        }
+        let oshape = Dim4::new(shape.n, shape.c, oh as i32, ow as i32);
+        let p = self.chip().local();
+        let (Some(pi), Some(po)) = (
+            aligned_place(&p, input, shape, 2, p.eu_bytes, false),
+            aligned_place(&p, output, &oshape, 2, p.eu_bytes, false),
+        ) else {
+            return false;
+        };
+        if !(po.end <= u64::from(pi.offset) || pi.end <= u64::from(po.offset)) {
+            return false;
+        }
+        // The blocks of a plane read up to `reach` bytes from its start; the last plane starts
+        // `h * w` elements before the input's end inside its lane.
+        let blocks = grid.div_ceil(16);
+        let reach = (blocks * 16 + (kh - 1) * dh * w + (kw - 1) * dw) * 4;
+        let (npu, pitch) = (p.npu_num as usize, p.store_pitch() as usize);
+        let bound = (npu - 1) * pitch + pi.end as usize - h * w * 4 + reach;
+        let flush = self.chip().bdc_denormals() == BdcDenormals::FlushToZero;
+        let c_val = f32::from_bits(c.bits());
+        let sp = SmallPool {
+            n,
+            c: ch,
+            iw: w,
+            oh,
+            ow,
+            kh,
+            kw,
+            dh,
+            dw,
+            npu,
+            pitch,
+            i: [
+                pi.start as usize,
+                pi.offset as usize,
+                pi.ns as usize * 4,
+                pi.cs as usize * 4,
+            ],
+            o: [
+                po.start as usize,
+                po.offset as usize,
+                po.ns as usize * 4,
+                po.cs as usize * 4,
+            ],
+            scale: if flush { ftz_f32(c_val) } else { c_val },
+        };
+        let store = self.local_store_mut();
+        if store.len() < bound {
+            return false;
+        }
+        // SAFETY: `x86::avx512()` holds; every plane's reads end below `bound` <= the store's
+        // length, and its writes are the output's elements (inside the output's footprint,
+        // `aligned_place`, inside the store).
+        unsafe { x86::small(store.as_mut_ptr(), kind, &sp, blocks, flush) };
+        true
     }
 }
 
@@ -740,6 +926,30 @@ mod x86 {
         }
     }
 
+    /// Whether the host has AVX-512F and DQ (`small` may be called).
+    #[inline(always)]
+    pub(super) fn avx512() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) unsafe fn small(
+        _: *mut u8,
+        _: super::Pool,
+        _: &super::SmallPool,
+        _: usize,
+        _: bool,
+    ) {
+    }
+
     #[cfg(not(target_arch = "x86_64"))]
     pub(super) unsafe fn max_row(
         _: &[f32],
@@ -770,14 +980,14 @@ mod x86 {
     }
 
     #[cfg(target_arch = "x86_64")]
-    pub(super) use imp::{avg_row, direct, max_row};
+    pub(super) use imp::{avg_row, direct, max_row, small};
 
     #[cfg(target_arch = "x86_64")]
     mod imp {
         use std::arch::x86_64::*;
 
         use super::super::{
-            F32, Geometry, LANES, Pool, WindowRows, avg_window, narrow, sum_products,
+            F32, Geometry, LANES, Pool, SmallPool, WindowRows, avg_window, narrow, sum_products,
         };
         use crate::local::LocalView;
 
@@ -971,6 +1181,334 @@ mod x86 {
                 }
             }
             true
+        }
+
+        /// The small-call path (`TpuCore::pool_small_f32`, which checked the call): for
+        /// each `(n, c)` plane, `blocks` 16-lane blocks of the output grid (output `(y, x)` at
+        /// grid position `y * iw + x`; tap `(ki, kj)` of grid position `g` is input element
+        /// `g + ki * dh * iw + kj * dw` of the plane) fold the window's taps in row-major
+        /// order in registers, every block of the plane side by side (independent chains);
+        /// then each block's output lanes are compressed together and stored (the output
+        /// plane is `oh * ow` contiguous elements). Max: the running value kept where
+        /// `running > tap` on flushed values (ordered: a NaN on either side takes the tap),
+        /// else the flushed tap, whose bits are the raw tap's with a denormal as a signed
+        /// zero (what the general path writes). Avg: `fz(fz(x) * scale)` per tap into two
+        /// accumulators by kernel-index parity, each sum flushed, then `fz(even + odd)`; a
+        /// NaN anywhere in a window's chain makes its result NaN, and those lanes are redone
+        /// through [`avg_window`] (the x86 NaN rule).
+        ///
+        /// # Safety
+        ///
+        /// The host has AVX-512F and DQ; every plane's reads (`blocks * 16` elements past each tap's
+        /// offset from the plane's start) lie inside the store behind `store`, and so do its
+        /// outputs.
+        pub(in super::super) unsafe fn small(
+            store: *mut u8,
+            kind: Pool,
+            s: &SmallPool,
+            blocks: usize,
+            flush: bool,
+        ) {
+            // SAFETY: the caller's contract, passed on.
+            unsafe {
+                match (kind, flush, blocks) {
+                    (Pool::Max, true, 1) => small_max::<1, true>(store, s),
+                    (Pool::Max, true, 2) => small_max::<2, true>(store, s),
+                    (Pool::Max, true, 3) => small_max::<3, true>(store, s),
+                    (Pool::Max, true, _) => small_max::<4, true>(store, s),
+                    (Pool::Max, false, 1) => small_max::<1, false>(store, s),
+                    (Pool::Max, false, 2) => small_max::<2, false>(store, s),
+                    (Pool::Max, false, 3) => small_max::<3, false>(store, s),
+                    (Pool::Max, false, _) => small_max::<4, false>(store, s),
+                    (Pool::Avg, true, 1) => small_avg::<1, true>(store, s),
+                    (Pool::Avg, true, 2) => small_avg::<2, true>(store, s),
+                    (Pool::Avg, true, 3) => small_avg::<3, true>(store, s),
+                    (Pool::Avg, true, _) => small_avg::<4, true>(store, s),
+                    (Pool::Avg, false, 1) => small_avg::<1, false>(store, s),
+                    (Pool::Avg, false, 2) => small_avg::<2, false>(store, s),
+                    (Pool::Avg, false, 3) => small_avg::<3, false>(store, s),
+                    (Pool::Avg, false, _) => small_avg::<4, false>(store, s),
+                }
+            }
+        }
+
+        /// A denormal lane as a zero of its sign (when `FLUSH`).
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn fz512<const FLUSH: bool>(x: __m512) -> __m512 {
+            if FLUSH {
+                let v = _mm512_castps_si512(x);
+                let zero_exp = _mm512_testn_epi32_mask(v, _mm512_set1_epi32(0x7f80_0000));
+                _mm512_castsi512_ps(_mm512_mask_and_epi32(
+                    v,
+                    zero_exp,
+                    v,
+                    _mm512_set1_epi32(i32::MIN),
+                ))
+            } else {
+                x
+            }
+        }
+
+        /// The 16-lane output masks of a plane's grid blocks: lanes `y * iw + x` with
+        /// `x < ow` and `y < oh`.
+        #[inline(always)]
+        fn grid_masks<const V: usize>(s: &SmallPool) -> [u16; V] {
+            let row = u64::MAX >> (64 - s.ow);
+            let mut m = 0u64;
+            for y in 0..s.oh {
+                m |= row << (y * s.iw);
+            }
+            std::array::from_fn(|v| (m >> (16 * v)) as u16)
+        }
+
+        /// Stores each block's output lanes (`masks`) one after the other from `out`.
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F; `out` has room for every output lane.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn put_grid<const V: usize>(out: *mut f32, res: &[__m512; V], masks: &[u16; V]) {
+            let mut at = 0;
+            for v in 0..V {
+                let r = _mm512_maskz_compress_ps(masks[v], res[v]);
+                let cnt = masks[v].count_ones();
+                // SAFETY: the `cnt` lanes written are outputs of the plane (caller).
+                unsafe { _mm512_mask_storeu_ps(out.add(at), ((1u32 << cnt) - 1) as u16, r) };
+                at += cnt as usize;
+            }
+        }
+
+        /// Whether a plane's first `len` elements hold a denormal (`scale`: or give a
+        /// denormal product `x * scale`).
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F/DQ; the `len` elements are readable.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn denormals(ip: *const f32, len: usize, scale: Option<__m512>) -> bool {
+            let mut k = 0u16;
+            let mut at = 0;
+            while at < len {
+                let m = if len - at >= 16 {
+                    u16::MAX
+                } else {
+                    (1u16 << (len - at)) - 1
+                };
+                // SAFETY: the masked lanes are elements below `len` (caller).
+                let x = unsafe { _mm512_maskz_loadu_ps(m, ip.add(at)) };
+                k |= _mm512_fpclass_ps_mask::<0x20>(x);
+                if let Some(vs) = scale {
+                    k |= _mm512_fpclass_ps_mask::<0x20>(_mm512_mul_ps(x, vs));
+                }
+                at += 16;
+            }
+            k != 0
+        }
+
+        /// [`small`] for max pooling, `V` blocks per plane.
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn small_max<const V: usize, const FLUSH: bool>(store: *mut u8, s: &SmallPool) {
+            let masks = grid_masks::<V>(s);
+            for ni in 0..s.n {
+                for ci in 0..s.c {
+                    // SAFETY: the plane's start, inside the store (the caller's contract).
+                    let ip = unsafe { store.add(s.plane(&s.i, ni, ci)).cast::<f32>() };
+                    // SAFETY: every tap of the plane readable (the caller's contract).
+                    let acc = unsafe { fold_max::<V, FLUSH>(ip, s) };
+                    // SAFETY: the plane's outputs (the caller's contract).
+                    unsafe {
+                        let op = store.add(s.plane(&s.o, ni, ci)).cast::<f32>();
+                        put_grid::<V>(op, &acc, &masks);
+                    }
+                }
+            }
+        }
+
+        /// The `V` blocks of one max-pool plane at `ip`: per lane the running value kept
+        /// where `running > tap`, else the tap (`vmaxps running, tap` is exactly that: the
+        /// second operand when the compare is false, a NaN on either side or equal values),
+        /// on taps flushed when `FZ` (a flushed tap's bits are the raw tap's with a denormal
+        /// as a signed zero: what the general path writes).
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F; every tap readable (the caller's contract of [`small`]).
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn fold_max<const V: usize, const FZ: bool>(
+            ip: *const f32,
+            s: &SmallPool,
+        ) -> [__m512; V] {
+            // SAFETY: every tap readable (caller).
+            let ld = |at: usize| fz512::<FZ>(unsafe { _mm512_loadu_ps(ip.add(at)) });
+            let (row, col) = (s.dh * s.iw, s.dw);
+            let mut acc: [__m512; V] = std::array::from_fn(|v| ld(16 * v));
+            let mut r = 0;
+            for ki in 0..s.kh {
+                let mut at = r;
+                for kj in 0..s.kw {
+                    if ki != 0 || kj != 0 {
+                        for (v, a) in acc.iter_mut().enumerate() {
+                            *a = _mm512_max_ps(*a, ld(16 * v + at));
+                        }
+                    }
+                    at += col;
+                }
+                r += row;
+            }
+            acc
+        }
+
+        /// [`small`] for average pooling, `V` blocks per plane. Under the flush, a plane
+        /// with no denormal input and no denormal product folds without flushing, checking
+        /// each sum for a denormal on the side (off the sums' dependency chain); the plane is
+        /// folded again with every flush when one shows up.
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn small_avg<const V: usize, const FLUSH: bool>(store: *mut u8, s: &SmallPool) {
+            let masks = grid_masks::<V>(s);
+            let vs = _mm512_set1_ps(s.scale);
+            let hw = s.oh * s.iw + (s.kh - 1) * s.dh * s.iw;
+            for ni in 0..s.n {
+                for ci in 0..s.c {
+                    // SAFETY: the plane's start, inside the store (the caller's contract).
+                    let ip = unsafe { store.add(s.plane(&s.i, ni, ci)).cast::<f32>() };
+                    // SAFETY: the plane's `h * w` elements and every tap of its blocks are
+                    // readable (the caller's contract).
+                    let mut res = unsafe {
+                        if !FLUSH {
+                            fold_avg::<V, false, false>(ip, s, vs, &masks).0
+                        } else if denormals(ip, hw, Some(vs)) {
+                            fold_avg::<V, true, false>(ip, s, vs, &masks).0
+                        } else {
+                            match fold_avg::<V, false, true>(ip, s, vs, &masks) {
+                                (res, false) => res,
+                                _ => fold_avg::<V, true, false>(ip, s, vs, &masks).0,
+                            }
+                        }
+                    };
+                    let mut nan = 0u32;
+                    for v in 0..V {
+                        nan |= u32::from(_mm512_mask_cmp_ps_mask::<_CMP_UNORD_Q>(
+                            masks[v], res[v], res[v],
+                        ));
+                    }
+                    if nan != 0 {
+                        // Rare: the NaN lanes again through the window fold.
+                        // SAFETY: reads the plane's taps (the caller's contract).
+                        unsafe { small_avg_nan::<V>(ip, s, &mut res, &masks, FLUSH) };
+                    }
+                    // SAFETY: the plane's outputs (the caller's contract).
+                    unsafe {
+                        let op = store.add(s.plane(&s.o, ni, ci)).cast::<f32>();
+                        put_grid::<V>(op, &res, &masks);
+                    }
+                }
+            }
+        }
+
+        /// The `V` blocks of one avg-pool plane at `ip`: `fz(fz(x) * scale)` per tap into two
+        /// accumulators by kernel-index parity, each sum flushed, then `fz(even + odd)`, the
+        /// flushes done when `FZ`. With `CHECK`, also whether a sum of an output lane
+        /// (`masks`) is denormal (so that skipping its flush mattered).
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F/DQ; every tap readable (the caller's contract of [`small`]).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn fold_avg<const V: usize, const FZ: bool, const CHECK: bool>(
+            ip: *const f32,
+            s: &SmallPool,
+            vs: __m512,
+            masks: &[u16; V],
+        ) -> ([__m512; V], bool) {
+            let prod = |at: usize| {
+                // SAFETY: every tap readable (caller).
+                let x = fz512::<FZ>(unsafe { _mm512_loadu_ps(ip.add(at)) });
+                fz512::<FZ>(_mm512_mul_ps(x, vs))
+            };
+            let (row, col) = (s.dh * s.iw, s.dw);
+            let zero = _mm512_setzero_ps();
+            let (mut even, mut odd) = ([zero; V], [zero; V]);
+            let mut bad = [0u16; V];
+            let add = |acc: &mut __m512, p: __m512, bad: &mut u16| {
+                let r = _mm512_add_ps(*acc, p);
+                if CHECK {
+                    *bad |= _mm512_fpclass_ps_mask::<0x20>(r);
+                }
+                *acc = fz512::<FZ>(r);
+            };
+            let mut k = 0usize;
+            let mut r = 0;
+            for _ in 0..s.kh {
+                let mut at = r;
+                for _ in 0..s.kw {
+                    for v in 0..V {
+                        let p = prod(16 * v + at);
+                        match k {
+                            0 => even[v] = p,
+                            1 => odd[v] = p,
+                            _ if k & 1 == 0 => add(&mut even[v], p, &mut bad[v]),
+                            _ => add(&mut odd[v], p, &mut bad[v]),
+                        }
+                    }
+                    k += 1;
+                    at += col;
+                }
+                r += row;
+            }
+            if k >= 2 {
+                for v in 0..V {
+                    add(&mut even[v], odd[v], &mut bad[v]);
+                }
+            }
+            let any = (0..V).fold(0u16, |a, v| a | (bad[v] & masks[v])) != 0;
+            (even, any)
+        }
+
+        /// The NaN lanes of [`small_avg`]'s blocks `res`, each through [`avg_window`].
+        ///
+        /// # Safety
+        ///
+        /// AVX-512F; `ip` is the plane's first element, every tap readable.
+        #[cold]
+        #[inline(never)]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn small_avg_nan<const V: usize>(
+            ip: *const f32,
+            s: &SmallPool,
+            res: &mut [__m512; V],
+            masks: &[u16; V],
+            flush: bool,
+        ) {
+            for v in 0..V {
+                let mut lanes = [0f32; 16];
+                // SAFETY: 16 lanes into a 16-element array, and back.
+                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), res[v]) };
+                for (l, out) in lanes.iter_mut().enumerate() {
+                    if masks[v] >> l & 1 == 0 || !out.is_nan() {
+                        continue;
+                    }
+                    let g = 16 * v + l;
+                    let (y, x) = (g / s.iw, g % s.iw);
+                    let taps = (0..s.kh).flat_map(|ki| (0..s.kw).map(move |kj| (ki, kj)));
+                    *out = avg_window(
+                        taps.map(|(ki, kj)| {
+                            let at = (y + ki * s.dh) * s.iw + x + kj * s.dw;
+                            // SAFETY: a tap of an output of the plane (caller).
+                            unsafe { ip.add(at).read_unaligned() }
+                        }),
+                        s.scale,
+                        flush,
+                        narrow::<F32>,
+                    );
+                }
+                // SAFETY: reads the 16 lanes of `lanes`.
+                res[v] = unsafe { _mm512_loadu_ps(lanes.as_ptr()) };
+            }
         }
 
         /// Whether every tap of every block of `blocks` blocks lies inside a plane of `len`
@@ -1587,6 +2125,295 @@ mod tests {
             check::<F32>(&mut rng, DataType::Fp32, &f32s, false);
             check::<F16>(&mut rng, DataType::Fp16, &halves, false);
             check::<Bf16>(&mut rng, DataType::Bfp16, &halves, false);
+        }
+    }
+
+    /// A small-call pool case: `(kind, input, output, shape, kernel, padding, stride,
+    /// dilation, scale or pad_val bits)`.
+    type SmallCase = (Pool, u32, u32, Dim4, Dim2, Padding, Dim2, Dim2, u32);
+
+    /// Whether the small-call path must take `case`: a plain model of its conditions (unit
+    /// strides, no padding, valid kernel and dilation, a grid of at most 64 outputs, both
+    /// operands EU-aligned with their aligned-layout footprints inside the lane and apart,
+    /// and the last plane's 16-lane blocks read inside the flat store).
+    fn small_takes(case: &SmallCase) -> bool {
+        let (_, input, output, s, k, pad, st, d, _) = *case;
+        let lane = 0x40000u64;
+        let pitch = u64::from(TpuChip::Bm1684x.local().store_pitch());
+        // (offset in the lane, footprint end in the lane, start of the last plane in the lane)
+        let place = |addr: u32, h: i32, w: i32| {
+            let (start, off) = (u64::from(addr) / lane, u64::from(addr) % lane);
+            let hw = (h * w) as u64;
+            let cs = hw.div_ceil(16) * 16;
+            let used = start + s.c as u64;
+            let ns = cs * used.div_ceil(64);
+            let last = off + 4 * ((s.n as u64 - 1) * ns + (used - 1) / 64 * cs);
+            let ok =
+                addr.is_multiple_of(64) && u64::from(addr) < 64 * lane && last + 4 * hw <= lane;
+            ok.then_some((off, last + 4 * hw, last))
+        };
+        let span = |k: i32, d: i32| d * (k - 1) + 1;
+        if st != Dim2::new(1, 1)
+            || pad != Padding::default()
+            || k.h < 1
+            || k.w < 1
+            || !(1..=15).contains(&d.h)
+            || !(1..=15).contains(&d.w)
+            || span(k.h, d.h) > s.h
+            || span(k.w, d.w) > s.w
+        {
+            return false;
+        }
+        let (oh, ow) = (s.h - span(k.h, d.h) + 1, s.w - span(k.w, d.w) + 1);
+        let grid = (oh * s.w) as u64;
+        let reach = 4
+            * (grid.div_ceil(16) * 16
+                + ((span(k.h, d.h) - 1) * s.w) as u64
+                + span(k.w, d.w) as u64
+                - 1);
+        match (place(input, s.h, s.w), place(output, oh, ow)) {
+            (Some((io, ie, il)), Some((oo, oe, _))) => {
+                grid <= 64 && (oe <= io || ie <= oo) && 63 * pitch + il + reach <= 64 * pitch
+            }
+            _ => false,
+        }
+    }
+
+    /// A value of the small-call twin test's inputs: specials (NaN of both signs, a
+    /// signalling NaN, infinities, signed zeros, denormals, the largest finite), values near
+    /// the smallest normal (products and sums that round to denormals), cancelling +-2^25,
+    /// small exact values, and ordinary numbers.
+    fn small_value(r: &mut Rng) -> u32 {
+        match r.below(5) {
+            0 => F32_SPECIALS[r.below(F32_SPECIALS.len() as u64)],
+            1 => [
+                0x0080_0000,
+                0x8080_0000,
+                0x0090_0000,
+                0x80a0_0000,
+                0x0100_0000,
+                0x8100_0001,
+            ][r.below(6)],
+            2 => [
+                0x4c00_0000,
+                0xcc00_0000,
+                0x3f80_0000,
+                0xbf80_0000,
+                0x3f40_0000,
+            ][r.below(5)],
+            _ => ((r.next() >> 40) as f32 / (1u64 << 24) as f32 * 64.0 - 32.0).to_bits(),
+        }
+    }
+
+    /// One small-call case on `core`: through `pool_small_f32` (whether it takes the case
+    /// is asserted against [`small_takes`] on AVX-512 hosts), else the public call's path;
+    /// against the general path (`bdc_pool_general`: the same result or error and the same
+    /// store) and, when the call is valid, the window-at-a-time twin `run_reference`.
+    /// Returns whether the small-call path took it.
+    fn small_case(core: &mut TpuCore, rng: &mut Rng, case: SmallCase) -> bool {
+        let (kind, input, output, s, k, pad, st, d, c_bits) = case;
+        let op = "tpu_bdc_fp_avg_pool2d";
+        let pitch = core.chip().local().store_pitch() as usize;
+        // Every operand of a drawn call lies in the first 16 KiB or the last 256 bytes of its
+        // lanes (or the call is refused with an error, writing nothing): those are saved and
+        // compared.
+        let spans = [(0, 0x4000), (0x3ff00, pitch)];
+        let len: usize = spans.iter().map(|(a, b)| b - a).sum();
+        let regions = |st: &[u8]| -> Vec<u8> {
+            (0..64)
+                .flat_map(|l| {
+                    spans
+                        .iter()
+                        .flat_map(move |&(a, b)| &st[l * pitch + a..l * pitch + b])
+                })
+                .copied()
+                .collect()
+        };
+        let restore = |st: &mut [u8], from: &[u8]| {
+            for (l, r) in from.chunks_exact(len).enumerate() {
+                let mut at = 0;
+                for &(a, b) in &spans {
+                    st[l * pitch + a..l * pitch + b].copy_from_slice(&r[at..at + b - a]);
+                    at += b - a;
+                }
+            }
+        };
+        // The first 8 KiB of every lane: a pool of drawn values, rotated per lane.
+        let pool: Vec<u8> = (0..2048)
+            .flat_map(|_| small_value(rng).to_le_bytes())
+            .collect();
+        let store = core.local_store_mut();
+        for lane in 0..64 {
+            let at = lane * pitch;
+            let rot = 4 * rng.below(2048);
+            store[at..at + 0x2000 - rot].copy_from_slice(&pool[rot..]);
+            store[at + 0x2000 - rot..at + 0x2000].copy_from_slice(&pool[..rot]);
+        }
+        let before = regions(store);
+        let c = Scalar::from_bits(c_bits);
+        let taken = core.pool_small_f32(op, kind, output, input, &s, &k, &pad, &st, &d, c);
+        if x86::avx512() {
+            assert_eq!(taken, small_takes(&case), "{case:?}");
+        }
+        let got = if taken {
+            Ok(())
+        } else {
+            core.bdc_pool(
+                op,
+                kind,
+                output,
+                input,
+                &s,
+                &k,
+                &pad,
+                &st,
+                &d,
+                DataType::Fp32,
+                c,
+            )
+        };
+        let fast = regions(core.local_store());
+        restore(core.local_store_mut(), &before);
+        let want = core.bdc_pool_general(
+            op,
+            kind,
+            output,
+            input,
+            &s,
+            &k,
+            &pad,
+            &st,
+            &d,
+            DataType::Fp32,
+            c,
+        );
+        assert_eq!(got, want, "{case:?}");
+        assert!(fast == regions(core.local_store()), "{case:?}");
+        if want.is_ok() {
+            let p = TpuChip::Bm1684x.local();
+            let span = |k: i32, d: i32| d * (k - 1) + 1;
+            let (oh, ow) = (
+                (s.h + pad.top + pad.bottom - span(k.h, d.h)) / st.h + 1,
+                (s.w + pad.left + pad.right - span(k.w, d.w)) / st.w + 1,
+            );
+            let view = |addr: u32, sh: Dim4| {
+                let str = p
+                    .layout_stride(Layout::Aligned, (addr >> 18) as i32, &sh, DataType::Fp32)
+                    .unwrap();
+                LocalView::new(&p, "t", "t", addr, sh, str, 4).unwrap()
+            };
+            let i = view(input, s);
+            let o = view(output, Dim4::new(s.n, s.c, oh, ow));
+            let g = Geometry {
+                kh: k.h as usize,
+                kw: k.w as usize,
+                sh: st.h as usize,
+                sw: st.w as usize,
+                dh: d.h as usize,
+                dw: d.w as usize,
+                top: i64::from(pad.top),
+                left: i64::from(pad.left),
+                h: i64::from(s.h),
+                w: i64::from(s.w),
+            };
+            let store = core.local_store_mut();
+            restore(store, &before);
+            run_reference::<F32>(store, kind, &g, &o, &i, c_bits, true);
+            assert!(fast == regions(core.local_store()), "{case:?}");
+        }
+        taken
+    }
+
+    /// Draws a small-call case: mostly calls the small-call path takes (f32 3x3 pools like
+    /// the side-by-side's, random kernels 1-4, dilations 1-3, shapes up to 8 x 20, 1-2
+    /// batches of 1-70 channels from any start lane, specials in the data and the scale),
+    /// and the edge cases it must refuse: strides and padding, misaligned, out-of-range and
+    /// lane-crossing addresses, in-place and overlapping operands, invalid kernels and
+    /// dilations, grids over 64 outputs, the last lane's end.
+    fn small_draw(rng: &mut Rng) -> SmallCase {
+        let kind = if rng.below(2) == 0 {
+            Pool::Max
+        } else {
+            Pool::Avg
+        };
+        let pick = |r: &mut Rng, lo: i32, hi: i32| lo + r.below((hi - lo + 1) as u64) as i32;
+        let (mut k, mut d) = match rng.below(3) {
+            0 => (Dim2::new(3, 3), Dim2::new(1, 1)),
+            _ => (
+                Dim2::new(pick(rng, 1, 4), pick(rng, 1, 4)),
+                Dim2::new(pick(rng, 1, 3), pick(rng, 1, 3)),
+            ),
+        };
+        let h = pick(rng, d.h * (k.h - 1) + 1, d.h * (k.h - 1) + 3).min(12);
+        let w = pick(rng, d.w * (k.w - 1) + 1, d.w * (k.w - 1) + 12).min(24);
+        let s = Dim4::new(
+            pick(rng, 1, 2),
+            [1, 4, pick(rng, 1, 70)][rng.below(3)],
+            h,
+            w,
+        );
+        let (mut st, mut pad) = (Dim2::new(1, 1), Padding::default());
+        let lane = |r: &mut Rng| r.below(64) as u32 * 0x40000;
+        let mut input = lane(rng) + 64 * rng.below(32) as u32;
+        let mut output = lane(rng) + 0x1800 + 64 * rng.below(32) as u32;
+        match rng.below(16) {
+            0 => st = Dim2::new(pick(rng, 1, 2), 2),
+            1 => pad.left = 1,
+            2 => pad.bottom = 2,
+            3 => input += 4 * pick(rng, 1, 15) as u32,
+            4 => output += 4 * pick(rng, 1, 15) as u32,
+            5 => output = input,
+            6 => output = input + 64 * pick(rng, 1, 3) as u32,
+            7 => output = (input & !0x3ffff) + 0x3ffc0,
+            8 => input = 64 * 0x40000 + 64,
+            9 => input = 63 * 0x40000 + 0x40000 - 64 * pick(rng, 1, 40) as u32,
+            10 => k.w = [0, -1, 40][rng.below(3)],
+            11 => d.h = [0, 16][rng.below(2)],
+            _ => {}
+        }
+        let scale = match rng.below(4) {
+            0 => F32_SPECIALS[rng.below(F32_SPECIALS.len() as u64)],
+            1 => (1.0f32 / 9.0).to_bits(),
+            2 => [0x3f80_0000, 0x4040_0000, 0x0d80_0000, 0xff80_0000][rng.below(4)],
+            _ => small_value(rng),
+        };
+        (kind, input, output, s, k, pad, st, d, scale)
+    }
+
+    /// The f32 small-call path (`pool_small_f32`, `x86::small` on AVX-512 hosts) equals
+    /// the general path and the window-at-a-time twin, takes the calls it should and refuses
+    /// the rest (each refusal then gives the general path's result or typed error).
+    #[test]
+    fn small_path_equals_reference() {
+        let cases: usize = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
+        let mut core = TpuCore::new(TpuChip::Bm1684x);
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        let mut taken = 0;
+        for _ in 0..cases {
+            let case = small_draw(&mut rng);
+            taken += usize::from(small_case(&mut core, &mut rng, case));
+        }
+        if x86::avx512() {
+            // Most draws are calls the path takes: the test exercises it.
+            assert!(taken * 3 > cases, "{taken} of {cases}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// [`small_path_equals_reference`] from drawn seeds: eight cases per seed.
+        #[test]
+        fn small_path_equals_reference_seeds(seed in proptest::prelude::any::<u64>()) {
+            let mut core = TpuCore::new(TpuChip::Bm1684x);
+            let mut rng = Rng(seed | 1);
+            for _ in 0..8 {
+                let case = small_draw(&mut rng);
+                small_case(&mut core, &mut rng, case);
+            }
         }
     }
 
