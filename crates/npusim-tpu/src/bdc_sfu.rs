@@ -29,6 +29,13 @@
 //! `tpu_bdc_load_fp32_exp_table` writes nothing on the C-model and `table_addr` is not read:
 //! both are accepted and ignored.
 //!
+//! Not pinned: the payload of a NaN result when a coefficient in local memory is itself a NaN
+//! (the loads write none; the golden files have none). Two NaN operands meet in a Horner
+//! addition then, and which one an f32 addition returns follows its operand order, which the
+//! compiler may swap (Rust does not fix NaN payloads): the scalar element functions and the
+//! row kernels can differ there, and the small-call path (below) recomputes such chunks by the
+//! element functions.
+//!
 //! Reciprocal square root (`tpu_bdc_fp32_rsqrt(dst, src, shape)`), per element, read off the
 //! C-model ([`rsqrt_elem`]): a NaN is returned quieted; otherwise `y0 = bits(0x5f3759df -
 //! bits(x) / 2)` on the raw bit pattern, sign bit and denormal included, wrapping (for negative
@@ -993,13 +1000,15 @@ fn exp_gathered_block(
 // chains (9 dependent steps for exp, 15 for log) overlap, reading each lane's coefficients
 // straight from the store.
 //
-// The flushes: the input of exp is flushed (`fz(x)`); every other value the scalar element
-// function flushes is computed unflushed and tested for a denormal (`vfpclassps`), off the
-// dependency chain; a chunk where any such value is a denormal, or where the polynomial is a
-// NaN (whose payload follows the operand order, which the compiler may swap), is recomputed
-// lane by lane by the scalar element function ([`exp_elem`], [`log_elem`]). Where no tested
-// value is a denormal the flushes change nothing, so the two agree bit for bit. The destination
-// of exp is flushed (a product `2^n * p` below `FLT_MIN` is common).
+// The flushes: the input of exp is flushed (`fz(x)`) and so is its destination (a product
+// `2^n * p` below `FLT_MIN` is common); every other value the scalar element function flushes
+// before the polynomial is computed unflushed and tested for a denormal (`vfpclassps`, off the
+// dependency chain); the Horner steps run as a plain multiply and add when the lane's
+// coefficients are tame (`avx512::tame`: then no flush inside the polynomial can change
+// anything but a denormal final value, which is tested). A chunk where a tested value is a
+// denormal, the coefficients are not tame, or the polynomial is a NaN (whose payload follows
+// the operand order, which the compiler may swap) is recomputed lane by lane by the scalar
+// element function ([`exp_elem`], [`log_elem`]), so the two paths agree bit for bit.
 
 /// The walk of a fast SFU call: `n` batches of `c` channels of `hw` elements each, in the
 /// aligned layout with f32 elements, lanes `pitch` bytes apart in the store.
@@ -1053,11 +1062,16 @@ impl TpuCore {
             return None;
         }
         let p = self.chip().local();
-        let mut places = [None; K];
+        let mut places = [AlignedPlace {
+            start: 0,
+            offset: 0,
+            cs: 0,
+            ns: 0,
+            end: 0,
+        }; K];
         for (o, &a) in places.iter_mut().zip(&addrs) {
-            *o = Some(aligned_place(&p, a, shape, 2, p.eu_bytes, false)?);
+            *o = aligned_place(&p, a, shape, 2, p.eu_bytes, false)?;
         }
-        let places = places.map(|o| o.expect("every place resolved above"));
         let (d, s) = (places[0], places[1]);
         let coeffs = u64::from(coeff)..u64::from(coeff) + 4 * len as u64;
         if places[same_start].start != d.start
@@ -1067,15 +1081,19 @@ impl TpuCore {
         {
             return None;
         }
-        let outs = places.iter().enumerate().filter(|&(i, _)| i != 1);
-        for (i, o) in outs.clone() {
-            let off_coeffs = o.end <= coeffs.start || coeffs.end <= u64::from(o.offset);
-            if !off_coeffs
-                || !same_or_apart(o, &s)
-                || outs.clone().any(|(j, q)| j < i && !same_or_apart(o, q))
-            {
-                return None;
+        // Every output (all but the source, index 1): off the coefficients, the source itself
+        // or apart from it, the same as or apart from each earlier output.
+        let mut ok = true;
+        for i in (0..K).filter(|&i| i != 1) {
+            let o = &places[i];
+            ok &= o.end <= coeffs.start || coeffs.end <= u64::from(o.offset);
+            ok &= same_or_apart(o, &s);
+            for (j, q) in places[..i].iter().enumerate() {
+                ok &= j == 1 || same_or_apart(o, q);
             }
+        }
+        if !ok {
+            return None;
         }
         Some(SfuPlan {
             geometry: SfuGeometry {
@@ -1201,11 +1219,12 @@ mod avx512 {
             while k < 4 && self.n < self.g.n {
                 if self.e == 0 {
                     let (n, c) = (self.n, self.c);
-                    let d = self.at(&self.outs[0], n, c);
+                    // The coefficients on the destination's lane of this channel.
+                    let lane = (u64::from(self.outs[0].start) + c) & self.g.lane_mask;
                     self.row = Chunk {
                         src: self.at(&self.src, n, c),
                         out: self.outs.map(|o| self.at(&o, n, c)),
-                        coeff: d - d % self.g.pitch + self.coeff,
+                        coeff: lane as usize * self.g.pitch + self.coeff,
                         mask: 0,
                     };
                 }
@@ -1252,6 +1271,29 @@ mod avx512 {
     fn fz(v: __m512i) -> __m512i {
         let normal = _mm512_test_epi32_mask(v, _mm512_set1_epi32(0x7f80_0000));
         _mm512_mask_blend_epi32(normal, _mm512_and_si512(v, _mm512_set1_epi32(i32::MIN)), v)
+    }
+
+    /// Whether the Horner steps with the coefficients `co` (lowest first) may run unflushed:
+    /// every coefficient added (all but the highest) is non-finite or at least `2^-100` in
+    /// magnitude, the lowest may also be zero. Then, for a running value `p * x` computed
+    /// alike by both paths:
+    /// * a denormal `p * x` changes nothing: the scalar path adds `c` to its flushed zero, this
+    ///   path to the denormal, less than half the spacing of the floats around `|c| >= 2^-100`
+    ///   (at least `2^-124`), so both sums round to `c`; a non-finite `c` absorbs it as well;
+    /// * a normal or zero `p * x` plus `c` is never a denormal (the sum is zero or at least
+    ///   `2^-124`: a cancellation below `2^-126` needs `|p * x| > 2^-101`, and both addends
+    ///   are then multiples of `2^-124`), so the flush of the sum changes nothing;
+    /// * a zero lowest coefficient (the logarithm's) passes the last product through: a
+    ///   denormal result is caught by the test of the final value.
+    ///
+    /// The highest coefficient is the start value, the same on both paths.
+    #[inline(always)]
+    fn tame<const K: usize>(co: &[f32; K]) -> bool {
+        const TAME: f32 = f32::from_bits(0x0d80_0000);
+        co[..K - 1]
+            .iter()
+            .enumerate()
+            .all(|(k, &c)| c.abs() >= TAME || c.is_nan() || (k == 0 && c == 0.0))
     }
 
     /// The coefficients at `at` in the store.
@@ -1327,7 +1369,7 @@ mod avx512 {
         let z = _mm512_setzero_ps();
         let (mut xs, mut r, mut w0, mut acc) =
             ([_mm512_setzero_si512(); G], [z; G], [z; G], [z; G]);
-        let mut bad = [0u16; G];
+        let (mut bad, mut big) = ([0u16; G], [0u16; G]);
         // SAFETY: as this function's contract.
         let co: [[f32; EXP_COEFF_LEN]; G] =
             std::array::from_fn(|i| unsafe { coeffs(base, ch[i].coeff) });
@@ -1336,15 +1378,17 @@ mod avx512 {
             // read).
             xs[i] =
                 unsafe { _mm512_maskz_loadu_epi32(ch[i].mask, base.add(ch[i].src) as *const i32) };
-            let x = _mm512_castsi512_ps(fz(xs[i]));
+            // The input unflushed: a denormal one is recomputed by the scalar path.
+            let x = _mm512_castsi512_ps(xs[i]);
             let t = _mm512_mul_ps(x, _mm512_set1_ps(LOG2E));
             let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(t);
             let nl = _mm512_mul_ps(n, _mm512_set1_ps(LN2));
             let rr = _mm512_sub_ps(x, nl);
-            bad[i] = den(t) | den(nl) | den(rr);
-            let small =
-                _mm512_cmp_ps_mask::<_CMP_LT_OQ>(_mm512_abs_ps(rr), _mm512_set1_ps(R_LIMIT));
-            r[i] = _mm512_maskz_mov_ps(small, rr);
+            bad[i] = den(x) | den(t) | den(nl) | den(rr);
+            // Lanes whose `r` the C-model replaces by 0 (`|r| >= 2^95` or not finite): the
+            // polynomial runs on `rr` there (off the chain) and is replaced below.
+            big[i] = !_mm512_cmp_ps_mask::<_CMP_LT_OQ>(_mm512_abs_ps(rr), _mm512_set1_ps(R_LIMIT));
+            r[i] = rr;
             // `clamp(n + 127, 0, 254)`, 0 for a NaN `n` (`max` returns its second operand then).
             let e = _mm512_max_ps(_mm512_add_ps(n, _mm512_set1_ps(127.0)), z);
             let e = _mm512_min_ps(e, _mm512_set1_ps(254.0));
@@ -1354,18 +1398,27 @@ mod avx512 {
         for k in (0..EXP_COEFF_LEN - 1).rev() {
             for i in 0..G {
                 let pr = _mm512_mul_ps(acc[i], r[i]);
-                let s = _mm512_add_ps(pr, _mm512_set1_ps(co[i][k]));
-                bad[i] |= den(pr) | den(s);
-                acc[i] = s;
+                acc[i] = _mm512_add_ps(pr, _mm512_set1_ps(co[i][k]));
             }
         }
         for i in 0..G {
             let c = &ch[i];
-            if (bad[i] | nan(acc[i])) & c.mask == 0 {
-                let d = _mm512_castsi512_ps(fz(_mm512_castps_si512(_mm512_mul_ps(w0[i], acc[i]))));
-                let work0 = if in_place { acc[i] } else { w0[i] };
+            let (mut p, mut r1) = (acc[i], r[i]);
+            if big[i] & c.mask != 0 {
+                // The polynomial at `r = +0`, as the scalar path computes it.
+                let mut p0 = co[i][EXP_COEFF_LEN - 1];
+                for &ck in co[i][..EXP_COEFF_LEN - 1].iter().rev() {
+                    p0 = super::fz(super::fz(p0 * 0.0, true) + ck, true);
+                }
+                p = _mm512_mask_mov_ps(p, big[i], _mm512_set1_ps(p0));
+                r1 = _mm512_maskz_mov_ps(!big[i], r1);
+            }
+            bad[i] |= den(p) | nan(p) | if tame(&co[i]) { 0 } else { !0 };
+            if bad[i] & c.mask == 0 {
+                let d = _mm512_castsi512_ps(fz(_mm512_castps_si512(_mm512_mul_ps(w0[i], p))));
+                let work0 = if in_place { p } else { w0[i] };
                 // SAFETY: as this function's contract.
-                unsafe { store_chunk(base, c, [d, work0, r[i]]) };
+                unsafe { store_chunk(base, c, [d, work0, r1]) };
             } else {
                 // A denormal or NaN on the way: the scalar element function, lane by lane.
                 let mut x = [0f32; 16];
@@ -1465,9 +1518,7 @@ mod avx512 {
         for k in (0..LOG_COEFF_LEN - 1).rev() {
             for i in 0..G {
                 let pr = _mm512_mul_ps(acc[i], t[i]);
-                let s = _mm512_add_ps(pr, _mm512_set1_ps(co[i][k]));
-                bad[i] |= den(pr) | den(s);
-                acc[i] = s;
+                acc[i] = _mm512_add_ps(pr, _mm512_set1_ps(co[i][k]));
             }
         }
         for i in 0..G {
@@ -1478,7 +1529,8 @@ mod avx512 {
             let zero = if zero_test { zero } else { 0 };
             let p = _mm512_mask_mov_ps(p, zero, _mm512_set1_ps(f32::NEG_INFINITY));
             let d = _mm512_add_ps(p, eln2[i]);
-            if (bad[i] | nan(acc[i]) | den(d)) & c.mask == 0 {
+            bad[i] |= den(acc[i]) | nan(acc[i]) | den(d) | if tame(&co[i]) { 0 } else { !0 };
+            if bad[i] & c.mask == 0 {
                 let work = if in_place { p } else { eln2[i] };
                 // SAFETY: as this function's contract.
                 unsafe { store_chunk(base, c, [d, work]) };
@@ -1750,16 +1802,17 @@ mod tests {
         /// One operand drawn as (kind, start NPU, slot, delta): kind 0 a place of its own at
         /// `start * LM + 0x1000 * (k + 1) + delta` for operand `k` (the destination's start
         /// NPU unless `start` is drawn apart; a delta of 4 or 32 is misaligned, 64 or 0x440
-        /// shifts it over a neighbour), kind 1 the address of an earlier operand (`slot` picks
-        /// which), kind 2 near the end of the lane (the footprint may not fit), kind 3 an
-        /// earlier operand's offset on another start NPU (`slot` picks which).
+        /// shifts it over a neighbour), kind 1 the address of an earlier operand, kind 2 near
+        /// the end of the lane (the footprint may not fit), kind 3 an earlier operand's offset
+        /// on a start NPU 1 or 2 lanes before or after it, kind 4 an earlier operand shifted by
+        /// 64 or 128 bytes on its lanes (`slot` picks the earlier operand and the shift).
         type Operand = (u8, Option<u32>, u32, u32);
 
         const DELTAS: [u32; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0x440, 4, 32];
 
         fn operand() -> impl Strategy<Value = Operand> {
             (
-                prop_oneof![8 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
+                prop_oneof![8 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8), 2 => Just(3u8), 2 => Just(4u8)],
                 prop_oneof![3 => Just(None), 1 => (0u32..64).prop_map(Some)],
                 0u32..6,
                 0u32..16,
@@ -1783,7 +1836,8 @@ mod tests {
                 let earlier = out[..k].get(slot as usize % k.max(1)).copied();
                 out[k] = match (kind, earlier) {
                     (1, Some(a)) => a,
-                    (3, Some(a)) => (a / LM + 1 + start) % 64 * LM + a % LM,
+                    (3, Some(a)) => (a / LM + [1, 2, 63, 62][slot as usize % 4]) % 64 * LM + a % LM,
+                    (4, Some(a)) => a + 64 * (1 + slot % 2),
                     (2, _) => start * LM + LM - 0x400 + delta,
                     _ => start * LM + 0x1000 * (k as u32 + 1) + delta,
                 };
@@ -1837,7 +1891,9 @@ mod tests {
 
         /// A core whose lanes hold drawn values (the first 0x7000 bytes and the last 0x800 of
         /// every lane) and the coefficients `coeff` at `at` on every lane; with `odd`, some
-        /// lanes' coefficients are replaced by drawn values (denormals and NaNs among them).
+        /// lanes' coefficients are replaced by drawn values (denormals, tiny values, zeros and
+        /// infinities among them, no NaN: which of two NaN operands an addition returns is the
+        /// compiler's choice in the scalar twins as well, see the module docs).
         fn core_with(seed: u64, at: u32, coeff: &[f32], odd: bool) -> TpuCore {
             let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).expect("core");
             let pitch = core.chip().local().store_pitch() as usize;
@@ -1853,7 +1909,13 @@ mod tests {
                 if (at as usize) < LM as usize - 64 {
                     for (k, c) in coeff.iter().enumerate() {
                         let v = if odd && value(&mut x).is_multiple_of(3) {
-                            value(&mut x)
+                            // A NaN drawn becomes the infinity of its sign (module docs).
+                            let v = value(&mut x);
+                            if f32::from_bits(v).is_nan() {
+                                v & 0xff80_0000
+                            } else {
+                                v
+                            }
                         } else {
                             c.to_bits()
                         };
