@@ -29,6 +29,13 @@
 //! `tpu_bdc_load_fp32_exp_table` writes nothing on the C-model and `table_addr` is not read:
 //! both are accepted and ignored.
 //!
+//! Not pinned: the payload of a NaN result when a coefficient in local memory is itself a NaN
+//! (the loads write none; the golden files have none). Two NaN operands meet in a Horner
+//! addition then, and which one an f32 addition returns follows its operand order, which the
+//! compiler may swap (Rust does not fix NaN payloads): the scalar element functions and the
+//! row kernels can differ there, and the small-call path (below) recomputes such chunks by the
+//! element functions.
+//!
 //! Reciprocal square root (`tpu_bdc_fp32_rsqrt(dst, src, shape)`), per element, read off the
 //! C-model ([`rsqrt_elem`]): a NaN is returned quieted; otherwise `y0 = bits(0x5f3759df -
 //! bits(x) / 2)` on the raw bit pattern, sign bit and denormal included, wrapping (for negative
@@ -73,7 +80,9 @@ use crate::chip::BdcDenormals;
 use crate::device::TpuCore;
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, for_each_row, row_indices};
+use crate::local::{
+    AlignedPlace, Dim4, LocalAddr, LocalView, aligned_place, for_each_row, row_indices,
+};
 
 /// `log2(e)` as the C-model's f32 (`0x3fb8aa3b`).
 const LOG2E: f32 = f32::from_bits(0x3fb8_aa3b);
@@ -569,6 +578,42 @@ impl TpuCore {
         coeff_addr: LocalAddr,
         shape: &Dim4,
     ) -> Result<(), TpuError> {
+        self.check_dims("tpu_bdc_fp32_log", shape)?;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(plan) = self.log_plan(dst_addr, src_addr, work_addr, coeff_addr, shape) {
+            let in_place = dst_addr == src_addr;
+            let zero_test = !in_place && work_addr != src_addr;
+            let [d, s, w] = plan.places;
+            // SAFETY: `log_plan` checked the host's AVX-512 F/DQ, every operand's footprint
+            // inside its lanes and the store's size; `d` is the destination (the coefficients'
+            // lane), the outputs are the source itself or apart from it, from each other and from
+            // the coefficients.
+            unsafe {
+                avx512::log_call(
+                    self.local_store_mut().as_mut_ptr(),
+                    &plan.geometry,
+                    s,
+                    [d, w],
+                    coeff_addr as usize,
+                    in_place,
+                    zero_test,
+                )
+            };
+            return Ok(());
+        }
+        self.log_general(dst_addr, src_addr, work_addr, coeff_addr, shape)
+    }
+
+    /// [`Self::tpu_bdc_fp32_log`] through the views and the row driver (every call the
+    /// small-call path turns down; it names any error). The twin of that path.
+    pub(crate) fn log_general(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        work_addr: LocalAddr,
+        coeff_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
         const OP: &str = "tpu_bdc_fp32_log";
         self.check_dims(OP, shape)?;
         let f = DataType::Fp32;
@@ -630,8 +675,46 @@ impl TpuCore {
         table_addr: LocalAddr,
         shape: &Dim4,
     ) -> Result<(), TpuError> {
-        const OP: &str = "tpu_bdc_fp32_exp";
         let _ = table_addr;
+        self.check_dims("tpu_bdc_fp32_exp", shape)?;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(plan) = self.exp_plan(
+            dst_addr, src_addr, work0_addr, work1_addr, coeff_addr, shape,
+        ) {
+            let [d, s, w0, w1] = plan.places;
+            // SAFETY: `exp_plan` checked the host's AVX-512 F/DQ, every operand's footprint
+            // inside its lanes and the store's size; `d` is the destination (the coefficients'
+            // lane), the outputs are the source itself or apart from it, from each other and from
+            // the coefficients.
+            unsafe {
+                avx512::exp_call(
+                    self.local_store_mut().as_mut_ptr(),
+                    &plan.geometry,
+                    s,
+                    [d, w0, w1],
+                    coeff_addr as usize,
+                    dst_addr == src_addr,
+                )
+            };
+            return Ok(());
+        }
+        self.exp_general(
+            dst_addr, src_addr, work0_addr, work1_addr, coeff_addr, shape,
+        )
+    }
+
+    /// [`Self::tpu_bdc_fp32_exp`] through the views and the row driver (every call the
+    /// small-call path turns down; it names any error). The twin of that path.
+    pub(crate) fn exp_general(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        work0_addr: LocalAddr,
+        work1_addr: LocalAddr,
+        coeff_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        const OP: &str = "tpu_bdc_fp32_exp";
         self.check_dims(OP, shape)?;
         let f = DataType::Fp32;
         let d = self.bdc_view(OP, "dst_addr", dst_addr, shape, None, f)?;
@@ -906,6 +989,570 @@ fn exp_gathered_block(
     }
 }
 
+// The small-call path of `tpu_bdc_fp32_exp` and `tpu_bdc_fp32_log` (issue #16, acceptance 4).
+//
+// Where the time of a small call went (`perf` over a loop of (1,1,1,8) exps, session 18): 61% in
+// the row driver (the gather into blocks of 64, the per-step passes, zeroing and copying the
+// stack blocks), 16% in the four `LocalView`s and 11% in the overlap test of the gather; of a
+// (1,4,1,16) log, 77% in the row driver and 15% in `memcpy` of the blocks. This path makes one
+// pass of the layout checks (`crate::local::aligned_place` per operand, no views), then runs
+// each channel in 16-lane AVX-512 vectors, up to four of them at once so that their Horner
+// chains (9 dependent steps for exp, 15 for log) overlap, reading each lane's coefficients
+// straight from the store.
+//
+// The flushes: the input of exp is flushed (`fz(x)`) and so is its destination (a product
+// `2^n * p` below `FLT_MIN` is common); every other value the scalar element function flushes
+// before the polynomial is computed unflushed and tested for a denormal (`vfpclassps`, off the
+// dependency chain); the Horner steps run as a plain multiply and add when the lane's
+// coefficients are tame (`avx512::tame`: then no flush inside the polynomial can change
+// anything but a denormal final value, which is tested). A chunk where a tested value is a
+// denormal, the coefficients are not tame, or the polynomial is a NaN (whose payload follows
+// the operand order, which the compiler may swap) is recomputed lane by lane by the scalar
+// element function ([`exp_elem`], [`log_elem`]), so the two paths agree bit for bit.
+
+/// The walk of a fast SFU call: `n` batches of `c` channels of `hw` elements each, in the
+/// aligned layout with f32 elements, lanes `pitch` bytes apart in the store.
+#[derive(Clone, Copy, Debug)]
+struct SfuGeometry {
+    n: u64,
+    c: u64,
+    hw: u64,
+    npu_shift: u32,
+    lane_mask: u64,
+    pitch: usize,
+}
+
+/// What the checks of a fast SFU call resolved: the walk and each operand's place
+/// (destination first, then the source, then the work tensors).
+#[derive(Clone, Copy, Debug)]
+struct SfuPlan<const K: usize> {
+    geometry: SfuGeometry,
+    places: [AlignedPlace; K],
+}
+
+/// Whether two operands in the aligned layout are the very same tensor (same lane and
+/// offset, so the same strides) or apart inside every lane.
+fn same_or_apart(a: &AlignedPlace, b: &AlignedPlace) -> bool {
+    (a.start == b.start && a.offset == b.offset)
+        || a.end <= u64::from(b.offset)
+        || b.end <= u64::from(a.offset)
+}
+
+impl TpuCore {
+    /// The checks of the small-call path of an SFU call whose operands are `addrs`
+    /// (destination first, then the source, then the work tensors) and whose coefficients are
+    /// `len` f32 at `coeff` on NPU 0 (read on the destination's lanes): `None` (and the general
+    /// path, which names any error) unless the host has AVX-512 F and DQ, the profile flushes
+    /// denormals, every operand is in the aligned layout (EU-aligned, inside local memory, its
+    /// footprint inside the lane: `aligned_place`), the coefficients lie on NPU 0 on the
+    /// 64-byte grid, `same_start` (operand indices) starts on the destination's NPU, and each
+    /// output is the source itself or apart from it, the same as or apart from every other
+    /// output, and apart from the coefficients. The dims are checked by the caller.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn sfu_plan<const K: usize>(
+        &self,
+        addrs: [LocalAddr; K],
+        same_start: usize,
+        coeff: LocalAddr,
+        len: usize,
+        shape: &Dim4,
+    ) -> Option<SfuPlan<K>> {
+        if self.chip().bdc_denormals() != BdcDenormals::FlushToZero || !avx512::available() {
+            return None;
+        }
+        let p = self.chip().local();
+        let mut places = [AlignedPlace {
+            start: 0,
+            offset: 0,
+            cs: 0,
+            ns: 0,
+            end: 0,
+        }; K];
+        for (o, &a) in places.iter_mut().zip(&addrs) {
+            *o = aligned_place(&p, a, shape, 2, p.eu_bytes, false)?;
+        }
+        let (d, s) = (places[0], places[1]);
+        let coeffs = u64::from(coeff)..u64::from(coeff) + 4 * len as u64;
+        if places[same_start].start != d.start
+            || !coeff.is_multiple_of(COEFF_ALIGN)
+            || coeffs.end > u64::from(p.local_mem_per_npu)
+            || (self.local_store().len() as u64) < p.store_size()
+        {
+            return None;
+        }
+        // Every output (all but the source, index 1): off the coefficients, the source itself
+        // or apart from it, the same as or apart from each earlier output.
+        let mut ok = true;
+        for i in (0..K).filter(|&i| i != 1) {
+            let o = &places[i];
+            ok &= o.end <= coeffs.start || coeffs.end <= u64::from(o.offset);
+            ok &= same_or_apart(o, &s);
+            for (j, q) in places[..i].iter().enumerate() {
+                ok &= j == 1 || same_or_apart(o, q);
+            }
+        }
+        if !ok {
+            return None;
+        }
+        Some(SfuPlan {
+            geometry: SfuGeometry {
+                n: shape.n as u64,
+                c: shape.c as u64,
+                hw: shape.h as u64 * shape.w as u64,
+                npu_shift: p.npu_num.trailing_zeros(),
+                lane_mask: u64::from(p.npu_num - 1),
+                pitch: p.store_pitch() as usize,
+            },
+            places,
+        })
+    }
+
+    /// [`Self::sfu_plan`] of `tpu_bdc_fp32_exp` (`work1` on the destination's NPU).
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn exp_plan(
+        &self,
+        dst: LocalAddr,
+        src: LocalAddr,
+        work0: LocalAddr,
+        work1: LocalAddr,
+        coeff: LocalAddr,
+        shape: &Dim4,
+    ) -> Option<SfuPlan<4>> {
+        self.sfu_plan([dst, src, work0, work1], 3, coeff, EXP_COEFF_LEN, shape)
+    }
+
+    /// [`Self::sfu_plan`] of `tpu_bdc_fp32_log` (`work` on the destination's NPU and not the
+    /// destination).
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn log_plan(
+        &self,
+        dst: LocalAddr,
+        src: LocalAddr,
+        work: LocalAddr,
+        coeff: LocalAddr,
+        shape: &Dim4,
+    ) -> Option<SfuPlan<3>> {
+        if work == dst {
+            return None;
+        }
+        self.sfu_plan([dst, src, work], 2, coeff, LOG_COEFF_LEN, shape)
+    }
+}
+
+/// The AVX-512 kernels of the small-call path (section comment above).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use super::{
+        EXP_COEFF_LEN, FLT_MIN, LN2, LOG_COEFF_LEN, LOG2E, R_LIMIT, SfuGeometry, exp_elem,
+        exp_poly, log_elem,
+    };
+    use crate::local::AlignedPlace;
+
+    /// Whether the host runs the kernels (AVX-512 F and DQ).
+    #[inline]
+    pub(super) fn available() -> bool {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+    }
+
+    /// Up to 16 consecutive elements of one channel: byte indices in the store of the source,
+    /// of the outputs (destination first) and of the destination lane's coefficients; `mask`
+    /// has a bit per element.
+    #[derive(Clone, Copy)]
+    struct Chunk<const O: usize> {
+        src: usize,
+        out: [usize; O],
+        coeff: usize,
+        mask: u16,
+    }
+
+    /// The chunks of a call in NCHW order (each channel's `hw` elements in chunks of 16, the
+    /// last one partial).
+    struct Chunks<const O: usize> {
+        g: SfuGeometry,
+        src: AlignedPlace,
+        outs: [AlignedPlace; O],
+        coeff: usize,
+        n: u64,
+        c: u64,
+        e: u64,
+        row: Chunk<O>,
+    }
+
+    impl<const O: usize> Chunks<O> {
+        fn new(g: &SfuGeometry, src: AlignedPlace, outs: [AlignedPlace; O], coeff: usize) -> Self {
+            let row = Chunk {
+                src: 0,
+                out: [0; O],
+                coeff: 0,
+                mask: 0,
+            };
+            Chunks {
+                g: *g,
+                src,
+                outs,
+                coeff,
+                n: 0,
+                c: 0,
+                e: 0,
+                row,
+            }
+        }
+
+        /// Byte index in the store of channel `c` of batch `n` of `o`: lane `(start + c) %
+        /// NPU`, slot `(start + c) / NPU`.
+        #[inline(always)]
+        fn at(&self, o: &AlignedPlace, n: u64, c: u64) -> usize {
+            let lane_c = u64::from(o.start) + c;
+            let (lane, slot) = (lane_c & self.g.lane_mask, lane_c >> self.g.npu_shift);
+            lane as usize * self.g.pitch + o.offset as usize + 4 * (n * o.ns + slot * o.cs) as usize
+        }
+
+        /// Fills `buf` with the next chunks; how many (0 at the end).
+        #[inline(always)]
+        fn fill(&mut self, buf: &mut [Chunk<O>; 4]) -> usize {
+            let mut k = 0;
+            while k < 4 && self.n < self.g.n {
+                if self.e == 0 {
+                    let (n, c) = (self.n, self.c);
+                    // The coefficients on the destination's lane of this channel.
+                    let lane = (u64::from(self.outs[0].start) + c) & self.g.lane_mask;
+                    self.row = Chunk {
+                        src: self.at(&self.src, n, c),
+                        out: self.outs.map(|o| self.at(&o, n, c)),
+                        coeff: lane as usize * self.g.pitch + self.coeff,
+                        mask: 0,
+                    };
+                }
+                let m = (self.g.hw - self.e).min(16);
+                let b = 4 * self.e as usize;
+                buf[k] = Chunk {
+                    src: self.row.src + b,
+                    out: self.row.out.map(|o| o + b),
+                    coeff: self.row.coeff,
+                    mask: (((1u32 << m) - 1) & 0xffff) as u16,
+                };
+                k += 1;
+                self.e += m;
+                if self.e == self.g.hw {
+                    self.e = 0;
+                    self.c += 1;
+                    if self.c == self.g.c {
+                        self.c = 0;
+                        self.n += 1;
+                    }
+                }
+            }
+            k
+        }
+    }
+
+    /// The lanes of `v` holding a denormal.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn den(v: __m512) -> __mmask16 {
+        _mm512_fpclass_ps_mask::<0x20>(v)
+    }
+
+    /// The lanes of `v` holding a NaN.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn nan(v: __m512) -> __mmask16 {
+        _mm512_fpclass_ps_mask::<0x81>(v)
+    }
+
+    /// Flush-to-zero: a denormal becomes the zero of its sign.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn fz(v: __m512i) -> __m512i {
+        let normal = _mm512_test_epi32_mask(v, _mm512_set1_epi32(0x7f80_0000));
+        _mm512_mask_blend_epi32(normal, _mm512_and_si512(v, _mm512_set1_epi32(i32::MIN)), v)
+    }
+
+    /// Whether the Horner steps with the coefficients `co` (lowest first) may run unflushed:
+    /// every coefficient added (all but the highest) is non-finite or at least `2^-100` in
+    /// magnitude, the lowest may also be zero. Then, for a running value `p * x` computed
+    /// alike by both paths:
+    /// * a denormal `p * x` changes nothing: the scalar path adds `c` to its flushed zero, this
+    ///   path to the denormal, less than half the spacing of the floats around `|c| >= 2^-100`
+    ///   (at least `2^-124`), so both sums round to `c`; a non-finite `c` absorbs it as well;
+    /// * a normal or zero `p * x` plus `c` is never a denormal (the sum is zero or at least
+    ///   `2^-124`: a cancellation below `2^-126` needs `|p * x| > 2^-101`, and both addends
+    ///   are then multiples of `2^-124`), so the flush of the sum changes nothing;
+    /// * a zero lowest coefficient (the logarithm's) passes the last product through: a
+    ///   denormal result is caught by the test of the final value.
+    ///
+    /// The highest coefficient is the start value, the same on both paths.
+    #[inline(always)]
+    fn tame<const K: usize>(co: &[f32; K]) -> bool {
+        const TAME: f32 = f32::from_bits(0x0d80_0000);
+        co[..K - 1]
+            .iter()
+            .enumerate()
+            .all(|(k, &c)| c.abs() >= TAME || c.is_nan() || (k == 0 && c == 0.0))
+    }
+
+    /// The coefficients at `at` in the store.
+    ///
+    /// # Safety
+    ///
+    /// `K` f32 at byte `at` of the store at `base`.
+    #[inline(always)]
+    unsafe fn coeffs<const K: usize>(base: *const u8, at: usize) -> [f32; K] {
+        // SAFETY: as this function's contract.
+        std::array::from_fn(|k| unsafe { (base.add(at + 4 * k) as *const f32).read_unaligned() })
+    }
+
+    /// Writes `vals` (the outputs' values, destination first) to the chunk's outputs, in the
+    /// order of the general path: the work tensors first, the destination last.
+    ///
+    /// # Safety
+    ///
+    /// AVX-512 F; the chunk's elements of every output inside the store at `base`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn store_chunk<const O: usize>(base: *mut u8, ch: &Chunk<O>, vals: [__m512; O]) {
+        for k in (1..O).chain(0..1) {
+            // SAFETY: as this function's contract (masked-off lanes are not touched).
+            unsafe { _mm512_mask_storeu_ps(base.add(ch.out[k]) as *mut f32, ch.mask, vals[k]) };
+        }
+    }
+
+    /// `tpu_bdc_fp32_exp` over the call's chunks; `outs` are dst, work0, work1.
+    ///
+    /// # Safety
+    ///
+    /// AVX-512 F and DQ; every operand's footprint inside its lanes of the store at `base`,
+    /// the coefficients (`coeff`, on every destination lane) inside the store; every output the
+    /// source itself or apart from it, the same as or apart from the other outputs, apart from
+    /// the coefficients.
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn exp_call(
+        base: *mut u8,
+        g: &SfuGeometry,
+        src: AlignedPlace,
+        outs: [AlignedPlace; 3],
+        coeff: usize,
+        in_place: bool,
+    ) {
+        let mut it = Chunks::new(g, src, outs, coeff);
+        let mut buf = [it.row; 4];
+        loop {
+            let k = it.fill(&mut buf);
+            // SAFETY: as this function's contract; the chunks are the call's.
+            unsafe {
+                match k {
+                    4 => exp_group::<4>(base, &buf, in_place),
+                    3 => exp_group::<3>(base, &buf, in_place),
+                    2 => exp_group::<2>(base, &buf, in_place),
+                    1 => exp_group::<1>(base, &buf, in_place),
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    /// The first `G` chunks of `ch` through the exponential (module docs of `bdc_sfu`), every
+    /// source read before any output is written (the outputs are the source itself or apart
+    /// from it, so each chunk's writes touch no other chunk's source).
+    ///
+    /// # Safety
+    ///
+    /// As [`exp_call`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn exp_group<const G: usize>(base: *mut u8, ch: &[Chunk<3>; 4], in_place: bool) {
+        let z = _mm512_setzero_ps();
+        let (mut xs, mut r, mut w0, mut acc) =
+            ([_mm512_setzero_si512(); G], [z; G], [z; G], [z; G]);
+        let (mut bad, mut big) = ([0u16; G], [0u16; G]);
+        // SAFETY: as this function's contract.
+        let co: [[f32; EXP_COEFF_LEN]; G] =
+            std::array::from_fn(|i| unsafe { coeffs(base, ch[i].coeff) });
+        for i in 0..G {
+            // SAFETY: the chunk's source elements lie inside the store (masked-off lanes are not
+            // read).
+            xs[i] =
+                unsafe { _mm512_maskz_loadu_epi32(ch[i].mask, base.add(ch[i].src) as *const i32) };
+            // The input unflushed: a denormal one is recomputed by the scalar path.
+            let x = _mm512_castsi512_ps(xs[i]);
+            let t = _mm512_mul_ps(x, _mm512_set1_ps(LOG2E));
+            let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(t);
+            let nl = _mm512_mul_ps(n, _mm512_set1_ps(LN2));
+            let rr = _mm512_sub_ps(x, nl);
+            bad[i] = den(x) | den(t) | den(nl) | den(rr);
+            // Lanes whose `r` the C-model replaces by 0 (`|r| >= 2^95` or not finite): the
+            // polynomial runs on `rr` there (off the chain) and is replaced below.
+            big[i] = !_mm512_cmp_ps_mask::<_CMP_LT_OQ>(_mm512_abs_ps(rr), _mm512_set1_ps(R_LIMIT));
+            r[i] = rr;
+            // `clamp(n + 127, 0, 254)`, 0 for a NaN `n` (`max` returns its second operand then).
+            let e = _mm512_max_ps(_mm512_add_ps(n, _mm512_set1_ps(127.0)), z);
+            let e = _mm512_min_ps(e, _mm512_set1_ps(254.0));
+            w0[i] = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_cvttps_epi32(e)));
+            acc[i] = _mm512_set1_ps(co[i][EXP_COEFF_LEN - 1]);
+        }
+        for k in (0..EXP_COEFF_LEN - 1).rev() {
+            for i in 0..G {
+                let pr = _mm512_mul_ps(acc[i], r[i]);
+                acc[i] = _mm512_add_ps(pr, _mm512_set1_ps(co[i][k]));
+            }
+        }
+        for i in 0..G {
+            let c = &ch[i];
+            let (mut p, mut r1) = (acc[i], r[i]);
+            if big[i] & c.mask != 0 {
+                // The polynomial at `r = +0`, as the scalar path computes it.
+                let mut p0 = co[i][EXP_COEFF_LEN - 1];
+                for &ck in co[i][..EXP_COEFF_LEN - 1].iter().rev() {
+                    p0 = super::fz(super::fz(p0 * 0.0, true) + ck, true);
+                }
+                p = _mm512_mask_mov_ps(p, big[i], _mm512_set1_ps(p0));
+                r1 = _mm512_maskz_mov_ps(!big[i], r1);
+            }
+            bad[i] |= den(p) | nan(p) | if tame(&co[i]) { 0 } else { !0 };
+            if bad[i] & c.mask == 0 {
+                let d = _mm512_castsi512_ps(fz(_mm512_castps_si512(_mm512_mul_ps(w0[i], p))));
+                let work0 = if in_place { p } else { w0[i] };
+                // SAFETY: as this function's contract.
+                unsafe { store_chunk(base, c, [d, work0, r1]) };
+            } else {
+                // A denormal or NaN on the way: the scalar element function, lane by lane.
+                let mut x = [0f32; 16];
+                // SAFETY: 16 f32 into a 16-element array.
+                unsafe { _mm512_storeu_ps(x.as_mut_ptr(), _mm512_castsi512_ps(xs[i])) };
+                let mut o = [[0f32; 16]; 3];
+                for (j, &x) in x.iter().enumerate() {
+                    let (d, a, b) = exp_elem(x, &co[i], true);
+                    let a = if in_place {
+                        exp_poly(x, &co[i], true)
+                    } else {
+                        a
+                    };
+                    [o[0][j], o[1][j], o[2][j]] = [d, a, b];
+                }
+                // SAFETY: as this function's contract; each array holds 16 f32.
+                let vals = o.map(|v| unsafe { _mm512_loadu_ps(v.as_ptr()) });
+                // SAFETY: as this function's contract.
+                unsafe { store_chunk(base, c, vals) };
+            }
+        }
+    }
+
+    /// `tpu_bdc_fp32_log` over the call's chunks; `outs` are dst and work.
+    ///
+    /// # Safety
+    ///
+    /// As [`exp_call`].
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn log_call(
+        base: *mut u8,
+        g: &SfuGeometry,
+        src: AlignedPlace,
+        outs: [AlignedPlace; 2],
+        coeff: usize,
+        in_place: bool,
+        zero_test: bool,
+    ) {
+        let mut it = Chunks::new(g, src, outs, coeff);
+        let mut buf = [it.row; 4];
+        loop {
+            let k = it.fill(&mut buf);
+            // SAFETY: as this function's contract; the chunks are the call's.
+            unsafe {
+                match k {
+                    4 => log_group::<4>(base, &buf, in_place, zero_test),
+                    3 => log_group::<3>(base, &buf, in_place, zero_test),
+                    2 => log_group::<2>(base, &buf, in_place, zero_test),
+                    1 => log_group::<1>(base, &buf, in_place, zero_test),
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    /// The first `G` chunks of `ch` through the logarithm (module docs of `bdc_sfu`), as
+    /// [`exp_group`].
+    ///
+    /// # Safety
+    ///
+    /// As [`exp_call`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn log_group<const G: usize>(
+        base: *mut u8,
+        ch: &[Chunk<2>; 4],
+        in_place: bool,
+        zero_test: bool,
+    ) {
+        let z = _mm512_setzero_ps();
+        let (mut xs, mut eln2, mut acc) = ([_mm512_setzero_si512(); G], [z; G], [z; G]);
+        let mut t = [z; G];
+        let mut bad = [0u16; G];
+        // SAFETY: as this function's contract.
+        let co: [[f32; LOG_COEFF_LEN]; G] =
+            std::array::from_fn(|i| unsafe { coeffs(base, ch[i].coeff) });
+        for i in 0..G {
+            // SAFETY: the chunk's source elements lie inside the store (masked-off lanes are not
+            // read).
+            xs[i] =
+                unsafe { _mm512_maskz_loadu_epi32(ch[i].mask, base.add(ch[i].src) as *const i32) };
+            // `x > FLT_MIN ? x : FLT_MIN` (a denormal, zero or NaN `x` gives FLT_MIN, as its
+            // flushed value does).
+            let w = _mm512_max_ps(_mm512_castsi512_ps(xs[i]), _mm512_set1_ps(FLT_MIN));
+            let e = _mm512_srli_epi32::<23>(_mm512_add_epi32(
+                _mm512_castps_si512(w),
+                _mm512_set1_epi32(0x0055_5554),
+            ));
+            let scale = _mm512_slli_epi32::<23>(_mm512_sub_epi32(_mm512_set1_epi32(254), e));
+            let ws = _mm512_mul_ps(w, _mm512_castsi512_ps(scale));
+            t[i] = _mm512_sub_ps(ws, _mm512_set1_ps(1.0));
+            let el = _mm512_cvtepi32_ps(_mm512_sub_epi32(e, _mm512_set1_epi32(127)));
+            eln2[i] = _mm512_mul_ps(el, _mm512_set1_ps(LN2));
+            bad[i] = den(ws) | den(t[i]) | den(eln2[i]);
+            acc[i] = _mm512_set1_ps(co[i][LOG_COEFF_LEN - 1]);
+        }
+        for k in (0..LOG_COEFF_LEN - 1).rev() {
+            for i in 0..G {
+                let pr = _mm512_mul_ps(acc[i], t[i]);
+                acc[i] = _mm512_add_ps(pr, _mm512_set1_ps(co[i][k]));
+            }
+        }
+        for i in 0..G {
+            let c = &ch[i];
+            let inf = _mm512_cmpeq_epi32_mask(xs[i], _mm512_set1_epi32(0x7f80_0000));
+            let p = _mm512_mask_mov_ps(acc[i], inf, _mm512_set1_ps(f32::INFINITY));
+            let zero = _mm512_cmpeq_epi32_mask(xs[i], _mm512_setzero_si512());
+            let zero = if zero_test { zero } else { 0 };
+            let p = _mm512_mask_mov_ps(p, zero, _mm512_set1_ps(f32::NEG_INFINITY));
+            let d = _mm512_add_ps(p, eln2[i]);
+            bad[i] |= den(acc[i]) | nan(acc[i]) | den(d) | if tame(&co[i]) { 0 } else { !0 };
+            if bad[i] & c.mask == 0 {
+                let work = if in_place { p } else { eln2[i] };
+                // SAFETY: as this function's contract.
+                unsafe { store_chunk(base, c, [d, work]) };
+            } else {
+                // A denormal or NaN on the way: the scalar element function, lane by lane.
+                let mut x = [0u32; 16];
+                // SAFETY: 16 u32 into a 16-element array.
+                unsafe { _mm512_storeu_si512(x.as_mut_ptr() as *mut __m512i, xs[i]) };
+                let mut o = [[0f32; 16]; 2];
+                for (j, &x) in x.iter().enumerate() {
+                    let (d, p, e) = log_elem(x, &co[i], true, zero_test);
+                    [o[0][j], o[1][j]] = [d, if in_place { p } else { e }];
+                }
+                // SAFETY: as this function's contract; each array holds 16 f32.
+                let vals = o.map(|v| unsafe { _mm512_loadu_ps(v.as_ptr()) });
+                // SAFETY: as this function's contract.
+                unsafe { store_chunk(base, c, vals) };
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1141,5 +1788,261 @@ mod tests {
         assert_eq!(d(0, 0), 0xffc0_0000);
         assert_eq!(d(0xffc1_2345, 0x3f80_0000), 0xffc1_2345);
         assert_eq!(d(0x3f80_0000, 0xffc1_2345), 0x7fc1_2345);
+    }
+
+    /// The small-call path of exp and log (AVX-512) against its twin, the general path
+    /// (`exp_general` / `log_general`: views, row driver, scalar element functions).
+    mod fast_path {
+        use super::super::*;
+        use crate::chip::TpuChip;
+        use proptest::prelude::*;
+
+        const LM: u32 = 1 << 18;
+
+        /// One operand drawn as (kind, start NPU, slot, delta): kind 0 a place of its own at
+        /// `start * LM + 0x1000 * (k + 1) + delta` for operand `k` (the destination's start
+        /// NPU unless `start` is drawn apart; a delta of 4 or 32 is misaligned, 64 or 0x440
+        /// shifts it over a neighbour), kind 1 the address of an earlier operand, kind 2 near
+        /// the end of the lane (the footprint may not fit), kind 3 an earlier operand's offset
+        /// on a start NPU 1 or 2 lanes before or after it, kind 4 an earlier operand shifted by
+        /// 64 or 128 bytes on its lanes (`slot` picks the earlier operand and the shift).
+        type Operand = (u8, Option<u32>, u32, u32);
+
+        const DELTAS: [u32; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0x440, 4, 32];
+
+        fn operand() -> impl Strategy<Value = Operand> {
+            (
+                prop_oneof![8 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8), 2 => Just(3u8), 2 => Just(4u8)],
+                prop_oneof![3 => Just(None), 1 => (0u32..64).prop_map(Some)],
+                0u32..6,
+                0u32..16,
+            )
+        }
+
+        /// The operands' addresses (destination first); with `clean`, every operand a place of
+        /// its own at delta 0 or an earlier operand's address, so that the small-call path
+        /// takes most of those calls.
+        fn addrs<const K: usize>(ops: [Operand; K], clean: bool) -> [u32; K] {
+            let mut out = [0u32; K];
+            let d_start = ops[0].1.unwrap_or(0);
+            for k in 0..K {
+                let (mut kind, start, slot, mut delta) = ops[k];
+                if clean {
+                    kind = kind.min(1);
+                    delta = 0;
+                }
+                let start = start.unwrap_or(d_start);
+                let delta = DELTAS[delta as usize];
+                let earlier = out[..k].get(slot as usize % k.max(1)).copied();
+                out[k] = match (kind, earlier) {
+                    (1, Some(a)) => a,
+                    (3, Some(a)) => (a / LM + [1, 2, 63, 62][slot as usize % 4]) % 64 * LM + a % LM,
+                    (4, Some(a)) => a + 64 * (1 + slot % 2),
+                    (2, _) => start * LM + LM - 0x400 + delta,
+                    _ => start * LM + 0x1000 * (k as u32 + 1) + delta,
+                };
+            }
+            out
+        }
+
+        /// The coefficient address: kind 0 apart (0x3f000), 1 on the slot of operand `slot`
+        /// (over an output when that one is), 2 misaligned, 3 off NPU 0.
+        fn coeff_addr<const K: usize>(kind: u8, slot: u32, addrs: &[u32; K]) -> u32 {
+            match kind {
+                1 => (addrs[slot as usize % K] % LM) & !63,
+                2 => 0x3f020,
+                3 => LM + 0x3f000,
+                _ => 0x3f000,
+            }
+        }
+
+        /// An input value: specials (NaN, infinities, zeros, denormals, the bounds of both
+        /// functions), tiny normals (denormal products on the way), ordinary values, any bits.
+        fn value(x: &mut u64) -> u32 {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            let b = (*x >> 16) as u32;
+            const SPECIALS: [u32; 16] = [
+                0,
+                0x8000_0000,
+                1,
+                0x8000_0001,
+                0x007f_ffff,
+                0x0080_0000,
+                0x7f80_0000,
+                0xff80_0000,
+                0x7fc0_0000,
+                0xffc1_2345,
+                0x7f80_0001,
+                0x7f7f_ffff,
+                0x42b1_7219,
+                0xc2ce_8ed0,
+                0x7f2a_aaac,
+                0x3faa_aaab,
+            ];
+            match *x % 8 {
+                0 => SPECIALS[(b % 16) as usize],
+                1 => (0x0080_0000 + b % 0x0d00_0000) | (b & 0x8000_0000),
+                2..=4 => f32::to_bits((b % 20_000) as f32 / 100.0 - 100.0),
+                _ => b,
+            }
+        }
+
+        /// A core whose lanes hold drawn values (the first 0x7000 bytes and the last 0x800 of
+        /// every lane) and the coefficients `coeff` at `at` on every lane; with `odd`, some
+        /// lanes' coefficients are replaced by drawn values (denormals, tiny values, zeros and
+        /// infinities among them, no NaN: which of two NaN operands an addition returns is the
+        /// compiler's choice in the scalar twins as well, see the module docs).
+        fn core_with(seed: u64, at: u32, coeff: &[f32], odd: bool) -> TpuCore {
+            let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).expect("core");
+            let pitch = core.chip().local().store_pitch() as usize;
+            let mut x = seed | 1;
+            let store = core.local_store_mut();
+            for lane in 0..64 {
+                let base = lane * pitch;
+                for r in [0..0x7000, LM as usize - 0x800..LM as usize] {
+                    for w in store[base + r.start..base + r.end].chunks_exact_mut(4) {
+                        w.copy_from_slice(&value(&mut x).to_le_bytes());
+                    }
+                }
+                if (at as usize) < LM as usize - 64 {
+                    for (k, c) in coeff.iter().enumerate() {
+                        let v = if odd && value(&mut x).is_multiple_of(3) {
+                            // A NaN drawn becomes the infinity of its sign (module docs).
+                            let v = value(&mut x);
+                            if f32::from_bits(v).is_nan() {
+                                v & 0xff80_0000
+                            } else {
+                                v
+                            }
+                        } else {
+                            c.to_bits()
+                        };
+                        let i = base + at as usize + 4 * k;
+                        store[i..i + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            core
+        }
+
+        fn shape() -> impl Strategy<Value = (i32, i32, i32, i32)> {
+            (
+                1i32..3,
+                prop_oneof![1i32..5, 1i32..70],
+                1i32..4,
+                prop_oneof![1i32..17, 1i32..40],
+            )
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(96))]
+
+            /// `tpu_bdc_fp32_exp` (the small-call path where it is taken) equals `exp_general`
+            /// on two copies of one core: the same result or error, the same local memory.
+            /// Drawn: shapes with partial chunks, start NPUs, in place and other shared
+            /// addresses, shifted overlaps, misaligned and out-of-range operands, the
+            /// coefficients apart, under an output, misaligned or off NPU 0, odd coefficients
+            /// on some lanes, specials, denormals and tiny inputs.
+            #[test]
+            fn exp_fast_path_equals_general_path(
+                (n, c, h, w) in shape(),
+                ops in [operand(), operand(), operand(), operand()],
+                (ck, cslot, odd, clean) in (0u8..4, 0u32..4, any::<bool>(), any::<bool>()),
+                seed in any::<u64>(),
+            ) {
+                let s = Dim4::new(n, c, h, w);
+                let [d, src, w0, w1] = addrs(ops, clean);
+                let ck = if clean { 0 } else { ck };
+                let co = coeff_addr(ck, cslot, &[d, src, w0, w1]);
+                let mut a = core_with(seed, co % LM, &exp_coeff(), odd);
+                let mut b = a.clone();
+                let ra = a.tpu_bdc_fp32_exp(d, src, w0, w1, co, 0, &s);
+                let rb = b.exp_general(d, src, w0, w1, co, &s);
+                prop_assert_eq!(&ra, &rb);
+                prop_assert!(a.local_store() == b.local_store(), "stores differ");
+            }
+
+            /// `tpu_bdc_fp32_log` against `log_general`, drawn as for the exponential.
+            #[test]
+            fn log_fast_path_equals_general_path(
+                (n, c, h, w) in shape(),
+                ops in [operand(), operand(), operand()],
+                (ck, cslot, odd, clean) in (0u8..4, 0u32..3, any::<bool>(), any::<bool>()),
+                seed in any::<u64>(),
+            ) {
+                let s = Dim4::new(n, c, h, w);
+                let [d, src, wk] = addrs(ops, clean);
+                let ck = if clean { 0 } else { ck };
+                let co = coeff_addr(ck, cslot, &[d, src, wk]);
+                let mut a = core_with(seed, co % LM, &log_coeff(), odd);
+                let mut b = a.clone();
+                let ra = a.tpu_bdc_fp32_log(d, src, wk, co, &s);
+                let rb = b.log_general(d, src, wk, co, &s);
+                prop_assert_eq!(&ra, &rb);
+                prop_assert!(a.local_store() == b.local_store(), "stores differ");
+            }
+        }
+
+        /// The small-call path takes the calls of the bench and the side-by-side (aligned,
+        /// apart, in place) on an AVX-512 host, and turns down what it must: misaligned or
+        /// out-of-range operands, `work1` / `work` off the destination's NPU, outputs partly
+        /// over the source or each other or over the coefficients, misplaced coefficients.
+        #[test]
+        fn fast_path_takes_and_refuses() {
+            if !avx512::available() {
+                return;
+            }
+            let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).expect("core");
+            // Not before the store exists (the general path allocates it).
+            let s = Dim4::new(1, 1, 1, 8);
+            assert!(
+                core.exp_plan(0x20000, 0, 0x10000, 0x30000, 0x3ff00, &s)
+                    .is_none()
+            );
+            core.local_store_mut();
+            for s in [
+                Dim4::new(1, 1, 1, 8),
+                Dim4::new(1, 4, 1, 16),
+                Dim4::new(2, 70, 3, 33),
+            ] {
+                let e = |a: [u32; 5]| core.exp_plan(a[0], a[1], a[2], a[3], a[4], &s).is_some();
+                let l = |a: [u32; 4]| core.log_plan(a[0], a[1], a[2], a[3], &s).is_some();
+                assert!(e([0x20000, 0, 0x10000, 0x30000, 0x3ff00]));
+                assert!(e([0, 0, 0x10000, 0x30000, 0x3ff00]));
+                assert!(e([LM + 0x20000, 3 * LM, 0x10000, LM + 0x30000, 0x3ff00]));
+                assert!(l([0x20000, 0, 0x30000, 0x3fe00]));
+                assert!(l([0, 0, 0x30000, 0x3fe00]));
+                assert!(l([0x20000, 0x30000, 0x30000, 0x3fe00]));
+                for bad in [
+                    [0x20004, 0, 0x10000, 0x30000, 0x3ff00],
+                    [0x20000, 32, 0x10000, 0x30000, 0x3ff00],
+                    [0x20000, 0, 0x10000, LM + 0x30000, 0x3ff00],
+                    [0x20000, LM + 0x20000, 0x10000, 0x30000, 0x3ff00],
+                    [0x20000, 0, LM + 0x20000, 0x30000, 0x3ff00],
+                    [0x20000, 0, 0x10000, 0x30000, 0x20000],
+                    [0x20000, 0, 0x10000, 0x30000, 0x3ff20],
+                    [0x20000, 0, 0x10000, 0x30000, LM + 0x3ff00],
+                    [0x20000, 0, 0x10000, 64 * LM, 0x3ff00],
+                ] {
+                    assert!(!e(bad), "{bad:x?}");
+                }
+                if s.h * s.w > 16 {
+                    assert!(!e([0x20000, LM - 0x40, 0x10000, 0x30000, 0x3ff00]));
+                    assert!(!e([0x20000, 0x20040, 0x10000, 0x30000, 0x3ff00]));
+                    assert!(!l([0x20000, 0, 0x30000, 0x30040]));
+                }
+                for bad in [
+                    [0x20000, 0, 0x20000, 0x3fe00],
+                    [0x20000, 0, LM + 0x30000, 0x3fe00],
+                    [0x20000, LM + 0x20000, 0x30000, 0x3fe00],
+                    [0x20000, 0, 0x30000, 0x30000],
+                    [0x20000, 0, 0x30000, 0x3fe04],
+                ] {
+                    assert!(!l(bad), "{bad:x?}");
+                }
+            }
+        }
     }
 }
