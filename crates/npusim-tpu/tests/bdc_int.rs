@@ -384,14 +384,17 @@ proptest! {
     /// tensor form and `_C` form, dtypes of one width (taken) and of mixed widths (declined),
     /// every shift, rounding mode and saturation; operands on different start lanes or the
     /// destination's, at offsets that meet the destination partly, wholly or not at all, off
-    /// the element grid or past the lane now and then. Both cores start from the same random
-    /// bytes; the results (accepted or refused, and the whole local store) must be equal.
+    /// the element grid or past the lane now and then (offsets 0-192 bytes and rows up to 160
+    /// elements, so that sources often meet the destination partly: with offsets up to 448
+    /// bytes and rows up to 76 elements, taking partial overlaps went unseen in 64 cases). Both
+    /// cores start from the same random bytes; the results (accepted or refused, and the whole
+    /// local store) must be equal.
     #[test]
     fn aligned_small_int_calls_equal_strided_calls(
         lanes in prop::array::uniform3(0u32..64), same in prop::array::uniform2(any::<bool>()),
-        offs in prop::array::uniform3(0u32..8),
+        offs in prop::array::uniform3(0u32..4),
         skew in prop::array::uniform3(prop::sample::select(vec![0u32, 0, 0, 0, 0, 1, 2, 0x3_ffc0])),
-        n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..20,
+        n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..40,
         op in 0usize..9, width in 0usize..3, signs in prop::array::uniform3(any::<bool>()),
         mixed in prop::sample::select(vec![None, None, None, Some(0usize), Some(1), Some(2)]),
         shift in -40i8..40, mode in 0usize..7, saturation in any::<bool>(),
