@@ -7,7 +7,8 @@
 //! scalars and in-place safety (every chunk of a row of every source is read whole before the
 //! destination's chunk is written). Floats with a fast path of their own live in `bdc.rs`.
 
-use crate::local::{Dim4, LocalView, row_indices};
+use crate::chip::LocalProfile;
+use crate::local::{AlignedPlace, Dim4, LocalAddr, LocalView, aligned_place, row_indices};
 
 /// One source operand of an elementwise instruction.
 #[derive(Clone, Copy, Debug)]
@@ -312,6 +313,298 @@ fn word<const ES: usize>(b: [u8; ES]) -> u32 {
     u32::from_le_bytes(w)
 }
 
+/// An operand of [`AlignedCall::new`]: a local tensor in the aligned layout with its default
+/// strides (a NULL stride) at this address, or a scalar (its full 32 bits, as [`Src::Const`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Aligned {
+    /// A local tensor (`local_addr_t`), aligned layout.
+    Tensor(LocalAddr),
+    /// A scalar.
+    Const(u32),
+}
+
+/// Elements per block of [`AlignedCall::run`]'s row kernel (one AVX2 vector of 32-bit words).
+const LB: usize = 8;
+
+/// The small-call path of [`map_elems`]: a call whose operands are all in the aligned layout
+/// with their default strides (NULL strides) and of one element width (1, 2 or 4 bytes),
+/// checked once ([`Self::new`]: no [`LocalView`]s), then run with the element function
+/// ([`Self::run`]: `d = f([s0, s1, ...])` as [`map_elems`] computes it, by a row kernel over
+/// blocks of [`LB`] elements, each block's source elements read before its destination
+/// elements are written).
+///
+/// Its scalar twin is the checked path ([`map_elems`] over [`LocalView`]s, or the same call
+/// with the aligned strides written out): `tests::aligned_calls_equal_view_path` here and the
+/// twin tests of `tests/bdc_int.rs` and `tests/bdc_logic.rs` hold them equal.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AlignedCall<const N: usize> {
+    g: Geometry,
+    dst: AlignedPlace,
+    ops: [Operand; N],
+}
+
+impl<const N: usize> AlignedCall<N> {
+    /// The layout checks of a call with destination `dst`, sources `srcs` and elements of `es`
+    /// bytes, in one pass over the operands: each tensor's address a multiple of `align`,
+    /// inside local memory, its footprint inside the lane (`aligned_place`). `None` when the
+    /// call is not one [`Self::run`] takes: an operand misaligned, out of range or past its
+    /// lane (the caller's checked path names the error), a width other than 1, 2 or 4, a store
+    /// smaller than the profile's, or a source that is neither the destination itself (same
+    /// lane and offset: each element read before it is written) nor apart from it in every
+    /// lane (a partial overlap: the checked path's row order then decides). The caller has
+    /// checked the dims (`1..=65535`, the work bound) and everything its checked path checks
+    /// before the layout (dtypes).
+    #[inline(always)]
+    pub(crate) fn new(
+        store: &[u8],
+        p: &LocalProfile,
+        shape: &Dim4,
+        es: usize,
+        align: u32,
+        dst: LocalAddr,
+        srcs: [Aligned; N],
+    ) -> Option<Self> {
+        let shift = match es {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            _ => return None,
+        };
+        let place = |addr| aligned_place(p, addr, shape, shift, align, false);
+        let od = place(dst)?;
+        if (store.len() as u64) < p.store_size() {
+            return None;
+        }
+        let mut ops = [Operand::Const(0); N];
+        for (o, s) in ops.iter_mut().zip(srcs) {
+            *o = match s {
+                Aligned::Const(c) => Operand::Const(c),
+                Aligned::Tensor(addr) => {
+                    let os = place(addr)?;
+                    let same = os.start == od.start && os.offset == od.offset;
+                    let apart = os.end <= u64::from(od.offset) || od.end <= u64::from(os.offset);
+                    if !(same || apart) {
+                        return None;
+                    }
+                    Operand::Tensor(os)
+                }
+            };
+        }
+        let g = Geometry {
+            n: shape.n as usize,
+            c: shape.c as usize,
+            hw: shape.h as usize * shape.w as usize,
+            es,
+            pitch: p.store_pitch() as usize,
+            npu: p.npu_num as usize,
+        };
+        Some(AlignedCall { g, dst: od, ops })
+    }
+
+    /// Runs the call checked by [`Self::new`] on the store it was checked against (or one of
+    /// the same size).
+    #[inline(always)]
+    pub(crate) fn run<F: Fn([u32; N]) -> u32 + Copy>(&self, store: &mut [u8], f: F) {
+        match self.g.es {
+            1 => aligned_dispatch(store, self, f, [0; 1]),
+            2 => aligned_dispatch(store, self, f, [0; 2]),
+            _ => aligned_dispatch(store, self, f, [0; 4]),
+        }
+    }
+}
+
+/// An operand of [`AlignedCall`]: its place, or a scalar.
+#[derive(Clone, Copy, Debug)]
+enum Operand {
+    Tensor(AlignedPlace),
+    Const(u32),
+}
+
+/// The walk of an [`AlignedCall`]: `n` batches of `c` channels, each one row of `hw`
+/// elements of `es` bytes; `npu` lanes `pitch` bytes apart in the store.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    n: usize,
+    c: usize,
+    hw: usize,
+    es: usize,
+    pitch: usize,
+    npu: usize,
+}
+
+crate::simd::avx2_dispatch!(
+    /// [`aligned_rows`], AVX2-compiled where the host has it (`width`: `ES` zeros).
+    fn aligned_dispatch[const N: usize, const ES: usize, F: Fn([u32; N]) -> u32 + Copy](
+        store: &mut [u8],
+        call: &AlignedCall<N>,
+        f: F,
+        width: [u8; ES],
+    ) => aligned_rows
+);
+
+/// A cursor over an operand's channels: the byte of the channel's first element in the store
+/// and its lane.
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    at: usize,
+    lane: usize,
+}
+
+/// The rows of an [`AlignedCall`]: channel `ch` of batch `i` of an operand lies on lane
+/// `(start + ch) % NPU`, slot `(start + ch) / NPU`, at element `i * ns + slot * cs` of that
+/// lane from the operand's offset (`tpu_aligned_stride`), one row of `hw` elements.
+#[inline(always)]
+fn aligned_rows<const N: usize, const ES: usize, F: Fn([u32; N]) -> u32 + Copy>(
+    store: &mut [u8],
+    call: &AlignedCall<N>,
+    f: F,
+    _width: [u8; ES],
+) {
+    let g = call.g;
+    // Channel 0 of batch `i`; from one channel to the next: the next lane, or lane 0 of the
+    // next slot.
+    let first = |o: &AlignedPlace, i: usize| {
+        let lane = o.start as usize;
+        Cursor {
+            at: lane * g.pitch + o.offset as usize + i * o.ns as usize * ES,
+            lane,
+        }
+    };
+    let step = |c: &mut Cursor, cs_bytes: usize| {
+        if c.lane + 1 == g.npu {
+            c.at = c.at + cs_bytes - (g.npu - 1) * g.pitch;
+            c.lane = 0;
+        } else {
+            c.at += g.pitch;
+            c.lane += 1;
+        }
+    };
+    let cs_bytes = call.dst.cs as usize * ES;
+    // Each operand's block: a scalar's filled once, a tensor's loaded per block.
+    let mut consts = [[0u32; LB]; N];
+    for (b, o) in consts.iter_mut().zip(&call.ops) {
+        if let Operand::Const(c) = *o {
+            *b = [c; LB];
+        }
+    }
+    for i in 0..g.n {
+        let mut d = first(&call.dst, i);
+        let mut at = [Cursor { at: 0, lane: 0 }; N];
+        for (a, o) in at.iter_mut().zip(&call.ops) {
+            if let Operand::Tensor(o) = o {
+                *a = first(o, i);
+            }
+        }
+        for _ in 0..g.c {
+            let mut done = 0;
+            // Whole blocks: fixed-size loads and stores (kept in registers).
+            while done + LB <= g.hw {
+                let mut ins = consts;
+                for ((b, o), a) in ins.iter_mut().zip(&call.ops).zip(&at) {
+                    if let Operand::Tensor(_) = o {
+                        let x = a.at + done * ES;
+                        let src = store[x..x + LB * ES].as_chunks::<ES>().0;
+                        if let Some(src) = src.first_chunk::<LB>() {
+                            *b = src.map(word);
+                        }
+                    }
+                }
+                let out = block(&ins, f);
+                let x = d.at + done * ES;
+                let dst = store[x..x + LB * ES].as_chunks_mut::<ES>().0;
+                if let Some(dst) = dst.first_chunk_mut::<LB>() {
+                    for (e, w) in dst.iter_mut().zip(&out) {
+                        e.copy_from_slice(&w.to_le_bytes()[..ES]);
+                    }
+                }
+                done += LB;
+            }
+            // The row's last, short block: copied in pieces (the lanes past the row keep the
+            // scalars' or zero words: computed, never written).
+            if done < g.hw {
+                let m = g.hw - done;
+                let mut ins = consts;
+                for ((b, o), a) in ins.iter_mut().zip(&call.ops).zip(&at) {
+                    if let Operand::Tensor(_) = o {
+                        let x = a.at + done * ES;
+                        load_block::<ES>(store[x..x + m * ES].as_chunks::<ES>().0, b);
+                    }
+                }
+                let out = block(&ins, f);
+                let x = d.at + done * ES;
+                store_block::<ES>(store[x..x + m * ES].as_chunks_mut::<ES>().0, &out);
+            }
+            step(&mut d, cs_bytes);
+            for (a, o) in at.iter_mut().zip(&call.ops) {
+                if let Operand::Tensor(_) = o {
+                    step(a, cs_bytes);
+                }
+            }
+        }
+    }
+}
+
+/// `f` over the words of a block of each operand (a function, not a closure: a closure
+/// stayed an out-of-line call compiled without AVX2).
+#[inline(always)]
+fn block<const N: usize, F: Fn([u32; N]) -> u32>(ins: &[[u32; LB]; N], f: F) -> [u32; LB] {
+    let mut out = [0u32; LB];
+    for (j, o) in out.iter_mut().enumerate() {
+        let mut v = [0u32; N];
+        for (x, b) in v.iter_mut().zip(ins) {
+            *x = b[j];
+        }
+        *o = f(v);
+    }
+    out
+}
+
+/// Copies `n` elements between a block and a row in pieces of 8, 4, 2 and 1 (each a fixed
+/// size the compiler writes out: a copy of variable length became a `memcpy` call).
+macro_rules! by_pieces {
+    ($n:expr, |$j:ident, $k:ident| $piece:expr) => {{
+        let n = $n;
+        let mut $j = 0usize;
+        by_pieces!(@ n, $j, $k, $piece, 8, 4, 2, 1);
+    }};
+    (@ $n:ident, $j:ident, $k:ident, $piece:expr, $($size:literal),*) => {
+        $(
+            if $n & $size != 0 {
+                {
+                    const $k: usize = $size;
+                    $piece;
+                }
+                $j += $size;
+            }
+        )*
+    };
+}
+
+/// Reads the elements of `src` (at most [`LB`]) into the first words of `b`.
+#[inline(always)]
+fn load_block<const ES: usize>(src: &[[u8; ES]], b: &mut [u32; LB]) {
+    by_pieces!(src.len().min(LB), |j, K| {
+        if let (Some(s), Some(d)) = (src[j..].first_chunk::<K>(), b[j..].first_chunk_mut::<K>()) {
+            for (x, e) in d.iter_mut().zip(s) {
+                *x = word(*e);
+            }
+        }
+    });
+}
+
+/// Writes the first words of `b` (their low `ES` bytes) to the elements of `dst` (at most
+/// [`LB`]).
+#[inline(always)]
+fn store_block<const ES: usize>(dst: &mut [[u8; ES]], b: &[u32; LB]) {
+    by_pieces!(dst.len().min(LB), |j, K| {
+        if let (Some(d), Some(s)) = (dst[j..].first_chunk_mut::<K>(), b[j..].first_chunk::<K>()) {
+            for (e, x) in d.iter_mut().zip(s) {
+                e.copy_from_slice(&x.to_le_bytes()[..ES]);
+            }
+        }
+    });
+}
+
 thread_local! {
     /// The row buffers of [`map_elems`], kept between calls.
     static SCRATCH: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
@@ -411,6 +704,130 @@ mod tests {
             (0u32..64, 0u32..512),
             any::<u64>(),
         )
+    }
+
+    /// One drawn operand of an aligned call: (kind: 0 scalar, else a tensor; 1 the
+    /// destination's start lane; start lane; offset in EU steps; skew in bytes; scalar bits).
+    type AlignedOp = (u8, bool, u32, u32, u32, u32);
+
+    fn aligned_op() -> impl Strategy<Value = AlignedOp> {
+        (
+            0u8..4,
+            any::<bool>(),
+            0u32..64,
+            0u32..8,
+            prop::sample::select(vec![0u32, 0, 0, 0, 0, 1, 2, 4, 0x3_ffc0]),
+            any::<u32>(),
+        )
+    }
+
+    /// Runs one drawn call through [`AlignedCall`] and through [`map_elems`] over the views of
+    /// the checked layout path (`LocalView::aligned_fast`) on two copies of one store; the call
+    /// must be taken exactly when every view exists and every source is the destination itself
+    /// or apart from it in every lane (`LocalView::lane_span`), and the stores must be equal.
+    fn check_aligned<const N: usize>(
+        es: usize,
+        align: u32,
+        shape: (i32, i32, i32, i32),
+        dst: (u32, u32, u32),
+        ops: [AlignedOp; N],
+        seed: u64,
+    ) -> Result<(), TestCaseError> {
+        use crate::dtype::DataType;
+        let p = TpuChip::Bm1684x.local();
+        let shape = Dim4::new(shape.0, shape.1, shape.2, shape.3);
+        let dtype =
+            [DataType::Int8, DataType::Int16, DataType::Int32][es.trailing_zeros() as usize];
+        let addr = |lane: u32, off: u32, skew: u32| (lane << 18) + off * 64 + skew;
+        let d = addr(dst.0, dst.1, dst.2);
+        let srcs: [Aligned; N] = std::array::from_fn(|k| {
+            let (kind, same, lane, off, skew, bits) = ops[k];
+            match kind {
+                0 => Aligned::Const(bits),
+                _ => Aligned::Tensor(addr(if same { dst.0 } else { lane }, off, skew)),
+            }
+        });
+        let mut a = vec![0u8; p.store_size() as usize];
+        let mut x = seed | 1;
+        for lane in 0..64usize {
+            let at = lane * p.store_pitch() as usize;
+            for b in &mut a[at..at + 12288] {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+        }
+        let mut b = a.clone();
+        let view = |addr| LocalView::aligned_fast(&p, addr, &shape, dtype, align, false);
+        let dv = view(d);
+        let views: [Option<LocalView>; N] = std::array::from_fn(|k| match srcs[k] {
+            Aligned::Tensor(addr) => view(addr),
+            Aligned::Const(_) => None,
+        });
+        let expect = dv.is_some_and(|dv| {
+            let (d0, d1) = dv.lane_span();
+            (0..N).all(|k| match (srcs[k], views[k]) {
+                (Aligned::Const(_), _) => true,
+                (Aligned::Tensor(_), None) => false,
+                (Aligned::Tensor(_), Some(v)) => {
+                    let (s0, s1) = v.lane_span();
+                    (v.start == dv.start && v.offset == dv.offset) || s1 <= d0 || d1 <= s0
+                }
+            })
+        });
+        let f = |v: [u32; N]| mix(v);
+        let call = AlignedCall::new(&a, &p, &shape, es, align, d, srcs);
+        prop_assert_eq!(
+            call.is_some(),
+            expect,
+            "taken / expected, shape {:?} ops {:?}",
+            shape,
+            ops
+        );
+        let Some(call) = call else {
+            return Ok(());
+        };
+        call.run(&mut a, f);
+        let dv = dv.expect("taken");
+        let operands: [Src<'_>; N] = std::array::from_fn(|k| match (&views[k], srcs[k]) {
+            (Some(v), _) => Src::Tensor(v),
+            (None, Aligned::Const(c)) => Src::Const(c),
+            (None, Aligned::Tensor(_)) => unreachable!("taken calls have every view"),
+        });
+        map_elems(&mut b, &dv, operands, f);
+        prop_assert!(
+            a == b,
+            "stores differ: es {} shape {:?} ops {:?}",
+            es,
+            shape,
+            ops
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The small-call path [`AlignedCall`] equals [`map_elems`] over the checked layout
+        /// path's views, and is taken exactly when it should be, for two and four operands of
+        /// every width: sources on the destination's start lane or others, in place, meeting
+        /// the destination partly or not at all, off the alignment grid or past the lane now
+        /// and then, scalars.
+        #[test]
+        fn aligned_calls_equal_view_path(
+            es in prop_oneof![Just(1usize), Just(2), Just(4)],
+            eu in any::<bool>(),
+            shape in (1i32..3, 1i32..70, 1i32..5, 1i32..20),
+            dst in (0u32..64, 0u32..8, prop::sample::select(vec![0u32, 0, 0, 0, 1, 2, 0x3_ffc0])),
+            o2 in [aligned_op(), aligned_op()],
+            o4 in [aligned_op(), aligned_op(), aligned_op(), aligned_op()],
+            seed in any::<u64>(),
+        ) {
+            let align = if eu { 64 } else { es as u32 };
+            check_aligned(es, align, shape, dst, o2, seed)?;
+            check_aligned(es, align, shape, dst, o4, seed)?;
+        }
     }
 
     proptest! {

@@ -26,7 +26,7 @@
 //! instructions, the C-model takes operand addresses off the 64-byte grid here.
 
 use crate::bdc_data::RoundingMode;
-use crate::bdc_elem::{Src, map_elems};
+use crate::bdc_elem::{Aligned, AlignedCall, Src, map_elems};
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
@@ -240,6 +240,7 @@ impl IntPlan {
     /// Whether [`Self::apply64`] gives the same results as [`Self::apply`]: the exact result
     /// and its left shift stay below 2^61 in magnitude, and an unsigned destination only sees
     /// non-negative results.
+    #[inline(always)]
     pub fn fits_i64(&self) -> bool {
         let (a, b) = (self.a.bits, self.b.bits);
         let rbits = match self.op {
@@ -262,6 +263,7 @@ impl IntPlan {
     /// Whether [`Fast64::apply32`] gives the same results as [`Fast64::apply`]: 8/16-bit
     /// sources, the exact result and its left shift below 2^28 in magnitude (so a right shift
     /// by 30 or more rounds as one by 62 does), and a destination range that fits `i32`.
+    #[inline]
     fn fits_i32(&self) -> bool {
         let (a, b) = (self.a.bits, self.b.bits);
         let rbits = match self.op {
@@ -319,6 +321,7 @@ const MODES: [RoundingMode; 7] = [
 ];
 
 impl Fast64 {
+    #[inline(always)]
     fn new(p: &IntPlan) -> Fast64 {
         let (lo, hi) = p.dst.range();
         Fast64 {
@@ -497,6 +500,64 @@ impl TpuCore {
             }
             _ => {}
         }
+        let plan = IntPlan {
+            op: f,
+            a: a_t,
+            b: b_t,
+            dst: d_t,
+            shift,
+            mode,
+            saturation,
+        };
+        // The small-call path: every operand in the aligned layout (NULL strides) and of one
+        // width (`bdc_elem::AlignedCall`); what it does not take runs below, which names any
+        // error.
+        if dst_stride.is_none()
+            && src_stride.is_none()
+            && a_t.bits == d_t.bits
+            && rhs.is_none_or(|(_, s)| s.is_none() && b_t.bits == d_t.bits)
+            && plan.fits_i64()
+            && self.dims_ok_fast(shape)
+        {
+            let es = (d_t.bits / 8) as usize;
+            let rhs = match rhs {
+                Some((addr, _)) => Aligned::Tensor(addr),
+                None => Aligned::Const(c.bits()),
+            };
+            let ops = [Aligned::Tensor(src), rhs];
+            let p = self.chip().local();
+            let store = self.local_store_mut();
+            // Unlike the float instructions, the operands need only be element-aligned.
+            if let Some(call) = AlignedCall::new(store, &p, shape, es, es as u32, dst, ops) {
+                run_aligned(store, &call, &plan);
+                return Ok(());
+            }
+        }
+        self.bdc_int_views(
+            op, &plan, dst, dst_stride, src, src_stride, rhs, c, shape, dtypes,
+        )
+    }
+
+    /// [`Self::bdc_int`] through [`LocalView`](crate::local::LocalView)s and [`map_elems`] (strides, and every call the
+    /// small-call path does not take: the layout checks here name the error). Out of line: the
+    /// small-call path's frame stays small.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bdc_int_views(
+        &mut self,
+        op: &'static str,
+        plan: &IntPlan,
+        dst: LocalAddr,
+        dst_stride: Option<&Dim4>,
+        src: LocalAddr,
+        src_stride: Option<&Dim4>,
+        rhs: Option<(LocalAddr, Option<&Dim4>)>,
+        c: Scalar,
+        shape: &Dim4,
+        dtypes: [DataType; 3],
+    ) -> Result<(), TpuError> {
+        let [ddt, adt, bdt] = dtypes;
+        let plan = *plan;
         self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
@@ -508,15 +569,6 @@ impl TpuCore {
         let b = match rhs {
             Some((addr, s)) => Some(self.bdc_view_any(op, rname, addr, shape, s, bdt)?),
             None => None,
-        };
-        let plan = IntPlan {
-            op: f,
-            a: a_t,
-            b: b_t,
-            dst: d_t,
-            shift,
-            mode,
-            saturation,
         };
         let rhs = match &b {
             Some(v) => Src::Tensor(v),
@@ -534,6 +586,16 @@ impl TpuCore {
         }
         Ok(())
     }
+}
+
+/// Runs an integer call of the small-call path with the element function of `plan` (which
+/// fits 64 bits), one instantiation per (operation, shift direction, rounding mode) as in the
+/// checked path. Out of line: the call's checks stay in a small frame.
+#[inline(never)]
+fn run_aligned(store: &mut [u8], call: &AlignedCall<2>, plan: &IntPlan) {
+    let k = Fast64::new(plan);
+    with_fast64!(k, plan, |f| call
+        .run(store, move |[x, y]: [u32; 2]| f(x, y)));
 }
 
 macro_rules! int_tensor_ops {

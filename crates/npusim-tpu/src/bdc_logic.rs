@@ -28,7 +28,7 @@
 //! the EU width in bytes; compares: `dst_dtype` no wider than `src_dtype` (the C-model
 //! asserts it); 8/16/32-bit types only.
 
-use crate::bdc_elem::{Src, map_elems};
+use crate::bdc_elem::{Aligned, AlignedCall, Src, map_elems};
 use crate::chip::BdcDenormals;
 use crate::device::{Scalar, TpuCore};
 use crate::dtype::DataType;
@@ -233,6 +233,42 @@ impl TpuCore {
             });
         }
         self.check_dims(op, shape)?;
+        if ses == des {
+            // The small-call path (`bdc_elem::AlignedCall`): every tensor in the aligned
+            // layout, as always here, and of one width; what it does not take runs below,
+            // which names any error.
+            let ops = srcs.map(|v| match *v {
+                Variable::Tensor(addr) => Aligned::Tensor(addr),
+                Variable::Scalar(c) => Aligned::Const(c.bits() & width_mask(des)),
+            });
+            let k = self.cmp_key(src_dtype);
+            let p = self.chip().local();
+            let store = self.local_store_mut();
+            if let Some(call) = AlignedCall::new(store, &p, shape, des, p.eu_bytes, dst, ops) {
+                run_select(store, &call, f, k);
+                return Ok(());
+            }
+        }
+        self.bdc_select_views(op, f, dst, srcs, shape, src_dtype, dst_dtype, ses, des)
+    }
+
+    /// [`Self::bdc_select`] through [`LocalView`]s and [`map_elems`] (every call the
+    /// small-call path does not take: the layout checks here name the error), after the dtype
+    /// and dims checks. Out of line: the small-call path's frame stays small.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bdc_select_views(
+        &mut self,
+        op: &'static str,
+        f: CmpOp,
+        dst: LocalAddr,
+        srcs: [&Variable; 4],
+        shape: &Dim4,
+        src_dtype: DataType,
+        dst_dtype: DataType,
+        ses: usize,
+        des: usize,
+    ) -> Result<(), TpuError> {
         let d = self.bdc_view(op, "dst_addr", dst, shape, None, dst_dtype)?;
         const NAMES: [&str; 4] = ["src0", "src1", "src2", "src3"];
         // A fixed array, not a Vec: no allocation on the call's path.
@@ -263,6 +299,26 @@ impl TpuCore {
         }));
         Ok(())
     }
+}
+
+/// Runs a compare of the small-call path: `dst = f(src0, src1) ? tv : 0` with the sources read
+/// as `k` says (one instantiation per compare and key, as in the checked path).
+#[inline(never)]
+fn run_compare(store: &mut [u8], call: &AlignedCall<2>, f: CmpOp, k: Key, tv: u32) {
+    with_test!(f, k, |test| call.run(store, move |[x, y]: [u32; 2]| {
+        if test(x, y) { tv } else { 0 }
+    }));
+}
+
+/// Runs a select of the small-call path: `dst = f(src0, src1) ? src2 : src3` with the sources
+/// read as `k` says (one instantiation per compare and key, as in the checked path). Out of
+/// line: the call's checks stay in a small frame.
+#[inline(never)]
+fn run_select(store: &mut [u8], call: &AlignedCall<4>, f: CmpOp, k: Key) {
+    with_test!(f, k, |test| call
+        .run(store, move |[x, y, t, e]: [u32; 4]| {
+            if test(x, y) { t } else { e }
+        }));
 }
 
 impl TpuCore {
@@ -457,6 +513,29 @@ impl TpuCore {
                 rule: "dst_dtype must not be wider than src_dtype",
             });
         }
+        let k = self.cmp_key(src_dtype);
+        let mask = width_mask(ses);
+        let tv = true_val.bits();
+        // The small-call path (`bdc_elem::AlignedCall`): NULL strides, one width; what it does
+        // not take runs below, which names any error.
+        if des == ses
+            && dst_stride.is_none()
+            && src_stride.is_none()
+            && rhs.is_none_or(|(_, s)| s.is_none())
+            && self.dims_ok_fast(shape)
+        {
+            let rhs = match rhs {
+                Some((addr, _)) => Aligned::Tensor(addr),
+                None => Aligned::Const(c_bits & mask),
+            };
+            let p = self.chip().local();
+            let store = self.local_store_mut();
+            let ops = [Aligned::Tensor(src), rhs];
+            if let Some(call) = AlignedCall::new(store, &p, shape, des, p.eu_bytes, dst, ops) {
+                run_compare(store, &call, f, k, tv);
+                return Ok(());
+            }
+        }
         self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
@@ -469,9 +548,6 @@ impl TpuCore {
             Some((addr, s)) => Some(self.bdc_view(op, rname, addr, shape, s, src_dtype)?),
             None => None,
         };
-        let k = self.cmp_key(src_dtype);
-        let mask = width_mask(ses);
-        let tv = true_val.bits();
         let store = self.local_store_mut();
         let ops = [Src::Tensor(&a), rhs_src(b.as_ref(), c_bits & mask)];
         with_test!(f, k, |test| map_elems(store, &d, ops, |[x, y]| {
@@ -494,7 +570,30 @@ impl TpuCore {
         shape: &Dim4,
         dtype: DataType,
     ) -> Result<(), TpuError> {
-        esize(op, dtype)?;
+        let es = esize(op, dtype)?;
+        // The small-call path (`bdc_elem::AlignedCall`): NULL strides; what it does not take
+        // runs below, which names any error.
+        if dst_stride.is_none()
+            && src_stride.is_none()
+            && rhs.is_none_or(|(_, s)| s.is_none())
+            && self.dims_ok_fast(shape)
+        {
+            let rhs = match rhs {
+                Some((addr, _)) => Aligned::Tensor(addr),
+                None => Aligned::Const(c_bits),
+            };
+            let p = self.chip().local();
+            let store = self.local_store_mut();
+            let ops = [Aligned::Tensor(src), rhs];
+            if let Some(call) = AlignedCall::new(store, &p, shape, es, p.eu_bytes, dst, ops) {
+                match f {
+                    BitOp::And => call.run(store, |[x, y]: [u32; 2]| BitOp::And.apply(x, y)),
+                    BitOp::Or => call.run(store, |[x, y]: [u32; 2]| BitOp::Or.apply(x, y)),
+                    BitOp::Xor => call.run(store, |[x, y]: [u32; 2]| BitOp::Xor.apply(x, y)),
+                }
+                return Ok(());
+            }
+        }
         self.check_dims_dst(op, shape, dst_stride)?;
         let (sname, rname) = if rhs.is_some() {
             ("src0_addr", "src1_addr")
@@ -623,4 +722,109 @@ bit_ops! {
     tpu_bdc_or, tpu_bdc_or_C => BitOp::Or,
     /// `tpu_bdc_xor`: `dst = src0 ^ src1`.
     tpu_bdc_xor, tpu_bdc_xor_C => BitOp::Xor,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chip::TpuChip;
+    use proptest::prelude::*;
+
+    /// Words the stores are filled with: random bits, and now and then an f32 special (NaN,
+    /// signalling NaN, infinities, denormals, signed zeros) whose halves are f16/bf16 specials.
+    fn fill(core: &mut TpuCore, seed: u64) {
+        const SPECIALS: [u32; 9] = [
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xff80_0000,
+            0x7f80_0000,
+            0x0000_0001,
+            0x807f_ffff,
+            0x8000_0000,
+            0,
+            0x0001_8001,
+        ];
+        let mut x = seed | 1;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for lane in 0..64u32 {
+            let bytes: Vec<u8> = (0..3072)
+                .flat_map(|_| {
+                    let r = next();
+                    let w = if r % 4 == 0 {
+                        SPECIALS[(r >> 8) as usize % SPECIALS.len()]
+                    } else {
+                        (r >> 16) as u32
+                    };
+                    w.to_le_bytes()
+                })
+                .collect();
+            core.write_local(lane << 18, &bytes).unwrap();
+        }
+    }
+
+    /// (src0_src1_dtype, dst_dtype): one width (the small-call path) and wider destinations
+    /// (declined).
+    const SELECT_TYPES: [(DataType, DataType); 8] = [
+        (DataType::Fp32, DataType::Fp32),
+        (DataType::Int32, DataType::Uint32),
+        (DataType::Fp16, DataType::Fp16),
+        (DataType::Bfp16, DataType::Bfp16),
+        (DataType::Int16, DataType::Uint16),
+        (DataType::Int8, DataType::Int8),
+        (DataType::Uint8, DataType::Int16),
+        (DataType::Int16, DataType::Int32),
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The small-call path of the selects (`bdc_elem::AlignedCall`) against its twin, the
+        /// checked path over views (`bdc_select_views`, which the public call runs for every
+        /// call the small-call path declines): every compare, float and integer types with
+        /// NaNs, infinities, denormals and signed zeros, tensor and scalar sources, sources on
+        /// the destination's start lane or others, in place, meeting the destination partly or
+        /// not at all, misaligned or past the lane now and then. Accepted or refused and the
+        /// whole local store must be equal.
+        #[test]
+        fn aligned_selects_equal_view_path(
+            op in 0usize..3, types in 0usize..SELECT_TYPES.len(),
+            lanes in prop::array::uniform5(0u32..64), same in prop::array::uniform4(any::<bool>()),
+            offs in prop::array::uniform5(0u32..8),
+            skew in prop::array::uniform5(prop::sample::select(vec![0u32, 0, 0, 0, 0, 4, 0x3_ffc0])),
+            scalar in prop::array::uniform4(prop::sample::select(vec![false, false, true])),
+            bits in prop::array::uniform4(any::<u32>()),
+            n in 1i32..3, c in 1i32..70, h in 1i32..4, w in 1i32..20, seed in any::<u64>(),
+        ) {
+            let f = [CmpOp::Equal, CmpOp::Greater, CmpOp::Less][op];
+            let (src_dtype, dst_dtype) = SELECT_TYPES[types];
+            let shape = Dim4::new(n, c, h, w);
+            let p = TpuChip::Bm1684x.local();
+            let lane = |i: usize| if i > 0 && same[i - 1] { lanes[0] } else { lanes[i] };
+            let addr = |i: usize| (lane(i) << 18) + offs[i] * 64 + skew[i];
+            let vars: [Variable; 4] = std::array::from_fn(|k| {
+                if scalar[k] {
+                    Variable::Scalar(Scalar::from_bits(bits[k]))
+                } else {
+                    Variable::Tensor(addr(k + 1))
+                }
+            });
+            let mut fast = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 20).unwrap();
+            fill(&mut fast, seed);
+            let mut twin = fast.clone();
+            let srcs = [&vars[0], &vars[1], &vars[2], &vars[3]];
+            let got = fast.bdc_select("select", f, addr(0), srcs, &shape, src_dtype, dst_dtype);
+            let ses = p.tpu_data_type_size(src_dtype).unwrap() as usize;
+            let des = p.tpu_data_type_size(dst_dtype).unwrap() as usize;
+            let want = twin.bdc_select_views(
+                "select", f, addr(0), srcs, &shape, src_dtype, dst_dtype, ses, des,
+            );
+            prop_assert_eq!(got.is_ok(), want.is_ok(), "{:?} / {:?}", got, want);
+            prop_assert!(fast.local_store() == twin.local_store(), "{:?} {:?} stores differ", f, SELECT_TYPES[types]);
+        }
+    }
 }

@@ -291,3 +291,103 @@ fn restriction_two_output_select_widths() {
         assert_eq!(sel, if a[i] < b[i] { 1.0 } else { 2.0 }, "element {i}");
     }
 }
+
+/// (dst_dtype, src_dtype) of the compares: one width (the small-call path) and narrower
+/// destinations (declined); the bitwise instructions take the first.
+const CMP_TYPES: [(DataType, DataType); 8] = [
+    (DataType::Fp32, DataType::Fp32),
+    (DataType::Int32, DataType::Int32),
+    (DataType::Fp16, DataType::Fp16),
+    (DataType::Bfp16, DataType::Bfp16),
+    (DataType::Uint16, DataType::Uint16),
+    (DataType::Int8, DataType::Int8),
+    (DataType::Uint8, DataType::Uint8),
+    (DataType::Int8, DataType::Fp32),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The small-call path of the compares and bitwise instructions (NULL strides, one width:
+    /// `bdc_elem::AlignedCall`) against its twin, the same call with the aligned strides written
+    /// out (`tpu_aligned_stride`), which runs the generic driver over views: every compare and
+    /// bitwise op in tensor and `_C` forms, float types with NaNs, infinities, denormals and
+    /// signed zeros, integer types; operands on different start lanes or the destination's, at
+    /// offsets that meet the destination partly, wholly or not at all, misaligned or past the
+    /// lane now and then. Accepted or refused and the whole local store must be equal.
+    #[test]
+    fn aligned_small_compare_bitwise_calls_equal_strided_calls(
+        lanes in prop::array::uniform3(0u32..64), same in prop::array::uniform2(any::<bool>()),
+        offs in prop::array::uniform3(0u32..8),
+        skew in prop::array::uniform3(prop::sample::select(vec![0u32, 0, 0, 0, 4, 0x3_ffc0])),
+        n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..20,
+        op in 0usize..12, types in 0usize..CMP_TYPES.len(),
+        cbits in any::<u32>(), tv in any::<u32>(), seed in any::<u64>(),
+    ) {
+        const SPECIALS: [u32; 8] = [0x7fc0_0000, 0x7f80_0001, 0xff80_0000, 0x7f80_0000,
+            0x0000_0001, 0x807f_ffff, 0x8000_0000, 0x0001_8001];
+        let shape = Dim4::new(n, c, h, w);
+        let p = TpuChip::Bm1684x.local();
+        let (dd, sd_t) = CMP_TYPES[types];
+        let starts = [lanes[0], if same[0] { lanes[0] } else { lanes[1] },
+            if same[1] { lanes[0] } else { lanes[2] }];
+        let addr = |i: usize| (starts[i] << 18) + offs[i] * 64 + skew[i];
+        let (d, a, b) = (addr(0), addr(1), addr(2));
+        let mut fast = core();
+        let mut x = seed | 1;
+        for lane in 0..64u32 {
+            let bytes: Vec<u8> = (0..3072)
+                .flat_map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let v = if x % 4 == 0 { SPECIALS[(x >> 8) as usize % 8] } else { (x >> 16) as u32 };
+                    v.to_le_bytes()
+                })
+                .collect();
+            fast.write_local(lane << 18, &bytes).unwrap();
+        }
+        let mut twin = fast.clone();
+        let st = |addr: u32, dt| p.tpu_aligned_stride((addr >> 18) as i32, &shape, dt).unwrap();
+        let (cst, tv) = (Scalar::from_bits(cbits), Scalar::from_bits(tv));
+        type Cmp = fn(&mut TpuCore, u32, u32, u32, Scalar, &Dim4, Option<&Dim4>, Option<&Dim4>,
+            Option<&Dim4>, DataType, DataType) -> Result<(), TpuError>;
+        type CmpC = fn(&mut TpuCore, u32, u32, Scalar, Scalar, &Dim4, Option<&Dim4>,
+            Option<&Dim4>, DataType, DataType) -> Result<(), TpuError>;
+        type Bit = fn(&mut TpuCore, u32, u32, u32, &Dim4, Option<&Dim4>, Option<&Dim4>,
+            Option<&Dim4>, DataType) -> Result<(), TpuError>;
+        type BitC = fn(&mut TpuCore, u32, u32, Scalar, &Dim4, Option<&Dim4>, Option<&Dim4>,
+            DataType) -> Result<(), TpuError>;
+        let (got, want) = match op {
+            0..=2 => {
+                let f: Cmp = [TpuCore::tpu_bdc_equal, TpuCore::tpu_bdc_greater,
+                    TpuCore::tpu_bdc_less][op];
+                let (s0, s1, s2) = (st(d, dd), st(a, sd_t), st(b, sd_t));
+                (f(&mut fast, d, a, b, tv, &shape, None, None, None, dd, sd_t),
+                 f(&mut twin, d, a, b, tv, &shape, Some(&s0), Some(&s1), Some(&s2), dd, sd_t))
+            }
+            3..=5 => {
+                let f: CmpC = [TpuCore::tpu_bdc_equal_C, TpuCore::tpu_bdc_greater_C,
+                    TpuCore::tpu_bdc_less_C][op - 3];
+                let (s0, s1) = (st(d, dd), st(a, sd_t));
+                (f(&mut fast, d, a, cst, tv, &shape, None, None, dd, sd_t),
+                 f(&mut twin, d, a, cst, tv, &shape, Some(&s0), Some(&s1), dd, sd_t))
+            }
+            6..=8 => {
+                let f: Bit = [TpuCore::tpu_bdc_and, TpuCore::tpu_bdc_or, TpuCore::tpu_bdc_xor][op - 6];
+                let (s0, s1, s2) = (st(d, dd), st(a, dd), st(b, dd));
+                (f(&mut fast, d, a, b, &shape, None, None, None, dd),
+                 f(&mut twin, d, a, b, &shape, Some(&s0), Some(&s1), Some(&s2), dd))
+            }
+            _ => {
+                let f: BitC = [TpuCore::tpu_bdc_and_C, TpuCore::tpu_bdc_or_C,
+                    TpuCore::tpu_bdc_xor_C][op - 9];
+                let (s0, s1) = (st(d, dd), st(a, dd));
+                (f(&mut fast, d, a, cst, &shape, None, None, dd),
+                 f(&mut twin, d, a, cst, &shape, Some(&s0), Some(&s1), dd))
+            }
+        };
+        prop_assert_eq!(got.is_ok(), want.is_ok(), "{:?} / {:?}", got, want);
+        prop_assert!(fast.local_store() == twin.local_store(), "op {} {:?} stores differ", op, CMP_TYPES[types]);
+    }
+}
