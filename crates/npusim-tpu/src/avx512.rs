@@ -38,6 +38,33 @@ struct Call {
     c: f32,
 }
 
+impl Call {
+    /// The operands of a call and the base of `store`, or `None` when the store does not hold
+    /// every lane of `chip` (not yet allocated).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[inline(always)]
+    fn new(
+        store: &mut [u8],
+        chip: TpuChip,
+        dst: LocalAddr,
+        a: LocalAddr,
+        b: Option<LocalAddr>,
+        shape: &Dim4,
+        c: f32,
+    ) -> Option<(*mut u8, Call)> {
+        ((store.len() as u64) >= chip.local().store_size()).then(|| {
+            let call = Call {
+                dst,
+                a,
+                b: b.unwrap_or(a),
+                shape: *shape,
+                c,
+            };
+            (store.as_mut_ptr(), call)
+        })
+    }
+}
+
 /// The small-call path (see the module docs); `false` (nothing written) when the call is not
 /// one it takes. The caller has checked the dtype (f32), the op (add, sub, mul), the dims
 /// (`1..=65535`, the work bound) and the flush policy.
@@ -60,16 +87,8 @@ pub(crate) unsafe fn small_f32<E: Fn(f32, f32) -> f32>(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if (store.len() as u64) < chip.local().store_size() {
+        let Some((base, call)) = Call::new(store, chip, dst, a, b, shape, c) else {
             return false;
-        }
-        let base = store.as_mut_ptr();
-        let call = Call {
-            dst,
-            a,
-            b: b.unwrap_or(a),
-            shape: *shape,
-            c,
         };
         macro_rules! go {
             ($($chip:ident => $k:literal),*) => {
@@ -166,16 +185,8 @@ pub(crate) unsafe fn small_half(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if (store.len() as u64) < chip.local().store_size() {
+        let Some((base, call)) = Call::new(store, chip, dst, a, b, shape, c) else {
             return false;
-        }
-        let base = store.as_mut_ptr();
-        let call = Call {
-            dst,
-            a,
-            b: b.unwrap_or(a),
-            shape: *shape,
-            c,
         };
         let op = match f {
             BinOp::Sub => 1,

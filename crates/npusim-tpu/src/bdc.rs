@@ -311,6 +311,23 @@ impl TpuCore {
         LocalView::new(&p, op, param, addr, *shape, stride, esize)
     }
 
+    /// Whether a float call may take a small-call path (`crate::avx512`, `crate::bdc_avx2`):
+    /// add, sub or mul, NULL strides, dims in range, the C-model's flush policy.
+    #[inline(always)]
+    fn small_call_ok(
+        &self,
+        f: BinOp,
+        dst_stride: Option<&Dim4>,
+        src_stride: Option<&Dim4>,
+        shape: &Dim4,
+    ) -> bool {
+        matches!(f, BinOp::Add | BinOp::Sub | BinOp::Mul)
+            && dst_stride.is_none()
+            && src_stride.is_none()
+            && self.chip().bdc_denormals() == BdcDenormals::FlushToZero
+            && self.dims_ok_fast(shape)
+    }
+
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn bdc_binary(
@@ -328,13 +345,7 @@ impl TpuCore {
         // The small-call path: f32 add/sub/mul with every operand in the aligned layout
         // (`crate::bdc_avx2::aligned_f32`); what it does not take runs below, which names any
         // error.
-        if dtype == DataType::Fp32
-            && matches!(f, BinOp::Add | BinOp::Sub | BinOp::Mul)
-            && dst_stride.is_none()
-            && src_stride.is_none()
-            && self.chip().bdc_denormals() == BdcDenormals::FlushToZero
-            && self.dims_ok_fast(shape)
-        {
+        if dtype == DataType::Fp32 && self.small_call_ok(f, dst_stride, src_stride, shape) {
             let (b, c) = match rhs {
                 Rhs::Tensor(addr, None) => (Some(Some(addr)), 0.0),
                 Rhs::Const(bits) => (Some(None), f32::from_bits(bits)),
@@ -382,12 +393,8 @@ impl TpuCore {
         // The small-call path of f16 and bf16 (AVX-512 hosts only; out of the inlined f32
         // path, whose calls it slowed by 2-4 ns).
         if matches!(dtype, DataType::Fp16 | DataType::Bfp16)
-            && matches!(f, BinOp::Add | BinOp::Sub | BinOp::Mul)
-            && dst_stride.is_none()
-            && src_stride.is_none()
-            && self.chip().bdc_denormals() == BdcDenormals::FlushToZero
             && self.host_simd() == HostSimd::Avx512
-            && self.dims_ok_fast(shape)
+            && self.small_call_ok(f, dst_stride, src_stride, shape)
         {
             let bf = dtype == DataType::Bfp16;
             let (b, c) = match rhs {
