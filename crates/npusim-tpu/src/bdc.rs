@@ -221,6 +221,20 @@ enum Rhs<'a> {
     Const(u32),
 }
 
+impl Rhs<'_> {
+    /// The second operand as the small-call paths take it: a tensor with a NULL stride
+    /// (`Some(addr)`, scalar 0) or the scalar decoded by `scalar` (`None`); `None` for a tensor
+    /// with an explicit stride (the generic driver's).
+    #[inline(always)]
+    fn small(self, scalar: impl Fn(u32) -> f32) -> Option<(Option<LocalAddr>, f32)> {
+        match self {
+            Rhs::Tensor(addr, None) => Some((Some(addr), 0.0)),
+            Rhs::Const(bits) => Some((None, scalar(bits))),
+            Rhs::Tensor(_, Some(_)) => None,
+        }
+    }
+}
+
 impl TpuCore {
     /// Resolves a local BDC operand: EU alignment, NULL stride = aligned layout, footprint.
     #[inline(always)]
@@ -342,33 +356,29 @@ impl TpuCore {
         shape: &Dim4,
         dtype: DataType,
     ) -> Result<(), TpuError> {
-        // The small-call path: f32 add/sub/mul with every operand in the aligned layout
-        // (`crate::bdc_avx2::aligned_f32`); what it does not take runs below, which names any
-        // error.
-        if dtype == DataType::Fp32 && self.small_call_ok(f, dst_stride, src_stride, shape) {
-            let (b, c) = match rhs {
-                Rhs::Tensor(addr, None) => (Some(Some(addr)), 0.0),
-                Rhs::Const(bits) => (Some(None), f32::from_bits(bits)),
-                Rhs::Tensor(_, Some(_)) => (None, 0.0),
-            };
-            if let Some(b) = b {
-                let p = self.chip().local();
-                let exact = |x: f32, y: f32| fz(f.apply(fz(x), fz(y)));
-                let (simd, chip) = (self.host_simd(), self.chip());
-                let store = self.local_store_mut();
-                let done = match simd {
-                    // SAFETY: `HostSimd::Avx512` is only ever a detected level.
-                    HostSimd::Avx512 => unsafe {
-                        crate::avx512::small_f32(store, chip, f, dst, src, b, shape, c, &exact)
-                    },
-                    HostSimd::Avx2 => {
-                        crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact)
-                    }
-                    HostSimd::Baseline => false,
-                };
-                if done {
-                    return Ok(());
+        // The small-call paths: f32 add/sub/mul with every operand in the aligned layout
+        // (`crate::avx512::small_f32`, or `crate::bdc_avx2::aligned_f32` on AVX2-only hosts);
+        // what they do not take runs below, which names any error.
+        if dtype == DataType::Fp32
+            && self.small_call_ok(f, dst_stride, src_stride, shape)
+            && let Some((b, c)) = rhs.small(f32::from_bits)
+        {
+            let p = self.chip().local();
+            let exact = |x: f32, y: f32| fz(f.apply(fz(x), fz(y)));
+            let (simd, chip) = (self.host_simd(), self.chip());
+            let store = self.local_store_mut();
+            let done = match simd {
+                // SAFETY: `HostSimd::Avx512` is only ever a detected level.
+                HostSimd::Avx512 => unsafe {
+                    crate::avx512::small_f32(store, chip, f, dst, src, b, shape, c, &exact)
+                },
+                HostSimd::Avx2 => {
+                    crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact)
                 }
+                HostSimd::Baseline => false,
+            };
+            if done {
+                return Ok(());
             }
         }
         self.bdc_binary_checked(op, f, dst, dst_stride, src, src_stride, rhs, shape, dtype)
@@ -397,15 +407,15 @@ impl TpuCore {
             && self.small_call_ok(f, dst_stride, src_stride, shape)
         {
             let bf = dtype == DataType::Bfp16;
-            let (b, c) = match rhs {
-                Rhs::Tensor(addr, None) => (Some(Some(addr)), 0.0),
-                Rhs::Const(bits) if bf => {
-                    (Some(None), ftz::<Bf16>(Bf16::load(&bits.to_le_bytes())))
+            let scalar = |bits: u32| {
+                let bytes = bits.to_le_bytes();
+                if bf {
+                    ftz::<Bf16>(Bf16::load(&bytes))
+                } else {
+                    F16::load(&bytes)
                 }
-                Rhs::Const(bits) => (Some(None), F16::load(&bits.to_le_bytes())),
-                Rhs::Tensor(_, Some(_)) => (None, 0.0),
             };
-            if let Some(b) = b {
+            if let Some((b, c)) = rhs.small(scalar) {
                 let chip = self.chip();
                 let store = self.local_store_mut();
                 // SAFETY: `HostSimd::Avx512` is only ever a detected level.
