@@ -1524,12 +1524,13 @@ mod x86 {
 
         /// The `V` blocks of one max-pool plane at `ip` (see [`plane_max`]), the taps flushed
         /// when `FZ`; `K3`: a 3x3 kernel at unit dilation, its 9 taps written out. `GROUP`
-        /// (a plane with no NaN): a 3x3 kernel over rows of 16 (`w`) folds each input row's
-        /// three taps once (`R(j) = (x[16j] ^ x[16j + 1]) ^ x[16j + 2]`, `a ^ b` for `a > b ?
-        /// a : b`) and each block `v` as `(R(v) ^ R(v + 1)) ^ R(v + 2)`: the taps in the same
-        /// row-major order, grouped. `^` is associative on values that are not NaN (a fold
-        /// gives the last of the taps with the largest value, ties between +0 and -0
-        /// included), so the grouping gives the same bits, and blocks share their rows.
+        /// (a plane with no NaN), 3x3: each block folds the three taps of each of its window
+        /// rows apart (`R = (x[at] ^ x[at + 1]) ^ x[at + 2]`, `a ^ b` for `a > b ? a : b`,
+        /// three independent chains) and then the rows, `(R0 ^ R1) ^ R2`: the taps in the
+        /// same row-major order, grouped. `^` is associative on values that are not NaN (a
+        /// fold gives the last of the taps with the largest value, ties between +0 and -0
+        /// included), so the grouping gives the same bits; over rows of 16 (`w`), block `v`'s
+        /// rows are input rows `v`, `v + 1` and `v + 2`, each folded once for every block.
         ///
         /// # Safety
         ///
@@ -1567,6 +1568,20 @@ mod x86 {
                         return acc;
                     }
                     let (r1, r2) = (w, 2 * w);
+                    if GROUP {
+                        // Each block's three rows as independent chains, then the rows.
+                        for (v, a) in acc.iter_mut().enumerate() {
+                            let o = 16 * v;
+                            macro_rules! row {
+                                ($at:expr) => {{
+                                    let at = $at;
+                                    _mm512_max_ps(_mm512_max_ps(ld!(at), ld!(at + 1)), ld!(at + 2))
+                                }};
+                            }
+                            *a = _mm512_max_ps(_mm512_max_ps(row!(o), row!(o + r1)), row!(o + r2));
+                        }
+                        return acc;
+                    }
                     let taps = [1, 2, r1, r1 + 1, r1 + 2, r2, r2 + 1, r2 + 2];
                     for t in taps {
                         for (v, a) in acc.iter_mut().enumerate() {
@@ -2521,7 +2536,9 @@ mod tests {
     /// around 2^-104, 2^-103 and 2^-99, both signs: the bounds of the avg path's flush-free
     /// fold at scales 3, 1 and 1/9 (two products that are multiples of 2^-126 never sum to a
     /// denormal; one ulp below the bound they can).
-    const TINY: [u32; 16] = [
+    const TINY: [u32; 18] = [
+        0x0b80_0001,
+        0x8b80_0001,
         0,
         0x8000_0000,
         0x0c00_0000,
@@ -2587,9 +2604,10 @@ mod tests {
         };
         // The first 8 KiB of every lane: a pool of drawn values, rotated per lane; a quarter
         // of the cases on tiny planes ([`TINY`]), the avg pools among them at scales 3, 1,
-        // 1/9 and 0.5.
-        let tiny = rng.below(4) == 0;
-        let c_bits = if tiny && kind == Pool::Avg {
+        // 1/9 and 0.5; an eighth on planes of signed zeros and negative values (max windows
+        // that tie +0 and -0: only the tap order decides the bits).
+        let mode = rng.below(8);
+        let c_bits = if mode < 2 && kind == Pool::Avg {
             [
                 0x4040_0000,
                 0x3f80_0000,
@@ -2599,12 +2617,16 @@ mod tests {
         } else {
             c_bits
         };
+        let ties = [0, 0x8000_0000, 0xbf80_0000, 0x8c00_0000];
         let pool: Vec<u8> = (0..2048)
             .flat_map(|_| {
-                if tiny {
-                    TINY[rng.below(TINY.len() as u64)]
-                } else {
-                    small_value(rng)
+                match mode {
+                    // (Half zeros: sums of few tiny values, where a denormal partial sum
+                    // would show.)
+                    0 | 1 if rng.below(2) == 0 => 0,
+                    0 | 1 => TINY[rng.below(TINY.len() as u64)],
+                    2 => ties[rng.below(4)],
+                    _ => small_value(rng),
                 }
                 .to_le_bytes()
             })
@@ -2716,6 +2738,8 @@ mod tests {
         };
         let h = pick(rng, d.h * (k.h - 1) + 1, d.h * (k.h - 1) + 3).min(12);
         let w = pick(rng, d.w * (k.w - 1) + 1, d.w * (k.w - 1) + 12).min(24);
+        // Rows of 16 (the side-by-side's (1,4,4,16)): where 3x3 blocks share rows.
+        let w = if rng.below(3) == 0 { 16 } else { w };
         let s = Dim4::new(
             pick(rng, 1, 2),
             [1, 4, pick(rng, 1, 70)][rng.below(3)],
@@ -2752,13 +2776,15 @@ mod tests {
 
     /// The f32 small-call path (`pool_small_f32`, `x86::small` on AVX-512 hosts) equals
     /// the general path and the window-at-a-time twin, takes the calls it should and refuses
-    /// the rest (each refusal then gives the general path's result or typed error).
+    /// the rest (each refusal then gives the general path's result or typed error). 800
+    /// cases: at 600 a tame bound one binade too low and a parity swap in the rows-of-16 avg
+    /// fold still passed (checked).
     #[test]
     fn small_path_equals_reference() {
         let cases: usize = std::env::var("PROPTEST_CASES")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(300);
+            .unwrap_or(800);
         let mut core = TpuCore::new(TpuChip::Bm1684x);
         let mut rng = Rng(0x5851_f42d_4c95_7f2d);
         let mut taken = 0;
