@@ -1109,7 +1109,8 @@ impl TpuCore {
     /// The checks of the small-call path of an SFU call whose operands are `addrs`
     /// (destination first, then the source, then the work tensors) and whose coefficients are
     /// `len` f32 at `coeff` on NPU 0 (read on the destination's lanes): `None` (and the general
-    /// path, which names any error) unless the host has AVX-512 F and DQ, the profile flushes
+    /// path, which names any error) unless the core's host level is [`HostSimd::Avx512`]
+    /// (AVX-512 F, DQ, VL and BW; a lower level takes the general path), the profile flushes
     /// denormals, every operand is in the aligned layout (EU-aligned, inside local memory, its
     /// footprint inside the lane: `aligned_place`), the coefficients lie on NPU 0 on the
     /// 64-byte grid, `same_start` (operand indices) starts on the destination's NPU, and each
@@ -1125,7 +1126,9 @@ impl TpuCore {
         len: usize,
         shape: &Dim4,
     ) -> Option<SfuPlan<K>> {
-        if self.chip().bdc_denormals() != BdcDenormals::FlushToZero || !avx512::available() {
+        if self.chip().bdc_denormals() != BdcDenormals::FlushToZero
+            || self.host_simd() != HostSimd::Avx512
+        {
             return None;
         }
         let p = self.chip().local();
@@ -1219,12 +1222,6 @@ mod avx512 {
         exp_poly, log_elem,
     };
     use crate::local::AlignedPlace;
-
-    /// Whether the host runs the kernels (AVX-512 F and DQ).
-    #[inline]
-    pub(super) fn available() -> bool {
-        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
-    }
 
     /// Up to 16 consecutive elements of one channel: byte indices in the store of the source,
     /// of the outputs (destination first) and of the destination lane's coefficients; `mask`
@@ -2288,6 +2285,16 @@ mod tests {
             )
         }
 
+        /// The host level of the core under test: mostly AVX-512 (the small-call paths),
+        /// sometimes a lower one (the general path; capped at the host's level anyway).
+        pub(super) fn simd() -> impl Strategy<Value = HostSimd> {
+            prop_oneof![
+                6 => Just(HostSimd::Avx512),
+                1 => Just(HostSimd::Avx2),
+                1 => Just(HostSimd::Baseline)
+            ]
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -2303,12 +2310,14 @@ mod tests {
                 ops in [operand(), operand(), operand(), operand()],
                 (ck, cslot, odd, clean) in (0u8..4, 0u32..4, any::<bool>(), any::<bool>()),
                 seed in any::<u64>(),
+                simd in simd(),
             ) {
                 let s = Dim4::new(n, c, h, w);
                 let [d, src, w0, w1] = addrs(ops, clean);
                 let ck = if clean { 0 } else { ck };
                 let co = coeff_addr(ck, cslot, &[d, src, w0, w1]);
                 let mut a = core_with(seed, co % LM, &exp_coeff(), odd);
+                a.set_host_simd(simd);
                 let mut b = a.clone();
                 let ra = a.tpu_bdc_fp32_exp(d, src, w0, w1, co, 0, &s);
                 let rb = b.exp_general(d, src, w0, w1, co, &s);
@@ -2323,12 +2332,14 @@ mod tests {
                 ops in [operand(), operand(), operand()],
                 (ck, cslot, odd, clean) in (0u8..4, 0u32..3, any::<bool>(), any::<bool>()),
                 seed in any::<u64>(),
+                simd in simd(),
             ) {
                 let s = Dim4::new(n, c, h, w);
                 let [d, src, wk] = addrs(ops, clean);
                 let ck = if clean { 0 } else { ck };
                 let co = coeff_addr(ck, cslot, &[d, src, wk]);
                 let mut a = core_with(seed, co % LM, &log_coeff(), odd);
+                a.set_host_simd(simd);
                 let mut b = a.clone();
                 let ra = a.tpu_bdc_fp32_log(d, src, wk, co, &s);
                 let rb = b.log_general(d, src, wk, co, &s);
@@ -2340,10 +2351,11 @@ mod tests {
         /// The small-call path takes the calls of the bench and the side-by-side (aligned,
         /// apart, in place) on an AVX-512 host, and turns down what it must: misaligned or
         /// out-of-range operands, `work1` / `work` off the destination's NPU, outputs partly
-        /// over the source or each other or over the coefficients, misplaced coefficients.
+        /// over the source or each other or over the coefficients, misplaced coefficients, a
+        /// host level below AVX-512.
         #[test]
         fn fast_path_takes_and_refuses() {
-            if !avx512::available() {
+            if HostSimd::detect() != HostSimd::Avx512 {
                 return;
             }
             let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).expect("core");
@@ -2394,6 +2406,16 @@ mod tests {
                 ] {
                     assert!(!l(bad), "{bad:x?}");
                 }
+            }
+            // A host level below AVX-512 takes the general path.
+            let s = Dim4::new(1, 1, 1, 8);
+            for level in [HostSimd::Avx2, HostSimd::Baseline] {
+                core.set_host_simd(level);
+                assert!(
+                    core.exp_plan(0x20000, 0, 0x10000, 0x30000, 0x3ff00, &s)
+                        .is_none()
+                );
+                assert!(core.log_plan(0x20000, 0, 0x30000, 0x3fe00, &s).is_none());
             }
         }
     }
@@ -2461,8 +2483,9 @@ mod tests {
         /// near the end of its lane (kind 1, the footprint may not fit) or past local memory
         /// (kind 2) on start NPU `ds`; `src` (kind) 0 a place of its own at `0x2000` on start
         /// NPU `ss` (the destination's unless drawn), 1 the destination itself, 2 the
-        /// destination's offset on another start NPU, 3 the destination shifted by 4, 64 or 128
-        /// bytes (a partial overlap); each plus a drawn delta.
+        /// destination's offset on another start NPU, 3 the destination shifted up by 4, 64 or
+        /// 128 bytes, 4 shifted down by as much (partial overlaps: a source behind its
+        /// destination is read after some of it was written); each plus a drawn delta.
         #[allow(clippy::too_many_arguments)]
         fn addrs(
             (npu, lm): (u32, u32),
@@ -2480,6 +2503,7 @@ mod tests {
                 1 => dst,
                 2 => (dst / lm + [1, 2, npu - 1][shift as usize % 3]) % npu * lm + dst % lm,
                 3 => dst + [4, 64, 128][shift as usize % 3],
+                4 => dst - [4, 64, 128][shift as usize % 3],
                 _ => ss.unwrap_or(ds) % npu * lm + 0x2000 + DELTAS[sd],
             };
             (dst, src)
@@ -2498,14 +2522,6 @@ mod tests {
             prop_oneof![3 => Just(TpuChip::Bm1684x), 1 => Just(TpuChip::Bm1688)]
         }
 
-        fn simd() -> impl Strategy<Value = HostSimd> {
-            prop_oneof![
-                6 => Just(HostSimd::Avx512),
-                1 => Just(HostSimd::Avx2),
-                1 => Just(HostSimd::Baseline)
-            ]
-        }
-
         type DstDraw = (u8, u32, usize);
         type SrcDraw = (u8, Option<u32>, usize);
 
@@ -2519,7 +2535,13 @@ mod tests {
 
         fn src_draw() -> impl Strategy<Value = SrcDraw> {
             (
-                prop_oneof![8 => Just(0u8), 3 => Just(1u8), 1 => Just(2u8), 2 => Just(3u8)],
+                prop_oneof![
+                    8 => Just(0u8),
+                    3 => Just(1u8),
+                    1 => Just(2u8),
+                    1 => Just(3u8),
+                    2 => Just(4u8)
+                ],
                 prop_oneof![6 => Just(None), 1 => (0u32..64).prop_map(Some)],
                 prop_oneof![4 => Just(0usize), 1 => 0usize..12],
             )
@@ -2570,7 +2592,7 @@ mod tests {
             /// bounds of the vector form's domain among the values.
             #[test]
             fn rsqrt_fast_path_equals_general_path(
-                chip in chip(), simd in simd(), s in shape(), dst in dst_draw(),
+                chip in chip(), simd in super::fast_path::simd(), s in shape(), dst in dst_draw(),
                 src in src_draw(), shift in 0u32..3, seed in any::<u64>(),
             ) {
                 check(false, chip, simd, s, dst, src, shift, seed)?;
@@ -2580,7 +2602,7 @@ mod tests {
             /// both refuse it), drawn as for the reciprocal square root.
             #[test]
             fn sqrt_fast_path_equals_general_path(
-                chip in chip(), simd in simd(), s in shape(), dst in dst_draw(),
+                chip in chip(), simd in super::fast_path::simd(), s in shape(), dst in dst_draw(),
                 src in src_draw(), shift in 0u32..3, seed in any::<u64>(),
             ) {
                 check(true, chip, simd, s, dst, src, shift, seed)?;
