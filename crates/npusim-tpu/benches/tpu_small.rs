@@ -210,6 +210,19 @@ fn calls(g: u64) -> Vec<(String, Call)> {
             Ok(())
         }),
     ));
+    // The reciprocal square root and the square root of the SFU (session 19), at the
+    // side-by-side's small shapes.
+    for s in [Dim4::new(1, 1, 1, 8), Dim4::new(1, 4, 1, 16)] {
+        let size = format!("({},{},{},{})", s.n, s.c, s.h, s.w);
+        v.push((
+            format!("rsqrt {size}"),
+            Box::new(move |c| c.tpu_bdc_fp32_rsqrt(0x20000, 0, &s)),
+        ));
+        v.push((
+            format!("sqrt {size}"),
+            Box::new(move |c| c.tpu_bdc_fp32_sqrt(0x20000, 0, &s)),
+        ));
+    }
     v
 }
 

@@ -118,6 +118,8 @@ type Init = unsafe extern "C" fn(c_int, u64) -> c_int;
 type Load = unsafe extern "C" fn(u32);
 type GmStart = unsafe extern "C" fn() -> u64;
 type GmHost = unsafe extern "C" fn(c_int) -> *mut c_void;
+/// `tpu_bdc_fp32_rsqrt` / `tpu_bdc_fp32_sqrt(dst, src, shape)`.
+type Root = unsafe extern "C" fn(u32, u32, *const CDim4);
 
 /// The C-model's entry points this bench calls.
 struct CModel {
@@ -131,6 +133,8 @@ struct CModel {
     s2l: S2L,
     poll: Void,
     gm: u64,
+    rsqrt: Root,
+    sqrt: Root,
 }
 
 fn sym<T: Copy>(h: *mut c_void, name: &str) -> T {
@@ -189,6 +193,8 @@ fn open(path: &str, data: &[f32]) -> CModel {
         s2l: sym(h, "tpu_gdma_cpy_S2L"),
         poll: sym(h, "tpu_poll"),
         gm: 0,
+        rsqrt: sym(h, "tpu_bdc_fp32_rsqrt"),
+        sqrt: sym(h, "tpu_bdc_fp32_sqrt"),
     };
     // SAFETY: the C-model's documented start-up sequence, then plain calls with valid
     // arguments (the same local addresses and shapes npusim accepts); the data copy stays
@@ -404,6 +410,30 @@ fn calls(g: u64) -> Vec<(String, CmCall, NpCall)> {
                 c.tpu_gdma_cpy_S2L(0x30000, g, &s, None, None, f)
                     .expect("valid")
             }),
+        ));
+    }
+    // The reciprocal square root and the square root (session 19) at the two small shapes.
+    for (size, s) in [
+        ("(1,1,1,8)", Dim4::new(1, 1, 1, 8)),
+        ("(1,4,1,16)", Dim4::new(1, 4, 1, 16)),
+    ] {
+        let cs = CDim4 {
+            n: s.n,
+            c: s.c,
+            h: s.h,
+            w: s.w,
+        };
+        v.push((
+            format!("bdc_fp32_rsqrt f32 {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
+            Box::new(move |m| unsafe { (m.rsqrt)(0x20000, 0, &cs) }),
+            Box::new(move |c| c.tpu_bdc_fp32_rsqrt(0x20000, 0, &s).expect("valid")),
+        ));
+        v.push((
+            format!("bdc_fp32_sqrt f32 {size}"),
+            // SAFETY: the C-model's own declaration; the addresses and shapes are the ones npusim accepts.
+            Box::new(move |m| unsafe { (m.sqrt)(0x20000, 0, &cs) }),
+            Box::new(move |c| c.tpu_bdc_fp32_sqrt(0x20000, 0, &s).expect("valid")),
         ));
     }
     v

@@ -51,6 +51,13 @@
 //! address); `src` on the start NPU of `dst`; for the square root `dst != src` (the C-model
 //! rejects the in-place call).
 //!
+//! Small-call paths (issue #16, acceptance 4), each with the general path as its scalar twin
+//! and taken only at [`crate::HostSimd::Avx512`]: exp and log by 16-lane AVX-512 chunks
+//! (section comment above `mod avx512`), the reciprocal square root and the square root by a
+//! constant chip profile per instantiation and masked 16-lane vectors, the lanes outside the
+//! vector form's proven domain recomputed by the element functions (section comment above
+//! `mod root`).
+//!
 //! Restrictions (C-model asserts), each a [`TpuError`]: dims in `[1, 65535]`; `dst`, `src`,
 //! `work0`, `work1` 64-byte aligned; `work1` on the start NPU of `dst`; `coeff_addr` (also of
 //! the load) 64-byte aligned and on NPU 0.
@@ -76,8 +83,8 @@
 //! start NPU of `dst` and `work != dst`; `coeff_addr` as for the exponential.
 
 use crate::bdc::x86;
-use crate::chip::BdcDenormals;
-use crate::device::TpuCore;
+use crate::chip::{BdcDenormals, TpuChip};
+use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
 use crate::local::{
@@ -470,6 +477,21 @@ impl TpuCore {
         src_addr: LocalAddr,
         shape: &Dim4,
     ) -> Result<(), TpuError> {
+        if self.root_small::<false>(dst_addr, src_addr, shape) {
+            return Ok(());
+        }
+        self.rsqrt_general(dst_addr, src_addr, shape)
+    }
+
+    /// [`Self::tpu_bdc_fp32_rsqrt`] through the views and the row driver (every call the
+    /// small-call path turns down; it names any error). The twin of that path.
+    #[inline(never)]
+    pub(crate) fn rsqrt_general(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
         self.sfu_unary(
             "tpu_bdc_fp32_rsqrt",
             dst_addr,
@@ -483,6 +505,51 @@ impl TpuCore {
     /// `tpu_bdc_fp32_sqrt(dst_addr, src_addr, shape)`: `dst = sqrt(src)` by the C-model's
     /// algorithm ([`sqrt_elem`]); both tensors f32 in the aligned layout, `dst != src`.
     pub fn tpu_bdc_fp32_sqrt(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> Result<(), TpuError> {
+        if self.root_small::<true>(dst_addr, src_addr, shape) {
+            return Ok(());
+        }
+        self.sqrt_general(dst_addr, src_addr, shape)
+    }
+
+    /// The small-call path of `tpu_bdc_fp32_rsqrt` (`SQRT` false) and `tpu_bdc_fp32_sqrt`
+    /// (section comment above `mod root`): `true` when it ran the call, `false` (nothing
+    /// written) when the host level is below [`HostSimd::Avx512`], the dims fail their check,
+    /// the store is not allocated yet, or `root::call` turns the operands down.
+    #[inline(always)]
+    pub(crate) fn root_small<const SQRT: bool>(
+        &mut self,
+        dst_addr: LocalAddr,
+        src_addr: LocalAddr,
+        shape: &Dim4,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.host_simd() == HostSimd::Avx512
+            && self.dims_ok_fast(shape)
+            && !self.local_store().is_empty()
+        {
+            let chip = self.chip();
+            let store = self.local_store_mut();
+            // SAFETY: `HostSimd::Avx512` is only ever a detected level (AVX-512 F/DQ/VL/BW).
+            return unsafe {
+                match chip {
+                    TpuChip::Bm1684x => root::call::<0, SQRT>(store, dst_addr, src_addr, shape),
+                    TpuChip::Bm1688 => root::call::<1, SQRT>(store, dst_addr, src_addr, shape),
+                }
+            };
+        }
+        let _ = (dst_addr, src_addr, shape);
+        false
+    }
+
+    /// [`Self::tpu_bdc_fp32_sqrt`] through the views and the row driver (every call the
+    /// small-call path turns down; it names any error). The twin of that path.
+    #[inline(never)]
+    pub(crate) fn sqrt_general(
         &mut self,
         dst_addr: LocalAddr,
         src_addr: LocalAddr,
@@ -1042,7 +1109,8 @@ impl TpuCore {
     /// The checks of the small-call path of an SFU call whose operands are `addrs`
     /// (destination first, then the source, then the work tensors) and whose coefficients are
     /// `len` f32 at `coeff` on NPU 0 (read on the destination's lanes): `None` (and the general
-    /// path, which names any error) unless the host has AVX-512 F and DQ, the profile flushes
+    /// path, which names any error) unless the core's host level is [`HostSimd::Avx512`]
+    /// (AVX-512 F, DQ, VL and BW; a lower level takes the general path), the profile flushes
     /// denormals, every operand is in the aligned layout (EU-aligned, inside local memory, its
     /// footprint inside the lane: `aligned_place`), the coefficients lie on NPU 0 on the
     /// 64-byte grid, `same_start` (operand indices) starts on the destination's NPU, and each
@@ -1058,7 +1126,9 @@ impl TpuCore {
         len: usize,
         shape: &Dim4,
     ) -> Option<SfuPlan<K>> {
-        if self.chip().bdc_denormals() != BdcDenormals::FlushToZero || !avx512::available() {
+        if self.chip().bdc_denormals() != BdcDenormals::FlushToZero
+            || self.host_simd() != HostSimd::Avx512
+        {
             return None;
         }
         let p = self.chip().local();
@@ -1152,12 +1222,6 @@ mod avx512 {
         exp_poly, log_elem,
     };
     use crate::local::AlignedPlace;
-
-    /// Whether the host runs the kernels (AVX-512 F and DQ).
-    #[inline]
-    pub(super) fn available() -> bool {
-        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
-    }
 
     /// Up to 16 consecutive elements of one channel: byte indices in the store of the source,
     /// of the outputs (destination first) and of the destination lane's coefficients; `mask`
@@ -1553,6 +1617,291 @@ mod avx512 {
     }
 }
 
+// The small-call path of `tpu_bdc_fp32_rsqrt` and `tpu_bdc_fp32_sqrt` (issue #16, acceptance 4;
+// session 19). Before it, a (1,1,1,8) call took 129-132 ns and a (1,4,1,16) one 666-797 ns
+// through `sfu_unary` (two `LocalView`s, a row buffer on the heap, the element function called
+// through a pointer per element). This path is the technique of `crate::avx512`: each chip's
+// profile a constant of its own instantiation (`root::call::<CHIP, SQRT>`, so the layout checks
+// of `crate::local::aligned_place` are shifts and masks by constants), the checks and the rows
+// in one AVX-512 function, each channel's row in masked 16-lane vectors.
+//
+// The element functions in vector form, without the flushes: [`rsqrt_elem`]'s seed
+// `0x5f3759df - bits(x) / 2` as an integer subtraction, `h = 0.5 * x`, three Newton steps
+// `y = y * (1.5 - ((h * y) * y))` in the scalar function's operation order (no fused
+// multiply-add), the sign bit of `x` XORed in; [`sqrt_elem`]: `x * rsqrt(x)`, `±0` kept. That
+// is bit for bit the scalar function, flushes included, on the lanes whose `x` is `±0`, `+inf`
+// or a positive normal of at least `2^-125` (bits in `0x01000000..=0x7f800000`):
+// * `±0`: `h = ±0`, every step `t = ±0`, `m = 1.5`, `y` grows from `2^63`-ish (`+0`) or
+//   `2^-64`-ish (`-0`) by `1.5^3`: no denormal, no NaN;
+// * `+inf`: `h = +inf`, `y` goes `-inf`, `+inf`, `-inf` (`inf` times a non-zero value): no NaN;
+// * `x >= 2^-125` normal: `h = x / 2` is normal, the seed is within 3.5% of `x^-1/2`, so in
+//   every step `t` lies in `[0.46, 0.54]`, `m` in `[0.96, 1.04]`, `h * y` near `sqrt(x) / 2` and
+//   `y` near `x^-1/2` (both in `[2^-64, 2^63]`), the square root near `sqrt(x)`: nothing
+//   denormal or NaN, so no flush changes a value.
+// `root::tests::kernel_equals_elements_sampled` holds this over a stride of all bit patterns
+// and the boundaries (`kernel_equals_elements_exhaustive`, ignored, over all 2^32). Every other
+// lane (NaN, negative, `-inf`, denormal, `x < 2^-125`: the seed wraps, `h` or the seed is a
+// denormal, or the x86 NaN rule decides) is recomputed by the scalar element function in a
+// cold fix (`root::fix`). The source may be the destination itself (the reciprocal square
+// root; each vector is loaded before it is stored over) or apart from it inside every lane;
+// anything else the path turns down, and the general path (`sfu_unary`, the twin) runs the
+// call and names any error.
+
+/// The AVX-512 kernels of the small-call path of the reciprocal square root and the square
+/// root (section comment above).
+#[cfg(target_arch = "x86_64")]
+mod root {
+    use std::arch::x86_64::*;
+
+    use super::{rsqrt_elem, sqrt_elem};
+    use crate::chip::{BdcDenormals, LocalProfile, TpuChip};
+    use crate::local::{Dim4, LocalAddr, aligned_place};
+
+    /// The chips by the index of [`call`]'s `CHIP`.
+    const CHIPS: [TpuChip; 2] = [TpuChip::Bm1684x, TpuChip::Bm1688];
+
+    /// `tpu_bdc_fp32_rsqrt` (`SQRT` false) or `_sqrt` on chip `CHIPS[CHIP]`: the checks, then
+    /// the rows; `false` (nothing written) when the call is not one this path takes: the
+    /// profile does not flush, the store does not hold every lane, a square root in place,
+    /// an operand fails `aligned_place` (`dst` EU-aligned, `src` EU-aligned for the square root
+    /// and f32-aligned for the reciprocal square root, in local memory, the footprint inside
+    /// the lanes), `src` on another start NPU, or `src` neither the destination itself (the
+    /// reciprocal square root) nor apart from it inside every lane. The dims are the caller's.
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX-512 F, DQ and VL.
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    pub(super) unsafe fn call<const CHIP: usize, const SQRT: bool>(
+        store: &mut [u8],
+        dst: LocalAddr,
+        src: LocalAddr,
+        shape: &Dim4,
+    ) -> bool {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let flush = const { matches!(CHIPS[CHIP].bdc_denormals(), BdcDenormals::FlushToZero) };
+        if !flush || (store.len() as u64) < p.store_size() || (SQRT && dst == src) {
+            return false;
+        }
+        let src_align = if SQRT { p.eu_bytes } else { 4 };
+        let (Some(d), Some(s)) = (
+            aligned_place(&p, dst, shape, 2, p.eu_bytes, false),
+            aligned_place(&p, src, shape, 2, src_align, false),
+        ) else {
+            return false;
+        };
+        let same = !SQRT && s.offset == d.offset;
+        let apart = d.end <= u64::from(s.offset) || s.end <= u64::from(d.offset);
+        if s.start != d.start || !(same || apart) {
+            return false;
+        }
+        // Same start NPU and shape: the same strides, so the source of each element lies a
+        // fixed distance from its destination in the store.
+        let delta = s.offset as isize - d.offset as isize;
+        let hw = shape.h as usize * shape.w as usize;
+        let npu = p.npu_num as usize;
+        let pitch = p.store_pitch() as usize;
+        let first = d.start as usize * pitch + d.offset as usize;
+        let base = store.as_mut_ptr();
+        let (n, c) = (shape.n as usize, shape.c as usize);
+        // Each row of the destination and of the source lies inside the store (`aligned_place`
+        // put both footprints inside the lanes, the store holds every lane, checked above).
+        if n == 1 && d.start as usize + c <= npu {
+            // One batch, no channel past the last lane.
+            for ch in 0..c {
+                let at = first + ch * pitch;
+                // SAFETY: both rows inside the store (above), the same or apart.
+                unsafe { row::<SQRT>(base, at, at.wrapping_add_signed(delta), hw) };
+            }
+            return true;
+        }
+        let (cs, ns) = ((d.cs as usize) << 2, (d.ns as usize) << 2);
+        for i in 0..n {
+            let (mut at, mut lane) = (first + i * ns, d.start as usize);
+            for _ in 0..c {
+                // SAFETY: both rows inside the store (above), the same or apart.
+                unsafe { row::<SQRT>(base, at, at.wrapping_add_signed(delta), hw) };
+                // The next lane, or lane 0 of the next slot.
+                if lane + 1 == npu {
+                    (at, lane) = (at + cs - (npu - 1) * pitch, 0);
+                } else {
+                    (at, lane) = (at + pitch, lane + 1);
+                }
+            }
+        }
+        true
+    }
+
+    /// One channel's row of `hw` elements, the destination at byte `d` of the store at
+    /// `base`, the source at byte `s`: vectors of 16, the last one masked.
+    ///
+    /// # Safety
+    ///
+    /// AVX-512 F/DQ/VL; both rows inside the store, the same or apart.
+    #[inline(always)]
+    unsafe fn row<const SQRT: bool>(base: *mut u8, d: usize, s: usize, hw: usize) {
+        let mut k = 0;
+        while k < hw {
+            let left = hw - k;
+            let m: __mmask16 = if left >= 16 {
+                0xffff
+            } else {
+                ((1u32 << left) - 1) as u16
+            };
+            // SAFETY: the row's live elements lie inside the store (the contract); the masked
+            // load and store touch only them.
+            unsafe {
+                let x = _mm512_maskz_loadu_epi32(m, base.add(s + 4 * k).cast());
+                let r = elems::<SQRT>(x, m);
+                _mm512_mask_storeu_ps(base.add(d + 4 * k).cast(), m, r);
+            }
+            k += 16;
+        }
+    }
+
+    /// The reciprocal square root (`SQRT` false) or the square root of the 16 f32 bit
+    /// patterns `x`, bit for bit [`rsqrt_elem`] / [`sqrt_elem`] (section comment above); the
+    /// lanes of `live` outside the vector form's domain recomputed by [`fix`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    pub(super) fn elems<const SQRT: bool>(x: __m512i, live: __mmask16) -> __m512 {
+        let xf = _mm512_castsi512_ps(x);
+        let y0 = _mm512_sub_epi32(_mm512_set1_epi32(0x5f37_59df), _mm512_srli_epi32::<1>(x));
+        let h = _mm512_mul_ps(xf, _mm512_set1_ps(0.5));
+        let three_halves = _mm512_set1_ps(1.5);
+        let mut y = _mm512_castsi512_ps(y0);
+        for _ in 0..3 {
+            let t = _mm512_mul_ps(_mm512_mul_ps(h, y), y);
+            y = _mm512_mul_ps(y, _mm512_sub_ps(three_halves, t));
+        }
+        let sign = _mm512_and_si512(x, _mm512_set1_epi32(i32::MIN));
+        let r = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(y), sign));
+        // The domain: `±0`, or bits in `0x01000000..=0x7f800000` (`+inf` and the positive
+        // normals from `2^-125`).
+        let zero = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7fff_ffff));
+        let big = _mm512_sub_epi32(x, _mm512_set1_epi32(0x0100_0000));
+        let ok = _mm512_cmple_epu32_mask(big, _mm512_set1_epi32(0x7e80_0000)) | zero;
+        let r = if SQRT {
+            // `±0` is returned as it is.
+            _mm512_mask_mov_ps(_mm512_mul_ps(xf, r), zero, xf)
+        } else {
+            r
+        };
+        let odd = live & !ok;
+        if odd != 0 { fix::<SQRT>(x, r, odd) } else { r }
+    }
+
+    /// The lanes `odd` of `r` recomputed by the scalar element function of `x`.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f")]
+    fn fix<const SQRT: bool>(x: __m512i, r: __m512, odd: __mmask16) -> __m512 {
+        let (mut xs, mut rs) = ([0u32; 16], [0f32; 16]);
+        // SAFETY: unaligned stores of two registers into local arrays of 16 elements.
+        unsafe {
+            _mm512_storeu_si512(xs.as_mut_ptr().cast(), x);
+            _mm512_storeu_ps(rs.as_mut_ptr(), r);
+        }
+        for (k, (o, &b)) in rs.iter_mut().zip(&xs).enumerate() {
+            if odd & (1 << k) != 0 {
+                let v = f32::from_bits(b);
+                *o = if SQRT {
+                    sqrt_elem(v, true)
+                } else {
+                    rsqrt_elem(v, true)
+                };
+            }
+        }
+        // SAFETY: an unaligned load of a local array of 16 f32.
+        unsafe { _mm512_loadu_ps(rs.as_ptr()) }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// `elems` over 16 bit patterns (the host has AVX-512 F/DQ/VL: the caller checks).
+        fn kernel<const SQRT: bool>(xs: &[u32; 16]) -> [u32; 16] {
+            let mut out = [0u32; 16];
+            // SAFETY: the caller checked the host's AVX-512 F/DQ/VL; local arrays of 16.
+            unsafe {
+                let x = _mm512_loadu_si512(xs.as_ptr().cast());
+                let r = elems::<SQRT>(x, 0xffff);
+                _mm512_storeu_si512(out.as_mut_ptr().cast(), _mm512_castps_si512(r));
+            }
+            out
+        }
+
+        fn avx512() -> bool {
+            crate::HostSimd::detect() == crate::HostSimd::Avx512
+        }
+
+        /// Checks the kernel against the scalar element functions on the patterns `from ..=
+        /// to` stepping by `step` (16 at a time); how many differ, and the first.
+        fn sweep(from: u64, to: u64, step: u64) -> (u64, Option<(u32, bool)>) {
+            let (mut bad, mut first) = (0, None);
+            let mut v = from;
+            while v <= to {
+                let xs: [u32; 16] = std::array::from_fn(|k| (v + k as u64 * step).min(to) as u32);
+                let (r, q) = (kernel::<false>(&xs), kernel::<true>(&xs));
+                for k in 0..16 {
+                    let x = f32::from_bits(xs[k]);
+                    for (got, want, sq) in [
+                        (r[k], rsqrt_elem(x, true).to_bits(), false),
+                        (q[k], sqrt_elem(x, true).to_bits(), true),
+                    ] {
+                        if got != want {
+                            bad += 1;
+                            first.get_or_insert((xs[k], sq));
+                        }
+                    }
+                }
+                v += 16 * step;
+            }
+            (bad, first)
+        }
+
+        /// The vector form equals the scalar element functions (flushes, NaN rule, fix of the
+        /// lanes outside its domain) on every 997th bit pattern and on every pattern near the
+        /// bounds of its domain and of the seed's wrap.
+        #[test]
+        fn kernel_equals_elements_sampled() {
+            if !avx512() {
+                return;
+            }
+            assert_eq!(sweep(0, u32::MAX as u64, 997), (0, None));
+            for edge in [
+                0u64,
+                0x0080_0000,
+                0x0100_0000,
+                0x7f80_0000,
+                0x8000_0000,
+                0x8080_0000,
+                0xbe6e_b3be,
+                0xbf6e_b3be,
+                0xff80_0000,
+            ] {
+                let (lo, hi) = (
+                    edge.saturating_sub(4096),
+                    (edge + 4096).min(u32::MAX as u64),
+                );
+                assert_eq!(sweep(lo, hi, 1), (0, None), "near {edge:#x}");
+            }
+        }
+
+        /// [`kernel_equals_elements_sampled`] over all 2^32 bit patterns (670 s under the test
+        /// profile on the shared host of session 19).
+        #[test]
+        #[ignore]
+        fn kernel_equals_elements_exhaustive() {
+            if !avx512() {
+                return;
+            }
+            assert_eq!(sweep(0, u32::MAX as u64, 1), (0, None));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1858,7 +2207,7 @@ mod tests {
 
         /// An input value: specials (NaN, infinities, zeros, denormals, the bounds of both
         /// functions), tiny normals (denormal products on the way), ordinary values, any bits.
-        fn value(x: &mut u64) -> u32 {
+        pub(super) fn value(x: &mut u64) -> u32 {
             *x ^= *x << 13;
             *x ^= *x >> 7;
             *x ^= *x << 17;
@@ -1936,6 +2285,16 @@ mod tests {
             )
         }
 
+        /// The host level of the core under test: mostly AVX-512 (the small-call paths),
+        /// sometimes a lower one (the general path; capped at the host's level anyway).
+        pub(super) fn simd() -> impl Strategy<Value = HostSimd> {
+            prop_oneof![
+                6 => Just(HostSimd::Avx512),
+                1 => Just(HostSimd::Avx2),
+                1 => Just(HostSimd::Baseline)
+            ]
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -1951,12 +2310,14 @@ mod tests {
                 ops in [operand(), operand(), operand(), operand()],
                 (ck, cslot, odd, clean) in (0u8..4, 0u32..4, any::<bool>(), any::<bool>()),
                 seed in any::<u64>(),
+                simd in simd(),
             ) {
                 let s = Dim4::new(n, c, h, w);
                 let [d, src, w0, w1] = addrs(ops, clean);
                 let ck = if clean { 0 } else { ck };
                 let co = coeff_addr(ck, cslot, &[d, src, w0, w1]);
                 let mut a = core_with(seed, co % LM, &exp_coeff(), odd);
+                a.set_host_simd(simd);
                 let mut b = a.clone();
                 let ra = a.tpu_bdc_fp32_exp(d, src, w0, w1, co, 0, &s);
                 let rb = b.exp_general(d, src, w0, w1, co, &s);
@@ -1971,12 +2332,14 @@ mod tests {
                 ops in [operand(), operand(), operand()],
                 (ck, cslot, odd, clean) in (0u8..4, 0u32..3, any::<bool>(), any::<bool>()),
                 seed in any::<u64>(),
+                simd in simd(),
             ) {
                 let s = Dim4::new(n, c, h, w);
                 let [d, src, wk] = addrs(ops, clean);
                 let ck = if clean { 0 } else { ck };
                 let co = coeff_addr(ck, cslot, &[d, src, wk]);
                 let mut a = core_with(seed, co % LM, &log_coeff(), odd);
+                a.set_host_simd(simd);
                 let mut b = a.clone();
                 let ra = a.tpu_bdc_fp32_log(d, src, wk, co, &s);
                 let rb = b.log_general(d, src, wk, co, &s);
@@ -1988,10 +2351,11 @@ mod tests {
         /// The small-call path takes the calls of the bench and the side-by-side (aligned,
         /// apart, in place) on an AVX-512 host, and turns down what it must: misaligned or
         /// out-of-range operands, `work1` / `work` off the destination's NPU, outputs partly
-        /// over the source or each other or over the coefficients, misplaced coefficients.
+        /// over the source or each other or over the coefficients, misplaced coefficients, a
+        /// host level below AVX-512.
         #[test]
         fn fast_path_takes_and_refuses() {
-            if !avx512::available() {
+            if HostSimd::detect() != HostSimd::Avx512 {
                 return;
             }
             let mut core = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 16).expect("core");
@@ -2041,6 +2405,271 @@ mod tests {
                     [0x20000, 0, 0x30000, 0x3fe04],
                 ] {
                     assert!(!l(bad), "{bad:x?}");
+                }
+            }
+            // A host level below AVX-512 takes the general path.
+            let s = Dim4::new(1, 1, 1, 8);
+            for level in [HostSimd::Avx2, HostSimd::Baseline] {
+                core.set_host_simd(level);
+                assert!(
+                    core.exp_plan(0x20000, 0, 0x10000, 0x30000, 0x3ff00, &s)
+                        .is_none()
+                );
+                assert!(core.log_plan(0x20000, 0, 0x30000, 0x3fe00, &s).is_none());
+            }
+        }
+    }
+
+    /// The small-call path of the reciprocal square root and the square root (AVX-512, the
+    /// module `root`) against its twin, the general path (`rsqrt_general` / `sqrt_general`:
+    /// views, row driver, scalar element functions).
+    mod root_path {
+        use super::super::*;
+        use crate::chip::TpuChip;
+        use proptest::prelude::*;
+
+        /// Patterns at the bounds of the vector form's domain and of the seed's wrap.
+        const EDGES: [u32; 12] = [
+            0x00ff_ffff,
+            0x0100_0000,
+            0x0100_0001,
+            0x0080_0000,
+            0x7f7f_ffff,
+            0x8080_0000,
+            0xbe6e_b3be,
+            0xbe6e_b3c0,
+            0xbf6e_b3bd,
+            0xbf6e_b3be,
+            0x7fbf_ffff,
+            0xff80_0001,
+        ];
+
+        /// A source value: the exp/log tests' draw (specials, tiny normals, ordinary values,
+        /// any bits) or one of [`EDGES`].
+        fn value(x: &mut u64) -> u32 {
+            let v = super::fast_path::value(x);
+            if v.is_multiple_of(8) {
+                EDGES[(v / 8 % 12) as usize]
+            } else {
+                v
+            }
+        }
+
+        /// A core of `chip` at host level `simd` whose lanes hold drawn values in their first
+        /// 0x4000 bytes and their last 0x800.
+        fn core_with(chip: TpuChip, simd: HostSimd, seed: u64) -> TpuCore {
+            let mut core = TpuCore::with_gm_size(chip, 1 << 16).expect("core");
+            core.set_host_simd(simd);
+            let p = chip.local();
+            let (pitch, lm) = (p.store_pitch() as usize, p.local_mem_per_npu as usize);
+            let mut x = seed | 1;
+            let store = core.local_store_mut();
+            for lane in 0..p.npu_num as usize {
+                let base = lane * pitch;
+                for r in [0..0x4000, lm - 0x800..lm] {
+                    for w in store[base + r.start..base + r.end].chunks_exact_mut(4) {
+                        w.copy_from_slice(&value(&mut x).to_le_bytes());
+                    }
+                }
+            }
+            core
+        }
+
+        /// Byte offsets added to an operand: mostly none; element-aligned but not EU-aligned
+        /// (4, 8, 32), not element-aligned (2), a neighbour's footprint (64, 0x440).
+        const DELTAS: [u32; 12] = [0, 0, 0, 0, 0, 0, 4, 8, 32, 2, 64, 0x440];
+
+        /// (dst, src) on a chip of `npu` lanes of `lm` bytes: `dst` at `0x1000` (kind 0) or
+        /// near the end of its lane (kind 1, the footprint may not fit) or past local memory
+        /// (kind 2) on start NPU `ds`; `src` (kind) 0 a place of its own at `0x2000` on start
+        /// NPU `ss` (the destination's unless drawn), 1 the destination itself, 2 the
+        /// destination's offset on another start NPU, 3 the destination shifted up by 4, 64 or
+        /// 128 bytes, 4 shifted down by as much (partial overlaps: a source behind its
+        /// destination is read after some of it was written); each plus a drawn delta.
+        #[allow(clippy::too_many_arguments)]
+        fn addrs(
+            (npu, lm): (u32, u32),
+            (dk, ds, dd): (u8, u32, usize),
+            (sk, ss, sd): (u8, Option<u32>, usize),
+            shift: u32,
+        ) -> (u32, u32) {
+            let ds = ds % npu;
+            let dst = match dk {
+                1 => ds * lm + lm - 0x400,
+                2 => npu * lm + 0x1000,
+                _ => ds * lm + 0x1000,
+            } + DELTAS[dd];
+            let src = match sk {
+                1 => dst,
+                2 => (dst / lm + [1, 2, npu - 1][shift as usize % 3]) % npu * lm + dst % lm,
+                3 => dst + [4, 64, 128][shift as usize % 3],
+                4 => dst - [4, 64, 128][shift as usize % 3],
+                _ => ss.unwrap_or(ds) % npu * lm + 0x2000 + DELTAS[sd],
+            };
+            (dst, src)
+        }
+
+        fn shape() -> impl Strategy<Value = (i32, i32, i32, i32)> {
+            (
+                1i32..3,
+                prop_oneof![1i32..5, 1i32..70],
+                1i32..4,
+                prop_oneof![8 => 1i32..17, 8 => 1i32..40, 1 => Just(0), 1 => Just(65536)],
+            )
+        }
+
+        fn chip() -> impl Strategy<Value = TpuChip> {
+            prop_oneof![3 => Just(TpuChip::Bm1684x), 1 => Just(TpuChip::Bm1688)]
+        }
+
+        type DstDraw = (u8, u32, usize);
+        type SrcDraw = (u8, Option<u32>, usize);
+
+        fn dst_draw() -> impl Strategy<Value = DstDraw> {
+            (
+                prop_oneof![12 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8)],
+                prop_oneof![2 => Just(0u32), 1 => 0u32..64],
+                prop_oneof![6 => Just(0usize), 1 => 0usize..12],
+            )
+        }
+
+        fn src_draw() -> impl Strategy<Value = SrcDraw> {
+            (
+                prop_oneof![
+                    8 => Just(0u8),
+                    3 => Just(1u8),
+                    1 => Just(2u8),
+                    1 => Just(3u8),
+                    2 => Just(4u8)
+                ],
+                prop_oneof![6 => Just(None), 1 => (0u32..64).prop_map(Some)],
+                prop_oneof![4 => Just(0usize), 1 => 0usize..12],
+            )
+        }
+
+        /// One drawn call on two copies of one core: `tpu_bdc_fp32_rsqrt` / `_sqrt` (the
+        /// small-call path where it is taken) on the first, the general path on the second;
+        /// the same result or error and the same local memory.
+        #[allow(clippy::too_many_arguments)]
+        fn check(
+            sqrt: bool,
+            chip: TpuChip,
+            simd: HostSimd,
+            (n, c, h, w): (i32, i32, i32, i32),
+            dst: DstDraw,
+            src: SrcDraw,
+            shift: u32,
+            seed: u64,
+        ) -> Result<(), TestCaseError> {
+            let p = chip.local();
+            let (d, sr) = addrs((p.npu_num, p.local_mem_per_npu), dst, src, shift);
+            let s = Dim4::new(n, c, h, w);
+            let mut a = core_with(chip, simd, seed);
+            let mut b = a.clone();
+            let (ra, rb) = if sqrt {
+                (a.tpu_bdc_fp32_sqrt(d, sr, &s), b.sqrt_general(d, sr, &s))
+            } else {
+                (a.tpu_bdc_fp32_rsqrt(d, sr, &s), b.rsqrt_general(d, sr, &s))
+            };
+            prop_assert_eq!(&ra, &rb, "dst {:#x} src {:#x} {:?}", d, sr, s);
+            prop_assert!(
+                a.local_store() == b.local_store(),
+                "stores differ: dst {:#x} src {:#x} {:?}",
+                d,
+                sr,
+                s
+            );
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+
+            /// `tpu_bdc_fp32_rsqrt` equals `rsqrt_general`. Drawn: both chips, every host
+            /// level, shapes with partial vectors and bad dims, start NPUs, in place, sources
+            /// at any element address, misaligned, out of range, on another start NPU, partly
+            /// over the destination; specials, negatives, denormals, tiny normals and the
+            /// bounds of the vector form's domain among the values.
+            #[test]
+            fn rsqrt_fast_path_equals_general_path(
+                chip in chip(), simd in super::fast_path::simd(), s in shape(), dst in dst_draw(),
+                src in src_draw(), shift in 0u32..3, seed in any::<u64>(),
+            ) {
+                check(false, chip, simd, s, dst, src, shift, seed)?;
+            }
+
+            /// `tpu_bdc_fp32_sqrt` equals `sqrt_general` (`dst == src` among the calls drawn:
+            /// both refuse it), drawn as for the reciprocal square root.
+            #[test]
+            fn sqrt_fast_path_equals_general_path(
+                chip in chip(), simd in super::fast_path::simd(), s in shape(), dst in dst_draw(),
+                src in src_draw(), shift in 0u32..3, seed in any::<u64>(),
+            ) {
+                check(true, chip, simd, s, dst, src, shift, seed)?;
+            }
+        }
+
+        /// The small-call path takes the calls of the bench and the side-by-side (and in place
+        /// for the reciprocal square root, its source at any element address) on an AVX-512
+        /// host, and turns down what it must: a host level below AVX-512, a store not yet
+        /// allocated, bad dims, a misaligned or out-of-range operand, the source on another
+        /// start NPU or partly over the destination, the square root in place.
+        #[test]
+        fn root_fast_path_takes_and_refuses() {
+            if HostSimd::detect() != HostSimd::Avx512 {
+                return;
+            }
+            for chip in [TpuChip::Bm1684x, TpuChip::Bm1688] {
+                let lm = chip.local().local_mem_per_npu;
+                let eu = chip.local().eu_bytes;
+                let mut core = TpuCore::with_gm_size(chip, 1 << 16).expect("core");
+                let s = Dim4::new(1, 1, 1, 8);
+                // Not before the store exists (the general path allocates it).
+                assert!(!core.root_small::<false>(0x2000, 0, &s));
+                core.local_store_mut();
+                for s in [
+                    Dim4::new(1, 1, 1, 8),
+                    Dim4::new(1, 4, 1, 16),
+                    Dim4::new(2, 70, 3, 33),
+                ] {
+                    let mut r = |d: u32, src: u32| core.root_small::<false>(d, src, &s);
+                    assert!(r(0x4000, 0));
+                    assert!(r(0x4000, 0x4000));
+                    assert!(r(0x4000, 4));
+                    assert!(r(lm + 0x4000, lm));
+                    for (d, src) in [
+                        (0x4000 + eu / 2, 0),
+                        (0x4000, 2),
+                        (0x4000, lm),
+                        (0x4000, 64 * lm),
+                        (0x4000, 0x4000 + 16),
+                        (0x4000, 0x4000 - 16),
+                    ] {
+                        assert!(!r(d, src), "rsqrt {d:#x} {src:#x} {s:?}");
+                    }
+                    let mut q = |d: u32, src: u32| core.root_small::<true>(d, src, &s);
+                    assert!(q(0x4000, 0));
+                    assert!(q(lm + 0x4000, lm));
+                    for (d, src) in [
+                        (0x4000, 0x4000),
+                        (0x4000, 4),
+                        (0x4000 + eu / 2, 0),
+                        (0x4000, lm),
+                    ] {
+                        assert!(!q(d, src), "sqrt {d:#x} {src:#x} {s:?}");
+                    }
+                    if s.h * s.w > 16 {
+                        assert!(!q(0x4000, 0x4000 + 64));
+                        assert!(!q(0x4000 + 64, 0x4000));
+                    }
+                }
+                for bad in [Dim4::new(0, 1, 1, 8), Dim4::new(1, 1, 65536, 8)] {
+                    assert!(!core.root_small::<false>(0x4000, 0, &bad));
+                }
+                for level in [HostSimd::Avx2, HostSimd::Baseline] {
+                    core.set_host_simd(level);
+                    assert!(!core.root_small::<false>(0x4000, 0, &s));
+                    assert!(!core.root_small::<true>(0x4000, 0, &s));
                 }
             }
         }
