@@ -430,34 +430,6 @@ mod x86 {
         unsafe { _mm512_loadu_ps(rs.as_ptr()) }
     }
 
-    /// The element function on the lanes `m` of `x` and `y` (`OP` as in [`call`]):
-    /// `fz(fz(x) op fz(y))`, a NaN result computed again by `exact`.
-    #[inline(always)]
-    fn lanes<E: Fn(f32, f32) -> f32, const OP: u8>(
-        x: __m512,
-        y: __m512,
-        m: __mmask16,
-        sign: __m512,
-        exact: &E,
-    ) -> __m512 {
-        // SAFETY: register operations only (the caller has AVX-512 F/DQ/VL).
-        unsafe {
-            let (fx, fy) = (ftz(x, sign), ftz(y, sign));
-            let r = match OP {
-                1 => _mm512_sub_ps(fx, fy),
-                2 => _mm512_mul_ps(fx, fy),
-                _ => _mm512_add_ps(fx, fy),
-            };
-            let r = ftz(r, sign);
-            let nan = _mm512_mask_cmp_ps_mask::<_CMP_UNORD_Q>(m, r, r);
-            if nan != 0 {
-                fix(x, y, r, nan, exact)
-            } else {
-                r
-            }
-        }
-    }
-
     /// One row of `hw` elements: `vecs` vectors of 16, the last one's live lanes `last`.
     ///
     /// # Safety
@@ -486,7 +458,18 @@ mod x86 {
                 } else {
                     cv
                 };
-                _mm512_mask_storeu_ps(pd.add(16 * v), m, lanes::<E, OP>(x, y, m, sign, exact));
+                let (fx, fy) = (ftz(x, sign), ftz(y, sign));
+                let r = match OP {
+                    1 => _mm512_sub_ps(fx, fy),
+                    2 => _mm512_mul_ps(fx, fy),
+                    _ => _mm512_add_ps(fx, fy),
+                };
+                let mut r = ftz(r, sign);
+                let nan = _mm512_mask_cmp_ps_mask::<_CMP_UNORD_Q>(m, r, r);
+                if nan != 0 {
+                    r = fix(x, y, r, nan, exact);
+                }
+                _mm512_mask_storeu_ps(pd.add(16 * v), m, r);
             }
         }
     }
@@ -621,35 +604,7 @@ mod x86 {
         let top = od.start.max(oa.start).max(ob.start) as usize;
         if n == 1 && top + c <= npu {
             let (d0, a0, b0) = (first(&od), first(&oa), first(&ob));
-            let mut ch = 0;
-            if vecs == 1 {
-                // Rows of one vector, four channels at a time, their loads before their stores
-                // (as `elem`).
-                while ch + 4 <= c {
-                    let (mut xs, mut ys) = ([cv; 4], [cv; 4]);
-                    for (g, (x, y)) in xs.iter_mut().zip(&mut ys).enumerate() {
-                        let k = (ch + g) * pitch;
-                        // SAFETY: channel `ch + g`'s rows lie inside the store (the contract
-                        // and `aligned_place`); the masked loads touch only the live lanes.
-                        unsafe {
-                            *x = _mm512_maskz_loadu_ps(last, at(a0 + k));
-                            if B {
-                                *y = _mm512_maskz_loadu_ps(last, at(b0 + k));
-                            }
-                        }
-                    }
-                    let mut rs = [cv; 4];
-                    for (r, (x, y)) in rs.iter_mut().zip(xs.into_iter().zip(ys)) {
-                        *r = lanes::<E, OP>(x, y, last, sign, exact);
-                    }
-                    for (g, r) in rs.into_iter().enumerate() {
-                        // SAFETY: as above.
-                        unsafe { _mm512_mask_storeu_ps(at(d0 + (ch + g) * pitch), last, r) };
-                    }
-                    ch += 4;
-                }
-            }
-            for ch in ch..c {
+            for ch in 0..c {
                 let k = ch * pitch;
                 // SAFETY: channel `ch`'s row lies inside the store (the contract and
                 // `aligned_place`).
