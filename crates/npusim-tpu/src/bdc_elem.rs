@@ -7,7 +7,8 @@
 //! scalars and in-place safety (every chunk of a row of every source is read whole before the
 //! destination's chunk is written). Floats with a fast path of their own live in `bdc.rs`.
 
-use crate::chip::LocalProfile;
+use crate::chip::{LocalProfile, TpuChip};
+use crate::device::HostSimd;
 use crate::local::{AlignedPlace, Dim4, LocalAddr, LocalView, aligned_place, row_indices};
 
 /// One source operand of an elementwise instruction.
@@ -410,6 +411,55 @@ impl<const N: usize> AlignedCall<N> {
             2 => aligned_dispatch(store, self, f, [0; 2]),
             _ => aligned_dispatch(store, self, f, [0; 4]),
         }
+    }
+}
+
+/// The small-call paths of [`map_elems`] at host SIMD level `simd`: on AVX-512 hosts
+/// `crate::avx512::small_elem` for the BM1684X (16-element vectors, the chip profile a
+/// constant), else (other chips, AVX2-only hosts) [`AlignedCall`], at [`HostSimd::Baseline`]
+/// none. The operands and checks are those of
+/// [`AlignedCall::new`] (`dst`, `srcs`, elements of `es` bytes, tensor addresses multiples of
+/// `align`); `false` (nothing written) when the path does not take the call, which then runs
+/// through the caller's checked path. Both paths compute `d = f([s0, s1, ...])` as
+/// [`map_elems`] does.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn run_small<const N: usize, F: Fn([u32; N]) -> u32 + Copy>(
+    store: &mut [u8],
+    chip: TpuChip,
+    simd: HostSimd,
+    shape: &Dim4,
+    es: usize,
+    align: u32,
+    dst: LocalAddr,
+    srcs: [Aligned; N],
+    f: F,
+) -> bool {
+    match simd {
+        // The AVX-512 path is instantiated for the BM1684X only (its profile a constant per
+        // instantiation, and an integer call alone has 108 element functions): other chips
+        // take the AVX2 path.
+        HostSimd::Avx512 if chip == TpuChip::Bm1684x => {
+            let shift = match es {
+                1 => 0,
+                2 => 1,
+                4 => 2,
+                _ => return false,
+            };
+            // SAFETY: `HostSimd::Avx512` is only ever a detected level.
+            unsafe { crate::avx512::small_elem(store, chip, shape, shift, align, dst, srcs, f) }
+        }
+        HostSimd::Avx512 | HostSimd::Avx2 => {
+            let p = chip.local();
+            match AlignedCall::new(store, &p, shape, es, align, dst, srcs) {
+                Some(call) => {
+                    call.run(store, f);
+                    true
+                }
+                None => false,
+            }
+        }
+        HostSimd::Baseline => false,
     }
 }
 

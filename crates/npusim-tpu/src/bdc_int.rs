@@ -26,8 +26,9 @@
 //! instructions, the C-model takes operand addresses off the 64-byte grid here.
 
 use crate::bdc_data::RoundingMode;
-use crate::bdc_elem::{Aligned, AlignedCall, Src, map_elems};
-use crate::device::{Scalar, TpuCore};
+use crate::bdc_elem::{Aligned, Src, map_elems, run_small};
+use crate::chip::TpuChip;
+use crate::device::{HostSimd, Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
 use crate::local::{Dim4, LocalAddr};
@@ -323,19 +324,26 @@ const MODES: [RoundingMode; 7] = [
 impl Fast64 {
     #[inline(always)]
     fn new(p: &IntPlan) -> Fast64 {
-        let (lo, hi) = p.dst.range();
+        // `IntType::range` in 64 bits (a width of at most 32 bits): this runs on every call of
+        // the small-call path.
+        let top = 1i64 << (p.dst.bits - u32::from(p.dst.signed));
+        let (lo, hi) = if p.dst.signed {
+            (-top, top - 1)
+        } else {
+            (0, top - 1)
+        };
         Fast64 {
             a_shift: 32 - p.a.bits,
             a_signed: p.a.signed,
             b_shift: 32 - p.b.bits,
             b_signed: p.b.signed,
             shift: if p.op.shifts() { p.shift } else { 0 },
-            lo: lo as i64,
-            hi: hi as i64,
+            lo,
+            hi,
             saturation: p.saturation,
             w32: p.fits_i32(),
-            lo32: lo.clamp(i32::MIN.into(), i32::MAX.into()) as i32,
-            hi32: hi.clamp(i32::MIN.into(), i32::MAX.into()) as i32,
+            lo32: lo.max(i32::MIN.into()) as i32,
+            hi32: hi.min(i32::MAX.into()) as i32,
         }
     }
 
@@ -510,7 +518,7 @@ impl TpuCore {
             saturation,
         };
         // The small-call path: every operand in the aligned layout (NULL strides) and of one
-        // width (`bdc_elem::AlignedCall`); what it does not take runs below, which names any
+        // width (`bdc_elem::run_small`); what it does not take runs below, which names any
         // error.
         if dst_stride.is_none()
             && src_stride.is_none()
@@ -525,11 +533,11 @@ impl TpuCore {
                 None => Aligned::Const(c.bits()),
             };
             let ops = [Aligned::Tensor(src), rhs];
-            let p = self.chip().local();
+            let chip = self.chip();
+            let simd = self.host_simd();
             let store = self.local_store_mut();
-            // Unlike the float instructions, the operands need only be element-aligned.
-            if let Some(call) = AlignedCall::new(store, &p, shape, es, es as u32, dst, ops) {
-                run_aligned(store, &call, &plan);
+            let taken = run_small_int(store, chip, simd, shape, es, dst, ops, &plan);
+            if taken {
                 return Ok(());
             }
         }
@@ -588,14 +596,36 @@ impl TpuCore {
     }
 }
 
-/// Runs an integer call of the small-call path with the element function of `plan` (which
-/// fits 64 bits), one instantiation per (operation, shift direction, rounding mode) as in the
-/// checked path. Out of line: the call's checks stay in a small frame.
+/// Runs an integer call on the small-call path of host SIMD level `simd`
+/// (`bdc_elem::run_small`) with the element function of `plan` (which fits 64 bits), one
+/// instantiation per (operation, shift direction, rounding mode) as in the checked path;
+/// `false` (nothing written) when the path does not take the call. Out of line: the call's
+/// checks stay in a small frame.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn run_aligned(store: &mut [u8], call: &AlignedCall<2>, plan: &IntPlan) {
+fn run_small_int(
+    store: &mut [u8],
+    chip: TpuChip,
+    simd: HostSimd,
+    shape: &Dim4,
+    es: usize,
+    dst: LocalAddr,
+    ops: [Aligned; 2],
+    plan: &IntPlan,
+) -> bool {
     let k = Fast64::new(plan);
-    with_fast64!(k, plan, |f| call
-        .run(store, move |[x, y]: [u32; 2]| f(x, y)));
+    // Unlike the float instructions, the operands need only be element-aligned.
+    with_fast64!(k, plan, |f| run_small(
+        store,
+        chip,
+        simd,
+        shape,
+        es,
+        es as u32,
+        dst,
+        ops,
+        move |[x, y]: [u32; 2]| f(x, y)
+    ))
 }
 
 macro_rules! int_tensor_ops {

@@ -28,9 +28,9 @@
 //! the EU width in bytes; compares: `dst_dtype` no wider than `src_dtype` (the C-model
 //! asserts it); 8/16/32-bit types only.
 
-use crate::bdc_elem::{Aligned, AlignedCall, Src, map_elems};
-use crate::chip::BdcDenormals;
-use crate::device::{Scalar, TpuCore};
+use crate::bdc_elem::{Aligned, Src, map_elems, run_small};
+use crate::chip::{BdcDenormals, TpuChip};
+use crate::device::{HostSimd, Scalar, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
 use crate::local::{Dim4, LocalAddr, LocalView};
@@ -234,7 +234,7 @@ impl TpuCore {
         }
         self.check_dims(op, shape)?;
         if ses == des {
-            // The small-call path (`bdc_elem::AlignedCall`): every tensor in the aligned
+            // The small-call path (`bdc_elem::run_small`): every tensor in the aligned
             // layout, as always here, and of one width; what it does not take runs below,
             // which names any error.
             let ops = srcs.map(|v| match *v {
@@ -242,10 +242,9 @@ impl TpuCore {
                 Variable::Scalar(c) => Aligned::Const(c.bits() & width_mask(des)),
             });
             let k = self.cmp_key(src_dtype);
-            let p = self.chip().local();
+            let (chip, simd) = (self.chip(), self.host_simd());
             let store = self.local_store_mut();
-            if let Some(call) = AlignedCall::new(store, &p, shape, des, p.eu_bytes, dst, ops) {
-                run_select(store, &call, f, k);
+            if run_select(store, chip, simd, shape, des, dst, ops, f, k) {
                 return Ok(());
             }
         }
@@ -301,24 +300,67 @@ impl TpuCore {
     }
 }
 
-/// Runs a compare of the small-call path: `dst = f(src0, src1) ? tv : 0` with the sources read
-/// as `k` says (one instantiation per compare and key, as in the checked path).
+/// Runs a compare on the small-call path of host SIMD level `simd` (`bdc_elem::run_small`):
+/// `dst = f(src0, src1) ? tv : 0` with the sources read as `k` says (one instantiation per
+/// compare and key, as in the checked path); `false` (nothing written) when the path does not
+/// take the call. Out of line: the call's checks stay in a small frame.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn run_compare(store: &mut [u8], call: &AlignedCall<2>, f: CmpOp, k: Key, tv: u32) {
-    with_test!(f, k, |test| call.run(store, move |[x, y]: [u32; 2]| {
-        if test(x, y) { tv } else { 0 }
-    }));
+fn run_compare(
+    store: &mut [u8],
+    chip: TpuChip,
+    simd: HostSimd,
+    shape: &Dim4,
+    es: usize,
+    dst: LocalAddr,
+    ops: [Aligned; 2],
+    f: CmpOp,
+    k: Key,
+    tv: u32,
+) -> bool {
+    let eu = chip.local().eu_bytes;
+    with_test!(f, k, |test| run_small(
+        store,
+        chip,
+        simd,
+        shape,
+        es,
+        eu,
+        dst,
+        ops,
+        move |[x, y]: [u32; 2]| if test(x, y) { tv } else { 0 }
+    ))
 }
 
-/// Runs a select of the small-call path: `dst = f(src0, src1) ? src2 : src3` with the sources
-/// read as `k` says (one instantiation per compare and key, as in the checked path). Out of
-/// line: the call's checks stay in a small frame.
+/// Runs a select on the small-call path of host SIMD level `simd` (`bdc_elem::run_small`):
+/// `dst = f(src0, src1) ? src2 : src3` with the sources read as `k` says (one instantiation
+/// per compare and key, as in the checked path); `false` (nothing written) when the path does
+/// not take the call. Out of line: the call's checks stay in a small frame.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn run_select(store: &mut [u8], call: &AlignedCall<4>, f: CmpOp, k: Key) {
-    with_test!(f, k, |test| call
-        .run(store, move |[x, y, t, e]: [u32; 4]| {
-            if test(x, y) { t } else { e }
-        }));
+fn run_select(
+    store: &mut [u8],
+    chip: TpuChip,
+    simd: HostSimd,
+    shape: &Dim4,
+    es: usize,
+    dst: LocalAddr,
+    ops: [Aligned; 4],
+    f: CmpOp,
+    k: Key,
+) -> bool {
+    let eu = chip.local().eu_bytes;
+    with_test!(f, k, |test| run_small(
+        store,
+        chip,
+        simd,
+        shape,
+        es,
+        eu,
+        dst,
+        ops,
+        move |[x, y, t, e]: [u32; 4]| if test(x, y) { t } else { e }
+    ))
 }
 
 impl TpuCore {
@@ -516,7 +558,7 @@ impl TpuCore {
         let k = self.cmp_key(src_dtype);
         let mask = width_mask(ses);
         let tv = true_val.bits();
-        // The small-call path (`bdc_elem::AlignedCall`): NULL strides, one width; what it does
+        // The small-call path (`bdc_elem::run_small`): NULL strides, one width; what it does
         // not take runs below, which names any error.
         if des == ses
             && dst_stride.is_none()
@@ -528,11 +570,10 @@ impl TpuCore {
                 Some((addr, _)) => Aligned::Tensor(addr),
                 None => Aligned::Const(c_bits & mask),
             };
-            let p = self.chip().local();
+            let (chip, simd) = (self.chip(), self.host_simd());
             let store = self.local_store_mut();
             let ops = [Aligned::Tensor(src), rhs];
-            if let Some(call) = AlignedCall::new(store, &p, shape, des, p.eu_bytes, dst, ops) {
-                run_compare(store, &call, f, k, tv);
+            if run_compare(store, chip, simd, shape, des, dst, ops, f, k, tv) {
                 return Ok(());
             }
         }
@@ -571,7 +612,7 @@ impl TpuCore {
         dtype: DataType,
     ) -> Result<(), TpuError> {
         let es = esize(op, dtype)?;
-        // The small-call path (`bdc_elem::AlignedCall`): NULL strides; what it does not take
+        // The small-call path (`bdc_elem::run_small`): NULL strides; what it does not take
         // runs below, which names any error.
         if dst_stride.is_none()
             && src_stride.is_none()
@@ -582,15 +623,32 @@ impl TpuCore {
                 Some((addr, _)) => Aligned::Tensor(addr),
                 None => Aligned::Const(c_bits),
             };
-            let p = self.chip().local();
+            let (chip, simd) = (self.chip(), self.host_simd());
+            let eu = chip.local().eu_bytes;
             let store = self.local_store_mut();
             let ops = [Aligned::Tensor(src), rhs];
-            if let Some(call) = AlignedCall::new(store, &p, shape, es, p.eu_bytes, dst, ops) {
-                match f {
-                    BitOp::And => call.run(store, |[x, y]: [u32; 2]| BitOp::And.apply(x, y)),
-                    BitOp::Or => call.run(store, |[x, y]: [u32; 2]| BitOp::Or.apply(x, y)),
-                    BitOp::Xor => call.run(store, |[x, y]: [u32; 2]| BitOp::Xor.apply(x, y)),
-                }
+            // One instantiation per operation (a closure each, not a function pointer).
+            macro_rules! run {
+                ($g:expr) => {
+                    run_small(
+                        store,
+                        chip,
+                        simd,
+                        shape,
+                        es,
+                        eu,
+                        dst,
+                        ops,
+                        |[x, y]: [u32; 2]| $g.apply(x, y),
+                    )
+                };
+            }
+            let taken = match f {
+                BitOp::And => run!(BitOp::And),
+                BitOp::Or => run!(BitOp::Or),
+                BitOp::Xor => run!(BitOp::Xor),
+            };
+            if taken {
                 return Ok(());
             }
         }
@@ -783,7 +841,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
-        /// The small-call path of the selects (`bdc_elem::AlignedCall`) against its twin, the
+        /// The small-call path of the selects (`bdc_elem::run_small`) against its twin, the
         /// checked path over views (`bdc_select_views`, which the public call runs for every
         /// call the small-call path declines): every compare, float and integer types with
         /// NaNs, infinities, denormals and signed zeros, tensor and scalar sources, sources on
@@ -799,6 +857,7 @@ mod tests {
             scalar in prop::array::uniform4(prop::sample::select(vec![false, false, true])),
             bits in prop::array::uniform4(any::<u32>()),
             n in 1i32..3, c in 1i32..70, h in 1i32..4, w in 1i32..20, seed in any::<u64>(),
+            simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
         ) {
             let f = [CmpOp::Equal, CmpOp::Greater, CmpOp::Less][op];
             let (src_dtype, dst_dtype) = SELECT_TYPES[types];
@@ -816,6 +875,7 @@ mod tests {
             let mut fast = TpuCore::with_gm_size(TpuChip::Bm1684x, 1 << 20).unwrap();
             fill(&mut fast, seed);
             let mut twin = fast.clone();
+            fast.set_host_simd(simd);
             let srcs = [&vars[0], &vars[1], &vars[2], &vars[3]];
             let got = fast.bdc_select("select", f, addr(0), srcs, &shape, src_dtype, dst_dtype);
             let ses = p.tpu_data_type_size(src_dtype).unwrap() as usize;

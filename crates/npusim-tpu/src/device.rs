@@ -69,11 +69,12 @@ const DEFAULT_GM_BYTES: usize = 64 << 20;
 const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1684x.default_gm_size());
 const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1688.default_gm_size());
 
-/// The host SIMD level of the small-call paths of fp_add/sub/mul and S2L/L2S
-/// (`crate::avx512`, `crate::bdc_avx2`): detected when a core is made, lowered with
+/// The host SIMD level of the small-call paths (`crate::avx512`, `crate::bdc_avx2`: fp
+/// add/sub/mul, S2L/L2S, the element-wise integer, compare, select and bitwise calls; the
+/// pools' and SFU's small paths): detected when a core is made, lowered with
 /// [`TpuCore::set_host_simd`] (to compare the paths, or to rule a host feature out). The levels
-/// are ordered; each path gives the same results. The pool, SFU and `map_elems` kernels detect
-/// the host for themselves (not lowered by this level).
+/// are ordered; each path gives the same results. The general drivers behind them pick their
+/// kernels by detecting the host themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HostSimd {
     /// No explicit SIMD kernel: every call runs through the checked generic driver.

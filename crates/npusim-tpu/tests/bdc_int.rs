@@ -4,7 +4,7 @@
 //! (golden/tpu/int.json).
 
 use npusim_tpu::bdc_data::RoundingMode;
-use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+use npusim_tpu::{DataType, Dim4, HostSimd, Scalar, TpuChip, TpuCore, TpuError};
 use proptest::prelude::*;
 
 fn core() -> TpuCore {
@@ -378,14 +378,14 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// The small-call path of the integer instructions (every operand with a NULL stride, one
-    /// width: `bdc_elem::map_aligned`) against its twin, the same call with the aligned strides
-    /// written out (`tpu_aligned_stride`), which runs the generic driver over views: every
-    /// tensor form and `_C` form, dtypes of one width (taken) and of mixed widths (declined),
-    /// every shift, rounding mode and saturation; operands on different start lanes or the
-    /// destination's, at offsets that meet the destination partly, wholly or not at all, off
-    /// the element grid or past the lane now and then (offsets 0-192 bytes and rows up to 160
-    /// elements, so that sources often meet the destination partly: with offsets up to 448
+    /// The small-call paths of the integer instructions (every operand with a NULL stride, one
+    /// width: `bdc_elem::run_small`, at each `HostSimd` level the host has) against their twin, the
+    /// same call with the aligned strides written out (`tpu_aligned_stride`), which runs the
+    /// generic driver over views: every tensor form and `_C` form, dtypes of one width (taken) and
+    /// of mixed widths (declined), every shift, rounding mode and saturation; operands on different
+    /// start lanes or the destination's, at offsets that meet the destination partly, wholly or not
+    /// at all, off the element grid or past the lane now and then (offsets 0-192 bytes and rows up
+    /// to 160 elements, so that sources often meet the destination partly: with offsets up to 448
     /// bytes and rows up to 76 elements, taking partial overlaps went unseen in 64 cases). Both
     /// cores start from the same random bytes; the results (accepted or refused, and the whole
     /// local store) must be equal.
@@ -399,6 +399,7 @@ proptest! {
         mixed in prop::sample::select(vec![None, None, None, Some(0usize), Some(1), Some(2)]),
         shift in -40i8..40, mode in 0usize..7, saturation in any::<bool>(),
         cbits in any::<u32>(), seed in any::<u64>(),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
     ) {
         let shape = Dim4::new(n, c, h, w);
         let p = TpuChip::Bm1684x.local();
@@ -428,6 +429,7 @@ proptest! {
             fast.write_local(lane << 18, &bytes).unwrap();
         }
         let mut twin = fast.clone();
+        fast.set_host_simd(simd);
         let st = |addr: u32, dt| p.tpu_aligned_stride((addr >> 18) as i32, &shape, dt).unwrap();
         let (sd, sa, sb) = (st(d, dd), st(a, da), st(b, db));
         let m = ALL_MODES[mode];

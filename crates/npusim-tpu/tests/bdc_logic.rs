@@ -2,7 +2,7 @@
 //! layout, lane `(s + c) % 64`) against the simulator, and one test per C-model assert.
 //! Bit-exactness against the C-model is in tests/golden.rs (golden/tpu/cmp.json, bit.json).
 
-use npusim_tpu::{DataType, Dim4, Scalar, TpuChip, TpuCore, TpuError};
+use npusim_tpu::{DataType, Dim4, HostSimd, Scalar, TpuChip, TpuCore, TpuError};
 use proptest::prelude::*;
 
 fn core() -> TpuCore {
@@ -308,9 +308,9 @@ const CMP_TYPES: [(DataType, DataType); 8] = [
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// The small-call path of the compares and bitwise instructions (NULL strides, one width:
-    /// `bdc_elem::AlignedCall`) against its twin, the same call with the aligned strides written
-    /// out (`tpu_aligned_stride`), which runs the generic driver over views: every compare and
+    /// The small-call paths of the compares and bitwise instructions (NULL strides, one width:
+    /// `bdc_elem::run_small`, at each `HostSimd` level the host has) against their twin, the
+    /// same call with the aligned strides written out (`tpu_aligned_stride`), which runs the generic driver over views: every compare and
     /// bitwise op in tensor and `_C` forms, float types with NaNs, infinities, denormals and
     /// signed zeros, integer types; operands on different start lanes or the destination's, at
     /// offsets that meet the destination partly, wholly or not at all, misaligned or past the
@@ -323,6 +323,7 @@ proptest! {
         n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..20,
         op in 0usize..12, types in 0usize..CMP_TYPES.len(),
         cbits in any::<u32>(), tv in any::<u32>(), seed in any::<u64>(),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
     ) {
         const SPECIALS: [u32; 8] = [0x7fc0_0000, 0x7f80_0001, 0xff80_0000, 0x7f80_0000,
             0x0000_0001, 0x807f_ffff, 0x8000_0000, 0x0001_8001];
@@ -348,6 +349,7 @@ proptest! {
             fast.write_local(lane << 18, &bytes).unwrap();
         }
         let mut twin = fast.clone();
+        fast.set_host_simd(simd);
         let st = |addr: u32, dt| p.tpu_aligned_stride((addr >> 18) as i32, &shape, dt).unwrap();
         let (cst, tv) = (Scalar::from_bits(cbits), Scalar::from_bits(tv));
         type Cmp = fn(&mut TpuCore, u32, u32, u32, Scalar, &Dim4, Option<&Dim4>, Option<&Dim4>,
