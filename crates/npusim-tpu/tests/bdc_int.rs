@@ -376,7 +376,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(320))]
 
     /// The small-call paths of the integer instructions (every operand with a NULL stride, one
     /// width: `bdc_elem::run_small`, at each `HostSimd` level the host has) against their twin, the
@@ -388,7 +388,9 @@ proptest! {
     /// to 160 elements, so that sources often meet the destination partly: with offsets up to 448
     /// bytes and rows up to 76 elements, taking partial overlaps went unseen in 64 cases). Both
     /// cores start from the same random bytes; the results (accepted or refused, and the whole
-    /// local store) must be equal.
+    /// local store) must be equal. The AVX-512 level is drawn half the time and 320 cases run: with
+    /// partial overlaps taken by the AVX-512 path, 64 cases at a third passed, 160 cases at a half
+    /// failed in 3 runs of 4.
     #[test]
     fn aligned_small_int_calls_equal_strided_calls(
         lanes in prop::array::uniform3(0u32..64), same in prop::array::uniform2(any::<bool>()),
@@ -399,7 +401,8 @@ proptest! {
         mixed in prop::sample::select(vec![None, None, None, Some(0usize), Some(1), Some(2)]),
         shift in -40i8..40, mode in 0usize..7, saturation in any::<bool>(),
         cbits in any::<u32>(), seed in any::<u64>(),
-        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx2, HostSimd::Baseline]),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx512, HostSimd::Avx2,
+            HostSimd::Baseline]),
     ) {
         let shape = Dim4::new(n, c, h, w);
         let p = TpuChip::Bm1684x.local();
