@@ -73,8 +73,9 @@ const _: () = assert!(DEFAULT_GM_BYTES as u64 == TpuChip::Bm1688.default_gm_size
 /// add/sub/mul, S2L/L2S, the element-wise integer, compare, select and bitwise calls; the
 /// pools' and SFU's small paths): detected when a core is made, lowered with
 /// [`TpuCore::set_host_simd`] (to compare the paths, or to rule a host feature out). The levels
-/// are ordered; each path gives the same results. The general drivers behind them pick their
-/// kernels by detecting the host themselves.
+/// are ordered; each path gives the same results. The pools' general driver keeps its AVX2
+/// kernels at `Avx2` and above too; the other general drivers behind the small-call paths pick
+/// their kernels by detecting the host themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HostSimd {
     /// No explicit SIMD kernel: every call runs through the checked generic driver.
