@@ -763,10 +763,8 @@ mod x86 {
         // SAFETY: the contract; masked stores touch only the lanes in `m`.
         unsafe {
             match S {
-                // Narrowed in a register, then a masked store: the narrowing stores to memory
-                // (`vpmovdw m256{k}`) took about a fifth of a row's time on Zen 4.
-                0 => _mm_mask_storeu_epi8(p.cast(), m, _mm512_cvtepi32_epi8(v)),
-                1 => _mm256_mask_storeu_epi16(p.cast(), m, _mm512_cvtepi32_epi16(v)),
+                0 => _mm512_mask_cvtepi32_storeu_epi8(p.cast(), m, v),
+                1 => _mm512_mask_cvtepi32_storeu_epi16(p.cast(), m, v),
                 _ => _mm512_mask_storeu_epi32(p.cast(), m, v),
             }
         }
