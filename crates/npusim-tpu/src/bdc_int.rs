@@ -427,6 +427,13 @@ impl Fast64 {
 #[inline(always)]
 pub fn round_shift32(v: i32, s: u32, mode: RoundingMode) -> i32 {
     let s = s.min(30);
+    if mode == RoundingMode::HalfToEven {
+        // `q + (r > half || r == half && q odd)` as one add and shift: adding `half - 1 + (q &
+        // 1)` carries into the quotient exactly then (the sum stays below 2^(s+1) past `q << s`,
+        // and `|v| + half` fits the width).
+        let half = 1i32 << (s - 1);
+        return (v + (half - 1) + ((v >> s) & 1)) >> s;
+    }
     let q = v >> s;
     let r = v - (q << s);
     let half = 1i32 << (s - 1);
@@ -446,6 +453,13 @@ pub fn round_shift32(v: i32, s: u32, mode: RoundingMode) -> i32 {
 #[inline(always)]
 pub fn round_shift64(v: i64, s: u32, mode: RoundingMode) -> i64 {
     let s = s.min(62);
+    if mode == RoundingMode::HalfToEven {
+        // `q + (r > half || r == half && q odd)` as one add and shift: adding `half - 1 + (q &
+        // 1)` carries into the quotient exactly then (the sum stays below 2^(s+1) past `q << s`,
+        // and `|v| + half` fits the width).
+        let half = 1i64 << (s - 1);
+        return (v + (half - 1) + ((v >> s) & 1)) >> s;
+    }
     let q = v >> s;
     let r = v - (q << s);
     let half = 1i64 << (s - 1);
