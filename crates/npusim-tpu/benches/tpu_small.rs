@@ -223,6 +223,40 @@ fn calls(g: u64) -> Vec<(String, Call)> {
             Box::new(move |c| c.tpu_bdc_fp32_sqrt(0x20000, 0, &s)),
         ));
     }
+    // The (1,64,4,16) 3x3 pools of the side-by-side table (session 20).
+    let ps64 = Dim4::new(1, 64, 4, 16);
+    v.push((
+        "avg_pool 3x3 (1,64,4,16)".into(),
+        Box::new(move |c| {
+            c.tpu_bdc_fp_avg_pool2d(
+                0x20000,
+                0,
+                &ps64,
+                &k3,
+                &pad,
+                &one,
+                &one,
+                f,
+                Scalar::from_f32(1.0 / 9.0),
+            )
+        }),
+    ));
+    v.push((
+        "max_pool 3x3 (1,64,4,16)".into(),
+        Box::new(move |c| {
+            c.tpu_bdc_fp_max_pool2d(
+                0x20000,
+                0,
+                &ps64,
+                &k3,
+                &pad,
+                &one,
+                &one,
+                f,
+                Scalar::from_f32(f32::NEG_INFINITY),
+            )
+        }),
+    ));
     v
 }
 

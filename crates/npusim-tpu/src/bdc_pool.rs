@@ -383,7 +383,11 @@ impl TpuCore {
     /// (the dims, the parameters, the work bound, both operands' places), no views, no
     /// scratch, then every plane's grid blocks folded over the window's taps in registers
     /// (3x3 kernels at unit dilation: the 9 taps written out) with the per-window order of
-    /// [`max_window`] / [`avg_window`]. `false` (nothing written) when the call is not one it
+    /// [`max_window`] / [`avg_window`]. A 3x3 kernel at unit dilation over rows of 8 or 16
+    /// elements has instantiations of its own (the row pitch a constant: each row vector and
+    /// its products loaded once for every block, and the plane's special-value check made on
+    /// the vectors the fold loads, no pass of its own), and one batch with no channel past the
+    /// last lane its own short placement check. `false` (nothing written) when the call is not one it
     /// takes: the general path then runs it (and names any error). Its scalar twin is
     /// `run_reference`, held equal by the test `small_path_equals_reference`.
     #[allow(clippy::too_many_arguments)]
@@ -1121,13 +1125,29 @@ mod x86 {
                 return false;
             }
             let (base, len) = (store.as_mut_ptr(), store.len());
-            // SAFETY: the caller's contract and POPCNT (above); `base` holds `len` bytes.
+            // A 3x3 kernel at unit dilation over rows of 8 or 16 (`W`, else 0): its own
+            // instantiation, the row pitch a constant.
+            let (k, d) = (a.kernel, a.dilation);
+            let k3 = (k.h ^ 3) | (k.w ^ 3) | (d.h ^ 1) | (d.w ^ 1) == 0;
+            let w = if k3 { a.shape.w } else { 0 };
+            macro_rules! go {
+                ($chip:literal) => {
+                    match (kind, w) {
+                        (Pool::Max, 8) => call::<$chip, true, 8>(base, len, a),
+                        (Pool::Max, 16) => call::<$chip, true, 16>(base, len, a),
+                        (Pool::Max, _) => call::<$chip, true, 0>(base, len, a),
+                        (Pool::Avg, 8) => call::<$chip, false, 8>(base, len, a),
+                        (Pool::Avg, 16) => call::<$chip, false, 16>(base, len, a),
+                        (Pool::Avg, _) => call::<$chip, false, 0>(base, len, a),
+                    }
+                };
+            }
+            // SAFETY: the caller's contract and POPCNT (above); `base` holds `len` bytes; a
+            // non-zero `W` is a 3x3 kernel at unit dilation over rows of `W` (above).
             unsafe {
-                match (chip, kind) {
-                    (TpuChip::Bm1684x, Pool::Max) => call::<0, true>(base, len, a),
-                    (TpuChip::Bm1684x, Pool::Avg) => call::<0, false>(base, len, a),
-                    (TpuChip::Bm1688, Pool::Max) => call::<1, true>(base, len, a),
-                    (TpuChip::Bm1688, Pool::Avg) => call::<1, false>(base, len, a),
+                match chip {
+                    TpuChip::Bm1684x => go!(0),
+                    TpuChip::Bm1688 => go!(1),
                 }
             }
         }
@@ -1152,16 +1172,22 @@ mod x86 {
             scale: f32,
             /// [`untame`]'s bound: the bits of the smallest input magnitude taken as it is.
             tame: u32,
+            /// The live lanes of the plane's last 16-element vector (`tail`, or all 16 when
+            /// the plane is whole vectors).
+            last: u16,
         }
 
         /// One f32 pool call on chip `CHIPS[CHIP]` (max when `MAX`, else avg): [`body`] with
-        /// the 3x3 kernel at unit dilation as constants, or any other.
+        /// the 3x3 kernel at unit dilation as constants, or any other; `W` (8 or 16): a 3x3
+        /// kernel at unit dilation over rows of `W` elements (checked by [`small`]), the row
+        /// pitch a constant too (0: any).
         ///
         /// # Safety
         ///
-        /// The host has AVX-512 F/DQ/VL and POPCNT; `base` holds `len` bytes.
+        /// The host has AVX-512 F/DQ/VL and POPCNT; `base` holds `len` bytes; a non-zero `W`
+        /// only for a 3x3 kernel at unit dilation and an input width of `W`.
         #[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
-        unsafe fn call<const CHIP: usize, const MAX: bool>(
+        unsafe fn call<const CHIP: usize, const MAX: bool, const W: usize>(
             base: *mut u8,
             len: usize,
             a: &SmallArgs<'_>,
@@ -1169,10 +1195,12 @@ mod x86 {
             let (k, d) = (a.kernel, a.dilation);
             // SAFETY: this function's contract.
             unsafe {
-                if k.h == 3 && k.w == 3 && d.h == 1 && d.w == 1 {
-                    body::<CHIP, MAX, true>(base, len, a)
+                if W != 0 {
+                    body::<CHIP, MAX, true, W>(base, len, a)
+                } else if k.h == 3 && k.w == 3 && d.h == 1 && d.w == 1 {
+                    body::<CHIP, MAX, true, 0>(base, len, a)
                 } else {
-                    body::<CHIP, MAX, false>(base, len, a)
+                    body::<CHIP, MAX, false, 0>(base, len, a)
                 }
             }
         }
@@ -1183,13 +1211,14 @@ mod x86 {
         /// plane side by side: independent chains), then each block's output lanes are
         /// compressed together and stored (the output plane is `oh * ow` contiguous
         /// elements), after all of the plane's taps are read. Max: [`plane_max`]; avg:
-        /// [`plane_avg`]. `K3`: the kernel is 3x3 at unit dilation (checked by [`call`]).
+        /// [`plane_avg`]. `K3`: the kernel is 3x3 at unit dilation (checked by [`call`]); `W`:
+        /// as [`call`]'s.
         ///
         /// # Safety
         ///
         /// As [`call`].
         #[inline(always)]
-        unsafe fn body<const CHIP: usize, const MAX: bool, const K3: bool>(
+        unsafe fn body<const CHIP: usize, const MAX: bool, const K3: bool, const W: usize>(
             base: *mut u8,
             len: usize,
             a: &SmallArgs<'_>,
@@ -1223,6 +1252,8 @@ mod x86 {
                 return false;
             }
             let [n, c, h, w] = dims.map(|x| x as usize);
+            // (`W`: the width, checked by `small`.)
+            let w = if W != 0 { W } else { w };
             let (span_h, span_w) = (dh * (kh - 1) + 1, dw * (kw - 1) + 1);
             if span_h > h || span_w > w {
                 return false;
@@ -1237,32 +1268,84 @@ mod x86 {
             {
                 return false;
             }
-            let oshape = Dim4::new(s.n, s.c, oh as i32, ow as i32);
-            let (Some(pi), Some(po)) = (
-                aligned_place(&p, a.input, s, 2, p.eu_bytes, false),
-                aligned_place(&p, a.output, &oshape, 2, p.eu_bytes, false),
-            ) else {
+            let lmem = p.local_mem_per_npu;
+            let npu = p.npu_num as usize;
+            let (si, so) = (
+                (a.input >> lmem.trailing_zeros()) as usize,
+                (a.output >> lmem.trailing_zeros()) as usize,
+            );
+            let placed = if lmem.is_power_of_two()
+                && p.npu_num.is_power_of_two()
+                && p.eu_bytes.is_power_of_two()
+                && n == 1
+                && si.max(so) + c <= npu
+            {
+                // One batch, no channel past the last lane (the common call): each operand's
+                // footprint in its lanes is `offset .. offset + 4 h w` (`aligned_place`'s
+                // `end` with no batch or slot stride, its other checks implied: the start
+                // lane below NPU_NUM puts the address inside the local space), all the
+                // checks at once.
+                let (ioff, ooff) = (
+                    (a.input & (lmem - 1)) as usize,
+                    (a.output & (lmem - 1)) as usize,
+                );
+                let (iend, oend) = (ioff + 4 * h * w, ooff + 4 * oh * ow);
+                ((a.input | a.output) & (p.eu_bytes - 1) == 0
+                    && iend.max(oend) <= lmem as usize
+                    && (oend <= ioff || iend <= ooff))
+                    .then_some(([si, ioff, 0, 0], [so, ooff, 0, 0], iend))
+            } else {
+                let oshape = Dim4::new(s.n, s.c, oh as i32, ow as i32);
+                match (
+                    aligned_place(&p, a.input, s, 2, p.eu_bytes, false),
+                    aligned_place(&p, a.output, &oshape, 2, p.eu_bytes, false),
+                ) {
+                    (Some(pi), Some(po))
+                        if po.end <= u64::from(pi.offset) || pi.end <= u64::from(po.offset) =>
+                    {
+                        let io = [
+                            pi.start as usize,
+                            pi.offset as usize,
+                            (pi.ns as usize) << 2,
+                            (pi.cs as usize) << 2,
+                        ];
+                        let oo = [
+                            po.start as usize,
+                            po.offset as usize,
+                            (po.ns as usize) << 2,
+                            (po.cs as usize) << 2,
+                        ];
+                        Some((io, oo, pi.end as usize))
+                    }
+                    _ => None,
+                }
+            };
+            let Some((io, oo, iend)) = placed else {
                 return false;
             };
-            if !(po.end <= u64::from(pi.offset) || pi.end <= u64::from(po.offset)) {
-                return false;
-            }
             // The blocks of a plane read up to `reach` bytes from its start; the last plane
             // starts `h * w` elements before the input's end inside its lane: its reads stay
             // inside its lane's pitch (for the last lane: inside the store).
             let blocks = grid.div_ceil(16);
             let reach = (blocks * 16 + (kh - 1) * dh * w + (kw - 1) * dw) * 4;
-            if (len as u64) < p.store_size()
-                || pi.end as usize - h * w * 4 + reach > p.store_pitch() as usize
+            if (len as u64) < p.store_size() || iend - h * w * 4 + reach > p.store_pitch() as usize
             {
                 return false;
             }
-            let row = u64::MAX >> (64 - ow);
-            let (mut masks, mut at) = (row, w);
-            for _ in 1..oh {
-                masks |= row << at;
-                at += w;
-            }
+            let masks = match W {
+                // Rows of 14 and of 6 outputs (3x3 over rows of 16 and 8), `oh` of them.
+                16 => 0x3fff_3fff_3fff_3fff & (u64::MAX >> (64 - 16 * oh)),
+                8 => 0x3f3f_3f3f_3f3f_3f3f & (u64::MAX >> (64 - 8 * oh)),
+                _ => {
+                    let row = u64::MAX >> (64 - ow);
+                    let (mut masks, mut at) = (row, w);
+                    for _ in 1..oh {
+                        masks |= row << at;
+                        at += w;
+                    }
+                    masks
+                }
+            };
             // Avg: an input `x` with `|x| >= 2^(24 - E)` (`E` the scale's biased exponent)
             // gives `|x * scale| >= 2^-103`; denormal inputs are always below the bound.
             let (scale, tame) = if MAX {
@@ -1293,28 +1376,22 @@ mod x86 {
                 masks,
                 scale,
                 tame,
+                last: if h * w % 16 == 0 {
+                    u16::MAX
+                } else {
+                    ((1u32 << (h * w % 16)) - 1) as u16
+                },
             };
-            let io = [
-                pi.start as usize,
-                pi.offset as usize,
-                (pi.ns as usize) << 2,
-                (pi.cs as usize) << 2,
-            ];
-            let oo = [
-                po.start as usize,
-                po.offset as usize,
-                (po.ns as usize) << 2,
-                (po.cs as usize) << 2,
-            ];
             // SAFETY: every plane's reads lie inside its lane's pitch (the bound above), and
             // its writes are the output's elements (inside the output's footprint inside its
-            // lane, `aligned_place`): inside the store, which holds every lane (`store_size`).
+            // lane, `aligned_place` or the one-batch check): inside the store, which holds
+            // every lane (`store_size`).
             unsafe {
                 match blocks {
-                    1 => planes::<MAX, 1, K3>(base, &p, n, c, io, oo, &g, flush),
-                    2 => planes::<MAX, 2, K3>(base, &p, n, c, io, oo, &g, flush),
-                    3 => planes::<MAX, 3, K3>(base, &p, n, c, io, oo, &g, flush),
-                    _ => planes::<MAX, 4, K3>(base, &p, n, c, io, oo, &g, flush),
+                    1 => planes::<MAX, 1, K3, W>(base, &p, n, c, io, oo, &g, flush),
+                    2 => planes::<MAX, 2, K3, W>(base, &p, n, c, io, oo, &g, flush),
+                    3 => planes::<MAX, 3, K3, W>(base, &p, n, c, io, oo, &g, flush),
+                    _ => planes::<MAX, 4, K3, W>(base, &p, n, c, io, oo, &g, flush),
                 }
             };
             true
@@ -1326,15 +1403,16 @@ mod x86 {
         type Put<const V: usize> = ([u16; V], [usize; V], [u16; V]);
 
         /// Every `(n, c)` plane of a call: input planes by `io` (start lane, offset, n stride,
-        /// channel-slot stride, in bytes), output planes by `oo`; channel `ch` on lane
-        /// `(start + ch) % NPU`, slot `(start + ch) / NPU`.
+        /// channel-slot stride, in bytes; the strides unused, 0, for one batch with no channel
+        /// past the last lane), output planes by `oo`; channel `ch` on lane `(start + ch) %
+        /// NPU`, slot `(start + ch) / NPU`.
         ///
         /// # Safety
         ///
         /// As [`call`] (which checked the call).
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        unsafe fn planes<const MAX: bool, const V: usize, const K3: bool>(
+        unsafe fn planes<const MAX: bool, const V: usize, const K3: bool, const W: usize>(
             base: *mut u8,
             p: &LocalProfile,
             n: usize,
@@ -1348,7 +1426,12 @@ mod x86 {
             let mut put: Put<V> = ([0; V], [0; V], [0; V]);
             let mut done = 0;
             for v in 0..V {
-                let m = (g.masks >> (16 * v)) as u16;
+                // (Rows of 16 at a 3x3 kernel: 14 outputs a block, constants.)
+                let m = if W == 16 {
+                    0x3fff
+                } else {
+                    (g.masks >> (16 * v)) as u16
+                };
                 let cnt = m.count_ones();
                 put.0[v] = m;
                 put.1[v] = done;
@@ -1368,8 +1451,12 @@ mod x86 {
                     );
                     // SAFETY: a plane of the call (the caller's contract).
                     unsafe {
-                        if MAX {
+                        if MAX && W != 0 {
+                            plane_max_rows::<V, W>(ip, op, g, &put, flush)
+                        } else if MAX {
                             plane_max::<V, K3>(ip, op, g, &put, flush)
+                        } else if W != 0 {
+                            plane_avg_rows::<V, W>(ip, op, g, &put, flush)
                         } else {
                             plane_avg::<V, K3>(ip, op, g, &put, flush)
                         }
@@ -1673,6 +1760,145 @@ mod x86 {
                     res = small_avg_nan::<V>(ip, g, res, true);
                 }
                 put_grid::<V>(op, &res, put);
+            }
+        }
+
+        /// The row vectors of a 3x3 plane over rows of `W` elements (8 or 16; unit dilation)
+        /// that `V` blocks read: block `v` (outputs from grid position `16 v`) reads tap
+        /// `(ki, kj)` at element `16 v + W ki + kj`, the vector `W j + kj` of row vector `j =
+        /// (16 / W) v + ki`; rows `0 .. (16 / W) (V - 1) + 3`, each loaded once for every
+        /// block that reads it.
+        const fn row_vectors<const V: usize, const W: usize>() -> usize {
+            16 / W * (V - 1) + 3
+        }
+
+        /// The live lanes of row vector `j`'s first vector (`kj = 0`) when it is a vector of
+        /// the plane's elements (`W j` a multiple of 16: the row vectors at multiples of 16
+        /// are the plane's `h * W` elements, the last one `g.last`), else none.
+        #[inline(always)]
+        fn plane_lanes<const V: usize, const W: usize>(j: usize, g: &Grid) -> u16 {
+            if W * j % 16 != 0 {
+                0
+            } else if j + 1 == row_vectors::<V, W>() {
+                g.last
+            } else {
+                u16::MAX
+            }
+        }
+
+        /// [`plane_max`] of a 3x3 plane over rows of `W` (8 or 16) elements (see
+        /// [`row_vectors`]): each row vector's three taps folded once (`R = (x[at] ^ x[at +
+        /// 1]) ^ x[at + 2]`), then block `v`'s three rows `(R0 ^ R1) ^ R2`, the grouping of
+        /// [`fold_max`] (the same bits on a plane with no NaN). The check of [`plane_max`] (a
+        /// NaN or a denormal input) is a `vfpclassps` of the plane's vectors as they are
+        /// loaded for the fold (no pass of its own); a plane that has one is redone by
+        /// [`plane_max_slow`] before anything is stored.
+        ///
+        /// # Safety
+        ///
+        /// As [`plane_max`]; `W` is the plane's width, the kernel 3x3 at unit dilation.
+        #[inline(always)]
+        unsafe fn plane_max_rows<const V: usize, const W: usize>(
+            ip: *const f32,
+            op: *mut f32,
+            g: &Grid,
+            put: &Put<V>,
+            flush: bool,
+        ) {
+            // SAFETY: the caller's contract (every tap readable, `op` the plane's outputs).
+            unsafe {
+                let rows = row_vectors::<V, W>();
+                let mut bad = 0u16;
+                // (At most 9 rows: V <= 4.)
+                let mut rm = [_mm512_setzero_ps(); 9];
+                for (j, r) in rm.iter_mut().enumerate().take(rows) {
+                    let x = _mm512_loadu_ps(ip.add(W * j));
+                    // QNaN (0x01), denormal (0x20), SNaN (0x80).
+                    bad |= _mm512_mask_fpclass_ps_mask::<0xa1>(plane_lanes::<V, W>(j, g), x);
+                    let t = _mm512_max_ps(x, _mm512_loadu_ps(ip.add(W * j + 1)));
+                    *r = _mm512_max_ps(t, _mm512_loadu_ps(ip.add(W * j + 2)));
+                }
+                if bad != 0 {
+                    return plane_max_slow::<V, true>(ip, op, g, put, flush);
+                }
+                let mut acc = [_mm512_setzero_ps(); V];
+                for (v, a) in acc.iter_mut().enumerate() {
+                    let j = 16 / W * v;
+                    *a = _mm512_max_ps(_mm512_max_ps(rm[j], rm[j + 1]), rm[j + 2]);
+                }
+                put_grid::<V>(op, &acc, put);
+            }
+        }
+
+        /// [`plane_avg`] of a 3x3 plane over rows of `W` (8 or 16) elements (see
+        /// [`row_vectors`]): each row vector's three products formed once, then every block's
+        /// two sums over its 9 products in row-major order (the blocks' chains side by side).
+        /// The check of [`plane_avg`] (under `flush`: an input with `0 < |x| < g.tame`) is made
+        /// on the plane's vectors as they are loaded for the products (no pass of its own); a
+        /// plane that has one is redone by [`plane_avg_flushed`] before anything is stored.
+        ///
+        /// # Safety
+        ///
+        /// As [`plane_avg`]; `W` is the plane's width, the kernel 3x3 at unit dilation.
+        #[inline(always)]
+        unsafe fn plane_avg_rows<const V: usize, const W: usize>(
+            ip: *const f32,
+            op: *mut f32,
+            g: &Grid,
+            put: &Put<V>,
+            flush: bool,
+        ) {
+            // SAFETY: the caller's contract (every tap readable, `op` the plane's outputs).
+            unsafe {
+                let rows = row_vectors::<V, W>();
+                let vs = _mm512_set1_ps(g.scale);
+                let abs = _mm512_set1_epi32(i32::MAX);
+                let bound = _mm512_set1_epi32(g.tame as i32);
+                let mut bad = 0u16;
+                let zero = _mm512_setzero_ps();
+                // (At most 9 rows: V <= 4.)
+                let mut pr = [[zero; 3]; 9];
+                for (j, r) in pr.iter_mut().enumerate().take(rows) {
+                    let x = _mm512_loadu_ps(ip.add(W * j));
+                    if flush {
+                        // `0 < |x| < tame` on the plane's lanes (see `untame`).
+                        let xi = _mm512_castps_si512(x);
+                        let nz = _mm512_mask_test_epi32_mask(plane_lanes::<V, W>(j, g), xi, abs);
+                        bad |= _mm512_mask_cmplt_epu32_mask(nz, _mm512_and_si512(xi, abs), bound);
+                    }
+                    r[0] = _mm512_mul_ps(x, vs);
+                    r[1] = _mm512_mul_ps(_mm512_loadu_ps(ip.add(W * j + 1)), vs);
+                    r[2] = _mm512_mul_ps(_mm512_loadu_ps(ip.add(W * j + 2)), vs);
+                }
+                if bad != 0 {
+                    return plane_avg_flushed::<V, true>(ip, op, g, put);
+                }
+                let (mut even, mut odd) = ([zero; V], [zero; V]);
+                for v in 0..V {
+                    let j = 16 / W * v;
+                    even[v] = pr[j][0];
+                    odd[v] = pr[j][1];
+                }
+                // Taps 2 to 8 in row-major order: even, odd, even, ...
+                for k in 2..9 {
+                    for v in 0..V {
+                        let p = pr[16 / W * v + k / 3][k % 3];
+                        if k % 2 == 0 {
+                            even[v] = _mm512_add_ps(even[v], p);
+                        } else {
+                            odd[v] = _mm512_add_ps(odd[v], p);
+                        }
+                    }
+                }
+                let mut nan = 0u16;
+                for v in 0..V {
+                    even[v] = _mm512_add_ps(even[v], odd[v]);
+                    nan |= _mm512_mask_cmp_ps_mask::<_CMP_UNORD_Q>(put.0[v], even[v], even[v]);
+                }
+                if nan != 0 {
+                    even = small_avg_nan::<V>(ip, g, even, flush);
+                }
+                put_grid::<V>(op, &even, put);
             }
         }
 
@@ -2604,8 +2830,9 @@ mod tests {
         };
         // The first 8 KiB of every lane: a pool of drawn values, rotated per lane; a quarter
         // of the cases on tiny planes ([`TINY`]), the avg pools among them at scales 3, 1,
-        // 1/9 and 0.5; an eighth on planes of signed zeros and negative values (max windows
-        // that tie +0 and -0: only the tap order decides the bits).
+        // 1/9 and 0.5; an eighth on planes of signed zeros, negative values and the smallest
+        // denormals (max windows that tie +0 and -0, or +0 and a flushed denormal: only the
+        // tap order decides the bits).
         let mode = rng.below(8);
         let c_bits = if mode < 2 && kind == Pool::Avg {
             [
@@ -2617,7 +2844,9 @@ mod tests {
         } else {
             c_bits
         };
-        let ties = [0, 0x8000_0000, 0xbf80_0000, 0x8c00_0000];
+        // (With the smallest denormals of both signs: a max window whose largest tap is a
+        // denormal is written as a signed zero, the one its tap order gives.)
+        let ties = [0, 0x8000_0000, 0xbf80_0000, 0x8c00_0000, 1, 0x8000_0001];
         let pool: Vec<u8> = (0..2048)
             .flat_map(|_| {
                 match mode {
@@ -2625,7 +2854,7 @@ mod tests {
                     // would show.)
                     0 | 1 if rng.below(2) == 0 => 0,
                     0 | 1 => TINY[rng.below(TINY.len() as u64)],
-                    2 => ties[rng.below(4)],
+                    2 => ties[rng.below(ties.len() as u64)],
                     _ => small_value(rng),
                 }
                 .to_le_bytes()
@@ -2717,8 +2946,9 @@ mod tests {
     }
 
     /// Draws a small-call case: mostly calls the small-call path takes (f32 3x3 pools like
-    /// the side-by-side's, random kernels 1-4, dilations 1-3, shapes up to 8 x 20, 1-2
-    /// batches of 1-70 channels from any start lane, specials in the data and the scale),
+    /// the side-by-side's, rows of 8 and 16 among them, random kernels 1-4, dilations 1-3,
+    /// shapes up to 12 x 24, 1-2 batches of 1-70 channels from any start lane, specials in
+    /// the data and the scale),
     /// and the edge cases it must refuse: strides and padding, misaligned, out-of-range and
     /// lane-crossing addresses, in-place and overlapping operands, invalid kernels and
     /// dilations, grids over 64 outputs, the last lane's end.
@@ -2737,9 +2967,20 @@ mod tests {
             ),
         };
         let h = pick(rng, d.h * (k.h - 1) + 1, d.h * (k.h - 1) + 3).min(12);
+        // Up to 10 rows at times: grids of 3 and 4 blocks (rows of 8 and 16), and over 64.
+        let h = if rng.below(4) == 0 {
+            pick(rng, h, h.max(10))
+        } else {
+            h
+        };
         let w = pick(rng, d.w * (k.w - 1) + 1, d.w * (k.w - 1) + 12).min(24);
-        // Rows of 16 (the side-by-side's (1,4,4,16)): where 3x3 blocks share rows.
-        let w = if rng.below(3) == 0 { 16 } else { w };
+        // Rows of 16 (the side-by-side's (1,4,4,16)) and of 8 (its (1,1,4,8)): where 3x3
+        // blocks share rows (the `W` instantiations).
+        let w = match rng.below(6) {
+            0 | 1 => 16,
+            2 => 8,
+            _ => w,
+        };
         let s = Dim4::new(
             pick(rng, 1, 2),
             [1, 4, pick(rng, 1, 70)][rng.below(3)],
