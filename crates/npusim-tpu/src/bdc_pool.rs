@@ -1777,7 +1777,7 @@ mod x86 {
         /// are the plane's `h * W` elements, the last one `g.last`), else none.
         #[inline(always)]
         fn plane_lanes<const V: usize, const W: usize>(j: usize, g: &Grid) -> u16 {
-            if W * j % 16 != 0 {
+            if !(W * j).is_multiple_of(16) {
                 0
             } else if j + 1 == row_vectors::<V, W>() {
                 g.last
