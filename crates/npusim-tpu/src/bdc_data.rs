@@ -1253,9 +1253,10 @@ mod kernel_tests {
                 if $ss == 2 {
                     for hi in 0..256u32 {
                         let srcs: Vec<u32> = all.iter().map(|&l| hi << 24 | l).collect();
-                        // SAFETY: the host has AVX-512 F/DQ/VL/BW (detected above).
-                        let r =
-                            unsafe { check::<$k, $r, $ss, $ds>(ElemType::$s, ElemType::$d, &srcs) };
+                        let r = {
+                            // SAFETY: the host has AVX-512 F/DQ/VL/BW (detected above).
+                            unsafe { check::<$k, $r, $ss, $ds>(ElemType::$s, ElemType::$d, &srcs) }
+                        };
                         assert_eq!(r, Ok(()));
                     }
                 }
