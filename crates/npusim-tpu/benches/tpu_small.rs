@@ -257,6 +257,43 @@ fn calls(g: u64) -> Vec<(String, Call)> {
             )
         }),
     ));
+    // The data calls of `bdc_data` (session 20): casts of the common small-tensor pairs
+    // (HALF_TO_EVEN), `set_C`, `cpy` and `npu_bcast`, at the side-by-side's small shapes
+    // (`TPU_SMALL_FILTER=data:` keeps only these).
+    for s in [Dim4::new(1, 1, 1, 8), Dim4::new(1, 4, 1, 16)] {
+        use DataType::{Bfp16, Fp16, Fp32, Int8, Int16, Int32};
+        let rne = RoundingMode::HalfToEven;
+        let size = format!("({},{},{},{})", s.n, s.c, s.h, s.w);
+        for (name, dst, src) in [
+            ("f32->f16", Fp16, Fp32),
+            ("f32->bf16", Bfp16, Fp32),
+            ("f16->f32", Fp32, Fp16),
+            ("bf16->f32", Fp32, Bfp16),
+            ("f32->i32", Int32, Fp32),
+            ("f32->i16", Int16, Fp32),
+            ("f32->i8", Int8, Fp32),
+            ("i8->f32", Fp32, Int8),
+            ("i16->f32", Fp32, Int16),
+            ("i32->f32", Fp32, Int32),
+        ] {
+            v.push((
+                format!("data: cast {name} {size}"),
+                Box::new(move |c| c.tpu_bdc_cast(0x20000, 0, &s, None, None, dst, src, rne)),
+            ));
+        }
+        v.push((
+            format!("data: set_C f32 {size}"),
+            Box::new(move |c| c.tpu_bdc_set_C(0x20000, Scalar::from_f32(1.5), &s, None, Fp32)),
+        ));
+        v.push((
+            format!("data: cpy f32 {size}"),
+            Box::new(move |c| c.tpu_bdc_cpy(0x20000, 0, &s, None, None, Fp32)),
+        ));
+        v.push((
+            format!("data: npu_bcast f32 {size}"),
+            Box::new(move |c| c.tpu_bdc_npu_bcast(0x20000, 0, &s, Fp32)),
+        ));
+    }
     v
 }
 
