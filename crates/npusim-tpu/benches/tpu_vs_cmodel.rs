@@ -647,7 +647,7 @@ const GD: u64 = 8 << 20;
 fn input_words(region: u32, lane: usize) -> Vec<u32> {
     let a = |k: usize| ((k * 37 % 61) as f32 - 30.0) * 0.125;
     let b = |k: usize| {
-        let v = if k % 5 == 0 {
+        let v = if k.is_multiple_of(5) {
             a(k)
         } else {
             ((k * 53 % 59) as f32 - 29.0) * 0.125
@@ -804,7 +804,7 @@ fn api_rows(g: u64, m: &CModel) -> Vec<Row> {
         ("(1,4,1,16)", Dim4::new(1, 4, 1, 16)),
     ] {
         let cs = cdim(&s);
-        let count = s.count() as usize;
+        let count = s.count();
         let gdst = |es: usize| Dst::Global {
             off: GD,
             bytes: count * es,
