@@ -125,12 +125,12 @@ def main():
                               "as the host gives it (no --boost)"))
     print("wall times in us per call; x = C-model / npusim; batch = npusim calls per timed "
           "sample")
-    hdr = ("%-40s %10s %10s %9s %9s %9s %9s %6s" % (
+    hdr = ("%-46s %10s %10s %9s %9s %9s %9s %6s" % (
         "call", "C min", "C median", "np min", "np median", "x median", "x min", "batch"))
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
-        print("%-40s %10.2f %10.1f %9.3f %9.3f %9.0f %9.1f %6d" % (
+        print("%-46s %10.2f %10.1f %9.3f %9.3f %9.0f %9.1f %6d" % (
             r["name"], r["cmodel_min_us"], r["cmodel_median_us"],
             r["npusim_min_us"], r["npusim_median_us"],
             r["cmodel_median_us"] / r["npusim_median_us"],
