@@ -14,7 +14,22 @@ and prints the table.
 Calls, each on (1, 1, 1, 8), the small tensor (1, 4, 1, 16), (1, 64, 1, 16) (h = 4 for the
 3x3 pools) and (1, 64, 32, 64): tpu_bdc_fp_add f32; tpu_bdc_int_add i16 shift -2 saturating; tpu_bdc_
 greater_select f32 (tensors, scalar 0 as src3); tpu_bdc_fp_avg_pool2d / fp_max_pool2d 3x3 f32;
-tpu_bdc_fp32_exp; tpu_bdc_fp32_log; tpu_gdma_cpy_S2L f32.
+tpu_bdc_fp32_exp; tpu_bdc_fp32_log; tpu_gdma_cpy_S2L f32. On (1, 1, 1, 8) and (1, 4, 1, 16)
+only: tpu_bdc_fp32_rsqrt / _sqrt (session 19) and one row per other function of the issue's
+API list (session 20), f32 unless named: tpu_gdma_cpy_L2S, _S2S, _L2L; tpu_gdma_matrix_S2L /
+_L2S (one row of c * w columns, w per channel); tpu_gdma_compact_S2L / _L2S; tpu_gdma_cpy_cw_
+trans_S2L / _L2S / _L2L / _S2S; tpu_bdc_cw_trans / wc_trans; tpu_bdc_fp_sub / fp_mul / fp_div;
+tpu_bdc_max / min (f32 and i16); tpu_bdc_and i16; tpu_bdc_fp_add_C; tpu_bdc_int_mul i16
+saturating; tpu_bdc_equal / greater and their _C forms (true value 1.0); tpu_bdc_equal_select;
+tpu_bdc_cast f32->f16 and f32->i16 (saturating) half to even, i8->f32; tpu_bdc_set_C;
+tpu_bdc_cpy; tpu_bdc_npu_bcast (NULL strides: aligned local, continuous system layouts).
+
+Every row does the same work on both sides: both start from the same memory (the C-model's
+local and global memory are zeroed, then both get the same data), and before a row is timed
+the bench runs it once on each side and compares its destination regions (the C-model's memory
+read back through `tpu_local_mem_addr` and the global memory's host address, against
+npusim's), byte for byte on every lane; a mismatch aborts the run naming the row and the first
+differing byte. The table says how many rows and bytes were compared.
 
 Both statistics are printed, with the load; the report of a run should quote both. The
 C-model's wall time per call is bimodal: it queues each call to one of five engine threads
@@ -110,12 +125,12 @@ def main():
                               "as the host gives it (no --boost)"))
     print("wall times in us per call; x = C-model / npusim; batch = npusim calls per timed "
           "sample")
-    hdr = ("%-40s %10s %10s %9s %9s %9s %9s %6s" % (
+    hdr = ("%-46s %10s %10s %9s %9s %9s %9s %6s" % (
         "call", "C min", "C median", "np min", "np median", "x median", "x min", "batch"))
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
-        print("%-40s %10.2f %10.1f %9.3f %9.3f %9.0f %9.1f %6d" % (
+        print("%-46s %10.2f %10.1f %9.3f %9.3f %9.0f %9.1f %6d" % (
             r["name"], r["cmodel_min_us"], r["cmodel_median_us"],
             r["npusim_min_us"], r["npusim_median_us"],
             r["cmodel_median_us"] / r["npusim_median_us"],
@@ -141,6 +156,22 @@ def main():
         worst = min(r[key_c] / r[key_n] for r in rs)
         return "%.0fx (need %dx): %s" % (worst, need, "met" if worst >= need else "NOT met")
 
+    checked = [r for r in recs if "checked_rows" in r]
+    if checked:
+        print("sanity check: %d rows, %d destination bytes compared, C-model == npusim" % (
+            checked[-1]["checked_rows"], sum(r.get("checked_bytes", 0) for r in rows)))
+    under = sorted((r for r in rows if "(1,64," not in r["name"] and
+                    r["cmodel_median_us"] / r["npusim_median_us"] < 100),
+                   key=lambda r: r["cmodel_median_us"] / r["npusim_median_us"])
+    if under:
+        print()
+        print("small rows under 100x in median, worst first (npusim ns per call: now -> what "
+              "100x needs, C-model median / 100):")
+        for r in under:
+            print("  %-44s %6.1fx  %8.1f ns -> %7.1f ns" % (
+                r["name"], r["cmodel_median_us"] / r["npusim_median_us"],
+                r["npusim_median_us"] * 1e3, r["cmodel_median_us"] * 10))
+        print()
     if small:
         print("acceptance 4, small tensors, worst ratio of medians %s; of minimums %s" % (
             verdict(small, 100, "cmodel_median_us", "npusim_median_us"),

@@ -293,6 +293,165 @@ fn calls(g: u64) -> Vec<(String, Call)> {
             format!("data: npu_bcast f32 {size}"),
             Box::new(move |c| c.tpu_bdc_npu_bcast(0x20000, 0, &s, Fp32)),
         ));
+    // Session 20: the calls of the side-by-side's `api_rows` (every other function of the
+    // issue's API list) at its two small shapes, npusim only: sources at 0 and 0x10000 (i16 and
+    // i8 sources read the same bytes), local destination 0x24000, global destination 8 MiB.
+    for s in [Dim4::new(1, 1, 1, 8), Dim4::new(1, 4, 1, 16)] {
+        let size = format!("({},{},{},{})", s.n, s.c, s.h, s.w);
+        let (d, a, b, gd) = (0x24000, 0, 0x10000, g + (8 << 20));
+        let (cols, cpc) = (s.c * s.w, s.w);
+        let (one_c, half_c) = (Scalar::from_f32(1.0), Scalar::from_f32(0.5));
+        let i8t = DataType::Int8;
+        let rows: Vec<(&str, Call)> = vec![
+            (
+                "api gdma_cpy_S2S",
+                Box::new(move |c| c.tpu_gdma_cpy_S2S(gd, g, &s, None, None, f)),
+            ),
+            (
+                "api gdma_cpy_L2L",
+                Box::new(move |c| c.tpu_gdma_cpy_L2L(d, a, &s, None, None, f)),
+            ),
+            (
+                "api gdma_matrix_S2L",
+                Box::new(move |c| c.tpu_gdma_matrix_S2L(d, g, 1, cols, cpc, cols, f)),
+            ),
+            (
+                "api gdma_matrix_L2S",
+                Box::new(move |c| c.tpu_gdma_matrix_L2S(gd, a, 1, cols, cpc, cols, f)),
+            ),
+            (
+                "api gdma_compact_S2L",
+                Box::new(move |c| c.tpu_gdma_compact_S2L(d, g, &s, f)),
+            ),
+            (
+                "api gdma_compact_L2S",
+                Box::new(move |c| c.tpu_gdma_compact_L2S(gd, a, &s, f)),
+            ),
+            (
+                "api gdma_cw_trans_S2L",
+                Box::new(move |c| c.tpu_gdma_cpy_cw_trans_S2L(d, g, &s, None, None, f)),
+            ),
+            (
+                "api gdma_cw_trans_L2S",
+                Box::new(move |c| c.tpu_gdma_cpy_cw_trans_L2S(gd, a, &s, None, None, f)),
+            ),
+            (
+                "api gdma_cw_trans_L2L",
+                Box::new(move |c| c.tpu_gdma_cpy_cw_trans_L2L(d, a, &s, None, None, f)),
+            ),
+            (
+                "api gdma_cw_trans_S2S",
+                Box::new(move |c| c.tpu_gdma_cpy_cw_trans_S2S(gd, g, &s, None, None, f)),
+            ),
+            (
+                "api bdc_cw_trans",
+                Box::new(move |c| c.tpu_bdc_cw_trans(d, a, &s, f)),
+            ),
+            (
+                "api bdc_wc_trans",
+                Box::new(move |c| c.tpu_bdc_wc_trans(d, a, &s, f)),
+            ),
+            (
+                "api fp_mul",
+                Box::new(move |c| c.tpu_bdc_fp_mul(d, a, b, &s, None, None, None, f)),
+            ),
+            (
+                "api fp_div",
+                Box::new(move |c| c.tpu_bdc_fp_div(d, a, b, &s, None, None, None, f)),
+            ),
+            (
+                "api min",
+                Box::new(move |c| c.tpu_bdc_min(d, a, b, &s, None, None, None, f)),
+            ),
+            (
+                "api max i16",
+                Box::new(move |c| c.tpu_bdc_max(d, a, b, &s, None, None, None, i16t)),
+            ),
+            (
+                "api min i16",
+                Box::new(move |c| c.tpu_bdc_min(d, a, b, &s, None, None, None, i16t)),
+            ),
+            (
+                "api and i16",
+                Box::new(move |c| c.tpu_bdc_and(d, a, b, &s, None, None, None, i16t)),
+            ),
+            (
+                "api int_mul i16 sat",
+                Box::new(move |c| {
+                    c.tpu_bdc_int_mul(
+                        d,
+                        a,
+                        b,
+                        &s,
+                        None,
+                        None,
+                        None,
+                        i16t,
+                        i16t,
+                        i16t,
+                        0,
+                        RoundingMode::HalfToEven,
+                        true,
+                    )
+                }),
+            ),
+            (
+                "api equal",
+                Box::new(move |c| c.tpu_bdc_equal(d, a, b, one_c, &s, None, None, None, f, f)),
+            ),
+            (
+                "api equal_C",
+                Box::new(move |c| c.tpu_bdc_equal_C(d, a, half_c, one_c, &s, None, None, f, f)),
+            ),
+            (
+                "api greater_C",
+                Box::new(move |c| {
+                    c.tpu_bdc_greater_C(d, a, Scalar::from_f32(0.0), one_c, &s, None, None, f, f)
+                }),
+            ),
+            (
+                "api equal_select",
+                Box::new(move |c| {
+                    c.tpu_bdc_equal_select(
+                        d,
+                        &Variable::Tensor(a),
+                        &Variable::Tensor(b),
+                        &Variable::Tensor(0x30000),
+                        &Variable::Scalar(Scalar::from_f32(0.0)),
+                        &s,
+                        f,
+                        f,
+                    )
+                }),
+            ),
+            (
+                "api cast f32->i16 sat",
+                Box::new(move |c| {
+                    c.tpu_bdc_cast(d, a, &s, None, None, i16t, f, RoundingMode::HalfToEven)
+                }),
+            ),
+            (
+                "api cast i8->f32",
+                Box::new(move |c| {
+                    c.tpu_bdc_cast(d, a, &s, None, None, f, i8t, RoundingMode::HalfToEven)
+                }),
+            ),
+            (
+                "api set_C",
+                Box::new(move |c| c.tpu_bdc_set_C(d, Scalar::from_f32(1.5), &s, None, f)),
+            ),
+            (
+                "api cpy",
+                Box::new(move |c| c.tpu_bdc_cpy(d, a, &s, None, None, f)),
+            ),
+            (
+                "api npu_bcast",
+                Box::new(move |c| c.tpu_bdc_npu_bcast(d, a, &s, f)),
+            ),
+        ];
+        for (name, call) in rows {
+            v.push((format!("{name} {size}"), call));
+        }
     }
     v
 }
