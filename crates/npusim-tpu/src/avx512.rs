@@ -775,24 +775,60 @@ mod x86 {
         }
     }
 
+    /// How a source's words come from what is loaded at its row: `(loaded & keep) | put`. A
+    /// tensor keeps every bit and puts none; a scalar keeps none and puts its word (its row is
+    /// the destination's, loaded and dropped). No branch in the rows: a scalar taken from an
+    /// `Option` in the loop made the compiler pass every source through the stack.
+    #[derive(Clone, Copy)]
+    struct Words {
+        keep: __m512i,
+        put: __m512i,
+    }
+
+    /// The [`Words`] of each source.
+    #[inline(always)]
+    fn words_of<const N: usize>(srcs: &[Aligned; N]) -> [Words; N] {
+        // A plain loop, no closure: a closure here was compiled without the callers' target
+        // features, each intrinsic a call (fp_add (1,1,1,8) 15 -> 34 ns).
+        // SAFETY: AVX-512 F (the callers' target features).
+        let (all, none) = unsafe { (_mm512_set1_epi32(-1), _mm512_setzero_si512()) };
+        let mut w = [Words {
+            keep: all,
+            put: none,
+        }; N];
+        for k in 0..N {
+            if let Aligned::Const(c) = srcs[k] {
+                // SAFETY: as above.
+                w[k] = Words {
+                    keep: none,
+                    put: unsafe { _mm512_set1_epi32(c as i32) },
+                };
+            }
+        }
+        w
+    }
+
     /// The words of vector `v` of each source row: `at[k]` the byte index of source `k`'s row
-    /// (a tensor's), `words[k]` a scalar's words.
+    /// (a scalar's: the destination's), `words[k]` how its words are formed.
     ///
     /// # Safety
     ///
-    /// As [`elem`]; each tensor row lies inside the store.
+    /// As [`elem`]; each row lies inside the store.
     #[inline(always)]
     unsafe fn load_ins<const N: usize, const S: u32>(
         base: *mut u8,
         at: &[usize; N],
-        words: &[Option<__m512i>; N],
+        words: &[Words; N],
         v: usize,
         m: __mmask16,
     ) -> [__m512i; N] {
-        std::array::from_fn(|k| match words[k] {
-            Some(c) => c,
-            // SAFETY: the row lies inside the store (the contract).
-            None => unsafe { load_words::<S>(base.wrapping_add(at[k] + (v << (4 + S))), m) },
+        std::array::from_fn(|k| {
+            // SAFETY: the row lies inside the store, the host has AVX-512 F (the contract).
+            unsafe {
+                let x = load_words::<S>(base.wrapping_add(at[k] + (v << (4 + S))), m);
+                // `(x & keep) | put`.
+                _mm512_ternarylogic_epi32::<0xEA>(x, words[k].keep, words[k].put)
+            }
         })
     }
 
@@ -825,7 +861,7 @@ mod x86 {
         base: *mut u8,
         d: usize,
         at: &[usize; N],
-        words: &[Option<__m512i>; N],
+        words: &[Words; N],
         vecs: usize,
         last: __mmask16,
         f: F,
@@ -845,8 +881,8 @@ mod x86 {
     /// of `align`, its row (`hw` elements of `1 << S` bytes) inside its lane, its lane plus the
     /// channel count at most `NPU_NUM`, and each source the destination itself or apart from
     /// its row. Returns the store index of the destination's channel 0, the sources' (a
-    /// scalar's unused) and the scalars' words; `None` sends the call to the general checks
-    /// (which take the other shapes and decline the rest).
+    /// scalar's: the destination's) and how each source's [`Words`] are formed; `None` sends
+    /// the call to the general checks (which take the other shapes and decline the rest).
     #[inline(always)]
     fn one_batch<const CHIP: usize, const N: usize, const S: u32>(
         shape: &Dim4,
@@ -854,7 +890,7 @@ mod x86 {
         align: u32,
         dst: u32,
         srcs: &[Aligned; N],
-    ) -> Option<(usize, [usize; N], [Option<__m512i>; N])> {
+    ) -> Option<(usize, [usize; N], [Words; N])> {
         let p: LocalProfile = const { CHIPS[CHIP].local() };
         let lane_bits = const { CHIPS[CHIP].local().local_mem_per_npu.trailing_zeros() };
         let lmem = p.local_mem_per_npu as usize;
@@ -871,12 +907,12 @@ mod x86 {
         };
         let pitch = p.store_pitch() as usize;
         let (ds, doff) = place(dst)?;
-        let mut at = [0usize; N];
-        let mut words: [Option<__m512i>; N] = [None; N];
+        let d0 = ds * pitch + doff;
+        // A scalar's row is the destination's (loaded, not used).
+        let mut at = [d0; N];
         for k in 0..N {
             match srcs[k] {
-                // SAFETY: AVX-512 F (the caller's target features).
-                Aligned::Const(c) => words[k] = Some(unsafe { _mm512_set1_epi32(c as i32) }),
+                Aligned::Const(_) => {}
                 Aligned::Tensor(addr) => {
                     let (s, off) = place(addr)?;
                     if !(addr == dst || off + bytes <= doff || doff + bytes <= off) {
@@ -886,7 +922,7 @@ mod x86 {
                 }
             }
         }
-        Some((ds * pitch + doff, at, words))
+        Some((d0, at, words_of(srcs)))
     }
 
     /// The rows of a one-batch call whose channels stay below the last lane: channel `ch` of
@@ -904,7 +940,7 @@ mod x86 {
         pitch: usize,
         d0: usize,
         at0: [usize; N],
-        words: &[Option<__m512i>; N],
+        words: &[Words; N],
         vecs: usize,
         last: __mmask16,
         f: F,
@@ -988,12 +1024,12 @@ mod x86 {
             return false;
         };
         let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
-        // Per source: its place (a tensor's) or its words (a scalar's).
+        // Per source: its place (a scalar's: the destination's, its row loaded, not used).
         let mut places = [od; N];
-        let mut words: [Option<__m512i>; N] = [None; N];
+        let words = words_of(&srcs);
         for k in 0..N {
             match srcs[k] {
-                Aligned::Const(c) => words[k] = Some(_mm512_set1_epi32(c as i32)),
+                Aligned::Const(_) => {}
                 Aligned::Tensor(addr) => {
                     let Some(o) = aligned_place(&p, addr, shape, shift, align, false) else {
                         return false;

@@ -625,9 +625,11 @@ impl TpuCore {
 /// (`bdc_elem::run_small`) with the element function of `plan` (which fits 64 bits, and whose
 /// operation is `OP`, numbered as in `with_fast64!`), one instantiation per (operation, shift
 /// direction, rounding mode) as in the checked path; `false` (nothing written) when the path
-/// does not take the call. Out of line: the call's checks stay in a small frame.
+/// does not take the call. Inlined into each public call (through `TpuCore::bdc_int`): the
+/// plan's fields stay in registers, and the operation, the dtypes of a `_C`/select form and
+/// the path's constants fold.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
+#[inline(always)]
 fn run_small_int<const OP: u8>(
     store: &mut [u8],
     chip: TpuChip,
