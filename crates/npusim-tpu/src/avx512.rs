@@ -572,6 +572,41 @@ mod x86 {
         if hw >= 64 {
             return false;
         }
+        let sign = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+        let cv = _mm512_set1_ps(x.c);
+        // Vectors per row, the last one's live lanes.
+        let vecs = hw.div_ceil(16);
+        let last: __mmask16 = (u32::MAX >> (32 - (hw - 16 * (vecs - 1)))) as u16;
+        let pitch = p.store_pitch() as usize;
+        let at = |idx: usize| base.wrapping_add(idx).cast::<f32>();
+        let c = shape.c as usize;
+        // The common case: one batch, no channel past the last lane (channel `ch` at `ch`
+        // pitches from channel 0 in every operand).
+        if shape.n == 1 {
+            let srcs = [Aligned::Tensor(x.a), Aligned::Tensor(x.b)];
+            if let Some((d0, [a0, b0], _)) =
+                one_batch::<CHIP, 2, 2>(shape, hw, p.eu_bytes, x.dst, &srcs)
+            {
+                for ch in 0..c {
+                    let k = ch * pitch;
+                    // SAFETY: channel `ch`'s row lies inside the store (the contract and
+                    // `one_batch`).
+                    unsafe {
+                        row::<E, OP, B>(
+                            at(d0 + k),
+                            at(a0 + k),
+                            at(b0 + k),
+                            vecs,
+                            last,
+                            cv,
+                            sign,
+                            exact,
+                        )
+                    };
+                }
+                return true;
+            }
+        }
         let place = |addr| aligned_place(&p, addr, shape, 2, p.eu_bytes, false);
         let (Some(od), Some(oa)) = (place(x.dst), place(x.a)) else {
             return false;
@@ -589,40 +624,10 @@ mod x86 {
         if !apart(&oa) || (B && !apart(&ob)) {
             return false;
         }
-        let sign = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
-        let cv = _mm512_set1_ps(x.c);
-        // Vectors per row, the last one's live lanes.
-        let vecs = hw.div_ceil(16);
-        let last: __mmask16 = (u32::MAX >> (32 - (hw - 16 * (vecs - 1)))) as u16;
+        // Past `one_batch`: several batches, or channels past the last lane.
         let npu = p.npu_num as usize;
-        let pitch = p.store_pitch() as usize;
         let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
-        let at = |idx: usize| base.wrapping_add(idx).cast::<f32>();
-        let (n, c) = (shape.n as usize, shape.c as usize);
-        // The common case: one batch, no channel past the last lane (channel `ch` at `ch`
-        // pitches from channel 0 in every operand).
-        let top = od.start.max(oa.start).max(ob.start) as usize;
-        if n == 1 && top + c <= npu {
-            let (d0, a0, b0) = (first(&od), first(&oa), first(&ob));
-            for ch in 0..c {
-                let k = ch * pitch;
-                // SAFETY: channel `ch`'s row lies inside the store (the contract and
-                // `aligned_place`).
-                unsafe {
-                    row::<E, OP, B>(
-                        at(d0 + k),
-                        at(a0 + k),
-                        at(b0 + k),
-                        vecs,
-                        last,
-                        cv,
-                        sign,
-                        exact,
-                    )
-                };
-            }
-            return true;
-        }
+        let n = shape.n as usize;
         // From one channel to the next: the next lane, or lane 0 of the next slot.
         let cs_bytes = (od.cs as usize) << 2;
         let step = |(idx, lane): (usize, usize)| {
@@ -770,24 +775,60 @@ mod x86 {
         }
     }
 
+    /// How a source's words come from what is loaded at its row: `(loaded & keep) | put`. A
+    /// tensor keeps every bit and puts none; a scalar keeps none and puts its word (its row is
+    /// the destination's, loaded and dropped). No branch in the rows: a scalar taken from an
+    /// `Option` in the loop made the compiler pass every source through the stack.
+    #[derive(Clone, Copy)]
+    struct Words {
+        keep: __m512i,
+        put: __m512i,
+    }
+
+    /// The [`Words`] of each source.
+    #[inline(always)]
+    fn words_of<const N: usize>(srcs: &[Aligned; N]) -> [Words; N] {
+        // A plain loop, no closure: a closure here was compiled without the callers' target
+        // features, each intrinsic a call (fp_add (1,1,1,8) 15 -> 34 ns).
+        // SAFETY: AVX-512 F (the callers' target features).
+        let (all, none) = unsafe { (_mm512_set1_epi32(-1), _mm512_setzero_si512()) };
+        let mut w = [Words {
+            keep: all,
+            put: none,
+        }; N];
+        for k in 0..N {
+            if let Aligned::Const(c) = srcs[k] {
+                // SAFETY: as above.
+                w[k] = Words {
+                    keep: none,
+                    put: unsafe { _mm512_set1_epi32(c as i32) },
+                };
+            }
+        }
+        w
+    }
+
     /// The words of vector `v` of each source row: `at[k]` the byte index of source `k`'s row
-    /// (a tensor's), `words[k]` a scalar's words.
+    /// (a scalar's: the destination's), `words[k]` how its words are formed.
     ///
     /// # Safety
     ///
-    /// As [`elem`]; each tensor row lies inside the store.
+    /// As [`elem`]; each row lies inside the store.
     #[inline(always)]
     unsafe fn load_ins<const N: usize, const S: u32>(
         base: *mut u8,
         at: &[usize; N],
-        words: &[Option<__m512i>; N],
+        words: &[Words; N],
         v: usize,
         m: __mmask16,
     ) -> [__m512i; N] {
-        std::array::from_fn(|k| match words[k] {
-            Some(c) => c,
-            // SAFETY: the row lies inside the store (the contract).
-            None => unsafe { load_words::<S>(base.wrapping_add(at[k] + (v << (4 + S))), m) },
+        std::array::from_fn(|k| {
+            // SAFETY: the row lies inside the store, the host has AVX-512 F (the contract).
+            unsafe {
+                let x = load_words::<S>(base.wrapping_add(at[k] + (v << (4 + S))), m);
+                // `(x & keep) | put`.
+                _mm512_ternarylogic_epi32::<0xEA>(x, words[k].keep, words[k].put)
+            }
         })
     }
 
@@ -820,7 +861,7 @@ mod x86 {
         base: *mut u8,
         d: usize,
         at: &[usize; N],
-        words: &[Option<__m512i>; N],
+        words: &[Words; N],
         vecs: usize,
         last: __mmask16,
         f: F,
@@ -832,6 +873,109 @@ mod x86 {
                 let r = apply(load_ins::<N, S>(base, at, words, v, m), f);
                 store_words::<S>(base.wrapping_add(d + (v << (4 + S))), m, r);
             }
+        }
+    }
+
+    /// The places of a one-batch call (`shape.n == 1`) whose operands' channels all lie below
+    /// the last lane, checked as `aligned_place` checks them: every tensor address a multiple
+    /// of `align`, its row (`hw` elements of `1 << S` bytes) inside its lane, its lane plus the
+    /// channel count at most `NPU_NUM`, and each source the destination itself or apart from
+    /// its row. Returns the store index of the destination's channel 0, the sources' (a
+    /// scalar's: the destination's) and how each source's [`Words`] are formed; `None` sends
+    /// the call to the general checks (which take the other shapes and decline the rest).
+    #[inline(always)]
+    fn one_batch<const CHIP: usize, const N: usize, const S: u32>(
+        shape: &Dim4,
+        hw: usize,
+        align: u32,
+        dst: u32,
+        srcs: &[Aligned; N],
+    ) -> Option<(usize, [usize; N], [Words; N])> {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let lane_bits = const { CHIPS[CHIP].local().local_mem_per_npu.trailing_zeros() };
+        let lmem = p.local_mem_per_npu as usize;
+        let bytes = hw << S;
+        if !align.is_power_of_two() || shape.c as u32 > p.npu_num {
+            return None;
+        }
+        let room = p.npu_num as usize - shape.c as usize;
+        // Lane and offset of an address, when it passes the checks above.
+        let place = |addr: u32| {
+            let (start, offset) = ((addr >> lane_bits) as usize, addr as usize & (lmem - 1));
+            let ok = addr & (align - 1) == 0 && start <= room && offset + bytes <= lmem;
+            ok.then_some((start, offset))
+        };
+        let pitch = p.store_pitch() as usize;
+        let (ds, doff) = place(dst)?;
+        let d0 = ds * pitch + doff;
+        // A scalar's row is the destination's (loaded, not used).
+        let mut at = [d0; N];
+        for k in 0..N {
+            match srcs[k] {
+                Aligned::Const(_) => {}
+                Aligned::Tensor(addr) => {
+                    let (s, off) = place(addr)?;
+                    if !(addr == dst || off + bytes <= doff || doff + bytes <= off) {
+                        return None;
+                    }
+                    at[k] = s * pitch + off;
+                }
+            }
+        }
+        Some((d0, at, words_of(srcs)))
+    }
+
+    /// The rows of a one-batch call whose channels stay below the last lane: channel `ch` of
+    /// every operand `ch` pitches from its channel 0 (`d0`, `at0`), `vecs` vectors per row, the
+    /// last one's live lanes `last`.
+    ///
+    /// # Safety
+    ///
+    /// As [`elem`]; every operand's rows lie inside the store.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn rows_one_batch<const N: usize, const S: u32, F: Fn([u32; N]) -> u32 + Copy>(
+        base: *mut u8,
+        shape: &Dim4,
+        pitch: usize,
+        d0: usize,
+        at0: [usize; N],
+        words: &[Words; N],
+        vecs: usize,
+        last: __mmask16,
+        f: F,
+    ) {
+        let c = shape.c as usize;
+        let mut ch = 0;
+        if vecs == 1 {
+            // Rows of one vector, four channels at a time: the four channels' loads come
+            // before their stores. Operands at offsets equal modulo 4 KiB (the lane pitch is a
+            // multiple of it) made each channel's loads wait for the previous channel's store.
+            while ch + 4 <= c {
+                // Written out, not `array::map`s: those were compiled as a loop over the four
+                // channels with the element function's flags tested in it.
+                let at = |g: usize| at0.map(|a| a + (ch + g) * pitch);
+                let dst = |g: usize| base.wrapping_add(d0 + (ch + g) * pitch);
+                // SAFETY: channels `ch..ch + 4` lie inside the store (the contract).
+                unsafe {
+                    let i0 = load_ins::<N, S>(base, &at(0), words, 0, last);
+                    let i1 = load_ins::<N, S>(base, &at(1), words, 0, last);
+                    let i2 = load_ins::<N, S>(base, &at(2), words, 0, last);
+                    let i3 = load_ins::<N, S>(base, &at(3), words, 0, last);
+                    let (r0, r1, r2, r3) = (apply(i0, f), apply(i1, f), apply(i2, f), apply(i3, f));
+                    store_words::<S>(dst(0), last, r0);
+                    store_words::<S>(dst(1), last, r1);
+                    store_words::<S>(dst(2), last, r2);
+                    store_words::<S>(dst(3), last, r3);
+                }
+                ch += 4;
+            }
+        }
+        for ch in ch..c {
+            let kk = ch * pitch;
+            let at = at0.map(|a| a + kk);
+            // SAFETY: channel `ch`'s rows lie inside the store (the contract).
+            unsafe { elem_row::<N, S, F>(base, d0 + kk, &at, words, vecs, last, f) };
         }
     }
 
@@ -858,19 +1002,34 @@ mod x86 {
         f: F,
     ) -> bool {
         let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let hw = shape.h as usize * shape.w as usize;
+        // Vectors per row, the last one's live lanes.
+        let vecs = hw.div_ceil(16);
+        let last: __mmask16 = (u32::MAX >> (32 - (hw - 16 * (vecs - 1)))) as u16;
+        let pitch = p.store_pitch() as usize;
+        // The common case first: one batch whose channels all stay below the last lane, where
+        // `aligned_place`'s footprint is one row per lane (`offset + h * w` elements) and
+        // channel `ch` of every operand lies `ch` pitches from its channel 0.
+        if shape.n == 1 {
+            if let Some((d0, at0, words)) = one_batch::<CHIP, N, S>(shape, hw, align, dst, &srcs) {
+                // SAFETY: the rows lie inside the store (`one_batch`'s checks, the contract).
+                unsafe {
+                    rows_one_batch::<N, S, F>(base, shape, pitch, d0, at0, &words, vecs, last, f)
+                };
+                return true;
+            }
+        }
         let shift = S;
         let Some(od) = aligned_place(&p, dst, shape, shift, align, false) else {
             return false;
         };
-        let pitch = p.store_pitch() as usize;
         let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
-        // Per source: its place (a tensor's) or its words (a scalar's).
+        // Per source: its place (a scalar's: the destination's, its row loaded, not used).
         let mut places = [od; N];
-        let mut words: [Option<__m512i>; N] = [None; N];
-        let mut top = od.start;
+        let words = words_of(&srcs);
         for k in 0..N {
             match srcs[k] {
-                Aligned::Const(c) => words[k] = Some(_mm512_set1_epi32(c as i32)),
+                Aligned::Const(_) => {}
                 Aligned::Tensor(addr) => {
                     let Some(o) = aligned_place(&p, addr, shape, shift, align, false) else {
                         return false;
@@ -881,51 +1040,12 @@ mod x86 {
                         return false;
                     }
                     places[k] = o;
-                    top = top.max(o.start);
                 }
             }
         }
-        let hw = shape.h as usize * shape.w as usize;
-        // Vectors per row, the last one's live lanes.
-        let vecs = hw.div_ceil(16);
-        let last: __mmask16 = (u32::MAX >> (32 - (hw - 16 * (vecs - 1)))) as u16;
+        // Past `one_batch`: several batches, or channels past the last lane.
         let (n, c) = (shape.n as usize, shape.c as usize);
         let npu = p.npu_num as usize;
-        let d0 = first(&od);
-        let at0: [usize; N] = std::array::from_fn(|k| first(&places[k]));
-        // The common case: one batch, no channel past the last lane (channel `ch` at `ch`
-        // pitches from channel 0 in every operand).
-        if n == 1 && top as usize + c <= npu {
-            let mut ch = 0;
-            if vecs == 1 {
-                // Rows of one vector, four channels at a time: the four channels' loads come
-                // before their stores. Operands at offsets equal modulo 4 KiB (the lane pitch
-                // is a multiple of it) made each channel's loads wait for the previous
-                // channel's store.
-                while ch + 4 <= c {
-                    let rows: [[usize; N]; 4] =
-                        std::array::from_fn(|g| at0.map(|a| a + (ch + g) * pitch));
-                    // SAFETY: channels `ch..ch + 4` lie inside the store (the contract and
-                    // `aligned_place`).
-                    unsafe {
-                        let ins = rows.map(|at| load_ins::<N, S>(base, &at, &words, 0, last));
-                        let outs = ins.map(|x| apply(x, f));
-                        for (g, r) in outs.into_iter().enumerate() {
-                            store_words::<S>(base.wrapping_add(d0 + (ch + g) * pitch), last, r);
-                        }
-                    }
-                    ch += 4;
-                }
-            }
-            for ch in ch..c {
-                let kk = ch * pitch;
-                let at = at0.map(|a| a + kk);
-                // SAFETY: channel `ch`'s rows lie inside the store (the contract and
-                // `aligned_place`).
-                unsafe { elem_row::<N, S, F>(base, d0 + kk, &at, &words, vecs, last, f) };
-            }
-            return true;
-        }
         // From one channel to the next: the next lane, or lane 0 of the next slot (every
         // operand has the destination's channel stride).
         let cs_bytes = (od.cs as usize) << shift;

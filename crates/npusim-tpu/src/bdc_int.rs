@@ -486,7 +486,10 @@ fn int_type(op: &'static str, dtype: DataType) -> Result<IntType, TpuError> {
 }
 
 impl TpuCore {
+    /// The integer calls' common body. Inlined into each public call, so that the operation is
+    /// a constant of the small-call path (`run_small_int`'s `OP`).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn bdc_int(
         &mut self,
         op: &'static str,
@@ -550,7 +553,15 @@ impl TpuCore {
             let chip = self.chip();
             let simd = self.host_simd();
             let store = self.local_store_mut();
-            let taken = run_small_int(store, chip, simd, shape, es, dst, ops, &plan);
+            let go = match f {
+                IntOp::Add => run_small_int::<0>,
+                IntOp::Sub => run_small_int::<1>,
+                IntOp::RSub => run_small_int::<2>,
+                IntOp::Mul => run_small_int::<3>,
+                IntOp::Max => run_small_int::<4>,
+                IntOp::Min => run_small_int::<5>,
+            };
+            let taken = go(store, chip, simd, shape, es, dst, ops, &plan);
             if taken {
                 return Ok(());
             }
@@ -611,13 +622,15 @@ impl TpuCore {
 }
 
 /// Runs an integer call on the small-call path of host SIMD level `simd`
-/// (`bdc_elem::run_small`) with the element function of `plan` (which fits 64 bits), one
-/// instantiation per (operation, shift direction, rounding mode) as in the checked path;
-/// `false` (nothing written) when the path does not take the call. Out of line: the call's
-/// checks stay in a small frame.
+/// (`bdc_elem::run_small`) with the element function of `plan` (which fits 64 bits, and whose
+/// operation is `OP`, numbered as in `with_fast64!`), one instantiation per (operation, shift
+/// direction, rounding mode) as in the checked path; `false` (nothing written) when the path
+/// does not take the call. Inlined into each public call (through `TpuCore::bdc_int`): the
+/// plan's fields stay in registers, and the operation, the dtypes of a `_C`/select form and
+/// the path's constants fold.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
-fn run_small_int(
+#[inline(always)]
+fn run_small_int<const OP: u8>(
     store: &mut [u8],
     chip: TpuChip,
     simd: HostSimd,
@@ -629,17 +642,23 @@ fn run_small_int(
 ) -> bool {
     let k = Fast64::new(plan);
     // Unlike the float instructions, the operands need only be element-aligned.
-    with_fast64!(k, plan, |f| run_small(
-        store,
-        chip,
-        simd,
-        shape,
-        es,
-        es as u32,
-        dst,
-        ops,
-        move |[x, y]: [u32; 2]| f(x, y)
-    ))
+    fast64_modes!(
+        k,
+        plan.mode,
+        f,
+        run_small(
+            store,
+            chip,
+            simd,
+            shape,
+            es,
+            es as u32,
+            dst,
+            ops,
+            move |[x, y]: [u32; 2]| f(x, y)
+        ),
+        OP
+    )
 }
 
 macro_rules! int_tensor_ops {
