@@ -293,6 +293,7 @@ fn calls(g: u64) -> Vec<(String, Call)> {
             format!("data: npu_bcast f32 {size}"),
             Box::new(move |c| c.tpu_bdc_npu_bcast(0x20000, 0, &s, Fp32)),
         ));
+    }
     // Session 20: the calls of the side-by-side's `api_rows` (every other function of the
     // issue's API list) at its two small shapes, npusim only: sources at 0 and 0x10000 (i16 and
     // i8 sources read the same bytes), local destination 0x24000, global destination 8 MiB.

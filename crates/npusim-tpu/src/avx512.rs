@@ -799,10 +799,8 @@ mod x86 {
         for k in 0..N {
             if let Aligned::Const(c) = srcs[k] {
                 // SAFETY: as above.
-                w[k] = Words {
-                    keep: none,
-                    put: unsafe { _mm512_set1_epi32(c as i32) },
-                };
+                let put = unsafe { _mm512_set1_epi32(c as i32) };
+                w[k] = Words { keep: none, put };
             }
         }
         w
@@ -1010,14 +1008,14 @@ mod x86 {
         // The common case first: one batch whose channels all stay below the last lane, where
         // `aligned_place`'s footprint is one row per lane (`offset + h * w` elements) and
         // channel `ch` of every operand lies `ch` pitches from its channel 0.
-        if shape.n == 1 {
-            if let Some((d0, at0, words)) = one_batch::<CHIP, N, S>(shape, hw, align, dst, &srcs) {
-                // SAFETY: the rows lie inside the store (`one_batch`'s checks, the contract).
-                unsafe {
-                    rows_one_batch::<N, S, F>(base, shape, pitch, d0, at0, &words, vecs, last, f)
-                };
-                return true;
-            }
+        if shape.n == 1
+            && let Some((d0, at0, words)) = one_batch::<CHIP, N, S>(shape, hw, align, dst, &srcs)
+        {
+            // SAFETY: the rows lie inside the store (`one_batch`'s checks, the contract).
+            unsafe {
+                rows_one_batch::<N, S, F>(base, shape, pitch, d0, at0, &words, vecs, last, f)
+            };
+            return true;
         }
         let shift = S;
         let Some(od) = aligned_place(&p, dst, shape, shift, align, false) else {
