@@ -298,6 +298,11 @@ pub(crate) unsafe fn small_elem<const N: usize, F: Fn([u32; N]) -> u32 + Copy>(
     }
 }
 
+/// Copies `len` bytes in 64-byte vectors, the last one masked (`x86::copy_bytes`; also the
+/// moves of `crate::bdc_data`).
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::copy_bytes;
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
@@ -316,10 +321,10 @@ mod x86 {
     /// # Safety
     ///
     /// The host has AVX-512 F and BW; `len` bytes after each pointer are valid and the two
-    /// ranges do not overlap.
+    /// ranges are the same or do not meet.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn copy_bytes(dst: *mut u8, src: *const u8, len: usize) {
+    pub(crate) unsafe fn copy_bytes(dst: *mut u8, src: *const u8, len: usize) {
         let mut k = 0;
         // SAFETY: every access is inside the `len` bytes after each pointer (the contract);
         // the masked ones touch only the live bytes.

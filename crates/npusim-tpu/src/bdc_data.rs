@@ -766,31 +766,6 @@ mod small {
             }
         }
 
-        /// Copies `len` bytes from `src` to `dst` in 64-byte vectors, the last one masked.
-        ///
-        /// # Safety
-        ///
-        /// `len` bytes after each pointer lie inside the store; the two ranges are the same or
-        /// do not meet.
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
-        unsafe fn move_bytes(dst: *mut u8, src: *const u8, len: usize) {
-            let mut k = 0;
-            // SAFETY: the contract; the masked accesses touch only the live bytes.
-            unsafe {
-                while k + 64 <= len {
-                    let v = _mm512_loadu_si512(src.add(k).cast());
-                    _mm512_storeu_si512(dst.add(k).cast(), v);
-                    k += 64;
-                }
-                if k < len {
-                    let m: __mmask64 = u64::MAX >> (64 - (len - k));
-                    let v = _mm512_maskz_loadu_epi8(m, src.add(k).cast());
-                    _mm512_mask_storeu_epi8(dst.add(k).cast(), m, v);
-                }
-            }
-        }
-
         /// Writes `len` bytes of `v` (a pattern repeated every element) at `dst`.
         ///
         /// # Safety
@@ -938,7 +913,9 @@ mod small {
                         for ch in 0..c {
                             // SAFETY: both rows lie inside the store (`aligned_place`; the
                             // destination's channels on lanes `start..start + c`).
-                            unsafe { move_bytes(at(d + ch * pitch), at(s), row_bytes) };
+                            unsafe {
+                                crate::avx512::copy_bytes(at(d + ch * pitch), at(s), row_bytes)
+                            };
                         }
                     }
                     return true;
@@ -959,7 +936,7 @@ mod small {
                     // SAFETY: both rows lie inside the store (`aligned_place`).
                     unsafe {
                         if K == CPY {
-                            move_bytes(at($d), at($s), row_bytes)
+                            crate::avx512::copy_bytes(at($d), at($s), row_bytes)
                         } else {
                             cast_row::<K, R, SS, DS>(at($d), at($s), vecs, last)
                         }
