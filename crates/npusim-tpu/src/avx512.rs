@@ -311,7 +311,7 @@ mod x86 {
     use crate::bdc_elem::Aligned;
     use crate::chip::{LocalProfile, TpuChip};
     use crate::local::Dim4;
-    use crate::local::{AlignedPlace, aligned_place};
+    use crate::local::{AlignedPlace, aligned_place, one_batch_place};
 
     /// The chips by the index of [`call`]'s `CHIP`.
     const CHIPS: [TpuChip; 2] = [TpuChip::Bm1684x, TpuChip::Bm1688];
@@ -895,19 +895,9 @@ mod x86 {
         srcs: &[Aligned; N],
     ) -> Option<(usize, [usize; N], [Words; N])> {
         let p: LocalProfile = const { CHIPS[CHIP].local() };
-        let lane_bits = const { CHIPS[CHIP].local().local_mem_per_npu.trailing_zeros() };
-        let lmem = p.local_mem_per_npu as usize;
         let bytes = hw << S;
-        if !align.is_power_of_two() || shape.c as u32 > p.npu_num {
-            return None;
-        }
-        let room = p.npu_num as usize - shape.c as usize;
-        // Lane and offset of an address, when it passes the checks above.
-        let place = |addr: u32| {
-            let (start, offset) = ((addr >> lane_bits) as usize, addr as usize & (lmem - 1));
-            let ok = addr & (align - 1) == 0 && start <= room && offset + bytes <= lmem;
-            ok.then_some((start, offset))
-        };
+        let c = shape.c as u32;
+        let place = |addr: u32| one_batch_place(&p, addr, c, bytes, align);
         let pitch = p.store_pitch() as usize;
         let (ds, doff) = place(dst)?;
         let d0 = ds * pitch + doff;

@@ -450,6 +450,21 @@ pub(crate) fn run_small<const N: usize, F: Fn([u32; N]) -> u32 + Copy>(
             unsafe { crate::avx512::small_elem(store, chip, shape, shift, align, dst, srcs, f) }
         }
         HostSimd::Avx512 | HostSimd::Avx2 => {
+            // The AVX2 kernel's one-batch case first (BM1684X; hosts without AVX-512).
+            if simd == HostSimd::Avx2 {
+                let shift = match es {
+                    1 => 0,
+                    2 => 1,
+                    4 => 2,
+                    _ => 3,
+                };
+                // SAFETY: `HostSimd::Avx2` is only ever a detected level.
+                if unsafe {
+                    crate::avx2::small_elem(store, chip, shape, shift, align, dst, srcs, f)
+                } {
+                    return true;
+                }
+            }
             let p = chip.local();
             match AlignedCall::new(store, &p, shape, es, align, dst, srcs) {
                 Some(call) => {

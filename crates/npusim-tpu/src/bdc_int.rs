@@ -263,7 +263,9 @@ impl IntPlan {
 
     /// Whether [`Fast64::apply32`] gives the same results as [`Fast64::apply`]: 8/16-bit
     /// sources, the exact result and its left shift below 2^28 in magnitude (so a right shift
-    /// by 30 or more rounds as one by 62 does), and a destination range that fits `i32`.
+    /// by 30 or more rounds as one by 62 does) or, with no shift, a product of at most 2^30 in
+    /// magnitude, and a destination range that fits `i32` (`apply64_equals_apply` holds the
+    /// two paths equal on every plan shape).
     #[inline]
     fn fits_i32(&self) -> bool {
         let (a, b) = (self.a.bits, self.b.bits);
@@ -276,9 +278,14 @@ impl IntPlan {
             s if s > 0 && self.op.shifts() => u32::from(s.unsigned_abs()) & 31,
             _ => 0,
         };
+        // With no shift, a product only has to fit `i32` itself: magnitudes below
+        // `2^(bits - signed)` each, so `2^30` at most for 8/16-bit sources (i16 x i16).
+        let unshifted = self.shift == 0 || !self.op.shifts();
+        let mag = |t: IntType| t.bits - u32::from(t.signed);
+        let product_fits = matches!(self.op, IntOp::Mul) && mag(self.a) + mag(self.b) <= 30;
         a <= 16
             && b <= 16
-            && rbits + left <= 29
+            && (rbits + left <= 29 || (unshifted && product_fits))
             && self.fits_i64()
             && (self.dst.signed || self.dst.bits < 32)
     }

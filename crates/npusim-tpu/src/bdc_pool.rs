@@ -911,7 +911,7 @@ mod x86 {
             narrow, sum_products,
         };
         use crate::chip::{LocalProfile, TpuChip};
-        use crate::local::{Dim4, LocalView, aligned_place};
+        use crate::local::{Dim4, LocalView, aligned_place, one_batch_place};
 
         /// Output elements of one plane the direct path keeps on the stack.
         const DIRECT_MAX: usize = 128;
@@ -1268,32 +1268,18 @@ mod x86 {
             {
                 return false;
             }
-            let lmem = p.local_mem_per_npu;
-            let npu = p.npu_num as usize;
-            let (si, so) = (
-                (a.input >> lmem.trailing_zeros()) as usize,
-                (a.output >> lmem.trailing_zeros()) as usize,
-            );
-            let placed = if lmem.is_power_of_two()
-                && p.npu_num.is_power_of_two()
-                && p.eu_bytes.is_power_of_two()
-                && n == 1
-                && si.max(so) + c <= npu
-            {
-                // One batch, no channel past the last lane (the common call): each operand's
-                // footprint in its lanes is `offset .. offset + 4 h w` (`aligned_place`'s
-                // `end` with no batch or slot stride, its other checks implied: the start
-                // lane below NPU_NUM puts the address inside the local space), all the
-                // checks at once.
-                let (ioff, ooff) = (
-                    (a.input & (lmem - 1)) as usize,
-                    (a.output & (lmem - 1)) as usize,
-                );
+            // One batch, no channel past the last lane (the common call): each operand's
+            // footprint in its lanes is `offset .. offset + 4 h w` (`one_batch_place`), and
+            // the two must not meet.
+            let one = if n == 1 {
+                let place = |addr, bytes| one_batch_place(&p, addr, c as u32, bytes, p.eu_bytes);
+                place(a.input, 4 * h * w).zip(place(a.output, 4 * oh * ow))
+            } else {
+                None
+            };
+            let placed = if let Some(((si, ioff), (so, ooff))) = one {
                 let (iend, oend) = (ioff + 4 * h * w, ooff + 4 * oh * ow);
-                ((a.input | a.output) & (p.eu_bytes - 1) == 0
-                    && iend.max(oend) <= lmem as usize
-                    && (oend <= ioff || iend <= ooff))
-                    .then_some(([si, ioff, 0, 0], [so, ooff, 0, 0], iend))
+                (oend <= ioff || iend <= ooff).then_some(([si, ioff, 0, 0], [so, ooff, 0, 0], iend))
             } else {
                 let oshape = Dim4::new(s.n, s.c, oh as i32, ow as i32);
                 match (

@@ -33,6 +33,7 @@
 
 #[macro_use]
 mod simd;
+mod avx2;
 mod avx512;
 pub mod bdc;
 mod bdc_avx2;

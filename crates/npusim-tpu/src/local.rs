@@ -678,6 +678,38 @@ pub(crate) fn aligned_place(
     })
 }
 
+/// The common case of [`aligned_place`], for the small-call paths: one batch (`n == 1`) of
+/// `c` channels that all lie below the last lane (`start + c <= NPU_NUM`), where the footprint
+/// in each lane is one row of `bytes` bytes from the offset. `Some((lane, offset))` exactly
+/// when `aligned_place` of such a tensor (rows of `bytes` bytes, `addr` a multiple of `align`,
+/// a power of two) succeeds with `end == offset + bytes` and `start + c <= NPU_NUM`; `None`
+/// sends the caller to `aligned_place` (which also takes the other shapes). With the profile a
+/// constant, this is a shift, two masks and three compares (`local::tests` hold it to
+/// `aligned_place`).
+#[inline(always)]
+pub(crate) fn one_batch_place(
+    p: &LocalProfile,
+    addr: LocalAddr,
+    c: u32,
+    bytes: usize,
+    align: u32,
+) -> Option<(usize, usize)> {
+    let lmem = p.local_mem_per_npu;
+    let (lane, offset) = (
+        (addr >> lmem.trailing_zeros()) as usize,
+        (addr & lmem.wrapping_sub(1)) as usize,
+    );
+    let ok = lmem.is_power_of_two()
+        && p.npu_num.is_power_of_two()
+        && p.eu_bytes.is_power_of_two()
+        && align.is_power_of_two()
+        && addr & align.wrapping_sub(1) == 0
+        && c <= p.npu_num
+        && lane <= (p.npu_num - c) as usize
+        && bytes <= lmem as usize - offset;
+    ok.then_some((lane, offset))
+}
+
 /// A tensor in system memory: rows relative to the first element's byte.
 #[derive(Clone, Copy, Debug)]
 pub struct SystemView {
@@ -798,6 +830,49 @@ mod tests {
             }
             let got: Vec<_> = row_indices(&Dim4::new(n as i32, c as i32, h as i32, 5)).collect();
             assert_eq!(got, want, "{n} {c} {h}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// `one_batch_place` is `aligned_place`'s one-batch case: on both chips, for addresses
+        /// near lane and lane-end boundaries, it answers exactly when `aligned_place` of the
+        /// one-batch tensor succeeds with its channels below the last lane, with the same lane
+        /// and offset and a row-long footprint.
+        #[test]
+        fn one_batch_place_is_aligned_place_one_batch_case(
+            chip in 0usize..2,
+            lane in 0u32..70,
+            off_kind in 0u8..3,
+            off in 0u32..4096,
+            c in 1i32..80,
+            h in 1i32..9,
+            w in 1i32..40,
+            shift in 0u32..3,
+            align_log in 0u32..8,
+        ) {
+            let p = [TpuChip::Bm1684x, TpuChip::Bm1688][chip].local();
+            let lmem = p.local_mem_per_npu;
+            let offset = match off_kind {
+                0 => off,
+                1 => lmem - 1 - off.min(lmem - 1),
+                _ => off & !63,
+            };
+            let addr = lane.wrapping_mul(lmem).wrapping_add(offset);
+            let shape = Dim4::new(1, c, h, w);
+            let bytes = ((h * w) as usize) << shift;
+            let align = 1u32 << align_log;
+            let fast = one_batch_place(&p, addr, c as u32, bytes, align);
+            let slow = aligned_place(&p, addr, &shape, shift, align, false)
+                .filter(|o| o.start + c as u32 <= p.npu_num);
+            match (fast, slow) {
+                (Some((l, o)), Some(s)) => {
+                    proptest::prop_assert_eq!((l as u32, o as u32), (s.start, s.offset));
+                    proptest::prop_assert_eq!(s.end, (o + bytes) as u64);
+                }
+                (None, None) => {}
+                (f, s) => proptest::prop_assert!(false, "fast {:?} slow {:?}", f, s),
+            }
         }
     }
 
