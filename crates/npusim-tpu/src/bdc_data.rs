@@ -437,6 +437,63 @@ impl TpuCore {
 /// returns `false` with nothing written, and the call runs through the checked path of
 /// [`map_elems`], which names any error: that path is the scalar twin, held equal by the
 /// proptests of `tests/bdc_data_small.rs` (the host SIMD level drawn).
+/// Every key of the small paths (kind, rounding, source shift, destination shift), for the
+/// dispatch of each host level: `$go!((K, R, SS, DS), ...)`.
+macro_rules! data_keys {
+    ($go:ident) => {
+        $go!(
+                    (SET, 0, 0, 0),
+                    (SET, 0, 1, 1),
+                    (SET, 0, 2, 2),
+                    (CPY, 0, 0, 0),
+                    (CPY, 0, 1, 1),
+                    (CPY, 0, 2, 2),
+                    (BCAST, 0, 0, 0),
+                    (BCAST, 0, 1, 1),
+                    (BCAST, 0, 2, 2),
+                    (F32_F16, 0, 2, 1),
+                    (F32_F16, 1, 2, 1),
+                    (F32_F16, 2, 2, 1),
+                    (F32_F16, 3, 2, 1),
+                    (F32_BF16, 0, 2, 1),
+                    (F16_F32, 0, 1, 2),
+                    (BF16_F32, 0, 1, 2),
+                    (SINT_F32, 0, 0, 2),
+                    (SINT_F32, 0, 1, 2),
+                    (SINT_F32, 0, 2, 2),
+                    (SINT_F32, 1, 2, 2),
+                    (SINT_F32, 2, 2, 2),
+                    (SINT_F32, 3, 2, 2),
+                    (UINT_F32, 0, 0, 2),
+                    (UINT_F32, 0, 1, 2),
+                    (UINT_F32, 0, 2, 2),
+                    (UINT_F32, 1, 2, 2),
+                    (UINT_F32, 2, 2, 2),
+                    (UINT_F32, 3, 2, 2),
+                    (F32_SINT, 0, 2, 0),
+                    (F32_SINT, 1, 2, 0),
+                    (F32_SINT, 2, 2, 0),
+                    (F32_SINT, 3, 2, 0),
+                    (F32_SINT, 0, 2, 1),
+                    (F32_SINT, 1, 2, 1),
+                    (F32_SINT, 2, 2, 1),
+                    (F32_SINT, 3, 2, 1),
+                    (F32_SINT, 0, 2, 2),
+                    (F32_SINT, 1, 2, 2),
+                    (F32_SINT, 2, 2, 2),
+                    (F32_SINT, 3, 2, 2),
+                    (F32_UINT, 0, 2, 0),
+                    (F32_UINT, 1, 2, 0),
+                    (F32_UINT, 2, 2, 0),
+                    (F32_UINT, 3, 2, 0),
+                    (F32_UINT, 0, 2, 1),
+                    (F32_UINT, 1, 2, 1),
+                    (F32_UINT, 2, 2, 1),
+                    (F32_UINT, 3, 2, 1),
+        )
+    };
+}
+
 mod small {
     #[cfg(doc)]
     use super::CastPlan;
@@ -545,63 +602,459 @@ mod small {
             }
             // SAFETY: the host has AVX-512 F/DQ/VL/BW (this function's contract) and the store
             // holds every lane of the chip (`store_size`, checked above).
-            unsafe {
-                go!(
-                    (SET, 0, 0, 0),
-                    (SET, 0, 1, 1),
-                    (SET, 0, 2, 2),
-                    (CPY, 0, 0, 0),
-                    (CPY, 0, 1, 1),
-                    (CPY, 0, 2, 2),
-                    (BCAST, 0, 0, 0),
-                    (BCAST, 0, 1, 1),
-                    (BCAST, 0, 2, 2),
-                    (F32_F16, 0, 2, 1),
-                    (F32_F16, 1, 2, 1),
-                    (F32_F16, 2, 2, 1),
-                    (F32_F16, 3, 2, 1),
-                    (F32_BF16, 0, 2, 1),
-                    (F16_F32, 0, 1, 2),
-                    (BF16_F32, 0, 1, 2),
-                    (SINT_F32, 0, 0, 2),
-                    (SINT_F32, 0, 1, 2),
-                    (SINT_F32, 0, 2, 2),
-                    (SINT_F32, 1, 2, 2),
-                    (SINT_F32, 2, 2, 2),
-                    (SINT_F32, 3, 2, 2),
-                    (UINT_F32, 0, 0, 2),
-                    (UINT_F32, 0, 1, 2),
-                    (UINT_F32, 0, 2, 2),
-                    (UINT_F32, 1, 2, 2),
-                    (UINT_F32, 2, 2, 2),
-                    (UINT_F32, 3, 2, 2),
-                    (F32_SINT, 0, 2, 0),
-                    (F32_SINT, 1, 2, 0),
-                    (F32_SINT, 2, 2, 0),
-                    (F32_SINT, 3, 2, 0),
-                    (F32_SINT, 0, 2, 1),
-                    (F32_SINT, 1, 2, 1),
-                    (F32_SINT, 2, 2, 1),
-                    (F32_SINT, 3, 2, 1),
-                    (F32_SINT, 0, 2, 2),
-                    (F32_SINT, 1, 2, 2),
-                    (F32_SINT, 2, 2, 2),
-                    (F32_SINT, 3, 2, 2),
-                    (F32_UINT, 0, 2, 0),
-                    (F32_UINT, 1, 2, 0),
-                    (F32_UINT, 2, 2, 0),
-                    (F32_UINT, 3, 2, 0),
-                    (F32_UINT, 0, 2, 1),
-                    (F32_UINT, 1, 2, 1),
-                    (F32_UINT, 2, 2, 1),
-                    (F32_UINT, 3, 2, 1),
-                )
-            }
+            unsafe { data_keys!(go) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = (store, chip, key, dst, src, shape, c);
             false
+        }
+    }
+
+    /// Whether the AVX2 form ([`avx2::run`]) covers a key: every key but 32-bit integer
+    /// sources converted with a directed rounding or from unsigned values (AVX2 has only the
+    /// signed conversion, in the host's rounding to nearest even).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) const fn avx2_takes(k: u8, r: u8, ss: u32) -> bool {
+        !(ss == 2 && ((k == SINT_F32 && r != 0) || k == UINT_F32))
+    }
+
+    /// [`run`] on [`crate::HostSimd::Avx2`] hosts: the one-batch case only (one batch, every
+    /// channel below the last lane), 8-lane vectors ([`avx2::run`]); `false` (nothing
+    /// written) for anything else, which the checked path runs.
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX2.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(super) unsafe fn run_avx2(
+        store: &mut [u8],
+        chip: TpuChip,
+        key: (u8, u8, u32, u32),
+        dst: LocalAddr,
+        src: LocalAddr,
+        shape: &Dim4,
+        c: u32,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (k, r, ss, _) = key;
+            let f16 = matches!(k, F32_F16 | F16_F32);
+            if (store.len() as u64) < chip.local().store_size()
+                || shape.n != 1
+                || !avx2_takes(k, r, ss)
+                || (f16 && !std::arch::is_x86_feature_detected!("f16c"))
+            {
+                return false;
+            }
+            let base = store.as_mut_ptr();
+            let a = x86::Args {
+                dst,
+                src,
+                shape: *shape,
+                c,
+            };
+            macro_rules! go {
+                ($(($k:ident, $r:literal, $ss:literal, $ds:literal)),* $(,)?) => {
+                    match (chip, key) {
+                        $(
+                            (TpuChip::Bm1684x, ($k, $r, $ss, $ds)) => avx2::run::<0, $k, $r, $ss, $ds>(base, &a),
+                            (TpuChip::Bm1688, ($k, $r, $ss, $ds)) => avx2::run::<1, $k, $r, $ss, $ds>(base, &a),
+                        )*
+                        _ => false,
+                    }
+                };
+            }
+            // SAFETY: the host has AVX2 (this function's contract) and F16C where a kind
+            // converts halves (detected above); the store holds every lane of the chip
+            // (`store_size`, checked above).
+            unsafe { data_keys!(go) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (store, chip, key, dst, src, shape, c);
+            false
+        }
+    }
+
+    /// The AVX2 forms of [`x86`]'s kinds, for the one-batch case: the same checks
+    /// (`crate::local::one_batch_place` for both operands), rows in vectors of 8 words, the
+    /// last partial one through a 32-byte stack buffer, every source vector of a row loaded
+    /// before the first store. [`conv8`](avx2::conv8) is `x86::conv` with AVX2 and F16C
+    /// instructions: the directed roundings of f32 -> integer as `vroundps` then a truncating
+    /// conversion, of f32 -> f16 as `vcvtps2ph`'s rounding immediate; the special lanes set
+    /// by the same rules. `kernel_tests::avx2_vector_casts_equal_cast_bits` holds it to
+    /// [`super::cast_bits`] lane by lane.
+    #[cfg(target_arch = "x86_64")]
+    pub(super) mod avx2 {
+        use std::arch::x86_64::*;
+
+        use super::*;
+        use crate::chip::LocalProfile;
+        use crate::local::one_batch_place;
+
+        /// The chips by the index of [`run`]'s `CHIP`.
+        const CHIPS: [TpuChip; 2] = [TpuChip::Bm1684x, TpuChip::Bm1688];
+
+        /// The 8 words of the elements of `1 << S` bytes at `p` (sign-extended when
+        /// `SIGNED`).
+        ///
+        /// # Safety
+        ///
+        /// The `8 << S` bytes at `p` are readable.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn load<const S: u32, const SIGNED: bool>(p: *const u8) -> __m256i {
+            // SAFETY: the contract.
+            unsafe {
+                match (S, SIGNED) {
+                    (0, false) => _mm256_cvtepu8_epi32(_mm_loadl_epi64(p.cast())),
+                    (0, true) => _mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast())),
+                    (1, false) => _mm256_cvtepu16_epi32(_mm_loadu_si128(p.cast())),
+                    (1, true) => _mm256_cvtepi16_epi32(_mm_loadu_si128(p.cast())),
+                    _ => _mm256_loadu_si256(p.cast()),
+                }
+            }
+        }
+
+        /// The low 16 bits of the 8 words of `v`, packed.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn pack16(v: __m256i) -> __m128i {
+            let m = _mm256_and_si256(v, _mm256_set1_epi32(0xffff));
+            _mm_packus_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m))
+        }
+
+        /// Writes the low `1 << S` bytes of the 8 words of `v` to the elements at `p`.
+        ///
+        /// # Safety
+        ///
+        /// The `8 << S` bytes at `p` are writable.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn store<const S: u32>(p: *mut u8, v: __m256i) {
+            // SAFETY: the contract.
+            unsafe {
+                match S {
+                    0 => {
+                        let m = _mm256_and_si256(v, _mm256_set1_epi32(0xff));
+                        let h = _mm_packus_epi32(
+                            _mm256_castsi256_si128(m),
+                            _mm256_extracti128_si256::<1>(m),
+                        );
+                        _mm_storel_epi64(p.cast(), _mm_packus_epi16(h, h));
+                    }
+                    1 => _mm_storeu_si128(p.cast(), pack16(v)),
+                    _ => _mm256_storeu_si256(p.cast(), v),
+                }
+            }
+        }
+
+        /// Copies `len < 64` bytes in pieces of 32, 16, 8, 4, 2 and 1.
+        ///
+        /// # Safety
+        ///
+        /// `len` bytes after each pointer are valid; the ranges are the same or do not meet.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
+            let mut k = 0;
+            macro_rules! piece {
+                ($t:ty, $size:literal) => {
+                    if len & $size != 0 {
+                        // SAFETY: bytes `k..k + $size` lie inside the `len` bytes.
+                        unsafe {
+                            let v = src.add(k).cast::<$t>().read_unaligned();
+                            dst.add(k).cast::<$t>().write_unaligned(v);
+                        }
+                        k += $size;
+                    }
+                };
+            }
+            if len & 32 != 0 {
+                // SAFETY: as above.
+                unsafe {
+                    let v = _mm256_loadu_si256(src.cast());
+                    _mm256_storeu_si256(dst.cast(), v);
+                }
+                k = 32;
+            }
+            piece!(u128, 16);
+            piece!(u64, 8);
+            piece!(u32, 4);
+            piece!(u16, 2);
+            piece!(u8, 1);
+            let _ = k;
+        }
+
+        /// Copies a row of `len` bytes: 32-byte vectors, then the rest in pieces.
+        ///
+        /// # Safety
+        ///
+        /// As [`copy_short`] for any `len`.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn copy_row(dst: *mut u8, src: *const u8, len: usize) {
+            let mut k = 0;
+            // SAFETY: the contract; every access is inside the `len` bytes.
+            unsafe {
+                while k + 32 <= len {
+                    let v = _mm256_loadu_si256(src.add(k).cast());
+                    _mm256_storeu_si256(dst.add(k).cast(), v);
+                    k += 32;
+                }
+                copy_short(dst.add(k), src.add(k), len - k);
+            }
+        }
+
+        /// The rounding immediate of `R` (nearest even, down, up, toward zero).
+        const fn imm(r: u8) -> i32 {
+            (r as i32 & 3) | _MM_FROUND_NO_EXC
+        }
+
+        /// `x` rounded by `R` to integral values.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn round<const R: u8>(x: __m256) -> __m256 {
+            match R {
+                0 => _mm256_round_ps::<{ imm(0) }>(x),
+                1 => _mm256_round_ps::<{ imm(1) }>(x),
+                2 => _mm256_round_ps::<{ imm(2) }>(x),
+                _ => _mm256_round_ps::<{ imm(3) }>(x),
+            }
+        }
+
+        /// `v` where `m` (all-ones lanes) is set, `w` elsewhere.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn pick(m: __m256i, v: __m256i, w: __m256i) -> __m256i {
+            _mm256_blendv_epi8(w, v, m)
+        }
+
+        /// One vector of a cast of kind `K` (rounding `R`, destination of `1 << DS` bytes):
+        /// the words of 8 source elements to the words of 8 results (`x86::conv` in 8 lanes;
+        /// [`super::super::cast_bits`] lane by lane).
+        #[inline]
+        #[target_feature(enable = "avx2,f16c")]
+        pub(crate) fn conv8<const K: u8, const R: u8, const DS: u32>(w: __m256i) -> __m256i {
+            let set = _mm256_set1_epi32;
+            let gt = _mm256_cmpgt_epi32;
+            match K {
+                F32_F16 | F32_BF16 => {
+                    let h = if K == F32_F16 {
+                        let x = _mm256_castsi256_ps(w);
+                        _mm256_cvtepu16_epi32(match R {
+                            0 => _mm256_cvtps_ph::<0>(x),
+                            1 => _mm256_cvtps_ph::<1>(x),
+                            2 => _mm256_cvtps_ph::<2>(x),
+                            _ => _mm256_cvtps_ph::<3>(x),
+                        })
+                    } else {
+                        // Round to nearest even on the bits: add 0x7fff and the lowest kept
+                        // bit.
+                        let odd = _mm256_and_si256(_mm256_srli_epi32::<16>(w), set(1));
+                        let up = _mm256_add_epi32(w, _mm256_add_epi32(odd, set(0x7fff)));
+                        _mm256_srli_epi32::<16>(up)
+                    };
+                    let sign = _mm256_and_si256(_mm256_srli_epi32::<16>(w), set(0x8000));
+                    // The magnitude is below 2^31: signed compares order it.
+                    let mag = _mm256_and_si256(w, set(0x7fff_ffff));
+                    // A denormal (or zero) input: a zero of its sign.
+                    let zero = gt(set(0x0080_0000), mag);
+                    let nan = gt(mag, set(0x7f80_0000));
+                    let h = pick(zero, sign, h);
+                    let h = if K == F32_F16 {
+                        // 2^16 and more: infinity in every mode.
+                        let big = gt(mag, set(0x477f_ffff));
+                        pick(big, _mm256_or_si256(sign, set(0x7c00)), h)
+                    } else {
+                        h
+                    };
+                    pick(nan, _mm256_or_si256(sign, set(0x7fff)), h)
+                }
+                F16_F32 => {
+                    let x = _mm256_castps_si256(_mm256_cvtph_ps(pack16(w)));
+                    // A NaN: its sign and 0x7fffffff.
+                    let nan = gt(_mm256_and_si256(w, set(0x7fff)), set(0x7c00));
+                    let sign = _mm256_slli_epi32::<16>(_mm256_and_si256(w, set(0x8000)));
+                    pick(nan, _mm256_or_si256(sign, set(0x7fff_ffff)), x)
+                }
+                BF16_F32 => _mm256_slli_epi32::<16>(w),
+                // 8/16-bit sources (exact), 32-bit signed ones to nearest even (the host's
+                // mode); `avx2_takes` keeps the others out.
+                SINT_F32 | UINT_F32 => _mm256_castps_si256(_mm256_cvtepi32_ps(w)),
+                F32_SINT if DS == 2 => {
+                    let x = _mm256_castsi256_ps(w);
+                    let r = _mm256_cvttps_epi32(round::<R>(x));
+                    // The host gives 0x80000000 past the range: 2^31 and more saturate to the
+                    // maximum, a NaN gives 0.
+                    let hi = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(
+                        x,
+                        _mm256_set1_ps(2147483648.0),
+                    ));
+                    let r = pick(hi, set(i32::MAX), r);
+                    let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+                    _mm256_andnot_si256(nan, r)
+                }
+                _ => {
+                    // F32_SINT / F32_UINT to 8 or 16 bits: clamp to the range (a NaN becomes
+                    // the low bound, then 0 below), round.
+                    let (lo, hi) = match (K == F32_SINT, DS) {
+                        (true, 0) => (-128.0, 127.0),
+                        (true, _) => (-32768.0, 32767.0),
+                        (false, 0) => (0.0, 255.0),
+                        (false, _) => (0.0, 65535.0),
+                    };
+                    let x = _mm256_castsi256_ps(w);
+                    let y = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+                    let r = _mm256_cvttps_epi32(round::<R>(y));
+                    let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+                    _mm256_andnot_si256(nan, r)
+                }
+            }
+        }
+
+        /// One cast row of `hw < 64` elements: every source vector loaded (the last partial
+        /// one through a buffer) before the first store.
+        ///
+        /// # Safety
+        ///
+        /// Both rows lie inside the store; the host has AVX2 and F16C.
+        #[inline]
+        #[target_feature(enable = "avx2,f16c")]
+        unsafe fn cast_row<const K: u8, const R: u8, const SS: u32, const DS: u32>(
+            d: *mut u8,
+            s: *const u8,
+            hw: usize,
+        ) {
+            let (full, rem) = (hw / 8, hw % 8);
+            let mut ins = [_mm256_setzero_si256(); 8];
+            let signed = K == SINT_F32;
+            // SAFETY: the rows lie inside the store (the contract); the buffers hold 32 bytes.
+            unsafe {
+                for (v, x) in ins.iter_mut().enumerate().take(full) {
+                    let p = s.add(v << (3 + SS));
+                    *x = if signed {
+                        load::<SS, true>(p)
+                    } else {
+                        load::<SS, false>(p)
+                    };
+                }
+                if rem != 0 {
+                    let mut buf = [0u8; 32];
+                    copy_short(buf.as_mut_ptr(), s.add(full << (3 + SS)), rem << SS);
+                    ins[full] = if signed {
+                        load::<SS, true>(buf.as_ptr())
+                    } else {
+                        load::<SS, false>(buf.as_ptr())
+                    };
+                }
+                for (v, x) in ins.iter().enumerate().take(full) {
+                    store::<DS>(d.add(v << (3 + DS)), conv8::<K, R, DS>(*x));
+                }
+                if rem != 0 {
+                    let mut buf = [0u8; 32];
+                    store::<DS>(buf.as_mut_ptr(), conv8::<K, R, DS>(ins[full]));
+                    copy_short(d.add(full << (3 + DS)), buf.as_ptr(), rem << DS);
+                }
+            }
+        }
+
+        /// One call of kind `K` on chip `CHIPS[CHIP]` (see [`super::run_avx2`]).
+        ///
+        /// # Safety
+        ///
+        /// The host has AVX2 (and F16C for the half kinds); `base` is a store holding every
+        /// lane of the chip; `a.shape.n == 1`.
+        #[target_feature(enable = "avx2,f16c")]
+        pub(crate) unsafe fn run<
+            const CHIP: usize,
+            const K: u8,
+            const R: u8,
+            const SS: u32,
+            const DS: u32,
+        >(
+            base: *mut u8,
+            a: &x86::Args,
+        ) -> bool {
+            let p: LocalProfile = const { CHIPS[CHIP].local() };
+            let shape = &a.shape;
+            let hw = shape.h as usize * shape.w as usize;
+            let c = shape.c as u32;
+            if (K >= F32_F16 && hw >= 64) || !avx2_takes(K, R, SS) {
+                return false;
+            }
+            let pitch = p.store_pitch() as usize;
+            let (dbytes, sbytes) = (hw << DS, hw << SS);
+            let Some((dl, doff)) = one_batch_place(&p, a.dst, c, dbytes, p.eu_bytes) else {
+                return false;
+            };
+            let d0 = dl * pitch + doff;
+            let at = |idx: usize| base.wrapping_add(idx);
+            if K == SET {
+                let v = match DS {
+                    0 => _mm256_set1_epi8(a.c as i8),
+                    1 => _mm256_set1_epi16(a.c as i16),
+                    _ => _mm256_set1_epi32(a.c as i32),
+                };
+                let mut pattern = [0u8; 64];
+                // SAFETY: two stores of 32 bytes into a local array of 64.
+                unsafe {
+                    _mm256_storeu_si256(pattern.as_mut_ptr().cast(), v);
+                    _mm256_storeu_si256(pattern.as_mut_ptr().add(32).cast(), v);
+                }
+                for ch in 0..c as usize {
+                    let d = at(d0 + ch * pitch);
+                    let mut k = 0;
+                    // SAFETY: the row lies inside the store (`one_batch_place`).
+                    unsafe {
+                        while k + 32 <= dbytes {
+                            _mm256_storeu_si256(d.add(k).cast(), v);
+                            k += 32;
+                        }
+                        copy_short(d.add(k), pattern.as_ptr(), dbytes - k);
+                    }
+                }
+                return true;
+            }
+            // `npu_bcast` reads one channel.
+            let sc = if K == BCAST { 1 } else { c };
+            let Some((sl, soff)) = one_batch_place(&p, a.src, sc, sbytes, p.eu_bytes) else {
+                return false;
+            };
+            let s0 = sl * pitch + soff;
+            // A source is the destination itself (same offset, for a copy also the same lane)
+            // or apart from it inside every lane.
+            let same = soff == doff;
+            let apart = soff + sbytes <= doff || doff + dbytes <= soff;
+            match K {
+                CPY if sl != dl || !(same || apart) => return false,
+                BCAST => {
+                    if !(same || apart) {
+                        return false;
+                    }
+                    for ch in 0..c as usize {
+                        // SAFETY: both rows lie inside the store (`one_batch_place`).
+                        unsafe { copy_row(at(d0 + ch * pitch), at(s0), dbytes) };
+                    }
+                    return true;
+                }
+                _ if !((same && sl == dl) || apart) => return false,
+                _ => {}
+            }
+            for ch in 0..c as usize {
+                let k = ch * pitch;
+                // SAFETY: both rows lie inside the store (`one_batch_place`).
+                unsafe {
+                    if K == CPY {
+                        copy_row(at(d0 + k), at(s0 + k), dbytes)
+                    } else {
+                        cast_row::<K, R, SS, DS>(at(d0 + k), at(s0 + k), hw)
+                    }
+                }
+            }
+            true
         }
     }
 
@@ -1216,6 +1669,87 @@ mod kernel_tests {
         }
     }
 
+    /// `avx2::conv8::<K, R, DS>` over `srcs` against `cast_bits` (as [`check`]).
+    #[target_feature(enable = "avx2,f16c")]
+    fn check8<const K: u8, const R: u8, const SS: u32, const DS: u32>(
+        src: ElemType,
+        dst: ElemType,
+        srcs: &[u32],
+    ) -> Result<(), String> {
+        let mode = [
+            RoundMode::Rint,
+            RoundMode::Floor,
+            RoundMode::Ceil,
+            RoundMode::Trunc,
+        ][R as usize];
+        let dmask = if DS == 2 {
+            u32::MAX
+        } else {
+            (1u32 << (8 << DS)) - 1
+        };
+        for chunk in srcs.chunks(8) {
+            let mut words = [0u32; 8];
+            for (w, &b) in words.iter_mut().zip(chunk) {
+                *w = match (K == SINT_F32, SS) {
+                    (true, 0) => b as u8 as i8 as i32 as u32,
+                    (true, 1) => b as u16 as i16 as i32 as u32,
+                    _ => b,
+                };
+            }
+            // SAFETY: a vector of 8 words from an array of 8 words and back.
+            let out: [u32; 8] = unsafe {
+                std::mem::transmute(super::small::avx2::conv8::<K, R, DS>(std::mem::transmute::<
+                    [u32; 8],
+                    __m256i,
+                >(words)))
+            };
+            for (&b, &o) in chunk.iter().zip(&out) {
+                let want = cast_bits(b, src, dst, mode) & dmask;
+                if o & dmask != want {
+                    return Err(format!(
+                        "{src:?} -> {dst:?} {mode:?}: {b:#010x} gives {:#x}, want {want:#x}",
+                        o & dmask
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The AVX2 form of every kind it takes, lane by lane against `cast_bits` (the sources of
+    /// `vector_casts_equal_cast_bits`).
+    #[test]
+    fn avx2_vector_casts_equal_cast_bits() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("f16c"))
+        {
+            return;
+        }
+        let p32 = patterns32();
+        let p16: Vec<u32> = (0..=0xffff).collect();
+        let p8: Vec<u32> = (0..=0xff).collect();
+        let mut n = 0;
+        macro_rules! one {
+            ($k:ident, $r:literal, $ss:literal, $ds:literal, $s:ident, $d:ident) => {{
+                if avx2_takes($k, $r, $ss) {
+                    let srcs = match $ss {
+                        0 => &p8,
+                        1 => &p16,
+                        _ => &p32,
+                    };
+                    // SAFETY: the host has AVX2 and F16C (detected above).
+                    let r = unsafe { check8::<$k, $r, $ss, $ds>(ElemType::$s, ElemType::$d, srcs) };
+                    assert_eq!(r, Ok(()));
+                    n += 1;
+                }
+            }};
+        }
+        keys!(one);
+        // 39 kinds, less the 32-bit integer sources AVX2 does not convert (signed with a
+        // directed rounding: 3; unsigned: 4).
+        assert_eq!(n, 32);
+    }
+
     /// Every 32-bit source pattern of every kind with 32-bit sources (`--ignored`: 2^32
     /// patterns for each of 32 kinds, long).
     #[test]
@@ -1255,8 +1789,8 @@ fn dtype_shift(dtype: DataType) -> u32 {
 
 impl TpuCore {
     /// The small-call path ([`small`]) of a call with key `key` (kind, rounding, source and
-    /// destination shifts) on [`HostSimd::Avx512`] hosts; `false` (nothing written) at lower
-    /// levels or when the path does not take the call.
+    /// destination shifts) on [`HostSimd::Avx512`] and [`HostSimd::Avx2`] hosts; `false`
+    /// (nothing written) on others or when the path does not take the call.
     #[inline]
     fn run_small(
         &mut self,
@@ -1266,12 +1800,15 @@ impl TpuCore {
         shape: &Dim4,
         c: u32,
     ) -> bool {
-        if self.host_simd() != HostSimd::Avx512 {
-            return false;
+        let (simd, chip) = (self.host_simd(), self.chip());
+        let store = self.local_store_mut();
+        match simd {
+            // SAFETY: `HostSimd::Avx512` is only ever a detected level.
+            HostSimd::Avx512 => unsafe { small::run(store, chip, key, dst, src, shape, c) },
+            // SAFETY: `HostSimd::Avx2` is only ever a detected level.
+            HostSimd::Avx2 => unsafe { small::run_avx2(store, chip, key, dst, src, shape, c) },
+            HostSimd::Baseline => false,
         }
-        let chip = self.chip();
-        // SAFETY: `HostSimd::Avx512` is only ever a detected level.
-        unsafe { small::run(self.local_store_mut(), chip, key, dst, src, shape, c) }
     }
 }
 
