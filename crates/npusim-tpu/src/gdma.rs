@@ -15,11 +15,35 @@
 //! `(dst_start_offset & type_mask) == 0` and the same of the source); 4-bit types have no byte
 //! size. Sources and destinations may overlap: the source is read whole before the
 //! destination is written.
+//!
+//! Paths. Every call with NULL strides on both sides first tries a small-call path (issue #16,
+//! acceptance 4: a small call in 10-20 ns), which makes the checked path's checks as plain
+//! arithmetic (no views, no staging buffer, no allocation) and returns `false` (nothing
+//! written) for anything it does not take; the checked path (`gdma_cpy`: views, then a
+//! gather into the staging buffer and a scatter) names every error.
+//! * S2L, L2S: `gdma_default_strides` (`crate::avx512::small_copy` at the AVX-512 level); twin
+//!   `tests/local.rs` `gdma_default_strides_equal_written_strides`.
+//! * S2S: `gdma_s2s_small`, one `memmove` of the `n * c * h * w` elements (four masked 64-byte
+//!   vectors, all loaded before any is stored, for at most 256 bytes at the AVX-512 level).
+//! * L2L: `gdma_l2l_small`, `crate::local::aligned_place` with the chip's profile a constant
+//!   of the instantiation, the two tensors the same or apart (a partial overlap goes to the
+//!   checked path), one row copy per channel (`crate::avx512::copy_bytes` at the AVX-512
+//!   level, `memcpy` below it).
+//!
+//! The S2S and L2L paths are taken at the AVX2 and AVX-512 host levels, never at
+//! [`HostSimd::Baseline`], where every call runs the checked path: their twin is that path,
+//! `tests/gdma_small.rs` (`small_s2s_equals_checked_path`, `small_l2l_equals_checked_path`:
+//! random shapes, dtypes, start lanes, addresses, overlapping and refused calls, every level,
+//! the same outcome and the same memory, also against the default strides written out).
 
+use crate::chip::{LocalProfile, TpuChip};
 use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, Layout, LocalAddr, LocalView, SystemView, check_stride, for_each_row};
+use crate::local::{
+    AlignedPlace, Dim4, Layout, LocalAddr, LocalView, SystemView, aligned_place, check_stride,
+    for_each_row,
+};
 use crate::memory::SystemAddr;
 
 /// One side of a copy, resolved.
@@ -265,6 +289,112 @@ impl TpuCore {
         true
     }
 
+    /// The small-call path of S2S with NULL strides on both sides: each side is one
+    /// contiguous block of `n * c * h * w` elements, so the copy is one `memmove` (the source
+    /// read whole before the destination is written, as the checked path's staging buffer
+    /// does). The checks are the checked path's, as arithmetic on the addresses: the dims and
+    /// the work bound, a dtype with a byte size, both addresses multiples of the element size,
+    /// both blocks inside global memory or L2 SRAM; `false` (nothing written) when one fails,
+    /// at [`HostSimd::Baseline`] (every call through the checked path) or when `c * h * w`
+    /// passes `i32::MAX` (where `tpu_continuous_stride` saturates), and the checked path names
+    /// the error. Blocks of at most 256 bytes are moved as four masked 64-byte vectors at the
+    /// AVX-512 level (all loaded before any is stored).
+    #[inline]
+    fn gdma_s2s_small(&mut self, dst: u64, src: u64, shape: &Dim4, dtype: DataType) -> bool {
+        let shift = match dtype.bits() {
+            8 => 0,
+            16 => 1,
+            32 | 20 => 2,
+            _ => return false,
+        };
+        let simd = self.host_simd();
+        if simd == HostSimd::Baseline
+            || (dst | src) & ((1 << shift) - 1) != 0
+            || !self.dims_ok_fast(shape)
+        {
+            return false;
+        }
+        let chw = shape.c as u64 * shape.h as u64 * shape.w as u64;
+        if chw > i32::MAX as u64 {
+            return false;
+        }
+        // Below 2^16 * 2^31 * 4: no overflow.
+        let Ok(len) = usize::try_from((shape.n as u64 * chw) << shift) else {
+            return false;
+        };
+        let (lo, hi) = if dst < src { (dst, src) } else { (src, dst) };
+        let mem = self.memory_mut();
+        // Both blocks in one region: the span from the lower to the end of the higher is in
+        // it too, one borrow for both.
+        let span = hi
+            .checked_add(len as u64)
+            .and_then(|end| usize::try_from(end - lo).ok());
+        if let Some(span) = span
+            && let Ok(b) = mem.bytes_mut(lo, span)
+        {
+            let (s, d) = ((src - lo) as usize, (dst - lo) as usize);
+            #[cfg(target_arch = "x86_64")]
+            if simd == HostSimd::Avx512 && len <= 256 {
+                let p = b.as_mut_ptr();
+                // SAFETY: AVX-512 F/BW (`HostSimd::Avx512`); both blocks lie inside `b`
+                // (`s + len` and `d + len` are at most `span`).
+                unsafe { x86::move_small(p.wrapping_add(d), p.wrapping_add(s), len) };
+                return true;
+            }
+            b.copy_within(s..s + len, d);
+            return true;
+        }
+        // One block in global memory, the other in L2 SRAM (or one outside both: refused).
+        let Ok((s, d)) = mem.src_dst(src, len, dst, len) else {
+            return false;
+        };
+        d.copy_from_slice(&s);
+        true
+    }
+
+    /// The small-call path of L2L with NULL strides on both sides: each side in the aligned
+    /// layout counted from its own start lane (`tpu_aligned_stride(start, ..)`), channel `k`
+    /// of the source (lane `(s + k) % NPU_NUM`) to channel `k` of the destination (lane
+    /// `(d + k) % NPU_NUM`), each channel's `h * w` elements one contiguous row on both sides.
+    /// The checks are `crate::local::aligned_place`'s with the chip's profile a constant of
+    /// the instantiation (dims and work bound first; a dtype `tpu_eu_num` takes; each address
+    /// a multiple of the element size, inside local memory, its footprint inside the lane).
+    /// The two tensors must be the same (nothing to move) or apart: disjoint byte ranges in
+    /// the lane, or no lane in common; a partial overlap (whose source must be read whole
+    /// first) goes to the checked path. `false` (nothing written) when a check fails or at
+    /// [`HostSimd::Baseline`]; the checked path names the error. Rows are copied as 64-byte
+    /// vectors (the last one masked) at the AVX-512 level, by `memcpy` below it.
+    #[inline]
+    fn gdma_l2l_small(&mut self, dst: u32, src: u32, shape: &Dim4, dtype: DataType) -> bool {
+        use DataType::*;
+        let shift = match dtype {
+            Uint8 | Int8 => 0,
+            Fp16 | Bfp16 | Uint16 | Int16 => 1,
+            Fp32 | Uint32 | Int32 => 2,
+            _ => return false,
+        };
+        let simd = self.host_simd();
+        if simd == HostSimd::Baseline || !self.dims_ok_fast(shape) {
+            return false;
+        }
+        let chip = self.chip();
+        let store = self.local_store_mut();
+        #[cfg(target_arch = "x86_64")]
+        if simd == HostSimd::Avx512 {
+            // SAFETY: AVX-512 F/BW (`HostSimd::Avx512`).
+            return unsafe {
+                match chip {
+                    TpuChip::Bm1684x => x86::l2l::<0>(store, dst, src, shape, shift),
+                    TpuChip::Bm1688 => x86::l2l::<1>(store, dst, src, shape, shift),
+                }
+            };
+        }
+        match chip {
+            TpuChip::Bm1684x => l2l_plain::<0>(store, dst, src, shape, shift),
+            TpuChip::Bm1688 => l2l_plain::<1>(store, dst, src, shape, shift),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn gdma_cpy(
         &mut self,
@@ -390,6 +520,12 @@ impl TpuCore {
         src_stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        if dst_stride.is_none()
+            && src_stride.is_none()
+            && self.gdma_s2s_small(dst_addr, src_addr, shape, dtype)
+        {
+            return Ok(());
+        }
         self.gdma_cpy(
             "tpu_gdma_cpy_S2S",
             (false, dst_addr),
@@ -412,6 +548,12 @@ impl TpuCore {
         src_stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        if dst_stride.is_none()
+            && src_stride.is_none()
+            && self.gdma_l2l_small(dst_addr, src_addr, shape, dtype)
+        {
+            return Ok(());
+        }
         self.gdma_cpy(
             "tpu_gdma_cpy_L2L",
             (true, u64::from(dst_addr)),
@@ -502,5 +644,226 @@ fn copy_row(
     for i in 0..w {
         let (d, s) = (d0 + i * ds * esize, s0 + i * ss * esize);
         dst[d..d + esize].copy_from_slice(&src[s..s + esize]);
+    }
+}
+
+/// The chips by the index of [`l2l_plan`]'s `CHIP`.
+const CHIPS: [TpuChip; 2] = [TpuChip::Bm1684x, TpuChip::Bm1688];
+
+/// The lanes `start .. start + c` (modulo `NPU_NUM`) of profile `p`, one bit each.
+#[inline(always)]
+fn lane_mask(p: &LocalProfile, start: u32, c: u64) -> u64 {
+    let npu = p.npu_num;
+    let full = if npu >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << npu) - 1
+    };
+    if npu > 64 || c >= u64::from(npu) || start >= npu {
+        return full;
+    }
+    // `c < npu <= 64` and `start < npu`: the bits fit in 128.
+    let m = ((1u128 << c) - 1) << start;
+    ((m | (m >> npu)) as u64) & full
+}
+
+/// The rows of an L2L small call ([`l2l_plan`]): byte indices in the flat local store.
+struct L2lRows {
+    /// Store index of channel 0 of batch 0, destination and source.
+    d0: usize,
+    s0: usize,
+    /// Start lanes.
+    dl: usize,
+    sl: usize,
+    /// N strides in bytes.
+    dns: usize,
+    sns: usize,
+    /// Channel stride in bytes (the same on both sides).
+    cs: usize,
+    /// Bytes of one channel's row (`h * w` elements).
+    row: usize,
+    n: usize,
+    c: usize,
+}
+
+impl L2lRows {
+    /// Calls `mv(dst, src)` with the store indices of each channel's row (the caller's
+    /// closure, so that a vector copy is compiled with its function's target features).
+    #[inline(always)]
+    fn each<const CHIP: usize>(&self, mut mv: impl FnMut(usize, usize)) {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let npu = p.npu_num as usize;
+        let pitch = p.store_pitch() as usize;
+        let (n, c) = (self.n, self.c);
+        if n == 1 && self.dl + c <= npu && self.sl + c <= npu {
+            // One batch, no channel past the last lane on either side.
+            for ch in 0..c {
+                mv(self.d0 + ch * pitch, self.s0 + ch * pitch);
+            }
+            return;
+        }
+        // From one channel to the next: the next lane, or lane 0 of the next slot.
+        let cs = self.cs;
+        let step = |(at, lane): (usize, usize)| {
+            if lane + 1 == npu {
+                (at + cs - (npu - 1) * pitch, 0)
+            } else {
+                (at + pitch, lane + 1)
+            }
+        };
+        for i in 0..n {
+            let mut d = (self.d0 + i * self.dns, self.dl);
+            let mut s = (self.s0 + i * self.sns, self.sl);
+            for _ in 0..c {
+                mv(d.0, s.0);
+                d = step(d);
+                s = step(s);
+            }
+        }
+    }
+}
+
+/// The checks of [`TpuCore::gdma_l2l_small`] on chip `CHIPS[CHIP]` after the dtype (elements
+/// of `1 << shift` bytes, at most 4), the dims and the level: the store holds every lane,
+/// both places pass `aligned_place` (element-aligned, inside local memory, footprint inside
+/// the lane), and the tensors are the same (`Some(None)`: nothing to move) or apart.
+/// `None` when a check fails.
+#[inline(always)]
+fn l2l_plan<const CHIP: usize>(
+    store_len: usize,
+    dst: u32,
+    src: u32,
+    shape: &Dim4,
+    shift: u32,
+) -> Option<Option<L2lRows>> {
+    let p: LocalProfile = const { CHIPS[CHIP].local() };
+    if (store_len as u64) < p.store_size() {
+        return None;
+    }
+    let esize = 1u32 << shift;
+    let od = aligned_place(&p, dst, shape, shift, esize, false)?;
+    let os = aligned_place(&p, src, shape, shift, esize, false)?;
+    if dst == src {
+        // The same tensor: every element stays.
+        return Some(None);
+    }
+    let c = shape.c as u64;
+    let apart = os.end <= u64::from(od.offset)
+        || od.end <= u64::from(os.offset)
+        || lane_mask(&p, os.start, c) & lane_mask(&p, od.start, c) == 0;
+    if !apart {
+        return None;
+    }
+    let pitch = p.store_pitch() as usize;
+    let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
+    Some(Some(L2lRows {
+        d0: first(&od),
+        s0: first(&os),
+        dl: od.start as usize,
+        sl: os.start as usize,
+        dns: (od.ns as usize) << shift,
+        sns: (os.ns as usize) << shift,
+        cs: (od.cs as usize) << shift,
+        row: (shape.h as usize * shape.w as usize) << shift,
+        n: shape.n as usize,
+        c: shape.c as usize,
+    }))
+}
+
+/// [`TpuCore::gdma_l2l_small`] below the AVX-512 level: [`l2l_plan`], rows by `memcpy`.
+#[inline(always)]
+fn l2l_plain<const CHIP: usize>(
+    store: &mut [u8],
+    dst: u32,
+    src: u32,
+    shape: &Dim4,
+    shift: u32,
+) -> bool {
+    let Some(plan) = l2l_plan::<CHIP>(store.len(), dst, src, shape, shift) else {
+        return false;
+    };
+    let Some(rows) = plan else {
+        return true;
+    };
+    let (base, row) = (store.as_mut_ptr(), rows.row);
+    // SAFETY: every row lies inside the store (`aligned_place`: each footprint inside its
+    // lanes, and the store holds every lane); the two tensors do not meet (`l2l_plan`).
+    rows.each::<CHIP>(|d, s| unsafe {
+        std::ptr::copy_nonoverlapping(base.add(s), base.add(d), row)
+    });
+    true
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use crate::local::Dim4;
+
+    /// [`super::l2l_plain`] with the rows copied by `crate::avx512::copy_bytes` (64-byte
+    /// vectors, the last one masked).
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn l2l<const CHIP: usize>(
+        store: &mut [u8],
+        dst: u32,
+        src: u32,
+        shape: &Dim4,
+        shift: u32,
+    ) -> bool {
+        let Some(plan) = super::l2l_plan::<CHIP>(store.len(), dst, src, shape, shift) else {
+            return false;
+        };
+        let Some(rows) = plan else {
+            return true;
+        };
+        let (base, row) = (store.as_mut_ptr(), rows.row);
+        // SAFETY: AVX-512 F/BW (the contract); every row lies inside the store
+        // (`aligned_place`: each footprint inside its lanes, and the store holds every lane);
+        // the two tensors do not meet (`l2l_plan`).
+        rows.each::<CHIP>(|d, s| unsafe {
+            crate::avx512::copy_bytes(base.add(d), base.add(s), row)
+        });
+        true
+    }
+
+    /// The mask of the bytes `64 * k ..` of a block of `len` bytes inside vector `k`.
+    #[inline(always)]
+    fn part(len: usize, k: usize) -> __mmask64 {
+        let rem = len.saturating_sub(64 * k);
+        if rem >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << rem) - 1
+        }
+    }
+
+    /// Moves `len <= 256` bytes from `src` to `dst` (which may overlap): four masked 64-byte
+    /// loads, then four masked stores (a vector past the block has an empty mask and touches
+    /// no memory).
+    ///
+    /// # Safety
+    ///
+    /// The host has AVX-512 F and BW; `len <= 256` and `len` bytes after each pointer are
+    /// valid.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn move_small(dst: *mut u8, src: *const u8, len: usize) {
+        let (m0, m1, m2, m3) = (part(len, 0), part(len, 1), part(len, 2), part(len, 3));
+        // SAFETY: the masked loads and stores touch only the `len` bytes after each pointer
+        // (the contract); the addresses of empty vectors are formed with `wrapping_add`.
+        unsafe {
+            let v0 = _mm512_maskz_loadu_epi8(m0, src.cast());
+            let v1 = _mm512_maskz_loadu_epi8(m1, src.wrapping_add(64).cast());
+            let v2 = _mm512_maskz_loadu_epi8(m2, src.wrapping_add(128).cast());
+            let v3 = _mm512_maskz_loadu_epi8(m3, src.wrapping_add(192).cast());
+            _mm512_mask_storeu_epi8(dst.cast(), m0, v0);
+            _mm512_mask_storeu_epi8(dst.wrapping_add(64).cast(), m1, v1);
+            _mm512_mask_storeu_epi8(dst.wrapping_add(128).cast(), m2, v2);
+            _mm512_mask_storeu_epi8(dst.wrapping_add(192).cast(), m3, v3);
+        }
     }
 }
