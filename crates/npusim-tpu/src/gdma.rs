@@ -23,14 +23,13 @@
 //! gather into the staging buffer and a scatter) names every error.
 //! * S2L, L2S: `gdma_default_strides` (`crate::avx512::small_copy` at the AVX-512 level); twin
 //!   `tests/local.rs` `gdma_default_strides_equal_written_strides`.
-//! * S2S: `gdma_s2s_small`, one `memmove` of the `n * c * h * w` elements (four masked 64-byte
-//!   vectors, all loaded before any is stored, for at most 256 bytes at the AVX-512 level).
+//! * S2S: `gdma_s2s_small`, one `memmove` of the `n * c * h * w` elements.
 //! * L2L: `gdma_l2l_small`, `crate::local::aligned_place` with the chip's profile a constant
 //!   of the instantiation, the two tensors the same or apart (a partial overlap goes to the
-//!   checked path), one row copy per channel (`crate::avx512::copy_bytes` at the AVX-512
-//!   level, `memcpy` below it).
+//!   checked path), one `memcpy` per channel row.
 //!
-//! The S2S and L2L paths are taken at the AVX2 and AVX-512 host levels, never at
+//! The S2S and L2L paths are portable code (no intrinsics: they are verified on AVX2 hosts,
+//! which have no AVX-512), taken at the AVX2 and AVX-512 host levels and never at
 //! [`HostSimd::Baseline`], where every call runs the checked path: their twin is that path,
 //! `tests/gdma_small.rs` (`small_s2s_equals_checked_path`, `small_l2l_equals_checked_path`:
 //! random shapes, dtypes, start lanes, addresses, overlapping and refused calls, every level,
@@ -297,8 +296,7 @@ impl TpuCore {
     /// both blocks inside global memory or L2 SRAM; `false` (nothing written) when one fails,
     /// at [`HostSimd::Baseline`] (every call through the checked path) or when `c * h * w`
     /// passes `i32::MAX` (where `tpu_continuous_stride` saturates), and the checked path names
-    /// the error. Blocks of at most 256 bytes are moved as four masked 64-byte vectors at the
-    /// AVX-512 level (all loaded before any is stored).
+    /// the error. Portable code (`copy_within`), the same at the AVX2 and AVX-512 levels.
     #[inline]
     fn gdma_s2s_small(&mut self, dst: u64, src: u64, shape: &Dim4, dtype: DataType) -> bool {
         let shift = match dtype.bits() {
@@ -307,8 +305,7 @@ impl TpuCore {
             32 | 20 => 2,
             _ => return false,
         };
-        let simd = self.host_simd();
-        if simd == HostSimd::Baseline
+        if self.host_simd() == HostSimd::Baseline
             || (dst | src) & ((1 << shift) - 1) != 0
             || !self.dims_ok_fast(shape)
         {
@@ -333,14 +330,6 @@ impl TpuCore {
             && let Ok(b) = mem.bytes_mut(lo, span)
         {
             let (s, d) = ((src - lo) as usize, (dst - lo) as usize);
-            #[cfg(target_arch = "x86_64")]
-            if simd == HostSimd::Avx512 && len <= 256 {
-                let p = b.as_mut_ptr();
-                // SAFETY: AVX-512 F/BW (`HostSimd::Avx512`); both blocks lie inside `b`
-                // (`s + len` and `d + len` are at most `span`).
-                unsafe { x86::move_small(p.wrapping_add(d), p.wrapping_add(s), len) };
-                return true;
-            }
             b.copy_within(s..s + len, d);
             return true;
         }
@@ -362,8 +351,8 @@ impl TpuCore {
     /// The two tensors must be the same (nothing to move) or apart: disjoint byte ranges in
     /// the lane, or no lane in common; a partial overlap (whose source must be read whole
     /// first) goes to the checked path. `false` (nothing written) when a check fails or at
-    /// [`HostSimd::Baseline`]; the checked path names the error. Rows are copied as 64-byte
-    /// vectors (the last one masked) at the AVX-512 level, by `memcpy` below it.
+    /// [`HostSimd::Baseline`]; the checked path names the error. Portable code (one `memcpy`
+    /// per channel row), the same at the AVX2 and AVX-512 levels.
     #[inline]
     fn gdma_l2l_small(&mut self, dst: u32, src: u32, shape: &Dim4, dtype: DataType) -> bool {
         use DataType::*;
@@ -373,22 +362,11 @@ impl TpuCore {
             Fp32 | Uint32 | Int32 => 2,
             _ => return false,
         };
-        let simd = self.host_simd();
-        if simd == HostSimd::Baseline || !self.dims_ok_fast(shape) {
+        if self.host_simd() == HostSimd::Baseline || !self.dims_ok_fast(shape) {
             return false;
         }
         let chip = self.chip();
         let store = self.local_store_mut();
-        #[cfg(target_arch = "x86_64")]
-        if simd == HostSimd::Avx512 {
-            // SAFETY: AVX-512 F/BW (`HostSimd::Avx512`).
-            return unsafe {
-                match chip {
-                    TpuChip::Bm1684x => x86::l2l::<0>(store, dst, src, shape, shift),
-                    TpuChip::Bm1688 => x86::l2l::<1>(store, dst, src, shape, shift),
-                }
-            };
-        }
         match chip {
             TpuChip::Bm1684x => l2l_plain::<0>(store, dst, src, shape, shift),
             TpuChip::Bm1688 => l2l_plain::<1>(store, dst, src, shape, shift),
@@ -687,8 +665,7 @@ struct L2lRows {
 }
 
 impl L2lRows {
-    /// Calls `mv(dst, src)` with the store indices of each channel's row (the caller's
-    /// closure, so that a vector copy is compiled with its function's target features).
+    /// Calls `mv(dst, src)` with the store indices of each channel's row.
     #[inline(always)]
     fn each<const CHIP: usize>(&self, mut mv: impl FnMut(usize, usize)) {
         let p: LocalProfile = const { CHIPS[CHIP].local() };
@@ -770,7 +747,7 @@ fn l2l_plan<const CHIP: usize>(
     }))
 }
 
-/// [`TpuCore::gdma_l2l_small`] below the AVX-512 level: [`l2l_plan`], rows by `memcpy`.
+/// [`TpuCore::gdma_l2l_small`] on chip `CHIPS[CHIP]`: [`l2l_plan`], rows by `memcpy`.
 #[inline(always)]
 fn l2l_plain<const CHIP: usize>(
     store: &mut [u8],
@@ -792,78 +769,4 @@ fn l2l_plain<const CHIP: usize>(
         std::ptr::copy_nonoverlapping(base.add(s), base.add(d), row)
     });
     true
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    use crate::local::Dim4;
-
-    /// [`super::l2l_plain`] with the rows copied by `crate::avx512::copy_bytes` (64-byte
-    /// vectors, the last one masked).
-    ///
-    /// # Safety
-    ///
-    /// The host has AVX-512 F and BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn l2l<const CHIP: usize>(
-        store: &mut [u8],
-        dst: u32,
-        src: u32,
-        shape: &Dim4,
-        shift: u32,
-    ) -> bool {
-        let Some(plan) = super::l2l_plan::<CHIP>(store.len(), dst, src, shape, shift) else {
-            return false;
-        };
-        let Some(rows) = plan else {
-            return true;
-        };
-        let (base, row) = (store.as_mut_ptr(), rows.row);
-        // SAFETY: AVX-512 F/BW (the contract); every row lies inside the store
-        // (`aligned_place`: each footprint inside its lanes, and the store holds every lane);
-        // the two tensors do not meet (`l2l_plan`).
-        rows.each::<CHIP>(|d, s| unsafe {
-            crate::avx512::copy_bytes(base.add(d), base.add(s), row)
-        });
-        true
-    }
-
-    /// The mask of the bytes `64 * k ..` of a block of `len` bytes inside vector `k`.
-    #[inline(always)]
-    fn part(len: usize, k: usize) -> __mmask64 {
-        let rem = len.saturating_sub(64 * k);
-        if rem >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << rem) - 1
-        }
-    }
-
-    /// Moves `len <= 256` bytes from `src` to `dst` (which may overlap): four masked 64-byte
-    /// loads, then four masked stores (a vector past the block has an empty mask and touches
-    /// no memory).
-    ///
-    /// # Safety
-    ///
-    /// The host has AVX-512 F and BW; `len <= 256` and `len` bytes after each pointer are
-    /// valid.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn move_small(dst: *mut u8, src: *const u8, len: usize) {
-        let (m0, m1, m2, m3) = (part(len, 0), part(len, 1), part(len, 2), part(len, 3));
-        // SAFETY: the masked loads and stores touch only the `len` bytes after each pointer
-        // (the contract); the addresses of empty vectors are formed with `wrapping_add`.
-        unsafe {
-            let v0 = _mm512_maskz_loadu_epi8(m0, src.cast());
-            let v1 = _mm512_maskz_loadu_epi8(m1, src.wrapping_add(64).cast());
-            let v2 = _mm512_maskz_loadu_epi8(m2, src.wrapping_add(128).cast());
-            let v3 = _mm512_maskz_loadu_epi8(m3, src.wrapping_add(192).cast());
-            _mm512_mask_storeu_epi8(dst.cast(), m0, v0);
-            _mm512_mask_storeu_epi8(dst.wrapping_add(64).cast(), m1, v1);
-            _mm512_mask_storeu_epi8(dst.wrapping_add(128).cast(), m2, v2);
-            _mm512_mask_storeu_epi8(dst.wrapping_add(192).cast(), m3, v3);
-        }
-    }
 }
