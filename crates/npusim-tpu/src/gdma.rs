@@ -15,11 +15,34 @@
 //! `(dst_start_offset & type_mask) == 0` and the same of the source); 4-bit types have no byte
 //! size. Sources and destinations may overlap: the source is read whole before the
 //! destination is written.
+//!
+//! Paths. Every call with NULL strides on both sides first tries a small-call path (issue #16,
+//! acceptance 4: a small call in 10-20 ns), which makes the checked path's checks as plain
+//! arithmetic (no views, no staging buffer, no allocation) and returns `false` (nothing
+//! written) for anything it does not take; the checked path (`gdma_cpy`: views, then a
+//! gather into the staging buffer and a scatter) names every error.
+//! * S2L, L2S: `gdma_default_strides` (`crate::avx512::small_copy` at the AVX-512 level); twin
+//!   `tests/local.rs` `gdma_default_strides_equal_written_strides`.
+//! * S2S: `gdma_s2s_small`, one `memmove` of the `n * c * h * w` elements.
+//! * L2L: `gdma_l2l_small`, `crate::local::aligned_place` with the chip's profile a constant
+//!   of the instantiation, the two tensors the same or apart (a partial overlap goes to the
+//!   checked path), one `memcpy` per channel row.
+//!
+//! The S2S and L2L paths are portable code (no intrinsics: they are verified on AVX2 hosts,
+//! which have no AVX-512), taken at the AVX2 and AVX-512 host levels and never at
+//! [`HostSimd::Baseline`], where every call runs the checked path: their twin is that path,
+//! `tests/gdma_small.rs` (`small_s2s_equals_checked_path`, `small_l2l_equals_checked_path`:
+//! random shapes, dtypes, start lanes, addresses, overlapping and refused calls, every level,
+//! the same outcome and the same memory, also against the default strides written out).
 
+use crate::chip::{LocalProfile, TpuChip};
 use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, Layout, LocalAddr, LocalView, SystemView, check_stride, for_each_row};
+use crate::local::{
+    AlignedPlace, Dim4, Layout, LocalAddr, LocalView, SystemView, aligned_place, check_stride,
+    for_each_row,
+};
 use crate::memory::SystemAddr;
 
 /// One side of a copy, resolved.
@@ -265,6 +288,91 @@ impl TpuCore {
         true
     }
 
+    /// The small-call path of S2S with NULL strides on both sides: each side is one
+    /// contiguous block of `n * c * h * w` elements, so the copy is one `memmove` (the source
+    /// read whole before the destination is written, as the checked path's staging buffer
+    /// does). The checks are the checked path's, as arithmetic on the addresses: the dims and
+    /// the work bound, a dtype with a byte size, both addresses multiples of the element size,
+    /// both blocks inside global memory or L2 SRAM; `false` (nothing written) when one fails,
+    /// at [`HostSimd::Baseline`] (every call through the checked path) or when `c * h * w`
+    /// passes `i32::MAX` (where `tpu_continuous_stride` saturates), and the checked path names
+    /// the error. Portable code (`copy_within`), the same at the AVX2 and AVX-512 levels.
+    #[inline]
+    fn gdma_s2s_small(&mut self, dst: u64, src: u64, shape: &Dim4, dtype: DataType) -> bool {
+        let shift = match dtype.bits() {
+            8 => 0,
+            16 => 1,
+            32 | 20 => 2,
+            _ => return false,
+        };
+        if self.host_simd() == HostSimd::Baseline
+            || (dst | src) & ((1 << shift) - 1) != 0
+            || !self.dims_ok_fast(shape)
+        {
+            return false;
+        }
+        let chw = shape.c as u64 * shape.h as u64 * shape.w as u64;
+        if chw > i32::MAX as u64 {
+            return false;
+        }
+        // Below 2^16 * 2^31 * 4: no overflow.
+        let Ok(len) = usize::try_from((shape.n as u64 * chw) << shift) else {
+            return false;
+        };
+        let (lo, hi) = if dst < src { (dst, src) } else { (src, dst) };
+        let mem = self.memory_mut();
+        // Both blocks in one region: the span from the lower to the end of the higher is in
+        // it too, one borrow for both.
+        let span = hi
+            .checked_add(len as u64)
+            .and_then(|end| usize::try_from(end - lo).ok());
+        if let Some(span) = span
+            && let Ok(b) = mem.bytes_mut(lo, span)
+        {
+            let (s, d) = ((src - lo) as usize, (dst - lo) as usize);
+            b.copy_within(s..s + len, d);
+            return true;
+        }
+        // One block in global memory, the other in L2 SRAM (or one outside both: refused).
+        let Ok((s, d)) = mem.src_dst(src, len, dst, len) else {
+            return false;
+        };
+        d.copy_from_slice(&s);
+        true
+    }
+
+    /// The small-call path of L2L with NULL strides on both sides: each side in the aligned
+    /// layout counted from its own start lane (`tpu_aligned_stride(start, ..)`), channel `k`
+    /// of the source (lane `(s + k) % NPU_NUM`) to channel `k` of the destination (lane
+    /// `(d + k) % NPU_NUM`), each channel's `h * w` elements one contiguous row on both sides.
+    /// The checks are `crate::local::aligned_place`'s with the chip's profile a constant of
+    /// the instantiation (dims and work bound first; a dtype `tpu_eu_num` takes; each address
+    /// a multiple of the element size, inside local memory, its footprint inside the lane).
+    /// The two tensors must be the same (nothing to move) or apart: disjoint byte ranges in
+    /// the lane, or no lane in common; a partial overlap (whose source must be read whole
+    /// first) goes to the checked path. `false` (nothing written) when a check fails or at
+    /// [`HostSimd::Baseline`]; the checked path names the error. Portable code (one `memcpy`
+    /// per channel row), the same at the AVX2 and AVX-512 levels.
+    #[inline]
+    fn gdma_l2l_small(&mut self, dst: u32, src: u32, shape: &Dim4, dtype: DataType) -> bool {
+        use DataType::*;
+        let shift = match dtype {
+            Uint8 | Int8 => 0,
+            Fp16 | Bfp16 | Uint16 | Int16 => 1,
+            Fp32 | Uint32 | Int32 => 2,
+            _ => return false,
+        };
+        if self.host_simd() == HostSimd::Baseline || !self.dims_ok_fast(shape) {
+            return false;
+        }
+        let chip = self.chip();
+        let store = self.local_store_mut();
+        match chip {
+            TpuChip::Bm1684x => l2l_plain::<0>(store, dst, src, shape, shift),
+            TpuChip::Bm1688 => l2l_plain::<1>(store, dst, src, shape, shift),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn gdma_cpy(
         &mut self,
@@ -390,6 +498,12 @@ impl TpuCore {
         src_stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        if dst_stride.is_none()
+            && src_stride.is_none()
+            && self.gdma_s2s_small(dst_addr, src_addr, shape, dtype)
+        {
+            return Ok(());
+        }
         self.gdma_cpy(
             "tpu_gdma_cpy_S2S",
             (false, dst_addr),
@@ -412,6 +526,12 @@ impl TpuCore {
         src_stride: Option<&Dim4>,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        if dst_stride.is_none()
+            && src_stride.is_none()
+            && self.gdma_l2l_small(dst_addr, src_addr, shape, dtype)
+        {
+            return Ok(());
+        }
         self.gdma_cpy(
             "tpu_gdma_cpy_L2L",
             (true, u64::from(dst_addr)),
@@ -503,4 +623,150 @@ fn copy_row(
         let (d, s) = (d0 + i * ds * esize, s0 + i * ss * esize);
         dst[d..d + esize].copy_from_slice(&src[s..s + esize]);
     }
+}
+
+/// The chips by the index of [`l2l_plan`]'s `CHIP`.
+const CHIPS: [TpuChip; 2] = [TpuChip::Bm1684x, TpuChip::Bm1688];
+
+/// The lanes `start .. start + c` (modulo `NPU_NUM`) of profile `p`, one bit each.
+#[inline(always)]
+fn lane_mask(p: &LocalProfile, start: u32, c: u64) -> u64 {
+    let npu = p.npu_num;
+    let full = if npu >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << npu) - 1
+    };
+    if npu > 64 || c >= u64::from(npu) || start >= npu {
+        return full;
+    }
+    // `c < npu <= 64` and `start < npu`: the bits fit in 128.
+    let m = ((1u128 << c) - 1) << start;
+    ((m | (m >> npu)) as u64) & full
+}
+
+/// The rows of an L2L small call ([`l2l_plan`]): byte indices in the flat local store.
+struct L2lRows {
+    /// Store index of channel 0 of batch 0, destination and source.
+    d0: usize,
+    s0: usize,
+    /// Start lanes.
+    dl: usize,
+    sl: usize,
+    /// N strides in bytes.
+    dns: usize,
+    sns: usize,
+    /// Channel stride in bytes (the same on both sides).
+    cs: usize,
+    /// Bytes of one channel's row (`h * w` elements).
+    row: usize,
+    n: usize,
+    c: usize,
+}
+
+impl L2lRows {
+    /// Calls `mv(dst, src)` with the store indices of each channel's row.
+    #[inline(always)]
+    fn each<const CHIP: usize>(&self, mut mv: impl FnMut(usize, usize)) {
+        let p: LocalProfile = const { CHIPS[CHIP].local() };
+        let npu = p.npu_num as usize;
+        let pitch = p.store_pitch() as usize;
+        let (n, c) = (self.n, self.c);
+        if n == 1 && self.dl + c <= npu && self.sl + c <= npu {
+            // One batch, no channel past the last lane on either side.
+            for ch in 0..c {
+                mv(self.d0 + ch * pitch, self.s0 + ch * pitch);
+            }
+            return;
+        }
+        // From one channel to the next: the next lane, or lane 0 of the next slot.
+        let cs = self.cs;
+        let step = |(at, lane): (usize, usize)| {
+            if lane + 1 == npu {
+                (at + cs - (npu - 1) * pitch, 0)
+            } else {
+                (at + pitch, lane + 1)
+            }
+        };
+        for i in 0..n {
+            let mut d = (self.d0 + i * self.dns, self.dl);
+            let mut s = (self.s0 + i * self.sns, self.sl);
+            for _ in 0..c {
+                mv(d.0, s.0);
+                d = step(d);
+                s = step(s);
+            }
+        }
+    }
+}
+
+/// The checks of [`TpuCore::gdma_l2l_small`] on chip `CHIPS[CHIP]` after the dtype (elements
+/// of `1 << shift` bytes, at most 4), the dims and the level: the store holds every lane,
+/// both places pass `aligned_place` (element-aligned, inside local memory, footprint inside
+/// the lane), and the tensors are the same (`Some(None)`: nothing to move) or apart.
+/// `None` when a check fails.
+#[inline(always)]
+fn l2l_plan<const CHIP: usize>(
+    store_len: usize,
+    dst: u32,
+    src: u32,
+    shape: &Dim4,
+    shift: u32,
+) -> Option<Option<L2lRows>> {
+    let p: LocalProfile = const { CHIPS[CHIP].local() };
+    if (store_len as u64) < p.store_size() {
+        return None;
+    }
+    let esize = 1u32 << shift;
+    let od = aligned_place(&p, dst, shape, shift, esize, false)?;
+    let os = aligned_place(&p, src, shape, shift, esize, false)?;
+    if dst == src {
+        // The same tensor: every element stays.
+        return Some(None);
+    }
+    let c = shape.c as u64;
+    let apart = os.end <= u64::from(od.offset)
+        || od.end <= u64::from(os.offset)
+        || lane_mask(&p, os.start, c) & lane_mask(&p, od.start, c) == 0;
+    if !apart {
+        return None;
+    }
+    let pitch = p.store_pitch() as usize;
+    let first = |o: &AlignedPlace| o.start as usize * pitch + o.offset as usize;
+    Some(Some(L2lRows {
+        d0: first(&od),
+        s0: first(&os),
+        dl: od.start as usize,
+        sl: os.start as usize,
+        dns: (od.ns as usize) << shift,
+        sns: (os.ns as usize) << shift,
+        cs: (od.cs as usize) << shift,
+        row: (shape.h as usize * shape.w as usize) << shift,
+        n: shape.n as usize,
+        c: shape.c as usize,
+    }))
+}
+
+/// [`TpuCore::gdma_l2l_small`] on chip `CHIPS[CHIP]`: [`l2l_plan`], rows by `memcpy`.
+#[inline(always)]
+fn l2l_plain<const CHIP: usize>(
+    store: &mut [u8],
+    dst: u32,
+    src: u32,
+    shape: &Dim4,
+    shift: u32,
+) -> bool {
+    let Some(plan) = l2l_plan::<CHIP>(store.len(), dst, src, shape, shift) else {
+        return false;
+    };
+    let Some(rows) = plan else {
+        return true;
+    };
+    let (base, row) = (store.as_mut_ptr(), rows.row);
+    // SAFETY: every row lies inside the store (`aligned_place`: each footprint inside its
+    // lanes, and the store holds every lane); the two tensors do not meet (`l2l_plan`).
+    rows.each::<CHIP>(|d, s| unsafe {
+        std::ptr::copy_nonoverlapping(base.add(s), base.add(d), row)
+    });
+    true
 }
