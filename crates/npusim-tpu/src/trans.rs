@@ -28,18 +28,18 @@
 //! source before it writes.
 //!
 //! Paths of the cw transposes (GDMA and BDC; issue #16 acceptance 4, speed per call):
-//! * The small-call path (`TpuCore::cw_small`, kernel `x86::cw`), taken first at
-//!   [`crate::HostSimd::Avx512`]: NULL strides (GDMA), an 8/16/32-bit type with an EU count,
-//!   every local side within one pass of the lanes (`lane + channels <= NPU_NUM`, so its
-//!   channels lie one lane pitch apart) and local sides apart from each other. Every check of
-//!   the checked path is made first as integer arithmetic on the chip's constant profile (one
-//!   instantiation per chip): dims and work bound, address alignment (element or EU), NPU 0,
-//!   `src != dst`, local range and footprint, system range. Each destination row is then
-//!   gathered, 16 elements per AVX-512 gather (the last one masked), from one element of each
-//!   source row; 8- and 16-bit elements are gathered as words and stored narrowed (a system
-//!   source is borrowed with the 3 bytes after it, a local one has the store's skew). S2S reads
-//!   a copy of the source when the two meet. Anything else returns `false` with nothing
-//!   written, and the checked path runs, naming any error.
+//! * The small-call path (`TpuCore::cw_small`, kernel `cw_rows`), taken first from
+//!   [`crate::HostSimd::Avx2`] up (x86-64 hosts; `Baseline` keeps the checked path): NULL
+//!   strides (GDMA), an 8/16/32-bit type with an EU count, every local side within one pass of
+//!   the lanes (`lane + channels <= NPU_NUM`, so its channels lie one lane pitch apart) and
+//!   local sides apart from each other. Every check of the checked path is made first as
+//!   integer arithmetic on the chip's constant profile (one instantiation per chip): dims and
+//!   work bound, address alignment (element or EU), NPU 0, `src != dst`, local range and
+//!   footprint, system range. Each side is then a plane (a first byte and byte steps per
+//!   batch, h and channel): 32-bit elements move in 4 x 4 blocks transposed in SSE2
+//!   registers, the rest element by element with the size a constant. S2S reads a copy of the
+//!   source when the two meet (`SystemMemory::src_dst`). Anything else returns `false` with
+//!   nothing written, and the checked path runs, naming any error.
 //! * The checked path: `LocalView`/`SystemView` checks, then the general mover
 //!   (`TpuCore::move_cw`): element by element with the size a constant, channel offsets
 //!   advanced per step (a lane step, or a wrap to the next slot) instead of a lane division per
@@ -55,7 +55,7 @@ use crate::chip::{LocalProfile, TpuChip};
 use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
 use crate::error::TpuError;
-use crate::local::{Dim4, LocalAddr, LocalView, STORE_SKEW, SystemView, check_stride};
+use crate::local::{Dim4, LocalAddr, LocalView, SystemView, check_stride};
 use crate::memory::SystemAddr;
 
 /// How a logical element index `(n, c, h, w)` of a move finds its bytes in one operand's store.
@@ -281,7 +281,7 @@ struct Plane {
 ///
 /// # Safety
 ///
-/// As [`x86::cw`].
+/// As [`cw_rows`].
 #[inline(always)]
 unsafe fn cw_kernel(
     shift: u32,
@@ -291,78 +291,117 @@ unsafe fn cw_kernel(
     s: Plane,
     dims: [usize; 4],
 ) {
-    #[cfg(target_arch = "x86_64")]
     // SAFETY: this function's contract.
     unsafe {
         match shift {
-            0 => x86::cw::<0>(dst, d, src, s, dims),
-            1 => x86::cw::<1>(dst, d, src, s, dims),
-            _ => x86::cw::<2>(dst, d, src, s, dims),
+            0 => cw_rows::<1>(dst, d, src, s, dims),
+            1 => cw_rows::<2>(dst, d, src, s, dims),
+            _ => cw_rows::<4>(dst, d, src, s, dims),
         }
     }
-    // Not reached: `TpuCore::cw_small` declines off x86-64.
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (shift, dst, d, src, s, dims);
 }
 
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    use super::Plane;
-
-    /// The cw transpose of destination dims `[N, C, H, W]`: destination row `(n, c, h)` (`W`
-    /// elements of `1 << S` bytes at `dst + d.at + n*d.n + h*d.h + c*d.row`) is gathered from
-    /// element `c` of the `W` source rows `(n, w, h)` (`src + s.at + n*s.n + h*s.h + w*s.row`),
-    /// 16 at a time, the last vector masked. Elements narrower than a word are gathered as the
-    /// word at their address and stored narrowed.
-    ///
-    /// # Safety
-    ///
-    /// The host has AVX-512 F, VL and BW; every element of both planes (and, for `S < 2`, the
-    /// `3` bytes after each source element) is inside its allocation; the destination elements
-    /// do not meet the source's; `s.row <= i32::MAX / 16`.
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
-    pub(super) unsafe fn cw<const S: u32>(
-        dst: *mut u8,
-        d: Plane,
-        src: *const u8,
-        s: Plane,
-        [nn, cc, hh, ww]: [usize; 4],
-    ) {
-        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let idx = _mm512_mullo_epi32(iota, _mm512_set1_epi32(s.row as i32));
-        let vecs = ww.div_ceil(16);
-        // Live lanes of the last vector: 1..=16.
-        let last = (u32::MAX >> (32 - (ww - 16 * (vecs - 1)))) as __mmask16;
-        let step = 16 * s.row;
-        for n in 0..nn {
-            for h in 0..hh {
-                let sb = s.at + n * s.n + h * s.h;
-                let db = d.at + n * d.n + h * d.h;
-                for c in 0..cc {
-                    let sp = sb + (c << S);
-                    let dp = db + c * d.row;
-                    for v in 0..vecs {
-                        let m = if v + 1 == vecs { last } else { 0xffff };
-                        // SAFETY: the lanes in `m` are elements of the planes (the contract).
-                        unsafe {
-                            let x = _mm512_mask_i32gather_epi32::<1>(
-                                _mm512_setzero_si512(),
-                                m,
-                                idx,
-                                src.add(sp + v * step).cast(),
-                            );
-                            let o = dst.add(dp + ((16 * v) << S));
-                            match S {
-                                0 => _mm512_mask_cvtepi32_storeu_epi8(o.cast(), m, x),
-                                1 => _mm512_mask_cvtepi32_storeu_epi16(o.cast(), m, x),
-                                _ => _mm512_mask_storeu_epi32(o.cast(), m, x),
-                            }
-                        }
-                    }
+/// The cw transpose of destination dims `[N, C, H, W]` over two [`Plane`]s: destination row
+/// `(n, c, h)` (`W` elements of `ES` bytes at `dst + d.at + n*d.n + h*d.h + c*d.row`) takes
+/// element `c` of the `W` source rows `(n, w, h)` (`src + s.at + n*s.n + h*s.h + w*s.row`).
+/// 32-bit elements go in 4 x 4 blocks (four 16-byte loads, an SSE2 transpose, four 16-byte
+/// stores); the rest, and other sizes, element by element.
+///
+/// # Safety
+///
+/// Every element of both planes is inside its allocation and the destination's elements do
+/// not meet the source's.
+#[inline(always)]
+unsafe fn cw_rows<const ES: usize>(
+    dst: *mut u8,
+    d: Plane,
+    src: *const u8,
+    s: Plane,
+    [nn, cc, hh, ww]: [usize; 4],
+) {
+    for n in 0..nn {
+        for h in 0..hh {
+            let sb = s.at + n * s.n + h * s.h;
+            let db = d.at + n * d.n + h * d.h;
+            let mut c = 0;
+            #[cfg(target_arch = "x86_64")]
+            if ES == 4 {
+                while c + 4 <= cc {
+                    // SAFETY: the block's elements are elements of the planes (the contract).
+                    unsafe { block4(dst, db + c * d.row, d.row, src, sb + c * 4, s.row, ww) };
+                    c += 4;
                 }
             }
+            while c < cc {
+                let sp = sb + c * ES;
+                let dp = db + c * d.row;
+                for w in 0..ww {
+                    // SAFETY: as above.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            src.add(sp + w * s.row),
+                            dst.add(dp + w * ES),
+                            ES,
+                        )
+                    };
+                }
+                c += 1;
+            }
+        }
+    }
+}
+
+/// Four destination rows of 32-bit elements (`dst + dp + j*drow`, `j < 4`) from elements
+/// `0..4` of the `ww` source rows at `src + sp + w*srow`: 4 x 4 blocks transposed in SSE2
+/// registers (bit patterns only: integer unpacks), the last `ww % 4` columns one by one.
+///
+/// # Safety
+///
+/// As [`cw_rows`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn block4(
+    dst: *mut u8,
+    dp: usize,
+    drow: usize,
+    src: *const u8,
+    sp: usize,
+    srow: usize,
+    ww: usize,
+) {
+    use std::arch::x86_64::*;
+    let mut w = 0;
+    // SAFETY: every load and store is of elements of the planes (the contract); SSE2 is part
+    // of x86-64.
+    unsafe {
+        while w + 4 <= ww {
+            let at = |i: usize| src.add(sp + (w + i) * srow).cast::<__m128i>();
+            let (r0, r1, r2, r3) = (
+                _mm_loadu_si128(at(0)),
+                _mm_loadu_si128(at(1)),
+                _mm_loadu_si128(at(2)),
+                _mm_loadu_si128(at(3)),
+            );
+            let t0 = _mm_unpacklo_epi32(r0, r1);
+            let t1 = _mm_unpacklo_epi32(r2, r3);
+            let t2 = _mm_unpackhi_epi32(r0, r1);
+            let t3 = _mm_unpackhi_epi32(r2, r3);
+            let to = |j: usize| dst.add(dp + j * drow + w * 4).cast::<__m128i>();
+            _mm_storeu_si128(to(0), _mm_unpacklo_epi64(t0, t1));
+            _mm_storeu_si128(to(1), _mm_unpackhi_epi64(t0, t1));
+            _mm_storeu_si128(to(2), _mm_unpacklo_epi64(t2, t3));
+            _mm_storeu_si128(to(3), _mm_unpackhi_epi64(t2, t3));
+            w += 4;
+        }
+        while w < ww {
+            for j in 0..4 {
+                std::ptr::copy_nonoverlapping(
+                    src.add(sp + w * srow + j * 4),
+                    dst.add(dp + j * drow + w * 4),
+                    4,
+                );
+            }
+            w += 1;
         }
     }
 }
@@ -606,7 +645,9 @@ impl TpuCore {
         dtype: DataType,
     ) -> bool {
         use DataType::*;
-        if cfg!(not(target_arch = "x86_64")) || self.host_simd() != HostSimd::Avx512 {
+        // The small paths run from `HostSimd::Avx2` up (`Baseline` keeps the checked path, the
+        // twin's side).
+        if self.host_simd() < HostSimd::Avx2 {
             return false;
         }
         let shift = match dtype {
@@ -700,12 +741,6 @@ impl TpuCore {
             };
             (plane, (n * chans * row) as usize)
         };
-        // The kernel gathers whole 32-bit words: a system source of narrower elements is
-        // borrowed with the bytes up to the last word (a local one has the store's skew).
-        const { assert!(STORE_SKEW >= 4) };
-        let pad = if shift < 2 { 4 - (1usize << shift) } else { 0 };
-        // The gather's row offsets (`15 * row`) are 32-bit.
-        let rows_ok = |s: &Plane| s.row <= (i32::MAX / 16) as usize;
         let store_ok = |len: usize| len as u64 >= p.store_size();
         let dims = [n, c, h, w].map(|d| d as usize);
         match (dst.0, src.0) {
@@ -715,15 +750,14 @@ impl TpuCore {
                 };
                 let (sp, slen) = system(w, c);
                 let (store, mem) = self.local_and_memory_mut();
-                let Ok(s) = mem.bytes(src.1, slen + pad) else {
+                let Ok(s) = mem.bytes(src.1, slen) else {
                     return false;
                 };
-                if !rows_ok(&sp) || !store_ok(store.len()) {
+                if !store_ok(store.len()) {
                     return false;
                 }
-                // SAFETY: AVX-512 (`HostSimd::Avx512`, checked in `cw_small`); the planes'
-                // elements lie inside `store` (the footprint checks, every lane of the store)
-                // and `s` (its bytes, and `pad` more for the words); the two do not meet.
+                // SAFETY: the planes' elements lie inside `store` (the footprint checks, every
+                // lane of the store) and `s` (its bytes); the two do not meet.
                 unsafe { cw_kernel(shift, store.as_mut_ptr(), dp, s.as_ptr(), sp, dims) };
             }
             (false, true) => {
@@ -738,7 +772,7 @@ impl TpuCore {
                 let Ok(d) = mem.bytes_mut(dst.1, dlen) else {
                     return false;
                 };
-                // SAFETY: as above (a local source's words end inside its lane's skew).
+                // SAFETY: as above.
                 unsafe { cw_kernel(shift, d.as_mut_ptr(), dp, store.as_ptr(), sp, dims) };
             }
             (true, true) => {
@@ -766,11 +800,8 @@ impl TpuCore {
             (false, false) => {
                 let (dp, dlen) = system(c, w);
                 let (sp, slen) = system(w, c);
-                if !rows_ok(&sp) {
-                    return false;
-                }
                 // A copy of the source when the two meet (read whole before the writes).
-                let Ok((s, d)) = self.memory_mut().src_dst(src.1, slen + pad, dst.1, dlen) else {
+                let Ok((s, d)) = self.memory_mut().src_dst(src.1, slen, dst.1, dlen) else {
                     return false;
                 };
                 // SAFETY: as above; `s` is apart from `d` or a copy.

@@ -365,11 +365,11 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases() * 4))]
 
-    /// Twin of the cw transposes' AVX-512 small path (`npusim_tpu::trans`): every call, valid
-    /// or not (misaligned, out of local memory, past the lanes, operands meeting, dtypes with
-    /// no EU count or no byte size), gives the same result and leaves the same local and
-    /// global memory at `HostSimd::Avx512` as at `HostSimd::Baseline` (the checked path and
-    /// its general mover). Shapes, lanes and offsets are drawn so that the small path takes
+    /// Twin of the cw transposes' small path (`npusim_tpu::trans`, taken from
+    /// `HostSimd::Avx2` up): every call, valid or not (misaligned, out of local memory, past
+    /// the lanes, operands meeting, dtypes with no EU count or no byte size), gives the same
+    /// result and leaves the same local and global memory at the host's level as at
+    /// `HostSimd::Baseline` (the checked path and its general mover). Shapes, lanes and offsets are drawn so that the small path takes
     /// most calls.
     #[test]
     fn cw_small_calls_equal_general_path(
@@ -396,6 +396,7 @@ proptest! {
         let mut fast = core();
         scribble(&mut fast, seed);
         let mut twin = fast.clone();
+        // The host's level (capped at the detected one): the small path on an x86-64 host.
         fast.set_host_simd(HostSimd::Avx512);
         twin.set_host_simd(HostSimd::Baseline);
         let g = fast.gm_base();
