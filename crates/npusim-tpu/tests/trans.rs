@@ -9,7 +9,7 @@
 //!
 //! Bit-exactness against the C-model is in tests/golden.rs (golden/tpu/trans.json).
 
-use npusim_tpu::{DataType, Dim4, TpuChip, TpuCore, TpuError};
+use npusim_tpu::{DataType, Dim4, HostSimd, TpuChip, TpuCore, TpuError};
 use proptest::prelude::*;
 
 const LMEM: u32 = 1 << 18;
@@ -232,11 +232,20 @@ proptest! {
     #[test]
     fn gdma_cw_trans_equal_plain_model(
         es in prop::sample::select(vec![1usize, 2, 4]),
-        shape in (1usize..3, 1usize..80, 1usize..4, 1usize..80),
+        // Half the time the small path's shapes: channels within one pass of the lanes.
+        shape in prop_oneof![
+            (1usize..3, 1usize..80, 1usize..4, 1usize..80),
+            (1usize..3, 1usize..17, 1usize..3, 1usize..33),
+        ],
         dir in 0usize..4,
-        starts in (0usize..64, 0usize..64),
+        starts in (prop_oneof![0usize..64, 0usize..8], prop_oneof![0usize..64, 0usize..8]),
         pads in (0usize..3, 0usize..3, 0usize..3),
-        explicit in (any::<bool>(), any::<bool>()),
+        explicit in prop::sample::select(vec![(false, false), (false, false), (true, false),
+            (false, true), (true, true)]),
+        // Destination placed to meet the source (L2L: same lane offsets; S2S: overlapping
+        // bytes) a quarter of the time: the whole source is read first.
+        meet in prop::sample::select(vec![None, None, None, Some(0usize), Some(64), Some(0x400)]),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx512, HostSimd::Baseline]),
         seed in any::<u64>(),
     ) {
         let [n, ch, h, w] = [shape.0, shape.1, shape.2, shape.3];
@@ -259,8 +268,13 @@ proptest! {
         let sl = if s_local { aligned(starts.1, ssh, es) } else { continuous(ssh) };
         let (dloc, dt, dexp) = side(d_local, starts.0, dsh, dl, explicit.0, 0x80000);
         let (sloc, st, sexp) = side(s_local, starts.1, ssh, sl, explicit.1, 0x40);
-        // L2L keeps the two tensors apart in each lane.
-        let dt = if d_local && s_local { LocalT { offset: 0x20000, ..dt } } else { dt };
+        // L2L keeps the two tensors apart in each lane unless `meet` puts the destination
+        // `meet` bytes past the source; S2S puts it there too.
+        let dt = match (d_local, s_local, meet) {
+            (true, true, None) => LocalT { offset: 0x20000, ..dt },
+            (true, true, Some(m)) | (false, false, Some(m)) => LocalT { offset: st.offset + m, ..dt },
+            _ => dt,
+        };
         let sys_at = |t: &LocalT, i: [usize; 4]| {
             t.offset + (i[0] * t.stride[0] + i[1] * t.stride[1] + i[2] * t.stride[2] + i[3]) * es
         };
@@ -277,6 +291,7 @@ proptest! {
             }
         }
         let mut c = core();
+        c.set_host_simd(simd);
         scribble(&mut c, seed);
         let gm = c.gm_base();
         let addr = |local: bool, t: &LocalT| -> u64 {
@@ -301,9 +316,17 @@ proptest! {
     #[test]
     fn bdc_trans_equal_plain_model(
         es in prop::sample::select(vec![1usize, 2, 4]),
-        shape in (1usize..3, 1usize..80, 1usize..3, 1usize..80),
+        // Half the time the small path's shapes: channels within one pass of the lanes.
+        shape in prop_oneof![
+            (1usize..3, 1usize..80, 1usize..3, 1usize..80),
+            (1usize..3, 1usize..17, 1usize..3, 1usize..33),
+        ],
         cw in any::<bool>(),
-        other in 0usize..64,
+        other in prop_oneof![0usize..64, 0usize..8],
+        // The destination's offset: apart from the source, or meeting it (on the lanes both
+        // use) a third of the time.
+        doff in prop::sample::select(vec![0x20000usize, 0x20000, 0x80, 0xc0]),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx512, HostSimd::Baseline]),
         seed in any::<u64>(),
     ) {
         let [n, ch, h, w] = [shape.0, shape.1, shape.2, shape.3];
@@ -311,7 +334,7 @@ proptest! {
         let ssh = [n, w, h, ch];
         let (dstart, sstart) = if cw { (other, 0) } else { (0, other) };
         let dstride = if cw { line_aligned(dstart, dsh, es) } else { aligned(dstart, dsh, es) };
-        let dt = LocalT { start: dstart, offset: 0x20000, stride: dstride, es };
+        let dt = LocalT { start: dstart, offset: doff, stride: dstride, es };
         let st = LocalT { start: sstart, offset: 0x40, stride: aligned(sstart, ssh, es), es };
         let mut pairs = Vec::new();
         for a in 0..n {
@@ -324,8 +347,9 @@ proptest! {
             }
         }
         let mut c = core();
+        c.set_host_simd(simd);
         scribble(&mut c, seed);
-        let da = dstart as u32 * LMEM + 0x20000;
+        let da = dstart as u32 * LMEM + doff as u32;
         let sa = sstart as u32 * LMEM + 0x40;
         let d = Dim4::new(n as i32, ch as i32, h as i32, w as i32);
         check_moves(&mut c, es, &pairs, |c| {
@@ -335,6 +359,78 @@ proptest! {
                 c.tpu_bdc_wc_trans(da, sa, &d, dtype_of(es))
             }
         });
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() * 4))]
+
+    /// Twin of the cw transposes' small path (`npusim_tpu::trans`, taken from
+    /// `HostSimd::Avx2` up): every call, valid or not (misaligned, out of local memory, past
+    /// the lanes, operands meeting, dtypes with no EU count or no byte size), gives the same
+    /// result and leaves the same local and global memory at the host's level as at
+    /// `HostSimd::Baseline` (the checked path and its general mover). Shapes, lanes and offsets are drawn so that the small path takes
+    /// most calls.
+    #[test]
+    fn cw_small_calls_equal_general_path(
+        op in 0usize..6,
+        dt in prop::sample::select(vec![DataType::Fp32, DataType::Fp32, DataType::Fp16,
+            DataType::Int8, DataType::Bfp16, DataType::Uint16, DataType::Int32, DataType::Uint8,
+            DataType::Fp8E4M3, DataType::Fp20, DataType::Int4]),
+        shape in prop_oneof![
+            4 => (1i32..3, 1i32..17, 1i32..3, 1i32..33),
+            1 => (1i32..3, 1i32..70, 1i32..4, 1i32..70),
+            1 => (1i32..2, 1i32..4, 1i32..2, 1i32..4),
+        ],
+        lanes in (prop_oneof![0u32..64, 0u32..4], prop_oneof![0u32..64, 0u32..4]),
+        lane0 in (any::<bool>(), any::<bool>()),
+        offs in (0u32..64, 0u32..64),
+        skew in prop::array::uniform2(prop::sample::select(vec![0u32, 0, 0, 0, 0, 0, 1, 2, 4,
+            0x3_ff00])),
+        meet in prop::sample::select(vec![None, None, None, Some(0u32), Some(4), Some(64),
+            Some(0x100)]),
+        gm_end in prop::sample::select(vec![false, false, false, false, true]),
+        seed in any::<u64>(),
+    ) {
+        let shape = Dim4::new(shape.0, shape.1, shape.2, shape.3);
+        let mut fast = core();
+        scribble(&mut fast, seed);
+        let mut twin = fast.clone();
+        // The host's level (capped at the detected one): the small path on an x86-64 host.
+        fast.set_host_simd(HostSimd::Avx512);
+        twin.set_host_simd(HostSimd::Baseline);
+        let g = fast.gm_base();
+        let lane = |i: usize| {
+            let (l, z) = if i == 0 { (lanes.0, lane0.0) } else { (lanes.1, lane0.1) };
+            if z { 0 } else { l }
+        };
+        let local = |i: usize| (lane(i) << 18) + [offs.0, offs.1][i] * 64 + skew[i];
+        // A system address 64-byte steps into global memory, or near its end.
+        let sys = |i: usize| {
+            let at = if gm_end && i == 1 { GM - 256 } else { u64::from([offs.0, offs.1][i]) * 64 };
+            g + at + u64::from(skew[i] & 0xff)
+        };
+        let (mut ld, ls) = (local(0), local(1));
+        let (mut sd, ss) = (sys(0) + 0x8_0000, sys(1));
+        if let Some(m) = meet {
+            ld = ls.wrapping_add(m);
+            sd = ss + u64::from(m);
+        }
+        let run = |c: &mut TpuCore| match op {
+            0 => c.tpu_gdma_cpy_cw_trans_S2L(ld, ss, &shape, None, None, dt),
+            1 => c.tpu_gdma_cpy_cw_trans_L2S(sd, ls, &shape, None, None, dt),
+            2 => c.tpu_gdma_cpy_cw_trans_L2L(ld, ls, &shape, None, None, dt),
+            3 => c.tpu_gdma_cpy_cw_trans_S2S(sd, ss, &shape, None, None, dt),
+            4 => c.tpu_bdc_cw_trans(ld, ls, &shape, dt),
+            _ => c.tpu_bdc_wc_trans(ld, ls, &shape, dt),
+        };
+        let (got, want) = (run(&mut fast), run(&mut twin));
+        prop_assert_eq!(got, want);
+        prop_assert!(fast.local_store() == twin.local_store(), "local memory differs");
+        prop_assert!(
+            fast.read_bytes(g, GM as usize).unwrap() == twin.read_bytes(g, GM as usize).unwrap(),
+            "global memory differs"
+        );
     }
 }
 
