@@ -58,6 +58,7 @@ pub mod local;
 pub mod memory;
 pub mod sort;
 pub mod trans;
+mod trans_matrix;
 
 pub use chip::{AddrRange, BdcDenormals, DenormalPolicy, LocalProfile, TpuChip};
 pub use device::{Device, HostSimd, LINE_GATHER_ADDR_ALIGN, SORT_ADDR_ALIGN, Scalar, TpuCore};

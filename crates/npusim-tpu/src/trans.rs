@@ -825,6 +825,11 @@ impl TpuCore {
         row_stride: i32,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        // The small-call path (`crate::trans_matrix`); the checked path below names any error.
+        let m = (rows, cols, cols_per_channel, row_stride);
+        if self.matrix_small(to_local, local, system, m, dtype) {
+            return Ok(());
+        }
         let p = self.chip().local();
         let esize = p.tpu_data_type_size(dtype)?;
         let eu = p.tpu_eu_num(dtype)?;
@@ -984,6 +989,10 @@ impl TpuCore {
         shape: &Dim4,
         dtype: DataType,
     ) -> Result<(), TpuError> {
+        // The small-call path (`crate::trans_matrix`); the checked path below names any error.
+        if self.compact_small(to_local, local, system, shape, dtype) {
+            return Ok(());
+        }
         self.check_dims(op, shape)?;
         let p = self.chip().local();
         let esize = p.tpu_data_type_size(dtype)?;
