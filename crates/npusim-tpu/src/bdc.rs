@@ -22,15 +22,38 @@
 //! is the C-model's: `a` times a reciprocal from three Newton steps of `1/sqrt`, squared
 //! ([`crate::bdc_sfu::cmodel_div`]), not the correctly rounded quotient.
 //!
+//! Small-call paths (issue #16, acceptance 4), each taken first and returning `false` (nothing
+//! written) for any call it does not take, which then runs through the checked path (every
+//! check, then the generic driver; it names any error):
+//! * f32 add/sub/mul (+ `_C`): `crate::avx512::small_f32`, f16/bf16 `crate::avx512::small_half`
+//!   (AVX-512 hosts), `crate::bdc_avx2::aligned_f32` (AVX2-only hosts);
+//! * `fp_div`, `fp_div_C`, `fp_C_div` (f32) and `max`/`min` (+ `_C`) on f32, f16, bf16 and the
+//!   integer types, NULL strides (`TpuCore::sel_small`): `crate::bdc_elem::run_small` (the
+//!   layout checks of `crate::local::aligned_place` in one pass, no [`LocalView`]s, each
+//!   source the destination itself or apart from it inside every lane; then
+//!   `crate::avx512::small_elem` on the BM1684X at AVX-512, else the AVX2 row kernel of
+//!   `crate::bdc_elem::AlignedCall`; none at [`HostSimd::Baseline`]) with an element function
+//!   on bit patterns that the compiler vectorises: [`cmodel_div_bits`] (the C-model's
+//!   division, branch-free), [`sel_bits`] (max/min of floats by sign-magnitude keys), or a
+//!   typed integer compare. The generic driver's f32 division rows use [`cmodel_div_bits`]
+//!   too (their NaN results recomputed by [`cmodel_div`], the same bits).
+//!
+//! Twins: `tests/bdc.rs` `aligned_small_calls_equal_strided_calls` (add/sub/mul) and
+//! `aligned_small_div_max_min_equal_strided_calls` (div, max, min on every dtype, both chips:
+//! the NULL-stride call at each host level, and the strided call at that level, against the
+//! strided call on a core held at [`HostSimd::Baseline`], whole stores compared);
+//! `crate::bdc_sfu`'s `div_bits_equal_cmodel_div` holds [`cmodel_div_bits`] equal to
+//! [`cmodel_div`] on special and sampled bit patterns.
+//!
 //! Restrictions, each a [`TpuError`]: dims in `[1, 65535]`; strides non-negative; every operand
 //! address a multiple of the EU width in bytes (64 on BM1684X; the C-model asserts
 //! `addr % (eu_num * bytesize) == 0`); the dtype legal for the op (`fp_div` forms: DT_FP32 only;
 //! `max`/`min` also any 8/16/32-bit integer type, compared as values; the others DT_FP32,
 //! DT_FP16, DT_BFP16); operands inside their lanes.
 
-use crate::bdc_elem::{Src, map_elems};
+use crate::bdc_elem::{Aligned, Src, map_elems, run_small};
 use crate::bdc_int::IntType;
-use crate::bdc_sfu::cmodel_div;
+use crate::bdc_sfu::{cmodel_div, cmodel_div_bits};
 use crate::chip::{BdcDenormals, TpuChip};
 use crate::device::{HostSimd, TpuCore};
 use crate::dtype::DataType;
@@ -384,7 +407,97 @@ impl TpuCore {
                 return Ok(());
             }
         }
+        // The small-call paths of div and max/min (`sel_small`); `f` is a constant of each
+        // public call, so the other calls compile none of this.
+        if matches!(f, BinOp::Div | BinOp::RDiv | BinOp::Max | BinOp::Min)
+            && dst_stride.is_none()
+            && src_stride.is_none()
+            && self.sel_small(f, dst, src, rhs, shape, dtype)
+        {
+            return Ok(());
+        }
         self.bdc_binary_checked(op, f, dst, dst_stride, src, src_stride, rhs, shape, dtype)
+    }
+
+    /// The small-call paths of `fp_div` (+ `_C` forms, f32) and `max`/`min` (+ `_C`, f32, f16,
+    /// bf16 and the integer types), NULL strides: `crate::bdc_elem::run_small` (the AVX-512
+    /// element path on the BM1684X, else the AVX2 row kernel; none at
+    /// [`HostSimd::Baseline`]) with one element function on bit patterns per op and type
+    /// ([`cmodel_div_bits`], [`sel_bits`], a typed integer compare). `true` when the call
+    /// ran; `false` (nothing written) sends it to the checked path, which names any error.
+    #[inline(always)]
+    fn sel_small(
+        &mut self,
+        f: BinOp,
+        dst: LocalAddr,
+        src: LocalAddr,
+        rhs: Rhs<'_>,
+        shape: &Dim4,
+        dtype: DataType,
+    ) -> bool {
+        let (b, c_bits) = match rhs {
+            Rhs::Tensor(addr, None) => (Some(addr), 0),
+            Rhs::Const(bits) => (None, bits),
+            Rhs::Tensor(_, Some(_)) => return false,
+        };
+        let (simd, chip) = (self.host_simd(), self.chip());
+        if !self.dims_ok_fast(shape) || chip.bdc_denormals() != BdcDenormals::FlushToZero {
+            return false;
+        }
+        let align = chip.local().eu_bytes;
+        let ops = [
+            Aligned::Tensor(src),
+            b.map_or(Aligned::Const(c_bits), Aligned::Tensor),
+        ];
+        let store = self.local_store_mut();
+        macro_rules! go {
+            ($es:expr, $f:expr) => {
+                run_small(store, chip, simd, shape, $es, align, dst, ops, $f)
+            };
+        }
+        // Integer max/min: `a > b ? a : b` and `a < b ? a : b` on the values (the checked
+        // path's `u > v`, `u < v` on `IntType::value`), one element function per type.
+        macro_rules! int {
+            ($ty:ty, $es:expr) => {
+                if f == BinOp::Max {
+                    go!($es, |[x, y]: [u32; 2]| if (x as $ty) > (y as $ty) {
+                        x
+                    } else {
+                        y
+                    })
+                } else {
+                    go!($es, |[x, y]: [u32; 2]| if (x as $ty) < (y as $ty) {
+                        x
+                    } else {
+                        y
+                    })
+                }
+            };
+        }
+        macro_rules! float {
+            ($fmt:literal, $es:expr) => {
+                if f == BinOp::Max {
+                    go!($es, |[x, y]: [u32; 2]| sel_bits::<true, $fmt>(x, y))
+                } else {
+                    go!($es, |[x, y]: [u32; 2]| sel_bits::<false, $fmt>(x, y))
+                }
+            };
+        }
+        match (f, dtype) {
+            (BinOp::Div, DataType::Fp32) => go!(4, |[x, y]: [u32; 2]| cmodel_div_bits(x, y)),
+            (BinOp::RDiv, DataType::Fp32) => go!(4, |[x, y]: [u32; 2]| cmodel_div_bits(y, x)),
+            (BinOp::Div | BinOp::RDiv, _) => false,
+            (_, DataType::Fp32) => float!(0, 4),
+            (_, DataType::Fp16) => float!(1, 2),
+            (_, DataType::Bfp16) => float!(2, 2),
+            (_, DataType::Int8) => int!(i8, 1),
+            (_, DataType::Uint8) => int!(u8, 1),
+            (_, DataType::Int16) => int!(i16, 2),
+            (_, DataType::Uint16) => int!(u16, 2),
+            (_, DataType::Int32) => int!(i32, 4),
+            (_, DataType::Uint32) => int!(u32, 4),
+            _ => false,
+        }
     }
 
     /// [`Self::bdc_binary`] past its f32 small-call paths: the f16/bf16 one, then every check
@@ -530,6 +643,18 @@ fn run<T: Fmt>(
             (BinOp::Add, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) + fz(y)), exact),
             (BinOp::Sub, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) - fz(y)), exact),
             (BinOp::Mul, true) => f32_rows(store, d, a, b, c, |x, y| fz(fz(x) * fz(y)), exact),
+            // Division through its branch-free form (which vectorises; the NaN results are
+            // recomputed by `exact`, equal bit for bit).
+            (BinOp::Div, true) => {
+                let fast =
+                    |x: f32, y: f32| f32::from_bits(cmodel_div_bits(x.to_bits(), y.to_bits()));
+                f32_rows(store, d, a, b, c, fast, exact)
+            }
+            (BinOp::RDiv, true) => {
+                let fast =
+                    |x: f32, y: f32| f32::from_bits(cmodel_div_bits(y.to_bits(), x.to_bits()));
+                f32_rows(store, d, a, b, c, fast, exact)
+            }
             _ => f32_rows(store, d, a, b, c, exact, exact),
         }
         return;
@@ -619,6 +744,44 @@ pub(crate) fn x86(first: f32, second: f32, r: f32) -> f32 {
         f32::from_bits(second.to_bits() | 0x0040_0000)
     } else {
         f32::from_bits(0xffc0_0000)
+    }
+}
+
+/// `max` (`MAX`: `a > b ? a : b`) or `min` (`a >= b ? b : a`) of two elements of format `FMT`
+/// (0 f32, 1 f16, 2 bf16; the low 16 bits of a half's word) as the checked path computes
+/// them, branch-free on the bits (so that a loop of it vectorises): f32 and bf16 denormals
+/// flushed to the zero of their sign, then compared by the order of their sign-magnitude
+/// keys (`+0 == -0`), a NaN on either side failing the comparison; the chosen operand's
+/// (flushed) bits returned. The element function of the max/min small-call path.
+#[inline(always)]
+pub(crate) fn sel_bits<const MAX: bool, const FMT: u8>(x: u32, y: u32) -> u32 {
+    let (sign, exp, mask) = match FMT {
+        0 => (0x8000_0000u32, 0x7f80_0000u32, u32::MAX),
+        1 => (0x8000, 0x7c00, 0xffff),
+        _ => (0x8000, 0x7f80, 0xffff),
+    };
+    let flush = |v: u32| {
+        let v = v & mask;
+        if FMT != 1 && v & exp == 0 {
+            v & sign
+        } else {
+            v
+        }
+    };
+    let (fx, fy) = (flush(x), flush(y));
+    let mag = |v: u32| v & !sign & mask;
+    let nan = mag(fx) > exp || mag(fy) > exp;
+    let key = |v: u32| {
+        let m = mag(v) as i32;
+        if v & sign != 0 { -m } else { m }
+    };
+    let (kx, ky) = (key(fx), key(fy));
+    if MAX {
+        if !nan && kx > ky { fx } else { fy }
+    } else if !nan && kx >= ky {
+        fy
+    } else {
+        fx
     }
 }
 

@@ -2,7 +2,10 @@
 //! #16): `tpu_bdc_load_fp32_exp_coeff`,
 //! `tpu_bdc_load_fp32_exp_table`, `tpu_bdc_fp32_exp(dst, src, work0, work1, coeff, table,
 //! shape)` as declared in `tpu_kernel.h` ("SFU" section), and the C-model's f32 reciprocal
-//! that `tpu_bdc_fp_div` and its `_C` forms run on ([`cmodel_div`]).
+//! that `tpu_bdc_fp_div` and its `_C` forms run on ([`cmodel_div`]; its branch-free form on
+//! bit patterns, [`cmodel_div_bits`], is the element function of their small-call path and of
+//! the generic driver's division rows in `crate::bdc`, held equal to it by
+//! `tests::div_bits_equal_cmodel_div`).
 //!
 //! The algorithms were read off the BM1684X C-model (`libcmodel_bm1684x.so`, tpu-mlir 1.30.2)
 //! with probes; `golden/tpu/sfu.json` and `golden/tpu/bdc_div.json` pin them bit for bit and
@@ -382,6 +385,42 @@ pub fn cmodel_div(a: f32, b: f32, flush: bool) -> f32 {
         f32::from_bits(0xffc0_0000)
     } else {
         f32::from_bits((m.to_bits() & 0x7fff_ffff) | sign)
+    }
+}
+
+/// [`cmodel_div`]`(a, b, true)` on bit patterns, branch-free (every flush and the NaN rule a
+/// select, the NaN cases decided last), so that a loop of it vectorises: the element function
+/// of the `fp_div` small-call path and of the generic driver's f32 division rows
+/// (`crate::bdc`). Bit for bit `cmodel_div` with flushing (`tests::div_bits_equal_cmodel_div`).
+#[inline(always)]
+pub fn cmodel_div_bits(a: u32, b: u32) -> u32 {
+    let f = |v: f32| fz(v, true);
+    let babs = b & 0x7fff_ffff;
+    let bf = f(f32::from_bits(babs));
+    let mut y = f(f32::from_bits(
+        0x5f37_59df_u32.wrapping_sub(bf.to_bits() >> 1),
+    ));
+    let h = f(0.5 * bf);
+    for _ in 0..3 {
+        y = f(y * f(1.5 - f(f(h * y) * y)));
+    }
+    let rec = f(y * y);
+    let m = f(f(f32::from_bits(a & 0x7fff_ffff)) * rec).to_bits();
+    let sign = (a ^ b) & 0x8000_0000;
+    let r = if m & 0x7fff_ffff > 0x7f80_0000 {
+        0xffc0_0000
+    } else {
+        (m & 0x7fff_ffff) | sign
+    };
+    let r = if a & 0x7fff_ffff > 0x7f80_0000 {
+        ((a | 0x0040_0000) & 0x7fff_ffff) | sign
+    } else {
+        r
+    };
+    if babs > 0x7f80_0000 {
+        (b | 0x0040_0000) & 0x7fff_ffff
+    } else {
+        r
     }
 }
 
@@ -1905,6 +1944,79 @@ mod root {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`cmodel_div_bits`] equals [`cmodel_div`] with flushing, bit for bit: every pair of
+    /// special patterns (zeros, denormals, the bounds where the reciprocal's steps meet
+    /// denormals, normals, infinities, quiet and signalling NaNs, both signs), every 997th
+    /// divisor pattern with pseudo-random and special dividends, and every divisor near those
+    /// bounds.
+    #[test]
+    fn div_bits_equal_cmodel_div() {
+        let base = [
+            0u32,
+            1,
+            0x0000_0400,
+            0x001f_dff2,
+            0x001f_dff3,
+            0x007f_ffff,
+            0x0080_0000,
+            0x00ff_ffff,
+            0x0100_0000,
+            0x0100_0001,
+            0x0c00_0000,
+            0x3f00_0000,
+            0x3f80_0000,
+            0x3fc0_0000,
+            0x4049_0fdb,
+            0x5f37_59df,
+            0x7e7f_ffff,
+            0x7e80_0000,
+            0x7f00_0000,
+            0x7f7f_ffff,
+            0x7f80_0000,
+            0x7f80_0001,
+            0x7fa0_0000,
+            0x7fc0_0000,
+            0x7fff_ffff,
+        ];
+        let sp: Vec<u32> = base.iter().flat_map(|&b| [b, b | 0x8000_0000]).collect();
+        let check = |x: u32, y: u32| {
+            let want = cmodel_div(f32::from_bits(x), f32::from_bits(y), true).to_bits();
+            assert_eq!(cmodel_div_bits(x, y), want, "{x:#x} / {y:#x}");
+        };
+        for &x in &sp {
+            for &y in &sp {
+                check(x, y);
+            }
+        }
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut value = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let v = (s >> 16) as u32;
+            if v.is_multiple_of(3) {
+                (v & 0x80ff_ffff) | 0x3f00_0000
+            } else {
+                v
+            }
+        };
+        for (i, y) in (0..=u32::MAX as u64).step_by(997).enumerate() {
+            let x = if i.is_multiple_of(4) {
+                sp[i / 4 % sp.len()]
+            } else {
+                value()
+            };
+            check(x, y as u32);
+        }
+        for edge in [0u32, 0x0020_0000, 0x0100_0000, 0x7e80_0000, 0x7f80_0000] {
+            for sign in [0, 0x8000_0000] {
+                for y in edge.saturating_sub(4096)..=edge.saturating_add(4096).min(0x7fff_ffff) {
+                    check(value(), y | sign);
+                }
+            }
+        }
+    }
 
     /// The coefficients read back from the C-model after `tpu_bdc_load_fp32_exp_coeff`.
     #[test]

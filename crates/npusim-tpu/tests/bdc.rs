@@ -412,3 +412,81 @@ proptest! {
         prop_assert!(fast.local_store() == twin.local_store(), "op {} stores differ", op);
     }
 }
+
+proptest! {
+    // Four times the file's default.
+    #![proptest_config(ProptestConfig::with_cases(4 * cases()))]
+
+    /// The small-call paths of `fp_div` (+ `fp_div_C`, `fp_C_div`) and `max`/`min` (+ `_C`)
+    /// on f32, f16, bf16 and the integer types (NULL strides: `bdc_elem::run_small` with the
+    /// element functions `cmodel_div_bits`, `sel_bits` and the typed integer compares, at each
+    /// level the host has) against their twin, the same call with the aligned strides written
+    /// out on a core held at `HostSimd::Baseline` (the generic driver, which names every
+    /// error); the strided call at the fast core's level too (the generic driver's division
+    /// rows through `cmodel_div_bits`). Both chips, operands on different start lanes or the
+    /// destination's, at offsets that meet the destination partly, wholly or not at all,
+    /// misaligned or past their lanes now and then, rows of up to 156 elements (past the
+    /// driver's 128-element chunks). All three cores start from the same bytes; the results
+    /// (accepted or refused, and the whole local store) must be equal.
+    #[test]
+    fn aligned_small_div_max_min_equal_strided_calls(
+        lanes in prop::array::uniform3(0u32..64), same in prop::array::uniform2(any::<bool>()),
+        offs in prop::array::uniform3(0u32..8),
+        skew in prop::array::uniform3(prop::sample::select(vec![0u32, 0, 0, 0, 4, 1])),
+        n in 1i32..3, c in 1i32..70, h in 1i32..5, w in 1i32..40,
+        op in 0usize..7, k in f32_any(), vals in prop::collection::vec(f32_any(), 61),
+        simd in prop::sample::select(vec![HostSimd::Avx512, HostSimd::Avx512, HostSimd::Avx2,
+            HostSimd::Baseline]),
+        dt in prop::sample::select(vec![DataType::Fp32, DataType::Fp32, DataType::Fp32,
+            DataType::Fp16, DataType::Bfp16, DataType::Int8, DataType::Uint8, DataType::Int16,
+            DataType::Uint16, DataType::Int32, DataType::Uint32]),
+        chip in prop::sample::select(vec![TpuChip::Bm1684x, TpuChip::Bm1684x, TpuChip::Bm1688]),
+    ) {
+        let shape = Dim4::new(n, c, h, w);
+        let f = dt;
+        let p = chip.local();
+        let (npu, lmem) = (p.npu_num, p.local_mem_per_npu);
+        let lane_bits = lmem.trailing_zeros();
+        // Offsets in steps of 64 bytes (a multiple of every EU alignment), so that rows meet;
+        // a skew of 4 misaligns the address, the other pushes the tensor past its lanes.
+        let starts = [lanes[0], if same[0] { lanes[0] } else { lanes[1] }, if same[1] { lanes[0] } else { lanes[2] }]
+            .map(|l| l % npu);
+        let skew = skew.map(|s| match s { 1 => lmem - 64, s => s });
+        let addr = |i: usize| (starts[i] << lane_bits) + offs[i] * 64 + skew[i];
+        let (d, a, b) = (addr(0), addr(1), addr(2));
+        let mut fast = TpuCore::with_gm_size(chip, 1 << 20).unwrap();
+        // Each small-call path of the host (a level above the host's is capped).
+        fast.set_host_simd(simd);
+        // Every row of an accepted call lies in the first 8 KiB of its lanes: fill those.
+        for lane in 0..npu {
+            let bytes: Vec<u8> = (0..2048usize)
+                .flat_map(|i| vals[(i + lane as usize) % vals.len()].to_le_bytes())
+                .collect();
+            fast.write_local(lane << lane_bits, &bytes).unwrap();
+        }
+        let mut twin = fast.clone();
+        twin.set_host_simd(HostSimd::Baseline);
+        // The strided call at the fast core's level too (the generic driver's vector rows).
+        let mut wide = fast.clone();
+        let st = |addr: u32| p.tpu_aligned_stride((addr >> lane_bits) as i32, &shape, f).unwrap();
+        let (sd, sa, sb) = (st(d), st(a), st(b));
+        let cst = Scalar::from_bits(k);
+        let run = |t: &mut TpuCore, strided: bool| {
+            let (sd, sa, sb) = if strided { (Some(&sd), Some(&sa), Some(&sb)) } else { (None, None, None) };
+            match op {
+                0 => t.tpu_bdc_fp_div(d, a, b, &shape, sd, sa, sb, f),
+                1 => t.tpu_bdc_fp_div_C(d, a, cst, &shape, sd, sa, f),
+                2 => t.tpu_bdc_fp_C_div(d, a, cst, &shape, sd, sa, f),
+                3 => t.tpu_bdc_max(d, a, b, &shape, sd, sa, sb, f),
+                4 => t.tpu_bdc_min(d, a, b, &shape, sd, sa, sb, f),
+                5 => t.tpu_bdc_max_C(d, a, cst, &shape, sd, sa, f),
+                _ => t.tpu_bdc_min_C(d, a, cst, &shape, sd, sa, f),
+            }
+        };
+        let (got, mid, want) = (run(&mut fast, false), run(&mut wide, true), run(&mut twin, true));
+        prop_assert_eq!(got.is_ok(), want.is_ok(), "{:?} / {:?}", got, want);
+        prop_assert_eq!(&mid, &want);
+        prop_assert!(fast.local_store() == twin.local_store(), "op {} {:?} stores differ", op, f);
+        prop_assert!(wide.local_store() == twin.local_store(), "op {} {:?} strided stores differ", op, f);
+    }
+}
