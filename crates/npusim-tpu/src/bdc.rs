@@ -395,11 +395,12 @@ impl TpuCore {
                 HostSimd::Avx512 => unsafe {
                     crate::avx512::small_f32(store, chip, f, dst, src, b, shape, c, &exact)
                 },
-                // SAFETY: `HostSimd::Avx2` is only ever a detected level.
                 HostSimd::Avx2 => {
-                    (unsafe {
+                    // SAFETY: `HostSimd::Avx2` is only ever a detected level.
+                    let one = unsafe {
                         crate::avx2::small_f32(store, chip, f, dst, src, b, shape, c, &exact)
-                    }) || crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact)
+                    };
+                    one || crate::bdc_avx2::aligned_f32(store, &p, f, dst, src, b, shape, c, &exact)
                 }
                 HostSimd::Baseline => false,
             };
