@@ -133,6 +133,10 @@ pub(crate) unsafe fn small_elem<const N: usize, F: Fn([u32; N]) -> u32 + Copy>(
     }
 }
 
+/// Copies fewer than 64 bytes by fixed-size pieces (`x86::copy_short`).
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::copy_short;
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
@@ -397,14 +401,15 @@ mod x86 {
         }
     }
 
-    /// Copies `len < 32` bytes in pieces of 16, 8, 4, 2 and 1 (fixed-size moves: a copy of
-    /// variable length becomes a `memcpy` call).
+    /// Copies `len < 64` bytes in pieces of 32, 16, 8, 4, 2 and 1 (fixed-size moves: a copy of
+    /// variable length becomes a `memcpy` call); also the tails of `crate::bdc_data`'s AVX2
+    /// rows.
     ///
     /// # Safety
     ///
-    /// `len` bytes after each pointer are valid and the ranges do not meet.
+    /// `len` bytes after each pointer are valid; the ranges are the same or do not meet.
     #[inline(always)]
-    unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
+    pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
         let mut k = 0;
         macro_rules! piece {
             ($t:ty, $size:literal) => {
@@ -418,6 +423,7 @@ mod x86 {
                 }
             };
         }
+        piece!([u128; 2], 32);
         piece!(u128, 16);
         piece!(u64, 8);
         piece!(u32, 4);

@@ -691,6 +691,7 @@ mod small {
         use std::arch::x86_64::*;
 
         use super::*;
+        use crate::avx2::copy_short;
         use crate::chip::LocalProfile;
         use crate::local::one_batch_place;
 
@@ -751,48 +752,11 @@ mod small {
             }
         }
 
-        /// Copies `len < 64` bytes in pieces of 32, 16, 8, 4, 2 and 1.
-        ///
-        /// # Safety
-        ///
-        /// `len` bytes after each pointer are valid; the ranges are the same or do not meet.
-        #[inline]
-        #[target_feature(enable = "avx2")]
-        unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
-            let mut k = 0;
-            macro_rules! piece {
-                ($t:ty, $size:literal) => {
-                    if len & $size != 0 {
-                        // SAFETY: bytes `k..k + $size` lie inside the `len` bytes.
-                        unsafe {
-                            let v = src.add(k).cast::<$t>().read_unaligned();
-                            dst.add(k).cast::<$t>().write_unaligned(v);
-                        }
-                        k += $size;
-                    }
-                };
-            }
-            if len & 32 != 0 {
-                // SAFETY: as above.
-                unsafe {
-                    let v = _mm256_loadu_si256(src.cast());
-                    _mm256_storeu_si256(dst.cast(), v);
-                }
-                k = 32;
-            }
-            piece!(u128, 16);
-            piece!(u64, 8);
-            piece!(u32, 4);
-            piece!(u16, 2);
-            piece!(u8, 1);
-            let _ = k;
-        }
-
         /// Copies a row of `len` bytes: 32-byte vectors, then the rest in pieces.
         ///
         /// # Safety
         ///
-        /// As [`copy_short`] for any `len`.
+        /// As `crate::avx2::copy_short` for any `len`.
         #[inline]
         #[target_feature(enable = "avx2")]
         unsafe fn copy_row(dst: *mut u8, src: *const u8, len: usize) {
